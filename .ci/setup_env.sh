@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Idempotent set-up for Torch-FL (`make setup` runs this).
+#
+# 1. Debian packages the C++ build and tests need, installed only if missing.
+# 2. A shared Python environment, cached outside the clone and keyed by the hash
+#    of requirements.txt, so every clone of the repository (CI is a fresh clone)
+#    reuses it instead of reinstalling torch.
+# 3. A per-clone interpreter, build/venv, whose site-packages points at the
+#    shared environment and at this clone's runtime/python (the torch_fl
+#    package). `make -s python-path` prints its path.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache_root=${TORCH_FL_CACHE:-$HOME/.cache/torch_fl}
+
+need_apt=()
+for pkg in libgtest-dev ninja-build ccache cmake g++; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${need_apt[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+req_hash=$(sha256sum "$repo/requirements.txt" | cut -c1-12)
+shared_env="$cache_root/env-$req_hash"
+if [ ! -f "$shared_env/.complete" ]; then
+  echo "setup: creating the shared Python environment $shared_env" >&2
+  rm -rf "$shared_env"
+  mkdir -p "$cache_root"
+  python3 -m venv "$shared_env"
+  "$shared_env/bin/pip" install -q -r "$repo/requirements.txt" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+  "$shared_env/bin/python" -c "import torch, jinja2, yaml, pytest, expecttest" \
+    || { echo "setup: the shared environment is incomplete" >&2; exit 1; }
+  touch "$shared_env/.complete"
+fi
+
+clone_env="$repo/build/venv"
+shared_site=$("$shared_env/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+if [ ! -x "$clone_env/bin/python" ]; then
+  python3 -m venv --without-pip "$clone_env"
+fi
+clone_site=$("$clone_env/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+pth="import site; site.addsitedir('$shared_site'); site.addsitedir('$repo/runtime/python')"
+if [ "$(cat "$clone_site/torch_fl.pth" 2>/dev/null)" != "$pth" ]; then
+  echo "$pth" > "$clone_site/torch_fl.pth"
+fi

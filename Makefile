@@ -1,0 +1,45 @@
+# Torch-FL. The README's two commands: `make demo` and `make test`.
+SHELL := /bin/bash
+VENDOR ?= mlu
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+PYTHON := $(ROOT)/build/venv/bin/python
+BUILD := $(ROOT)/build/$(VENDOR)
+# Vendors whose spec exists; `make test` builds and tests each.
+VENDORS := $(patsubst specs/%.yaml,%,$(wildcard specs/*.yaml))
+JOBS ?= $(shell nproc)
+
+.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python demo python-path clean
+
+setup:
+	@bash .ci/setup_env.sh
+
+python-path: setup
+	@echo $(PYTHON)
+
+generate: setup
+	@$(PYTHON) -m codegen generate --vendor $(VENDOR)
+
+check-generated: setup
+	@$(PYTHON) -m codegen check
+
+backend: generate
+	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: setup check-generated test-codegen
+	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python VENDOR=$$v || exit 1; done
+
+test-codegen: setup
+	@$(PYTHON) -m pytest -q tests/codegen
+
+test-cpp: backend
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-python: backend
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/python
+
+demo: backend
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m torch_fl.demo
+
+clean:
+	rm -rf build

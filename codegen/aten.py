@@ -1,0 +1,123 @@
+"""ATen operator schemas from the installed torch, through torchgen's model.
+
+The schemas come from the native_functions.yaml packaged with torchgen in the
+same torch installation the backend is built against, so a spec is always
+checked against the ATen it will run on. Schemas are parsed lazily: a spec
+names a few hundred of the ~2,600 overloads.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+import yaml
+
+from torchgen import local
+from torchgen.api.types import DispatcherSignature
+from torchgen.model import Argument, FunctionSchema, SchemaKind
+
+
+@dataclass(frozen=True)
+class AtenOp:
+    """One ATen overload: its schema plus the native_functions.yaml facts we need."""
+    name: str  # "add.Tensor"
+    schema: FunctionSchema
+    has_cpp_meta: bool  # a C++ Meta kernel exists (structured, or a Meta/composite entry)
+    function_variant: bool  # exposed as at::name(...)
+    composite_implicit: bool  # CompositeImplicitAutograd: decomposes above the backend
+
+    @property
+    def cpp_name(self) -> str:
+        """Identifier-safe name: add_Tensor, the suffix of at::_ops::<name>."""
+        return self.schema.name.unambiguous_name()
+
+    @property
+    def kind(self) -> SchemaKind:
+        return self.schema.kind()
+
+    def dispatcher_decl(self, name: str) -> str:
+        with _torchgen_locals():
+            return DispatcherSignature.from_schema(self.schema, symint=False).decl(name=name)
+
+    def dispatcher_arguments(self) -> list[tuple[str, str]]:
+        """(C++ type, name) of each dispatcher argument, in schema order."""
+        with _torchgen_locals():
+            sig = DispatcherSignature.from_schema(self.schema, symint=False)
+            return [(a.nctype.cpp_type(), a.name) for a in sig.arguments()]
+
+    def returns_type(self) -> str:
+        with _torchgen_locals():
+            return DispatcherSignature.from_schema(self.schema, symint=False).returns_type().cpp_type()
+
+    @property
+    def arguments(self) -> tuple[Argument, ...]:
+        return tuple(self.schema.arguments.flat_all)
+
+    @property
+    def out_arguments(self) -> tuple[Argument, ...]:
+        return tuple(self.schema.arguments.out)
+
+
+def _torchgen_locals():
+    return local.parametrize(use_const_ref_for_mutable_tensors=False, use_ilistref_for_tensor_lists=False)
+
+
+def _has_cpp_meta(entry: dict) -> bool:
+    if entry.get("structured") or entry.get("structured_delegate"):
+        return True
+    dispatch = entry.get("dispatch")
+    if dispatch is None:  # no dispatch section: CompositeImplicitAutograd
+        return True
+    keys = {k.strip() for group in dispatch for k in group.split(",")}
+    return bool(keys & {"Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd",
+                        "CompositeExplicitAutogradNonFunctional"})
+
+
+class AtenRegistry:
+    def __init__(self, native_functions_path: str):
+        with open(native_functions_path) as f:
+            entries = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        self._entries: dict[str, dict] = {}
+        for entry in entries:
+            func = entry["func"]
+            head = func[: func.index("(")]
+            self._entries[head] = entry
+        self.path = native_functions_path
+
+    @classmethod
+    def from_installed_torch(cls) -> "AtenRegistry":
+        import torchgen
+        return cls(os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen", "native",
+                                "native_functions.yaml"))
+
+    def names(self) -> list[str]:
+        return list(self._entries)
+
+    @functools.lru_cache(maxsize=None)
+    def lookup(self, name: str) -> Optional[AtenOp]:
+        entry = self._entries.get(name)
+        if entry is None:
+            return None
+        variants = {v.strip() for v in str(entry.get("variants", "function")).split(",")}
+        dispatch = entry.get("dispatch") or {}
+        dispatch_keys = {k.strip() for group in dispatch for k in group.split(",")}
+        composite_implicit = not dispatch or "CompositeImplicitAutograd" in dispatch_keys
+        return AtenOp(name, FunctionSchema.parse(entry["func"]), _has_cpp_meta(entry),
+                      "function" in variants, composite_implicit and not entry.get("structured_delegate"))
+
+    @functools.cached_property
+    def _by_signature(self) -> dict[tuple[FunctionSchema, SchemaKind], str]:
+        # Parsing every schema costs ~0.15 s, paid only when a spec derives variants.
+        index: dict[tuple[FunctionSchema, SchemaKind], str] = {}
+        for name in self._entries:
+            op = self.lookup(name)
+            if op.kind in (SchemaKind.out, SchemaKind.inplace):
+                index.setdefault((op.schema.signature(), op.kind), name)
+        return index
+
+    def sibling(self, op: AtenOp, kind: SchemaKind) -> Optional[AtenOp]:
+        """The out= or in-place overload that shares op's functional signature."""
+        name = self._by_signature.get((op.schema.signature(), kind))
+        return self.lookup(name) if name else None

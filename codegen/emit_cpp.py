@@ -1,0 +1,176 @@
+"""Kernel plans → C++ source text. Pure functions: plans in, strings out.
+
+Every line of C++ is decided here; the Jinja templates only lay the prepared
+blocks out in a file.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT
+from .spec import DTYPES, FallbackPolicy, PassBy
+
+# Shards bound the rebuild after a spec edit: one entry's kernels all land in one shard.
+SHARD_COUNT = 4
+
+
+@dataclass(frozen=True)
+class CppBlock:
+    comment: tuple[str, ...]
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int
+    blocks: tuple[CppBlock, ...]
+    registrations: tuple[str, ...]
+
+
+def shard_of(entry_name: str) -> int:
+    return zlib.crc32(entry_name.encode()) % SHARD_COUNT
+
+
+def _source(kernel: KernelPlan) -> str:
+    loc = kernel.spec.location
+    return f"{loc.path}:{loc.line}"
+
+
+def dtype_list(dtypes: tuple[str, ...]) -> str:
+    return ", ".join(f"c10::ScalarType::{DTYPES[d]}" for d in dtypes)
+
+
+def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock:
+    sdk = plan.spec.sdk
+    params = ", ".join(["const torch_fl::OpContext& op"] + [f"{p.cpp_type} {p.name}" for p in launch.parameters])
+    lines = [f"static void {launch.function_name}({params}) {{"]
+    by_name = {p.name: p for p in launch.parameters}
+    call_args = []
+    for name in launch.call_arguments:
+        if name == STREAM_ARGUMENT:
+            lines.append(f"  const auto stream_arg = {sdk.stream}(op.stream());")
+            call_args.append("stream_arg")
+            continue
+        param = by_name[name]
+        if param.converter is None:
+            call_args.append(name)
+            continue
+        lines.append(f"  const auto {name}_arg = {param.converter.function}({name});")
+        call_args.append(f"&{name}_arg" if param.converter.pass_by == PassBy.POINTER else f"{name}_arg")
+    lines.append(f"  const {sdk.status.type} status = {launch.sdk_function}({', '.join(call_args)});")
+    lines.append(f"  if (status != {sdk.status.ok}) {{")
+    lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(status), {sdk.status.message}(status));")
+    lines.append("  }")
+    lines.append("}")
+    return CppBlock((f"{launch.call_text}", f"from {source}"), tuple(lines))
+
+
+def _check_lines(kernel: KernelPlan) -> list[str]:
+    lines = []
+    for name, optional, scalar_ok in kernel.tensor_inputs:
+        if kernel.kind == KernelKind.INPLACE and name == "self":
+            lines.append('  op.check_output(self, "self");')
+        elif optional:
+            lines.append(f'  op.check_optional_input({name}, "{name}");')
+        else:
+            lines.append(f'  op.check_input({name}, "{name}", /*cpu_scalar_ok=*/{"true" if scalar_ok else "false"});')
+    if kernel.kind == KernelKind.OUT:
+        for name in kernel.output_names:
+            lines.append(f'  op.check_output({name}, "{name}");')
+    return lines
+
+
+def fallback(kernel: KernelPlan, reason: str) -> str:
+    args = ", ".join(name for _, name in kernel.aten.dispatcher_arguments())
+    return (f"torch_fl::fallback_to_cpu<ATEN_OP({kernel.aten.cpp_name})>(op, torch_fl::FallbackReason::{reason}, "
+            f"{args})")
+
+
+def kernel_block(kernel: KernelPlan) -> CppBlock:
+    aten = kernel.aten
+    info = f"kOp_{aten.cpp_name}"
+    policy = "kError" if kernel.spec.fallback == FallbackPolicy.ERROR else "kCpu"
+    lines = [
+        f"static const torch_fl::OpInfo {info}{{",
+        f'    "{aten.name}", "{_source(kernel)}",',
+        f"    torch_fl::dtype_set({{{dtype_list(kernel.spec.dtypes)}}}),",
+        f"    torch_fl::FallbackPolicy::{policy}}};",
+        "",
+        f"{aten.dispatcher_decl(kernel.wrapper_name)} {{",
+        f"  torch_fl::OpContext op({info});",
+    ]
+    lines += _check_lines(kernel)
+    lines.append("  const torch_fl::DeviceGuard guard(op.device());")
+    if kernel.dtype_argument:
+        lines.append(f"  if (!op.dtype_is_native({kernel.dtype_argument})) {{")
+        lines.append(f"    return {fallback(kernel, 'kDtype')};")
+        lines.append("  }")
+    # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
+    moved = {}
+    for name, optional, scalar_ok in kernel.tensor_inputs:
+        if scalar_ok and not optional and name in kernel.launch_arguments:
+            moved[name] = f"{name}_on_device"
+            lines.append(f"  const at::Tensor {name}_on_device = op.on_device({name});")
+    launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
+    outputs = kernel.output_names
+    if kernel.kind == KernelKind.FUNCTIONAL:
+        if kernel.like_argument:
+            lines.append(f"  const at::Tensor {outputs[0]} = op.allocate_like({kernel.like_argument});")
+        else:
+            lines.append(f"  const auto expected = {kernel.meta_call};")
+            if len(outputs) == 1:
+                lines.append(f"  const at::Tensor {outputs[0]} = op.allocate(expected);")
+            else:
+                for i, name in enumerate(outputs):
+                    lines.append(f"  const at::Tensor {name} = op.allocate(std::get<{i}>(expected));")
+        lines.append(f"  {kernel.launch.function_name}({launch_args});")
+        if len(outputs) == 1:
+            lines.append(f"  return {outputs[0]};")
+        else:
+            lines.append(f"  return std::make_tuple({', '.join(outputs)});")
+    elif kernel.kind == KernelKind.OUT:
+        lines.append(f"  const auto expected = {kernel.meta_call};")
+        expected = ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+        matches = " && ".join(f"op.output_dtype_matches({name}, {e})" for name, e in zip(outputs, expected))
+        lines.append(f"  if (!({matches})) {{")
+        lines.append(f"    return {fallback(kernel, 'kOutputDtype')};")
+        lines.append("  }")
+        for name, e in zip(outputs, expected):
+            lines.append(f"  op.resize_output({name}, {e});")
+        lines.append(f"  {kernel.launch.function_name}({launch_args});")
+        if len(outputs) == 1:
+            lines.append(f"  return {outputs[0]};")
+        else:
+            lines.append(f"  return std::forward_as_tuple({', '.join(outputs)});")
+    else:
+        if kernel.meta_call:
+            lines.append(f"  op.check_inplace(self, {kernel.meta_call});")
+        lines.append(f"  {kernel.launch.function_name}({launch_args});")
+        lines.append("  return self;")
+    lines.append("}")
+    comment = [f"{aten.name}: {_source(kernel)}"]
+    if kernel.derived_from:
+        comment.append(f"{kernel.kind.value} variant derived from {kernel.derived_from}")
+    return CppBlock(tuple(comment), tuple(lines))
+
+
+def shards(plan: BackendPlan) -> list[Shard]:
+    blocks: dict[int, list[CppBlock]] = {i: [] for i in range(SHARD_COUNT)}
+    regs: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
+    launch_by_name = {l.function_name: l for l in plan.launches}
+    emitted_launches: set[str] = set()
+    for kernel in plan.kernels:
+        index = shard_of(kernel.spec.name)
+        if kernel.launch is None:
+            # An entry without a call whose policy is `error`: the op always raises.
+            if kernel.spec.fallback == FallbackPolicy.ERROR:
+                regs[index].append(f'm.impl("{kernel.registration_name}", '
+                                   f"torch::CppFunction::makeFromBoxedFunction<&torch_fl::unsupported_op_kernel>());")
+            continue
+        if kernel.launch.function_name not in emitted_launches:
+            emitted_launches.add(kernel.launch.function_name)
+            blocks[index].append(launch_block(plan, launch_by_name[kernel.launch.function_name], _source(kernel)))
+        blocks[index].append(kernel_block(kernel))
+        regs[index].append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
+    return [Shard(i, tuple(blocks[i]), tuple(regs[i])) for i in range(SHARD_COUNT)]

@@ -1,0 +1,291 @@
+"""Spec + ATen → kernel plans. Every semantic check happens here, before any output.
+
+A *kernel* is one registration with the dispatcher. A spec entry produces one
+kernel for its own overload plus one per derived variant (out=, in-place), and
+all of them share one *launch*: the function that converts arguments and calls
+the SDK once.
+"""
+from __future__ import annotations
+
+import enum
+import hashlib
+import importlib.metadata
+import os
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from torchgen.model import BaseTy, BaseType, SchemaKind
+
+from .aten import AtenOp, AtenRegistry
+from .errors import ErrorSink, Location, did_you_mean
+from .spec import Converter, OpSpec, Variant, VendorSpec
+
+STREAM_ARGUMENT = "stream"
+
+# ATen types the SDK receives as plain C++ values when the spec names no converter.
+_PRIMITIVE_TYPES = {"int": "int64_t", "float": "double", "bool": "bool"}
+
+
+class KernelKind(enum.Enum):
+    FUNCTIONAL = "functional"  # allocates its outputs
+    OUT = "out"  # writes into caller-provided out= tensors
+    INPLACE = "inplace"  # writes into self
+
+
+@dataclass(frozen=True)
+class LaunchParameter:
+    """One SDK call argument, as the launch function receives and converts it."""
+    name: str  # the name in the `call:` line
+    cpp_type: str  # how the launch function takes it
+    converter: Optional[Converter]  # None: passed as is
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    function_name: str  # launch_<op>
+    sdk_function: str
+    call_text: str  # the spec's call line, for the comment
+    parameters: tuple[LaunchParameter, ...]
+    call_arguments: tuple[str, ...]  # including `stream`, in SDK order
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    aten: AtenOp
+    kind: KernelKind
+    spec: OpSpec
+    launch: Optional[LaunchPlan]  # None: the entry only states a fallback policy
+    derived_from: Optional[str]  # the spec entry's overload when this kernel is a derived variant
+    # Launch argument expressions in this kernel, one per launch parameter.
+    launch_arguments: tuple[str, ...]
+    # Tensor inputs checked for device placement: (name, optional, cpu scalar allowed).
+    tensor_inputs: tuple[tuple[str, bool, bool], ...]
+    output_names: tuple[str, ...]  # the names this kernel writes (returns, out args or self)
+    dtype_argument: Optional[str]  # the tensor whose dtype decides native vs fallback
+    meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
+    like_argument: Optional[str]  # `output: {like: x}` rule
+
+    @property
+    def registration_name(self) -> str:
+        return self.aten.name
+
+    @property
+    def wrapper_name(self) -> str:
+        return f"wrap_{self.aten.cpp_name}"
+
+
+@dataclass(frozen=True)
+class BackendPlan:
+    spec: VendorSpec
+    spec_sha256: str
+    torch_version: str
+    kernels: tuple[KernelPlan, ...]
+    launches: tuple[LaunchPlan, ...]
+
+
+def normalize_type(aten_type: str) -> str:
+    """'int[1]?' → 'int[]?', 'SymInt' → 'int': the key converters are declared under."""
+    text = re.sub(r"\[\d+\]", "[]", aten_type)
+    return text.replace("SymInt", "int")
+
+
+def _is_tensor(arg) -> bool:
+    return isinstance(arg.type, BaseType) and arg.type.name == BaseTy.Tensor
+
+
+def _is_optional_tensor(arg) -> bool:
+    return arg.type.is_nullable() and str(arg.type) == "Tensor?"
+
+
+def _return_names(op: AtenOp) -> tuple[str, ...]:
+    returns = op.schema.returns
+    if len(returns) == 1:
+        return (returns[0].name or "out",)
+    return tuple(r.name or f"out{i}" for i, r in enumerate(returns))
+
+
+def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSink, where: Location) -> set[str]:
+    symbols: set[str] = set()
+    for header in headers:
+        path = os.path.join(repo_root, header)
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError:
+            errors.add(where, f"SDK header '{header}' not found", "paths are relative to the repository root")
+            continue
+        symbols.update(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(", text))
+    return symbols
+
+
+def _meta_call(op: AtenOp) -> str:
+    """at::<op>(meta args...) when a function variant exists, else a method call on self."""
+    args = []
+    for arg in op.schema.arguments.flat_non_out:
+        if _is_tensor(arg):
+            args.append(f"op.meta({arg.name})")
+        elif _is_optional_tensor(arg):
+            args.append(f"op.meta({arg.name})")
+        else:
+            args.append(arg.name)
+    name = str(op.schema.name.name)
+    if op.function_variant:
+        return f"at::{name}({', '.join(args)})"
+    return f"{args[0]}.{name}({', '.join(args[1:])})"
+
+
+class Planner:
+    def __init__(self, spec: VendorSpec, aten: AtenRegistry, repo_root: str, spec_text: str):
+        self.spec = spec
+        self.aten = aten
+        self.errors = ErrorSink()
+        self.repo_root = repo_root
+        self.spec_text = spec_text
+        self.symbols = _declared_symbols(repo_root, spec.sdk.headers, self.errors, spec.sdk.location)
+
+    def plan(self) -> BackendPlan:
+        kernels: list[KernelPlan] = []
+        launches: list[LaunchPlan] = []
+        claimed: dict[str, Location] = {}
+        for op_spec in self.spec.ops:
+            for kernel in self._plan_entry(op_spec, launches):
+                previous = claimed.get(kernel.registration_name)
+                if previous is not None:
+                    self.errors.add(op_spec.location,
+                                    f"'{kernel.registration_name}' is registered twice",
+                                    f"also produced by the entry at line {previous.line}; keep one")
+                    continue
+                claimed[kernel.registration_name] = op_spec.location
+                kernels.append(kernel)
+        self.errors.raise_if_any()
+        digest = hashlib.sha256(self.spec_text.encode()).hexdigest()
+        return BackendPlan(self.spec, digest, importlib.metadata.version("torch").split("+")[0], tuple(kernels), tuple(launches))
+
+    # ------------------------------------------------------------------
+
+    def _plan_entry(self, op_spec: OpSpec, launches: list[LaunchPlan]) -> list[KernelPlan]:
+        aten = self.aten.lookup(op_spec.name)
+        if aten is None:
+            self.errors.add(op_spec.location, f"unknown ATen overload '{op_spec.name}'",
+                            did_you_mean(op_spec.name, self.aten.names()))
+            return []
+        if aten.composite_implicit and op_spec.call is not None:
+            self.errors.add(op_spec.location,
+                            f"'{op_spec.name}' is CompositeImplicitAutograd: a native kernel would bypass "
+                            "its decomposition's autograd",
+                            "list the ops it decomposes into instead")
+            return []
+        kind = {SchemaKind.functional: KernelKind.FUNCTIONAL, SchemaKind.inplace: KernelKind.INPLACE,
+                SchemaKind.out: KernelKind.OUT}.get(aten.kind)
+        if kind is None or kind == KernelKind.OUT:
+            self.errors.add(op_spec.location, f"'{op_spec.name}' is a {aten.kind.name} overload",
+                            "list the functional overload and derive this one with `variants: [out]`")
+            return []
+        if kind == KernelKind.INPLACE and op_spec.variants:
+            self.errors.add(op_spec.location, f"variants can only be derived from a functional overload, "
+                            f"'{op_spec.name}' is in-place")
+            return []
+        launch = self._plan_launch(op_spec, aten, kind) if op_spec.call else None
+        if op_spec.call and launch is None:
+            return []
+        if launch:
+            launches.append(launch)
+        if op_spec.output.like is not None:
+            tensor_names = [a.name for a in aten.arguments if _is_tensor(a)]
+            if op_spec.output.like not in tensor_names:
+                self.errors.add(op_spec.output.location,
+                                f"output rule names '{op_spec.output.like}', which is not a tensor argument "
+                                f"of '{op_spec.name}'", did_you_mean(op_spec.output.like, tensor_names))
+        elif kind == KernelKind.FUNCTIONAL and op_spec.call and not aten.has_cpp_meta:
+            self.errors.add(op_spec.location, f"'{op_spec.name}' has no C++ meta function to size its output",
+                            "declare `output: {like: <tensor argument>}`")
+        kernels = [self._kernel(op_spec, aten, kind, launch, None)]
+        for variant in op_spec.variants:
+            sibling_kind = SchemaKind.out if variant == Variant.OUT else SchemaKind.inplace
+            sibling = self.aten.sibling(aten, sibling_kind)
+            if sibling is None:
+                self.errors.add(op_spec.location, f"'{op_spec.name}' has no {variant.value} variant in ATen",
+                                f"remove '{variant.value}' from its variants")
+                continue
+            kernels.append(self._kernel(op_spec, sibling, KernelKind.OUT if variant == Variant.OUT
+                                        else KernelKind.INPLACE, launch, op_spec.name))
+        return kernels
+
+    def _plan_launch(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind) -> Optional[LaunchPlan]:
+        call = op_spec.call
+        assert call is not None
+        ok = True
+        if call.function not in self.symbols:
+            self.errors.add(call.location, f"SDK function '{call.function}' is not declared in "
+                            f"{', '.join(self.spec.sdk.headers)}", did_you_mean(call.function, self.symbols))
+            ok = False
+        inputs = {a.name: a for a in aten.schema.arguments.flat_non_out}
+        outputs = _return_names(aten) if kind == KernelKind.FUNCTIONAL else ()
+        parameters = []
+        for name in call.arguments:
+            if name == STREAM_ARGUMENT:
+                continue
+            if name in outputs:
+                parameters.append(LaunchParameter(name, "const at::Tensor&", self.spec.sdk.converters.get("Tensor")))
+                continue
+            arg = inputs.get(name)
+            if arg is None:
+                known = list(inputs) + list(outputs) + [STREAM_ARGUMENT]
+                self.errors.add(call.location, f"call argument '{name}' names no parameter of '{op_spec.name}'",
+                                did_you_mean(name, known) or f"expected one of: {', '.join(known)}")
+                ok = False
+                continue
+            type_key = normalize_type(str(arg.type))
+            converter = self.spec.sdk.converters.get(type_key)
+            if converter is None and type_key not in _PRIMITIVE_TYPES:
+                self.errors.add(call.location, f"no converter for ATen type '{type_key}' (argument '{name}' "
+                                f"of '{op_spec.name}')", f"add `{type_key}: <function>` under sdk.converters")
+                ok = False
+                continue
+            parameters.append(LaunchParameter(name, _launch_cpp_type(aten, name), converter))
+        if not ok:
+            return None
+        return LaunchPlan(f"launch_{aten.cpp_name}", call.function, str(call), tuple(parameters), call.arguments)
+
+    def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
+                derived_from: Optional[str]) -> KernelPlan:
+        tensor_inputs = []
+        for arg in aten.schema.arguments.flat_non_out:
+            if _is_tensor(arg):
+                # self of an in-place kernel is its output: a CPU scalar cannot stand in for it.
+                scalar_ok = not (kind == KernelKind.INPLACE and arg.name == "self")
+                tensor_inputs.append((arg.name, False, scalar_ok))
+            elif _is_optional_tensor(arg):
+                tensor_inputs.append((arg.name, True, False))
+        if kind == KernelKind.FUNCTIONAL:
+            outputs = _return_names(aten)
+        elif kind == KernelKind.OUT:
+            outputs = tuple(a.name for a in aten.out_arguments)
+        else:
+            outputs = ("self",)
+        # Launch arguments: the entry's output names re-bound to this kernel's outputs.
+        entry_outputs = _return_names(self.aten.lookup(op_spec.name)) if kind != KernelKind.INPLACE or derived_from else ()
+        launch_arguments = []
+        for param in launch.parameters if launch else ():
+            if param.name in entry_outputs:
+                launch_arguments.append("self" if kind == KernelKind.INPLACE
+                                        else outputs[entry_outputs.index(param.name)])
+            else:
+                launch_arguments.append(param.name)
+        dtype_argument = tensor_inputs[0][0] if tensor_inputs else None
+        # Derived variants and functional kernels learn the expected result from the
+        # functional overload's meta function; a spec-listed in-place op writes self as is.
+        meta = None
+        if launch and (derived_from or kind == KernelKind.FUNCTIONAL) and op_spec.output.like is None:
+            meta = _meta_call(self.aten.lookup(derived_from or op_spec.name))
+        return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
+                          tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like)
+
+
+def _launch_cpp_type(aten: AtenOp, name: str) -> str:
+    """The dispatcher type of argument `name`; a launch never mutates through its parameters."""
+    for cpp_type, arg_name in aten.dispatcher_arguments():
+        if arg_name == name:
+            return "const at::Tensor &" if cpp_type.strip() == "at::Tensor &" else cpp_type
+    raise KeyError(name)

@@ -1,0 +1,314 @@
+"""The typed model of a vendor spec, and its parser from located YAML nodes.
+
+This stage checks structure only: known keys, value types, dtype names, the
+shape of `call:` lines. Whether an op or an argument exists in ATen is checked
+by plan.py, which has the ATen schemas.
+"""
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .errors import ErrorSink, Location, did_you_mean
+from .source import Mapping, Node, Scalar, Sequence
+
+# torch dtype names accepted in specs, and the c10::ScalarType each one means.
+DTYPES: dict[str, str] = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+    "int8": "Char", "uint8": "Byte", "int16": "Short", "int32": "Int", "int64": "Long",
+    "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}
+
+
+class FallbackPolicy(enum.Enum):
+    CPU = "cpu"  # run the op on CPU through the boxed fallback (subject to TORCH_FL_FALLBACK)
+    ERROR = "error"  # always raise: the vendor declares the op unsupported
+
+
+class Variant(enum.Enum):
+    OUT = "out"
+    INPLACE = "inplace"
+
+
+class PassBy(enum.Enum):
+    VALUE = "value"
+    POINTER = "pointer"  # the SDK takes `const T*`: the generated code passes &local
+
+
+@dataclass(frozen=True)
+class Converter:
+    """How an ATen argument type becomes an SDK argument: `fn(aten_value)`."""
+    aten_type: str
+    function: str
+    pass_by: PassBy
+    location: Location
+
+
+@dataclass(frozen=True)
+class StatusConvention:
+    type: str  # the SDK's status type, e.g. mluRet_t
+    ok: str  # the success value
+    message: str  # function: status → const char*
+
+
+@dataclass(frozen=True)
+class SdkSpec:
+    headers: tuple[str, ...]  # the vendor's op API; every `call:` symbol must be declared here
+    glue: str  # header with the converters and the stream accessor
+    status: StatusConvention
+    stream: str  # function: torch_fl::DriverStream → the SDK's queue handle
+    converters: dict[str, Converter]
+    location: Location
+
+
+@dataclass(frozen=True)
+class CallSpec:
+    function: str
+    arguments: tuple[str, ...]
+    location: Location
+
+    def __str__(self) -> str:
+        return f"{self.function}({', '.join(self.arguments)})"
+
+
+@dataclass(frozen=True)
+class OutputRule:
+    """How the functional form allocates its result.
+
+    `meta`: run the op on meta tensors (PyTorch's own shape and dtype logic).
+    `like`: same shape and dtype as the named input, contiguous.
+    """
+    like: Optional[str]
+    location: Location
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str  # ATen overload name, e.g. add.Tensor
+    location: Location
+    call: Optional[CallSpec]  # None: the entry only states a fallback policy
+    variants: tuple[Variant, ...]
+    dtypes: tuple[str, ...]
+    fallback: FallbackPolicy
+    output: OutputRule
+
+
+@dataclass(frozen=True)
+class VendorSpec:
+    path: str
+    vendor: str
+    device: str
+    sdk: SdkSpec
+    default_dtypes: tuple[str, ...]
+    default_fallback: FallbackPolicy
+    ops: tuple[OpSpec, ...]
+
+
+# ----------------------------------------------------------------------------
+# parsing helpers
+
+
+class _Reader:
+    def __init__(self, errors: ErrorSink):
+        self.errors = errors
+
+    def mapping(self, node: Optional[Node], what: str, where: Location) -> Optional[Mapping]:
+        if node is None:
+            self.errors.add(where, f"missing '{what}'", "add it: see specs/README.md")
+            return None
+        if not isinstance(node, Mapping):
+            self.errors.add(node.location, f"'{what}' must be a mapping")
+            return None
+        return node
+
+    def check_keys(self, node: Mapping, allowed: tuple[str, ...], what: str) -> None:
+        for key in node.keys():
+            if key not in allowed:
+                self.errors.add(node.key_location(key), f"unknown key '{key}' in {what}",
+                                did_you_mean(key, allowed) or f"expected one of: {', '.join(allowed)}")
+
+    def string(self, node: Optional[Node], what: str, where: Location, required: bool = True) -> Optional[str]:
+        if node is None:
+            if required:
+                self.errors.add(where, f"missing '{what}'")
+            return None
+        if not isinstance(node, Scalar) or not isinstance(node.value, str) or not node.value:
+            self.errors.add(node.location, f"'{what}' must be a non-empty string")
+            return None
+        return node.value
+
+    def string_list(self, node: Optional[Node], what: str) -> tuple[tuple[str, Location], ...]:
+        if node is None:
+            return ()
+        if not isinstance(node, Sequence):
+            self.errors.add(node.location, f"'{what}' must be a list")
+            return ()
+        out = []
+        for item in node.items:
+            if isinstance(item, Scalar) and isinstance(item.value, str):
+                out.append((item.value, item.location))
+            else:
+                self.errors.add(item.location, f"each entry of '{what}' must be a string")
+        return tuple(out)
+
+    def enum(self, node: Optional[Node], enum_type: type[enum.Enum], what: str, default: enum.Enum) -> enum.Enum:
+        if node is None:
+            return default
+        choices = [e.value for e in enum_type]
+        if isinstance(node, Scalar) and node.value in choices:
+            return enum_type(node.value)
+        text = node.value if isinstance(node, Scalar) else "<non-scalar>"
+        self.errors.add(node.location, f"invalid {what} '{text}'",
+                        did_you_mean(str(text), choices) or f"expected one of: {', '.join(choices)}")
+        return default
+
+    def dtypes(self, node: Optional[Node], what: str) -> Optional[tuple[str, ...]]:
+        if node is None:
+            return None
+        result = []
+        for name, loc in self.string_list(node, what):
+            if name not in DTYPES:
+                self.errors.add(loc, f"unknown dtype '{name}'", did_you_mean(name, DTYPES) or
+                                f"expected one of: {', '.join(DTYPES)}")
+            else:
+                result.append(name)
+        return tuple(result)
+
+
+_CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_:]*)\s*\((.*)\)\s*$")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
+    if node is None:
+        return None
+    text = reader.string(node, "call", node.location)
+    if text is None:
+        return None
+    match = _CALL.match(text)
+    if not match:
+        reader.errors.add(node.location, f"malformed call '{text}'",
+                          "expected `sdkFunction(arg, arg, ...)` naming ATen arguments, `stream` and outputs")
+        return None
+    args = tuple(a.strip() for a in match.group(2).split(",")) if match.group(2).strip() else ()
+    for arg in args:
+        if not _IDENT.match(arg):
+            reader.errors.add(node.location, f"call argument '{arg}' is not a name",
+                              "call arguments name ATen arguments, outputs or `stream`")
+    return CallSpec(match.group(1), args, node.location)
+
+
+_SDK_KEYS = ("headers", "glue", "status", "stream", "converters")
+_STATUS_KEYS = ("type", "ok", "message")
+_CONVERTER_KEYS = ("fn", "pass")
+_OP_KEYS = ("call", "variants", "dtypes", "fallback", "output")
+_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops")
+_DEFAULT_KEYS = ("dtypes", "fallback")
+
+
+def _parse_sdk(reader: _Reader, node: Mapping) -> SdkSpec:
+    reader.check_keys(node, _SDK_KEYS, "sdk")
+    headers = tuple(h for h, _ in reader.string_list(node.get("headers"), "sdk.headers"))
+    if not headers:
+        reader.errors.add(node.location, "sdk.headers must list at least one header")
+    glue = reader.string(node.get("glue"), "sdk.glue", node.location) or ""
+    stream = reader.string(node.get("stream"), "sdk.stream", node.location) or ""
+    status_node = reader.mapping(node.get("status"), "sdk.status", node.location)
+    status = StatusConvention("", "", "")
+    if status_node:
+        reader.check_keys(status_node, _STATUS_KEYS, "sdk.status")
+        status = StatusConvention(*(reader.string(status_node.get(k), f"sdk.status.{k}", status_node.location) or ""
+                                    for k in _STATUS_KEYS))
+    converters: dict[str, Converter] = {}
+    conv_node = reader.mapping(node.get("converters"), "sdk.converters", node.location)
+    if conv_node:
+        for aten_type in conv_node.keys():
+            value = conv_node.get(aten_type)
+            where = conv_node.key_location(aten_type)
+            if isinstance(value, Scalar):
+                fn = reader.string(value, f"converter for {aten_type}", where)
+                pass_by = PassBy.VALUE
+            elif isinstance(value, Mapping):
+                reader.check_keys(value, _CONVERTER_KEYS, f"converter '{aten_type}'")
+                fn = reader.string(value.get("fn"), f"converter '{aten_type}'.fn", where)
+                pass_by = reader.enum(value.get("pass"), PassBy, "pass", PassBy.VALUE)
+            else:
+                reader.errors.add(where, f"converter for '{aten_type}' must be a function name or {{fn, pass}}")
+                continue
+            if fn:
+                converters[aten_type] = Converter(aten_type, fn, pass_by, where)
+    return SdkSpec(headers, glue, status, stream, converters, node.location)
+
+
+def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
+              default_dtypes: tuple[str, ...], default_fallback: FallbackPolicy) -> Optional[OpSpec]:
+    if not isinstance(node, Mapping):
+        reader.errors.add(where, f"op '{name}' must map to a mapping with a 'call' or a 'fallback'")
+        return None
+    reader.check_keys(node, _OP_KEYS, f"op '{name}'")
+    call = _parse_call(reader, node.get("call"))
+    variants = []
+    for text, loc in reader.string_list(node.get("variants"), f"{name}.variants"):
+        try:
+            variants.append(Variant(text))
+        except ValueError:
+            reader.errors.add(loc, f"unknown variant '{text}' for op '{name}'",
+                              did_you_mean(text, [v.value for v in Variant]) or "expected 'out' or 'inplace'")
+    dtypes = reader.dtypes(node.get("dtypes"), f"{name}.dtypes")
+    fallback = reader.enum(node.get("fallback"), FallbackPolicy, "fallback policy", default_fallback)
+    if call is None and node.get("fallback") is None and node.get("call") is None:
+        reader.errors.add(where, f"op '{name}' has neither 'call' nor 'fallback'",
+                          "add `call: sdkFunction(...)` or `fallback: cpu`")
+    output = OutputRule(None, where)
+    out_node = node.get("output")
+    if out_node is not None:
+        if isinstance(out_node, Scalar) and out_node.value == "meta":
+            pass
+        elif isinstance(out_node, Mapping) and out_node.keys() == ["like"]:
+            like = reader.string(out_node.get("like"), "output.like", out_node.location)
+            output = OutputRule(like, out_node.location)
+        else:
+            reader.errors.add(out_node.location, f"invalid output rule for '{name}'",
+                              "expected `meta` or `{like: <tensor argument>}`")
+    return OpSpec(name, where, call, tuple(variants),
+                  dtypes if dtypes is not None else default_dtypes, fallback, output)
+
+
+def parse(path: str, root: Node) -> VendorSpec:
+    """Builds the model; raises SpecErrors with every structural problem found."""
+    errors = ErrorSink()
+    reader = _Reader(errors)
+    top = reader.mapping(root, "spec", root.location)
+    if top is None:
+        errors.raise_if_any()
+    reader.check_keys(top, _TOP_KEYS, "the spec")
+    vendor = reader.string(top.get("vendor"), "vendor", top.location) or ""
+    device = reader.string(top.get("device"), "device", top.location) or ""
+    for what, value in (("vendor", vendor), ("device", device)):
+        if value and not _IDENT.match(value):
+            errors.add(top.key_location(what), f"'{what}' must be an identifier, got '{value}'")
+    sdk_node = reader.mapping(top.get("sdk"), "sdk", top.location)
+    sdk = _parse_sdk(reader, sdk_node) if sdk_node else None
+    default_dtypes: tuple[str, ...] = ("float32",)
+    default_fallback = FallbackPolicy.CPU
+    defaults = top.get("defaults")
+    if defaults is not None:
+        defaults_map = reader.mapping(defaults, "defaults", top.location)
+        if defaults_map:
+            reader.check_keys(defaults_map, _DEFAULT_KEYS, "defaults")
+            default_dtypes = reader.dtypes(defaults_map.get("dtypes"), "defaults.dtypes") or default_dtypes
+            default_fallback = reader.enum(defaults_map.get("fallback"), FallbackPolicy, "fallback policy",
+                                           default_fallback)
+    ops = []
+    ops_node = reader.mapping(top.get("ops"), "ops", top.location)
+    if ops_node:
+        for name in ops_node.keys():
+            op = _parse_op(reader, name, ops_node.key_location(name), ops_node.get(name),
+                           default_dtypes, default_fallback)
+            if op:
+                ops.append(op)
+    errors.raise_if_any()
+    assert sdk is not None
+    return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops))

@@ -1,0 +1,21 @@
+// Access to the vendor driver (see driver_abi.h) and its status checks.
+#pragma once
+
+#include <c10/core/ScalarType.h>
+
+#include <torch_fl/driver_abi.h>
+
+namespace torch_fl {
+
+// The vendor's driver table; validated once (ABI version) on first use.
+const TflDriver& driver();
+
+// Raises RuntimeError "[vendor] <what>: <vendor message> (<detail>)" unless ok.
+void check_driver(tflStatus status, const char* what);
+
+// The driver's dtype code for a c10 ScalarType; raises for types it cannot move.
+tflDtype driver_dtype(c10::ScalarType type);
+
+}  // namespace torch_fl
+
+#define TORCH_FL_DRIVER_CHECK(call) ::torch_fl::check_driver((call), #call)

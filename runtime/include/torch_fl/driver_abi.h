@@ -1,0 +1,100 @@
+/*
+ * The Torch-FL vendor driver ABI.
+ *
+ * Every chip implements this one small C table; the runtime (device guard,
+ * allocator, streams, events, copies) is written against it and nothing else.
+ * It is C so that a vendor can implement it in any language and ship it as a
+ * plain shared library. All calls take an explicit device index: the driver
+ * keeps no "current device", the runtime does.
+ *
+ * Status codes are the vendor's own; 0 means success. `status_string` turns
+ * any code into the vendor's message.
+ */
+#ifndef TORCH_FL_DRIVER_ABI_H_
+#define TORCH_FL_DRIVER_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFL_DRIVER_ABI_VERSION 1
+#define TFL_MAX_DIMS 12
+
+typedef int32_t tflStatus;
+#define TFL_SUCCESS 0
+
+typedef struct tflStream_* tflStream;  /* an in-order queue of device work */
+typedef struct tflEvent_* tflEvent;    /* a marker recorded on a stream */
+
+/* Element types for the strided copy below (values are the driver's business). */
+typedef enum {
+  TFL_DTYPE_BOOL, TFL_DTYPE_UINT8, TFL_DTYPE_INT8, TFL_DTYPE_INT16, TFL_DTYPE_INT32, TFL_DTYPE_INT64,
+  TFL_DTYPE_FLOAT16, TFL_DTYPE_BFLOAT16, TFL_DTYPE_FLOAT32, TFL_DTYPE_FLOAT64,
+  TFL_DTYPE_COMPLEX64, TFL_DTYPE_COMPLEX128
+} tflDtype;
+
+/* A strided view of device memory. */
+typedef struct {
+  void* data;
+  tflDtype dtype;
+  int32_t ndim;
+  int64_t sizes[TFL_MAX_DIMS];
+  int64_t strides[TFL_MAX_DIMS]; /* in elements */
+} tflStridedView;
+
+typedef struct {
+  uint32_t abi_version;   /* TFL_DRIVER_ABI_VERSION */
+  const char* vendor;     /* e.g. "mlu": used in every error message */
+
+  /* devices */
+  int32_t (*device_count)(void);
+  size_t (*memory_alignment)(void);  /* every device allocation is aligned to this */
+  tflStatus (*memory_info)(int32_t device, size_t* free_bytes, size_t* total_bytes);
+
+  /* device memory: the host must not dereference it */
+  tflStatus (*malloc)(int32_t device, size_t bytes, void** ptr);
+  tflStatus (*free)(int32_t device, void* ptr);
+  /* Which device owns ptr; -1 if none. */
+  int32_t (*device_of_pointer)(const void* ptr);
+
+  /* streams: each is an in-order queue; different streams may run concurrently */
+  tflStatus (*stream_create)(int32_t device, int32_t priority, tflStream* stream);
+  tflStatus (*stream_destroy)(tflStream stream);
+  tflStatus (*stream_synchronize)(tflStream stream); /* also reports errors of earlier async work */
+  tflStatus (*stream_query)(tflStream stream, int32_t* idle);
+
+  /* events */
+  tflStatus (*event_create)(int32_t device, tflEvent* event);
+  tflStatus (*event_destroy)(tflEvent event);
+  tflStatus (*event_record)(tflEvent event, tflStream stream);
+  tflStatus (*event_query)(tflEvent event, int32_t* completed);
+  tflStatus (*event_synchronize)(tflEvent event);
+  tflStatus (*stream_wait_event)(tflStream stream, tflEvent event);
+  tflStatus (*event_elapsed_ms)(tflEvent start, tflEvent end, float* ms);
+
+  /* copies, ordered on `stream`. Host→device returns once the host buffer may be
+   * reused; device→host completes asynchronously (synchronize before reading). */
+  tflStatus (*memcpy_h2d_async)(void* dst, const void* src, size_t bytes, tflStream stream);
+  tflStatus (*memcpy_d2h_async)(void* dst, const void* src, size_t bytes, tflStream stream);
+  tflStatus (*memcpy_d2d_async)(void* dst, const void* src, size_t bytes, tflStream stream);
+  /* dst[i] = cast(src[i]) over two strided views of the same shape, on one device. */
+  tflStatus (*copy_strided_async)(const tflStridedView* dst, const tflStridedView* src, tflStream stream);
+
+  /* The vendor's message for a status code, and detail on the last failure of this thread. */
+  const char* (*status_string)(tflStatus status);
+  const char* (*last_error_detail)(void);
+  /* Distinguishes out-of-memory from other failures of malloc. */
+  int32_t (*status_is_out_of_memory)(tflStatus status);
+} TflDriver;
+
+/* Implemented by each vendor library. */
+const TflDriver* torch_fl_vendor_driver(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TORCH_FL_DRIVER_ABI_H_ */

@@ -1,0 +1,13 @@
+// Everything a generated kernel shard includes from the runtime.
+#pragma once
+
+#include <ATen/ATen.h>
+#include <ATen/Functions.h>
+#include <ATen/Operators.h>
+#include <torch/library.h>
+
+#include <torch_fl/device.h>
+#include <torch_fl/fallback.h>
+#include <torch_fl/generator.h>
+#include <torch_fl/op_context.h>
+#include <torch_fl/stream.h>

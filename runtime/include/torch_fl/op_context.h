@@ -1,0 +1,90 @@
+// What a generated kernel needs from the runtime: device and dtype checks,
+// output allocation from meta results, the current stream, error reporting.
+// Every message names the op and the vendor.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+
+#include <torch_fl/device.h>
+#include <torch_fl/driver_abi.h>
+#include <torch_fl/fallback.h>
+
+namespace torch_fl {
+
+enum class FallbackPolicy { kCpu, kError };
+
+constexpr uint64_t dtype_set(std::initializer_list<c10::ScalarType> dtypes) {
+  uint64_t mask = 0;
+  for (auto t : dtypes) mask |= uint64_t{1} << static_cast<int>(t);
+  return mask;
+}
+
+// Static facts about one generated kernel (one per registered overload).
+struct OpInfo {
+  const char* name;    // "add.Tensor"
+  const char* source;  // "specs/mlu.yaml:31"
+  uint64_t native_dtypes;
+  FallbackPolicy policy;
+};
+
+class OpContext {
+ public:
+  explicit OpContext(const OpInfo& info) : info_(info) {}
+  OpContext(const OpContext&) = delete;
+  OpContext& operator=(const OpContext&) = delete;
+
+  // Each tensor must be on the op's device; the first one fixes it. With
+  // cpu_scalar_ok, a 0-dim CPU tensor (a Python number) is accepted too.
+  void check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok);
+  void check_optional_input(const std::optional<at::Tensor>& tensor, const char* name);
+  void check_output(const at::Tensor& tensor, const char* name);
+  c10::Device device() const;
+
+  // false: the dtype is not native for this op; the caller falls back.
+  bool dtype_is_native(const at::Tensor& tensor) const;
+  // false: an out= tensor's dtype differs from the result's; the caller falls back.
+  bool output_dtype_matches(const at::Tensor& out, const at::Tensor& expected) const;
+
+  // A CPU scalar moved to the device in the dtype the op computes in.
+  at::Tensor on_device(const at::Tensor& tensor) const;
+  // A meta tensor with the same sizes, strides and dtype (wrapped numbers stay wrapped).
+  static at::Tensor meta(const at::Tensor& tensor);
+  static std::optional<at::Tensor> meta(const std::optional<at::Tensor>& tensor);
+
+  at::Tensor allocate(const at::Tensor& expected) const;
+  at::Tensor allocate_like(const at::Tensor& tensor) const;
+  void resize_output(const at::Tensor& out, const at::Tensor& expected) const;
+  void check_inplace(const at::Tensor& self, const at::Tensor& expected) const;
+
+  tflStream stream() const;
+  [[noreturn]] void raise_vendor_error(int64_t status, const char* message) const;
+  // Applies the entry's fallback policy, then marks why the fallback happens.
+  void prepare_fallback(FallbackReason reason) const;
+
+  const OpInfo& info() const { return info_; }
+
+ private:
+  static constexpr int kMaxOperands = 12;
+  void record_operand(const at::Tensor& tensor);
+
+  const OpInfo& info_;
+  c10::DeviceIndex device_ = -1;
+  const char* device_arg_ = nullptr;
+  // Device tensors seen by the checks: they decide a CPU scalar's dtype.
+  const at::Tensor* operands_[kMaxOperands] = {};
+  int operand_count_ = 0;
+};
+
+// Redirects one call to the CPU fallback, honouring the spec's policy.
+template <class Op, class... Args>
+decltype(auto) fallback_to_cpu(const OpContext& op, FallbackReason reason, Args&&... args) {
+  op.prepare_fallback(reason);
+  const FallbackReasonScope scope(reason);
+  return at::native::call_fallback_fn<&cpu_fallback, Op>::call(std::forward<Args>(args)...);
+}
+
+}  // namespace torch_fl

@@ -1,0 +1,186 @@
+#include <torch_fl/allocator.h>
+
+#include <c10/util/Exception.h>
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <torch_fl/device.h>
+#include <torch_fl/driver.h>
+#include <torch_fl/stream.h>
+
+namespace torch_fl {
+namespace {
+
+constexpr size_t kRounding = 512;  // every block size is a multiple of this
+constexpr int kMaxDevices = 64;
+
+struct Block {
+  void* ptr;
+  size_t size;  // rounded
+  c10::DeviceIndex device;
+  c10::StreamId stream;  // the stream it was allocated on; reused only there
+};
+
+size_t round_size(size_t bytes) { return bytes == 0 ? kRounding : (bytes + kRounding - 1) / kRounding * kRounding; }
+
+class DeviceCache {
+ public:
+  // Cached free blocks of one stream: size → blocks.
+  using FreeList = std::multimap<size_t, Block*>;
+
+  Block* take_cached(c10::StreamId stream, size_t size) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& free = free_by_stream[stream];
+    // Best fit, but never hand out more than twice the request: big blocks
+    // stay available for big tensors.
+    auto it = free.lower_bound(size);
+    if (it == free.end() || it->first > 2 * size) return nullptr;
+    Block* block = it->second;
+    free.erase(it);
+    mark_allocated(block->size);
+    return block;
+  }
+
+  void mark_allocated(size_t size) {
+    stats.allocated_bytes += size;
+    stats.allocations += 1;
+    stats.peak_allocated_bytes = std::max(stats.peak_allocated_bytes, stats.allocated_bytes);
+  }
+
+  void give_back(Block* block) {
+    std::lock_guard<std::mutex> lock(mutex);
+    stats.allocated_bytes -= block->size;
+    free_by_stream[block->stream].emplace(block->size, block);
+  }
+
+  // Detaches every cached block (under the lock); the caller frees them
+  // through the driver without holding it.
+  std::vector<std::unique_ptr<Block>> detach_cached() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::unique_ptr<Block>> blocks;
+    for (auto& [stream, free] : free_by_stream) {
+      for (auto& [size, block] : free) {
+        stats.reserved_bytes -= size;
+        blocks.emplace_back(block);
+      }
+      free.clear();
+    }
+    return blocks;
+  }
+
+  std::mutex mutex;  // guards free_by_stream and stats
+  std::unordered_map<c10::StreamId, FreeList> free_by_stream;
+  MemoryStats stats;
+};
+
+std::array<DeviceCache, kMaxDevices>& caches() {
+  // Never destroyed: tensors may be freed during static destruction.
+  static auto* all = new std::array<DeviceCache, kMaxDevices>();
+  return *all;
+}
+
+void release_to_driver(c10::DeviceIndex device, std::vector<std::unique_ptr<Block>> blocks) {
+  if (blocks.empty()) return;
+  // Queued work may still use a cached block: let the device drain first.
+  synchronize_device(device);
+  for (auto& block : blocks) TORCH_FL_DRIVER_CHECK(driver().free(device, block->ptr));
+}
+
+void delete_block(void* context) {
+  auto* block = static_cast<Block*>(context);
+  caches()[block->device].give_back(block);
+}
+
+class CachingDeviceAllocator final : public c10::Allocator {
+ public:
+  c10::DataPtr allocate(size_t bytes) override {
+    const c10::DeviceIndex device = current_device();
+    const c10::Device where = make_device(device);
+    if (bytes == 0) return c10::DataPtr(nullptr, nullptr, &c10::detail::deleteNothing, where);
+    const size_t size = round_size(bytes);
+    const c10::StreamId stream = current_stream(device).id();
+    DeviceCache& cache = caches()[device];
+    Block* block = cache.take_cached(stream, size);
+    if (!block) block = allocate_from_driver(device, stream, size, bytes);
+    return c10::DataPtr(block->ptr, block, &delete_block, where);
+  }
+
+  c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    const c10::DeviceIndex device = current_device();
+    tflStream stream = current_driver_stream(device);
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_d2d_async(dest, src, count, stream));
+  }
+
+ private:
+  static Block* allocate_from_driver(c10::DeviceIndex device, c10::StreamId stream, size_t size, size_t requested) {
+    DeviceCache& cache = caches()[device];
+    void* ptr = nullptr;
+    tflStatus status = driver().malloc(device, size, &ptr);
+    if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status)) {
+      {
+        std::lock_guard<std::mutex> lock(cache.mutex);
+        cache.stats.alloc_retries += 1;
+      }
+      release_to_driver(device, cache.detach_cached());
+      status = driver().malloc(device, size, &ptr);
+    }
+    if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status)) {
+      size_t free_bytes = 0, total_bytes = 0;
+      driver().memory_info(device, &free_bytes, &total_bytes);
+      MemoryStats stats;
+      {
+        std::lock_guard<std::mutex> lock(cache.mutex);
+        cache.stats.ooms += 1;
+        stats = cache.stats;
+      }
+      TORCH_CHECK_WITH(OutOfMemoryError, false, "[", driver().vendor, "] out of memory on device ",
+                       static_cast<int>(device), ": tried to allocate ", requested, " bytes; ", free_bytes,
+                       " bytes free of ", total_bytes, ", ", stats.allocated_bytes, " allocated by tensors, ",
+                       stats.reserved_bytes, " reserved by the caching allocator");
+    }
+    TORCH_FL_DRIVER_CHECK(status);
+    auto* block = new Block{ptr, size, device, stream};  // owned by the DataPtr, then by the cache
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.stats.reserved_bytes += size;
+    cache.stats.driver_allocations += 1;
+    cache.stats.peak_reserved_bytes = std::max(cache.stats.peak_reserved_bytes, cache.stats.reserved_bytes);
+    cache.mark_allocated(size);
+    return block;
+  }
+};
+
+CachingDeviceAllocator g_allocator;
+// Tensors of PrivateUse1 created by PyTorch itself (e.g. empty_strided) use this.
+REGISTER_ALLOCATOR(c10::DeviceType::PrivateUse1, &g_allocator);
+
+}  // namespace
+
+c10::Allocator* device_allocator() { return &g_allocator; }
+
+MemoryStats memory_stats(c10::DeviceIndex device) {
+  check_device_index(device);
+  DeviceCache& cache = caches()[device];
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  return cache.stats;
+}
+
+void reset_peak_memory_stats(c10::DeviceIndex device) {
+  check_device_index(device);
+  DeviceCache& cache = caches()[device];
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.stats.peak_allocated_bytes = cache.stats.allocated_bytes;
+  cache.stats.peak_reserved_bytes = cache.stats.reserved_bytes;
+}
+
+void empty_cache() {
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) release_to_driver(d, caches()[d].detach_cached());
+}
+
+}  // namespace torch_fl

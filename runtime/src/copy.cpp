@@ -1,0 +1,124 @@
+#include <torch_fl/copy.h>
+
+#include <c10/util/Exception.h>
+
+#include <torch_fl/device.h>
+#include <torch_fl/driver.h>
+#include <torch_fl/stream.h>
+
+namespace torch_fl {
+namespace {
+
+bool on_device(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
+
+tflStridedView strided_view(const at::Tensor& t) {
+  TORCH_CHECK(t.dim() <= TFL_MAX_DIMS, "[", driver().vendor, "] copy: tensors of more than ", TFL_MAX_DIMS,
+              " dims are not supported, got ", t.dim());
+  tflStridedView view{};
+  view.data = t.data_ptr();  // address arithmetic only: device memory is never dereferenced here
+  view.dtype = driver_dtype(t.scalar_type());
+  view.ndim = static_cast<int32_t>(t.dim());
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    view.sizes[i] = t.size(i);
+    view.strides[i] = t.stride(i);
+  }
+  return view;
+}
+
+// Same-device copy on the current stream: a plain memcpy when the layouts
+// match, otherwise the driver's strided (and converting) copy.
+void copy_on_device(const at::Tensor& dst, const at::Tensor& src, tflStream stream) {
+  const at::Tensor source = src.sizes() == dst.sizes() ? src : src.expand(dst.sizes());
+  if (source.scalar_type() == dst.scalar_type() && source.is_contiguous() && dst.is_contiguous()) {
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_d2d_async(dst.data_ptr(), source.data_ptr(), dst.nbytes(), stream));
+    return;
+  }
+  const tflStridedView to = strided_view(dst), from = strided_view(source);
+  TORCH_FL_DRIVER_CHECK(driver().copy_strided_async(&to, &from, stream));
+}
+
+// A contiguous device tensor holding src converted to `dtype` and broadcast to `sizes`.
+at::Tensor contiguous_on_device(const at::Tensor& src, c10::ScalarType dtype, at::IntArrayRef sizes,
+                                tflStream stream) {
+  if (src.scalar_type() == dtype && src.is_contiguous() && src.sizes() == sizes) return src;
+  at::Tensor staged = at::empty(sizes, src.options().dtype(dtype));
+  copy_on_device(staged, src, stream);
+  return staged;
+}
+
+void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  const DeviceGuard guard(dst.device());
+  tflStream stream = current_driver_stream(dst.device().index());
+  const at::Tensor host =
+      src.resolve_conj().resolve_neg().to(dst.scalar_type()).expand(dst.sizes()).contiguous();
+  // The driver stages host bytes before returning, so `host` may die right after.
+  if (dst.is_contiguous()) {
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_async(dst.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
+  } else {
+    const at::Tensor staged = at::empty(dst.sizes(), dst.options());
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_async(staged.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
+    copy_on_device(dst, staged, stream);
+  }
+  if (!non_blocking) TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
+}
+
+void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  const DeviceGuard guard(src.device());
+  tflStream stream = current_driver_stream(src.device().index());
+  const at::Tensor device_side = contiguous_on_device(src, dst.scalar_type(), dst.sizes(), stream);
+  if (dst.is_contiguous()) {
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_d2h_async(dst.data_ptr(), device_side.data_ptr(), dst.nbytes(), stream));
+    if (!non_blocking) TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
+    return;
+  }
+  const at::Tensor host = at::empty(dst.sizes(), dst.options().memory_format(at::MemoryFormat::Contiguous));
+  TORCH_FL_DRIVER_CHECK(driver().memcpy_d2h_async(host.data_ptr(), device_side.data_ptr(), dst.nbytes(), stream));
+  TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
+  dst.copy_(host);
+}
+
+void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  if (src.device() == dst.device()) {
+    const DeviceGuard guard(dst.device());
+    copy_on_device(dst, src, current_driver_stream(dst.device().index()));
+    return;
+  }
+  // Across devices: stage src contiguously on its own device, wait for its
+  // stream, then copy on the destination's stream.
+  at::Tensor staged;
+  {
+    const DeviceGuard guard(src.device());
+    tflStream src_stream = current_driver_stream(src.device().index());
+    staged = contiguous_on_device(src, dst.scalar_type(), dst.sizes(), src_stream);
+    TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(src_stream));
+  }
+  const DeviceGuard guard(dst.device());
+  tflStream dst_stream = current_driver_stream(dst.device().index());
+  if (dst.is_contiguous()) {
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_d2d_async(dst.data_ptr(), staged.data_ptr(), dst.nbytes(), dst_stream));
+  } else {
+    const at::Tensor landed = at::empty(dst.sizes(), dst.options());
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_d2d_async(landed.data_ptr(), staged.data_ptr(), dst.nbytes(), dst_stream));
+    copy_on_device(dst, landed, dst_stream);
+  }
+  // `staged` belongs to the source device's cache: it must not be reused
+  // before the destination stream has read it.
+  (void)non_blocking;
+  TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(dst_stream));
+}
+
+}  // namespace
+
+void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  if (dst.numel() == 0) return;
+  if (on_device(src) && on_device(dst)) {
+    device_to_device(dst, src, non_blocking);
+  } else if (on_device(dst)) {
+    host_to_device(dst, src, non_blocking);
+  } else {
+    TORCH_CHECK(on_device(src), "torch_fl copy: neither tensor is on the device");
+    device_to_host(dst, src, non_blocking);
+  }
+}
+
+}  // namespace torch_fl

@@ -1,0 +1,157 @@
+// The tensor ops every backend must provide itself: allocation, views,
+// resizing, storage swaps, copies and reading a scalar back to the host.
+#include <ATen/ATen.h>
+#include <ATen/EmptyTensor.h>
+#include <ATen/native/Resize.h>
+#include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/as_strided_native.h>
+#include <ATen/ops/view_native.h>
+#include <c10/core/Storage.h>
+#include <torch/library.h>
+
+#include <torch_fl/allocator.h>
+#include <torch_fl/copy.h>
+#include <torch_fl/device.h>
+#include <torch_fl/driver.h>
+#include <torch_fl/storage.h>
+#include <torch_fl/stream.h>
+
+namespace torch_fl {
+
+void resize_storage_bytes(c10::StorageImpl* storage, size_t new_bytes) {
+  TORCH_CHECK(storage->resizable(), "Trying to resize storage that is not resizable");
+  const size_t old_bytes = storage->nbytes();
+  if (new_bytes == old_bytes) return;
+  const DeviceGuard guard(storage->device());
+  c10::DataPtr fresh = storage->allocator()->allocate(new_bytes);
+  const size_t keep = std::min(old_bytes, new_bytes);
+  if (keep > 0 && storage->data() != nullptr) {
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_d2d_async(fresh.get(), storage->data(), keep,
+                                                    current_driver_stream(storage->device().index())));
+  }
+  // The old block returns to the cache of this stream: reuse is stream-ordered after the copy.
+  storage->set_data_ptr_noswap(std::move(fresh));
+  storage->set_nbytes(new_bytes);
+}
+
+namespace {
+
+c10::Device resolve_device(std::optional<c10::Device> device) {
+  if (!device.has_value() || !device->has_index()) return make_device(current_device());
+  check_device_index(device->index());
+  return *device;
+}
+
+at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                               std::optional<at::Layout> layout, std::optional<at::Device> device,
+                               std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
+  TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "[", driver().vendor,
+              "] only strided tensors are supported, got layout ", *layout);
+  const DeviceGuard guard(resolve_device(device));
+  return at::detail::empty_generic(size, device_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                   c10::dtype_or_default(dtype), memory_format);
+}
+
+at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::optional<at::ScalarType> dtype,
+                         std::optional<at::Layout> layout, std::optional<at::Device> device,
+                         std::optional<bool> pin_memory) {
+  TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "[", driver().vendor,
+              "] only strided tensors are supported, got layout ", *layout);
+  const DeviceGuard guard(resolve_device(device));
+  return at::detail::empty_strided_generic(size, stride, device_allocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           c10::dtype_or_default(dtype));
+}
+
+void ensure_storage_bytes(const at::Tensor& self, size_t needed) {
+  c10::StorageImpl* storage = self.unsafeGetTensorImpl()->unsafe_storage().unsafeGetStorageImpl();
+  if (needed > storage->nbytes()) resize_storage_bytes(storage, needed);
+}
+
+const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size,
+                          std::optional<at::MemoryFormat> memory_format) {
+  auto* impl = self.unsafeGetTensorImpl();
+  impl->set_sizes_contiguous(size);
+  const size_t needed =
+      at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(), impl->storage_offset());
+  ensure_storage_bytes(self, needed);
+  if (memory_format.has_value()) {
+    TORCH_CHECK(*memory_format != at::MemoryFormat::Preserve, "Unsupported memory format ", *memory_format);
+    impl->empty_tensor_restride(*memory_format);
+  }
+  return self;
+}
+
+at::Tensor& set_storage(at::Tensor& self, c10::Storage source, int64_t storage_offset, at::IntArrayRef size,
+                        at::IntArrayRef stride) {
+  at::native::checkSetStorage(self, source, storage_offset, size, stride);
+  auto* impl = self.unsafeGetTensorImpl();
+  impl->set_storage_offset(storage_offset);
+  const at::OptionalIntArrayRef strides =
+      stride.data() != nullptr ? at::OptionalIntArrayRef(stride) : at::OptionalIntArrayRef(std::nullopt);
+  if (strides.has_value()) {
+    impl->set_sizes_and_strides(size, *strides);
+  } else {
+    impl->set_sizes_contiguous(size);
+  }
+  const size_t needed = strides.has_value()
+                            ? at::detail::computeStorageNbytes(size, *strides, self.dtype().itemsize(), storage_offset)
+                            : at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(), storage_offset);
+  ensure_storage_bytes(self, needed);
+  return self;
+}
+
+at::Tensor& set_source_storage_offset(at::Tensor& self, c10::Storage source, int64_t storage_offset,
+                                      at::IntArrayRef size, at::IntArrayRef stride) {
+  return set_storage(self, std::move(source), storage_offset, size, stride);
+}
+
+at::Tensor& set_source_storage(at::Tensor& self, c10::Storage source) {
+  const int64_t elements = static_cast<int64_t>(source.nbytes() / self.dtype().itemsize());
+  return set_storage(self, std::move(source), 0, {elements}, {});
+}
+
+at::Tensor& set_source_tensor(at::Tensor& self, const at::Tensor& source) {
+  if (self.unsafeGetTensorImpl() == source.unsafeGetTensorImpl()) return self;
+  return set_storage(self, source.storage(), source.storage_offset(), source.sizes(), source.strides());
+}
+
+at::Tensor& set_empty(at::Tensor& self) {
+  c10::Storage storage(c10::Storage::use_byte_size_t(), 0, device_allocator(), /*resizable=*/true);
+  return set_storage(self, std::move(storage), 0, {0}, {});
+}
+
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  copy_between(dst, self, non_blocking);
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  dst.resize_(self.sizes());
+  copy_between(dst, self, /*non_blocking=*/false);
+  return dst;
+}
+
+at::Scalar local_scalar_dense(const at::Tensor& self) {
+  return at::_local_scalar_dense(self.to(c10::Device(c10::DeviceType::CPU)));
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
+  m.impl("empty_strided", TORCH_FN(empty_strided));
+  m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
+  m.impl("view", TORCH_FN(at::native::view));
+  m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
+  m.impl("resize_", TORCH_FN(resize_));
+  m.impl("set_.source_Storage", TORCH_FN(set_source_storage));
+  m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));
+  m.impl("set_.source_Tensor", TORCH_FN(set_source_tensor));
+  m.impl("set_", TORCH_FN(set_empty));
+  m.impl("_copy_from", TORCH_FN(copy_from));
+  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
+  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+}
+
+}  // namespace torch_fl

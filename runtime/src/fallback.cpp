@@ -1,0 +1,128 @@
+#include <torch_fl/fallback.h>
+
+#include <c10/util/Exception.h>
+#include <torch/library.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
+
+#include <torch_fl/driver.h>
+#include <torch_fl/logging.h>
+
+namespace torch_fl {
+namespace {
+
+thread_local FallbackReason tls_reason = FallbackReason::kNotInSpec;
+
+struct Counters {
+  std::mutex mutex;  // guards both maps
+  std::map<std::tuple<std::string, std::string, std::string>, int64_t> counts;  // (op, dtype, reason)
+  std::set<std::string> warned;
+};
+
+Counters& counters() {
+  static auto* c = new Counters();  // never destroyed: ops may run during static destruction
+  return *c;
+}
+
+std::string op_name(const c10::OperatorHandle& op) {
+  const auto& name = op.schema().operator_name();
+  return name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
+}
+
+// The dtype a fallback is filed under: that of the first tensor argument.
+std::string first_tensor_dtype(const c10::OperatorHandle& op, const torch::jit::Stack* stack) {
+  const size_t n = op.schema().arguments().size();
+  for (size_t i = stack->size() - n; i < stack->size(); ++i) {
+    const c10::IValue& v = (*stack)[i];
+    if (v.isTensor() && v.toTensor().defined()) return c10::toString(v.toTensor().scalar_type());
+    if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorList().vec()) {
+        if (t.defined()) return c10::toString(t.scalar_type());
+      }
+    }
+  }
+  return "none";
+}
+
+}  // namespace
+
+const char* to_string(FallbackReason reason) {
+  switch (reason) {
+    case FallbackReason::kNotInSpec: return "not in spec";
+    case FallbackReason::kDtype: return "dtype not native";
+    case FallbackReason::kOutputDtype: return "out= dtype differs from the result dtype";
+  }
+  return "unknown";
+}
+
+FallbackMode fallback_mode() {
+  // Read on every fallback (not cached): tests switch modes within one process.
+  const char* text = std::getenv("TORCH_FL_FALLBACK");
+  if (!text || std::strcmp(text, "warn") == 0 || !*text) return FallbackMode::kWarn;
+  if (std::strcmp(text, "silent") == 0) return FallbackMode::kSilent;
+  if (std::strcmp(text, "strict") == 0) return FallbackMode::kStrict;
+  TORCH_CHECK_VALUE(false, "TORCH_FL_FALLBACK must be warn, silent or strict, got '", text, "'");
+}
+
+FallbackReasonScope::FallbackReasonScope(FallbackReason reason) : previous_(tls_reason) { tls_reason = reason; }
+FallbackReasonScope::~FallbackReasonScope() { tls_reason = previous_; }
+
+void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const std::string name = op_name(op);
+  const std::string dtype = first_tensor_dtype(op, stack);
+  const FallbackReason reason = tls_reason;
+  // The reason applies to this call only, not to ops the CPU kernel runs.
+  const FallbackReasonScope reset(FallbackReason::kNotInSpec);
+  const FallbackMode mode = fallback_mode();
+  if (debug_logging()) {
+    log_line(name + " [" + dtype + "]: CPU fallback (" + to_string(reason) + ")");
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(mode != FallbackMode::kStrict, "[", driver().vendor, "] ", name, " (", dtype,
+                              ") has no native kernel (", to_string(reason),
+                              ") and TORCH_FL_FALLBACK=strict forbids the CPU fallback");
+  bool first = false;
+  {
+    Counters& c = counters();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.counts[{name, dtype, to_string(reason)}] += 1;
+    first = c.warned.insert(name).second;
+  }
+  if (first && mode == FallbackMode::kWarn) {
+    TORCH_WARN("[", driver().vendor, "] ", name, " (", dtype, ") runs on CPU: ", to_string(reason),
+               ". Set TORCH_FL_FALLBACK=silent to hide this warning or strict to make it an error.");
+  }
+  at::native::cpu_fallback(op, stack);
+}
+
+void unsupported_op_kernel(const c10::OperatorHandle& op, torch::jit::Stack*) {
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "[", driver().vendor, "] ", op_name(op),
+                              " is not supported on this device (the vendor spec declares `fallback: error`)");
+}
+
+std::vector<FallbackRecord> fallback_records() {
+  Counters& c = counters();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  std::vector<FallbackRecord> records;
+  for (const auto& [key, count] : c.counts) {
+    records.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), count});
+  }
+  return records;
+}
+
+void reset_fallback_records() {
+  Counters& c = counters();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.counts.clear();
+  c.warned.clear();
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
+}
+
+}  // namespace torch_fl

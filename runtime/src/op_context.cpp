@@ -1,0 +1,126 @@
+#include <torch_fl/op_context.h>
+
+#include <ATen/native/Resize.h>
+#include <ATen/native/TypeProperties.h>
+#include <c10/util/Exception.h>
+
+#include <torch_fl/driver.h>
+#include <torch_fl/logging.h>
+#include <torch_fl/stream.h>
+
+namespace torch_fl {
+namespace {
+
+bool is_ours(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
+
+bool is_cpu_scalar(const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; }
+
+}  // namespace
+
+void OpContext::record_operand(const at::Tensor& tensor) {
+  if (operand_count_ < kMaxOperands) operands_[operand_count_++] = &tensor;
+}
+
+void OpContext::check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok) {
+  if (!tensor.defined()) return;
+  if (cpu_scalar_ok && is_cpu_scalar(tensor)) return;
+  if (is_ours(tensor) && (device_ < 0 || tensor.device().index() == device_)) {
+    if (device_ < 0) {
+      device_ = tensor.device().index();
+      device_arg_ = name;
+    }
+    record_operand(tensor);
+    return;
+  }
+  TORCH_CHECK(false, "[", driver().vendor, "] ", info_.name,
+              ": expected all tensors to be on the same device, but '", name, "' is on ", tensor.device(),
+              device_ >= 0 ? " and '" : "", device_ >= 0 ? device_arg_ : "", device_ >= 0 ? "' is on " : "",
+              device_ >= 0 ? c10::str(make_device(device_)) : std::string(""),
+              device_ < 0 ? " (the op runs natively only on the device)" : "");
+}
+
+void OpContext::check_optional_input(const std::optional<at::Tensor>& tensor, const char* name) {
+  if (tensor.has_value()) check_input(*tensor, name, /*cpu_scalar_ok=*/false);
+}
+
+void OpContext::check_output(const at::Tensor& tensor, const char* name) {
+  check_input(tensor, name, /*cpu_scalar_ok=*/false);
+}
+
+c10::Device OpContext::device() const {
+  TORCH_INTERNAL_ASSERT(device_ >= 0, info_.name, ": no tensor argument fixed the device");
+  return make_device(device_);
+}
+
+bool OpContext::dtype_is_native(const at::Tensor& tensor) const {
+  const bool native = (info_.native_dtypes >> static_cast<int>(tensor.scalar_type())) & 1;
+  if (debug_logging()) {
+    log_line(std::string(info_.name) + " [" + c10::toString(tensor.scalar_type()) + "]: " +
+             (native ? "native" : "dtype not native") + " (" + info_.source + ")");
+  }
+  return native;
+}
+
+bool OpContext::output_dtype_matches(const at::Tensor& out, const at::Tensor& expected) const {
+  return out.scalar_type() == expected.scalar_type();
+}
+
+at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
+  if (!tensor.defined() || is_ours(tensor)) return tensor;
+  // A Python number: TensorIterator would cast it to the op's common dtype, so
+  // it moves to the device already in that dtype.
+  at::native::ResultTypeState state;
+  for (int i = 0; i < operand_count_; ++i) state = at::native::update_result_type_state(*operands_[i], state);
+  state = at::native::update_result_type_state(tensor, state);
+  const c10::ScalarType common = at::native::result_type(state);
+  return tensor.to(device(), common);
+}
+
+at::Tensor OpContext::meta(const at::Tensor& tensor) {
+  if (!tensor.defined()) return tensor;
+  at::Tensor result = at::empty_strided(tensor.sizes(), tensor.strides(),
+                                        tensor.options().device(c10::DeviceType::Meta));
+  if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) result.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return result;
+}
+
+std::optional<at::Tensor> OpContext::meta(const std::optional<at::Tensor>& tensor) {
+  if (!tensor.has_value()) return std::nullopt;
+  return meta(*tensor);
+}
+
+at::Tensor OpContext::allocate(const at::Tensor& expected) const {
+  return at::empty_strided(expected.sizes(), expected.strides(), expected.options().device(device()));
+}
+
+at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {
+  return at::empty(tensor.sizes(), tensor.options().device(device()));
+}
+
+void OpContext::resize_output(const at::Tensor& out, const at::Tensor& expected) const {
+  at::native::resize_output(out, expected.sizes());
+}
+
+void OpContext::check_inplace(const at::Tensor& self, const at::Tensor& expected) const {
+  TORCH_CHECK(self.sizes() == expected.sizes(), info_.name, ": output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", expected.sizes());
+  TORCH_CHECK(c10::canCast(expected.scalar_type(), self.scalar_type()), info_.name, ": result type ",
+              expected.scalar_type(), " can't be cast to the desired output type ", self.scalar_type());
+}
+
+tflStream OpContext::stream() const { return current_driver_stream(device_); }
+
+void OpContext::raise_vendor_error(int64_t status, const char* message) const {
+  const char* detail = driver().last_error_detail ? driver().last_error_detail() : "";
+  TORCH_CHECK(false, "[", driver().vendor, "] ", info_.name, " failed with status ", status, ": ", message,
+              (detail && *detail) ? " (" : "", detail ? detail : "", (detail && *detail) ? ")" : "",
+              " [kernel from ", info_.source, "]");
+}
+
+void OpContext::prepare_fallback(FallbackReason reason) const {
+  TORCH_CHECK_NOT_IMPLEMENTED(info_.policy != FallbackPolicy::kError, "[", driver().vendor, "] ", info_.name, ": ",
+                              to_string(reason), " and the spec (", info_.source,
+                              ") declares `fallback: error` for this op");
+}
+
+}  // namespace torch_fl

@@ -1,0 +1,183 @@
+// The C entry points the torch_fl Python package calls through ctypes.
+//
+// ctypes keeps the Python side free of a compiled extension module (no
+// pybind11 build, no Python on any per-op path). Every function returns 0 on
+// success or a negative error kind; tfl_last_error() has the message.
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+#include <torch_fl/allocator.h>
+#include <torch_fl/backend_info.h>
+#include <torch_fl/device.h>
+#include <torch_fl/driver.h>
+#include <torch_fl/fallback.h>
+#include <torch_fl/generator.h>
+#include <torch_fl/stream.h>
+
+namespace {
+
+thread_local std::string last_error;
+thread_local std::string json_buffer;
+
+enum ErrorKind { kOk = 0, kRuntimeError = -1, kIndexError = -2, kValueError = -3, kOutOfMemory = -4 };
+
+template <class Body>
+int guarded(Body body) {
+  try {
+    body();
+    return kOk;
+  } catch (const c10::IndexError& e) {
+    last_error = e.what_without_backtrace();
+    return kIndexError;
+  } catch (const c10::ValueError& e) {
+    last_error = e.what_without_backtrace();
+    return kValueError;
+  } catch (const c10::OutOfMemoryError& e) {
+    last_error = e.what_without_backtrace();
+    return kOutOfMemory;
+  } catch (const c10::Error& e) {
+    last_error = e.what_without_backtrace();
+    return kRuntimeError;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return kRuntimeError;
+  }
+}
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+c10::DeviceIndex resolve(int device) {
+  return device < 0 ? torch_fl::current_device() : static_cast<c10::DeviceIndex>(device);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* tfl_last_error() { return last_error.c_str(); }
+
+const char* tfl_vendor_name() { return torch_fl::backend_info().vendor; }
+const char* tfl_device_name() { return torch_fl::backend_info().device; }
+const char* tfl_spec_path() { return torch_fl::backend_info().spec_path; }
+const char* tfl_spec_sha256() { return torch_fl::backend_info().spec_sha256; }
+const char* tfl_torch_version() { return torch_fl::backend_info().torch_version; }
+
+int tfl_device_count(int* count) {
+  return guarded([&] { *count = torch_fl::device_count(); });
+}
+
+int tfl_current_device(int* device) {
+  return guarded([&] { *device = torch_fl::current_device(); });
+}
+
+int tfl_set_device(int device) {
+  return guarded([&] { torch_fl::set_current_device(static_cast<c10::DeviceIndex>(device)); });
+}
+
+int tfl_synchronize(int device) {
+  return guarded([&] { torch_fl::synchronize_device(resolve(device)); });
+}
+
+// Fills stats[0..7] in the order of torch_fl::MemoryStats.
+int tfl_memory_stats(int device, int64_t* stats) {
+  return guarded([&] {
+    const torch_fl::MemoryStats s = torch_fl::memory_stats(resolve(device));
+    const int64_t values[] = {s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes, s.peak_reserved_bytes,
+                              s.allocations,     s.driver_allocations, s.alloc_retries,  s.ooms};
+    std::memcpy(stats, values, sizeof(values));
+  });
+}
+
+int tfl_reset_peak_memory_stats(int device) {
+  return guarded([&] { torch_fl::reset_peak_memory_stats(resolve(device)); });
+}
+
+int tfl_empty_cache() {
+  return guarded([] { torch_fl::empty_cache(); });
+}
+
+int tfl_memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes) {
+  return guarded([&] {
+    size_t f = 0, t = 0;
+    TORCH_FL_DRIVER_CHECK(torch_fl::driver().memory_info(resolve(device), &f, &t));
+    *free_bytes = f;
+    *total_bytes = t;
+  });
+}
+
+// A JSON list of {"op", "dtype", "reason", "count"}.
+const char* tfl_fallback_stats_json() {
+  std::ostringstream out;
+  out << "[";
+  bool first = true;
+  for (const auto& r : torch_fl::fallback_records()) {
+    out << (first ? "" : ",") << "{\"op\":" << json_string(r.op) << ",\"dtype\":" << json_string(r.dtype)
+        << ",\"reason\":" << json_string(r.reason) << ",\"count\":" << r.count << "}";
+    first = false;
+  }
+  out << "]";
+  json_buffer = out.str();
+  return json_buffer.c_str();
+}
+
+int tfl_reset_fallback_stats() {
+  return guarded([] { torch_fl::reset_fallback_records(); });
+}
+
+int tfl_manual_seed(int device, uint64_t seed) {
+  return guarded([&] {
+    at::Generator gen = torch_fl::default_generator(resolve(device));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_current_seed(seed);
+  });
+}
+
+int tfl_seed(int device, uint64_t* seed) {
+  return guarded([&] {
+    at::Generator gen = torch_fl::default_generator(resolve(device));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    *seed = gen.seed();
+  });
+}
+
+int tfl_initial_seed(int device, uint64_t* seed) {
+  return guarded([&] {
+    at::Generator gen = torch_fl::default_generator(resolve(device));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    *seed = gen.current_seed();
+  });
+}
+
+int tfl_get_rng_state(int device, uint8_t* state16) {
+  return guarded([&] {
+    at::Generator gen = torch_fl::default_generator(resolve(device));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    const at::Tensor state = gen.get_state();
+    std::memcpy(state16, state.data_ptr(), 16);
+  });
+}
+
+int tfl_set_rng_state(int device, const uint8_t* state16) {
+  return guarded([&] {
+    at::Generator gen = torch_fl::default_generator(resolve(device));
+    at::Tensor state = at::empty({16}, at::kByte);
+    std::memcpy(state.data_ptr(), state16, 16);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(state);
+  });
+}
+
+}  // extern "C"

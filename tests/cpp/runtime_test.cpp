@@ -1,0 +1,99 @@
+// The runtime over the simulated MLU driver: device guard, caching allocator,
+// copies and streams, through the backend library as PyTorch uses it.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+
+#include <torch_fl/allocator.h>
+#include <torch_fl/device.h>
+#include <torch_fl/stream.h>
+
+namespace {
+
+const c10::Device kDevice0(c10::DeviceType::PrivateUse1, 0);
+const c10::Device kDevice1(c10::DeviceType::PrivateUse1, 1);
+
+TEST(DeviceGuard, SwitchesAndRestoresTheCurrentDevice) {
+  ASSERT_GE(torch_fl::device_count(), 2);
+  torch_fl::set_current_device(0);
+  {
+    c10::DeviceGuard guard(kDevice1);
+    EXPECT_EQ(torch_fl::current_device(), 1);
+  }
+  EXPECT_EQ(torch_fl::current_device(), 0);
+}
+
+TEST(DeviceGuard, RejectsAnInvalidIndex) {
+  EXPECT_THROW(torch_fl::set_current_device(9), c10::IndexError);
+}
+
+TEST(Allocator, ReusesAFreedBlockWithoutCallingTheDriver) {
+  torch_fl::empty_cache();
+  const auto before = torch_fl::memory_stats(0);
+  { at::Tensor t = at::empty({1024}, at::TensorOptions().device(kDevice0)); }
+  const auto after_first = torch_fl::memory_stats(0);
+  EXPECT_EQ(after_first.driver_allocations, before.driver_allocations + 1);
+  EXPECT_EQ(after_first.allocated_bytes, before.allocated_bytes);
+  { at::Tensor t = at::empty({1024}, at::TensorOptions().device(kDevice0)); }
+  const auto after_second = torch_fl::memory_stats(0);
+  EXPECT_EQ(after_second.driver_allocations, after_first.driver_allocations) << "the cached block was not reused";
+  EXPECT_GT(after_second.reserved_bytes, 0);
+  torch_fl::empty_cache();
+  EXPECT_EQ(torch_fl::memory_stats(0).reserved_bytes, 0);
+}
+
+TEST(Allocator, OutOfMemoryRaisesAndTheDeviceStaysUsable) {
+  // CTest runs this binary with 4 GiB per device (the default).
+  EXPECT_THROW(at::empty({int64_t{8} << 30}, at::TensorOptions().device(kDevice0).dtype(at::kByte)),
+               c10::OutOfMemoryError);
+  at::Tensor t = at::ones({4}, at::TensorOptions().device(kDevice0));
+  EXPECT_EQ(t.cpu().sum().item<float>(), 4.0f);
+}
+
+TEST(Copy, HostDeviceRoundTripPreservesValues) {
+  const at::Tensor host = at::randn({7, 5});
+  const at::Tensor back = host.to(kDevice0).cpu();
+  EXPECT_TRUE(at::equal(host, back));
+}
+
+TEST(Copy, NonContiguousAndCastingCopies) {
+  const at::Tensor host = at::arange(24, at::kFloat).reshape({4, 6});
+  const at::Tensor dev = host.to(kDevice0);
+  EXPECT_TRUE(at::equal(dev.t().cpu(), host.t()));
+  EXPECT_TRUE(at::equal(dev.t().contiguous().cpu(), host.t().contiguous()));
+  EXPECT_TRUE(at::equal(dev.to(at::kInt).cpu(), host.to(at::kInt)));
+  at::Tensor strided_dst = at::zeros({6, 4}, at::TensorOptions().device(kDevice0)).t();
+  strided_dst.copy_(host);
+  EXPECT_TRUE(at::equal(strided_dst.cpu(), host));
+}
+
+TEST(Copy, CrossDeviceCopy) {
+  const at::Tensor host = at::randn({3, 3});
+  const at::Tensor on1 = host.to(kDevice0).to(kDevice1);
+  EXPECT_EQ(on1.device(), kDevice1);
+  EXPECT_TRUE(at::equal(on1.cpu(), host));
+}
+
+TEST(Streams, PoolStreamsAreDistinctFromTheDefaultStream) {
+  const c10::Stream pooled = torch_fl::stream_from_pool(0, 0);
+  EXPECT_NE(pooled, torch_fl::default_stream(0));
+  const c10::Stream previous = torch_fl::exchange_stream(pooled);
+  EXPECT_EQ(torch_fl::current_stream(0), pooled);
+  torch_fl::exchange_stream(previous);
+  EXPECT_EQ(torch_fl::current_stream(0), torch_fl::default_stream(0));
+}
+
+TEST(Streams, EventRecordedOnAStreamCompletes) {
+  c10::impl::VirtualGuardImpl impl(c10::DeviceType::PrivateUse1);
+  void* event = nullptr;
+  const c10::Stream stream = torch_fl::current_stream(0);
+  at::Tensor t = at::ones({256}, at::TensorOptions().device(kDevice0));
+  impl.record(&event, stream, 0, c10::EventFlag::PYTORCH_DEFAULT);
+  impl.synchronizeEvent(event);
+  EXPECT_TRUE(impl.queryEvent(event));
+  impl.destroyEvent(event, 0);
+}
+
+}  // namespace

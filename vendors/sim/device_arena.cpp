@@ -1,0 +1,106 @@
+#include "device_arena.h"
+
+#include <sys/mman.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace torch_fl::sim {
+
+DeviceArena::DeviceArena(size_t capacity, size_t alignment, bool protect)
+    : capacity_(capacity), alignment_(alignment), protect_(protect) {
+  // Reserve address space only; pages are committed when first touched.
+  const int prot = protect ? PROT_NONE : PROT_READ | PROT_WRITE;
+  void* base = mmap(nullptr, capacity_ + alignment_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) {
+    throw std::runtime_error("simulator: cannot reserve " + std::to_string(capacity_) + " bytes of device memory");
+  }
+  base_ = static_cast<uint8_t*>(base);
+  // Offsets are aligned relative to an aligned base address.
+  const auto misalignment = reinterpret_cast<uintptr_t>(base_) % alignment_;
+  const size_t head = misalignment ? alignment_ - misalignment : 0;
+  free_[head] = capacity_;
+}
+
+DeviceArena::~DeviceArena() {
+  if (base_) munmap(base_, capacity_ + alignment_);
+}
+
+void* DeviceArena::allocate(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  const size_t rounded = (bytes + alignment_ - 1) / alignment_ * alignment_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = free_.begin(); it != free_.end(); ++it) {
+    if (it->second < rounded) continue;
+    const size_t offset = it->first;
+    const size_t remaining = it->second - rounded;
+    free_.erase(it);
+    if (remaining) free_[offset + rounded] = remaining;
+    live_[offset] = rounded;
+    used_ += rounded;
+    return base_ + offset;
+  }
+  return nullptr;
+}
+
+bool DeviceArena::release(void* ptr) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t offset = static_cast<uint8_t*>(ptr) - base_;
+  auto live = live_.find(offset);
+  if (!contains(ptr) || live == live_.end()) return false;
+  size_t start = offset, size = live->second;
+  used_ -= size;
+  live_.erase(live);
+  auto next = free_.lower_bound(start);
+  if (next != free_.end() && start + size == next->first) {
+    size += next->second;
+    next = free_.erase(next);
+  }
+  if (next != free_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == start) {
+      start = prev->first;
+      size += prev->second;
+      free_.erase(prev);
+    }
+  }
+  free_[start] = size;
+  return true;
+}
+
+bool DeviceArena::contains(const void* ptr) const {
+  const auto* p = static_cast<const uint8_t*>(ptr);
+  return p >= base_ && p < base_ + capacity_ + alignment_;
+}
+
+bool DeviceArena::covers(const void* ptr, size_t bytes) const {
+  if (!contains(ptr)) return false;
+  const size_t offset = static_cast<const uint8_t*>(ptr) - base_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = live_.upper_bound(offset);
+  if (it == live_.begin()) return false;
+  --it;
+  return offset + bytes <= it->first + it->second;
+}
+
+size_t DeviceArena::used() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return used_;
+}
+
+void DeviceArena::open_access() {
+  if (!protect_) return;
+  std::lock_guard<std::mutex> lock(access_mutex_);
+  if (access_count_++ == 0) mprotect(base_, capacity_ + alignment_, PROT_READ | PROT_WRITE);
+}
+
+void DeviceArena::close_access() {
+  if (!protect_) return;
+  std::lock_guard<std::mutex> lock(access_mutex_);
+  if (--access_count_ == 0) mprotect(base_, capacity_ + alignment_, PROT_NONE);
+}
+
+DeviceArena::AccessScope::AccessScope(DeviceArena& arena) : arena_(arena) { arena_.open_access(); }
+DeviceArena::AccessScope::~AccessScope() { arena_.close_access(); }
+
+}  // namespace torch_fl::sim

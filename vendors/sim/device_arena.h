@@ -1,0 +1,63 @@
+// A simulated chip's device memory: one reserved address range per device.
+//
+// Host code must never dereference device memory. In protected mode the whole
+// range is PROT_NONE except while the simulator itself (a copy or a kernel)
+// is touching it, so a host-side bug segfaults instead of passing silently —
+// the same idea as PyTorch OpenReg's memory protection.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+namespace torch_fl::sim {
+
+class DeviceArena {
+ public:
+  DeviceArena(size_t capacity, size_t alignment, bool protect);
+  ~DeviceArena();
+  DeviceArena(const DeviceArena&) = delete;
+  DeviceArena& operator=(const DeviceArena&) = delete;
+
+  // nullptr when no free range is large enough.
+  void* allocate(size_t bytes);
+  // false when ptr is not the start of a live allocation.
+  bool release(void* ptr);
+  bool contains(const void* ptr) const;
+  // The live allocation that covers [ptr, ptr + bytes), if any.
+  bool covers(const void* ptr, size_t bytes) const;
+
+  size_t capacity() const { return capacity_; }
+  size_t alignment() const { return alignment_; }
+  size_t used() const;
+
+  // While at least one scope is alive, the arena is host-accessible.
+  class AccessScope {
+   public:
+    explicit AccessScope(DeviceArena& arena);
+    ~AccessScope();
+    AccessScope(const AccessScope&) = delete;
+    AccessScope& operator=(const AccessScope&) = delete;
+
+   private:
+    DeviceArena& arena_;
+  };
+
+ private:
+  void open_access();
+  void close_access();
+
+  uint8_t* base_ = nullptr;
+  size_t capacity_;
+  size_t alignment_;
+  bool protect_;
+  mutable std::mutex mutex_;  // guards the maps below and used_
+  std::map<size_t, size_t> free_;  // offset → size, coalesced
+  std::map<size_t, size_t> live_;  // offset → size
+  size_t used_ = 0;
+  std::mutex access_mutex_;  // guards access_count_ and the page protection
+  int access_count_ = 0;
+};
+
+}  // namespace torch_fl::sim
