@@ -23,7 +23,9 @@ check-generated: setup
 	@$(PYTHON) -m codegen check
 
 backend: generate
-	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+	@mkdir -p $(BUILD)
+	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
+		>$(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: setup check-generated test-codegen

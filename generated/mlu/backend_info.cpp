@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "41bca58d0ef8cd44b3c6894db3071828debd92a8216c779e331e02ecd3a1a132", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "f7aaab624c1d7acd352c1c697fcf28d862799e1d6fcfed860f3533c4d248b4ef", "2.13.0"};

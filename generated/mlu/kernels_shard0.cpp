@@ -569,7 +569,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // mluOpMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:74
+// from specs/mlu.yaml:82
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -581,9 +581,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/mlu.yaml:74
+// mm: specs/mlu.yaml:82
 static const torch_fl::OpInfo kOp_mm{
-    "mm", "specs/mlu.yaml:74",
+    "mm", "specs/mlu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -603,10 +603,10 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// mm.out: specs/mlu.yaml:74
+// mm.out: specs/mlu.yaml:82
 // out variant derived from mm
 static const torch_fl::OpInfo kOp_mm_out{
-    "mm.out", "specs/mlu.yaml:74",
+    "mm.out", "specs/mlu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -631,7 +631,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
 }
 
 // mluOpReduceSum(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:81
+// from specs/mlu.yaml:89
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -643,9 +643,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/mlu.yaml:81
+// sum.dim_IntList: specs/mlu.yaml:89
 static const torch_fl::OpInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/mlu.yaml:81",
+    "sum.dim_IntList", "specs/mlu.yaml:89",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -663,10 +663,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/mlu.yaml:81
+// sum.IntList_out: specs/mlu.yaml:89
 // out variant derived from sum.dim_IntList
 static const torch_fl::OpInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/mlu.yaml:81",
+    "sum.IntList_out", "specs/mlu.yaml:89",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -689,7 +689,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 // mluOpReduceMean(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:82
+// from specs/mlu.yaml:90
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -701,9 +701,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/mlu.yaml:82
+// mean.dim: specs/mlu.yaml:90
 static const torch_fl::OpInfo kOp_mean_dim{
-    "mean.dim", "specs/mlu.yaml:82",
+    "mean.dim", "specs/mlu.yaml:90",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -721,10 +721,10 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/mlu.yaml:82
+// mean.out: specs/mlu.yaml:90
 // out variant derived from mean.dim
 static const torch_fl::OpInfo kOp_mean_out{
-    "mean.out", "specs/mlu.yaml:82",
+    "mean.out", "specs/mlu.yaml:90",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -747,7 +747,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // mluOpNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:93
+// from specs/mlu.yaml:101
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -761,9 +761,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/mlu.yaml:93
+// nll_loss_forward: specs/mlu.yaml:101
 static const torch_fl::OpInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/mlu.yaml:93",
+    "nll_loss_forward", "specs/mlu.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -785,10 +785,10 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/mlu.yaml:93
+// nll_loss_forward.output: specs/mlu.yaml:101
 // out variant derived from nll_loss_forward
 static const torch_fl::OpInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/mlu.yaml:93",
+    "nll_loss_forward.output", "specs/mlu.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -816,7 +816,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
 }
 
 // mluOpNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:97
+// from specs/mlu.yaml:105
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -831,9 +831,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/mlu.yaml:97
+// nll_loss_backward: specs/mlu.yaml:105
 static const torch_fl::OpInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/mlu.yaml:97",
+    "nll_loss_backward", "specs/mlu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -858,10 +858,10 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   return out;
 }
 
-// nll_loss_backward.grad_input: specs/mlu.yaml:97
+// nll_loss_backward.grad_input: specs/mlu.yaml:105
 // out variant derived from nll_loss_backward
 static const torch_fl::OpInfo kOp_nll_loss_backward_grad_input{
-    "nll_loss_backward.grad_input", "specs/mlu.yaml:97",
+    "nll_loss_backward.grad_input", "specs/mlu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 

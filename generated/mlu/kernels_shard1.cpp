@@ -596,7 +596,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
 }
 
 // mluOpZero(stream, self)
-// from specs/mlu.yaml:69
+// from specs/mlu.yaml:77
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -606,9 +606,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/mlu.yaml:69
+// zero_: specs/mlu.yaml:77
 static const torch_fl::OpInfo kOp_zero_{
-    "zero_", "specs/mlu.yaml:69",
+    "zero_", "specs/mlu.yaml:77",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -624,7 +624,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // mluOpRandNormal(stream, self, mean, std, generator)
-// from specs/mlu.yaml:70
+// from specs/mlu.yaml:78
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -635,9 +635,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/mlu.yaml:70
+// normal_: specs/mlu.yaml:78
 static const torch_fl::OpInfo kOp_normal_{
-    "normal_", "specs/mlu.yaml:70",
+    "normal_", "specs/mlu.yaml:78",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 

@@ -165,8 +165,132 @@ at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
   return self;
 }
 
+// mluOpTanhBackward(stream, grad_output, output, out)
+// from specs/mlu.yaml:62
+static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpTanhBackward(stream_arg, &grad_output_arg, &output_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// tanh_backward: specs/mlu.yaml:62
+static const torch_fl::OpInfo kOp_tanh_backward{
+    "tanh_backward", "specs/mlu.yaml:62",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  torch_fl::OpContext op(kOp_tanh_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(grad_output)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor output_on_device = op.on_device(output);
+  const auto expected = at::tanh_backward(op.meta(grad_output), op.meta(output));
+  const at::Tensor out = op.allocate(expected);
+  launch_tanh_backward(op, grad_output_on_device, output_on_device, out);
+  return out;
+}
+
+// tanh_backward.grad_input: specs/mlu.yaml:62
+// out variant derived from tanh_backward
+static const torch_fl::OpInfo kOp_tanh_backward_grad_input{
+    "tanh_backward.grad_input", "specs/mlu.yaml:62",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_tanh_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(grad_output)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, grad_input);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor output_on_device = op.on_device(output);
+  const auto expected = at::tanh_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.output_dtype_matches(grad_input, expected))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward_grad_input)>(op, torch_fl::FallbackReason::kOutputDtype, grad_output, output, grad_input);
+  }
+  op.resize_output(grad_input, expected);
+  launch_tanh_backward(op, grad_output_on_device, output_on_device, grad_input);
+  return grad_input;
+}
+
+// mluOpSigmoidBackward(stream, grad_output, output, out)
+// from specs/mlu.yaml:66
+static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSigmoidBackward(stream_arg, &grad_output_arg, &output_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// sigmoid_backward: specs/mlu.yaml:66
+static const torch_fl::OpInfo kOp_sigmoid_backward{
+    "sigmoid_backward", "specs/mlu.yaml:66",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  torch_fl::OpContext op(kOp_sigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(grad_output)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor output_on_device = op.on_device(output);
+  const auto expected = at::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  const at::Tensor out = op.allocate(expected);
+  launch_sigmoid_backward(op, grad_output_on_device, output_on_device, out);
+  return out;
+}
+
+// sigmoid_backward.grad_input: specs/mlu.yaml:66
+// out variant derived from sigmoid_backward
+static const torch_fl::OpInfo kOp_sigmoid_backward_grad_input{
+    "sigmoid_backward.grad_input", "specs/mlu.yaml:66",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_sigmoid_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(grad_output)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, grad_input);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor output_on_device = op.on_device(output);
+  const auto expected = at::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.output_dtype_matches(grad_input, expected))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward_grad_input)>(op, torch_fl::FallbackReason::kOutputDtype, grad_output, output, grad_input);
+  }
+  op.resize_output(grad_input, expected);
+  launch_sigmoid_backward(op, grad_output_on_device, output_on_device, grad_input);
+  return grad_input;
+}
+
 // mluOpRandUniform(stream, self, from, to, generator)
-// from specs/mlu.yaml:71
+// from specs/mlu.yaml:79
 static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -177,9 +301,9 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// uniform_: specs/mlu.yaml:71
+// uniform_: specs/mlu.yaml:79
 static const torch_fl::OpInfo kOp_uniform_{
-    "uniform_", "specs/mlu.yaml:71",
+    "uniform_", "specs/mlu.yaml:79",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -203,5 +327,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("ne.Scalar", TORCH_FN(wrap_ne_Scalar));
   m.impl("ne.Scalar_out", TORCH_FN(wrap_ne_Scalar_out));
   m.impl("ne_.Scalar", TORCH_FN(wrap_ne__Scalar));
+  m.impl("tanh_backward", TORCH_FN(wrap_tanh_backward));
+  m.impl("tanh_backward.grad_input", TORCH_FN(wrap_tanh_backward_grad_input));
+  m.impl("sigmoid_backward", TORCH_FN(wrap_sigmoid_backward));
+  m.impl("sigmoid_backward.grad_input", TORCH_FN(wrap_sigmoid_backward_grad_input));
   m.impl("uniform_", TORCH_FN(wrap_uniform_));
 }

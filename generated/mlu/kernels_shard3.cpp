@@ -406,7 +406,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
 }
 
 // mluOpThresholdBackward(stream, grad_output, self, threshold, out)
-// from specs/mlu.yaml:62
+// from specs/mlu.yaml:70
 static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -419,9 +419,9 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// threshold_backward: specs/mlu.yaml:62
+// threshold_backward: specs/mlu.yaml:70
 static const torch_fl::OpInfo kOp_threshold_backward{
-    "threshold_backward", "specs/mlu.yaml:62",
+    "threshold_backward", "specs/mlu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -441,10 +441,10 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   return out;
 }
 
-// threshold_backward.grad_input: specs/mlu.yaml:62
+// threshold_backward.grad_input: specs/mlu.yaml:70
 // out variant derived from threshold_backward
 static const torch_fl::OpInfo kOp_threshold_backward_grad_input{
-    "threshold_backward.grad_input", "specs/mlu.yaml:62",
+    "threshold_backward.grad_input", "specs/mlu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -469,7 +469,7 @@ at::Tensor & wrap_threshold_backward_grad_input(const at::Tensor & grad_output, 
 }
 
 // mluOpFill(stream, self, value)
-// from specs/mlu.yaml:68
+// from specs/mlu.yaml:76
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -480,9 +480,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/mlu.yaml:68
+// fill_.Scalar: specs/mlu.yaml:76
 static const torch_fl::OpInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/mlu.yaml:68",
+    "fill_.Scalar", "specs/mlu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -498,7 +498,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // mluOpAddmm(stream, self, mat1, mat2, beta, alpha, out)
-// from specs/mlu.yaml:75
+// from specs/mlu.yaml:83
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -513,9 +513,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// addmm: specs/mlu.yaml:75
+// addmm: specs/mlu.yaml:83
 static const torch_fl::OpInfo kOp_addmm{
-    "addmm", "specs/mlu.yaml:75",
+    "addmm", "specs/mlu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -537,10 +537,10 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   return out;
 }
 
-// addmm.out: specs/mlu.yaml:75
+// addmm.out: specs/mlu.yaml:83
 // out variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_out{
-    "addmm.out", "specs/mlu.yaml:75",
+    "addmm.out", "specs/mlu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -566,10 +566,10 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   return out;
 }
 
-// addmm_: specs/mlu.yaml:75
+// addmm_: specs/mlu.yaml:83
 // inplace variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_{
-    "addmm_", "specs/mlu.yaml:75",
+    "addmm_", "specs/mlu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -590,7 +590,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
 }
 
 // mluOpLogSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:85
+// from specs/mlu.yaml:93
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -601,9 +601,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/mlu.yaml:85
+// _log_softmax: specs/mlu.yaml:93
 static const torch_fl::OpInfo kOp__log_softmax{
-    "_log_softmax", "specs/mlu.yaml:85",
+    "_log_softmax", "specs/mlu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -621,10 +621,10 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/mlu.yaml:85
+// _log_softmax.out: specs/mlu.yaml:93
 // out variant derived from _log_softmax
 static const torch_fl::OpInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/mlu.yaml:85",
+    "_log_softmax.out", "specs/mlu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -647,7 +647,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // mluOpLogSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:89
+// from specs/mlu.yaml:97
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -659,9 +659,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/mlu.yaml:89
+// _log_softmax_backward_data: specs/mlu.yaml:97
 static const torch_fl::OpInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/mlu.yaml:89",
+    "_log_softmax_backward_data", "specs/mlu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -681,10 +681,10 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   return out;
 }
 
-// _log_softmax_backward_data.out: specs/mlu.yaml:89
+// _log_softmax_backward_data.out: specs/mlu.yaml:97
 // out variant derived from _log_softmax_backward_data
 static const torch_fl::OpInfo kOp__log_softmax_backward_data_out{
-    "_log_softmax_backward_data.out", "specs/mlu.yaml:89",
+    "_log_softmax_backward_data.out", "specs/mlu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 

@@ -1,6 +1,5 @@
 #include <torch_fl/generator.h>
 
-#include <ATen/core/GeneratorForPrivateuseone.h>
 #include <ATen/EmptyTensor.h>
 #include <c10/core/GeneratorImpl.h>
 #include <c10/core/TensorImpl.h>
@@ -67,9 +66,6 @@ class CounterGenerator final : public c10::GeneratorImpl {
   uint64_t seed_ = kDefaultSeed;
   uint64_t offset_ = 0;
 };
-
-at::Generator make_for_registry(c10::DeviceIndex device) { return make_generator(device < 0 ? current_device() : device); }
-REGISTER_GENERATOR_PRIVATEUSE1(make_for_registry)
 
 }  // namespace
 

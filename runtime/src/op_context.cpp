@@ -77,11 +77,10 @@ at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
 }
 
 at::Tensor OpContext::meta(const at::Tensor& tensor) {
-  if (!tensor.defined()) return tensor;
-  at::Tensor result = at::empty_strided(tensor.sizes(), tensor.strides(),
-                                        tensor.options().device(c10::DeviceType::Meta));
-  if (tensor.unsafeGetTensorImpl()->is_wrapped_number()) result.unsafeGetTensorImpl()->set_wrapped_number(true);
-  return result;
+  // CPU scalars stay as they are: meta functions accept them next to meta
+  // tensors, exactly as device kernels accept them next to device tensors.
+  if (!tensor.defined() || is_cpu_scalar(tensor)) return tensor;
+  return at::empty_strided(tensor.sizes(), tensor.strides(), tensor.options().device(c10::DeviceType::Meta));
 }
 
 std::optional<at::Tensor> OpContext::meta(const std::optional<at::Tensor>& tensor) {

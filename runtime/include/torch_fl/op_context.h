@@ -51,7 +51,7 @@ class OpContext {
 
   // A CPU scalar moved to the device in the dtype the op computes in.
   at::Tensor on_device(const at::Tensor& tensor) const;
-  // A meta tensor with the same sizes, strides and dtype (wrapped numbers stay wrapped).
+  // A meta tensor with the same sizes, strides and dtype; CPU scalars are returned as is.
   static at::Tensor meta(const at::Tensor& tensor);
   static std::optional<at::Tensor> meta(const std::optional<at::Tensor>& tensor);
 

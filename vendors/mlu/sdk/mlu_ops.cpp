@@ -191,6 +191,18 @@ mluRet_t mluOpRelu(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out) {
   return launch("mluOpRelu", q, {x, out}, [x = *x, o = *out] { at::clamp_min_out(lvalue(host_view(o)), host_view(x), 0); });
 }
 
+mluRet_t mluOpTanhBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, const mluTensor_t* out) {
+  return launch("mluOpTanhBackward", q, {grad, y, out}, [g = *grad, y = *y, o = *out] {
+    at::tanh_backward_out(lvalue(host_view(o)), host_view(g), host_view(y));
+  });
+}
+
+mluRet_t mluOpSigmoidBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, const mluTensor_t* out) {
+  return launch("mluOpSigmoidBackward", q, {grad, y, out}, [g = *grad, y = *y, o = *out] {
+    at::sigmoid_backward_out(lvalue(host_view(o)), host_view(g), host_view(y));
+  });
+}
+
 mluRet_t mluOpThresholdBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t threshold,
                                 const mluTensor_t* out) {
   return launch("mluOpThresholdBackward", q, {grad, x, out}, [g = *grad, x = *x, threshold, o = *out] {

@@ -86,6 +86,8 @@ mluRet_t mluOpSqrt(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
 mluRet_t mluOpRelu(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
 mluRet_t mluOpSigmoid(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
 mluRet_t mluOpTanh(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpTanhBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, const mluTensor_t* out);
+mluRet_t mluOpSigmoidBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, const mluTensor_t* out);
 mluRet_t mluOpThresholdBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t threshold,
                                 const mluTensor_t* out);
 

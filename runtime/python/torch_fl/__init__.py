@@ -1,0 +1,94 @@
+"""Torch-FL: run unmodified PyTorch code on a vendor chip through PrivateUse1.
+
+    import torch, torch_fl
+    x = torch.randn(4, 4, device=torch_fl.device())     # e.g. device("mlu")
+
+Importing loads the backend built from specs/<vendor>.yaml (TORCH_FL_VENDOR
+chooses one when several are built), names PrivateUse1 after the vendor's
+device, and registers torch.<device>.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Optional
+
+import torch
+
+from . import _backend, device_module
+
+_initialized = False
+
+
+def init() -> str:
+    """Loads the backend and registers the device with PyTorch; returns the device name. Idempotent."""
+    global _initialized
+    backend = _backend.load()
+    if _initialized:
+        return backend.device
+    if torch._C._get_privateuse1_backend_name() != backend.device:
+        torch.utils.rename_privateuse1_backend(backend.device)
+    torch._register_device_module(backend.device, device_module)
+    torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+    _initialized = True
+    return backend.device
+
+
+def device(index: Optional[int] = None) -> torch.device:
+    """torch.device of the loaded vendor, e.g. device("mlu") or device("mlu", 1)."""
+    return torch.device(init(), index) if index is not None else torch.device(init())
+
+
+def device_count() -> int:
+    init()
+    return device_module.device_count()
+
+
+def set_default_device(index: Optional[int] = None) -> None:
+    """Makes new tensors default to the vendor device (torch.set_default_device)."""
+    torch.set_default_device(device(index))
+
+
+def fallback_stats() -> dict[str, dict[str, int]]:
+    """CPU fallbacks so far: {op: {dtype: count}}."""
+    init()
+    stats: dict[str, dict[str, int]] = {}
+    for record in device_module._fallback_records():
+        per_dtype = stats.setdefault(record["op"], {})
+        per_dtype[record["dtype"]] = per_dtype.get(record["dtype"], 0) + record["count"]
+    return stats
+
+
+def fallback_count() -> int:
+    return sum(sum(d.values()) for d in fallback_stats().values())
+
+
+def reset_fallback_stats() -> None:
+    init()
+    _backend.load().call("tfl_reset_fallback_stats")
+
+
+def fallback_report() -> str:
+    """A readable summary: ops by fallback count, with each one's dtype and reason."""
+    init()
+    records = sorted(device_module._fallback_records(), key=lambda r: -r["count"])
+    if not records:
+        return "no CPU fallbacks"
+    lines = [f"{'count':>7}  {'op':<40} {'dtype':<10} reason"]
+    lines += [f"{r['count']:>7}  {r['op']:<40} {r['dtype']:<10} {r['reason']}" for r in records]
+    return "\n".join(lines)
+
+
+def support_matrix() -> dict:
+    """The generated support matrix of the loaded vendor (generated/<vendor>/support_matrix.json)."""
+    backend = _backend.load()
+    path = os.path.join(_backend.repo_root(), "generated", backend.vendor, "support_matrix.json")
+    with open(path) as f:
+        return json.load(f)
+
+
+def vendor() -> str:
+    return _backend.load().vendor
+
+
+init()

@@ -1,0 +1,117 @@
+"""Finds and loads one vendor's backend library, and wraps its C entry points.
+
+The library registers its kernels, device guard, hooks and allocator with
+PyTorch when loaded; its small C API (see runtime/src/python_c_api.cpp) is
+reached through ctypes, so no compiled Python extension is involved.
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+_ERRORS = {-1: RuntimeError, -2: IndexError, -3: ValueError, -4: torch.OutOfMemoryError}
+
+
+@dataclass(frozen=True)
+class Backend:
+    vendor: str
+    device: str
+    library_path: str
+    spec_path: str
+    spec_sha256: str
+    lib: ctypes.CDLL
+
+    def call(self, name: str, *args) -> None:
+        status = getattr(self.lib, name)(*args)
+        if status != 0:
+            message = self.lib.tfl_last_error().decode()
+            raise _ERRORS.get(status, RuntimeError)(message)
+
+
+def built_libraries() -> dict[str, str]:
+    """vendor → backend library path, for every vendor built under build/."""
+    found = {}
+    for path in glob.glob(os.path.join(_REPO_ROOT, "build", "*", "vendors", "*", "libtorch_fl_*.so")):
+        vendor = os.path.basename(path)[len("libtorch_fl_"):-len(".so")]
+        found[vendor] = path
+    return found
+
+
+def _choose_library() -> tuple[str, str]:
+    explicit = os.environ.get("TORCH_FL_LIBRARY")
+    wanted = os.environ.get("TORCH_FL_VENDOR")
+    if explicit:
+        return wanted or os.path.basename(explicit)[len("libtorch_fl_"):-len(".so")], explicit
+    libraries = built_libraries()
+    if wanted:
+        if wanted not in libraries:
+            raise ImportError(f"torch_fl: no built backend for vendor '{wanted}' under {_REPO_ROOT}/build "
+                              f"(built: {', '.join(sorted(libraries)) or 'none'}); run `make backend VENDOR={wanted}`")
+        return wanted, libraries[wanted]
+    if len(libraries) == 1:
+        return next(iter(libraries.items()))
+    if not libraries:
+        raise ImportError(f"torch_fl: no backend is built under {_REPO_ROOT}/build; run `make backend VENDOR=mlu`")
+    raise ImportError(f"torch_fl: several backends are built ({', '.join(sorted(libraries))}); "
+                      "set TORCH_FL_VENDOR to choose one (one vendor per process)")
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    c_int, c_char_p, c_uint64, c_int64 = ctypes.c_int, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_int64
+    for name in ("tfl_last_error", "tfl_vendor_name", "tfl_device_name", "tfl_spec_path", "tfl_spec_sha256",
+                 "tfl_torch_version", "tfl_fallback_stats_json"):
+        getattr(lib, name).restype = c_char_p
+        getattr(lib, name).argtypes = []
+    signatures = {
+        "tfl_device_count": [ctypes.POINTER(c_int)],
+        "tfl_current_device": [ctypes.POINTER(c_int)],
+        "tfl_set_device": [c_int],
+        "tfl_synchronize": [c_int],
+        "tfl_memory_stats": [c_int, ctypes.POINTER(c_int64)],
+        "tfl_reset_peak_memory_stats": [c_int],
+        "tfl_empty_cache": [],
+        "tfl_memory_info": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
+        "tfl_reset_fallback_stats": [],
+        "tfl_manual_seed": [c_int, c_uint64],
+        "tfl_seed": [c_int, ctypes.POINTER(c_uint64)],
+        "tfl_initial_seed": [c_int, ctypes.POINTER(c_uint64)],
+        "tfl_get_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
+        "tfl_set_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
+    }
+    for name, argtypes in signatures.items():
+        getattr(lib, name).restype = c_int
+        getattr(lib, name).argtypes = argtypes
+
+
+_loaded: Optional[Backend] = None
+
+
+def load() -> Backend:
+    """Loads the backend once per process; later calls return it."""
+    global _loaded
+    if _loaded is not None:
+        return _loaded
+    vendor, path = _choose_library()
+    owner = torch._C._get_privateuse1_backend_name()
+    # PrivateUse1 can be claimed once per process.
+    torch.ops.load_library(path)
+    lib = ctypes.CDLL(path)
+    _declare(lib)
+    device = lib.tfl_device_name().decode()
+    if owner not in ("privateuseone", device):
+        raise ImportError(f"torch_fl: cannot load the '{vendor}' backend (device '{device}'): PrivateUse1 is "
+                          f"already claimed by '{owner}' in this process")
+    _loaded = Backend(vendor=lib.tfl_vendor_name().decode(), device=device, library_path=path,
+                      spec_path=lib.tfl_spec_path().decode(), spec_sha256=lib.tfl_spec_sha256().decode(), lib=lib)
+    return _loaded
+
+
+def repo_root() -> str:
+    return _REPO_ROOT

@@ -1,0 +1,230 @@
+"""The `torch.<device>` module (torch.mlu, torch.npu, ...): the familiar
+torch.cuda-style API over the loaded backend. Registered by torch_fl.init()."""
+from __future__ import annotations
+
+import ctypes
+import json
+from typing import Any, Optional, Union
+
+import torch
+
+from . import _backend
+
+DeviceLike = Union[int, str, torch.device, None]
+
+_STAT_NAMES = ("allocated_bytes.all.current", "reserved_bytes.all.current", "allocated_bytes.all.peak",
+               "reserved_bytes.all.peak", "num_alloc_calls", "num_device_alloc", "num_alloc_retries", "num_ooms")
+
+
+def _lib():
+    return _backend.load()
+
+
+def _index(device: DeviceLike) -> int:
+    """Device index for an int, 'mlu:1', torch.device or None (current device)."""
+    if device is None:
+        return current_device()
+    if isinstance(device, int):
+        return device
+    device = torch.device(device)
+    if device.type != _lib().device:
+        raise ValueError(f"expected a {_lib().device} device, got {device}")
+    return current_device() if device.index is None else device.index
+
+
+def is_available() -> bool:
+    return device_count() > 0
+
+
+def is_initialized() -> bool:
+    return True
+
+
+def _is_in_bad_fork() -> bool:
+    # Fork safety (refusing the device in a child forked after initialisation)
+    # is not implemented yet; torch.manual_seed asks for this hook.
+    return False
+
+
+def _lazy_init() -> None:
+    """Present for code that expects torch.cuda-style lazy initialisation; the backend initialises on load."""
+
+
+def device_count() -> int:
+    count = ctypes.c_int()
+    _lib().call("tfl_device_count", ctypes.byref(count))
+    return count.value
+
+
+def current_device() -> int:
+    index = ctypes.c_int()
+    _lib().call("tfl_current_device", ctypes.byref(index))
+    return index.value
+
+
+def set_device(device: DeviceLike) -> None:
+    _lib().call("tfl_set_device", _index(device))
+
+
+class device:
+    """Context manager that switches the current device."""
+
+    def __init__(self, target: DeviceLike):
+        self.index = _index(target)
+        self.previous = -1
+
+    def __enter__(self):
+        self.previous = current_device()
+        set_device(self.index)
+
+    def __exit__(self, *exc: Any) -> None:
+        set_device(self.previous)
+
+
+def synchronize(device: DeviceLike = None) -> None:
+    """Waits for all work queued on the device; raises the first asynchronous error."""
+    _lib().call("tfl_synchronize", _index(device))
+
+
+class Stream(torch.Stream):
+    """A device stream (an in-order queue of work)."""
+
+    def __new__(cls, device: DeviceLike = None, priority: int = 0, **kwargs):
+        return super().__new__(cls, device=torch.device(_lib().device, _index(device)), priority=priority, **kwargs)
+
+
+class Event(torch.Event):
+    def __new__(cls, enable_timing: bool = False, **kwargs):
+        return super().__new__(cls, device=torch.device(_lib().device, current_device()),
+                               enable_timing=enable_timing, **kwargs)
+
+
+def current_stream(device: DeviceLike = None) -> torch.Stream:
+    return torch.accelerator.current_stream(torch.device(_lib().device, _index(device)))
+
+
+# c10::DeviceType::PrivateUse1, as torch.Stream's device_type argument takes it.
+_PRIVATEUSE1_DEVICE_TYPE = 20
+
+
+def default_stream(device: DeviceLike = None) -> torch.Stream:
+    # Stream id 0 is each device's default stream (runtime/include/torch_fl/stream.h).
+    return torch.Stream(stream_id=0, device_index=_index(device), device_type=_PRIVATEUSE1_DEVICE_TYPE)
+
+
+class stream:
+    """Context manager: makes `s` the current stream of its device."""
+
+    def __init__(self, s: Optional[torch.Stream]):
+        self.stream = s
+        self.context = None
+
+    def __enter__(self):
+        if self.stream is not None:
+            self.context = self.stream.__enter__()
+        return self.stream
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.stream is not None:
+            self.stream.__exit__(*exc)
+
+
+def set_stream(s: torch.Stream) -> None:
+    torch.accelerator.set_stream(s)
+
+
+def _stats(device: DeviceLike) -> list[int]:
+    values = (ctypes.c_int64 * 8)()
+    _lib().call("tfl_memory_stats", _index(device), values)
+    return list(values)
+
+
+def memory_stats(device: DeviceLike = None) -> dict[str, int]:
+    return dict(zip(_STAT_NAMES, _stats(device)))
+
+
+def memory_allocated(device: DeviceLike = None) -> int:
+    return _stats(device)[0]
+
+
+def memory_reserved(device: DeviceLike = None) -> int:
+    return _stats(device)[1]
+
+
+def max_memory_allocated(device: DeviceLike = None) -> int:
+    return _stats(device)[2]
+
+
+def max_memory_reserved(device: DeviceLike = None) -> int:
+    return _stats(device)[3]
+
+
+def reset_peak_memory_stats(device: DeviceLike = None) -> None:
+    _lib().call("tfl_reset_peak_memory_stats", _index(device))
+
+
+def empty_cache() -> None:
+    _lib().call("tfl_empty_cache")
+
+
+def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
+    free, total = ctypes.c_uint64(), ctypes.c_uint64()
+    _lib().call("tfl_memory_info", _index(device), ctypes.byref(free), ctypes.byref(total))
+    return free.value, total.value
+
+
+def manual_seed(seed: int) -> None:
+    _lib().call("tfl_manual_seed", current_device(), int(seed) & 0xFFFF_FFFF_FFFF_FFFF)
+
+
+def manual_seed_all(seed: int) -> None:
+    for index in range(device_count()):
+        _lib().call("tfl_manual_seed", index, int(seed) & 0xFFFF_FFFF_FFFF_FFFF)
+
+
+def seed() -> None:
+    value = ctypes.c_uint64()
+    _lib().call("tfl_seed", current_device(), ctypes.byref(value))
+
+
+def seed_all() -> None:
+    value = ctypes.c_uint64()
+    for index in range(device_count()):
+        _lib().call("tfl_seed", index, ctypes.byref(value))
+
+
+def initial_seed() -> int:
+    value = ctypes.c_uint64()
+    _lib().call("tfl_initial_seed", current_device(), ctypes.byref(value))
+    return value.value
+
+
+def get_rng_state(device: DeviceLike = None) -> torch.Tensor:
+    """16 bytes: the counter-based generator's seed and offset."""
+    state = (ctypes.c_uint8 * 16)()
+    _lib().call("tfl_get_rng_state", _index(device), state)
+    return torch.tensor(list(state), dtype=torch.uint8)
+
+
+def set_rng_state(new_state: torch.Tensor, device: DeviceLike = None) -> None:
+    data = new_state.to(torch.uint8).contiguous().tolist()
+    if len(data) != 16:
+        raise ValueError(f"an RNG state is 16 bytes (seed, offset), got {len(data)}")
+    _lib().call("tfl_set_rng_state", _index(device), (ctypes.c_uint8 * 16)(*data))
+
+
+def get_rng_state_all() -> list[torch.Tensor]:
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(states: list[torch.Tensor]) -> None:
+    for index, state in enumerate(states):
+        set_rng_state(state, index)
+
+
+def get_amp_supported_dtype() -> list[torch.dtype]:
+    return [torch.float16, torch.bfloat16]
+
+
+def _fallback_records() -> list[dict]:
+    return json.loads(_lib().lib.tfl_fallback_stats_json().decode())
