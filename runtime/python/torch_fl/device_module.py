@@ -93,10 +93,13 @@ class Stream(torch.Stream):
         return super().__new__(cls, device=torch.device(_lib().device, _index(device)), priority=priority, **kwargs)
 
 
-class Event(torch.Event):
-    def __new__(cls, enable_timing: bool = False, **kwargs):
-        return super().__new__(cls, device=torch.device(_lib().device, current_device()),
-                               enable_timing=enable_timing, **kwargs)
+class Event:
+    """A device event. Constructs a plain torch.Event: torch's event methods
+    (elapsed_time, wait) accept torch.Event itself, not subclasses."""
+
+    def __new__(cls, enable_timing: bool = False, **kwargs) -> torch.Event:
+        return torch.Event(device=torch.device(_lib().device, current_device()), enable_timing=enable_timing,
+                           **kwargs)
 
 
 def current_stream(device: DeviceLike = None) -> torch.Stream:

@@ -1,0 +1,30 @@
+"""Shared fixtures for the Python suite: the backend is loaded once per process
+(one vendor per process: `make test` runs this suite once per built vendor)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+import torch_fl
+
+
+@pytest.fixture(scope="session")
+def device() -> torch.device:
+    return torch_fl.device(0)
+
+
+@pytest.fixture
+def fallback_mode():
+    """Sets TORCH_FL_FALLBACK for one test and restores it afterwards."""
+    previous = os.environ.get("TORCH_FL_FALLBACK")
+
+    def set_mode(mode: str) -> None:
+        os.environ["TORCH_FL_FALLBACK"] = mode
+
+    yield set_mode
+    if previous is None:
+        os.environ.pop("TORCH_FL_FALLBACK", None)
+    else:
+        os.environ["TORCH_FL_FALLBACK"] = previous

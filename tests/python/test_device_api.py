@@ -1,0 +1,129 @@
+"""The torch.<device> module and torch_fl's top-level API."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import torch_fl
+
+
+@pytest.fixture
+def mod(device):
+    return getattr(torch, device.type)
+
+
+def test_device_module_is_registered_under_the_spec_device_name(device, mod):
+    assert device.type == torch_fl.support_matrix()["device"]
+    assert mod.is_available()
+    assert mod.device_count() == torch_fl.device_count() == 2
+
+
+def test_set_device_changes_where_new_tensors_go(device, mod):
+    previous = mod.current_device()
+    try:
+        mod.set_device(1)
+        assert mod.current_device() == 1
+        assert torch.empty(3, device=device.type).device.index == 1
+    finally:
+        mod.set_device(previous)
+
+
+def test_device_context_manager_restores(mod):
+    mod.set_device(0)
+    with mod.device(1):
+        assert mod.current_device() == 1
+    assert mod.current_device() == 0
+
+
+def test_invalid_device_index_is_an_index_error(mod):
+    with pytest.raises(IndexError, match="invalid device index 5"):
+        mod.set_device(5)
+
+
+def test_tensor_methods_and_module_to(device):
+    x = torch.ones(2, 2)
+    assert getattr(x, device.type)().device.type == device.type
+    assert getattr(x.to(device), f"is_{device.type}")
+    model = torch.nn.Linear(2, 2)
+    getattr(model, device.type)()
+    assert model.weight.device.type == device.type
+
+
+def test_memory_stats_track_allocations(device, mod):
+    mod.synchronize()
+    before = mod.memory_allocated(0)
+    t = torch.empty(1 << 20, device=device)  # 4 MiB
+    assert mod.memory_allocated(0) >= before + 4 * (1 << 20)
+    assert mod.max_memory_allocated(0) >= mod.memory_allocated(0)
+    assert mod.memory_reserved(0) >= mod.memory_allocated(0)
+    del t
+    assert mod.memory_allocated(0) == before
+    mod.empty_cache()
+    stats = mod.memory_stats(0)
+    assert stats["reserved_bytes.all.current"] == mod.memory_reserved(0)
+    free, total = mod.mem_get_info(0)
+    assert 0 < free <= total
+
+
+def test_reset_peak_memory_stats(device, mod):
+    t = torch.empty(1 << 18, device=device)
+    del t
+    mod.reset_peak_memory_stats(0)
+    assert mod.max_memory_allocated(0) == mod.memory_allocated(0)
+
+
+def test_rng_state_round_trips(device, mod):
+    mod.manual_seed(42)
+    assert mod.initial_seed() == 42
+    state = mod.get_rng_state()
+    a = torch.empty(100, device=device).uniform_().cpu()
+    mod.set_rng_state(state)
+    b = torch.empty(100, device=device).uniform_().cpu()
+    assert torch.equal(a, b)
+
+
+def test_streams_and_events(device, mod):
+    s = mod.Stream()
+    assert s != mod.default_stream()
+    with mod.stream(s):
+        assert mod.current_stream() == s
+        start, end = mod.Event(enable_timing=True), mod.Event(enable_timing=True)
+        start.record()
+        y = torch.ones(256, 256, device=device) @ torch.ones(256, 256, device=device)
+        end.record()
+    assert mod.current_stream() == mod.default_stream()
+    end.synchronize()
+    assert end.query()
+    assert start.elapsed_time(end) >= 0
+    s.synchronize()
+    assert y.cpu()[0, 0].item() == 256
+
+
+def test_wait_stream_orders_work_across_streams(device, mod):
+    producer = mod.Stream()
+    with mod.stream(producer):
+        x = torch.full((512, 512), 3.0, device=device)
+        y = x @ x
+    mod.current_stream().wait_stream(producer)
+    z = y + 1
+    assert z.cpu()[0, 0].item() == 3.0 * 3.0 * 512 + 1
+
+
+def test_set_default_device(device):
+    try:
+        torch_fl.set_default_device()
+        assert torch.empty(1).device.type == device.type
+    finally:
+        torch.set_default_device("cpu")
+
+
+def test_support_matrix_follows_the_contract():
+    matrix = torch_fl.support_matrix()
+    assert {"vendor", "device", "torch_version", "ops"} <= set(matrix)
+    assert matrix["torch_version"] == torch.__version__.split("+")[0]
+    statuses = {status for row in matrix["ops"] for status in row["dtypes"].values()}
+    assert statuses <= {"native", "fallback", "error"}
+    names = {row["name"] for row in matrix["ops"]}
+    assert {"add.Tensor", "add.out", "add_.Tensor", "mm", "nll_loss_forward"} <= names
+    add = next(row for row in matrix["ops"] if row["name"] == "add.Tensor")
+    assert add["dtypes"]["float32"] == "native" and add["dtypes"]["float64"] == "fallback"
