@@ -7,6 +7,9 @@ BUILD := $(ROOT)/build/$(VENDOR)
 # Vendors whose spec exists; `make test` builds and tests each.
 VENDORS := $(patsubst specs/%.yaml,%,$(wildcard specs/*.yaml))
 JOBS ?= $(shell nproc)
+# ccache hits across clones (CI builds in a fresh clone): paths relative to the repo.
+export CCACHE_BASEDIR := $(ROOT)
+export CCACHE_NOHASHDIR := 1
 
 .PHONY: setup generate check-generated backend test test-codegen test-cpp test-python demo python-path clean
 

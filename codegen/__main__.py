@@ -17,9 +17,13 @@ EXIT_SPEC_ERROR = 2
 EXIT_DRIFT = 1
 
 
-def generate_files(spec_path: str, repo_root: str = REPO_ROOT) -> tuple[spec.VendorSpec, dict[str, str]]:
-    """Loads, validates and renders one spec; raises SpecErrors, writes nothing."""
-    rel = os.path.relpath(spec_path, repo_root)
+def generate_files(spec_path: str, repo_root: str = REPO_ROOT,
+                   display_path: str | None = None) -> tuple[spec.VendorSpec, dict[str, str]]:
+    """Loads, validates and renders one spec; raises SpecErrors, writes nothing.
+
+    display_path is how messages and generated comments name the spec
+    (default: its path relative to the repository)."""
+    rel = display_path or os.path.relpath(spec_path, repo_root)
     with open(spec_path) as f:
         text = f.read()
     model = spec.parse(rel, source.load(rel, text))

@@ -1,0 +1,75 @@
+"""The generator's output: deterministic, atomic, traceable to the spec, and
+checked in (generated/ is exactly what the specs produce)."""
+from __future__ import annotations
+
+import json
+import os
+
+from conftest import REPO_ROOT
+
+from codegen import output
+from codegen.__main__ import generate_files
+
+
+def mlu_files() -> dict[str, str]:
+    return generate_files(os.path.join(REPO_ROOT, "specs", "mlu.yaml"), REPO_ROOT)[1]
+
+
+def test_output_is_deterministic():
+    assert mlu_files() == mlu_files()
+
+
+def test_checked_in_output_matches_the_spec():
+    files = mlu_files()
+    assert output.differences(os.path.join(REPO_ROOT, "generated", "mlu"), files) == []
+
+
+def test_every_wrapper_names_its_spec_line():
+    files = mlu_files()
+    spec_lines = open(os.path.join(REPO_ROOT, "specs", "mlu.yaml")).read().splitlines()
+    shards = "".join(text for name, text in files.items() if name.startswith("kernels_shard"))
+    assert "Do not edit" in shards
+    for row in json.loads(files["support_matrix.json"])["ops"]:
+        path, line = row["source"].rsplit(":", 1)
+        assert path == "specs/mlu.yaml"
+        entry = row.get("derived_from") or row["name"]
+        assert spec_lines[int(line) - 1].strip().startswith(entry + ":"), row
+        assert f'"{row["name"]}", "{row["source"]}"' in shards
+
+
+def test_support_matrix_contract():
+    matrix = json.loads(mlu_files()["support_matrix.json"])
+    assert matrix["vendor"] == "mlu" and matrix["device"] == "mlu"
+    for row in matrix["ops"]:
+        assert set(row["dtypes"].values()) <= {"native", "fallback", "error"}
+    by_name = {row["name"]: row for row in matrix["ops"]}
+    assert by_name["add.out"]["derived_from"] == "add.Tensor"
+    assert by_name["mm"]["dtypes"]["int64"] == "fallback"
+    assert by_name["mm"]["dtypes"]["float32"] == "native"
+
+
+def test_one_op_edit_changes_one_shard(tmp_path):
+    spec_text = open(os.path.join(REPO_ROOT, "specs", "mlu.yaml")).read()
+    edited = spec_text.replace("mm: {call: \"mluOpMatMul(stream, self, mat2, out)\", variants: [out], "
+                               "dtypes: [float32, float16, bfloat16]}",
+                               "mm: {call: \"mluOpMatMul(stream, self, mat2, out)\", variants: [out], "
+                               "dtypes: [float32, float16]}")
+    assert edited != spec_text
+    path = tmp_path / "mlu.yaml"
+    path.write_text(edited)
+    before, after = mlu_files(), generate_files(str(path), REPO_ROOT, display_path="specs/mlu.yaml")[1]
+    changed = sorted(name for name in before if before[name] != after[name] and name.endswith(".cpp"))
+    # One kernel shard, plus backend_info.cpp (which carries the spec hash).
+    assert len(changed) == 2 and "backend_info.cpp" in changed, changed
+
+
+def test_atomic_write_replaces_the_tree_and_keeps_unchanged_mtimes(tmp_path):
+    target = tmp_path / "gen"
+    assert output.write_tree(str(target), {"a.txt": "1", "b.txt": "2"}) == ["a.txt", "b.txt"]
+    mtime_b = os.stat(target / "b.txt").st_mtime_ns
+    assert output.write_tree(str(target), {"a.txt": "changed", "b.txt": "2"}) == ["a.txt"]
+    assert (target / "a.txt").read_text() == "changed"
+    assert os.stat(target / "b.txt").st_mtime_ns == mtime_b
+    assert output.write_tree(str(target), {"a.txt": "changed"}) == ["b.txt"]
+    assert sorted(os.listdir(target)) == ["a.txt"]
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".")], "no staging directories left behind"

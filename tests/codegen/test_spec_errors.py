@@ -1,0 +1,143 @@
+"""Malformed specs: each error class is reported at file:line:column with what
+was expected (and a suggestion where one exists), the CLI exits with status 2,
+and nothing is written."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import REPO_ROOT
+
+VALID_SPEC = textwrap.dedent("""\
+    vendor: mlu
+    device: mlu
+    sdk:
+      headers: [vendors/mlu/sdk/mlu_ops.h]
+      glue: vendors/mlu/sdk/mlu_glue.h
+      status: {type: mluRet_t, ok: MLU_RET_SUCCESS, message: mluGetErrorStr}
+      stream: mlu_glue::queue_of
+      converters:
+        Tensor: {fn: mlu_glue::describe, pass: pointer}
+        Scalar: mlu_glue::scalar
+        int[]?: mlu_glue::int_list
+    defaults:
+      dtypes: [float32, float16]
+      fallback: cpu
+    ops:
+      add.Tensor:
+        call: mluOpAdd(stream, self, other, alpha, out)
+        variants: [out, inplace]
+      mm: {call: "mluOpMatMul(stream, self, mat2, out)"}
+    """)
+
+
+def run_codegen(tmp_path, spec_text: str) -> tuple[subprocess.CompletedProcess, str]:
+    spec = tmp_path / "broken.yaml"
+    spec.write_text(spec_text)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / "sentinel.txt").write_text("untouched")
+    result = subprocess.run([sys.executable, "-m", "codegen", "generate", "--vendor", "mlu", "--spec", str(spec),
+                             "--out", str(out_dir)], cwd=REPO_ROOT, capture_output=True, text=True)
+    return result, str(out_dir)
+
+
+def assert_rejected(tmp_path, spec_text: str, line: int, *fragments: str) -> str:
+    result, out_dir = run_codegen(tmp_path, spec_text)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert os.listdir(out_dir) == ["sentinel.txt"], "a rejected spec must write nothing"
+    assert f"broken.yaml:{line}:" in result.stderr, result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+    return result.stderr
+
+
+def test_valid_spec_generates(tmp_path):
+    result, out_dir = run_codegen(tmp_path, VALID_SPEC)
+    assert result.returncode == 0, result.stderr
+    assert "support_matrix.json" in os.listdir(out_dir)
+    assert "sentinel.txt" not in os.listdir(out_dir), "the output directory is exactly what the spec produces"
+
+
+def test_unknown_overload_suggests_the_closest(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("add.Tensor:", "add.Tensr:"), 16,
+                    "unknown ATen overload 'add.Tensr'", "did you mean 'add.Tensor'?")
+
+
+def test_unknown_key_in_an_op(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("    variants:", "    variantz:"), 18,
+                    "unknown key 'variantz'", "did you mean 'variants'?")
+
+
+def test_unknown_top_level_key(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC + "opps: {}\n", 20, "unknown key 'opps'", "did you mean 'ops'?")
+
+
+def test_call_argument_that_names_no_parameter(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("self, other, alpha, out", "self, othr, alpha, out"), 17,
+                    "call argument 'othr' names no parameter of 'add.Tensor'", "did you mean 'other'?")
+
+
+def test_unknown_dtype(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("[float32, float16]", "[float32, flaot16]"), 13,
+                    "unknown dtype 'flaot16'", "did you mean 'float16'?")
+
+
+def test_duplicate_op(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC + '  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}\n', 20,
+                    "duplicate key 'mm'", "first defined at line 19")
+
+
+def test_variant_registered_twice(tmp_path):
+    spec = VALID_SPEC + '  add_.Tensor: {call: "mluOpAdd(stream, self, other, alpha, self)"}\n'
+    assert_rejected(tmp_path, spec, 20, "'add_.Tensor' is registered twice")
+
+
+def test_sdk_symbol_not_declared_in_the_headers(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("mluOpMatMul(", "mluOpMatMull("), 19,
+                    "SDK function 'mluOpMatMull' is not declared", "did you mean 'mluOpMatMul'?")
+
+
+def test_argument_type_without_converter(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("    Scalar: mlu_glue::scalar\n", ""), 16,
+                    "no converter for ATen type 'Scalar'")
+
+
+def test_variant_that_does_not_exist(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace('mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                                                 'mm: {call: "mluOpMatMul(stream, self, mat2, out)", variants: [inplace]}'),
+                    19, "'mm' has no inplace variant")
+
+
+def test_composite_implicit_op_cannot_be_native(tmp_path):
+    spec = VALID_SPEC + '  linear: {call: "mluOpMatMul(stream, input, weight, out)"}\n'
+    assert_rejected(tmp_path, spec, 20, "'linear' is CompositeImplicitAutograd")
+
+
+def test_malformed_call(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace('"mluOpMatMul(stream, self, mat2, out)"', '"mluOpMatMul stream"'),
+                    19, "malformed call 'mluOpMatMul stream'")
+
+
+def test_wrong_type_for_a_key(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("variants: [out, inplace]", "variants: out"), 18,
+                    "'add.Tensor.variants' must be a list")
+
+
+def test_invalid_fallback_policy(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("fallback: cpu", "fallback: cpuu"), 14,
+                    "invalid fallback policy 'cpuu'", "did you mean 'cpu'?")
+
+
+def test_yaml_syntax_error(tmp_path):
+    assert_rejected(tmp_path, VALID_SPEC.replace("mm: {call:", "mm: {call: [[["), 19, "YAML syntax error")
+
+
+def test_every_error_is_reported_in_one_run(tmp_path):
+    spec = VALID_SPEC.replace("add.Tensor:", "add.Tensr:").replace("mluOpMatMul(", "mluOpMatMull(")
+    stderr = assert_rejected(tmp_path, spec, 16, "add.Tensr", "mluOpMatMull")
+    assert "2 error(s); nothing was written" in stderr
