@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from . import output, render, source, spec
+from . import matrix, output, render, source, spec
 from .aten import AtenRegistry
 from .errors import SpecErrors
 from .plan import Planner
@@ -17,18 +17,22 @@ EXIT_SPEC_ERROR = 2
 EXIT_DRIFT = 1
 
 
+def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | None = None):
+    rel = display_path or os.path.relpath(spec_path, repo_root)
+    with open(spec_path) as f:
+        text = f.read()
+    model = spec.parse(rel, source.load(rel, text))
+    return Planner(model, AtenRegistry.from_installed_torch(), repo_root, text).plan()
+
+
 def generate_files(spec_path: str, repo_root: str = REPO_ROOT,
                    display_path: str | None = None) -> tuple[spec.VendorSpec, dict[str, str]]:
     """Loads, validates and renders one spec; raises SpecErrors, writes nothing.
 
     display_path is how messages and generated comments name the spec
     (default: its path relative to the repository)."""
-    rel = display_path or os.path.relpath(spec_path, repo_root)
-    with open(spec_path) as f:
-        text = f.read()
-    model = spec.parse(rel, source.load(rel, text))
-    plan = Planner(model, AtenRegistry.from_installed_torch(), repo_root, text).plan()
-    return model, render.render(plan)
+    plan = load_plan(spec_path, repo_root, display_path)
+    return plan.spec, render.render(plan)
 
 
 def _vendors(args) -> list[str]:
@@ -43,13 +47,17 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m codegen",
         description="Validate specs/<vendor>.yaml against the installed torch's ATen schemas and emit the "
                     "PrivateUse1 backend sources and support matrix into generated/<vendor>/.")
-    parser.add_argument("command", choices=["generate", "check"],
+    parser.add_argument("command", choices=["generate", "check", "matrix"],
                         help="generate: write generated/<vendor>/ (atomically); "
-                             "check: exit 1 if generated/ differs from what the specs produce")
+                             "check: exit 1 if generated/ differs from what the specs produce; "
+                             "matrix: write the support matrix with --conformance verdicts merged to --out")
     parser.add_argument("--vendor", help="one vendor (default: every specs/*.yaml)")
     parser.add_argument("--spec", help="a spec file to use instead of specs/<vendor>.yaml")
     parser.add_argument("--out", help="output directory (default: generated/<vendor>)")
+    parser.add_argument("--conformance", help="matrix: a build/<vendor>/conformance.json to merge")
     args = parser.parse_args(argv)
+    if args.command == "matrix":
+        return _write_verified_matrix(args)
 
     status = 0
     for vendor in _vendors(args):
@@ -76,6 +84,20 @@ def main(argv: list[str] | None = None) -> int:
             elapsed = time.perf_counter() - started
             print(f"generated/{model.vendor}: {len(files)} files, {len(changed)} changed ({elapsed:.2f} s)")
     return status
+
+
+def _write_verified_matrix(args) -> int:
+    if not (args.vendor and args.conformance and args.out):
+        print("matrix needs --vendor, --conformance and --out", file=sys.stderr)
+        return EXIT_SPEC_ERROR
+    plan = load_plan(args.spec or os.path.join(REPO_ROOT, "specs", f"{args.vendor}.yaml"))
+    verified = matrix.with_conformance(matrix.build(plan), matrix.Conformance.load(args.conformance))
+    banner = f"Written by `make conformance` from {plan.spec.path} and {os.path.relpath(args.conformance, REPO_ROOT)}."
+    os.makedirs(args.out, exist_ok=True)
+    for name, text in render.render_matrix(verified, banner).items():
+        with open(os.path.join(args.out, name), "w") as f:
+            f.write(text)
+    return 0
 
 
 if __name__ == "__main__":

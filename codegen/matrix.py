@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Optional
 
 from .plan import BackendPlan, KernelPlan
 from .spec import FallbackPolicy
@@ -21,10 +22,23 @@ class MatrixRow:
     sdk_call: str
     derived_from: str
     statuses: tuple[tuple[str, str], ...]  # (dtype, status)
+    known_failure: str = ""
 
-    @property
-    def cells(self) -> list[str]:
-        return [_SHORT[s] for _, s in self.statuses]
+
+@dataclass(frozen=True)
+class Conformance:
+    """Measured verdicts (from `make conformance`) merged into a matrix."""
+    provenance: dict
+    headline: dict
+    # (overload, dtype) → (verdict, detail)
+    verdicts: dict[tuple[str, str], tuple[str, str]]
+
+    @classmethod
+    def load(cls, path: str) -> "Conformance":
+        with open(path) as f:
+            report = json.load(f)
+        verdicts = {(r["overload"], r["dtype"]): (r["verdict"], r["detail"]) for r in report["results"]}
+        return cls(report["provenance"], report["headline"], verdicts)
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,18 @@ class SupportMatrix:
     spec_sha256: str
     rows: tuple[MatrixRow, ...]
     dtype_columns: tuple[str, ...] = MATRIX_DTYPES
+    conformance: Optional[Conformance] = None
+
+    def verdict(self, row: MatrixRow, dtype: str) -> str:
+        if self.conformance is None:
+            return ""
+        return self.conformance.verdicts.get((row.name, dtype), ("", ""))[0]
+
+    def cell(self, row: MatrixRow, dtype: str) -> str:
+        """The Markdown/HTML cell: status letter, plus the verdict where measured."""
+        status = dict(row.statuses)[dtype]
+        verdict = self.verdict(row, dtype)
+        return f"{_SHORT[status]} {verdict}" if verdict else _SHORT[status]
 
     @property
     def native_overloads(self) -> int:
@@ -55,19 +81,32 @@ def build(plan: BackendPlan) -> SupportMatrix:
         rows.append(MatrixRow(kernel.registration_name, f"{loc.path}:{loc.line}",
                               kernel.launch.call_text if kernel.launch else "",
                               kernel.derived_from or "",
-                              tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES)))
+                              tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
+                              kernel.spec.known_failure or ""))
     return SupportMatrix(plan.spec.vendor, plan.spec.device, plan.torch_version, plan.spec.path,
                          plan.spec_sha256, tuple(rows))
+
+
+def with_conformance(matrix: SupportMatrix, conformance: Conformance) -> SupportMatrix:
+    return replace(matrix, conformance=conformance)
 
 
 def to_json(matrix: SupportMatrix) -> str:
     ops = []
     for row in matrix.rows:
         entry = {"name": row.name, "dtypes": dict(row.statuses), "source": row.source}
+        if matrix.conformance is not None:
+            entry["verdict"] = {d: matrix.verdict(row, d) or "UNTESTED" for d, s in row.statuses if s == "native"}
+            details = {d: matrix.conformance.verdicts[(row.name, d)][1] for d, s in row.statuses
+                       if s == "native" and matrix.conformance.verdicts.get((row.name, d), ("", ""))[1]}
+            if details:
+                entry["verdict_detail"] = details
         if row.sdk_call:
             entry["sdk_call"] = row.sdk_call
         if row.derived_from:
             entry["derived_from"] = row.derived_from
+        if row.known_failure:
+            entry["known_failure"] = row.known_failure
         ops.append(entry)
     document = {
         "vendor": matrix.vendor,
@@ -76,6 +115,9 @@ def to_json(matrix: SupportMatrix) -> str:
         "spec": matrix.spec,
         "spec_sha256": matrix.spec_sha256,
         "native_overloads": matrix.native_overloads,
-        "ops": ops,
     }
+    if matrix.conformance is not None:
+        document["conformance"] = {"provenance": matrix.conformance.provenance,
+                                   "headline": matrix.conformance.headline}
+    document["ops"] = ops
     return json.dumps(document, indent=2, sort_keys=False) + "\n"

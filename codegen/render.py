@@ -29,7 +29,14 @@ def render(plan) -> dict[str, str]:
     files["backend_info.cpp"] = env.get_template("backend_info.cpp.j2").render(
         banner=banner, vendor=spec.vendor, device=spec.device, spec_path=spec.path,
         spec_sha256=plan.spec_sha256, torch_version=plan.torch_version)
-    support = matrix.build(plan)
-    files["support_matrix.json"] = matrix.to_json(support)
-    files["support_matrix.md"] = env.get_template("support_matrix.md.j2").render(banner=banner, matrix=support)
+    files.update(render_matrix(matrix.build(plan), banner))
     return files
+
+
+def render_matrix(support: matrix.SupportMatrix, banner: str) -> dict[str, str]:
+    env = _environment()
+    return {
+        "support_matrix.json": matrix.to_json(support),
+        "support_matrix.md": env.get_template("support_matrix.md.j2").render(banner=banner, matrix=support),
+        "support_matrix.html": env.get_template("support_matrix.html.j2").render(banner=banner, matrix=support),
+    }

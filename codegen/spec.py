@@ -93,6 +93,8 @@ class OpSpec:
     dtypes: tuple[str, ...]
     fallback: FallbackPolicy
     output: OutputRule
+    # A real vendor limit that conformance reports instead of failing on.
+    known_failure: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,7 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
 _SDK_KEYS = ("headers", "glue", "status", "stream", "converters")
 _STATUS_KEYS = ("type", "ok", "message")
 _CONVERTER_KEYS = ("fn", "pass")
-_OP_KEYS = ("call", "variants", "dtypes", "fallback", "output")
+_OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure")
 _TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops")
 _DEFAULT_KEYS = ("dtypes", "fallback")
 
@@ -272,8 +274,9 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
         else:
             reader.errors.add(out_node.location, f"invalid output rule for '{name}'",
                               "expected `meta` or `{like: <tensor argument>}`")
+    known_failure = reader.string(node.get("known_failure"), f"{name}.known_failure", where, required=False)
     return OpSpec(name, where, call, tuple(variants),
-                  dtypes if dtypes is not None else default_dtypes, fallback, output)
+                  dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure)
 
 
 def parse(path: str, root: Node) -> VendorSpec:

@@ -1,0 +1,186 @@
+"""make conformance VENDOR=x: verify every native overload × dtype of the
+vendor's spec against CPU with PyTorch's OpInfo samples.
+
+Writes build/<vendor>/conformance.json and the verified support matrix
+(build/<vendor>/support_matrix.{json,md,html}). Exits 1 if a declared-native
+overload is FAILED without a `known_failure` entry in the spec.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, REPO_ROOT)
+
+from verdicts import FAILED, UNTESTED, decide  # noqa: E402
+
+# Overloads whose results are random: checked for reproducibility by the
+# Python suite (tests/python/test_native_ops.py), not comparable with CPU.
+RANDOM_OVERLOADS = {"normal_", "uniform_"}
+SUFFIXES = ("_backward_data", "_backward", "_forward")
+
+
+def base_name(overload: str) -> str:
+    name = overload.split(".")[0].strip("_")
+    for suffix in SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def select_opinfos(native: dict[str, set[str]]) -> dict[str, tuple[set[str], set[str]]]:
+    """OpInfo "name:variant" → (dtypes to run, native non-out overloads of its op to call directly),
+    for every OpInfo named like a native overload's op."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    bases: dict[str, set[str]] = {}
+    for overload, dtypes in native.items():
+        if overload.split(".")[0] in RANDOM_OVERLOADS:
+            continue
+        bases.setdefault(base_name(overload), set()).update(dtypes)
+    selected: dict[str, tuple[set[str], set[str]]] = {}
+    for op in op_db:
+        for candidate in (op.name, op.name.removeprefix("nn.functional."), op.aten_name):
+            if candidate in bases:
+                dtypes, overloads = selected.setdefault(f"{op.name}:{op.variant_test_name}", (set(), set()))
+                dtypes.update(bases[candidate])
+                overloads.update(o for o in native if o.split(".")[0].strip("_") == candidate
+                                 and not o.endswith("out") and o.split(".")[0] not in RANDOM_OVERLOADS)
+                break
+    return selected
+
+
+def run_worker(python: str, opinfo: str, dtypes: set[str], overloads: set[str],
+               timeout: int) -> tuple[str, list[dict], str]:
+    env = dict(os.environ, TORCH_FL_FALLBACK="silent")
+    command = [python, os.path.join(HERE, "worker.py"), "--opinfo", opinfo, "--dtypes", ",".join(sorted(dtypes)),
+               "--overloads", ",".join(sorted(overloads))]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO_ROOT)
+    except subprocess.TimeoutExpired as expired:
+        out = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        return opinfo, _records(out), f"timed out after {timeout} s"
+    problem = "" if done.returncode == 0 else f"worker exited {done.returncode}: {done.stderr.strip()[-300:]}"
+    return opinfo, _records(done.stdout), problem
+
+
+def _records(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=REPO_ROOT).stdout.strip()
+    except OSError:
+        return "unknown"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--vendor", required=True)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--timeout", type=int, default=300, help="seconds per OpInfo")
+    args = parser.parse_args()
+
+    started = time.time()
+    declared_path = os.path.join(REPO_ROOT, "generated", args.vendor, "support_matrix.json")
+    with open(declared_path) as f:
+        declared = json.load(f)
+    native = {row["name"]: {d for d, s in row["dtypes"].items() if s == "native"} for row in declared["ops"]}
+    native = {name: dtypes for name, dtypes in native.items() if dtypes}
+    known = {row["name"]: row.get("known_failure") for row in declared["ops"]}
+    opinfos = select_opinfos(native)
+
+    records: list[dict] = []
+    worker_problems: dict[str, str] = {}
+    print(f"conformance[{args.vendor}]: {len(native)} native overloads, {len(opinfos)} OpInfos, "
+          f"{args.jobs} workers", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_worker, sys.executable, name, dtypes, overloads, args.timeout)
+                   for name, (dtypes, overloads) in sorted(opinfos.items())]
+        for done_count, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            name, recs, problem = future.result()
+            records += recs
+            if problem:
+                worker_problems[name] = problem
+            elapsed = time.time() - started
+            eta = elapsed / done_count * (len(futures) - done_count)
+            failed = sum(1 for r in recs if not r["ok"])
+            print(f"  [{done_count:>3}/{len(futures)}] {name:<40} {len(recs):>4} phases, {failed} failed"
+                  f"{' — ' + problem if problem else ''}   ({elapsed:.0f} s, ~{eta:.0f} s left)", flush=True)
+
+    results = []
+    for overload in sorted(native):
+        for dtype in sorted(native[overload]):
+            verdict = decide(overload, dtype, records, known.get(overload))
+            if verdict.verdict == UNTESTED and overload.split(".")[0] in RANDOM_OVERLOADS:
+                verdict.detail = "random op: checked for reproducibility by tests/python, not against CPU"
+            results.append(verdict)
+
+    counts = {v: sum(1 for r in results if r.verdict == v) for v in ("STRICT", "BASIC", "FAILED", "UNTESTED")}
+    total = len(results)
+    overload_verdicts: dict[str, list[str]] = {}
+    for r in results:
+        overload_verdicts.setdefault(r.overload, []).append(r.verdict)
+    strict_overloads = sum(1 for vs in overload_verdicts.values() if all(v == "STRICT" for v in vs))
+    basic_overloads = sum(1 for vs in overload_verdicts.values() if all(v in ("STRICT", "BASIC") for v in vs))
+    report = {
+        "vendor": args.vendor,
+        "provenance": {
+            "torch_version": declared["torch_version"],
+            "spec": declared["spec"],
+            "spec_sha256": declared["spec_sha256"],
+            "commit": git_commit(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(time.time() - started, 1),
+        },
+        "headline": {
+            "native_overloads": len(overload_verdicts),
+            "strict_overloads": strict_overloads,
+            "basic_or_better_overloads": basic_overloads,
+            "strict_percent": round(100.0 * strict_overloads / max(1, len(overload_verdicts)), 1),
+            "basic_or_better_percent": round(100.0 * basic_overloads / max(1, len(overload_verdicts)), 1),
+            "pairs": total,
+            **{f"{k.lower()}_pairs": v for k, v in counts.items()},
+        },
+        "worker_problems": worker_problems,
+        "results": [r.__dict__ for r in results],
+    }
+    out_dir = os.path.join(REPO_ROOT, "build", args.vendor)
+    os.makedirs(out_dir, exist_ok=True)
+    out_path = os.path.join(out_dir, "conformance.json")
+    with open(out_path, "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+
+    subprocess.run([sys.executable, "-m", "codegen", "matrix", "--vendor", args.vendor, "--conformance", out_path,
+                    "--out", out_dir], cwd=REPO_ROOT, check=True)
+
+    print(f"\n{'verdict':<10} {'pairs':>6}")
+    for verdict, count in counts.items():
+        print(f"{verdict:<10} {count:>6}")
+    print(f"overloads: {strict_overloads}/{len(overload_verdicts)} STRICT "
+          f"({report['headline']['strict_percent']}%), {basic_overloads} BASIC or better "
+          f"({report['headline']['basic_or_better_percent']}%); {time.time() - started:.0f} s")
+    gating = [r for r in results if r.verdict == FAILED and not r.known_failure]
+    for r in results:
+        if r.verdict == FAILED:
+            tag = f"known failure: {r.known_failure}" if r.known_failure else "FAILED"
+            print(f"  {tag}: {r.overload} [{r.dtype}] {r.detail}")
+    for name, problem in worker_problems.items():
+        print(f"  worker problem: {name}: {problem}")
+    print(f"wrote {os.path.relpath(out_path, REPO_ROOT)} and build/{args.vendor}/support_matrix.{{json,md,html}}")
+    return 1 if gating else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

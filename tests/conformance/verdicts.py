@@ -1,0 +1,57 @@
+"""From per-sample records to a verdict per overload × dtype.
+
+STRICT   every sample phase that invoked the overload passed, natively, and the
+         backward of each forward sample passed (or the op/dtype has none);
+BASIC    the forward samples pass, a backward failed or could not run;
+FAILED   a wrong result, a crash, or a CPU fallback of an overload declared native;
+UNTESTED no OpInfo sample invoked the overload at that dtype.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+STRICT, BASIC, FAILED, UNTESTED = "STRICT", "BASIC", "FAILED", "UNTESTED"
+
+
+@dataclass
+class Verdict:
+    overload: str
+    dtype: str
+    verdict: str = UNTESTED
+    samples: int = 0
+    detail: str = ""
+    known_failure: Optional[str] = None
+    opinfos: list[str] = field(default_factory=list)
+
+
+def decide(overload: str, dtype: str, records: list[dict], known_failure: Optional[str]) -> Verdict:
+    key = [overload, dtype]
+    verdict = Verdict(overload, dtype, known_failure=known_failure)
+    touching = [r for r in records if key in r["invoked"]]
+    fell_back = [r for r in records if key in r["fallbacks"]]
+    verdict.samples = len(touching)
+    verdict.opinfos = sorted({r["opinfo"] + (":" + r["variant"] if r["variant"] else "") for r in touching})
+    if fell_back:
+        verdict.verdict, verdict.detail = FAILED, f"fell back to CPU in {fell_back[0]['opinfo']}"
+        return verdict
+    failures = [r for r in touching if not r["ok"]]
+    if failures:
+        first = failures[0]
+        verdict.verdict = FAILED
+        verdict.detail = f"{first['opinfo']} sample {first['sample']} ({first['phase']}): {first['error']}"
+        return verdict
+    if not touching:
+        return verdict
+    # Backward of the samples whose forward used the overload.
+    backward = {(r["opinfo"], r["variant"], r["dtype"], r["sample"]): r for r in records if r["phase"] == "backward"}
+    for r in touching:
+        if r["phase"] != "forward":
+            continue
+        partner = backward.get((r["opinfo"], r["variant"], r["dtype"], r["sample"]))
+        if partner is not None and not partner["ok"]:
+            verdict.verdict = BASIC
+            verdict.detail = f"backward of {r['opinfo']} sample {r['sample']}: {partner['error']}"
+            return verdict
+    verdict.verdict = STRICT
+    return verdict

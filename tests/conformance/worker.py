@@ -1,0 +1,214 @@
+"""Conformance worker: runs the OpInfo samples of some OpInfos on the device
+and on CPU, and prints one JSON line per sample phase.
+
+Run in a subprocess per OpInfo by run.py, so a crash or a hang costs one OpInfo.
+Each line records which aten overloads the device run invoked (with the dtype
+of their first tensor argument, as the generated kernels decide on it), which
+ones fell back to CPU, and whether the results matched CPU.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+
+import torch
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
+
+import torch_fl
+
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
+          "int32": torch.int32, "int64": torch.int64, "bool": torch.bool, "int8": torch.int8, "uint8": torch.uint8,
+          "int16": torch.int16, "complex64": torch.complex64}
+
+
+class OverloadRecorder(TorchDispatchMode):
+    """Records every aten overload called on device tensors, with its dtype."""
+
+    def __init__(self):
+        super().__init__()
+        self.invoked: set[tuple[str, str]] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        tensors = [a for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor)]
+        if tensors and any(t.device.type == torch_fl.device().type for t in tensors):
+            overload = func._overloadname
+            qualified = f"{func._opname}.{overload}" if overload != "default" else func._opname
+            self.invoked.add((qualified, str(tensors[0].dtype).replace("torch.", "")))
+        return func(*args, **kwargs)
+
+
+def to_device(value, device):
+    if isinstance(value, torch.Tensor):
+        moved = value.detach().to(device)
+        return moved.requires_grad_(value.requires_grad) if moved.is_floating_point() else moved
+    return value
+
+
+def fallbacks() -> list[tuple[str, str]]:
+    records = torch_fl.device_module._fallback_records()
+    return sorted({(r["op"].split("::", 1)[1], _dtype_name(r["dtype"])) for r in records})
+
+
+_C10_NAMES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32",
+              "Long": "int64", "Bool": "bool", "Char": "int8", "Byte": "uint8", "Short": "int16",
+              "ComplexFloat": "complex64"}
+
+
+def _dtype_name(c10_name: str) -> str:
+    return _C10_NAMES.get(c10_name, c10_name)
+
+
+def compare(device_value, cpu_value, dtype) -> None:
+    flat_dev, _ = tree_flatten(device_value)
+    flat_cpu, _ = tree_flatten(cpu_value)
+    assert len(flat_dev) == len(flat_cpu), "different number of outputs"
+    for d, c in zip(flat_dev, flat_cpu):
+        if isinstance(c, torch.Tensor):
+            assert isinstance(d, torch.Tensor) and d.device.type == torch_fl.device().type, \
+                f"output on {getattr(d, 'device', type(d))}, expected the device"
+            assert d.dtype == c.dtype, f"dtype {d.dtype} != {c.dtype}"
+            assert d.shape == c.shape, f"shape {tuple(d.shape)} != {tuple(c.shape)}"
+            torch.testing.assert_close(d.detach().cpu(), c.detach(), equal_nan=True, check_stride=False)
+        else:
+            assert d == c or (d != d and c != c), f"{d} != {c}"
+
+
+def _clone_tree(value):
+    return tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, value)
+
+
+def _first_input_clone(args):
+    inp, rest, kwargs = args
+    return (inp.clone() if isinstance(inp, torch.Tensor) else inp, rest, kwargs)
+
+
+def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overload=None) -> None:
+    """One comparison of the device against CPU.
+
+    forward:  op(sample) values, dtype, shape, device
+    backward: gradients of the inputs (only the gradient computation is recorded)
+    out:      op(sample, out=...) writes into and returns the given out tensors
+    inplace:  op's in-place variant writes into self
+    overload: a native aten overload of the same op called directly with the sample
+    """
+    recorder = OverloadRecorder()
+    torch_fl.reset_fallback_stats()
+    record = {"opinfo": op.name, "variant": op.variant_test_name, "dtype": str(dtype).replace("torch.", ""),
+              "sample": sample_id, "phase": phase if overload is None else f"overload {overload}",
+              "ok": True, "error": "", "invoked": [], "fallbacks": []}
+    cpu_args = (sample.input, sample.args, sample.kwargs)
+    try:
+        if phase in ("inplace", "overload"):
+            function = op.inplace_variant if phase == "inplace" else _packet(overload)
+            expected_args = _clone_tree(cpu_args) if phase == "inplace" or overload.split(".")[0].endswith("_") \
+                else cpu_args
+            try:
+                expected = function(expected_args[0], *expected_args[1], **expected_args[2])
+            except (RuntimeError, TypeError, ValueError):
+                return  # the sample does not fit this form (e.g. broadcast into self): not a test
+            dev_args = tree_map(lambda v: to_device(v, device), expected_args if phase == "inplace" else cpu_args)
+            dev_args = _clone_tree(tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v, dev_args))
+            if phase == "inplace" or overload.split(".")[0].endswith("_"):
+                dev_args = tree_map(lambda v: to_device(v, device), _clone_tree(
+                    tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v, cpu_args)))
+                with recorder:
+                    returned = function(dev_args[0], *dev_args[1], **dev_args[2])
+                assert returned is dev_args[0], "an in-place op must return self"
+                compare(dev_args[0], expected, dtype)
+            else:
+                with recorder:
+                    result = function(dev_args[0], *dev_args[1], **dev_args[2])
+                compare(result, expected, dtype)
+        elif phase == "out":
+            expected = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
+            if not isinstance(expected, torch.Tensor):
+                return
+            dev_args = tree_map(lambda v: to_device(v, device), tree_map(
+                lambda v: v.detach() if isinstance(v, torch.Tensor) else v, cpu_args))
+            out = torch.empty(0, dtype=expected.dtype, device=device)
+            with recorder:
+                returned = op(dev_args[0], *dev_args[1], **dev_args[2], out=out)
+            assert returned is out, "an out= op must return its out tensor"
+            compare(out, expected, dtype)
+        elif phase == "forward":
+            dev_args = tree_map(lambda v: to_device(v, device), cpu_args)
+            with recorder:
+                device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
+            cpu_out = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
+            compare(device_out, cpu_out, dtype)
+        else:
+            dev_args = tree_map(lambda v: to_device(v, device), cpu_args)
+            device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
+            cpu_out = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
+            torch_fl.reset_fallback_stats()
+            dev_outs = [t for t in tree_flatten(device_out)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+            cpu_outs = [t for t in tree_flatten(cpu_out)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+            if not cpu_outs:
+                return
+            grads = [torch.randn(t.shape, generator=torch.Generator().manual_seed(7)).to(t.dtype) for t in cpu_outs]
+            cpu_inputs = [t for t in tree_flatten(cpu_args)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+            dev_inputs = [t for t in tree_flatten(dev_args)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+            cpu_grads = torch.autograd.grad(cpu_outs, cpu_inputs, grads, allow_unused=True)
+            with recorder:
+                dev_grads = torch.autograd.grad(dev_outs, dev_inputs, [g.to(device) for g in grads],
+                                                allow_unused=True)
+            compare([g for g in dev_grads if g is not None], [g for g in cpu_grads if g is not None], dtype)
+    except Exception as error:  # a wrong result or a crash of the op: the verdict's business
+        record["ok"] = False
+        record["error"] = f"{type(error).__name__}: {str(error).splitlines()[0][:300] if str(error) else ''}"
+        if "--trace" in sys.argv:
+            traceback.print_exc()
+    record["invoked"] = sorted(recorder.invoked)
+    record["fallbacks"] = fallbacks()
+    emit(record)
+
+
+def _packet(overload: str):
+    base, _, name = overload.partition(".")
+    return getattr(getattr(torch.ops.aten, base), name or "default")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--opinfo", required=True, help="OpInfo name, optionally name:variant")
+    parser.add_argument("--dtypes", required=True, help="comma-separated dtype names to test")
+    parser.add_argument("--max-samples", type=int, default=12)
+    parser.add_argument("--overloads", default="", help="native functional/in-place overloads of this op to "
+                                                        "call directly with the samples")
+    args, _ = parser.parse_known_args()
+    name, _, variant = args.opinfo.partition(":")
+    ops = [op for op in op_db if op.name == name and op.variant_test_name == variant]
+    device = torch_fl.device(0)
+
+    def emit(record):
+        print(json.dumps(record), flush=True)
+
+    for op in ops:
+        for dtype_name in args.dtypes.split(","):
+            dtype = DTYPES[dtype_name]
+            if dtype not in op.supported_dtypes("cpu"):
+                continue
+            autograd = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)
+            samples = op.sample_inputs("cpu", dtype, requires_grad=autograd)
+            for index, sample in enumerate(samples):
+                if index >= args.max_samples:
+                    break
+                run_phase(op, sample, index, "forward", dtype, device, emit)
+                if autograd:
+                    run_phase(op, sample, index, "backward", dtype, device, emit)
+                if op.supports_out:
+                    run_phase(op, sample, index, "out", dtype, device, emit)
+                if op.inplace_variant is not None:
+                    run_phase(op, sample, index, "inplace", dtype, device, emit)
+                for overload in filter(None, args.overloads.split(",")):
+                    run_phase(op, sample, index, "overload", dtype, device, emit, overload=overload)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
