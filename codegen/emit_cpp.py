@@ -70,14 +70,14 @@ def _check_lines(kernel: KernelPlan) -> list[str]:
     lines = []
     for name, optional, scalar_ok in kernel.tensor_inputs:
         if kernel.kind == KernelKind.INPLACE and name == "self":
-            lines.append('  op.check_output(self, "self");')
+            lines.append('  op.check_output(self, "self", /*is_operand=*/true);')
         elif optional:
             lines.append(f'  op.check_optional_input({name}, "{name}");')
         else:
             lines.append(f'  op.check_input({name}, "{name}", /*cpu_scalar_ok=*/{"true" if scalar_ok else "false"});')
     if kernel.kind == KernelKind.OUT:
         for name in kernel.output_names:
-            lines.append(f'  op.check_output({name}, "{name}");')
+            lines.append(f'  op.check_output({name}, "{name}", /*is_operand=*/false);')
     return lines
 
 
@@ -130,14 +130,13 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         else:
             lines.append(f"  return std::make_tuple({', '.join(outputs)});")
     elif kernel.kind == KernelKind.OUT:
-        lines.append(f"  const auto expected = {kernel.meta_call};")
-        expected = ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
-        matches = " && ".join(f"op.output_dtype_matches({name}, {e})" for name, e in zip(outputs, expected))
-        lines.append(f"  if (!({matches})) {{")
-        lines.append(f"    return {fallback(kernel, 'kOutputDtype')};")
-        lines.append("  }")
-        for name, e in zip(outputs, expected):
-            lines.append(f"  op.resize_output({name}, {e});")
+        # The out= overload runs on meta outs of the caller's dtypes, so its own
+        # rules apply (e.g. a reduction accumulates in the out= dtype).
+        for name in outputs:
+            lines.append(f"  at::Tensor {name}_meta = op.meta_output({name});")
+        lines.append(f"  {kernel.meta_call};")
+        for name in outputs:
+            lines.append(f'  op.resize_output({name}, {name}_meta);')
         lines.append(f"  {kernel.launch.function_name}({launch_args});")
         if len(outputs) == 1:
             lines.append(f"  return {outputs[0]};")
@@ -145,7 +144,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
             lines.append(f"  return std::forward_as_tuple({', '.join(outputs)});")
     else:
         if kernel.meta_call:
-            lines.append(f"  op.check_inplace(self, {kernel.meta_call});")
+            lines.append(f"  {kernel.meta_call};  // the in-place overload's own checks, on meta")
         lines.append(f"  {kernel.launch.function_name}({launch_args});")
         lines.append("  return self;")
     lines.append("}")

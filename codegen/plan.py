@@ -119,17 +119,26 @@ def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSin
     return symbols
 
 
+def _meta_arguments(op: AtenOp) -> list[str]:
+    return [f"op.meta({arg.name})" if _is_tensor(arg) or _is_optional_tensor(arg) else arg.name
+            for arg in op.schema.arguments.flat_non_out]
+
+
 def _meta_call(op: AtenOp) -> str:
-    """at::<op>(meta args...) when a function variant exists, else a method call on self."""
-    args = []
-    for arg in op.schema.arguments.flat_non_out:
-        if _is_tensor(arg):
-            args.append(f"op.meta({arg.name})")
-        elif _is_optional_tensor(arg):
-            args.append(f"op.meta({arg.name})")
-        else:
-            args.append(arg.name)
+    """The overload itself, run on meta tensors: PyTorch's own shape, dtype and
+    argument checks for exactly this form (functional, out= or in-place).
+
+    functional: at::<name>(meta args...)
+    out=:       at::<name>_outf(meta args..., <out>_meta...)  (the caller declares the meta outs)
+    in-place:   op.meta(self).<name>_(meta args...)
+    """
+    args = _meta_arguments(op)
     name = str(op.schema.name.name)
+    if op.kind == SchemaKind.out:
+        outs = [f"{a.name}_meta" for a in op.out_arguments]
+        return f"at::{name}_outf({', '.join(args + outs)})"
+    if op.kind == SchemaKind.inplace:
+        return f"{args[0]}.{name}({', '.join(args[1:])})"
     if op.function_variant:
         return f"at::{name}({', '.join(args)})"
     return f"{args[0]}.{name}({', '.join(args[1:])})"
@@ -277,8 +286,9 @@ class Planner:
         # Derived variants and functional kernels learn the expected result from the
         # functional overload's meta function; a spec-listed in-place op writes self as is.
         meta = None
-        if launch and (derived_from or kind == KernelKind.FUNCTIONAL) and op_spec.output.like is None:
-            meta = _meta_call(self.aten.lookup(derived_from or op_spec.name))
+        if launch and (derived_from or kind == KernelKind.FUNCTIONAL) and (
+                op_spec.output.like is None or kind != KernelKind.FUNCTIONAL):
+            meta = _meta_call(aten)
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like)
 

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "f7aaab624c1d7acd352c1c697fcf28d862799e1d6fcfed860f3533c4d248b4ef", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "3ecfb3e6b94b84bc03d470ab25f335db8c9d36fe8e78af88feb94ee2df9956e1", "2.13.0"};

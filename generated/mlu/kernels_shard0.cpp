@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpMul(stream, self, other, out)
-// from specs/mlu.yaml:33
+// from specs/mlu.yaml:34
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/mlu.yaml:33
+// mul.Tensor: specs/mlu.yaml:34
 static const torch_fl::OpInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/mlu.yaml:33",
+    "mul.Tensor", "specs/mlu.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -46,10 +46,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/mlu.yaml:33
+// mul.out: specs/mlu.yaml:34
 // out variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul_out{
-    "mul.out", "specs/mlu.yaml:33",
+    "mul.out", "specs/mlu.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -57,45 +57,43 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::OpContext op(kOp_mul_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::mul(op.meta(self), op.meta(other));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::mul_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
   launch_mul_Tensor(op, self_on_device, other_on_device, out);
   return out;
 }
 
-// mul_.Tensor: specs/mlu.yaml:33
+// mul_.Tensor: specs/mlu.yaml:34
 // inplace variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/mlu.yaml:33",
+    "mul_.Tensor", "specs/mlu.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_mul__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::mul(op.meta(self), op.meta(other)));
+  op.meta(self).mul_(op.meta(other));  // the in-place overload's own checks, on meta
   launch_mul_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpDiv(stream, self, other, out)
-// from specs/mlu.yaml:34
+// from specs/mlu.yaml:35
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -107,9 +105,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/mlu.yaml:34
+// div.Tensor: specs/mlu.yaml:35
 static const torch_fl::OpInfo kOp_div_Tensor{
-    "div.Tensor", "specs/mlu.yaml:34",
+    "div.Tensor", "specs/mlu.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -129,10 +127,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/mlu.yaml:34
+// div.out: specs/mlu.yaml:35
 // out variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div_out{
-    "div.out", "specs/mlu.yaml:34",
+    "div.out", "specs/mlu.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -140,45 +138,43 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::OpContext op(kOp_div_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::div(op.meta(self), op.meta(other));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::div_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
   launch_div_Tensor(op, self_on_device, other_on_device, out);
   return out;
 }
 
-// div_.Tensor: specs/mlu.yaml:34
+// div_.Tensor: specs/mlu.yaml:35
 // inplace variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/mlu.yaml:34",
+    "div_.Tensor", "specs/mlu.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_div__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::div(op.meta(self), op.meta(other)));
+  op.meta(self).div_(op.meta(other));  // the in-place overload's own checks, on meta
   launch_div_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpAddScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:35
+// from specs/mlu.yaml:36
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -191,9 +187,9 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Scalar: specs/mlu.yaml:35
+// add.Scalar: specs/mlu.yaml:36
 static const torch_fl::OpInfo kOp_add_Scalar{
-    "add.Scalar", "specs/mlu.yaml:35",
+    "add.Scalar", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -211,27 +207,27 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/mlu.yaml:35
+// add_.Scalar: specs/mlu.yaml:36
 // inplace variant derived from add.Scalar
 static const torch_fl::OpInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/mlu.yaml:35",
+    "add_.Scalar", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_add__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  op.check_inplace(self, at::add(op.meta(self), other, alpha));
+  op.meta(self).add_(other, alpha);  // the in-place overload's own checks, on meta
   launch_add_Scalar(op, self, other, alpha, self);
   return self;
 }
 
 // mluOpSubScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:36
+// from specs/mlu.yaml:37
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -244,10 +240,10 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Scalar: specs/mlu.yaml:36
+// sub.Scalar: specs/mlu.yaml:37
 static const torch_fl::OpInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/mlu.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    "sub.Scalar", "specs/mlu.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
@@ -264,27 +260,27 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/mlu.yaml:36
+// sub_.Scalar: specs/mlu.yaml:37
 // inplace variant derived from sub.Scalar
 static const torch_fl::OpInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/mlu.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    "sub_.Scalar", "specs/mlu.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_sub__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  op.check_inplace(self, at::sub(op.meta(self), other, alpha));
+  op.meta(self).sub_(other, alpha);  // the in-place overload's own checks, on meta
   launch_sub_Scalar(op, self, other, alpha, self);
   return self;
 }
 
 // mluOpLt(stream, self, other, out)
-// from specs/mlu.yaml:43
+// from specs/mlu.yaml:44
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -296,9 +292,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/mlu.yaml:43
+// lt.Tensor: specs/mlu.yaml:44
 static const torch_fl::OpInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/mlu.yaml:43",
+    "lt.Tensor", "specs/mlu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -318,10 +314,10 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// lt.Tensor_out: specs/mlu.yaml:43
+// lt.Tensor_out: specs/mlu.yaml:44
 // out variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/mlu.yaml:43",
+    "lt.Tensor_out", "specs/mlu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -329,45 +325,43 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::OpContext op(kOp_lt_Tensor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::lt(op.meta(self), op.meta(other));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::lt_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
   launch_lt_Tensor(op, self_on_device, other_on_device, out);
   return out;
 }
 
-// lt_.Tensor: specs/mlu.yaml:43
+// lt_.Tensor: specs/mlu.yaml:44
 // inplace variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt__Tensor{
-    "lt_.Tensor", "specs/mlu.yaml:43",
+    "lt_.Tensor", "specs/mlu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_lt__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::lt(op.meta(self), op.meta(other)));
+  op.meta(self).lt_(op.meta(other));  // the in-place overload's own checks, on meta
   launch_lt_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpGtScalar(stream, self, other, out)
-// from specs/mlu.yaml:48
+// from specs/mlu.yaml:49
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -379,9 +373,9 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Scalar: specs/mlu.yaml:48
+// gt.Scalar: specs/mlu.yaml:49
 static const torch_fl::OpInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/mlu.yaml:48",
+    "gt.Scalar", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -399,52 +393,50 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// gt.Scalar_out: specs/mlu.yaml:48
+// gt.Scalar_out: specs/mlu.yaml:49
 // out variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/mlu.yaml:48",
+    "gt.Scalar_out", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_gt_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::gt(op.meta(self), other);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::gt_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
   launch_gt_Scalar(op, self_on_device, other, out);
   return out;
 }
 
-// gt_.Scalar: specs/mlu.yaml:48
+// gt_.Scalar: specs/mlu.yaml:49
 // inplace variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt__Scalar{
-    "gt_.Scalar", "specs/mlu.yaml:48",
+    "gt_.Scalar", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_gt__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.check_inplace(self, at::gt(op.meta(self), other));
+  op.meta(self).gt_(other);  // the in-place overload's own checks, on meta
   launch_gt_Scalar(op, self, other, self);
   return self;
 }
 
 // mluOpSqrt(stream, self, out)
-// from specs/mlu.yaml:54
+// from specs/mlu.yaml:55
 static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -455,9 +447,9 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sqrt: specs/mlu.yaml:54
+// sqrt: specs/mlu.yaml:55
 static const torch_fl::OpInfo kOp_sqrt{
-    "sqrt", "specs/mlu.yaml:54",
+    "sqrt", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -475,52 +467,50 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   return out;
 }
 
-// sqrt.out: specs/mlu.yaml:54
+// sqrt.out: specs/mlu.yaml:55
 // out variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_out{
-    "sqrt.out", "specs/mlu.yaml:54",
+    "sqrt.out", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sqrt_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sqrt(op.meta(self));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::sqrt_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
   launch_sqrt(op, self_on_device, out);
   return out;
 }
 
-// sqrt_: specs/mlu.yaml:54
+// sqrt_: specs/mlu.yaml:55
 // inplace variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_{
-    "sqrt_", "specs/mlu.yaml:54",
+    "sqrt_", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_sqrt_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sqrt_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.check_inplace(self, at::sqrt(op.meta(self)));
+  op.meta(self).sqrt_();  // the in-place overload's own checks, on meta
   launch_sqrt(op, self, self);
   return self;
 }
 
 // mluOpRelu(stream, self, out)
-// from specs/mlu.yaml:57
+// from specs/mlu.yaml:58
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -531,9 +521,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/mlu.yaml:57
+// relu: specs/mlu.yaml:58
 static const torch_fl::OpInfo kOp_relu{
-    "relu", "specs/mlu.yaml:57",
+    "relu", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -550,20 +540,21 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/mlu.yaml:57
+// relu_: specs/mlu.yaml:58
 // inplace variant derived from relu
 static const torch_fl::OpInfo kOp_relu_{
-    "relu_", "specs/mlu.yaml:57",
+    "relu_", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_relu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
+  op.meta(self).relu_();  // the in-place overload's own checks, on meta
   launch_relu(op, self, self);
   return self;
 }
@@ -614,18 +605,16 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   torch_fl::OpContext op(kOp_mm_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::mm(op.meta(self), op.meta(mat2));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mm_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, mat2, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::mm_outf(op.meta(self), op.meta(mat2), out_meta);
+  op.resize_output(out, out_meta);
   launch_mm(op, self_on_device, mat2_on_device, out);
   return out;
 }
@@ -673,17 +662,15 @@ static const torch_fl::OpInfo kOp_sum_IntList_out{
 at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sum_IntList_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sum(op.meta(self), dim, keepdim, dtype);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, dim, keepdim, dtype, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
   launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
   return out;
 }
@@ -731,23 +718,21 @@ static const torch_fl::OpInfo kOp_mean_out{
 at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   torch_fl::OpContext op(kOp_mean_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::mean(op.meta(self), dim, keepdim, dtype);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, dim, keepdim, dtype, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
   launch_mean_dim(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
 // mluOpNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:101
+// from specs/mlu.yaml:100
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -761,9 +746,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/mlu.yaml:101
+// nll_loss_forward: specs/mlu.yaml:100
 static const torch_fl::OpInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/mlu.yaml:101",
+    "nll_loss_forward", "specs/mlu.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -785,10 +770,10 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/mlu.yaml:101
+// nll_loss_forward.output: specs/mlu.yaml:100
 // out variant derived from nll_loss_forward
 static const torch_fl::OpInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/mlu.yaml:101",
+    "nll_loss_forward.output", "specs/mlu.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -797,26 +782,25 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(target, "target", /*cpu_scalar_ok=*/true);
   op.check_optional_input(weight, "weight");
-  op.check_output(output, "output");
-  op.check_output(total_weight, "total_weight");
+  op.check_output(output, "output", /*is_operand=*/false);
+  op.check_output(total_weight, "total_weight", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor target_on_device = op.on_device(target);
-  const auto expected = at::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
-  if (!(op.output_dtype_matches(output, std::get<0>(expected)) && op.output_dtype_matches(total_weight, std::get<1>(expected)))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kOutputDtype, self, target, weight, reduction, ignore_index, output, total_weight);
-  }
-  op.resize_output(output, std::get<0>(expected));
-  op.resize_output(total_weight, std::get<1>(expected));
+  at::Tensor output_meta = op.meta_output(output);
+  at::Tensor total_weight_meta = op.meta_output(total_weight);
+  at::nll_loss_forward_outf(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, output_meta, total_weight_meta);
+  op.resize_output(output, output_meta);
+  op.resize_output(total_weight, total_weight_meta);
   launch_nll_loss_forward(op, self_on_device, target_on_device, weight, reduction, ignore_index, output, total_weight);
   return std::forward_as_tuple(output, total_weight);
 }
 
 // mluOpNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:105
+// from specs/mlu.yaml:104
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -831,9 +815,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/mlu.yaml:105
+// nll_loss_backward: specs/mlu.yaml:104
 static const torch_fl::OpInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/mlu.yaml:105",
+    "nll_loss_backward", "specs/mlu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -856,38 +840,6 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   const at::Tensor out = op.allocate(expected);
   launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, out);
   return out;
-}
-
-// nll_loss_backward.grad_input: specs/mlu.yaml:105
-// out variant derived from nll_loss_backward
-static const torch_fl::OpInfo kOp_nll_loss_backward_grad_input{
-    "nll_loss_backward.grad_input", "specs/mlu.yaml:105",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_nll_loss_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_nll_loss_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input);
-  }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor total_weight_on_device = op.on_device(total_weight);
-  const auto expected = at::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
-  if (!(op.output_dtype_matches(grad_input, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward_grad_input)>(op, torch_fl::FallbackReason::kOutputDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input);
-  }
-  op.resize_output(grad_input, expected);
-  launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, grad_input);
-  return grad_input;
 }
 
 }  // namespace
@@ -923,5 +875,4 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss_forward", TORCH_FN(wrap_nll_loss_forward));
   m.impl("nll_loss_forward.output", TORCH_FN(wrap_nll_loss_forward_output));
   m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
-  m.impl("nll_loss_backward.grad_input", TORCH_FN(wrap_nll_loss_backward_grad_input));
 }

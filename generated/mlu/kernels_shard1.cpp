@@ -58,18 +58,16 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   torch_fl::OpContext op(kOp_add_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::add(op.meta(self), op.meta(other), alpha);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, alpha, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
+  op.resize_output(out, out_meta);
   launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
 }
@@ -83,20 +81,20 @@ static const torch_fl::OpInfo kOp_add__Tensor{
 
 at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_add__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::add(op.meta(self), op.meta(other), alpha));
+  op.meta(self).add_(op.meta(other), alpha);  // the in-place overload's own checks, on meta
   launch_add_Tensor(op, self, other_on_device, alpha, self);
   return self;
 }
 
 // mluOpSub(stream, self, other, alpha, out)
-// from specs/mlu.yaml:32
+// from specs/mlu.yaml:33
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -109,10 +107,10 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/mlu.yaml:32
+// sub.Tensor: specs/mlu.yaml:33
 static const torch_fl::OpInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/mlu.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    "sub.Tensor", "specs/mlu.yaml:33",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
@@ -131,56 +129,54 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/mlu.yaml:32
+// sub.out: specs/mlu.yaml:33
 // out variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub_out{
-    "sub.out", "specs/mlu.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    "sub.out", "specs/mlu.yaml:33",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sub_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::sub(op.meta(self), op.meta(other), alpha);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, alpha, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
+  op.resize_output(out, out_meta);
   launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
 }
 
-// sub_.Tensor: specs/mlu.yaml:32
+// sub_.Tensor: specs/mlu.yaml:33
 // inplace variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/mlu.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    "sub_.Tensor", "specs/mlu.yaml:33",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_sub__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::sub(op.meta(self), op.meta(other), alpha));
+  op.meta(self).sub_(op.meta(other), alpha);  // the in-place overload's own checks, on meta
   launch_sub_Tensor(op, self, other_on_device, alpha, self);
   return self;
 }
 
 // mluOpMulScalar(stream, self, other, out)
-// from specs/mlu.yaml:37
+// from specs/mlu.yaml:38
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -192,9 +188,9 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Scalar: specs/mlu.yaml:37
+// mul.Scalar: specs/mlu.yaml:38
 static const torch_fl::OpInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/mlu.yaml:37",
+    "mul.Scalar", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -212,27 +208,27 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/mlu.yaml:37
+// mul_.Scalar: specs/mlu.yaml:38
 // inplace variant derived from mul.Scalar
 static const torch_fl::OpInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/mlu.yaml:37",
+    "mul_.Scalar", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_mul__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.check_inplace(self, at::mul(op.meta(self), other));
+  op.meta(self).mul_(other);  // the in-place overload's own checks, on meta
   launch_mul_Scalar(op, self, other, self);
   return self;
 }
 
 // mluOpDivScalar(stream, self, other, out)
-// from specs/mlu.yaml:38
+// from specs/mlu.yaml:39
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -244,9 +240,9 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Scalar: specs/mlu.yaml:38
+// div.Scalar: specs/mlu.yaml:39
 static const torch_fl::OpInfo kOp_div_Scalar{
-    "div.Scalar", "specs/mlu.yaml:38",
+    "div.Scalar", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -264,27 +260,27 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/mlu.yaml:38
+// div_.Scalar: specs/mlu.yaml:39
 // inplace variant derived from div.Scalar
 static const torch_fl::OpInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/mlu.yaml:38",
+    "div_.Scalar", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_div__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.check_inplace(self, at::div(op.meta(self), other));
+  op.meta(self).div_(other);  // the in-place overload's own checks, on meta
   launch_div_Scalar(op, self, other, self);
   return self;
 }
 
 // mluOpGt(stream, self, other, out)
-// from specs/mlu.yaml:44
+// from specs/mlu.yaml:45
 static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -296,9 +292,9 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Tensor: specs/mlu.yaml:44
+// gt.Tensor: specs/mlu.yaml:45
 static const torch_fl::OpInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/mlu.yaml:44",
+    "gt.Tensor", "specs/mlu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -318,10 +314,10 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// gt.Tensor_out: specs/mlu.yaml:44
+// gt.Tensor_out: specs/mlu.yaml:45
 // out variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/mlu.yaml:44",
+    "gt.Tensor_out", "specs/mlu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -329,45 +325,43 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::OpContext op(kOp_gt_Tensor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::gt(op.meta(self), op.meta(other));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::gt_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
   launch_gt_Tensor(op, self_on_device, other_on_device, out);
   return out;
 }
 
-// gt_.Tensor: specs/mlu.yaml:44
+// gt_.Tensor: specs/mlu.yaml:45
 // inplace variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt__Tensor{
-    "gt_.Tensor", "specs/mlu.yaml:44",
+    "gt_.Tensor", "specs/mlu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_gt__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::gt(op.meta(self), op.meta(other)));
+  op.meta(self).gt_(op.meta(other));  // the in-place overload's own checks, on meta
   launch_gt_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpLtScalar(stream, self, other, out)
-// from specs/mlu.yaml:47
+// from specs/mlu.yaml:48
 static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -379,9 +373,9 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Scalar: specs/mlu.yaml:47
+// lt.Scalar: specs/mlu.yaml:48
 static const torch_fl::OpInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/mlu.yaml:47",
+    "lt.Scalar", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -399,52 +393,50 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// lt.Scalar_out: specs/mlu.yaml:47
+// lt.Scalar_out: specs/mlu.yaml:48
 // out variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/mlu.yaml:47",
+    "lt.Scalar_out", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_lt_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::lt(op.meta(self), other);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::lt_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
   launch_lt_Scalar(op, self_on_device, other, out);
   return out;
 }
 
-// lt_.Scalar: specs/mlu.yaml:47
+// lt_.Scalar: specs/mlu.yaml:48
 // inplace variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt__Scalar{
-    "lt_.Scalar", "specs/mlu.yaml:47",
+    "lt_.Scalar", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_lt__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.check_inplace(self, at::lt(op.meta(self), other));
+  op.meta(self).lt_(other);  // the in-place overload's own checks, on meta
   launch_lt_Scalar(op, self, other, self);
   return self;
 }
 
 // mluOpNeg(stream, self, out)
-// from specs/mlu.yaml:51
+// from specs/mlu.yaml:52
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -455,9 +447,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/mlu.yaml:51
+// neg: specs/mlu.yaml:52
 static const torch_fl::OpInfo kOp_neg{
-    "neg", "specs/mlu.yaml:51",
+    "neg", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -475,52 +467,50 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/mlu.yaml:51
+// neg.out: specs/mlu.yaml:52
 // out variant derived from neg
 static const torch_fl::OpInfo kOp_neg_out{
-    "neg.out", "specs/mlu.yaml:51",
+    "neg.out", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_neg_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::neg(op.meta(self));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::neg_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
   launch_neg(op, self_on_device, out);
   return out;
 }
 
-// neg_: specs/mlu.yaml:51
+// neg_: specs/mlu.yaml:52
 // inplace variant derived from neg
 static const torch_fl::OpInfo kOp_neg_{
-    "neg_", "specs/mlu.yaml:51",
+    "neg_", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_neg_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.check_inplace(self, at::neg(op.meta(self)));
+  op.meta(self).neg_();  // the in-place overload's own checks, on meta
   launch_neg(op, self, self);
   return self;
 }
 
 // mluOpLog(stream, self, out)
-// from specs/mlu.yaml:53
+// from specs/mlu.yaml:54
 static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -531,9 +521,9 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// log: specs/mlu.yaml:53
+// log: specs/mlu.yaml:54
 static const torch_fl::OpInfo kOp_log{
-    "log", "specs/mlu.yaml:53",
+    "log", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -551,46 +541,44 @@ at::Tensor wrap_log(const at::Tensor & self) {
   return out;
 }
 
-// log.out: specs/mlu.yaml:53
+// log.out: specs/mlu.yaml:54
 // out variant derived from log
 static const torch_fl::OpInfo kOp_log_out{
-    "log.out", "specs/mlu.yaml:53",
+    "log.out", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_log_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::log(op.meta(self));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::log_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
   launch_log(op, self_on_device, out);
   return out;
 }
 
-// log_: specs/mlu.yaml:53
+// log_: specs/mlu.yaml:54
 // inplace variant derived from log
 static const torch_fl::OpInfo kOp_log_{
-    "log_", "specs/mlu.yaml:53",
+    "log_", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_log_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_log_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.check_inplace(self, at::log(op.meta(self)));
+  op.meta(self).log_();  // the in-place overload's own checks, on meta
   launch_log(op, self, self);
   return self;
 }
@@ -614,7 +602,7 @@ static const torch_fl::OpInfo kOp_zero_{
 
 at::Tensor & wrap_zero_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_zero_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(zero_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -643,7 +631,7 @@ static const torch_fl::OpInfo kOp_normal_{
 
 at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   torch_fl::OpContext op(kOp_normal_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(normal_)>(op, torch_fl::FallbackReason::kDtype, self, mean, std, generator);

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEqScalar(stream, self, other, out)
-// from specs/mlu.yaml:45
+// from specs/mlu.yaml:46
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Scalar: specs/mlu.yaml:45
+// eq.Scalar: specs/mlu.yaml:46
 static const torch_fl::OpInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/mlu.yaml:45",
+    "eq.Scalar", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -44,52 +44,50 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// eq.Scalar_out: specs/mlu.yaml:45
+// eq.Scalar_out: specs/mlu.yaml:46
 // out variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/mlu.yaml:45",
+    "eq.Scalar_out", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_eq_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::eq(op.meta(self), other);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::eq_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
   launch_eq_Scalar(op, self_on_device, other, out);
   return out;
 }
 
-// eq_.Scalar: specs/mlu.yaml:45
+// eq_.Scalar: specs/mlu.yaml:46
 // inplace variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq__Scalar{
-    "eq_.Scalar", "specs/mlu.yaml:45",
+    "eq_.Scalar", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_eq__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.check_inplace(self, at::eq(op.meta(self), other));
+  op.meta(self).eq_(other);  // the in-place overload's own checks, on meta
   launch_eq_Scalar(op, self, other, self);
   return self;
 }
 
 // mluOpNeScalar(stream, self, other, out)
-// from specs/mlu.yaml:46
+// from specs/mlu.yaml:47
 static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -101,9 +99,9 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Scalar: specs/mlu.yaml:46
+// ne.Scalar: specs/mlu.yaml:47
 static const torch_fl::OpInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/mlu.yaml:46",
+    "ne.Scalar", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -121,52 +119,50 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ne.Scalar_out: specs/mlu.yaml:46
+// ne.Scalar_out: specs/mlu.yaml:47
 // out variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/mlu.yaml:46",
+    "ne.Scalar_out", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_ne_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::ne(op.meta(self), other);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::ne_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
   launch_ne_Scalar(op, self_on_device, other, out);
   return out;
 }
 
-// ne_.Scalar: specs/mlu.yaml:46
+// ne_.Scalar: specs/mlu.yaml:47
 // inplace variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne__Scalar{
-    "ne_.Scalar", "specs/mlu.yaml:46",
+    "ne_.Scalar", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ne__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.check_inplace(self, at::ne(op.meta(self), other));
+  op.meta(self).ne_(other);  // the in-place overload's own checks, on meta
   launch_ne_Scalar(op, self, other, self);
   return self;
 }
 
 // mluOpTanhBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:62
+// from specs/mlu.yaml:65
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -178,9 +174,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/mlu.yaml:62
+// tanh_backward: specs/mlu.yaml:65
 static const torch_fl::OpInfo kOp_tanh_backward{
-    "tanh_backward", "specs/mlu.yaml:62",
+    "tanh_backward", "specs/mlu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -200,35 +196,8 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   return out;
 }
 
-// tanh_backward.grad_input: specs/mlu.yaml:62
-// out variant derived from tanh_backward
-static const torch_fl::OpInfo kOp_tanh_backward_grad_input{
-    "tanh_backward.grad_input", "specs/mlu.yaml:62",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_tanh_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, grad_input);
-  }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::tanh_backward(op.meta(grad_output), op.meta(output));
-  if (!(op.output_dtype_matches(grad_input, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward_grad_input)>(op, torch_fl::FallbackReason::kOutputDtype, grad_output, output, grad_input);
-  }
-  op.resize_output(grad_input, expected);
-  launch_tanh_backward(op, grad_output_on_device, output_on_device, grad_input);
-  return grad_input;
-}
-
 // mluOpSigmoidBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:66
+// from specs/mlu.yaml:68
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -240,9 +209,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/mlu.yaml:66
+// sigmoid_backward: specs/mlu.yaml:68
 static const torch_fl::OpInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/mlu.yaml:66",
+    "sigmoid_backward", "specs/mlu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -260,33 +229,6 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid_backward(op, grad_output_on_device, output_on_device, out);
   return out;
-}
-
-// sigmoid_backward.grad_input: specs/mlu.yaml:66
-// out variant derived from sigmoid_backward
-static const torch_fl::OpInfo kOp_sigmoid_backward_grad_input{
-    "sigmoid_backward.grad_input", "specs/mlu.yaml:66",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_sigmoid_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, grad_input);
-  }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::sigmoid_backward(op.meta(grad_output), op.meta(output));
-  if (!(op.output_dtype_matches(grad_input, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward_grad_input)>(op, torch_fl::FallbackReason::kOutputDtype, grad_output, output, grad_input);
-  }
-  op.resize_output(grad_input, expected);
-  launch_sigmoid_backward(op, grad_output_on_device, output_on_device, grad_input);
-  return grad_input;
 }
 
 // mluOpRandUniform(stream, self, from, to, generator)
@@ -309,7 +251,7 @@ static const torch_fl::OpInfo kOp_uniform_{
 
 at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   torch_fl::OpContext op(kOp_uniform_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(uniform_)>(op, torch_fl::FallbackReason::kDtype, self, from, to, generator);
@@ -328,8 +270,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("ne.Scalar_out", TORCH_FN(wrap_ne_Scalar_out));
   m.impl("ne_.Scalar", TORCH_FN(wrap_ne__Scalar));
   m.impl("tanh_backward", TORCH_FN(wrap_tanh_backward));
-  m.impl("tanh_backward.grad_input", TORCH_FN(wrap_tanh_backward_grad_input));
   m.impl("sigmoid_backward", TORCH_FN(wrap_sigmoid_backward));
-  m.impl("sigmoid_backward.grad_input", TORCH_FN(wrap_sigmoid_backward_grad_input));
   m.impl("uniform_", TORCH_FN(wrap_uniform_));
 }

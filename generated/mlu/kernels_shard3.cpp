@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEq(stream, self, other, out)
-// from specs/mlu.yaml:41
+// from specs/mlu.yaml:42
 static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Tensor: specs/mlu.yaml:41
+// eq.Tensor: specs/mlu.yaml:42
 static const torch_fl::OpInfo kOp_eq_Tensor{
-    "eq.Tensor", "specs/mlu.yaml:41",
+    "eq.Tensor", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -46,10 +46,10 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// eq.Tensor_out: specs/mlu.yaml:41
+// eq.Tensor_out: specs/mlu.yaml:42
 // out variant derived from eq.Tensor
 static const torch_fl::OpInfo kOp_eq_Tensor_out{
-    "eq.Tensor_out", "specs/mlu.yaml:41",
+    "eq.Tensor_out", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -57,45 +57,43 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::OpContext op(kOp_eq_Tensor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::eq(op.meta(self), op.meta(other));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::eq_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
   launch_eq_Tensor(op, self_on_device, other_on_device, out);
   return out;
 }
 
-// eq_.Tensor: specs/mlu.yaml:41
+// eq_.Tensor: specs/mlu.yaml:42
 // inplace variant derived from eq.Tensor
 static const torch_fl::OpInfo kOp_eq__Tensor{
-    "eq_.Tensor", "specs/mlu.yaml:41",
+    "eq_.Tensor", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_eq__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::eq(op.meta(self), op.meta(other)));
+  op.meta(self).eq_(op.meta(other));  // the in-place overload's own checks, on meta
   launch_eq_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpNe(stream, self, other, out)
-// from specs/mlu.yaml:42
+// from specs/mlu.yaml:43
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -107,9 +105,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/mlu.yaml:42
+// ne.Tensor: specs/mlu.yaml:43
 static const torch_fl::OpInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/mlu.yaml:42",
+    "ne.Tensor", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -129,10 +127,10 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ne.Tensor_out: specs/mlu.yaml:42
+// ne.Tensor_out: specs/mlu.yaml:43
 // out variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/mlu.yaml:42",
+    "ne.Tensor_out", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -140,45 +138,43 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::OpContext op(kOp_ne_Tensor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::ne(op.meta(self), op.meta(other));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, other, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::ne_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
   launch_ne_Tensor(op, self_on_device, other_on_device, out);
   return out;
 }
 
-// ne_.Tensor: specs/mlu.yaml:42
+// ne_.Tensor: specs/mlu.yaml:43
 // inplace variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne__Tensor{
-    "ne_.Tensor", "specs/mlu.yaml:42",
+    "ne_.Tensor", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_ne__Tensor);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.check_inplace(self, at::ne(op.meta(self), op.meta(other)));
+  op.meta(self).ne_(op.meta(other));  // the in-place overload's own checks, on meta
   launch_ne_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpExp(stream, self, out)
-// from specs/mlu.yaml:52
+// from specs/mlu.yaml:53
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -189,9 +185,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/mlu.yaml:52
+// exp: specs/mlu.yaml:53
 static const torch_fl::OpInfo kOp_exp{
-    "exp", "specs/mlu.yaml:52",
+    "exp", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -209,52 +205,50 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   return out;
 }
 
-// exp.out: specs/mlu.yaml:52
+// exp.out: specs/mlu.yaml:53
 // out variant derived from exp
 static const torch_fl::OpInfo kOp_exp_out{
-    "exp.out", "specs/mlu.yaml:52",
+    "exp.out", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_exp_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::exp(op.meta(self));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::exp_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
   launch_exp(op, self_on_device, out);
   return out;
 }
 
-// exp_: specs/mlu.yaml:52
+// exp_: specs/mlu.yaml:53
 // inplace variant derived from exp
 static const torch_fl::OpInfo kOp_exp_{
-    "exp_", "specs/mlu.yaml:52",
+    "exp_", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_exp_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.check_inplace(self, at::exp(op.meta(self)));
+  op.meta(self).exp_();  // the in-place overload's own checks, on meta
   launch_exp(op, self, self);
   return self;
 }
 
 // mluOpSigmoid(stream, self, out)
-// from specs/mlu.yaml:55
+// from specs/mlu.yaml:56
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -265,9 +259,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/mlu.yaml:55
+// sigmoid: specs/mlu.yaml:56
 static const torch_fl::OpInfo kOp_sigmoid{
-    "sigmoid", "specs/mlu.yaml:55",
+    "sigmoid", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -285,52 +279,50 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   return out;
 }
 
-// sigmoid.out: specs/mlu.yaml:55
+// sigmoid.out: specs/mlu.yaml:56
 // out variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/mlu.yaml:55",
+    "sigmoid.out", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sigmoid_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sigmoid(op.meta(self));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::sigmoid_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
   launch_sigmoid(op, self_on_device, out);
   return out;
 }
 
-// sigmoid_: specs/mlu.yaml:55
+// sigmoid_: specs/mlu.yaml:56
 // inplace variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_{
-    "sigmoid_", "specs/mlu.yaml:55",
+    "sigmoid_", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.check_inplace(self, at::sigmoid(op.meta(self)));
+  op.meta(self).sigmoid_();  // the in-place overload's own checks, on meta
   launch_sigmoid(op, self, self);
   return self;
 }
 
 // mluOpTanh(stream, self, out)
-// from specs/mlu.yaml:56
+// from specs/mlu.yaml:57
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -341,9 +333,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/mlu.yaml:56
+// tanh: specs/mlu.yaml:57
 static const torch_fl::OpInfo kOp_tanh{
-    "tanh", "specs/mlu.yaml:56",
+    "tanh", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -361,52 +353,50 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   return out;
 }
 
-// tanh.out: specs/mlu.yaml:56
+// tanh.out: specs/mlu.yaml:57
 // out variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_out{
-    "tanh.out", "specs/mlu.yaml:56",
+    "tanh.out", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_tanh_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::tanh(op.meta(self));
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::tanh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
   launch_tanh(op, self_on_device, out);
   return out;
 }
 
-// tanh_: specs/mlu.yaml:56
+// tanh_: specs/mlu.yaml:57
 // inplace variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_{
-    "tanh_", "specs/mlu.yaml:56",
+    "tanh_", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
 at::Tensor & wrap_tanh_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.check_inplace(self, at::tanh(op.meta(self)));
+  op.meta(self).tanh_();  // the in-place overload's own checks, on meta
   launch_tanh(op, self, self);
   return self;
 }
 
 // mluOpThresholdBackward(stream, grad_output, self, threshold, out)
-// from specs/mlu.yaml:70
+// from specs/mlu.yaml:71
 static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -419,9 +409,9 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// threshold_backward: specs/mlu.yaml:70
+// threshold_backward: specs/mlu.yaml:71
 static const torch_fl::OpInfo kOp_threshold_backward{
-    "threshold_backward", "specs/mlu.yaml:70",
+    "threshold_backward", "specs/mlu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -439,33 +429,6 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   const at::Tensor out = op.allocate(expected);
   launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
   return out;
-}
-
-// threshold_backward.grad_input: specs/mlu.yaml:70
-// out variant derived from threshold_backward
-static const torch_fl::OpInfo kOp_threshold_backward_grad_input{
-    "threshold_backward.grad_input", "specs/mlu.yaml:70",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_threshold_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold, grad_input);
-  }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
-  if (!(op.output_dtype_matches(grad_input, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward_grad_input)>(op, torch_fl::FallbackReason::kOutputDtype, grad_output, self, threshold, grad_input);
-  }
-  op.resize_output(grad_input, expected);
-  launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, grad_input);
-  return grad_input;
 }
 
 // mluOpFill(stream, self, value)
@@ -488,7 +451,7 @@ static const torch_fl::OpInfo kOp_fill__Scalar{
 
 at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_fill__Scalar);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
@@ -549,7 +512,7 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha, out);
@@ -557,11 +520,9 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat1_on_device = op.on_device(mat1);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, mat1, mat2, beta, alpha, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::addmm_outf(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha, out_meta);
+  op.resize_output(out, out_meta);
   launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
   return out;
 }
@@ -575,7 +536,7 @@ static const torch_fl::OpInfo kOp_addmm_{
 
 at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_addmm_);
-  op.check_output(self, "self");
+  op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
@@ -584,7 +545,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
   }
   const at::Tensor mat1_on_device = op.on_device(mat1);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  op.check_inplace(self, at::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha));
+  op.meta(self).addmm_(op.meta(mat1), op.meta(mat2), beta, alpha);  // the in-place overload's own checks, on meta
   launch_addmm(op, self, mat1_on_device, mat2_on_device, beta, alpha, self);
   return self;
 }
@@ -631,17 +592,15 @@ static const torch_fl::OpInfo kOp__log_softmax_out{
 at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
   torch_fl::OpContext op(kOp__log_softmax_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
+  op.check_output(out, "out", /*is_operand=*/false);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::_log_softmax(op.meta(self), dim, half_to_float);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kOutputDtype, self, dim, half_to_float, out);
-  }
-  op.resize_output(out, expected);
+  at::Tensor out_meta = op.meta_output(out);
+  at::_log_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
+  op.resize_output(out, out_meta);
   launch__log_softmax(op, self_on_device, dim, out);
   return out;
 }
@@ -681,33 +640,6 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   return out;
 }
 
-// _log_softmax_backward_data.out: specs/mlu.yaml:97
-// out variant derived from _log_softmax_backward_data
-static const torch_fl::OpInfo kOp__log_softmax_backward_data_out{
-    "_log_softmax_backward_data.out", "specs/mlu.yaml:97",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap__log_softmax_backward_data_out(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype, at::Tensor & out) {
-  torch_fl::OpContext op(kOp__log_softmax_backward_data_out);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data_out)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype, out);
-  }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
-  if (!(op.output_dtype_matches(out, expected))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data_out)>(op, torch_fl::FallbackReason::kOutputDtype, grad_output, output, dim, input_dtype, out);
-  }
-  op.resize_output(out, expected);
-  launch__log_softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
-  return out;
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -727,7 +659,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("tanh.out", TORCH_FN(wrap_tanh_out));
   m.impl("tanh_", TORCH_FN(wrap_tanh_));
   m.impl("threshold_backward", TORCH_FN(wrap_threshold_backward));
-  m.impl("threshold_backward.grad_input", TORCH_FN(wrap_threshold_backward_grad_input));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
   m.impl("addmm", TORCH_FN(wrap_addmm));
   m.impl("addmm.out", TORCH_FN(wrap_addmm_out));
@@ -735,5 +666,4 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
   m.impl("_log_softmax.out", TORCH_FN(wrap__log_softmax_out));
   m.impl("_log_softmax_backward_data", TORCH_FN(wrap__log_softmax_backward_data));
-  m.impl("_log_softmax_backward_data.out", TORCH_FN(wrap__log_softmax_backward_data_out));
 }

@@ -55,7 +55,6 @@ const char* to_string(FallbackReason reason) {
   switch (reason) {
     case FallbackReason::kNotInSpec: return "not in spec";
     case FallbackReason::kDtype: return "dtype not native";
-    case FallbackReason::kOutputDtype: return "out= dtype differs from the result dtype";
   }
   return "unknown";
 }

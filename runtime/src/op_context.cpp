@@ -24,12 +24,16 @@ void OpContext::record_operand(const at::Tensor& tensor) {
 void OpContext::check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok) {
   if (!tensor.defined()) return;
   if (cpu_scalar_ok && is_cpu_scalar(tensor)) return;
+  check_on_device(tensor, name);
+  record_operand(tensor);
+}
+
+void OpContext::check_on_device(const at::Tensor& tensor, const char* name) {
   if (is_ours(tensor) && (device_ < 0 || tensor.device().index() == device_)) {
     if (device_ < 0) {
       device_ = tensor.device().index();
       device_arg_ = name;
     }
-    record_operand(tensor);
     return;
   }
   TORCH_CHECK(false, "[", driver().vendor, "] ", info_.name,
@@ -43,8 +47,9 @@ void OpContext::check_optional_input(const std::optional<at::Tensor>& tensor, co
   if (tensor.has_value()) check_input(*tensor, name, /*cpu_scalar_ok=*/false);
 }
 
-void OpContext::check_output(const at::Tensor& tensor, const char* name) {
-  check_input(tensor, name, /*cpu_scalar_ok=*/false);
+void OpContext::check_output(const at::Tensor& tensor, const char* name, bool is_operand) {
+  check_on_device(tensor, name);
+  if (is_operand) record_operand(tensor);
 }
 
 c10::Device OpContext::device() const {
@@ -61,9 +66,6 @@ bool OpContext::dtype_is_native(const at::Tensor& tensor) const {
   return native;
 }
 
-bool OpContext::output_dtype_matches(const at::Tensor& out, const at::Tensor& expected) const {
-  return out.scalar_type() == expected.scalar_type();
-}
 
 at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
   if (!tensor.defined() || is_ours(tensor)) return tensor;
@@ -96,15 +98,12 @@ at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {
   return at::empty(tensor.sizes(), tensor.options().device(device()));
 }
 
-void OpContext::resize_output(const at::Tensor& out, const at::Tensor& expected) const {
-  at::native::resize_output(out, expected.sizes());
+at::Tensor OpContext::meta_output(const at::Tensor& out) {
+  return at::empty({0}, out.options().device(c10::DeviceType::Meta));
 }
 
-void OpContext::check_inplace(const at::Tensor& self, const at::Tensor& expected) const {
-  TORCH_CHECK(self.sizes() == expected.sizes(), info_.name, ": output with shape ", self.sizes(),
-              " doesn't match the broadcast shape ", expected.sizes());
-  TORCH_CHECK(c10::canCast(expected.scalar_type(), self.scalar_type()), info_.name, ": result type ",
-              expected.scalar_type(), " can't be cast to the desired output type ", self.scalar_type());
+void OpContext::resize_output(const at::Tensor& out, const at::Tensor& expected) const {
+  at::native::resize_output(out, expected.sizes());
 }
 
 tflStream OpContext::stream() const { return current_driver_stream(device_); }

@@ -50,11 +50,12 @@ def select_opinfos(native: dict[str, set[str]]) -> dict[str, tuple[set[str], set
     selected: dict[str, tuple[set[str], set[str]]] = {}
     for op in op_db:
         for candidate in (op.name, op.name.removeprefix("nn.functional."), op.aten_name):
+            candidate = candidate.strip("_")
             if candidate in bases:
                 dtypes, overloads = selected.setdefault(f"{op.name}:{op.variant_test_name}", (set(), set()))
                 dtypes.update(bases[candidate])
                 overloads.update(o for o in native if o.split(".")[0].strip("_") == candidate
-                                 and not o.endswith("out") and o.split(".")[0] not in RANDOM_OVERLOADS)
+                                 and o.split(".")[0] not in RANDOM_OVERLOADS)
                 break
     return selected
 

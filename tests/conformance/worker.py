@@ -103,8 +103,26 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
               "ok": True, "error": "", "invoked": [], "fallbacks": []}
     cpu_args = (sample.input, sample.args, sample.kwargs)
     try:
-        if phase in ("inplace", "overload"):
+        if phase == "overload" and _out_arguments(_packet(overload)):
+            packet = _packet(overload)
+            fitted = _fit_to_schema(packet, cpu_args)
+            cpu_outs = {name: torch.empty(0, dtype=dtype) for name in _out_arguments(packet)}
+            try:
+                packet(fitted[0], *fitted[1], **fitted[2], **cpu_outs)
+            except (RuntimeError, TypeError, ValueError):
+                return  # the sample does not fit this overload
+            dev_args = tree_map(lambda v: to_device(v, device), tree_map(
+                lambda v: v.detach() if isinstance(v, torch.Tensor) else v, fitted))
+            dev_outs = {name: torch.empty(0, dtype=t.dtype, device=device) for name, t in cpu_outs.items()}
+            with recorder:
+                returned = packet(dev_args[0], *dev_args[1], **dev_args[2], **dev_outs)
+            returned = returned if isinstance(returned, tuple) else (returned,)
+            assert all(r is dev_outs[n] for r, n in zip(returned, dev_outs)), "an out= op must return its outs"
+            compare(list(dev_outs.values()), list(cpu_outs.values()), dtype)
+        elif phase in ("inplace", "overload"):
             function = op.inplace_variant if phase == "inplace" else _packet(overload)
+            if phase == "overload":
+                cpu_args = _fit_to_schema(function, cpu_args)
             expected_args = _clone_tree(cpu_args) if phase == "inplace" or overload.split(".")[0].endswith("_") \
                 else cpu_args
             try:
@@ -166,6 +184,25 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
     record["invoked"] = sorted(recorder.invoked)
     record["fallbacks"] = fallbacks()
     emit(record)
+
+
+def _fit_to_schema(packet, args):
+    """The sample adapted to an overload's schema: a tensor passed where the
+    schema takes a Scalar becomes its first element (e.g. add.Tensor's sample
+    for add.Scalar)."""
+    inp, rest, kwargs = args
+    schema_args = [a for a in packet._schema.arguments if not a.kwarg_only][1:]
+    fitted = []
+    for value, schema_arg in zip(rest, schema_args + [None] * len(rest)):
+        if schema_arg is not None and str(schema_arg.type) in ("Scalar", "number"):
+            if isinstance(value, torch.Tensor) and value.numel() >= 1:
+                value = value.flatten()[0].item()
+        fitted.append(value)
+    return inp, tuple(fitted), kwargs
+
+
+def _out_arguments(packet) -> list[str]:
+    return [a.name for a in packet._schema.arguments if a.is_out]
 
 
 def _packet(overload: str):

@@ -41,13 +41,13 @@ class OpContext {
   // cpu_scalar_ok, a 0-dim CPU tensor (a Python number) is accepted too.
   void check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok);
   void check_optional_input(const std::optional<at::Tensor>& tensor, const char* name);
-  void check_output(const at::Tensor& tensor, const char* name);
+  // is_operand: the tensor is also an input of the computation (self of an
+  // in-place op) and takes part in type promotion; an out= tensor does not.
+  void check_output(const at::Tensor& tensor, const char* name, bool is_operand);
   c10::Device device() const;
 
   // false: the dtype is not native for this op; the caller falls back.
   bool dtype_is_native(const at::Tensor& tensor) const;
-  // false: an out= tensor's dtype differs from the result's; the caller falls back.
-  bool output_dtype_matches(const at::Tensor& out, const at::Tensor& expected) const;
 
   // A CPU scalar moved to the device in the dtype the op computes in.
   at::Tensor on_device(const at::Tensor& tensor) const;
@@ -57,8 +57,10 @@ class OpContext {
 
   at::Tensor allocate(const at::Tensor& expected) const;
   at::Tensor allocate_like(const at::Tensor& tensor) const;
+  // An empty meta tensor of an out= tensor's dtype, for the out= overload's meta function.
+  static at::Tensor meta_output(const at::Tensor& out);
+  // Resizes an out= tensor to the shape its meta function computed (with PyTorch's resize warning).
   void resize_output(const at::Tensor& out, const at::Tensor& expected) const;
-  void check_inplace(const at::Tensor& self, const at::Tensor& expected) const;
 
   tflStream stream() const;
   [[noreturn]] void raise_vendor_error(int64_t status, const char* message) const;
@@ -69,6 +71,7 @@ class OpContext {
 
  private:
   static constexpr int kMaxOperands = 12;
+  void check_on_device(const at::Tensor& tensor, const char* name);
   void record_operand(const at::Tensor& tensor);
 
   const OpInfo& info_;
