@@ -35,7 +35,7 @@ test: setup check-generated test-codegen
 	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python VENDOR=$$v || exit 1; done
 
 test-codegen: setup
-	@$(PYTHON) -m pytest -q tests/codegen
+	@$(PYTHON) -m pytest -q tests/codegen tests/conformance
 
 test-cpp: backend
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -21,44 +21,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, REPO_ROOT)
 
+from selection import RANDOM_OVERLOADS, native_overloads, select_opinfos  # noqa: E402
 from verdicts import FAILED, UNTESTED, decide  # noqa: E402
-
-# Overloads whose results are random: checked for reproducibility by the
-# Python suite (tests/python/test_native_ops.py), not comparable with CPU.
-RANDOM_OVERLOADS = {"normal_", "uniform_"}
-SUFFIXES = ("_backward_data", "_backward", "_forward")
-
-
-def base_name(overload: str) -> str:
-    name = overload.split(".")[0].strip("_")
-    for suffix in SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
-def select_opinfos(native: dict[str, set[str]]) -> dict[str, tuple[set[str], set[str]]]:
-    """OpInfo "name:variant" → (dtypes to run, native non-out overloads of its op to call directly),
-    for every OpInfo named like a native overload's op."""
-    from torch.testing._internal.common_methods_invocations import op_db
-
-    bases: dict[str, set[str]] = {}
-    for overload, dtypes in native.items():
-        if overload.split(".")[0] in RANDOM_OVERLOADS:
-            continue
-        bases.setdefault(base_name(overload), set()).update(dtypes)
-    selected: dict[str, tuple[set[str], set[str]]] = {}
-    for op in op_db:
-        for candidate in (op.name, op.name.removeprefix("nn.functional."), op.aten_name):
-            candidate = candidate.strip("_")
-            if candidate in bases:
-                dtypes, overloads = selected.setdefault(f"{op.name}:{op.variant_test_name}", (set(), set()))
-                dtypes.update(bases[candidate])
-                overloads.update(o for o in native if o.split(".")[0].strip("_") == candidate
-                                 and o.split(".")[0] not in RANDOM_OVERLOADS)
-                break
-    return selected
-
 
 def run_worker(python: str, opinfo: str, dtypes: set[str], overloads: set[str],
                timeout: int) -> tuple[str, list[dict], str]:
@@ -96,8 +60,7 @@ def main() -> int:
     declared_path = os.path.join(REPO_ROOT, "generated", args.vendor, "support_matrix.json")
     with open(declared_path) as f:
         declared = json.load(f)
-    native = {row["name"]: {d for d, s in row["dtypes"].items() if s == "native"} for row in declared["ops"]}
-    native = {name: dtypes for name, dtypes in native.items() if dtypes}
+    native = native_overloads(declared)
     known = {row["name"]: row.get("known_failure") for row in declared["ops"]}
     opinfos = select_opinfos(native)
 

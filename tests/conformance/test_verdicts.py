@@ -1,0 +1,45 @@
+"""The verdict rules of the conformance run, on synthetic records."""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from verdicts import BASIC, FAILED, STRICT, UNTESTED, decide  # noqa: E402
+
+
+def record(phase="forward", ok=True, invoked=(("add.Tensor", "float32"),), fallbacks=(), sample=0, error=""):
+    return {"opinfo": "add", "variant": "", "dtype": "float32", "sample": sample, "phase": phase, "ok": ok,
+            "error": error, "invoked": [list(i) for i in invoked], "fallbacks": [list(f) for f in fallbacks]}
+
+
+def test_all_phases_pass_is_strict():
+    v = decide("add.Tensor", "float32", [record(), record(phase="backward", invoked=())], None)
+    assert v.verdict == STRICT and v.samples == 1
+
+
+def test_wrong_result_is_failed_with_the_error():
+    v = decide("add.Tensor", "float32", [record(ok=False, error="AssertionError: values differ")], None)
+    assert v.verdict == FAILED and "values differ" in v.detail
+
+
+def test_a_fallback_of_a_declared_native_overload_is_failed():
+    v = decide("add.Tensor", "float32", [record(fallbacks=(("add.Tensor", "float32"),))], None)
+    assert v.verdict == FAILED and "fell back" in v.detail
+
+
+def test_failing_backward_of_a_passing_forward_is_basic():
+    records = [record(), record(phase="backward", ok=False, invoked=(("sum", "float32"),), error="grad differs")]
+    assert decide("add.Tensor", "float32", records, None).verdict == BASIC
+    assert decide("sum", "float32", records, None).verdict == FAILED
+
+
+def test_never_invoked_is_untested():
+    assert decide("mm", "float32", [record()], None).verdict == UNTESTED
+    assert decide("add.Tensor", "float16", [record()], None).verdict == UNTESTED
+
+
+def test_known_failure_is_carried():
+    v = decide("add.Tensor", "float32", [record(ok=False)], "vendor rounds half to even")
+    assert v.verdict == FAILED and v.known_failure == "vendor rounds half to even"
