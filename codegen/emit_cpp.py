@@ -12,7 +12,7 @@ from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUME
 from .spec import DTYPES, FallbackPolicy, PassBy
 
 # Shards bound the rebuild after a spec edit: one entry's kernels all land in one shard.
-SHARD_COUNT = 4
+SHARD_COUNT = 8
 
 
 @dataclass(frozen=True)
@@ -47,10 +47,19 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
     lines = [f"static void {launch.function_name}({params}) {{"]
     by_name = {p.name: p for p in launch.parameters}
     call_args = []
-    for name in launch.call_arguments:
+    for index, arg in enumerate(launch.call_arguments):
+        name = arg.name
         if name == STREAM_ARGUMENT:
             lines.append(f"  const auto stream_arg = {sdk.stream}(op.stream());")
             call_args.append("stream_arg")
+            continue
+        if name is None:  # computed by the glue
+            lines.append(f"  const auto computed_arg{index} = {arg.converter}();")
+            call_args.append(f"computed_arg{index}")
+            continue
+        if arg.converter is not None:  # explicit converter: passed by value
+            lines.append(f"  const auto {name}_arg{index} = {arg.converter}({name});")
+            call_args.append(f"{name}_arg{index}")
             continue
         param = by_name[name]
         if param.converter is None:
@@ -115,7 +124,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
     outputs = kernel.output_names
     if kernel.kind == KernelKind.FUNCTIONAL:
-        if kernel.like_argument:
+        if kernel.like_argument and not kernel.meta_call:
             lines.append(f"  const at::Tensor {outputs[0]} = op.allocate_like({kernel.like_argument});")
         else:
             lines.append(f"  const auto expected = {kernel.meta_call};")
@@ -144,7 +153,9 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
             lines.append(f"  return std::forward_as_tuple({', '.join(outputs)});")
     else:
         if kernel.meta_call:
-            lines.append(f"  {kernel.meta_call};  // the in-place overload's own checks, on meta")
+            # The in-place overload's own shape and dtype checks, on meta.
+            lines.append("  at::Tensor self_meta = op.meta(self);")
+            lines.append(f"  {kernel.meta_call};")
         lines.append(f"  {kernel.launch.function_name}({launch_args});")
         lines.append("  return self;")
     lines.append("}")

@@ -19,7 +19,7 @@ from torchgen.model import BaseTy, BaseType, SchemaKind
 
 from .aten import AtenOp, AtenRegistry
 from .errors import ErrorSink, Location, did_you_mean
-from .spec import Converter, OpSpec, Variant, VendorSpec
+from .spec import CallArgument, Converter, OpSpec, Variant, VendorSpec
 
 STREAM_ARGUMENT = "stream"
 
@@ -35,10 +35,10 @@ class KernelKind(enum.Enum):
 
 @dataclass(frozen=True)
 class LaunchParameter:
-    """One SDK call argument, as the launch function receives and converts it."""
+    """One ATen value the launch function receives (and converts for the SDK)."""
     name: str  # the name in the `call:` line
     cpp_type: str  # how the launch function takes it
-    converter: Optional[Converter]  # None: passed as is
+    converter: Optional[Converter]  # the type's converter; None: passed as is
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class LaunchPlan:
     sdk_function: str
     call_text: str  # the spec's call line, for the comment
     parameters: tuple[LaunchParameter, ...]
-    call_arguments: tuple[str, ...]  # including `stream`, in SDK order
+    call_arguments: tuple[CallArgument, ...]  # including `stream`, in SDK order
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def _meta_call(op: AtenOp) -> str:
 
     functional: at::<name>(meta args...)
     out=:       at::<name>_outf(meta args..., <out>_meta...)  (the caller declares the meta outs)
-    in-place:   op.meta(self).<name>_(meta args...)
+    in-place:   at::<name>_(self_meta, meta args...) or self_meta.<name>_(...)  (the caller declares self_meta)
     """
     args = _meta_arguments(op)
     name = str(op.schema.name.name)
@@ -138,7 +138,9 @@ def _meta_call(op: AtenOp) -> str:
         outs = [f"{a.name}_meta" for a in op.out_arguments]
         return f"at::{name}_outf({', '.join(args + outs)})"
     if op.kind == SchemaKind.inplace:
-        return f"{args[0]}.{name}({', '.join(args[1:])})"
+        if op.function_variant:
+            return f"at::{name}({', '.join(['self_meta'] + args[1:])})"
+        return f"self_meta.{name}({', '.join(args[1:])})"
     if op.function_variant:
         return f"at::{name}({', '.join(args)})"
     return f"{args[0]}.{name}({', '.join(args[1:])})"
@@ -187,13 +189,13 @@ class Planner:
             return []
         kind = {SchemaKind.functional: KernelKind.FUNCTIONAL, SchemaKind.inplace: KernelKind.INPLACE,
                 SchemaKind.out: KernelKind.OUT}.get(aten.kind)
-        if kind is None or kind == KernelKind.OUT:
-            self.errors.add(op_spec.location, f"'{op_spec.name}' is a {aten.kind.name} overload",
-                            "list the functional overload and derive this one with `variants: [out]`")
+        if kind is None:
+            self.errors.add(op_spec.location, f"'{op_spec.name}' is a {aten.kind.name} overload, which cannot "
+                            "be registered from a spec")
             return []
-        if kind == KernelKind.INPLACE and op_spec.variants:
+        if kind != KernelKind.FUNCTIONAL and op_spec.variants:
             self.errors.add(op_spec.location, f"variants can only be derived from a functional overload, "
-                            f"'{op_spec.name}' is in-place")
+                            f"'{op_spec.name}' is {kind.value}")
             return []
         launch = self._plan_launch(op_spec, aten, kind) if op_spec.call else None
         if op_spec.call and launch is None:
@@ -206,9 +208,14 @@ class Planner:
                 self.errors.add(op_spec.output.location,
                                 f"output rule names '{op_spec.output.like}', which is not a tensor argument "
                                 f"of '{op_spec.name}'", did_you_mean(op_spec.output.like, tensor_names))
+        elif op_spec.output.rule is not None:
+            if op_spec.variants:
+                self.errors.add(op_spec.output.location, f"'{op_spec.name}' sizes its output by a rule: its out= "
+                                "and in-place variants have no meta function to check them",
+                                "remove `variants`, or list those overloads with their own rule")
         elif kind == KernelKind.FUNCTIONAL and op_spec.call and not aten.has_cpp_meta:
             self.errors.add(op_spec.location, f"'{op_spec.name}' has no C++ meta function to size its output",
-                            "declare `output: {like: <tensor argument>}`")
+                            "declare `output: {like: <tensor argument>}` or `output: {rule: <C++ function>}`")
         kernels = [self._kernel(op_spec, aten, kind, launch, None)]
         for variant in op_spec.variants:
             sibling_kind = SchemaKind.out if variant == Variant.OUT else SchemaKind.inplace
@@ -230,10 +237,12 @@ class Planner:
                             f"{', '.join(self.spec.sdk.headers)}", did_you_mean(call.function, self.symbols))
             ok = False
         inputs = {a.name: a for a in aten.schema.arguments.flat_non_out}
-        outputs = _return_names(aten) if kind == KernelKind.FUNCTIONAL else ()
+        outputs = {KernelKind.FUNCTIONAL: _return_names(aten),
+                   KernelKind.OUT: tuple(a.name for a in aten.out_arguments)}.get(kind, ())
         parameters = []
-        for name in call.arguments:
-            if name == STREAM_ARGUMENT:
+        for call_arg in call.arguments:
+            name = call_arg.name
+            if name is None or name == STREAM_ARGUMENT or name in {p.name for p in parameters}:
                 continue
             if name in outputs:
                 parameters.append(LaunchParameter(name, "const at::Tensor&", self.spec.sdk.converters.get("Tensor")))
@@ -247,7 +256,7 @@ class Planner:
                 continue
             type_key = normalize_type(str(arg.type))
             converter = self.spec.sdk.converters.get(type_key)
-            if converter is None and type_key not in _PRIMITIVE_TYPES:
+            if converter is None and type_key not in _PRIMITIVE_TYPES and call_arg.converter is None:
                 self.errors.add(call.location, f"no converter for ATen type '{type_key}' (argument '{name}' "
                                 f"of '{op_spec.name}')", f"add `{type_key}: <function>` under sdk.converters")
                 ok = False
@@ -274,7 +283,13 @@ class Planner:
         else:
             outputs = ("self",)
         # Launch arguments: the entry's output names re-bound to this kernel's outputs.
-        entry_outputs = _return_names(self.aten.lookup(op_spec.name)) if kind != KernelKind.INPLACE or derived_from else ()
+        entry = self.aten.lookup(op_spec.name)
+        if entry.kind == SchemaKind.out:
+            entry_outputs = tuple(a.name for a in entry.out_arguments)
+        elif kind != KernelKind.INPLACE or derived_from:
+            entry_outputs = _return_names(entry)
+        else:
+            entry_outputs = ()
         launch_arguments = []
         for param in launch.parameters if launch else ():
             if param.name in entry_outputs:
@@ -282,13 +297,24 @@ class Planner:
                                         else outputs[entry_outputs.index(param.name)])
             else:
                 launch_arguments.append(param.name)
-        dtype_argument = tensor_inputs[0][0] if tensor_inputs else None
+        tensor_names = [name for name, _, _ in tensor_inputs]
+        if op_spec.dtype_from is not None:
+            if op_spec.dtype_from not in tensor_names:
+                self.errors.add(op_spec.location, f"dtype_from names '{op_spec.dtype_from}', which is not a tensor "
+                                f"argument of '{aten.name}'", did_you_mean(op_spec.dtype_from, tensor_names))
+            dtype_argument = op_spec.dtype_from
+        elif tensor_names:
+            dtype_argument = tensor_names[0]
+        else:  # e.g. arange.start_out: the out= tensor's dtype decides
+            dtype_argument = outputs[0] if kind == KernelKind.OUT else None
         # Derived variants and functional kernels learn the expected result from the
         # functional overload's meta function; a spec-listed in-place op writes self as is.
         meta = None
-        if launch and (derived_from or kind == KernelKind.FUNCTIONAL) and (
-                op_spec.output.like is None or kind != KernelKind.FUNCTIONAL):
+        if launch and (derived_from or kind in (KernelKind.FUNCTIONAL, KernelKind.OUT)) and (
+                (op_spec.output.like is None and op_spec.output.rule is None) or kind != KernelKind.FUNCTIONAL):
             meta = _meta_call(aten)
+        elif launch and kind == KernelKind.FUNCTIONAL and op_spec.output.rule is not None:
+            meta = f"{op_spec.output.rule}({', '.join(name for _, name in aten.dispatcher_arguments())})"
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like)
 

@@ -64,24 +64,41 @@ class SdkSpec:
 
 
 @dataclass(frozen=True)
+class CallArgument:
+    """One argument of a `call:` line.
+
+    `name`             an ATen argument, an output, or `stream`;
+    `convert(name)`    the same with an explicit converter instead of the type's;
+    `compute()`        a value the glue computes (e.g. the default generator's state).
+    """
+    text: str
+    name: Optional[str]
+    converter: Optional[str]
+
+
+@dataclass(frozen=True)
 class CallSpec:
     function: str
-    arguments: tuple[str, ...]
+    arguments: tuple[CallArgument, ...]
     location: Location
 
     def __str__(self) -> str:
-        return f"{self.function}({', '.join(self.arguments)})"
+        return f"{self.function}({', '.join(a.text for a in self.arguments)})"
 
 
 @dataclass(frozen=True)
 class OutputRule:
     """How the functional form allocates its result.
 
-    `meta`: run the op on meta tensors (PyTorch's own shape and dtype logic).
-    `like`: same shape and dtype as the named input, contiguous.
+    `meta` (default): run the op on meta tensors (PyTorch's own shape and dtype logic).
+    `{like: x}`:      same shape and dtype as the tensor argument x, contiguous.
+    `{rule: fn}`:     fn(op's arguments...) returns the expected outputs as meta
+                      tensors, for ops whose meta function is not in C++
+                      (the runtime provides common ones in torch_fl/output_rules.h).
     """
     like: Optional[str]
     location: Location
+    rule: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,8 @@ class OpSpec:
     output: OutputRule
     # A real vendor limit that conformance reports instead of failing on.
     known_failure: Optional[str] = None
+    # The tensor argument whose dtype decides native vs fallback (default: the first).
+    dtype_from: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -181,6 +200,7 @@ class _Reader:
 
 _CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_:]*)\s*\((.*)\)\s*$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ARGUMENT = re.compile(r"^(?:([A-Za-z_][A-Za-z0-9_:]*)\((\s*[A-Za-z_][A-Za-z0-9_]*\s*)?\)|([A-Za-z_][A-Za-z0-9_]*))$")
 
 
 def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
@@ -194,18 +214,27 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
         reader.errors.add(node.location, f"malformed call '{text}'",
                           "expected `sdkFunction(arg, arg, ...)` naming ATen arguments, `stream` and outputs")
         return None
-    args = tuple(a.strip() for a in match.group(2).split(",")) if match.group(2).strip() else ()
-    for arg in args:
-        if not _IDENT.match(arg):
-            reader.errors.add(node.location, f"call argument '{arg}' is not a name",
-                              "call arguments name ATen arguments, outputs or `stream`")
-    return CallSpec(match.group(1), args, node.location)
+    texts = tuple(a.strip() for a in match.group(2).split(",")) if match.group(2).strip() else ()
+    args = []
+    for text in texts:
+        arg = _ARGUMENT.match(text)
+        if not arg:
+            reader.errors.add(node.location, f"call argument '{text}' is not a name",
+                              "call arguments are `name`, `converter(name)` or `function()`, where a name is an "
+                              "ATen argument, an output or `stream`")
+            continue
+        if arg.group(3):
+            args.append(CallArgument(text, arg.group(3), None))
+        else:
+            inner = (arg.group(2) or "").strip()
+            args.append(CallArgument(text, inner or None, arg.group(1)))
+    return CallSpec(match.group(1), tuple(args), node.location)
 
 
 _SDK_KEYS = ("headers", "glue", "status", "stream", "converters")
 _STATUS_KEYS = ("type", "ok", "message")
 _CONVERTER_KEYS = ("fn", "pass")
-_OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure")
+_OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from")
 _TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops")
 _DEFAULT_KEYS = ("dtypes", "fallback")
 
@@ -271,12 +300,16 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
         elif isinstance(out_node, Mapping) and out_node.keys() == ["like"]:
             like = reader.string(out_node.get("like"), "output.like", out_node.location)
             output = OutputRule(like, out_node.location)
+        elif isinstance(out_node, Mapping) and out_node.keys() == ["rule"]:
+            rule = reader.string(out_node.get("rule"), "output.rule", out_node.location)
+            output = OutputRule(None, out_node.location, rule)
         else:
             reader.errors.add(out_node.location, f"invalid output rule for '{name}'",
-                              "expected `meta` or `{like: <tensor argument>}`")
+                              "expected `meta`, `{like: <tensor argument>}` or `{rule: <C++ function>}`")
     known_failure = reader.string(node.get("known_failure"), f"{name}.known_failure", where, required=False)
+    dtype_from = reader.string(node.get("dtype_from"), f"{name}.dtype_from", where, required=False)
     return OpSpec(name, where, call, tuple(variants),
-                  dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure)
+                  dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from)
 
 
 def parse(path: str, root: Node) -> VendorSpec:

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "3ecfb3e6b94b84bc03d470ab25f335db8c9d36fe8e78af88feb94ee2df9956e1", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "f3813eaf2eebb3c52be40bc984c6fd7fa1abea98a37923e1a6971d388b8bea90", "2.13.0"};

@@ -11,89 +11,8 @@
 
 namespace {
 
-// mluOpMul(stream, self, other, out)
-// from specs/mlu.yaml:34
-static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpMul(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// mul.Tensor: specs/mlu.yaml:34
-static const torch_fl::OpInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/mlu.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_mul_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::mul(op.meta(self), op.meta(other));
-  const at::Tensor out = op.allocate(expected);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// mul.out: specs/mlu.yaml:34
-// out variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul_out{
-    "mul.out", "specs/mlu.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_mul_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::mul_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// mul_.Tensor: specs/mlu.yaml:34
-// inplace variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/mlu.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_mul__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).mul_(op.meta(other));  // the in-place overload's own checks, on meta
-  launch_mul_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
 // mluOpDiv(stream, self, other, out)
-// from specs/mlu.yaml:35
+// from specs/mlu.yaml:37
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -105,9 +24,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/mlu.yaml:35
+// div.Tensor: specs/mlu.yaml:37
 static const torch_fl::OpInfo kOp_div_Tensor{
-    "div.Tensor", "specs/mlu.yaml:35",
+    "div.Tensor", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -127,10 +46,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/mlu.yaml:35
+// div.out: specs/mlu.yaml:37
 // out variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div_out{
-    "div.out", "specs/mlu.yaml:35",
+    "div.out", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -152,10 +71,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/mlu.yaml:35
+// div_.Tensor: specs/mlu.yaml:37
 // inplace variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/mlu.yaml:35",
+    "div_.Tensor", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -168,13 +87,14 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).div_(op.meta(other));  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.div_(op.meta(other));
   launch_div_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpAddScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:36
+// from specs/mlu.yaml:38
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -187,9 +107,9 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Scalar: specs/mlu.yaml:36
+// add.Scalar: specs/mlu.yaml:38
 static const torch_fl::OpInfo kOp_add_Scalar{
-    "add.Scalar", "specs/mlu.yaml:36",
+    "add.Scalar", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -207,10 +127,10 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/mlu.yaml:36
+// add_.Scalar: specs/mlu.yaml:38
 // inplace variant derived from add.Scalar
 static const torch_fl::OpInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/mlu.yaml:36",
+    "add_.Scalar", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -221,13 +141,14 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  op.meta(self).add_(other, alpha);  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.add_(other, alpha);
   launch_add_Scalar(op, self, other, alpha, self);
   return self;
 }
 
 // mluOpSubScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:37
+// from specs/mlu.yaml:39
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -240,9 +161,9 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Scalar: specs/mlu.yaml:37
+// sub.Scalar: specs/mlu.yaml:39
 static const torch_fl::OpInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/mlu.yaml:37",
+    "sub.Scalar", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -260,10 +181,10 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/mlu.yaml:37
+// sub_.Scalar: specs/mlu.yaml:39
 // inplace variant derived from sub.Scalar
 static const torch_fl::OpInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/mlu.yaml:37",
+    "sub_.Scalar", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -274,13 +195,14 @@ at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  op.meta(self).sub_(other, alpha);  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.sub_(other, alpha);
   launch_sub_Scalar(op, self, other, alpha, self);
   return self;
 }
 
 // mluOpLt(stream, self, other, out)
-// from specs/mlu.yaml:44
+// from specs/mlu.yaml:46
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -292,9 +214,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/mlu.yaml:44
+// lt.Tensor: specs/mlu.yaml:46
 static const torch_fl::OpInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/mlu.yaml:44",
+    "lt.Tensor", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -314,10 +236,10 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// lt.Tensor_out: specs/mlu.yaml:44
+// lt.Tensor_out: specs/mlu.yaml:46
 // out variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/mlu.yaml:44",
+    "lt.Tensor_out", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -339,10 +261,10 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// lt_.Tensor: specs/mlu.yaml:44
+// lt_.Tensor: specs/mlu.yaml:46
 // inplace variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt__Tensor{
-    "lt_.Tensor", "specs/mlu.yaml:44",
+    "lt_.Tensor", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -355,13 +277,14 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).lt_(op.meta(other));  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.lt_(op.meta(other));
   launch_lt_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpGtScalar(stream, self, other, out)
-// from specs/mlu.yaml:49
+// from specs/mlu.yaml:51
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -373,9 +296,9 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Scalar: specs/mlu.yaml:49
+// gt.Scalar: specs/mlu.yaml:51
 static const torch_fl::OpInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/mlu.yaml:49",
+    "gt.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -393,10 +316,10 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// gt.Scalar_out: specs/mlu.yaml:49
+// gt.Scalar_out: specs/mlu.yaml:51
 // out variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/mlu.yaml:49",
+    "gt.Scalar_out", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -416,10 +339,10 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// gt_.Scalar: specs/mlu.yaml:49
+// gt_.Scalar: specs/mlu.yaml:51
 // inplace variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt__Scalar{
-    "gt_.Scalar", "specs/mlu.yaml:49",
+    "gt_.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -430,13 +353,14 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.meta(self).gt_(other);  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.gt_(other);
   launch_gt_Scalar(op, self, other, self);
   return self;
 }
 
 // mluOpSqrt(stream, self, out)
-// from specs/mlu.yaml:55
+// from specs/mlu.yaml:57
 static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -447,9 +371,9 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sqrt: specs/mlu.yaml:55
+// sqrt: specs/mlu.yaml:57
 static const torch_fl::OpInfo kOp_sqrt{
-    "sqrt", "specs/mlu.yaml:55",
+    "sqrt", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -467,10 +391,10 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   return out;
 }
 
-// sqrt.out: specs/mlu.yaml:55
+// sqrt.out: specs/mlu.yaml:57
 // out variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_out{
-    "sqrt.out", "specs/mlu.yaml:55",
+    "sqrt.out", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -490,10 +414,10 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sqrt_: specs/mlu.yaml:55
+// sqrt_: specs/mlu.yaml:57
 // inplace variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_{
-    "sqrt_", "specs/mlu.yaml:55",
+    "sqrt_", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -504,13 +428,14 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.meta(self).sqrt_();  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  at::sqrt_(self_meta);
   launch_sqrt(op, self, self);
   return self;
 }
 
 // mluOpRelu(stream, self, out)
-// from specs/mlu.yaml:58
+// from specs/mlu.yaml:60
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -521,9 +446,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/mlu.yaml:58
+// relu: specs/mlu.yaml:60
 static const torch_fl::OpInfo kOp_relu{
-    "relu", "specs/mlu.yaml:58",
+    "relu", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -540,10 +465,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/mlu.yaml:58
+// relu_: specs/mlu.yaml:60
 // inplace variant derived from relu
 static const torch_fl::OpInfo kOp_relu_{
-    "relu_", "specs/mlu.yaml:58",
+    "relu_", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -554,13 +479,14 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.meta(self).relu_();  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  at::relu_(self_meta);
   launch_relu(op, self, self);
   return self;
 }
 
 // mluOpMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:82
+// from specs/mlu.yaml:84
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -572,9 +498,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/mlu.yaml:82
+// mm: specs/mlu.yaml:84
 static const torch_fl::OpInfo kOp_mm{
-    "mm", "specs/mlu.yaml:82",
+    "mm", "specs/mlu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -594,10 +520,10 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// mm.out: specs/mlu.yaml:82
+// mm.out: specs/mlu.yaml:84
 // out variant derived from mm
 static const torch_fl::OpInfo kOp_mm_out{
-    "mm.out", "specs/mlu.yaml:82",
+    "mm.out", "specs/mlu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -620,7 +546,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
 }
 
 // mluOpReduceSum(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:89
+// from specs/mlu.yaml:91
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -632,9 +558,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/mlu.yaml:89
+// sum.dim_IntList: specs/mlu.yaml:91
 static const torch_fl::OpInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/mlu.yaml:89",
+    "sum.dim_IntList", "specs/mlu.yaml:91",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -652,10 +578,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/mlu.yaml:89
+// sum.IntList_out: specs/mlu.yaml:91
 // out variant derived from sum.dim_IntList
 static const torch_fl::OpInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/mlu.yaml:89",
+    "sum.IntList_out", "specs/mlu.yaml:91",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -676,7 +602,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 // mluOpReduceMean(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:90
+// from specs/mlu.yaml:92
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -688,9 +614,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/mlu.yaml:90
+// mean.dim: specs/mlu.yaml:92
 static const torch_fl::OpInfo kOp_mean_dim{
-    "mean.dim", "specs/mlu.yaml:90",
+    "mean.dim", "specs/mlu.yaml:92",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -708,10 +634,10 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/mlu.yaml:90
+// mean.out: specs/mlu.yaml:92
 // out variant derived from mean.dim
 static const torch_fl::OpInfo kOp_mean_out{
-    "mean.out", "specs/mlu.yaml:90",
+    "mean.out", "specs/mlu.yaml:92",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -732,7 +658,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // mluOpNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:100
+// from specs/mlu.yaml:102
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -746,9 +672,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/mlu.yaml:100
+// nll_loss_forward: specs/mlu.yaml:102
 static const torch_fl::OpInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/mlu.yaml:100",
+    "nll_loss_forward", "specs/mlu.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -770,10 +696,10 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/mlu.yaml:100
+// nll_loss_forward.output: specs/mlu.yaml:102
 // out variant derived from nll_loss_forward
 static const torch_fl::OpInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/mlu.yaml:100",
+    "nll_loss_forward.output", "specs/mlu.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -799,55 +725,548 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
   return std::forward_as_tuple(output, total_weight);
 }
 
-// mluOpNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:104
-static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
+// mluOpErf(stream, self, out)
+// from specs/mlu.yaml:120
+static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto total_weight_arg = mlu_glue::describe(total_weight);
   const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpNllLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
+  const mluRet_t status = mluOpErf(stream_arg, &self_arg, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// nll_loss_backward: specs/mlu.yaml:104
-static const torch_fl::OpInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/mlu.yaml:104",
+// erf: specs/mlu.yaml:120
+static const torch_fl::OpInfo kOp_erf{
+    "erf", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
-at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
-  torch_fl::OpContext op(kOp_nll_loss_backward);
+at::Tensor wrap_erf(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erf);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::erf(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_erf(op, self_on_device, out);
+  return out;
+}
+
+// erf.out: specs/mlu.yaml:120
+// out variant derived from erf
+static const torch_fl::OpInfo kOp_erf_out{
+    "erf.out", "specs/mlu.yaml:120",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_erf_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::erf_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_erf(op, self_on_device, out);
+  return out;
+}
+
+// erf_: specs/mlu.yaml:120
+// inplace variant derived from erf
+static const torch_fl::OpInfo kOp_erf_{
+    "erf_", "specs/mlu.yaml:120",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_erf_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erf_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::erf_(self_meta);
+  launch_erf(op, self, self);
+  return self;
+}
+
+// mluOpGeluBackward(stream, grad_output, self, mlu_glue::gelu_approximation(approximate), out)
+// from specs/mlu.yaml:132
+static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto approximate_arg3 = mlu_glue::gelu_approximation(approximate);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpGeluBackward(stream_arg, &grad_output_arg, &self_arg, approximate_arg3, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// gelu_backward: specs/mlu.yaml:132
+static const torch_fl::OpInfo kOp_gelu_backward{
+    "gelu_backward", "specs/mlu.yaml:132",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
+  torch_fl::OpContext op(kOp_gelu_backward);
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(grad_output)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor total_weight_on_device = op.on_device(total_weight);
-  const auto expected = at::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
+  const auto expected = at::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
-  launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, out);
+  launch_gelu_backward(op, grad_output_on_device, self_on_device, approximate, out);
+  return out;
+}
+
+// mluOpGe(stream, self, other, out)
+// from specs/mlu.yaml:140
+static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpGe(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// ge.Tensor: specs/mlu.yaml:140
+static const torch_fl::OpInfo kOp_ge_Tensor{
+    "ge.Tensor", "specs/mlu.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ge_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const auto expected = at::ge(op.meta(self), op.meta(other));
+  const at::Tensor out = op.allocate(expected);
+  launch_ge_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// ge.Tensor_out: specs/mlu.yaml:140
+// out variant derived from ge.Tensor
+static const torch_fl::OpInfo kOp_ge_Tensor_out{
+    "ge.Tensor_out", "specs/mlu.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ge_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::ge_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_ge_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// ge_.Tensor: specs/mlu.yaml:140
+// inplace variant derived from ge.Tensor
+static const torch_fl::OpInfo kOp_ge__Tensor{
+    "ge_.Tensor", "specs/mlu.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ge__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.ge_(op.meta(other));
+  launch_ge_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// mluOpLeScalar(stream, self, other, out)
+// from specs/mlu.yaml:141
+static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// le.Scalar: specs/mlu.yaml:141
+static const torch_fl::OpInfo kOp_le_Scalar{
+    "le.Scalar", "specs/mlu.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_le_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::le(op.meta(self), other);
+  const at::Tensor out = op.allocate(expected);
+  launch_le_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// le.Scalar_out: specs/mlu.yaml:141
+// out variant derived from le.Scalar
+static const torch_fl::OpInfo kOp_le_Scalar_out{
+    "le.Scalar_out", "specs/mlu.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_le_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::le_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_le_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// le_.Scalar: specs/mlu.yaml:141
+// inplace variant derived from le.Scalar
+static const torch_fl::OpInfo kOp_le__Scalar{
+    "le_.Scalar", "specs/mlu.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_le__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.le_(other);
+  launch_le_Scalar(op, self, other, self);
+  return self;
+}
+
+// mluOpAddcmul(stream, self, tensor1, tensor2, value, out)
+// from specs/mlu.yaml:151
+static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto tensor1_arg = mlu_glue::describe(tensor1);
+  const auto tensor2_arg = mlu_glue::describe(tensor2);
+  const auto value_arg = mlu_glue::scalar(value);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAddcmul(stream_arg, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// addcmul: specs/mlu.yaml:151
+static const torch_fl::OpInfo kOp_addcmul{
+    "addcmul", "specs/mlu.yaml:151",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcmul);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor tensor1_on_device = op.on_device(tensor1);
+  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const auto expected = at::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  const at::Tensor out = op.allocate(expected);
+  launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  return out;
+}
+
+// addcmul.out: specs/mlu.yaml:151
+// out variant derived from addcmul
+static const torch_fl::OpInfo kOp_addcmul_out{
+    "addcmul.out", "specs/mlu.yaml:151",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_addcmul_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor tensor1_on_device = op.on_device(tensor1);
+  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  at::Tensor out_meta = op.meta_output(out);
+  at::addcmul_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  return out;
+}
+
+// addcmul_: specs/mlu.yaml:151
+// inplace variant derived from addcmul
+static const torch_fl::OpInfo kOp_addcmul_{
+    "addcmul_", "specs/mlu.yaml:151",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcmul_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const at::Tensor tensor1_on_device = op.on_device(tensor1);
+  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.addcmul_(op.meta(tensor1), op.meta(tensor2), value);
+  launch_addcmul(op, self, tensor1_on_device, tensor2_on_device, value, self);
+  return self;
+}
+
+// mluOpAddcdiv(stream, self, tensor1, tensor2, value, out)
+// from specs/mlu.yaml:152
+static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto tensor1_arg = mlu_glue::describe(tensor1);
+  const auto tensor2_arg = mlu_glue::describe(tensor2);
+  const auto value_arg = mlu_glue::scalar(value);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAddcdiv(stream_arg, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// addcdiv: specs/mlu.yaml:152
+static const torch_fl::OpInfo kOp_addcdiv{
+    "addcdiv", "specs/mlu.yaml:152",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcdiv);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor tensor1_on_device = op.on_device(tensor1);
+  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const auto expected = at::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  const at::Tensor out = op.allocate(expected);
+  launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  return out;
+}
+
+// addcdiv.out: specs/mlu.yaml:152
+// out variant derived from addcdiv
+static const torch_fl::OpInfo kOp_addcdiv_out{
+    "addcdiv.out", "specs/mlu.yaml:152",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_addcdiv_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor tensor1_on_device = op.on_device(tensor1);
+  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  at::Tensor out_meta = op.meta_output(out);
+  at::addcdiv_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  return out;
+}
+
+// addcdiv_: specs/mlu.yaml:152
+// inplace variant derived from addcdiv
+static const torch_fl::OpInfo kOp_addcdiv_{
+    "addcdiv_", "specs/mlu.yaml:152",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcdiv_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const at::Tensor tensor1_on_device = op.on_device(tensor1);
+  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.addcdiv_(op.meta(tensor1), op.meta(tensor2), value);
+  launch_addcdiv(op, self, tensor1_on_device, tensor2_on_device, value, self);
+  return self;
+}
+
+// mluOpArange(stream, start, end, step, out)
+// from specs/mlu.yaml:156
+static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto start_arg = mlu_glue::scalar(start);
+  const auto end_arg = mlu_glue::scalar(end);
+  const auto step_arg = mlu_glue::scalar(step);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpArange(stream_arg, start_arg, end_arg, step_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// arange.start_out: specs/mlu.yaml:156
+static const torch_fl::OpInfo kOp_arange_start_out{
+    "arange.start_out", "specs/mlu.yaml:156",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_arange_start_out);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(out)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(arange_start_out)>(op, torch_fl::FallbackReason::kDtype, start, end, step, out);
+  }
+  at::Tensor out_meta = op.meta_output(out);
+  at::arange_outf(start, end, step, out_meta);
+  op.resize_output(out, out_meta);
+  launch_arange_start_out(op, start, end, step, out);
+  return out;
+}
+
+// mluOpReduceMin(stream, self, dim, keepdim, out)
+// from specs/mlu.yaml:176
+static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto dim_arg = mlu_glue::int_list(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReduceMin(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// amin: specs/mlu.yaml:176
+static const torch_fl::OpInfo kOp_amin{
+    "amin", "specs/mlu.yaml:176",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_amin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::amin(op.meta(self), dim, keepdim);
+  const at::Tensor out = op.allocate(expected);
+  launch_amin(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// amin.out: specs/mlu.yaml:176
+// out variant derived from amin
+static const torch_fl::OpInfo kOp_amin_out{
+    "amin.out", "specs/mlu.yaml:176",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_amin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::amin_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_amin(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
-  m.impl("mul.out", TORCH_FN(wrap_mul_out));
-  m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));
   m.impl("div.Tensor", TORCH_FN(wrap_div_Tensor));
   m.impl("div.out", TORCH_FN(wrap_div_out));
   m.impl("div_.Tensor", TORCH_FN(wrap_div__Tensor));
@@ -874,5 +1293,23 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mean.out", TORCH_FN(wrap_mean_out));
   m.impl("nll_loss_forward", TORCH_FN(wrap_nll_loss_forward));
   m.impl("nll_loss_forward.output", TORCH_FN(wrap_nll_loss_forward_output));
-  m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
+  m.impl("erf", TORCH_FN(wrap_erf));
+  m.impl("erf.out", TORCH_FN(wrap_erf_out));
+  m.impl("erf_", TORCH_FN(wrap_erf_));
+  m.impl("gelu_backward", TORCH_FN(wrap_gelu_backward));
+  m.impl("ge.Tensor", TORCH_FN(wrap_ge_Tensor));
+  m.impl("ge.Tensor_out", TORCH_FN(wrap_ge_Tensor_out));
+  m.impl("ge_.Tensor", TORCH_FN(wrap_ge__Tensor));
+  m.impl("le.Scalar", TORCH_FN(wrap_le_Scalar));
+  m.impl("le.Scalar_out", TORCH_FN(wrap_le_Scalar_out));
+  m.impl("le_.Scalar", TORCH_FN(wrap_le__Scalar));
+  m.impl("addcmul", TORCH_FN(wrap_addcmul));
+  m.impl("addcmul.out", TORCH_FN(wrap_addcmul_out));
+  m.impl("addcmul_", TORCH_FN(wrap_addcmul_));
+  m.impl("addcdiv", TORCH_FN(wrap_addcdiv));
+  m.impl("addcdiv.out", TORCH_FN(wrap_addcdiv_out));
+  m.impl("addcdiv_", TORCH_FN(wrap_addcdiv_));
+  m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));
+  m.impl("amin", TORCH_FN(wrap_amin));
+  m.impl("amin.out", TORCH_FN(wrap_amin_out));
 }

@@ -11,172 +11,8 @@
 
 namespace {
 
-// mluOpAdd(stream, self, other, alpha, out)
-// from specs/mlu.yaml:31
-static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpAdd(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// add.Tensor: specs/mlu.yaml:31
-static const torch_fl::OpInfo kOp_add_Tensor{
-    "add.Tensor", "specs/mlu.yaml:31",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::add(op.meta(self), op.meta(other), alpha);
-  const at::Tensor out = op.allocate(expected);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add.out: specs/mlu.yaml:31
-// out variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add_out{
-    "add.out", "specs/mlu.yaml:31",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_add_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add_.Tensor: specs/mlu.yaml:31
-// inplace variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/mlu.yaml:31",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).add_(op.meta(other), alpha);  // the in-place overload's own checks, on meta
-  launch_add_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
-
-// mluOpSub(stream, self, other, alpha, out)
-// from specs/mlu.yaml:33
-static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpSub(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// sub.Tensor: specs/mlu.yaml:33
-static const torch_fl::OpInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/mlu.yaml:33",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::sub(op.meta(self), op.meta(other), alpha);
-  const at::Tensor out = op.allocate(expected);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub.out: specs/mlu.yaml:33
-// out variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub_out{
-    "sub.out", "specs/mlu.yaml:33",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sub_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub_.Tensor: specs/mlu.yaml:33
-// inplace variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/mlu.yaml:33",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).sub_(op.meta(other), alpha);  // the in-place overload's own checks, on meta
-  launch_sub_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
-
 // mluOpMulScalar(stream, self, other, out)
-// from specs/mlu.yaml:38
+// from specs/mlu.yaml:40
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -188,9 +24,9 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Scalar: specs/mlu.yaml:38
+// mul.Scalar: specs/mlu.yaml:40
 static const torch_fl::OpInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/mlu.yaml:38",
+    "mul.Scalar", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -208,10 +44,10 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/mlu.yaml:38
+// mul_.Scalar: specs/mlu.yaml:40
 // inplace variant derived from mul.Scalar
 static const torch_fl::OpInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/mlu.yaml:38",
+    "mul_.Scalar", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -222,221 +58,14 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.meta(self).mul_(other);  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.mul_(other);
   launch_mul_Scalar(op, self, other, self);
   return self;
 }
 
-// mluOpDivScalar(stream, self, other, out)
-// from specs/mlu.yaml:39
-static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpDivScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// div.Scalar: specs/mlu.yaml:39
-static const torch_fl::OpInfo kOp_div_Scalar{
-    "div.Scalar", "specs/mlu.yaml:39",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_div_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::div(op.meta(self), other);
-  const at::Tensor out = op.allocate(expected);
-  launch_div_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// div_.Scalar: specs/mlu.yaml:39
-// inplace variant derived from div.Scalar
-static const torch_fl::OpInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/mlu.yaml:39",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_div__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  op.meta(self).div_(other);  // the in-place overload's own checks, on meta
-  launch_div_Scalar(op, self, other, self);
-  return self;
-}
-
-// mluOpGt(stream, self, other, out)
-// from specs/mlu.yaml:45
-static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpGt(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// gt.Tensor: specs/mlu.yaml:45
-static const torch_fl::OpInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/mlu.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_gt_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::gt(op.meta(self), op.meta(other));
-  const at::Tensor out = op.allocate(expected);
-  launch_gt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// gt.Tensor_out: specs/mlu.yaml:45
-// out variant derived from gt.Tensor
-static const torch_fl::OpInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/mlu.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_gt_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::gt_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_gt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// gt_.Tensor: specs/mlu.yaml:45
-// inplace variant derived from gt.Tensor
-static const torch_fl::OpInfo kOp_gt__Tensor{
-    "gt_.Tensor", "specs/mlu.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_gt__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).gt_(op.meta(other));  // the in-place overload's own checks, on meta
-  launch_gt_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// mluOpLtScalar(stream, self, other, out)
-// from specs/mlu.yaml:48
-static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpLtScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// lt.Scalar: specs/mlu.yaml:48
-static const torch_fl::OpInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/mlu.yaml:48",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_lt_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::lt(op.meta(self), other);
-  const at::Tensor out = op.allocate(expected);
-  launch_lt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// lt.Scalar_out: specs/mlu.yaml:48
-// out variant derived from lt.Scalar
-static const torch_fl::OpInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/mlu.yaml:48",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_lt_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::lt_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_lt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// lt_.Scalar: specs/mlu.yaml:48
-// inplace variant derived from lt.Scalar
-static const torch_fl::OpInfo kOp_lt__Scalar{
-    "lt_.Scalar", "specs/mlu.yaml:48",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_lt__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  op.meta(self).lt_(other);  // the in-place overload's own checks, on meta
-  launch_lt_Scalar(op, self, other, self);
-  return self;
-}
-
 // mluOpNeg(stream, self, out)
-// from specs/mlu.yaml:52
+// from specs/mlu.yaml:54
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -447,9 +76,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/mlu.yaml:52
+// neg: specs/mlu.yaml:54
 static const torch_fl::OpInfo kOp_neg{
-    "neg", "specs/mlu.yaml:52",
+    "neg", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -467,10 +96,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/mlu.yaml:52
+// neg.out: specs/mlu.yaml:54
 // out variant derived from neg
 static const torch_fl::OpInfo kOp_neg_out{
-    "neg.out", "specs/mlu.yaml:52",
+    "neg.out", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -490,10 +119,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/mlu.yaml:52
+// neg_: specs/mlu.yaml:54
 // inplace variant derived from neg
 static const torch_fl::OpInfo kOp_neg_{
-    "neg_", "specs/mlu.yaml:52",
+    "neg_", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -504,87 +133,14 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.meta(self).neg_();  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  at::neg_(self_meta);
   launch_neg(op, self, self);
   return self;
 }
 
-// mluOpLog(stream, self, out)
-// from specs/mlu.yaml:54
-static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpLog(stream_arg, &self_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// log: specs/mlu.yaml:54
-static const torch_fl::OpInfo kOp_log{
-    "log", "specs/mlu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_log(const at::Tensor & self) {
-  torch_fl::OpContext op(kOp_log);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::log(op.meta(self));
-  const at::Tensor out = op.allocate(expected);
-  launch_log(op, self_on_device, out);
-  return out;
-}
-
-// log.out: specs/mlu.yaml:54
-// out variant derived from log
-static const torch_fl::OpInfo kOp_log_out{
-    "log.out", "specs/mlu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_log_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::log_outf(op.meta(self), out_meta);
-  op.resize_output(out, out_meta);
-  launch_log(op, self_on_device, out);
-  return out;
-}
-
-// log_: specs/mlu.yaml:54
-// inplace variant derived from log
-static const torch_fl::OpInfo kOp_log_{
-    "log_", "specs/mlu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_log_(at::Tensor & self) {
-  torch_fl::OpContext op(kOp_log_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  op.meta(self).log_();  // the in-place overload's own checks, on meta
-  launch_log(op, self, self);
-  return self;
-}
-
 // mluOpZero(stream, self)
-// from specs/mlu.yaml:77
+// from specs/mlu.yaml:79
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -594,9 +150,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/mlu.yaml:77
+// zero_: specs/mlu.yaml:79
 static const torch_fl::OpInfo kOp_zero_{
-    "zero_", "specs/mlu.yaml:77",
+    "zero_", "specs/mlu.yaml:79",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -612,7 +168,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // mluOpRandNormal(stream, self, mean, std, generator)
-// from specs/mlu.yaml:78
+// from specs/mlu.yaml:80
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -623,9 +179,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/mlu.yaml:78
+// normal_: specs/mlu.yaml:80
 static const torch_fl::OpInfo kOp_normal_{
-    "normal_", "specs/mlu.yaml:78",
+    "normal_", "specs/mlu.yaml:80",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -640,31 +196,441 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
   return self;
 }
 
+// mluOpReciprocal(stream, self, out)
+// from specs/mlu.yaml:115
+static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReciprocal(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// reciprocal: specs/mlu.yaml:115
+static const torch_fl::OpInfo kOp_reciprocal{
+    "reciprocal", "specs/mlu.yaml:115",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_reciprocal(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_reciprocal);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::reciprocal(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_reciprocal(op, self_on_device, out);
+  return out;
+}
+
+// reciprocal.out: specs/mlu.yaml:115
+// out variant derived from reciprocal
+static const torch_fl::OpInfo kOp_reciprocal_out{
+    "reciprocal.out", "specs/mlu.yaml:115",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_reciprocal_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::reciprocal_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_reciprocal(op, self_on_device, out);
+  return out;
+}
+
+// reciprocal_: specs/mlu.yaml:115
+// inplace variant derived from reciprocal
+static const torch_fl::OpInfo kOp_reciprocal_{
+    "reciprocal_", "specs/mlu.yaml:115",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_reciprocal_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_reciprocal_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::reciprocal_(self_meta);
+  launch_reciprocal(op, self, self);
+  return self;
+}
+
+// mluOpSilu(stream, self, out)
+// from specs/mlu.yaml:125
+static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSilu(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// silu: specs/mlu.yaml:125
+static const torch_fl::OpInfo kOp_silu{
+    "silu", "specs/mlu.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_silu(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_silu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::silu(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_silu(op, self_on_device, out);
+  return out;
+}
+
+// silu.out: specs/mlu.yaml:125
+// out variant derived from silu
+static const torch_fl::OpInfo kOp_silu_out{
+    "silu.out", "specs/mlu.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_silu_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::silu_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_silu(op, self_on_device, out);
+  return out;
+}
+
+// silu_: specs/mlu.yaml:125
+// inplace variant derived from silu
+static const torch_fl::OpInfo kOp_silu_{
+    "silu_", "specs/mlu.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_silu_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_silu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::silu_(self_meta);
+  launch_silu(op, self, self);
+  return self;
+}
+
+// mluOpMinimum(stream, self, other, out)
+// from specs/mlu.yaml:138
+static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpMinimum(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// minimum: specs/mlu.yaml:138
+static const torch_fl::OpInfo kOp_minimum{
+    "minimum", "specs/mlu.yaml:138",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_minimum);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const auto expected = at::minimum(op.meta(self), op.meta(other));
+  const at::Tensor out = op.allocate(expected);
+  launch_minimum(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// minimum.out: specs/mlu.yaml:138
+// out variant derived from minimum
+static const torch_fl::OpInfo kOp_minimum_out{
+    "minimum.out", "specs/mlu.yaml:138",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_minimum_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::minimum_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_minimum(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// mluOpPowScalar(stream, self, exponent, out)
+// from specs/mlu.yaml:144
+static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto exponent_arg = mlu_glue::scalar(exponent);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpPowScalar(stream_arg, &self_arg, exponent_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// pow.Tensor_Scalar: specs/mlu.yaml:144
+static const torch_fl::OpInfo kOp_pow_Tensor_Scalar{
+    "pow.Tensor_Scalar", "specs/mlu.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::pow(op.meta(self), exponent);
+  const at::Tensor out = op.allocate(expected);
+  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  return out;
+}
+
+// pow.Tensor_Scalar_out: specs/mlu.yaml:144
+// out variant derived from pow.Tensor_Scalar
+static const torch_fl::OpInfo kOp_pow_Tensor_Scalar_out{
+    "pow.Tensor_Scalar_out", "specs/mlu.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::pow_outf(op.meta(self), exponent, out_meta);
+  op.resize_output(out, out_meta);
+  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  return out;
+}
+
+// pow_.Scalar: specs/mlu.yaml:144
+// inplace variant derived from pow.Tensor_Scalar
+static const torch_fl::OpInfo kOp_pow__Scalar{
+    "pow_.Scalar", "specs/mlu.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.pow_(exponent);
+  launch_pow_Tensor_Scalar(op, self, exponent, self);
+  return self;
+}
+
+// mluOpIndexSelect(stream, self, dim, index, out)
+// from specs/mlu.yaml:166
+static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto index_arg = mlu_glue::describe(index);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpIndexSelect(stream_arg, &self_arg, dim, &index_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// index_select: specs/mlu.yaml:166
+static const torch_fl::OpInfo kOp_index_select{
+    "index_select", "specs/mlu.yaml:166",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  torch_fl::OpContext op(kOp_index_select);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const auto expected = torch_fl::output_rules::index_select(self, dim, index);
+  const at::Tensor out = op.allocate(expected);
+  launch_index_select(op, self_on_device, dim, index_on_device, out);
+  return out;
+}
+
+// mluOpReduceMax(stream, self, dim, keepdim, out)
+// from specs/mlu.yaml:175
+static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto dim_arg = mlu_glue::int_list(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReduceMax(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// amax: specs/mlu.yaml:175
+static const torch_fl::OpInfo kOp_amax{
+    "amax", "specs/mlu.yaml:175",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_amax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::amax(op.meta(self), dim, keepdim);
+  const at::Tensor out = op.allocate(expected);
+  launch_amax(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// amax.out: specs/mlu.yaml:175
+// out variant derived from amax
+static const torch_fl::OpInfo kOp_amax_out{
+    "amax.out", "specs/mlu.yaml:175",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_amax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::amax_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_amax(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
+// from specs/mlu.yaml:240
+static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _softmax_backward_data: specs/mlu.yaml:240
+static const torch_fl::OpInfo kOp__softmax_backward_data{
+    "_softmax_backward_data", "specs/mlu.yaml:240",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  torch_fl::OpContext op(kOp__softmax_backward_data);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(grad_output)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor output_on_device = op.on_device(output);
+  const auto expected = at::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  const at::Tensor out = op.allocate(expected);
+  launch__softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
-  m.impl("add.out", TORCH_FN(wrap_add_out));
-  m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
-  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
-  m.impl("sub.out", TORCH_FN(wrap_sub_out));
-  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
   m.impl("mul.Scalar", TORCH_FN(wrap_mul_Scalar));
   m.impl("mul_.Scalar", TORCH_FN(wrap_mul__Scalar));
-  m.impl("div.Scalar", TORCH_FN(wrap_div_Scalar));
-  m.impl("div_.Scalar", TORCH_FN(wrap_div__Scalar));
-  m.impl("gt.Tensor", TORCH_FN(wrap_gt_Tensor));
-  m.impl("gt.Tensor_out", TORCH_FN(wrap_gt_Tensor_out));
-  m.impl("gt_.Tensor", TORCH_FN(wrap_gt__Tensor));
-  m.impl("lt.Scalar", TORCH_FN(wrap_lt_Scalar));
-  m.impl("lt.Scalar_out", TORCH_FN(wrap_lt_Scalar_out));
-  m.impl("lt_.Scalar", TORCH_FN(wrap_lt__Scalar));
   m.impl("neg", TORCH_FN(wrap_neg));
   m.impl("neg.out", TORCH_FN(wrap_neg_out));
   m.impl("neg_", TORCH_FN(wrap_neg_));
-  m.impl("log", TORCH_FN(wrap_log));
-  m.impl("log.out", TORCH_FN(wrap_log_out));
-  m.impl("log_", TORCH_FN(wrap_log_));
   m.impl("zero_", TORCH_FN(wrap_zero_));
   m.impl("normal_", TORCH_FN(wrap_normal_));
+  m.impl("reciprocal", TORCH_FN(wrap_reciprocal));
+  m.impl("reciprocal.out", TORCH_FN(wrap_reciprocal_out));
+  m.impl("reciprocal_", TORCH_FN(wrap_reciprocal_));
+  m.impl("silu", TORCH_FN(wrap_silu));
+  m.impl("silu.out", TORCH_FN(wrap_silu_out));
+  m.impl("silu_", TORCH_FN(wrap_silu_));
+  m.impl("minimum", TORCH_FN(wrap_minimum));
+  m.impl("minimum.out", TORCH_FN(wrap_minimum_out));
+  m.impl("pow.Tensor_Scalar", TORCH_FN(wrap_pow_Tensor_Scalar));
+  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrap_pow_Tensor_Scalar_out));
+  m.impl("pow_.Scalar", TORCH_FN(wrap_pow__Scalar));
+  m.impl("index_select", TORCH_FN(wrap_index_select));
+  m.impl("amax", TORCH_FN(wrap_amax));
+  m.impl("amax.out", TORCH_FN(wrap_amax_out));
+  m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
 }

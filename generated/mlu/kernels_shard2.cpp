@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEqScalar(stream, self, other, out)
-// from specs/mlu.yaml:46
+// from specs/mlu.yaml:48
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Scalar: specs/mlu.yaml:46
+// eq.Scalar: specs/mlu.yaml:48
 static const torch_fl::OpInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/mlu.yaml:46",
+    "eq.Scalar", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -44,10 +44,10 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// eq.Scalar_out: specs/mlu.yaml:46
+// eq.Scalar_out: specs/mlu.yaml:48
 // out variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/mlu.yaml:46",
+    "eq.Scalar_out", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -67,10 +67,10 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// eq_.Scalar: specs/mlu.yaml:46
+// eq_.Scalar: specs/mlu.yaml:48
 // inplace variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq__Scalar{
-    "eq_.Scalar", "specs/mlu.yaml:46",
+    "eq_.Scalar", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -81,88 +81,14 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  op.meta(self).eq_(other);  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.eq_(other);
   launch_eq_Scalar(op, self, other, self);
   return self;
 }
 
-// mluOpNeScalar(stream, self, other, out)
-// from specs/mlu.yaml:47
-static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpNeScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// ne.Scalar: specs/mlu.yaml:47
-static const torch_fl::OpInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/mlu.yaml:47",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_ne_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::ne(op.meta(self), other);
-  const at::Tensor out = op.allocate(expected);
-  launch_ne_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// ne.Scalar_out: specs/mlu.yaml:47
-// out variant derived from ne.Scalar
-static const torch_fl::OpInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/mlu.yaml:47",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_ne_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::ne_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_ne_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// ne_.Scalar: specs/mlu.yaml:47
-// inplace variant derived from ne.Scalar
-static const torch_fl::OpInfo kOp_ne__Scalar{
-    "ne_.Scalar", "specs/mlu.yaml:47",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_ne__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  op.meta(self).ne_(other);  // the in-place overload's own checks, on meta
-  launch_ne_Scalar(op, self, other, self);
-  return self;
-}
-
 // mluOpTanhBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:65
+// from specs/mlu.yaml:67
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -174,9 +100,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/mlu.yaml:65
+// tanh_backward: specs/mlu.yaml:67
 static const torch_fl::OpInfo kOp_tanh_backward{
-    "tanh_backward", "specs/mlu.yaml:65",
+    "tanh_backward", "specs/mlu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -197,7 +123,7 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpSigmoidBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:68
+// from specs/mlu.yaml:70
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -209,9 +135,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/mlu.yaml:68
+// sigmoid_backward: specs/mlu.yaml:70
 static const torch_fl::OpInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/mlu.yaml:68",
+    "sigmoid_backward", "specs/mlu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -231,33 +157,413 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   return out;
 }
 
-// mluOpRandUniform(stream, self, from, to, generator)
-// from specs/mlu.yaml:79
-static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
+// mluOpSin(stream, self, out)
+// from specs/mlu.yaml:112
+static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  const auto generator_arg = mlu_glue::rand_state(generator);
-  const mluRet_t status = mluOpRandUniform(stream_arg, &self_arg, from, to, generator_arg);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSin(stream_arg, &self_arg, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// uniform_: specs/mlu.yaml:79
-static const torch_fl::OpInfo kOp_uniform_{
-    "uniform_", "specs/mlu.yaml:79",
+// sin: specs/mlu.yaml:112
+static const torch_fl::OpInfo kOp_sin{
+    "sin", "specs/mlu.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
-at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
-  torch_fl::OpContext op(kOp_uniform_);
+at::Tensor wrap_sin(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::sin(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_sin(op, self_on_device, out);
+  return out;
+}
+
+// sin.out: specs/mlu.yaml:112
+// out variant derived from sin
+static const torch_fl::OpInfo kOp_sin_out{
+    "sin.out", "specs/mlu.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::sin_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sin(op, self_on_device, out);
+  return out;
+}
+
+// sin_: specs/mlu.yaml:112
+// inplace variant derived from sin
+static const torch_fl::OpInfo kOp_sin_{
+    "sin_", "specs/mlu.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_sin_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sin_);
   op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(uniform_)>(op, torch_fl::FallbackReason::kDtype, self, from, to, generator);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  launch_uniform_(op, self, from, to, generator);
+  at::Tensor self_meta = op.meta(self);
+  at::sin_(self_meta);
+  launch_sin(op, self, self);
   return self;
+}
+
+// mluOpLog2(stream, self, out)
+// from specs/mlu.yaml:123
+static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLog2(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// log2: specs/mlu.yaml:123
+static const torch_fl::OpInfo kOp_log2{
+    "log2", "specs/mlu.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_log2(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log2);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::log2(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_log2(op, self_on_device, out);
+  return out;
+}
+
+// log2.out: specs/mlu.yaml:123
+// out variant derived from log2
+static const torch_fl::OpInfo kOp_log2_out{
+    "log2.out", "specs/mlu.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_log2_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::log2_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_log2(op, self_on_device, out);
+  return out;
+}
+
+// log2_: specs/mlu.yaml:123
+// inplace variant derived from log2
+static const torch_fl::OpInfo kOp_log2_{
+    "log2_", "specs/mlu.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_log2_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log2_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::log2_(self_meta);
+  launch_log2(op, self, self);
+  return self;
+}
+
+// mluOpClamp(stream, self, min, max, out)
+// from specs/mlu.yaml:145
+static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto min_arg = mlu_glue::optional_scalar(min);
+  const auto max_arg = mlu_glue::optional_scalar(max);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpClamp(stream_arg, &self_arg, min_arg, max_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// clamp: specs/mlu.yaml:145
+static const torch_fl::OpInfo kOp_clamp{
+    "clamp", "specs/mlu.yaml:145",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  torch_fl::OpContext op(kOp_clamp);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::clamp(op.meta(self), min, max);
+  const at::Tensor out = op.allocate(expected);
+  launch_clamp(op, self_on_device, min, max, out);
+  return out;
+}
+
+// clamp.out: specs/mlu.yaml:145
+// out variant derived from clamp
+static const torch_fl::OpInfo kOp_clamp_out{
+    "clamp.out", "specs/mlu.yaml:145",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_clamp_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::clamp_outf(op.meta(self), min, max, out_meta);
+  op.resize_output(out, out_meta);
+  launch_clamp(op, self_on_device, min, max, out);
+  return out;
+}
+
+// clamp_: specs/mlu.yaml:145
+// inplace variant derived from clamp
+static const torch_fl::OpInfo kOp_clamp_{
+    "clamp_", "specs/mlu.yaml:145",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  torch_fl::OpContext op(kOp_clamp_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::clamp_(self_meta, min, max);
+  launch_clamp(op, self, min, max, self);
+  return self;
+}
+
+// mluOpArgMax(stream, self, dim, keepdim, out)
+// from specs/mlu.yaml:177
+static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto dim_arg = mlu_glue::optional_int(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpArgMax(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// argmax: specs/mlu.yaml:177
+static const torch_fl::OpInfo kOp_argmax{
+    "argmax", "specs/mlu.yaml:177",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_argmax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::argmax(op.meta(self), dim, keepdim);
+  const at::Tensor out = op.allocate(expected);
+  launch_argmax(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// argmax.out: specs/mlu.yaml:177
+// out variant derived from argmax
+static const torch_fl::OpInfo kOp_argmax_out{
+    "argmax.out", "specs/mlu.yaml:177",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_argmax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::argmax_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_argmax(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
+// from specs/mlu.yaml:218
+static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_out_arg = mlu_glue::describe(grad_out);
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto running_mean_arg = mlu_glue::describe_optional(running_mean);
+  const auto running_var_arg = mlu_glue::describe_optional(running_var);
+  const auto save_mean_arg = mlu_glue::describe_optional(save_mean);
+  const auto save_invstd_arg = mlu_glue::describe_optional(save_invstd);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  const mluRet_t status = mluOpBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_batch_norm_backward: specs/mlu.yaml:218
+static const torch_fl::OpInfo kOp_native_batch_norm_backward{
+    "native_batch_norm_backward", "specs/mlu.yaml:218",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_batch_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(running_mean, "running_mean");
+  op.check_optional_input(running_var, "running_var");
+  op.check_optional_input(save_mean, "save_mean");
+  op.check_optional_input(save_invstd, "save_invstd");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(grad_out)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  const at::Tensor grad_out_on_device = op.on_device(grad_out);
+  const at::Tensor input_on_device = op.on_device(input);
+  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_batch_norm_backward(op, grad_out_on_device, input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
+// from specs/mlu.yaml:222
+static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto normalized_shape_arg = mlu_glue::int_list(normalized_shape);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  const mluRet_t status = mluOpLayerNorm(stream_arg, &input_arg, normalized_shape_arg, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_layer_norm: specs/mlu.yaml:222
+static const torch_fl::OpInfo kOp_native_layer_norm{
+    "native_layer_norm", "specs/mlu.yaml:222",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  torch_fl::OpContext op(kOp_native_layer_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(input)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const at::Tensor input_on_device = op.on_device(input);
+  const auto expected = at::native_layer_norm(op.meta(input), normalized_shape, op.meta(weight), op.meta(bias), eps);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_layer_norm(op, input_on_device, normalized_shape, weight, bias, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
+// from specs/mlu.yaml:229
+static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto train_arg3 = mlu_glue::optional_bool_true(train);
+  const auto computed_arg4 = mlu_glue::default_rand_state();
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const mluRet_t status = mluOpDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_dropout: specs/mlu.yaml:229
+static const torch_fl::OpInfo kOp_native_dropout{
+    "native_dropout", "specs/mlu.yaml:229",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  torch_fl::OpContext op(kOp_native_dropout);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(input)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const at::Tensor input_on_device = op.on_device(input);
+  const auto expected = torch_fl::output_rules::dropout(input, p, train);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_native_dropout(op, input_on_device, p, train, out0, out1);
+  return std::make_tuple(out0, out1);
 }
 
 }  // namespace
@@ -266,10 +572,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("eq.Scalar", TORCH_FN(wrap_eq_Scalar));
   m.impl("eq.Scalar_out", TORCH_FN(wrap_eq_Scalar_out));
   m.impl("eq_.Scalar", TORCH_FN(wrap_eq__Scalar));
-  m.impl("ne.Scalar", TORCH_FN(wrap_ne_Scalar));
-  m.impl("ne.Scalar_out", TORCH_FN(wrap_ne_Scalar_out));
-  m.impl("ne_.Scalar", TORCH_FN(wrap_ne__Scalar));
   m.impl("tanh_backward", TORCH_FN(wrap_tanh_backward));
   m.impl("sigmoid_backward", TORCH_FN(wrap_sigmoid_backward));
-  m.impl("uniform_", TORCH_FN(wrap_uniform_));
+  m.impl("sin", TORCH_FN(wrap_sin));
+  m.impl("sin.out", TORCH_FN(wrap_sin_out));
+  m.impl("sin_", TORCH_FN(wrap_sin_));
+  m.impl("log2", TORCH_FN(wrap_log2));
+  m.impl("log2.out", TORCH_FN(wrap_log2_out));
+  m.impl("log2_", TORCH_FN(wrap_log2_));
+  m.impl("clamp", TORCH_FN(wrap_clamp));
+  m.impl("clamp.out", TORCH_FN(wrap_clamp_out));
+  m.impl("clamp_", TORCH_FN(wrap_clamp_));
+  m.impl("argmax", TORCH_FN(wrap_argmax));
+  m.impl("argmax.out", TORCH_FN(wrap_argmax_out));
+  m.impl("native_batch_norm_backward", TORCH_FN(wrap_native_batch_norm_backward));
+  m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));
+  m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
 }

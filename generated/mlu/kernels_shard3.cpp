@@ -11,89 +11,8 @@
 
 namespace {
 
-// mluOpEq(stream, self, other, out)
-// from specs/mlu.yaml:42
-static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpEq(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// eq.Tensor: specs/mlu.yaml:42
-static const torch_fl::OpInfo kOp_eq_Tensor{
-    "eq.Tensor", "specs/mlu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_eq_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::eq(op.meta(self), op.meta(other));
-  const at::Tensor out = op.allocate(expected);
-  launch_eq_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// eq.Tensor_out: specs/mlu.yaml:42
-// out variant derived from eq.Tensor
-static const torch_fl::OpInfo kOp_eq_Tensor_out{
-    "eq.Tensor_out", "specs/mlu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_eq_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::eq_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_eq_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// eq_.Tensor: specs/mlu.yaml:42
-// inplace variant derived from eq.Tensor
-static const torch_fl::OpInfo kOp_eq__Tensor{
-    "eq_.Tensor", "specs/mlu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_eq__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).eq_(op.meta(other));  // the in-place overload's own checks, on meta
-  launch_eq_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
 // mluOpNe(stream, self, other, out)
-// from specs/mlu.yaml:43
+// from specs/mlu.yaml:45
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -105,9 +24,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/mlu.yaml:43
+// ne.Tensor: specs/mlu.yaml:45
 static const torch_fl::OpInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/mlu.yaml:43",
+    "ne.Tensor", "specs/mlu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -127,10 +46,10 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ne.Tensor_out: specs/mlu.yaml:43
+// ne.Tensor_out: specs/mlu.yaml:45
 // out variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/mlu.yaml:43",
+    "ne.Tensor_out", "specs/mlu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -152,10 +71,10 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ne_.Tensor: specs/mlu.yaml:43
+// ne_.Tensor: specs/mlu.yaml:45
 // inplace variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne__Tensor{
-    "ne_.Tensor", "specs/mlu.yaml:43",
+    "ne_.Tensor", "specs/mlu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -168,13 +87,14 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
-  op.meta(self).ne_(op.meta(other));  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  self_meta.ne_(op.meta(other));
   launch_ne_Tensor(op, self, other_on_device, self);
   return self;
 }
 
 // mluOpExp(stream, self, out)
-// from specs/mlu.yaml:53
+// from specs/mlu.yaml:55
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -185,9 +105,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/mlu.yaml:53
+// exp: specs/mlu.yaml:55
 static const torch_fl::OpInfo kOp_exp{
-    "exp", "specs/mlu.yaml:53",
+    "exp", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -205,10 +125,10 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   return out;
 }
 
-// exp.out: specs/mlu.yaml:53
+// exp.out: specs/mlu.yaml:55
 // out variant derived from exp
 static const torch_fl::OpInfo kOp_exp_out{
-    "exp.out", "specs/mlu.yaml:53",
+    "exp.out", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -228,10 +148,10 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp_: specs/mlu.yaml:53
+// exp_: specs/mlu.yaml:55
 // inplace variant derived from exp
 static const torch_fl::OpInfo kOp_exp_{
-    "exp_", "specs/mlu.yaml:53",
+    "exp_", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -242,13 +162,14 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.meta(self).exp_();  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  at::exp_(self_meta);
   launch_exp(op, self, self);
   return self;
 }
 
 // mluOpSigmoid(stream, self, out)
-// from specs/mlu.yaml:56
+// from specs/mlu.yaml:58
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -259,9 +180,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/mlu.yaml:56
+// sigmoid: specs/mlu.yaml:58
 static const torch_fl::OpInfo kOp_sigmoid{
-    "sigmoid", "specs/mlu.yaml:56",
+    "sigmoid", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -279,10 +200,10 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   return out;
 }
 
-// sigmoid.out: specs/mlu.yaml:56
+// sigmoid.out: specs/mlu.yaml:58
 // out variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/mlu.yaml:56",
+    "sigmoid.out", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -302,10 +223,10 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sigmoid_: specs/mlu.yaml:56
+// sigmoid_: specs/mlu.yaml:58
 // inplace variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_{
-    "sigmoid_", "specs/mlu.yaml:56",
+    "sigmoid_", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -316,13 +237,14 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.meta(self).sigmoid_();  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  at::sigmoid_(self_meta);
   launch_sigmoid(op, self, self);
   return self;
 }
 
 // mluOpTanh(stream, self, out)
-// from specs/mlu.yaml:57
+// from specs/mlu.yaml:59
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -333,9 +255,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/mlu.yaml:57
+// tanh: specs/mlu.yaml:59
 static const torch_fl::OpInfo kOp_tanh{
-    "tanh", "specs/mlu.yaml:57",
+    "tanh", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -353,10 +275,10 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   return out;
 }
 
-// tanh.out: specs/mlu.yaml:57
+// tanh.out: specs/mlu.yaml:59
 // out variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_out{
-    "tanh.out", "specs/mlu.yaml:57",
+    "tanh.out", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -376,10 +298,10 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tanh_: specs/mlu.yaml:57
+// tanh_: specs/mlu.yaml:59
 // inplace variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_{
-    "tanh_", "specs/mlu.yaml:57",
+    "tanh_", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -390,168 +312,14 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  op.meta(self).tanh_();  // the in-place overload's own checks, on meta
+  at::Tensor self_meta = op.meta(self);
+  at::tanh_(self_meta);
   launch_tanh(op, self, self);
   return self;
 }
 
-// mluOpThresholdBackward(stream, grad_output, self, threshold, out)
-// from specs/mlu.yaml:71
-static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto threshold_arg = mlu_glue::scalar(threshold);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpThresholdBackward(stream_arg, &grad_output_arg, &self_arg, threshold_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// threshold_backward: specs/mlu.yaml:71
-static const torch_fl::OpInfo kOp_threshold_backward{
-    "threshold_backward", "specs/mlu.yaml:71",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
-  torch_fl::OpContext op(kOp_threshold_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
-  }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
-  const at::Tensor out = op.allocate(expected);
-  launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
-  return out;
-}
-
-// mluOpFill(stream, self, value)
-// from specs/mlu.yaml:76
-static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto value_arg = mlu_glue::scalar(value);
-  const mluRet_t status = mluOpFill(stream_arg, &self_arg, value_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// fill_.Scalar: specs/mlu.yaml:76
-static const torch_fl::OpInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/mlu.yaml:76",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
-  torch_fl::OpContext op(kOp_fill__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
-  }
-  launch_fill__Scalar(op, self, value);
-  return self;
-}
-
-// mluOpAddmm(stream, self, mat1, mat2, beta, alpha, out)
-// from specs/mlu.yaml:83
-static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto mat1_arg = mlu_glue::describe(mat1);
-  const auto mat2_arg = mlu_glue::describe(mat2);
-  const auto beta_arg = mlu_glue::scalar(beta);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpAddmm(stream_arg, &self_arg, &mat1_arg, &mat2_arg, beta_arg, alpha_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// addmm: specs/mlu.yaml:83
-static const torch_fl::OpInfo kOp_addmm{
-    "addmm", "specs/mlu.yaml:83",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_addmm);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
-  op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
-  const at::Tensor out = op.allocate(expected);
-  launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
-  return out;
-}
-
-// addmm.out: specs/mlu.yaml:83
-// out variant derived from addmm
-static const torch_fl::OpInfo kOp_addmm_out{
-    "addmm.out", "specs/mlu.yaml:83",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_addmm_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
-  op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
-  at::Tensor out_meta = op.meta_output(out);
-  at::addmm_outf(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
-  return out;
-}
-
-// addmm_: specs/mlu.yaml:83
-// inplace variant derived from addmm
-static const torch_fl::OpInfo kOp_addmm_{
-    "addmm_", "specs/mlu.yaml:83",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
-
-at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_addmm_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
-  op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(addmm_)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
-  }
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
-  op.meta(self).addmm_(op.meta(mat1), op.meta(mat2), beta, alpha);  // the in-place overload's own checks, on meta
-  launch_addmm(op, self, mat1_on_device, mat2_on_device, beta, alpha, self);
-  return self;
-}
-
 // mluOpLogSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:93
+// from specs/mlu.yaml:95
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -562,9 +330,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/mlu.yaml:93
+// _log_softmax: specs/mlu.yaml:95
 static const torch_fl::OpInfo kOp__log_softmax{
-    "_log_softmax", "specs/mlu.yaml:93",
+    "_log_softmax", "specs/mlu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -582,10 +350,10 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/mlu.yaml:93
+// _log_softmax.out: specs/mlu.yaml:95
 // out variant derived from _log_softmax
 static const torch_fl::OpInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/mlu.yaml:93",
+    "_log_softmax.out", "specs/mlu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -606,7 +374,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // mluOpLogSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:97
+// from specs/mlu.yaml:99
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -618,9 +386,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/mlu.yaml:97
+// _log_softmax_backward_data: specs/mlu.yaml:99
 static const torch_fl::OpInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/mlu.yaml:97",
+    "_log_softmax_backward_data", "specs/mlu.yaml:99",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -640,12 +408,333 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   return out;
 }
 
+// mluOpExpm1(stream, self, out)
+// from specs/mlu.yaml:121
+static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpExpm1(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// expm1: specs/mlu.yaml:121
+static const torch_fl::OpInfo kOp_expm1{
+    "expm1", "specs/mlu.yaml:121",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_expm1(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_expm1);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::expm1(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_expm1(op, self_on_device, out);
+  return out;
+}
+
+// expm1.out: specs/mlu.yaml:121
+// out variant derived from expm1
+static const torch_fl::OpInfo kOp_expm1_out{
+    "expm1.out", "specs/mlu.yaml:121",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_expm1_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::expm1_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_expm1(op, self_on_device, out);
+  return out;
+}
+
+// expm1_: specs/mlu.yaml:121
+// inplace variant derived from expm1
+static const torch_fl::OpInfo kOp_expm1_{
+    "expm1_", "specs/mlu.yaml:121",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_expm1_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_expm1_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::expm1_(self_meta);
+  launch_expm1(op, self, self);
+  return self;
+}
+
+// mluOpLogicalNot(stream, self, out)
+// from specs/mlu.yaml:127
+static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLogicalNot(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// logical_not: specs/mlu.yaml:127
+static const torch_fl::OpInfo kOp_logical_not{
+    "logical_not", "specs/mlu.yaml:127",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_logical_not(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_logical_not);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::logical_not(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_not(op, self_on_device, out);
+  return out;
+}
+
+// logical_not.out: specs/mlu.yaml:127
+// out variant derived from logical_not
+static const torch_fl::OpInfo kOp_logical_not_out{
+    "logical_not.out", "specs/mlu.yaml:127",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_not_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_not_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_not(op, self_on_device, out);
+  return out;
+}
+
+// logical_not_: specs/mlu.yaml:127
+// inplace variant derived from logical_not
+static const torch_fl::OpInfo kOp_logical_not_{
+    "logical_not_", "specs/mlu.yaml:127",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_logical_not_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_logical_not_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_not_();
+  launch_logical_not(op, self, self);
+  return self;
+}
+
+// mluOpBatchMatMul(stream, self, mat2, out)
+// from specs/mlu.yaml:159
+static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto mat2_arg = mlu_glue::describe(mat2);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBatchMatMul(stream_arg, &self_arg, &mat2_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// bmm: specs/mlu.yaml:159
+static const torch_fl::OpInfo kOp_bmm{
+    "bmm", "specs/mlu.yaml:159",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
+  torch_fl::OpContext op(kOp_bmm);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const auto expected = at::bmm(op.meta(self), op.meta(mat2));
+  const at::Tensor out = op.allocate(expected);
+  launch_bmm(op, self_on_device, mat2_on_device, out);
+  return out;
+}
+
+// bmm.out: specs/mlu.yaml:159
+// out variant derived from bmm
+static const torch_fl::OpInfo kOp_bmm_out{
+    "bmm.out", "specs/mlu.yaml:159",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bmm_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor mat2_on_device = op.on_device(mat2);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bmm_outf(op.meta(self), op.meta(mat2), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bmm(op, self_on_device, mat2_on_device, out);
+  return out;
+}
+
+// mluOpMaxPool2d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
+// from specs/mlu.yaml:188
+static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const mluRet_t status = mluOpMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &out0_arg, &out1_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// max_pool2d_with_indices: specs/mlu.yaml:188
+static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
+    "max_pool2d_with_indices", "specs/mlu.yaml:188",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// max_pool2d_with_indices.out: specs/mlu.yaml:188
+// out variant derived from max_pool2d_with_indices
+static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
+    "max_pool2d_with_indices.out", "specs/mlu.yaml:188",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrap_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  op.check_output(indices, "indices", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::Tensor indices_meta = op.meta_output(indices);
+  at::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
+  op.resize_output(out, out_meta);
+  op.resize_output(indices, indices_meta);
+  launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return std::forward_as_tuple(out, indices);
+}
+
+// mluOpLayerNormBackward(stream, grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
+// from specs/mlu.yaml:225
+static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_out_arg = mlu_glue::describe(grad_out);
+  const auto input_arg = mlu_glue::describe(input);
+  const auto normalized_shape_arg = mlu_glue::int_list(normalized_shape);
+  const auto mean_arg = mlu_glue::describe(mean);
+  const auto rstd_arg = mlu_glue::describe(rstd);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  const mluRet_t status = mluOpLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg, &mean_arg, &rstd_arg, &weight_arg, &bias_arg, &out0_arg, &out1_arg, &out2_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_layer_norm_backward: specs/mlu.yaml:225
+static const torch_fl::OpInfo kOp_native_layer_norm_backward{
+    "native_layer_norm_backward", "specs/mlu.yaml:225",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_layer_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(mean, "mean", /*cpu_scalar_ok=*/true);
+  op.check_input(rstd, "rstd", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(grad_out)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const at::Tensor grad_out_on_device = op.on_device(grad_out);
+  const at::Tensor input_on_device = op.on_device(input);
+  const at::Tensor mean_on_device = op.on_device(mean);
+  const at::Tensor rstd_on_device = op.on_device(rstd);
+  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_layer_norm_backward(op, grad_out_on_device, input_on_device, normalized_shape, mean_on_device, rstd_on_device, weight, bias, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("eq.Tensor", TORCH_FN(wrap_eq_Tensor));
-  m.impl("eq.Tensor_out", TORCH_FN(wrap_eq_Tensor_out));
-  m.impl("eq_.Tensor", TORCH_FN(wrap_eq__Tensor));
   m.impl("ne.Tensor", TORCH_FN(wrap_ne_Tensor));
   m.impl("ne.Tensor_out", TORCH_FN(wrap_ne_Tensor_out));
   m.impl("ne_.Tensor", TORCH_FN(wrap_ne__Tensor));
@@ -658,12 +747,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("tanh", TORCH_FN(wrap_tanh));
   m.impl("tanh.out", TORCH_FN(wrap_tanh_out));
   m.impl("tanh_", TORCH_FN(wrap_tanh_));
-  m.impl("threshold_backward", TORCH_FN(wrap_threshold_backward));
-  m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
-  m.impl("addmm", TORCH_FN(wrap_addmm));
-  m.impl("addmm.out", TORCH_FN(wrap_addmm_out));
-  m.impl("addmm_", TORCH_FN(wrap_addmm_));
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
   m.impl("_log_softmax.out", TORCH_FN(wrap__log_softmax_out));
   m.impl("_log_softmax_backward_data", TORCH_FN(wrap__log_softmax_backward_data));
+  m.impl("expm1", TORCH_FN(wrap_expm1));
+  m.impl("expm1.out", TORCH_FN(wrap_expm1_out));
+  m.impl("expm1_", TORCH_FN(wrap_expm1_));
+  m.impl("logical_not", TORCH_FN(wrap_logical_not));
+  m.impl("logical_not.out", TORCH_FN(wrap_logical_not_out));
+  m.impl("logical_not_", TORCH_FN(wrap_logical_not_));
+  m.impl("bmm", TORCH_FN(wrap_bmm));
+  m.impl("bmm.out", TORCH_FN(wrap_bmm_out));
+  m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
 }

@@ -91,6 +91,7 @@ std::optional<at::Tensor> OpContext::meta(const std::optional<at::Tensor>& tenso
 }
 
 at::Tensor OpContext::allocate(const at::Tensor& expected) const {
+  if (!expected.defined()) return expected;  // an output the op does not produce (e.g. masked off)
   return at::empty_strided(expected.sizes(), expected.strides(), expected.options().device(device()));
 }
 

@@ -10,4 +10,5 @@
 #include <torch_fl/fallback.h>
 #include <torch_fl/generator.h>
 #include <torch_fl/op_context.h>
+#include <torch_fl/output_rules.h>
 #include <torch_fl/stream.h>

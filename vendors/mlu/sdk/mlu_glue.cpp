@@ -23,6 +23,7 @@ mluDataType_t mlu_dtype(c10::ScalarType type) {
 }
 
 mluTensor_t describe(const at::Tensor& tensor) {
+  if (!tensor.defined()) return describe_optional(std::nullopt);
   TORCH_CHECK(tensor.dim() <= MLU_MAX_DIMS, "[mlu] tensors of more than ", MLU_MAX_DIMS,
               " dims are not supported by the MLU op library, got ", tensor.dim());
   mluTensor_t desc{};
@@ -60,6 +61,28 @@ mluScalar_t scalar(const at::Scalar& value) {
   return s;
 }
 
+mluScalar_t optional_scalar(const std::optional<at::Scalar>& value) {
+  if (value.has_value()) return scalar(*value);
+  mluScalar_t none{};
+  none.kind = MLU_SCALAR_NONE;
+  return none;
+}
+
+mluIntList_t optional_int(std::optional<int64_t> value) {
+  mluIntList_t list{};
+  list.count = value.has_value() ? 1 : -1;
+  if (value.has_value()) list.values[0] = *value;
+  return list;
+}
+
+bool optional_bool_true(std::optional<bool> value) { return value.value_or(true); }
+
+mluGeluApproximation_t gelu_approximation(c10::string_view approximate) {
+  if (approximate == "tanh") return MLU_GELU_TANH;
+  TORCH_CHECK(approximate == "none", "[mlu] gelu: unknown approximation '", approximate, "'");
+  return MLU_GELU_NONE;
+}
+
 mluIntList_t int_list(at::IntArrayRef values) {
   TORCH_CHECK(values.size() <= MLU_MAX_DIMS, "[mlu] at most ", MLU_MAX_DIMS, " dims, got ", values.size());
   mluIntList_t list{};
@@ -76,6 +99,8 @@ mluIntList_t int_list(at::OptionalIntArrayRef values) {
   }
   return int_list(*values);
 }
+
+mluRandState_t default_rand_state() { return rand_state(std::nullopt); }
 
 mluRandState_t rand_state(const std::optional<at::Generator>& generator) {
   const torch_fl::RngState state = torch_fl::next_rng_state(generator);

@@ -97,6 +97,25 @@ at::Scalar aten_scalar(mluScalar_t s) {
   }
 }
 
+std::optional<at::Scalar> optional_scalar(mluScalar_t s) {
+  if (s.kind == MLU_SCALAR_NONE) return std::nullopt;
+  return aten_scalar(s);
+}
+
+at::IntArrayRef ints(const mluIntList_t& list) { return at::IntArrayRef(list.values, std::max(list.count, 0)); }
+
+std::optional<int64_t> optional_int(const mluIntList_t& list) {
+  if (list.count < 1) return std::nullopt;
+  return list.values[0];
+}
+
+const char* approximation_name(mluGeluApproximation_t a) { return a == MLU_GELU_TANH ? "tanh" : "none"; }
+
+// Copies a result computed into a fresh tensor into the caller's output view.
+void store(const mluTensor_t& out, const at::Tensor& result) {
+  if (out.data != nullptr) host_view(out).copy_(result);
+}
+
 at::Tensor wrapped(mluScalar_t s) { return at::native::wrapped_scalar_tensor(aten_scalar(s)); }
 
 at::OptionalIntArrayRef dims_of(const mluIntList_t& dims) {
@@ -292,6 +311,364 @@ mluRet_t mluOpRandUniform(mluQueue_t q, const mluTensor_t* x, double low, double
   return launch("mluOpRandUniform", q, {x}, [x = *x, low, high, state] {
     at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(mix(state.seed, state.offset));
     host_view(x).uniform_(low, high, gen);
+  });
+}
+
+}  // extern "C"
+
+extern "C" {
+
+MLU_UNARY(mluOpAbs, at::abs_out)
+MLU_UNARY(mluOpSin, at::sin_out)
+MLU_UNARY(mluOpCos, at::cos_out)
+MLU_UNARY(mluOpRsqrt, at::rsqrt_out)
+MLU_UNARY(mluOpReciprocal, at::reciprocal_out)
+MLU_UNARY(mluOpFloor, at::floor_out)
+MLU_UNARY(mluOpCeil, at::ceil_out)
+MLU_UNARY(mluOpTrunc, at::trunc_out)
+MLU_UNARY(mluOpRound, at::round_out)
+MLU_UNARY(mluOpErf, at::erf_out)
+MLU_UNARY(mluOpExpm1, at::expm1_out)
+MLU_UNARY(mluOpLog1p, at::log1p_out)
+MLU_UNARY(mluOpLog2, at::log2_out)
+MLU_UNARY(mluOpSign, at::sign_out)
+MLU_UNARY(mluOpSilu, at::silu_out)
+MLU_UNARY(mluOpLogicalNot, at::logical_not_out)
+
+MLU_BINARY(mluOpLe, at::le_out)
+MLU_BINARY(mluOpGe, at::ge_out)
+
+mluRet_t mluOpMaximum(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out) {
+  return launch("mluOpMaximum", q, {a, b, out},
+                [a = *a, b = *b, o = *out] { at::maximum_out(lvalue(host_view(o)), host_view(a), host_view(b)); });
+}
+
+mluRet_t mluOpMinimum(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out) {
+  return launch("mluOpMinimum", q, {a, b, out},
+                [a = *a, b = *b, o = *out] { at::minimum_out(lvalue(host_view(o)), host_view(a), host_view(b)); });
+}
+
+mluRet_t mluOpPow(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out) {
+  return launch("mluOpPow", q, {a, b, out},
+                [a = *a, b = *b, o = *out] { at::pow_out(lvalue(host_view(o)), host_view(a), host_view(b)); });
+}
+
+mluRet_t mluOpPowScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t exponent, const mluTensor_t* out) {
+  return launch("mluOpPowScalar", q, {a, out}, [a = *a, exponent, o = *out] {
+    at::pow_out(lvalue(host_view(o)), host_view(a), aten_scalar(exponent));
+  });
+}
+
+mluRet_t mluOpGelu(mluQueue_t q, const mluTensor_t* x, mluGeluApproximation_t approximation, const mluTensor_t* out) {
+  return launch("mluOpGelu", q, {x, out}, [x = *x, approximation, o = *out] {
+    at::gelu_out(lvalue(host_view(o)), host_view(x), approximation_name(approximation));
+  });
+}
+
+mluRet_t mluOpGeluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                           mluGeluApproximation_t approximation, const mluTensor_t* out) {
+  return launch("mluOpGeluBackward", q, {grad, x, out}, [g = *grad, x = *x, approximation, o = *out] {
+    at::gelu_backward_out(lvalue(host_view(o)), host_view(g), host_view(x), approximation_name(approximation));
+  });
+}
+
+mluRet_t mluOpSiluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* out) {
+  return launch("mluOpSiluBackward", q, {grad, x, out}, [g = *grad, x = *x, o = *out] {
+    at::silu_backward_out(lvalue(host_view(o)), host_view(g), host_view(x));
+  });
+}
+
+mluRet_t mluOpClamp(mluQueue_t q, const mluTensor_t* x, mluScalar_t min, mluScalar_t max, const mluTensor_t* out) {
+  return launch("mluOpClamp", q, {x, out}, [x = *x, min, max, o = *out] {
+    at::clamp_out(lvalue(host_view(o)), host_view(x), optional_scalar(min), optional_scalar(max));
+  });
+}
+
+mluRet_t mluOpWhere(mluQueue_t q, const mluTensor_t* condition, const mluTensor_t* a, const mluTensor_t* b,
+                    const mluTensor_t* out) {
+  return launch("mluOpWhere", q, {condition, a, b, out}, [c = *condition, a = *a, b = *b, o = *out] {
+    at::where_out(lvalue(host_view(o)), host_view(c), host_view(a), host_view(b));
+  });
+}
+
+mluRet_t mluOpMaskedFill(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* mask, mluScalar_t value) {
+  return launch("mluOpMaskedFill", q, {x, mask},
+                [x = *x, m = *mask, value] { host_view(x).masked_fill_(host_view(m), aten_scalar(value)); });
+}
+
+mluRet_t mluOpAddcmul(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t value,
+                      const mluTensor_t* out) {
+  return launch("mluOpAddcmul", q, {x, a, b, out}, [x = *x, a = *a, b = *b, value, o = *out] {
+    at::addcmul_out(lvalue(host_view(o)), host_view(x), host_view(a), host_view(b), aten_scalar(value));
+  });
+}
+
+mluRet_t mluOpAddcdiv(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t value,
+                      const mluTensor_t* out) {
+  return launch("mluOpAddcdiv", q, {x, a, b, out}, [x = *x, a = *a, b = *b, value, o = *out] {
+    at::addcdiv_out(lvalue(host_view(o)), host_view(x), host_view(a), host_view(b), aten_scalar(value));
+  });
+}
+
+mluRet_t mluOpLerp(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* end, mluScalar_t weight,
+                   const mluTensor_t* out) {
+  return launch("mluOpLerp", q, {x, end, out}, [x = *x, e = *end, weight, o = *out] {
+    at::lerp_out(lvalue(host_view(o)), host_view(x), host_view(e), aten_scalar(weight));
+  });
+}
+
+mluRet_t mluOpTril(mluQueue_t q, const mluTensor_t* x, int64_t diagonal, const mluTensor_t* out) {
+  return launch("mluOpTril", q, {x, out},
+                [x = *x, diagonal, o = *out] { at::tril_out(lvalue(host_view(o)), host_view(x), diagonal); });
+}
+
+mluRet_t mluOpTriu(mluQueue_t q, const mluTensor_t* x, int64_t diagonal, const mluTensor_t* out) {
+  return launch("mluOpTriu", q, {x, out},
+                [x = *x, diagonal, o = *out] { at::triu_out(lvalue(host_view(o)), host_view(x), diagonal); });
+}
+
+mluRet_t mluOpArange(mluQueue_t q, mluScalar_t start, mluScalar_t end, mluScalar_t step, const mluTensor_t* out) {
+  return launch("mluOpArange", q, {out}, [start, end, step, o = *out] {
+    at::arange_out(lvalue(host_view(o)), aten_scalar(start), aten_scalar(end), aten_scalar(step));
+  });
+}
+
+mluRet_t mluOpBatchMatMul(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out) {
+  return launch("mluOpBatchMatMul", q, {a, b, out},
+                [a = *a, b = *b, o = *out] { at::bmm_out(lvalue(host_view(o)), host_view(a), host_view(b)); });
+}
+
+mluRet_t mluOpBaddbmm(mluQueue_t q, const mluTensor_t* bias, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t beta,
+                      mluScalar_t alpha, const mluTensor_t* out) {
+  return launch("mluOpBaddbmm", q, {bias, a, b, out}, [c = *bias, a = *a, b = *b, beta, alpha, o = *out] {
+    at::baddbmm_out(lvalue(host_view(o)), host_view(c), host_view(a), host_view(b), aten_scalar(beta),
+                    aten_scalar(alpha));
+  });
+}
+
+mluRet_t mluOpIndexSelect(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                          const mluTensor_t* out) {
+  return launch("mluOpIndexSelect", q, {x, index, out}, [x = *x, dim, i = *index, o = *out] {
+    at::index_select_out(lvalue(host_view(o)), host_view(x), dim, host_view(i));
+  });
+}
+
+mluRet_t mluOpEmbeddingBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* indices, int64_t num_weights,
+                                int64_t padding_idx, bool scale_grad_by_freq, const mluTensor_t* out) {
+  return launch("mluOpEmbeddingBackward", q, {grad, indices, out},
+                [g = *grad, i = *indices, num_weights, padding_idx, scale_grad_by_freq, o = *out] {
+                  store(o, at::embedding_dense_backward(host_view(g), host_view(i), num_weights, padding_idx,
+                                                        scale_grad_by_freq));
+                });
+}
+
+mluRet_t mluOpReduceMax(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpReduceMax", q, {x, out}, [x = *x, dims, keepdim, o = *out] {
+    at::amax_out(lvalue(host_view(o)), host_view(x), ints(dims), keepdim);
+  });
+}
+
+mluRet_t mluOpReduceMin(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpReduceMin", q, {x, out}, [x = *x, dims, keepdim, o = *out] {
+    at::amin_out(lvalue(host_view(o)), host_view(x), ints(dims), keepdim);
+  });
+}
+
+mluRet_t mluOpArgMax(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpArgMax", q, {x, out}, [x = *x, dim, keepdim, o = *out] {
+    at::argmax_out(lvalue(host_view(o)), host_view(x), optional_int(dim), keepdim);
+  });
+}
+
+mluRet_t mluOpConvolution(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* bias,
+                          mluIntList_t stride, mluIntList_t padding, mluIntList_t dilation, bool transposed,
+                          mluIntList_t output_padding, int64_t groups, const mluTensor_t* out) {
+  return launch("mluOpConvolution", q, {input, weight, bias, out},
+                [x = *input, w = *weight, b = *bias, stride, padding, dilation, transposed, output_padding, groups,
+                 o = *out] {
+                  store(o, at::convolution(host_view(x), host_view(w), optional_host_view(b), ints(stride),
+                                           ints(padding), ints(dilation), transposed, ints(output_padding), groups));
+                });
+}
+
+mluRet_t mluOpConvolutionBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                  const mluTensor_t* weight, mluIntList_t stride, mluIntList_t padding,
+                                  mluIntList_t dilation, bool transposed, mluIntList_t output_padding, int64_t groups,
+                                  const mluTensor_t* grad_input, const mluTensor_t* grad_weight,
+                                  const mluTensor_t* grad_bias) {
+  return launch("mluOpConvolutionBackward", q, {grad, input, weight, grad_input, grad_weight, grad_bias},
+                [g = *grad, x = *input, w = *weight, stride, padding, dilation, transposed, output_padding, groups,
+                 gi = *grad_input, gw = *grad_weight, gb = *grad_bias] {
+                  const std::array<bool, 3> mask{gi.data != nullptr, gw.data != nullptr, gb.data != nullptr};
+                  const at::OptionalIntArrayRef bias_sizes =
+                      mask[2] ? at::OptionalIntArrayRef(at::IntArrayRef(gb.shape, 1)) : std::nullopt;
+                  auto [dx, dw, db] = at::convolution_backward(host_view(g), host_view(x), host_view(w), bias_sizes,
+                                                               ints(stride), ints(padding), ints(dilation), transposed,
+                                                               ints(output_padding), groups, mask);
+                  if (mask[0]) store(gi, dx);
+                  if (mask[1]) store(gw, dw);
+                  if (mask[2]) store(gb, db);
+                });
+}
+
+mluRet_t mluOpMaxPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, mluIntList_t dilation, bool ceil_mode, const mluTensor_t* out,
+                        const mluTensor_t* indices) {
+  return launch("mluOpMaxPool2d", q, {x, out, indices},
+                [x = *x, kernel, stride, padding, dilation, ceil_mode, o = *out, i = *indices] {
+                  at::Tensor values = host_view(o), idx = host_view(i);
+                  at::max_pool2d_with_indices_out(values, idx, host_view(x), ints(kernel), ints(stride),
+                                                  ints(padding), ints(dilation), ceil_mode);
+                });
+}
+
+mluRet_t mluOpMaxPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, mluIntList_t dilation, bool ceil_mode,
+                                const mluTensor_t* indices, const mluTensor_t* out) {
+  return launch("mluOpMaxPool2dBackward", q, {grad, x, indices, out},
+                [g = *grad, x = *x, kernel, stride, padding, dilation, ceil_mode, i = *indices, o = *out] {
+                  at::max_pool2d_with_indices_backward_out(lvalue(host_view(o)), host_view(g), host_view(x),
+                                                           ints(kernel), ints(stride), ints(padding), ints(dilation),
+                                                           ceil_mode, host_view(i));
+                });
+}
+
+mluRet_t mluOpAvgPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, bool ceil_mode, bool count_include_pad, mluIntList_t divisor_override,
+                        const mluTensor_t* out) {
+  return launch("mluOpAvgPool2d", q, {x, out},
+                [x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, o = *out] {
+                  at::avg_pool2d_out(lvalue(host_view(o)), host_view(x), ints(kernel), ints(stride), ints(padding),
+                                     ceil_mode, count_include_pad, optional_int(divisor_override));
+                });
+}
+
+mluRet_t mluOpAvgPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, bool ceil_mode, bool count_include_pad,
+                                mluIntList_t divisor_override, const mluTensor_t* out) {
+  return launch("mluOpAvgPool2dBackward", q, {grad, x, out},
+                [g = *grad, x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                 o = *out] {
+                  at::avg_pool2d_backward_out(lvalue(host_view(o)), host_view(g), host_view(x), ints(kernel),
+                                              ints(stride), ints(padding), ceil_mode, count_include_pad,
+                                              optional_int(divisor_override));
+                });
+}
+
+mluRet_t mluOpAdaptiveAvgPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out) {
+  return launch("mluOpAdaptiveAvgPool2d", q, {x, out}, [x = *x, output_size, o = *out] {
+    store(o, at::_adaptive_avg_pool2d(host_view(x), ints(output_size)));
+  });
+}
+
+mluRet_t mluOpAdaptiveAvgPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                        const mluTensor_t* out) {
+  return launch("mluOpAdaptiveAvgPool2dBackward", q, {grad, x, out}, [g = *grad, x = *x, o = *out] {
+    store(o, at::_adaptive_avg_pool2d_backward(host_view(g), host_view(x)));
+  });
+}
+
+mluRet_t mluOpBatchNorm(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* bias,
+                        const mluTensor_t* running_mean, const mluTensor_t* running_var, bool training,
+                        double momentum, double eps, const mluTensor_t* out, const mluTensor_t* save_mean,
+                        const mluTensor_t* save_invstd) {
+  return launch("mluOpBatchNorm", q, {input, weight, bias, running_mean, running_var, out, save_mean, save_invstd},
+                [x = *input, w = *weight, b = *bias, rm = *running_mean, rv = *running_var, training, momentum, eps,
+                 o = *out, sm = *save_mean, si = *save_invstd] {
+                  // Running statistics are updated in place, in device memory.
+                  auto [y, mean, invstd] =
+                      at::native_batch_norm(host_view(x), optional_host_view(w), optional_host_view(b),
+                                            optional_host_view(rm), optional_host_view(rv), training, momentum, eps);
+                  store(o, y);
+                  store(sm, mean);
+                  store(si, invstd);
+                });
+}
+
+mluRet_t mluOpBatchNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                const mluTensor_t* weight, const mluTensor_t* running_mean,
+                                const mluTensor_t* running_var, const mluTensor_t* save_mean,
+                                const mluTensor_t* save_invstd, bool training, double eps,
+                                const mluTensor_t* grad_input, const mluTensor_t* grad_weight,
+                                const mluTensor_t* grad_bias) {
+  return launch("mluOpBatchNormBackward", q,
+                {grad, input, weight, running_mean, running_var, save_mean, save_invstd, grad_input, grad_weight,
+                 grad_bias},
+                [g = *grad, x = *input, w = *weight, rm = *running_mean, rv = *running_var, sm = *save_mean,
+                 si = *save_invstd, training, eps, gi = *grad_input, gw = *grad_weight, gb = *grad_bias] {
+                  const std::array<bool, 3> mask{gi.data != nullptr, gw.data != nullptr, gb.data != nullptr};
+                  auto [dx, dw, db] = at::native_batch_norm_backward(
+                      host_view(g), host_view(x), optional_host_view(w), optional_host_view(rm),
+                      optional_host_view(rv), optional_host_view(sm), optional_host_view(si), training, eps, mask);
+                  if (mask[0]) store(gi, dx);
+                  if (mask[1]) store(gw, dw);
+                  if (mask[2]) store(gb, db);
+                });
+}
+
+mluRet_t mluOpLayerNorm(mluQueue_t q, const mluTensor_t* input, mluIntList_t normalized_shape, const mluTensor_t* weight,
+                        const mluTensor_t* bias, double eps, const mluTensor_t* out, const mluTensor_t* mean,
+                        const mluTensor_t* rstd) {
+  return launch("mluOpLayerNorm", q, {input, weight, bias, out, mean, rstd},
+                [x = *input, normalized_shape, w = *weight, b = *bias, eps, o = *out, m = *mean, r = *rstd] {
+                  auto [y, mu, rs] = at::native_layer_norm(host_view(x), ints(normalized_shape),
+                                                           optional_host_view(w), optional_host_view(b), eps);
+                  store(o, y);
+                  store(m, mu);
+                  store(r, rs);
+                });
+}
+
+mluRet_t mluOpLayerNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                mluIntList_t normalized_shape, const mluTensor_t* mean, const mluTensor_t* rstd,
+                                const mluTensor_t* weight, const mluTensor_t* bias, const mluTensor_t* grad_input,
+                                const mluTensor_t* grad_weight, const mluTensor_t* grad_bias) {
+  return launch("mluOpLayerNormBackward", q, {grad, input, mean, rstd, weight, bias, grad_input, grad_weight, grad_bias},
+                [g = *grad, x = *input, normalized_shape, m = *mean, r = *rstd, w = *weight, b = *bias,
+                 gi = *grad_input, gw = *grad_weight, gb = *grad_bias] {
+                  const std::array<bool, 3> mask{gi.data != nullptr, gw.data != nullptr, gb.data != nullptr};
+                  auto [dx, dw, db] = at::native_layer_norm_backward(host_view(g), host_view(x), ints(normalized_shape),
+                                                                     host_view(m), host_view(r), optional_host_view(w),
+                                                                     optional_host_view(b), mask);
+                  if (mask[0]) store(gi, dx);
+                  if (mask[1]) store(gw, dw);
+                  if (mask[2]) store(gb, db);
+                });
+}
+
+mluRet_t mluOpDropout(mluQueue_t q, const mluTensor_t* input, double p, bool train, mluRandState_t state,
+                      const mluTensor_t* out, const mluTensor_t* mask) {
+  if (!(p >= 0.0 && p <= 1.0)) return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpDropout: p must be in [0, 1]");
+  return launch("mluOpDropout", q, {input, out, mask}, [x = *input, p, train, state, o = *out, m = *mask] {
+    at::Tensor keep = host_view(m);
+    if (!train || p == 0.0) {
+      keep.fill_(true);
+      host_view(o).copy_(host_view(x));
+      return;
+    }
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(mix(state.seed, state.offset));
+    keep.copy_(at::empty(keep.sizes(), at::kFloat).bernoulli_(1.0 - p, gen));
+    host_view(o).copy_(p == 1.0 ? at::zeros_like(host_view(x)) : host_view(x) * keep / (1.0 - p));
+  });
+}
+
+mluRet_t mluOpDropoutBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* mask, double scale,
+                              const mluTensor_t* out) {
+  return launch("mluOpDropoutBackward", q, {grad, mask, out}, [g = *grad, m = *mask, scale, o = *out] {
+    at::native_dropout_backward_out(lvalue(host_view(o)), host_view(g), host_view(m), scale);
+  });
+}
+
+mluRet_t mluOpSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out) {
+  return launch("mluOpSoftmax", q, {x, out}, [x = *x, dim, o = *out] {
+    at::_softmax_out(lvalue(host_view(o)), host_view(x), dim, /*half_to_float=*/x.dtype != o.dtype);
+  });
+}
+
+mluRet_t mluOpSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
+                              const mluTensor_t* out) {
+  return launch("mluOpSoftmaxBackward", q, {grad, y, out}, [g = *grad, y = *y, dim, o = *out] {
+    at::_softmax_backward_data_out(lvalue(host_view(o)), host_view(g), host_view(y), dim, aten_dtype(o.dtype));
   });
 }
 

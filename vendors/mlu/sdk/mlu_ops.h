@@ -36,7 +36,8 @@ typedef struct {
   int64_t stride[MLU_MAX_DIMS]; /* in elements */
 } mluTensor_t;
 
-typedef enum { MLU_SCALAR_FLOAT, MLU_SCALAR_INT, MLU_SCALAR_BOOL } mluScalarKind_t;
+/* MLU_SCALAR_NONE: an absent optional scalar */
+typedef enum { MLU_SCALAR_FLOAT, MLU_SCALAR_INT, MLU_SCALAR_BOOL, MLU_SCALAR_NONE } mluScalarKind_t;
 typedef struct {
   mluScalarKind_t kind;
   double f;
@@ -54,6 +55,8 @@ typedef struct {
   uint64_t seed;
   uint64_t offset;
 } mluRandState_t;
+
+typedef enum { MLU_GELU_NONE, MLU_GELU_TANH } mluGeluApproximation_t;
 
 /* copies */
 mluRet_t mluOpCopyStrided(mluQueue_t q, const mluTensor_t* dst, const mluTensor_t* src);
@@ -91,6 +94,51 @@ mluRet_t mluOpSigmoidBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
 mluRet_t mluOpThresholdBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t threshold,
                                 const mluTensor_t* out);
 
+/* more elementwise unary */
+mluRet_t mluOpAbs(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpSin(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpCos(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpRsqrt(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpReciprocal(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpFloor(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpCeil(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpTrunc(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpRound(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpErf(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpExpm1(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpLog1p(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpLog2(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpSign(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpSilu(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpLogicalNot(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpGelu(mluQueue_t q, const mluTensor_t* x, mluGeluApproximation_t approximation, const mluTensor_t* out);
+mluRet_t mluOpGeluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                           mluGeluApproximation_t approximation, const mluTensor_t* out);
+mluRet_t mluOpSiluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* out);
+
+/* more elementwise binary and ternary */
+mluRet_t mluOpMaximum(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpMinimum(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpLe(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpGe(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpPow(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpLeScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t b, const mluTensor_t* out);
+mluRet_t mluOpGeScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t b, const mluTensor_t* out);
+mluRet_t mluOpPowScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t exponent, const mluTensor_t* out);
+mluRet_t mluOpClamp(mluQueue_t q, const mluTensor_t* x, mluScalar_t min, mluScalar_t max, const mluTensor_t* out);
+mluRet_t mluOpWhere(mluQueue_t q, const mluTensor_t* condition, const mluTensor_t* a, const mluTensor_t* b,
+                    const mluTensor_t* out);
+mluRet_t mluOpMaskedFill(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* mask, mluScalar_t value);
+mluRet_t mluOpAddcmul(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t value,
+                      const mluTensor_t* out);
+mluRet_t mluOpAddcdiv(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t value,
+                      const mluTensor_t* out);
+mluRet_t mluOpLerp(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* end, mluScalar_t weight,
+                   const mluTensor_t* out);
+mluRet_t mluOpTril(mluQueue_t q, const mluTensor_t* x, int64_t diagonal, const mluTensor_t* out);
+mluRet_t mluOpTriu(mluQueue_t q, const mluTensor_t* x, int64_t diagonal, const mluTensor_t* out);
+mluRet_t mluOpArange(mluQueue_t q, mluScalar_t start, mluScalar_t end, mluScalar_t step, const mluTensor_t* out);
+
 /* fill */
 mluRet_t mluOpFill(mluQueue_t q, const mluTensor_t* x, mluScalar_t value);
 mluRet_t mluOpZero(mluQueue_t q, const mluTensor_t* x);
@@ -100,11 +148,78 @@ mluRet_t mluOpMatMul(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, c
 mluRet_t mluOpAddmm(mluQueue_t q, const mluTensor_t* bias, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t beta,
                     mluScalar_t alpha, const mluTensor_t* out);
 
+mluRet_t mluOpBatchMatMul(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpBaddbmm(mluQueue_t q, const mluTensor_t* bias, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t beta,
+                      mluScalar_t alpha, const mluTensor_t* out);
+
+/* indexing */
+mluRet_t mluOpIndexSelect(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                          const mluTensor_t* out);
+mluRet_t mluOpEmbeddingBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* indices, int64_t num_weights,
+                                int64_t padding_idx, bool scale_grad_by_freq, const mluTensor_t* out);
+
 /* reductions over `dims` (count -1: all) */
+mluRet_t mluOpReduceMax(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out);
+mluRet_t mluOpReduceMin(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out);
+/* argmax over one dim (dims.count 1) or all (count -1) */
+mluRet_t mluOpArgMax(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out);
 mluRet_t mluOpReduceSum(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out);
 mluRet_t mluOpReduceMean(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out);
 
+/* convolution and pooling (NCHW); output_mask bit i: compute output i */
+mluRet_t mluOpConvolution(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* bias,
+                          mluIntList_t stride, mluIntList_t padding, mluIntList_t dilation, bool transposed,
+                          mluIntList_t output_padding, int64_t groups, const mluTensor_t* out);
+mluRet_t mluOpConvolutionBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                  const mluTensor_t* weight, mluIntList_t stride, mluIntList_t padding,
+                                  mluIntList_t dilation, bool transposed, mluIntList_t output_padding, int64_t groups,
+                                  const mluTensor_t* grad_input, const mluTensor_t* grad_weight,
+                                  const mluTensor_t* grad_bias);
+mluRet_t mluOpMaxPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, mluIntList_t dilation, bool ceil_mode, const mluTensor_t* out,
+                        const mluTensor_t* indices);
+mluRet_t mluOpMaxPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, mluIntList_t dilation, bool ceil_mode,
+                                const mluTensor_t* indices, const mluTensor_t* out);
+mluRet_t mluOpAvgPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, bool ceil_mode, bool count_include_pad, mluIntList_t divisor_override,
+                        const mluTensor_t* out);
+mluRet_t mluOpAvgPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, bool ceil_mode, bool count_include_pad,
+                                mluIntList_t divisor_override, const mluTensor_t* out);
+mluRet_t mluOpAdaptiveAvgPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out);
+mluRet_t mluOpAdaptiveAvgPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                        const mluTensor_t* out);
+
+/* normalization */
+mluRet_t mluOpBatchNorm(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* bias,
+                        const mluTensor_t* running_mean, const mluTensor_t* running_var, bool training,
+                        double momentum, double eps, const mluTensor_t* out, const mluTensor_t* save_mean,
+                        const mluTensor_t* save_invstd);
+mluRet_t mluOpBatchNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                const mluTensor_t* weight, const mluTensor_t* running_mean,
+                                const mluTensor_t* running_var, const mluTensor_t* save_mean,
+                                const mluTensor_t* save_invstd, bool training, double eps,
+                                const mluTensor_t* grad_input, const mluTensor_t* grad_weight,
+                                const mluTensor_t* grad_bias);
+mluRet_t mluOpLayerNorm(mluQueue_t q, const mluTensor_t* input, mluIntList_t normalized_shape, const mluTensor_t* weight,
+                        const mluTensor_t* bias, double eps, const mluTensor_t* out, const mluTensor_t* mean,
+                        const mluTensor_t* rstd);
+mluRet_t mluOpLayerNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                mluIntList_t normalized_shape, const mluTensor_t* mean, const mluTensor_t* rstd,
+                                const mluTensor_t* weight, const mluTensor_t* bias, const mluTensor_t* grad_input,
+                                const mluTensor_t* grad_weight, const mluTensor_t* grad_bias);
+
+/* dropout: mask ~ Bernoulli(1 - p); out = input * mask / (1 - p) */
+mluRet_t mluOpDropout(mluQueue_t q, const mluTensor_t* input, double p, bool train, mluRandState_t state,
+                      const mluTensor_t* out, const mluTensor_t* mask);
+mluRet_t mluOpDropoutBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* mask, double scale,
+                              const mluTensor_t* out);
+
 /* softmax and loss */
+mluRet_t mluOpSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
+mluRet_t mluOpSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
+                              const mluTensor_t* out);
 mluRet_t mluOpLogSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
 mluRet_t mluOpLogSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
                                  const mluTensor_t* out);

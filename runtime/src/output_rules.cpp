@@ -1,0 +1,115 @@
+#include <torch_fl/output_rules.h>
+
+#include <ATen/ExpandUtils.h>
+#include <ATen/native/ConvUtils.h>
+#include <ATen/native/TypeProperties.h>
+
+namespace torch_fl::output_rules {
+namespace {
+
+at::TensorOptions meta_options(const at::Tensor& like, c10::ScalarType dtype) {
+  return like.options().dtype(dtype).device(c10::DeviceType::Meta);
+}
+
+at::Tensor meta_like(const at::Tensor& like) {
+  return at::empty(like.sizes(), meta_options(like, like.scalar_type()));
+}
+
+at::Tensor meta_empty(at::IntArrayRef sizes, const at::Tensor& like, c10::ScalarType dtype) {
+  return at::empty(sizes, meta_options(like, dtype));
+}
+
+// Batch-norm statistics: float for reduced-precision input with float parameters (mixed type).
+c10::ScalarType statistics_dtype(const at::Tensor& input, const std::optional<at::Tensor>& weight) {
+  if (weight.has_value() && weight->defined() && weight->scalar_type() != input.scalar_type()) {
+    return weight->scalar_type();
+  }
+  return input.scalar_type();
+}
+
+}  // namespace
+
+at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>&,
+                       at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed,
+                       at::IntArrayRef output_padding, int64_t groups) {
+  const std::vector<int64_t> sizes =
+      transposed ? at::native::conv_input_size(input.sizes(), weight.sizes(), padding, output_padding, stride,
+                                               dilation, groups)
+                 : at::native::conv_output_size(input.sizes(), weight.sizes(), padding, stride, dilation);
+  return meta_empty(sizes, input, input.scalar_type());
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight, at::IntArrayRef,
+    at::IntArrayRef, at::IntArrayRef, bool transposed, at::IntArrayRef, int64_t groups,
+    std::array<bool, 3> output_mask) {
+  const int64_t bias_size = transposed ? weight.size(1) * groups : weight.size(0);
+  return {output_mask[0] ? meta_like(input) : at::Tensor(), output_mask[1] ? meta_like(weight) : at::Tensor(),
+          output_mask[2] ? meta_empty({bias_size}, grad_output, grad_output.scalar_type()) : at::Tensor()};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm(
+    const at::Tensor& input, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>&,
+    const std::optional<at::Tensor>&, const std::optional<at::Tensor>&, bool training, double, double) {
+  const int64_t channels = input.dim() > 1 ? input.size(1) : 1;
+  const c10::ScalarType stats = statistics_dtype(input, weight);
+  const int64_t stat_size = training ? channels : 0;
+  return {meta_like(input), meta_empty({stat_size}, input, stats), meta_empty({stat_size}, input, stats)};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward(
+    const at::Tensor&, const at::Tensor& input, const std::optional<at::Tensor>& weight,
+    const std::optional<at::Tensor>&, const std::optional<at::Tensor>&, const std::optional<at::Tensor>&,
+    const std::optional<at::Tensor>&, bool, double, std::array<bool, 3> output_mask) {
+  const int64_t channels = input.dim() > 1 ? input.size(1) : 1;
+  const c10::ScalarType params = statistics_dtype(input, weight);
+  return {output_mask[0] ? meta_like(input) : at::Tensor(),
+          output_mask[1] ? meta_empty({channels}, input, params) : at::Tensor(),
+          output_mask[2] ? meta_empty({channels}, input, params) : at::Tensor()};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
+    const at::Tensor&, const at::Tensor& input, at::IntArrayRef, const at::Tensor&, const at::Tensor&,
+    const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+    std::array<bool, 3> output_mask) {
+  const bool has_weight = weight.has_value() && weight->defined();
+  const bool has_bias = bias.has_value() && bias->defined();
+  return {output_mask[0] ? meta_like(input) : at::Tensor(),
+          output_mask[1] && has_weight ? meta_like(*weight) : at::Tensor(),
+          output_mask[2] && has_bias ? meta_like(*bias) : at::Tensor()};
+}
+
+at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {
+  TORCH_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must have 2 elements");
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 2);
+  sizes.insert(sizes.end(), output_size.begin(), output_size.end());
+  return meta_empty(sizes, self, self.scalar_type());
+}
+
+at::Tensor adaptive_avg_pool2d_backward(const at::Tensor&, const at::Tensor& self) { return meta_like(self); }
+
+at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Tensor&, int64_t num_weights, int64_t,
+                                    bool) {
+  return meta_empty({num_weights, grad_output.size(-1)}, grad_output, grad_output.scalar_type());
+}
+
+at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  std::vector<int64_t> sizes = self.sizes().vec();
+  if (self.dim() > 0) sizes[c10::maybe_wrap_dim(dim, self.dim())] = index.numel();
+  return meta_empty(sizes, self, self.scalar_type());
+}
+
+at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
+  const auto shape = at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes());
+  return meta_empty(shape, self, at::result_type(self, other));
+}
+
+std::tuple<at::Tensor, at::Tensor> dropout(const at::Tensor& input, double, std::optional<bool>) {
+  return {meta_like(input), meta_empty(input.sizes(), input, c10::ScalarType::Bool)};
+}
+
+at::Tensor dropout_backward(const at::Tensor& grad_output, const at::Tensor&, double) {
+  return meta_like(grad_output);
+}
+
+}  // namespace torch_fl::output_rules
