@@ -27,6 +27,7 @@ class AtenOp:
     has_cpp_meta: bool  # a C++ Meta kernel exists (structured, or a Meta/composite entry)
     function_variant: bool  # exposed as at::name(...)
     composite_implicit: bool  # CompositeImplicitAutograd: decomposes above the backend
+    structured_group: bool = False  # part of a structured group: tensor lists are ITensorListRef
 
     @property
     def cpp_name(self) -> str:
@@ -38,17 +39,17 @@ class AtenOp:
         return self.schema.kind()
 
     def dispatcher_decl(self, name: str) -> str:
-        with _torchgen_locals():
+        with _torchgen_locals(self.structured_group):
             return DispatcherSignature.from_schema(self.schema, symint=False).decl(name=name)
 
     def dispatcher_arguments(self) -> list[tuple[str, str]]:
         """(C++ type, name) of each dispatcher argument, in schema order."""
-        with _torchgen_locals():
+        with _torchgen_locals(self.structured_group):
             sig = DispatcherSignature.from_schema(self.schema, symint=False)
             return [(a.nctype.cpp_type(), a.name) for a in sig.arguments()]
 
     def returns_type(self) -> str:
-        with _torchgen_locals():
+        with _torchgen_locals(self.structured_group):
             return DispatcherSignature.from_schema(self.schema, symint=False).returns_type().cpp_type()
 
     @property
@@ -60,8 +61,10 @@ class AtenOp:
         return tuple(self.schema.arguments.out)
 
 
-def _torchgen_locals():
-    return local.parametrize(use_const_ref_for_mutable_tensors=False, use_ilistref_for_tensor_lists=False)
+def _torchgen_locals(structured_group: bool = False):
+    # Mirrors how torchgen generates the dispatcher signatures we register against.
+    return local.parametrize(use_const_ref_for_mutable_tensors=False,
+                             use_ilistref_for_tensor_lists=structured_group)
 
 
 def _has_cpp_meta(entry: dict) -> bool:
@@ -85,6 +88,7 @@ class AtenRegistry:
             head = func[: func.index("(")]
             self._entries[head] = entry
         self.path = native_functions_path
+        self._structured_bases = {name.split(".")[0] for name, e in self._entries.items() if e.get("structured")}
 
     @classmethod
     def from_installed_torch(cls) -> "AtenRegistry":
@@ -105,7 +109,16 @@ class AtenRegistry:
         dispatch_keys = {k.strip() for group in dispatch for k in group.split(",")}
         composite_implicit = not dispatch or "CompositeImplicitAutograd" in dispatch_keys
         return AtenOp(name, FunctionSchema.parse(entry["func"]), _has_cpp_meta(entry),
-                      "function" in variants, composite_implicit and not entry.get("structured_delegate"))
+                      "function" in variants, composite_implicit and not entry.get("structured_delegate"),
+                      self._structured_group(entry))
+
+    def _structured_group(self, entry: dict) -> bool:
+        if entry.get("structured") or entry.get("structured_delegate"):
+            return True
+        # A functional/in-place overload whose out= sibling is structured is part of the group.
+        func = entry["func"]
+        base = func[: func.index("(")].split(".")[0].rstrip("_")
+        return base in self._structured_bases
 
     @functools.cached_property
     def _by_signature(self) -> dict[tuple[FunctionSchema, SchemaKind], str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT
+from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, TensorArgKind
 from .spec import DTYPES, FallbackPolicy, PassBy
 
 # Shards bound the rebuild after a spec edit: one entry's kernels all land in one shard.
@@ -77,13 +77,17 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
 
 def _check_lines(kernel: KernelPlan) -> list[str]:
     lines = []
-    for name, optional, scalar_ok in kernel.tensor_inputs:
+    for tensor in kernel.tensor_inputs:
+        name = tensor.name
         if kernel.kind == KernelKind.INPLACE and name == "self":
             lines.append('  op.check_output(self, "self", /*is_operand=*/true);')
-        elif optional:
+        elif tensor.kind == TensorArgKind.LIST:
+            lines.append(f'  op.check_input_list({name}, "{name}");')
+        elif tensor.kind == TensorArgKind.OPTIONAL:
             lines.append(f'  op.check_optional_input({name}, "{name}");')
         else:
-            lines.append(f'  op.check_input({name}, "{name}", /*cpu_scalar_ok=*/{"true" if scalar_ok else "false"});')
+            scalar_ok = "true" if tensor.cpu_scalar_ok else "false"
+            lines.append(f'  op.check_input({name}, "{name}", /*cpu_scalar_ok=*/{scalar_ok});')
     if kernel.kind == KernelKind.OUT:
         for name in kernel.output_names:
             lines.append(f'  op.check_output({name}, "{name}", /*is_operand=*/false);')
@@ -117,10 +121,10 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         lines.append("  }")
     # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
     moved = {}
-    for name, optional, scalar_ok in kernel.tensor_inputs:
-        if scalar_ok and not optional and name in kernel.launch_arguments:
-            moved[name] = f"{name}_on_device"
-            lines.append(f"  const at::Tensor {name}_on_device = op.on_device({name});")
+    for tensor in kernel.tensor_inputs:
+        if tensor.cpu_scalar_ok and tensor.kind == TensorArgKind.TENSOR and tensor.name in kernel.launch_arguments:
+            moved[tensor.name] = f"{tensor.name}_on_device"
+            lines.append(f"  const at::Tensor {tensor.name}_on_device = op.on_device({tensor.name});")
     launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
     outputs = kernel.output_names
     if kernel.kind == KernelKind.FUNCTIONAL:
@@ -141,11 +145,17 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     elif kernel.kind == KernelKind.OUT:
         # The out= overload runs on meta outs of the caller's dtypes, so its own
         # rules apply (e.g. a reduction accumulates in the out= dtype).
-        for name in outputs:
-            lines.append(f"  at::Tensor {name}_meta = op.meta_output({name});")
-        lines.append(f"  {kernel.meta_call};")
-        for name in outputs:
-            lines.append(f'  op.resize_output({name}, {name}_meta);')
+        if kernel.spec.output.rule:
+            lines.append(f"  const auto expected = {kernel.meta_call};")
+            expected = ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+            for name, e in zip(outputs, expected):
+                lines.append(f"  op.resize_output({name}, {e});")
+        else:
+            for name in outputs:
+                lines.append(f"  at::Tensor {name}_meta = op.meta_output({name});")
+            lines.append(f"  {kernel.meta_call};")
+            for name in outputs:
+                lines.append(f'  op.resize_output({name}, {name}_meta);')
         lines.append(f"  {kernel.launch.function_name}({launch_args});")
         if len(outputs) == 1:
             lines.append(f"  return {outputs[0]};")

@@ -27,6 +27,20 @@ STREAM_ARGUMENT = "stream"
 _PRIMITIVE_TYPES = {"int": "int64_t", "float": "double", "bool": "bool"}
 
 
+class TensorArgKind(enum.Enum):
+    TENSOR = "Tensor"
+    OPTIONAL = "Tensor?"
+    LIST = "Tensor[]"
+
+
+@dataclass(frozen=True)
+class TensorInput:
+    """A tensor-valued input a kernel checks for device placement."""
+    name: str
+    kind: TensorArgKind
+    cpu_scalar_ok: bool  # a 0-dim CPU tensor (a Python number) may stand in
+
+
 class KernelKind(enum.Enum):
     FUNCTIONAL = "functional"  # allocates its outputs
     OUT = "out"  # writes into caller-provided out= tensors
@@ -59,8 +73,7 @@ class KernelPlan:
     derived_from: Optional[str]  # the spec entry's overload when this kernel is a derived variant
     # Launch argument expressions in this kernel, one per launch parameter.
     launch_arguments: tuple[str, ...]
-    # Tensor inputs checked for device placement: (name, optional, cpu scalar allowed).
-    tensor_inputs: tuple[tuple[str, bool, bool], ...]
+    tensor_inputs: tuple[TensorInput, ...]
     output_names: tuple[str, ...]  # the names this kernel writes (returns, out args or self)
     dtype_argument: Optional[str]  # the tensor whose dtype decides native vs fallback
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
@@ -94,6 +107,10 @@ def _is_tensor(arg) -> bool:
     return isinstance(arg.type, BaseType) and arg.type.name == BaseTy.Tensor
 
 
+def _is_tensor_list(arg) -> bool:
+    return str(arg.type) == "Tensor[]"
+
+
 def _is_optional_tensor(arg) -> bool:
     return arg.type.is_nullable() and str(arg.type) == "Tensor?"
 
@@ -120,8 +137,8 @@ def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSin
 
 
 def _meta_arguments(op: AtenOp) -> list[str]:
-    return [f"op.meta({arg.name})" if _is_tensor(arg) or _is_optional_tensor(arg) else arg.name
-            for arg in op.schema.arguments.flat_non_out]
+    return [f"op.meta({arg.name})" if _is_tensor(arg) or _is_optional_tensor(arg) or _is_tensor_list(arg)
+            else arg.name for arg in op.schema.arguments.flat_non_out]
 
 
 def _meta_call(op: AtenOp) -> str:
@@ -213,7 +230,7 @@ class Planner:
                 self.errors.add(op_spec.output.location, f"'{op_spec.name}' sizes its output by a rule: its out= "
                                 "and in-place variants have no meta function to check them",
                                 "remove `variants`, or list those overloads with their own rule")
-        elif kind == KernelKind.FUNCTIONAL and op_spec.call and not aten.has_cpp_meta:
+        elif kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.call and not aten.has_cpp_meta:
             self.errors.add(op_spec.location, f"'{op_spec.name}' has no C++ meta function to size its output",
                             "declare `output: {like: <tensor argument>}` or `output: {rule: <C++ function>}`")
         kernels = [self._kernel(op_spec, aten, kind, launch, None)]
@@ -273,9 +290,11 @@ class Planner:
             if _is_tensor(arg):
                 # self of an in-place kernel is its output: a CPU scalar cannot stand in for it.
                 scalar_ok = not (kind == KernelKind.INPLACE and arg.name == "self")
-                tensor_inputs.append((arg.name, False, scalar_ok))
+                tensor_inputs.append(TensorInput(arg.name, TensorArgKind.TENSOR, scalar_ok))
             elif _is_optional_tensor(arg):
-                tensor_inputs.append((arg.name, True, False))
+                tensor_inputs.append(TensorInput(arg.name, TensorArgKind.OPTIONAL, False))
+            elif _is_tensor_list(arg):
+                tensor_inputs.append(TensorInput(arg.name, TensorArgKind.LIST, False))
         if kind == KernelKind.FUNCTIONAL:
             outputs = _return_names(aten)
         elif kind == KernelKind.OUT:
@@ -297,7 +316,7 @@ class Planner:
                                         else outputs[entry_outputs.index(param.name)])
             else:
                 launch_arguments.append(param.name)
-        tensor_names = [name for name, _, _ in tensor_inputs]
+        tensor_names = [t.name for t in tensor_inputs]
         if op_spec.dtype_from is not None:
             if op_spec.dtype_from not in tensor_names:
                 self.errors.add(op_spec.location, f"dtype_from names '{op_spec.dtype_from}', which is not a tensor "
@@ -311,10 +330,11 @@ class Planner:
         # functional overload's meta function; a spec-listed in-place op writes self as is.
         meta = None
         if launch and (derived_from or kind in (KernelKind.FUNCTIONAL, KernelKind.OUT)) and (
-                (op_spec.output.like is None and op_spec.output.rule is None) or kind != KernelKind.FUNCTIONAL):
+                op_spec.output.like is None and op_spec.output.rule is None):
             meta = _meta_call(aten)
-        elif launch and kind == KernelKind.FUNCTIONAL and op_spec.output.rule is not None:
-            meta = f"{op_spec.output.rule}({', '.join(name for _, name in aten.dispatcher_arguments())})"
+        elif launch and kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.output.rule is not None:
+            inputs = [a.name for a in aten.schema.arguments.flat_non_out]
+            meta = f"{op_spec.output.rule}({', '.join(inputs)})"
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like)
 

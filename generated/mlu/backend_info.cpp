@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "f3813eaf2eebb3c52be40bc984c6fd7fa1abea98a37923e1a6971d388b8bea90", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "fe22f2732c92a4c640c1afe47e846d7405e972ba7be7c2c44749d46b53cc1ed5", "2.13.0"};

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpDiv(stream, self, other, out)
-// from specs/mlu.yaml:37
+// from specs/mlu.yaml:38
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/mlu.yaml:37
+// div.Tensor: specs/mlu.yaml:38
 static const torch_fl::OpInfo kOp_div_Tensor{
-    "div.Tensor", "specs/mlu.yaml:37",
+    "div.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -46,10 +46,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/mlu.yaml:37
+// div.out: specs/mlu.yaml:38
 // out variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div_out{
-    "div.out", "specs/mlu.yaml:37",
+    "div.out", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -71,10 +71,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/mlu.yaml:37
+// div_.Tensor: specs/mlu.yaml:38
 // inplace variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/mlu.yaml:37",
+    "div_.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -94,7 +94,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpAddScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:38
+// from specs/mlu.yaml:39
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -107,9 +107,9 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Scalar: specs/mlu.yaml:38
+// add.Scalar: specs/mlu.yaml:39
 static const torch_fl::OpInfo kOp_add_Scalar{
-    "add.Scalar", "specs/mlu.yaml:38",
+    "add.Scalar", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -127,10 +127,10 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/mlu.yaml:38
+// add_.Scalar: specs/mlu.yaml:39
 // inplace variant derived from add.Scalar
 static const torch_fl::OpInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/mlu.yaml:38",
+    "add_.Scalar", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -148,7 +148,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // mluOpSubScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:39
+// from specs/mlu.yaml:40
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -161,9 +161,9 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Scalar: specs/mlu.yaml:39
+// sub.Scalar: specs/mlu.yaml:40
 static const torch_fl::OpInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/mlu.yaml:39",
+    "sub.Scalar", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -181,10 +181,10 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/mlu.yaml:39
+// sub_.Scalar: specs/mlu.yaml:40
 // inplace variant derived from sub.Scalar
 static const torch_fl::OpInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/mlu.yaml:39",
+    "sub_.Scalar", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -202,7 +202,7 @@ at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // mluOpLt(stream, self, other, out)
-// from specs/mlu.yaml:46
+// from specs/mlu.yaml:47
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -214,9 +214,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/mlu.yaml:46
+// lt.Tensor: specs/mlu.yaml:47
 static const torch_fl::OpInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/mlu.yaml:46",
+    "lt.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -236,10 +236,10 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// lt.Tensor_out: specs/mlu.yaml:46
+// lt.Tensor_out: specs/mlu.yaml:47
 // out variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/mlu.yaml:46",
+    "lt.Tensor_out", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -261,10 +261,10 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// lt_.Tensor: specs/mlu.yaml:46
+// lt_.Tensor: specs/mlu.yaml:47
 // inplace variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt__Tensor{
-    "lt_.Tensor", "specs/mlu.yaml:46",
+    "lt_.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -284,7 +284,7 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpGtScalar(stream, self, other, out)
-// from specs/mlu.yaml:51
+// from specs/mlu.yaml:52
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -296,9 +296,9 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Scalar: specs/mlu.yaml:51
+// gt.Scalar: specs/mlu.yaml:52
 static const torch_fl::OpInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/mlu.yaml:51",
+    "gt.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -316,10 +316,10 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// gt.Scalar_out: specs/mlu.yaml:51
+// gt.Scalar_out: specs/mlu.yaml:52
 // out variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/mlu.yaml:51",
+    "gt.Scalar_out", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -339,10 +339,10 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// gt_.Scalar: specs/mlu.yaml:51
+// gt_.Scalar: specs/mlu.yaml:52
 // inplace variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt__Scalar{
-    "gt_.Scalar", "specs/mlu.yaml:51",
+    "gt_.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -360,7 +360,7 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpSqrt(stream, self, out)
-// from specs/mlu.yaml:57
+// from specs/mlu.yaml:58
 static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -371,9 +371,9 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sqrt: specs/mlu.yaml:57
+// sqrt: specs/mlu.yaml:58
 static const torch_fl::OpInfo kOp_sqrt{
-    "sqrt", "specs/mlu.yaml:57",
+    "sqrt", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -391,10 +391,10 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   return out;
 }
 
-// sqrt.out: specs/mlu.yaml:57
+// sqrt.out: specs/mlu.yaml:58
 // out variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_out{
-    "sqrt.out", "specs/mlu.yaml:57",
+    "sqrt.out", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -414,10 +414,10 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sqrt_: specs/mlu.yaml:57
+// sqrt_: specs/mlu.yaml:58
 // inplace variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_{
-    "sqrt_", "specs/mlu.yaml:57",
+    "sqrt_", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -435,7 +435,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
 }
 
 // mluOpRelu(stream, self, out)
-// from specs/mlu.yaml:60
+// from specs/mlu.yaml:61
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -446,9 +446,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/mlu.yaml:60
+// relu: specs/mlu.yaml:61
 static const torch_fl::OpInfo kOp_relu{
-    "relu", "specs/mlu.yaml:60",
+    "relu", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -465,10 +465,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/mlu.yaml:60
+// relu_: specs/mlu.yaml:61
 // inplace variant derived from relu
 static const torch_fl::OpInfo kOp_relu_{
-    "relu_", "specs/mlu.yaml:60",
+    "relu_", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -479,14 +479,12 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::relu_(self_meta);
   launch_relu(op, self, self);
   return self;
 }
 
 // mluOpMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:84
+// from specs/mlu.yaml:85
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -498,9 +496,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/mlu.yaml:84
+// mm: specs/mlu.yaml:85
 static const torch_fl::OpInfo kOp_mm{
-    "mm", "specs/mlu.yaml:84",
+    "mm", "specs/mlu.yaml:85",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -520,10 +518,10 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// mm.out: specs/mlu.yaml:84
+// mm.out: specs/mlu.yaml:85
 // out variant derived from mm
 static const torch_fl::OpInfo kOp_mm_out{
-    "mm.out", "specs/mlu.yaml:84",
+    "mm.out", "specs/mlu.yaml:85",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -546,7 +544,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
 }
 
 // mluOpReduceSum(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:91
+// from specs/mlu.yaml:92
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -558,9 +556,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/mlu.yaml:91
+// sum.dim_IntList: specs/mlu.yaml:92
 static const torch_fl::OpInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/mlu.yaml:91",
+    "sum.dim_IntList", "specs/mlu.yaml:92",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -578,10 +576,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/mlu.yaml:91
+// sum.IntList_out: specs/mlu.yaml:92
 // out variant derived from sum.dim_IntList
 static const torch_fl::OpInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/mlu.yaml:91",
+    "sum.IntList_out", "specs/mlu.yaml:92",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -602,7 +600,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 // mluOpReduceMean(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:92
+// from specs/mlu.yaml:93
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -614,9 +612,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/mlu.yaml:92
+// mean.dim: specs/mlu.yaml:93
 static const torch_fl::OpInfo kOp_mean_dim{
-    "mean.dim", "specs/mlu.yaml:92",
+    "mean.dim", "specs/mlu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -634,10 +632,10 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/mlu.yaml:92
+// mean.out: specs/mlu.yaml:93
 // out variant derived from mean.dim
 static const torch_fl::OpInfo kOp_mean_out{
-    "mean.out", "specs/mlu.yaml:92",
+    "mean.out", "specs/mlu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -658,7 +656,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // mluOpNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:102
+// from specs/mlu.yaml:103
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -672,9 +670,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/mlu.yaml:102
+// nll_loss_forward: specs/mlu.yaml:103
 static const torch_fl::OpInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/mlu.yaml:102",
+    "nll_loss_forward", "specs/mlu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -696,10 +694,10 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/mlu.yaml:102
+// nll_loss_forward.output: specs/mlu.yaml:103
 // out variant derived from nll_loss_forward
 static const torch_fl::OpInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/mlu.yaml:102",
+    "nll_loss_forward.output", "specs/mlu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -726,7 +724,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
 }
 
 // mluOpErf(stream, self, out)
-// from specs/mlu.yaml:120
+// from specs/mlu.yaml:121
 static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -737,9 +735,9 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// erf: specs/mlu.yaml:120
+// erf: specs/mlu.yaml:121
 static const torch_fl::OpInfo kOp_erf{
-    "erf", "specs/mlu.yaml:120",
+    "erf", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -757,10 +755,10 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   return out;
 }
 
-// erf.out: specs/mlu.yaml:120
+// erf.out: specs/mlu.yaml:121
 // out variant derived from erf
 static const torch_fl::OpInfo kOp_erf_out{
-    "erf.out", "specs/mlu.yaml:120",
+    "erf.out", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -780,10 +778,10 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erf_: specs/mlu.yaml:120
+// erf_: specs/mlu.yaml:121
 // inplace variant derived from erf
 static const torch_fl::OpInfo kOp_erf_{
-    "erf_", "specs/mlu.yaml:120",
+    "erf_", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -801,7 +799,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
 }
 
 // mluOpGeluBackward(stream, grad_output, self, mlu_glue::gelu_approximation(approximate), out)
-// from specs/mlu.yaml:132
+// from specs/mlu.yaml:133
 static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -814,9 +812,9 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// gelu_backward: specs/mlu.yaml:132
+// gelu_backward: specs/mlu.yaml:133
 static const torch_fl::OpInfo kOp_gelu_backward{
-    "gelu_backward", "specs/mlu.yaml:132",
+    "gelu_backward", "specs/mlu.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -837,7 +835,7 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpGe(stream, self, other, out)
-// from specs/mlu.yaml:140
+// from specs/mlu.yaml:141
 static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -849,9 +847,9 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ge.Tensor: specs/mlu.yaml:140
+// ge.Tensor: specs/mlu.yaml:141
 static const torch_fl::OpInfo kOp_ge_Tensor{
-    "ge.Tensor", "specs/mlu.yaml:140",
+    "ge.Tensor", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -871,10 +869,10 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ge.Tensor_out: specs/mlu.yaml:140
+// ge.Tensor_out: specs/mlu.yaml:141
 // out variant derived from ge.Tensor
 static const torch_fl::OpInfo kOp_ge_Tensor_out{
-    "ge.Tensor_out", "specs/mlu.yaml:140",
+    "ge.Tensor_out", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -896,10 +894,10 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ge_.Tensor: specs/mlu.yaml:140
+// ge_.Tensor: specs/mlu.yaml:141
 // inplace variant derived from ge.Tensor
 static const torch_fl::OpInfo kOp_ge__Tensor{
-    "ge_.Tensor", "specs/mlu.yaml:140",
+    "ge_.Tensor", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -919,7 +917,7 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLeScalar(stream, self, other, out)
-// from specs/mlu.yaml:141
+// from specs/mlu.yaml:142
 static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -931,9 +929,9 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// le.Scalar: specs/mlu.yaml:141
+// le.Scalar: specs/mlu.yaml:142
 static const torch_fl::OpInfo kOp_le_Scalar{
-    "le.Scalar", "specs/mlu.yaml:141",
+    "le.Scalar", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -951,10 +949,10 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// le.Scalar_out: specs/mlu.yaml:141
+// le.Scalar_out: specs/mlu.yaml:142
 // out variant derived from le.Scalar
 static const torch_fl::OpInfo kOp_le_Scalar_out{
-    "le.Scalar_out", "specs/mlu.yaml:141",
+    "le.Scalar_out", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -974,10 +972,10 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// le_.Scalar: specs/mlu.yaml:141
+// le_.Scalar: specs/mlu.yaml:142
 // inplace variant derived from le.Scalar
 static const torch_fl::OpInfo kOp_le__Scalar{
-    "le_.Scalar", "specs/mlu.yaml:141",
+    "le_.Scalar", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -995,7 +993,7 @@ at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpAddcmul(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:151
+// from specs/mlu.yaml:156
 static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1009,9 +1007,9 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcmul: specs/mlu.yaml:151
+// addcmul: specs/mlu.yaml:156
 static const torch_fl::OpInfo kOp_addcmul{
-    "addcmul", "specs/mlu.yaml:151",
+    "addcmul", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1033,10 +1031,10 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcmul.out: specs/mlu.yaml:151
+// addcmul.out: specs/mlu.yaml:156
 // out variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_out{
-    "addcmul.out", "specs/mlu.yaml:151",
+    "addcmul.out", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1060,10 +1058,10 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcmul_: specs/mlu.yaml:151
+// addcmul_: specs/mlu.yaml:156
 // inplace variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_{
-    "addcmul_", "specs/mlu.yaml:151",
+    "addcmul_", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1085,7 +1083,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpAddcdiv(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:152
+// from specs/mlu.yaml:157
 static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1099,9 +1097,9 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcdiv: specs/mlu.yaml:152
+// addcdiv: specs/mlu.yaml:157
 static const torch_fl::OpInfo kOp_addcdiv{
-    "addcdiv", "specs/mlu.yaml:152",
+    "addcdiv", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1123,10 +1121,10 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcdiv.out: specs/mlu.yaml:152
+// addcdiv.out: specs/mlu.yaml:157
 // out variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_out{
-    "addcdiv.out", "specs/mlu.yaml:152",
+    "addcdiv.out", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1150,10 +1148,10 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcdiv_: specs/mlu.yaml:152
+// addcdiv_: specs/mlu.yaml:157
 // inplace variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_{
-    "addcdiv_", "specs/mlu.yaml:152",
+    "addcdiv_", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1175,7 +1173,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpArange(stream, start, end, step, out)
-// from specs/mlu.yaml:156
+// from specs/mlu.yaml:161
 static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto start_arg = mlu_glue::scalar(start);
@@ -1188,9 +1186,9 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   }
 }
 
-// arange.start_out: specs/mlu.yaml:156
+// arange.start_out: specs/mlu.yaml:161
 static const torch_fl::OpInfo kOp_arange_start_out{
-    "arange.start_out", "specs/mlu.yaml:156",
+    "arange.start_out", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1208,8 +1206,117 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
   return out;
 }
 
+// mluOpCat(stream, tensors, dim, out)
+// from specs/mlu.yaml:163
+static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto tensors_arg = mlu_glue::describe_list(tensors);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpCat(stream_arg, tensors_arg, dim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// cat: specs/mlu.yaml:163
+static const torch_fl::OpInfo kOp_cat{
+    "cat", "specs/mlu.yaml:163",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  torch_fl::OpContext op(kOp_cat);
+  op.check_input_list(tensors, "tensors");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(tensors)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
+  }
+  const auto expected = at::cat(op.meta(tensors), dim);
+  const at::Tensor out = op.allocate(expected);
+  launch_cat(op, tensors, dim, out);
+  return out;
+}
+
+// cat.out: specs/mlu.yaml:163
+// out variant derived from cat
+static const torch_fl::OpInfo kOp_cat_out{
+    "cat.out", "specs/mlu.yaml:163",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cat_out);
+  op.check_input_list(tensors, "tensors");
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(tensors)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat_out)>(op, torch_fl::FallbackReason::kDtype, tensors, dim, out);
+  }
+  at::Tensor out_meta = op.meta_output(out);
+  at::cat_outf(op.meta(tensors), dim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_cat(op, tensors, dim, out);
+  return out;
+}
+
+// mluOpAll(stream, self, mlu_glue::optional_int(dim), keepdim, out)
+// from specs/mlu.yaml:165
+static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto dim_arg2 = mlu_glue::optional_int(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAll(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// all.dim: specs/mlu.yaml:165
+static const torch_fl::OpInfo kOp_all_dim{
+    "all.dim", "specs/mlu.yaml:165",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_all_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::all(op.meta(self), dim, keepdim);
+  const at::Tensor out = op.allocate(expected);
+  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// all.out: specs/mlu.yaml:165
+// out variant derived from all.dim
+static const torch_fl::OpInfo kOp_all_out{
+    "all.out", "specs/mlu.yaml:165",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::all_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
 // mluOpReduceMin(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:176
+// from specs/mlu.yaml:185
 static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1221,9 +1328,9 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amin: specs/mlu.yaml:176
+// amin: specs/mlu.yaml:185
 static const torch_fl::OpInfo kOp_amin{
-    "amin", "specs/mlu.yaml:176",
+    "amin", "specs/mlu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1241,10 +1348,10 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amin.out: specs/mlu.yaml:176
+// amin.out: specs/mlu.yaml:185
 // out variant derived from amin
 static const torch_fl::OpInfo kOp_amin_out{
-    "amin.out", "specs/mlu.yaml:176",
+    "amin.out", "specs/mlu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1310,6 +1417,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addcdiv.out", TORCH_FN(wrap_addcdiv_out));
   m.impl("addcdiv_", TORCH_FN(wrap_addcdiv_));
   m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));
+  m.impl("cat", TORCH_FN(wrap_cat));
+  m.impl("cat.out", TORCH_FN(wrap_cat_out));
+  m.impl("all.dim", TORCH_FN(wrap_all_dim));
+  m.impl("all.out", TORCH_FN(wrap_all_out));
   m.impl("amin", TORCH_FN(wrap_amin));
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
 }

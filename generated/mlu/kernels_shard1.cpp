@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpMulScalar(stream, self, other, out)
-// from specs/mlu.yaml:40
+// from specs/mlu.yaml:41
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Scalar: specs/mlu.yaml:40
+// mul.Scalar: specs/mlu.yaml:41
 static const torch_fl::OpInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/mlu.yaml:40",
+    "mul.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -44,10 +44,10 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/mlu.yaml:40
+// mul_.Scalar: specs/mlu.yaml:41
 // inplace variant derived from mul.Scalar
 static const torch_fl::OpInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/mlu.yaml:40",
+    "mul_.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -65,7 +65,7 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpNeg(stream, self, out)
-// from specs/mlu.yaml:54
+// from specs/mlu.yaml:55
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -76,9 +76,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/mlu.yaml:54
+// neg: specs/mlu.yaml:55
 static const torch_fl::OpInfo kOp_neg{
-    "neg", "specs/mlu.yaml:54",
+    "neg", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -96,10 +96,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/mlu.yaml:54
+// neg.out: specs/mlu.yaml:55
 // out variant derived from neg
 static const torch_fl::OpInfo kOp_neg_out{
-    "neg.out", "specs/mlu.yaml:54",
+    "neg.out", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -119,10 +119,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/mlu.yaml:54
+// neg_: specs/mlu.yaml:55
 // inplace variant derived from neg
 static const torch_fl::OpInfo kOp_neg_{
-    "neg_", "specs/mlu.yaml:54",
+    "neg_", "specs/mlu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -140,7 +140,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // mluOpZero(stream, self)
-// from specs/mlu.yaml:79
+// from specs/mlu.yaml:80
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -150,9 +150,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/mlu.yaml:79
+// zero_: specs/mlu.yaml:80
 static const torch_fl::OpInfo kOp_zero_{
-    "zero_", "specs/mlu.yaml:79",
+    "zero_", "specs/mlu.yaml:80",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -168,7 +168,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // mluOpRandNormal(stream, self, mean, std, generator)
-// from specs/mlu.yaml:80
+// from specs/mlu.yaml:81
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -179,9 +179,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/mlu.yaml:80
+// normal_: specs/mlu.yaml:81
 static const torch_fl::OpInfo kOp_normal_{
-    "normal_", "specs/mlu.yaml:80",
+    "normal_", "specs/mlu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -197,7 +197,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
 }
 
 // mluOpReciprocal(stream, self, out)
-// from specs/mlu.yaml:115
+// from specs/mlu.yaml:116
 static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -208,9 +208,9 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// reciprocal: specs/mlu.yaml:115
+// reciprocal: specs/mlu.yaml:116
 static const torch_fl::OpInfo kOp_reciprocal{
-    "reciprocal", "specs/mlu.yaml:115",
+    "reciprocal", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -228,10 +228,10 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   return out;
 }
 
-// reciprocal.out: specs/mlu.yaml:115
+// reciprocal.out: specs/mlu.yaml:116
 // out variant derived from reciprocal
 static const torch_fl::OpInfo kOp_reciprocal_out{
-    "reciprocal.out", "specs/mlu.yaml:115",
+    "reciprocal.out", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -251,10 +251,10 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// reciprocal_: specs/mlu.yaml:115
+// reciprocal_: specs/mlu.yaml:116
 // inplace variant derived from reciprocal
 static const torch_fl::OpInfo kOp_reciprocal_{
-    "reciprocal_", "specs/mlu.yaml:115",
+    "reciprocal_", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -272,7 +272,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
 }
 
 // mluOpSilu(stream, self, out)
-// from specs/mlu.yaml:125
+// from specs/mlu.yaml:126
 static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -283,9 +283,9 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// silu: specs/mlu.yaml:125
+// silu: specs/mlu.yaml:126
 static const torch_fl::OpInfo kOp_silu{
-    "silu", "specs/mlu.yaml:125",
+    "silu", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -303,10 +303,10 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   return out;
 }
 
-// silu.out: specs/mlu.yaml:125
+// silu.out: specs/mlu.yaml:126
 // out variant derived from silu
 static const torch_fl::OpInfo kOp_silu_out{
-    "silu.out", "specs/mlu.yaml:125",
+    "silu.out", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -326,10 +326,10 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// silu_: specs/mlu.yaml:125
+// silu_: specs/mlu.yaml:126
 // inplace variant derived from silu
 static const torch_fl::OpInfo kOp_silu_{
-    "silu_", "specs/mlu.yaml:125",
+    "silu_", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -347,7 +347,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
 }
 
 // mluOpMinimum(stream, self, other, out)
-// from specs/mlu.yaml:138
+// from specs/mlu.yaml:139
 static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -359,9 +359,9 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// minimum: specs/mlu.yaml:138
+// minimum: specs/mlu.yaml:139
 static const torch_fl::OpInfo kOp_minimum{
-    "minimum", "specs/mlu.yaml:138",
+    "minimum", "specs/mlu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -381,10 +381,10 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// minimum.out: specs/mlu.yaml:138
+// minimum.out: specs/mlu.yaml:139
 // out variant derived from minimum
 static const torch_fl::OpInfo kOp_minimum_out{
-    "minimum.out", "specs/mlu.yaml:138",
+    "minimum.out", "specs/mlu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -407,7 +407,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // mluOpPowScalar(stream, self, exponent, out)
-// from specs/mlu.yaml:144
+// from specs/mlu.yaml:145
 static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -419,9 +419,9 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Scalar: specs/mlu.yaml:144
+// pow.Tensor_Scalar: specs/mlu.yaml:145
 static const torch_fl::OpInfo kOp_pow_Tensor_Scalar{
-    "pow.Tensor_Scalar", "specs/mlu.yaml:144",
+    "pow.Tensor_Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -439,10 +439,10 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   return out;
 }
 
-// pow.Tensor_Scalar_out: specs/mlu.yaml:144
+// pow.Tensor_Scalar_out: specs/mlu.yaml:145
 // out variant derived from pow.Tensor_Scalar
 static const torch_fl::OpInfo kOp_pow_Tensor_Scalar_out{
-    "pow.Tensor_Scalar_out", "specs/mlu.yaml:144",
+    "pow.Tensor_Scalar_out", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -462,10 +462,10 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// pow_.Scalar: specs/mlu.yaml:144
+// pow_.Scalar: specs/mlu.yaml:145
 // inplace variant derived from pow.Tensor_Scalar
 static const torch_fl::OpInfo kOp_pow__Scalar{
-    "pow_.Scalar", "specs/mlu.yaml:144",
+    "pow_.Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -482,8 +482,63 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   return self;
 }
 
+// mluOpIsNegInf(stream, self, out)
+// from specs/mlu.yaml:164
+static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpIsNegInf(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// isneginf: specs/mlu.yaml:164
+static const torch_fl::OpInfo kOp_isneginf{
+    "isneginf", "specs/mlu.yaml:164",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor wrap_isneginf(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_isneginf);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::isneginf(op.meta(self));
+  const at::Tensor out = op.allocate(expected);
+  launch_isneginf(op, self_on_device, out);
+  return out;
+}
+
+// isneginf.out: specs/mlu.yaml:164
+// out variant derived from isneginf
+static const torch_fl::OpInfo kOp_isneginf_out{
+    "isneginf.out", "specs/mlu.yaml:164",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_isneginf_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::isneginf_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_isneginf(op, self_on_device, out);
+  return out;
+}
+
 // mluOpIndexSelect(stream, self, dim, index, out)
-// from specs/mlu.yaml:166
+// from specs/mlu.yaml:175
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -495,9 +550,9 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// index_select: specs/mlu.yaml:166
+// index_select: specs/mlu.yaml:175
 static const torch_fl::OpInfo kOp_index_select{
-    "index_select", "specs/mlu.yaml:166",
+    "index_select", "specs/mlu.yaml:175",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -518,7 +573,7 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
 }
 
 // mluOpReduceMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:175
+// from specs/mlu.yaml:184
 static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -530,9 +585,9 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amax: specs/mlu.yaml:175
+// amax: specs/mlu.yaml:184
 static const torch_fl::OpInfo kOp_amax{
-    "amax", "specs/mlu.yaml:175",
+    "amax", "specs/mlu.yaml:184",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -550,10 +605,10 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amax.out: specs/mlu.yaml:175
+// amax.out: specs/mlu.yaml:184
 // out variant derived from amax
 static const torch_fl::OpInfo kOp_amax_out{
-    "amax.out", "specs/mlu.yaml:175",
+    "amax.out", "specs/mlu.yaml:184",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -574,7 +629,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:240
+// from specs/mlu.yaml:250
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -586,9 +641,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/mlu.yaml:240
+// _softmax_backward_data: specs/mlu.yaml:250
 static const torch_fl::OpInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/mlu.yaml:240",
+    "_softmax_backward_data", "specs/mlu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -629,6 +684,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("pow.Tensor_Scalar", TORCH_FN(wrap_pow_Tensor_Scalar));
   m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrap_pow_Tensor_Scalar_out));
   m.impl("pow_.Scalar", TORCH_FN(wrap_pow__Scalar));
+  m.impl("isneginf", TORCH_FN(wrap_isneginf));
+  m.impl("isneginf.out", TORCH_FN(wrap_isneginf_out));
   m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("amax", TORCH_FN(wrap_amax));
   m.impl("amax.out", TORCH_FN(wrap_amax_out));

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEqScalar(stream, self, other, out)
-// from specs/mlu.yaml:48
+// from specs/mlu.yaml:49
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Scalar: specs/mlu.yaml:48
+// eq.Scalar: specs/mlu.yaml:49
 static const torch_fl::OpInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/mlu.yaml:48",
+    "eq.Scalar", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -44,10 +44,10 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// eq.Scalar_out: specs/mlu.yaml:48
+// eq.Scalar_out: specs/mlu.yaml:49
 // out variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/mlu.yaml:48",
+    "eq.Scalar_out", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -67,10 +67,10 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// eq_.Scalar: specs/mlu.yaml:48
+// eq_.Scalar: specs/mlu.yaml:49
 // inplace variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq__Scalar{
-    "eq_.Scalar", "specs/mlu.yaml:48",
+    "eq_.Scalar", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -88,7 +88,7 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpTanhBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:67
+// from specs/mlu.yaml:68
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -100,9 +100,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/mlu.yaml:67
+// tanh_backward: specs/mlu.yaml:68
 static const torch_fl::OpInfo kOp_tanh_backward{
-    "tanh_backward", "specs/mlu.yaml:67",
+    "tanh_backward", "specs/mlu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -123,7 +123,7 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpSigmoidBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:70
+// from specs/mlu.yaml:71
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -135,9 +135,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/mlu.yaml:70
+// sigmoid_backward: specs/mlu.yaml:71
 static const torch_fl::OpInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/mlu.yaml:70",
+    "sigmoid_backward", "specs/mlu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -158,7 +158,7 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
 }
 
 // mluOpSin(stream, self, out)
-// from specs/mlu.yaml:112
+// from specs/mlu.yaml:113
 static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -169,9 +169,9 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sin: specs/mlu.yaml:112
+// sin: specs/mlu.yaml:113
 static const torch_fl::OpInfo kOp_sin{
-    "sin", "specs/mlu.yaml:112",
+    "sin", "specs/mlu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -189,10 +189,10 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   return out;
 }
 
-// sin.out: specs/mlu.yaml:112
+// sin.out: specs/mlu.yaml:113
 // out variant derived from sin
 static const torch_fl::OpInfo kOp_sin_out{
-    "sin.out", "specs/mlu.yaml:112",
+    "sin.out", "specs/mlu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -212,10 +212,10 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sin_: specs/mlu.yaml:112
+// sin_: specs/mlu.yaml:113
 // inplace variant derived from sin
 static const torch_fl::OpInfo kOp_sin_{
-    "sin_", "specs/mlu.yaml:112",
+    "sin_", "specs/mlu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -233,7 +233,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
 }
 
 // mluOpLog2(stream, self, out)
-// from specs/mlu.yaml:123
+// from specs/mlu.yaml:124
 static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -244,9 +244,9 @@ static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// log2: specs/mlu.yaml:123
+// log2: specs/mlu.yaml:124
 static const torch_fl::OpInfo kOp_log2{
-    "log2", "specs/mlu.yaml:123",
+    "log2", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -264,10 +264,10 @@ at::Tensor wrap_log2(const at::Tensor & self) {
   return out;
 }
 
-// log2.out: specs/mlu.yaml:123
+// log2.out: specs/mlu.yaml:124
 // out variant derived from log2
 static const torch_fl::OpInfo kOp_log2_out{
-    "log2.out", "specs/mlu.yaml:123",
+    "log2.out", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -287,10 +287,10 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log2_: specs/mlu.yaml:123
+// log2_: specs/mlu.yaml:124
 // inplace variant derived from log2
 static const torch_fl::OpInfo kOp_log2_{
-    "log2_", "specs/mlu.yaml:123",
+    "log2_", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -308,7 +308,7 @@ at::Tensor & wrap_log2_(at::Tensor & self) {
 }
 
 // mluOpClamp(stream, self, min, max, out)
-// from specs/mlu.yaml:145
+// from specs/mlu.yaml:146
 static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -321,9 +321,9 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// clamp: specs/mlu.yaml:145
+// clamp: specs/mlu.yaml:146
 static const torch_fl::OpInfo kOp_clamp{
-    "clamp", "specs/mlu.yaml:145",
+    "clamp", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -341,10 +341,10 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   return out;
 }
 
-// clamp.out: specs/mlu.yaml:145
+// clamp.out: specs/mlu.yaml:146
 // out variant derived from clamp
 static const torch_fl::OpInfo kOp_clamp_out{
-    "clamp.out", "specs/mlu.yaml:145",
+    "clamp.out", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -364,10 +364,10 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   return out;
 }
 
-// clamp_: specs/mlu.yaml:145
+// clamp_: specs/mlu.yaml:146
 // inplace variant derived from clamp
 static const torch_fl::OpInfo kOp_clamp_{
-    "clamp_", "specs/mlu.yaml:145",
+    "clamp_", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -385,7 +385,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
 }
 
 // mluOpArgMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:177
+// from specs/mlu.yaml:186
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -397,9 +397,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/mlu.yaml:177
+// argmax: specs/mlu.yaml:186
 static const torch_fl::OpInfo kOp_argmax{
-    "argmax", "specs/mlu.yaml:177",
+    "argmax", "specs/mlu.yaml:186",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -417,10 +417,10 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmax.out: specs/mlu.yaml:177
+// argmax.out: specs/mlu.yaml:186
 // out variant derived from argmax
 static const torch_fl::OpInfo kOp_argmax_out{
-    "argmax.out", "specs/mlu.yaml:177",
+    "argmax.out", "specs/mlu.yaml:186",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -441,7 +441,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/mlu.yaml:218
+// from specs/mlu.yaml:227
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -460,9 +460,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/mlu.yaml:218
+// native_batch_norm_backward: specs/mlu.yaml:227
 static const torch_fl::OpInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/mlu.yaml:218",
+    "native_batch_norm_backward", "specs/mlu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -490,7 +490,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm_backward{
 }
 
 // mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/mlu.yaml:222
+// from specs/mlu.yaml:231
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -506,9 +506,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/mlu.yaml:222
+// native_layer_norm: specs/mlu.yaml:231
 static const torch_fl::OpInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/mlu.yaml:222",
+    "native_layer_norm", "specs/mlu.yaml:231",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -522,7 +522,7 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
   }
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = at::native_layer_norm(op.meta(input), normalized_shape, op.meta(weight), op.meta(bias), eps);
+  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
@@ -531,7 +531,7 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
 }
 
 // mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
-// from specs/mlu.yaml:229
+// from specs/mlu.yaml:239
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -545,9 +545,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/mlu.yaml:229
+// native_dropout: specs/mlu.yaml:239
 static const torch_fl::OpInfo kOp_native_dropout{
-    "native_dropout", "specs/mlu.yaml:229",
+    "native_dropout", "specs/mlu.yaml:239",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpNe(stream, self, other, out)
-// from specs/mlu.yaml:45
+// from specs/mlu.yaml:46
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/mlu.yaml:45
+// ne.Tensor: specs/mlu.yaml:46
 static const torch_fl::OpInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/mlu.yaml:45",
+    "ne.Tensor", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -46,10 +46,10 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ne.Tensor_out: specs/mlu.yaml:45
+// ne.Tensor_out: specs/mlu.yaml:46
 // out variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/mlu.yaml:45",
+    "ne.Tensor_out", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -71,10 +71,10 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ne_.Tensor: specs/mlu.yaml:45
+// ne_.Tensor: specs/mlu.yaml:46
 // inplace variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne__Tensor{
-    "ne_.Tensor", "specs/mlu.yaml:45",
+    "ne_.Tensor", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -94,7 +94,7 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpExp(stream, self, out)
-// from specs/mlu.yaml:55
+// from specs/mlu.yaml:56
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -105,9 +105,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/mlu.yaml:55
+// exp: specs/mlu.yaml:56
 static const torch_fl::OpInfo kOp_exp{
-    "exp", "specs/mlu.yaml:55",
+    "exp", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -125,10 +125,10 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   return out;
 }
 
-// exp.out: specs/mlu.yaml:55
+// exp.out: specs/mlu.yaml:56
 // out variant derived from exp
 static const torch_fl::OpInfo kOp_exp_out{
-    "exp.out", "specs/mlu.yaml:55",
+    "exp.out", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -148,10 +148,10 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp_: specs/mlu.yaml:55
+// exp_: specs/mlu.yaml:56
 // inplace variant derived from exp
 static const torch_fl::OpInfo kOp_exp_{
-    "exp_", "specs/mlu.yaml:55",
+    "exp_", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -169,7 +169,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
 }
 
 // mluOpSigmoid(stream, self, out)
-// from specs/mlu.yaml:58
+// from specs/mlu.yaml:59
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -180,9 +180,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/mlu.yaml:58
+// sigmoid: specs/mlu.yaml:59
 static const torch_fl::OpInfo kOp_sigmoid{
-    "sigmoid", "specs/mlu.yaml:58",
+    "sigmoid", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -200,10 +200,10 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   return out;
 }
 
-// sigmoid.out: specs/mlu.yaml:58
+// sigmoid.out: specs/mlu.yaml:59
 // out variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/mlu.yaml:58",
+    "sigmoid.out", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -223,10 +223,10 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sigmoid_: specs/mlu.yaml:58
+// sigmoid_: specs/mlu.yaml:59
 // inplace variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_{
-    "sigmoid_", "specs/mlu.yaml:58",
+    "sigmoid_", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -244,7 +244,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
 }
 
 // mluOpTanh(stream, self, out)
-// from specs/mlu.yaml:59
+// from specs/mlu.yaml:60
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -255,9 +255,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/mlu.yaml:59
+// tanh: specs/mlu.yaml:60
 static const torch_fl::OpInfo kOp_tanh{
-    "tanh", "specs/mlu.yaml:59",
+    "tanh", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -275,10 +275,10 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   return out;
 }
 
-// tanh.out: specs/mlu.yaml:59
+// tanh.out: specs/mlu.yaml:60
 // out variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_out{
-    "tanh.out", "specs/mlu.yaml:59",
+    "tanh.out", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -298,10 +298,10 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tanh_: specs/mlu.yaml:59
+// tanh_: specs/mlu.yaml:60
 // inplace variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_{
-    "tanh_", "specs/mlu.yaml:59",
+    "tanh_", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -319,7 +319,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
 }
 
 // mluOpLogSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:95
+// from specs/mlu.yaml:96
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -330,9 +330,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/mlu.yaml:95
+// _log_softmax: specs/mlu.yaml:96
 static const torch_fl::OpInfo kOp__log_softmax{
-    "_log_softmax", "specs/mlu.yaml:95",
+    "_log_softmax", "specs/mlu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -350,10 +350,10 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/mlu.yaml:95
+// _log_softmax.out: specs/mlu.yaml:96
 // out variant derived from _log_softmax
 static const torch_fl::OpInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/mlu.yaml:95",
+    "_log_softmax.out", "specs/mlu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -374,7 +374,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // mluOpLogSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:99
+// from specs/mlu.yaml:100
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -386,9 +386,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/mlu.yaml:99
+// _log_softmax_backward_data: specs/mlu.yaml:100
 static const torch_fl::OpInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/mlu.yaml:99",
+    "_log_softmax_backward_data", "specs/mlu.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -409,7 +409,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // mluOpExpm1(stream, self, out)
-// from specs/mlu.yaml:121
+// from specs/mlu.yaml:122
 static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -420,9 +420,9 @@ static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// expm1: specs/mlu.yaml:121
+// expm1: specs/mlu.yaml:122
 static const torch_fl::OpInfo kOp_expm1{
-    "expm1", "specs/mlu.yaml:121",
+    "expm1", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -440,10 +440,10 @@ at::Tensor wrap_expm1(const at::Tensor & self) {
   return out;
 }
 
-// expm1.out: specs/mlu.yaml:121
+// expm1.out: specs/mlu.yaml:122
 // out variant derived from expm1
 static const torch_fl::OpInfo kOp_expm1_out{
-    "expm1.out", "specs/mlu.yaml:121",
+    "expm1.out", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -463,10 +463,10 @@ at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// expm1_: specs/mlu.yaml:121
+// expm1_: specs/mlu.yaml:122
 // inplace variant derived from expm1
 static const torch_fl::OpInfo kOp_expm1_{
-    "expm1_", "specs/mlu.yaml:121",
+    "expm1_", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -484,7 +484,7 @@ at::Tensor & wrap_expm1_(at::Tensor & self) {
 }
 
 // mluOpLogicalNot(stream, self, out)
-// from specs/mlu.yaml:127
+// from specs/mlu.yaml:128
 static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -495,9 +495,9 @@ static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_not: specs/mlu.yaml:127
+// logical_not: specs/mlu.yaml:128
 static const torch_fl::OpInfo kOp_logical_not{
-    "logical_not", "specs/mlu.yaml:127",
+    "logical_not", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -515,10 +515,10 @@ at::Tensor wrap_logical_not(const at::Tensor & self) {
   return out;
 }
 
-// logical_not.out: specs/mlu.yaml:127
+// logical_not.out: specs/mlu.yaml:128
 // out variant derived from logical_not
 static const torch_fl::OpInfo kOp_logical_not_out{
-    "logical_not.out", "specs/mlu.yaml:127",
+    "logical_not.out", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -538,10 +538,10 @@ at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// logical_not_: specs/mlu.yaml:127
+// logical_not_: specs/mlu.yaml:128
 // inplace variant derived from logical_not
 static const torch_fl::OpInfo kOp_logical_not_{
-    "logical_not_", "specs/mlu.yaml:127",
+    "logical_not_", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -559,7 +559,7 @@ at::Tensor & wrap_logical_not_(at::Tensor & self) {
 }
 
 // mluOpBatchMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:159
+// from specs/mlu.yaml:168
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -571,9 +571,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/mlu.yaml:159
+// bmm: specs/mlu.yaml:168
 static const torch_fl::OpInfo kOp_bmm{
-    "bmm", "specs/mlu.yaml:159",
+    "bmm", "specs/mlu.yaml:168",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -593,10 +593,10 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// bmm.out: specs/mlu.yaml:159
+// bmm.out: specs/mlu.yaml:168
 // out variant derived from bmm
 static const torch_fl::OpInfo kOp_bmm_out{
-    "bmm.out", "specs/mlu.yaml:159",
+    "bmm.out", "specs/mlu.yaml:168",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -619,7 +619,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
 }
 
 // mluOpMaxPool2d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/mlu.yaml:188
+// from specs/mlu.yaml:197
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -635,9 +635,9 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/mlu.yaml:188
+// max_pool2d_with_indices: specs/mlu.yaml:197
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/mlu.yaml:188",
+    "max_pool2d_with_indices", "specs/mlu.yaml:197",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -656,10 +656,10 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/mlu.yaml:188
+// max_pool2d_with_indices.out: specs/mlu.yaml:197
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/mlu.yaml:188",
+    "max_pool2d_with_indices.out", "specs/mlu.yaml:197",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -683,7 +683,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
 }
 
 // mluOpLayerNormBackward(stream, grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/mlu.yaml:225
+// from specs/mlu.yaml:235
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -702,9 +702,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/mlu.yaml:225
+// native_layer_norm_backward: specs/mlu.yaml:235
 static const torch_fl::OpInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/mlu.yaml:225",
+    "native_layer_norm_backward", "specs/mlu.yaml:235",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpMul(stream, self, other, out)
-// from specs/mlu.yaml:36
+// from specs/mlu.yaml:37
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/mlu.yaml:36
+// mul.Tensor: specs/mlu.yaml:37
 static const torch_fl::OpInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/mlu.yaml:36",
+    "mul.Tensor", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -46,10 +46,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/mlu.yaml:36
+// mul.out: specs/mlu.yaml:37
 // out variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul_out{
-    "mul.out", "specs/mlu.yaml:36",
+    "mul.out", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -71,10 +71,10 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/mlu.yaml:36
+// mul_.Tensor: specs/mlu.yaml:37
 // inplace variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/mlu.yaml:36",
+    "mul_.Tensor", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -94,7 +94,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:106
+// from specs/mlu.yaml:107
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -109,9 +109,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/mlu.yaml:106
+// nll_loss_backward: specs/mlu.yaml:107
 static const torch_fl::OpInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/mlu.yaml:106",
+    "nll_loss_backward", "specs/mlu.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -137,7 +137,7 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // mluOpRound(stream, self, out)
-// from specs/mlu.yaml:119
+// from specs/mlu.yaml:120
 static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -148,9 +148,9 @@ static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// round: specs/mlu.yaml:119
+// round: specs/mlu.yaml:120
 static const torch_fl::OpInfo kOp_round{
-    "round", "specs/mlu.yaml:119",
+    "round", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -168,10 +168,10 @@ at::Tensor wrap_round(const at::Tensor & self) {
   return out;
 }
 
-// round.out: specs/mlu.yaml:119
+// round.out: specs/mlu.yaml:120
 // out variant derived from round
 static const torch_fl::OpInfo kOp_round_out{
-    "round.out", "specs/mlu.yaml:119",
+    "round.out", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -191,10 +191,10 @@ at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// round_: specs/mlu.yaml:119
+// round_: specs/mlu.yaml:120
 // inplace variant derived from round
 static const torch_fl::OpInfo kOp_round_{
-    "round_", "specs/mlu.yaml:119",
+    "round_", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -212,7 +212,7 @@ at::Tensor & wrap_round_(at::Tensor & self) {
 }
 
 // mluOpPow(stream, self, exponent, out)
-// from specs/mlu.yaml:143
+// from specs/mlu.yaml:144
 static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -224,9 +224,9 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Tensor: specs/mlu.yaml:143
+// pow.Tensor_Tensor: specs/mlu.yaml:144
 static const torch_fl::OpInfo kOp_pow_Tensor_Tensor{
-    "pow.Tensor_Tensor", "specs/mlu.yaml:143",
+    "pow.Tensor_Tensor", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -246,10 +246,10 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   return out;
 }
 
-// pow.Tensor_Tensor_out: specs/mlu.yaml:143
+// pow.Tensor_Tensor_out: specs/mlu.yaml:144
 // out variant derived from pow.Tensor_Tensor
 static const torch_fl::OpInfo kOp_pow_Tensor_Tensor_out{
-    "pow.Tensor_Tensor_out", "specs/mlu.yaml:143",
+    "pow.Tensor_Tensor_out", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -271,10 +271,10 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// pow_.Tensor: specs/mlu.yaml:143
+// pow_.Tensor: specs/mlu.yaml:144
 // inplace variant derived from pow.Tensor_Tensor
 static const torch_fl::OpInfo kOp_pow__Tensor{
-    "pow_.Tensor", "specs/mlu.yaml:143",
+    "pow_.Tensor", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -293,8 +293,47 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
   return self;
 }
 
+// mluOpWhere(stream, condition, self, other, out)
+// from specs/mlu.yaml:151
+static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto condition_arg = mlu_glue::describe(condition);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// where.self_out: specs/mlu.yaml:151
+static const torch_fl::OpInfo kOp_where_self_out{
+    "where.self_out", "specs/mlu.yaml:151",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu};
+
+at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_where_self_out);
+  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
+  const at::Tensor condition_on_device = op.on_device(condition);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  op.resize_output(out, expected);
+  launch_where_self_out(op, condition_on_device, self_on_device, other_on_device, out);
+  return out;
+}
+
 // mluOpTril(stream, self, diagonal, out)
-// from specs/mlu.yaml:154
+// from specs/mlu.yaml:159
 static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -305,9 +344,9 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tril: specs/mlu.yaml:154
+// tril: specs/mlu.yaml:159
 static const torch_fl::OpInfo kOp_tril{
-    "tril", "specs/mlu.yaml:154",
+    "tril", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -325,10 +364,10 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// tril.out: specs/mlu.yaml:154
+// tril.out: specs/mlu.yaml:159
 // out variant derived from tril
 static const torch_fl::OpInfo kOp_tril_out{
-    "tril.out", "specs/mlu.yaml:154",
+    "tril.out", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -348,10 +387,10 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// tril_: specs/mlu.yaml:154
+// tril_: specs/mlu.yaml:159
 // inplace variant derived from tril
 static const torch_fl::OpInfo kOp_tril_{
-    "tril_", "specs/mlu.yaml:154",
+    "tril_", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -369,7 +408,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpTriu(stream, self, diagonal, out)
-// from specs/mlu.yaml:155
+// from specs/mlu.yaml:160
 static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -380,9 +419,9 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// triu: specs/mlu.yaml:155
+// triu: specs/mlu.yaml:160
 static const torch_fl::OpInfo kOp_triu{
-    "triu", "specs/mlu.yaml:155",
+    "triu", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -400,10 +439,10 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// triu.out: specs/mlu.yaml:155
+// triu.out: specs/mlu.yaml:160
 // out variant derived from triu
 static const torch_fl::OpInfo kOp_triu_out{
-    "triu.out", "specs/mlu.yaml:155",
+    "triu.out", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -423,10 +462,10 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// triu_: specs/mlu.yaml:155
+// triu_: specs/mlu.yaml:160
 // inplace variant derived from triu
 static const torch_fl::OpInfo kOp_triu_{
-    "triu_", "specs/mlu.yaml:155",
+    "triu_", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -444,7 +483,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpEmbeddingBackward(stream, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
-// from specs/mlu.yaml:169
+// from specs/mlu.yaml:178
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -456,9 +495,9 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   }
 }
 
-// embedding_dense_backward: specs/mlu.yaml:169
+// embedding_dense_backward: specs/mlu.yaml:178
 static const torch_fl::OpInfo kOp_embedding_dense_backward{
-    "embedding_dense_backward", "specs/mlu.yaml:169",
+    "embedding_dense_backward", "specs/mlu.yaml:178",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -479,7 +518,7 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
 }
 
 // mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu.yaml:192
+// from specs/mlu.yaml:201
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -496,9 +535,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/mlu.yaml:192
+// max_pool2d_with_indices_backward: specs/mlu.yaml:201
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/mlu.yaml:192",
+    "max_pool2d_with_indices_backward", "specs/mlu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -520,10 +559,10 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:192
+// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:201
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:192",
+    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -548,7 +587,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:200
+// from specs/mlu.yaml:209
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -564,9 +603,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/mlu.yaml:200
+// avg_pool2d_backward: specs/mlu.yaml:209
 static const torch_fl::OpInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/mlu.yaml:200",
+    "avg_pool2d_backward", "specs/mlu.yaml:209",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -586,10 +625,10 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/mlu.yaml:200
+// avg_pool2d_backward.grad_input: specs/mlu.yaml:209
 // out variant derived from avg_pool2d_backward
 static const torch_fl::OpInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:200",
+    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:209",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -624,6 +663,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("pow.Tensor_Tensor", TORCH_FN(wrap_pow_Tensor_Tensor));
   m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrap_pow_Tensor_Tensor_out));
   m.impl("pow_.Tensor", TORCH_FN(wrap_pow__Tensor));
+  m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
   m.impl("tril", TORCH_FN(wrap_tril));
   m.impl("tril.out", TORCH_FN(wrap_tril_out));
   m.impl("tril_", TORCH_FN(wrap_tril_));

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpAdd(stream, self, other, alpha, out)
-// from specs/mlu.yaml:33
+// from specs/mlu.yaml:34
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -25,9 +25,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/mlu.yaml:33
+// add.Tensor: specs/mlu.yaml:34
 static const torch_fl::OpInfo kOp_add_Tensor{
-    "add.Tensor", "specs/mlu.yaml:33",
+    "add.Tensor", "specs/mlu.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -47,10 +47,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/mlu.yaml:33
+// add.out: specs/mlu.yaml:34
 // out variant derived from add.Tensor
 static const torch_fl::OpInfo kOp_add_out{
-    "add.out", "specs/mlu.yaml:33",
+    "add.out", "specs/mlu.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -72,10 +72,10 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/mlu.yaml:33
+// add_.Tensor: specs/mlu.yaml:34
 // inplace variant derived from add.Tensor
 static const torch_fl::OpInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/mlu.yaml:33",
+    "add_.Tensor", "specs/mlu.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -95,7 +95,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // mluOpSub(stream, self, other, alpha, out)
-// from specs/mlu.yaml:35
+// from specs/mlu.yaml:36
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -108,9 +108,9 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/mlu.yaml:35
+// sub.Tensor: specs/mlu.yaml:36
 static const torch_fl::OpInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/mlu.yaml:35",
+    "sub.Tensor", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -130,10 +130,10 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/mlu.yaml:35
+// sub.out: specs/mlu.yaml:36
 // out variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub_out{
-    "sub.out", "specs/mlu.yaml:35",
+    "sub.out", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -155,10 +155,10 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// sub_.Tensor: specs/mlu.yaml:35
+// sub_.Tensor: specs/mlu.yaml:36
 // inplace variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/mlu.yaml:35",
+    "sub_.Tensor", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -178,7 +178,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // mluOpDivScalar(stream, self, other, out)
-// from specs/mlu.yaml:41
+// from specs/mlu.yaml:42
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -190,9 +190,9 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Scalar: specs/mlu.yaml:41
+// div.Scalar: specs/mlu.yaml:42
 static const torch_fl::OpInfo kOp_div_Scalar{
-    "div.Scalar", "specs/mlu.yaml:41",
+    "div.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -210,10 +210,10 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/mlu.yaml:41
+// div_.Scalar: specs/mlu.yaml:42
 // inplace variant derived from div.Scalar
 static const torch_fl::OpInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/mlu.yaml:41",
+    "div_.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -231,7 +231,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpGt(stream, self, other, out)
-// from specs/mlu.yaml:47
+// from specs/mlu.yaml:48
 static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -243,9 +243,9 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Tensor: specs/mlu.yaml:47
+// gt.Tensor: specs/mlu.yaml:48
 static const torch_fl::OpInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/mlu.yaml:47",
+    "gt.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -265,10 +265,10 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// gt.Tensor_out: specs/mlu.yaml:47
+// gt.Tensor_out: specs/mlu.yaml:48
 // out variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/mlu.yaml:47",
+    "gt.Tensor_out", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -290,10 +290,10 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// gt_.Tensor: specs/mlu.yaml:47
+// gt_.Tensor: specs/mlu.yaml:48
 // inplace variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt__Tensor{
-    "gt_.Tensor", "specs/mlu.yaml:47",
+    "gt_.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -313,7 +313,7 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLtScalar(stream, self, other, out)
-// from specs/mlu.yaml:50
+// from specs/mlu.yaml:51
 static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -325,9 +325,9 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Scalar: specs/mlu.yaml:50
+// lt.Scalar: specs/mlu.yaml:51
 static const torch_fl::OpInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/mlu.yaml:50",
+    "lt.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -345,10 +345,10 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// lt.Scalar_out: specs/mlu.yaml:50
+// lt.Scalar_out: specs/mlu.yaml:51
 // out variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/mlu.yaml:50",
+    "lt.Scalar_out", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -368,10 +368,10 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// lt_.Scalar: specs/mlu.yaml:50
+// lt_.Scalar: specs/mlu.yaml:51
 // inplace variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt__Scalar{
-    "lt_.Scalar", "specs/mlu.yaml:50",
+    "lt_.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -389,7 +389,7 @@ at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpLog(stream, self, out)
-// from specs/mlu.yaml:56
+// from specs/mlu.yaml:57
 static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -400,9 +400,9 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// log: specs/mlu.yaml:56
+// log: specs/mlu.yaml:57
 static const torch_fl::OpInfo kOp_log{
-    "log", "specs/mlu.yaml:56",
+    "log", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -420,10 +420,10 @@ at::Tensor wrap_log(const at::Tensor & self) {
   return out;
 }
 
-// log.out: specs/mlu.yaml:56
+// log.out: specs/mlu.yaml:57
 // out variant derived from log
 static const torch_fl::OpInfo kOp_log_out{
-    "log.out", "specs/mlu.yaml:56",
+    "log.out", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -443,10 +443,10 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log_: specs/mlu.yaml:56
+// log_: specs/mlu.yaml:57
 // inplace variant derived from log
 static const torch_fl::OpInfo kOp_log_{
-    "log_", "specs/mlu.yaml:56",
+    "log_", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -464,7 +464,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
 }
 
 // mluOpCos(stream, self, out)
-// from specs/mlu.yaml:113
+// from specs/mlu.yaml:114
 static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -475,9 +475,9 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// cos: specs/mlu.yaml:113
+// cos: specs/mlu.yaml:114
 static const torch_fl::OpInfo kOp_cos{
-    "cos", "specs/mlu.yaml:113",
+    "cos", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -495,10 +495,10 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   return out;
 }
 
-// cos.out: specs/mlu.yaml:113
+// cos.out: specs/mlu.yaml:114
 // out variant derived from cos
 static const torch_fl::OpInfo kOp_cos_out{
-    "cos.out", "specs/mlu.yaml:113",
+    "cos.out", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -518,10 +518,10 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cos_: specs/mlu.yaml:113
+// cos_: specs/mlu.yaml:114
 // inplace variant derived from cos
 static const torch_fl::OpInfo kOp_cos_{
-    "cos_", "specs/mlu.yaml:113",
+    "cos_", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -539,7 +539,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
 }
 
 // mluOpTrunc(stream, self, out)
-// from specs/mlu.yaml:118
+// from specs/mlu.yaml:119
 static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -550,9 +550,9 @@ static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// trunc: specs/mlu.yaml:118
+// trunc: specs/mlu.yaml:119
 static const torch_fl::OpInfo kOp_trunc{
-    "trunc", "specs/mlu.yaml:118",
+    "trunc", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -570,10 +570,10 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
   return out;
 }
 
-// trunc.out: specs/mlu.yaml:118
+// trunc.out: specs/mlu.yaml:119
 // out variant derived from trunc
 static const torch_fl::OpInfo kOp_trunc_out{
-    "trunc.out", "specs/mlu.yaml:118",
+    "trunc.out", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -593,10 +593,10 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// trunc_: specs/mlu.yaml:118
+// trunc_: specs/mlu.yaml:119
 // inplace variant derived from trunc
 static const torch_fl::OpInfo kOp_trunc_{
-    "trunc_", "specs/mlu.yaml:118",
+    "trunc_", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -614,7 +614,7 @@ at::Tensor & wrap_trunc_(at::Tensor & self) {
 }
 
 // mluOpSiluBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:126
+// from specs/mlu.yaml:127
 static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -626,9 +626,9 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// silu_backward: specs/mlu.yaml:126
+// silu_backward: specs/mlu.yaml:127
 static const torch_fl::OpInfo kOp_silu_backward{
-    "silu_backward", "specs/mlu.yaml:126",
+    "silu_backward", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -649,7 +649,7 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpGelu(stream, self, mlu_glue::gelu_approximation(approximate), out)
-// from specs/mlu.yaml:128
+// from specs/mlu.yaml:129
 static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -661,9 +661,9 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// gelu: specs/mlu.yaml:128
+// gelu: specs/mlu.yaml:129
 static const torch_fl::OpInfo kOp_gelu{
-    "gelu", "specs/mlu.yaml:128",
+    "gelu", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -681,10 +681,10 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   return out;
 }
 
-// gelu.out: specs/mlu.yaml:128
+// gelu.out: specs/mlu.yaml:129
 // out variant derived from gelu
 static const torch_fl::OpInfo kOp_gelu_out{
-    "gelu.out", "specs/mlu.yaml:128",
+    "gelu.out", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -704,10 +704,10 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   return out;
 }
 
-// gelu_: specs/mlu.yaml:128
+// gelu_: specs/mlu.yaml:129
 // inplace variant derived from gelu
 static const torch_fl::OpInfo kOp_gelu_{
-    "gelu_", "specs/mlu.yaml:128",
+    "gelu_", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -725,7 +725,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
 }
 
 // mluOpLe(stream, self, other, out)
-// from specs/mlu.yaml:139
+// from specs/mlu.yaml:140
 static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -737,9 +737,9 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// le.Tensor: specs/mlu.yaml:139
+// le.Tensor: specs/mlu.yaml:140
 static const torch_fl::OpInfo kOp_le_Tensor{
-    "le.Tensor", "specs/mlu.yaml:139",
+    "le.Tensor", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -759,10 +759,10 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// le.Tensor_out: specs/mlu.yaml:139
+// le.Tensor_out: specs/mlu.yaml:140
 // out variant derived from le.Tensor
 static const torch_fl::OpInfo kOp_le_Tensor_out{
-    "le.Tensor_out", "specs/mlu.yaml:139",
+    "le.Tensor_out", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -784,10 +784,10 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// le_.Tensor: specs/mlu.yaml:139
+// le_.Tensor: specs/mlu.yaml:140
 // inplace variant derived from le.Tensor
 static const torch_fl::OpInfo kOp_le__Tensor{
-    "le_.Tensor", "specs/mlu.yaml:139",
+    "le_.Tensor", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -807,7 +807,7 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpGeScalar(stream, self, other, out)
-// from specs/mlu.yaml:142
+// from specs/mlu.yaml:143
 static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -819,9 +819,9 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ge.Scalar: specs/mlu.yaml:142
+// ge.Scalar: specs/mlu.yaml:143
 static const torch_fl::OpInfo kOp_ge_Scalar{
-    "ge.Scalar", "specs/mlu.yaml:142",
+    "ge.Scalar", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -839,10 +839,10 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ge.Scalar_out: specs/mlu.yaml:142
+// ge.Scalar_out: specs/mlu.yaml:143
 // out variant derived from ge.Scalar
 static const torch_fl::OpInfo kOp_ge_Scalar_out{
-    "ge.Scalar_out", "specs/mlu.yaml:142",
+    "ge.Scalar_out", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -862,10 +862,10 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ge_.Scalar: specs/mlu.yaml:142
+// ge_.Scalar: specs/mlu.yaml:143
 // inplace variant derived from ge.Scalar
 static const torch_fl::OpInfo kOp_ge__Scalar{
-    "ge_.Scalar", "specs/mlu.yaml:142",
+    "ge_.Scalar", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -883,7 +883,7 @@ at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:146
+// from specs/mlu.yaml:147
 static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto condition_arg = mlu_glue::describe(condition);
@@ -896,9 +896,9 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// where.self: specs/mlu.yaml:146
+// where.self: specs/mlu.yaml:147
 static const torch_fl::OpInfo kOp_where_self{
-    "where.self", "specs/mlu.yaml:146",
+    "where.self", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -921,7 +921,7 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
 }
 
 // mluOpLerp(stream, self, end, weight, out)
-// from specs/mlu.yaml:153
+// from specs/mlu.yaml:158
 static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -934,9 +934,9 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Scalar: specs/mlu.yaml:153
+// lerp.Scalar: specs/mlu.yaml:158
 static const torch_fl::OpInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/mlu.yaml:153",
+    "lerp.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -956,10 +956,10 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   return out;
 }
 
-// lerp.Scalar_out: specs/mlu.yaml:153
+// lerp.Scalar_out: specs/mlu.yaml:158
 // out variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/mlu.yaml:153",
+    "lerp.Scalar_out", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -981,10 +981,10 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   return out;
 }
 
-// lerp_.Scalar: specs/mlu.yaml:153
+// lerp_.Scalar: specs/mlu.yaml:158
 // inplace variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/mlu.yaml:153",
+    "lerp_.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1004,7 +1004,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // mluOpBaddbmm(stream, self, batch1, batch2, beta, alpha, out)
-// from specs/mlu.yaml:160
+// from specs/mlu.yaml:169
 static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1019,9 +1019,9 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// baddbmm: specs/mlu.yaml:160
+// baddbmm: specs/mlu.yaml:169
 static const torch_fl::OpInfo kOp_baddbmm{
-    "baddbmm", "specs/mlu.yaml:160",
+    "baddbmm", "specs/mlu.yaml:169",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1043,10 +1043,10 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   return out;
 }
 
-// baddbmm.out: specs/mlu.yaml:160
+// baddbmm.out: specs/mlu.yaml:169
 // out variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_out{
-    "baddbmm.out", "specs/mlu.yaml:160",
+    "baddbmm.out", "specs/mlu.yaml:169",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1070,10 +1070,10 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   return out;
 }
 
-// baddbmm_: specs/mlu.yaml:160
+// baddbmm_: specs/mlu.yaml:169
 // inplace variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_{
-    "baddbmm_", "specs/mlu.yaml:160",
+    "baddbmm_", "specs/mlu.yaml:169",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1095,7 +1095,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
 }
 
 // mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
-// from specs/mlu.yaml:204
+// from specs/mlu.yaml:213
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1107,9 +1107,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/mlu.yaml:204
+// _adaptive_avg_pool2d: specs/mlu.yaml:213
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/mlu.yaml:204",
+    "_adaptive_avg_pool2d", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -1128,7 +1128,7 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:208
+// from specs/mlu.yaml:217
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1140,9 +1140,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/mlu.yaml:208
+// _adaptive_avg_pool2d_backward: specs/mlu.yaml:217
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:208",
+    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:217",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpNeScalar(stream, self, other, out)
-// from specs/mlu.yaml:49
+// from specs/mlu.yaml:50
 static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Scalar: specs/mlu.yaml:49
+// ne.Scalar: specs/mlu.yaml:50
 static const torch_fl::OpInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/mlu.yaml:49",
+    "ne.Scalar", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -44,10 +44,10 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ne.Scalar_out: specs/mlu.yaml:49
+// ne.Scalar_out: specs/mlu.yaml:50
 // out variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/mlu.yaml:49",
+    "ne.Scalar_out", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -67,10 +67,10 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ne_.Scalar: specs/mlu.yaml:49
+// ne_.Scalar: specs/mlu.yaml:50
 // inplace variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne__Scalar{
-    "ne_.Scalar", "specs/mlu.yaml:49",
+    "ne_.Scalar", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -88,7 +88,7 @@ at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpRandUniform(stream, self, from, to, generator)
-// from specs/mlu.yaml:81
+// from specs/mlu.yaml:82
 static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -99,9 +99,9 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// uniform_: specs/mlu.yaml:81
+// uniform_: specs/mlu.yaml:82
 static const torch_fl::OpInfo kOp_uniform_{
-    "uniform_", "specs/mlu.yaml:81",
+    "uniform_", "specs/mlu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -117,7 +117,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
 }
 
 // mluOpAbs(stream, self, out)
-// from specs/mlu.yaml:111
+// from specs/mlu.yaml:112
 static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -128,9 +128,9 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// abs: specs/mlu.yaml:111
+// abs: specs/mlu.yaml:112
 static const torch_fl::OpInfo kOp_abs{
-    "abs", "specs/mlu.yaml:111",
+    "abs", "specs/mlu.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -148,10 +148,10 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   return out;
 }
 
-// abs.out: specs/mlu.yaml:111
+// abs.out: specs/mlu.yaml:112
 // out variant derived from abs
 static const torch_fl::OpInfo kOp_abs_out{
-    "abs.out", "specs/mlu.yaml:111",
+    "abs.out", "specs/mlu.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -171,10 +171,10 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// abs_: specs/mlu.yaml:111
+// abs_: specs/mlu.yaml:112
 // inplace variant derived from abs
 static const torch_fl::OpInfo kOp_abs_{
-    "abs_", "specs/mlu.yaml:111",
+    "abs_", "specs/mlu.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -192,7 +192,7 @@ at::Tensor & wrap_abs_(at::Tensor & self) {
 }
 
 // mluOpRsqrt(stream, self, out)
-// from specs/mlu.yaml:114
+// from specs/mlu.yaml:115
 static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -203,9 +203,9 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// rsqrt: specs/mlu.yaml:114
+// rsqrt: specs/mlu.yaml:115
 static const torch_fl::OpInfo kOp_rsqrt{
-    "rsqrt", "specs/mlu.yaml:114",
+    "rsqrt", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -223,10 +223,10 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   return out;
 }
 
-// rsqrt.out: specs/mlu.yaml:114
+// rsqrt.out: specs/mlu.yaml:115
 // out variant derived from rsqrt
 static const torch_fl::OpInfo kOp_rsqrt_out{
-    "rsqrt.out", "specs/mlu.yaml:114",
+    "rsqrt.out", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -246,10 +246,10 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// rsqrt_: specs/mlu.yaml:114
+// rsqrt_: specs/mlu.yaml:115
 // inplace variant derived from rsqrt
 static const torch_fl::OpInfo kOp_rsqrt_{
-    "rsqrt_", "specs/mlu.yaml:114",
+    "rsqrt_", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -267,7 +267,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
 }
 
 // mluOpFloor(stream, self, out)
-// from specs/mlu.yaml:116
+// from specs/mlu.yaml:117
 static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -278,9 +278,9 @@ static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// floor: specs/mlu.yaml:116
+// floor: specs/mlu.yaml:117
 static const torch_fl::OpInfo kOp_floor{
-    "floor", "specs/mlu.yaml:116",
+    "floor", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -298,10 +298,10 @@ at::Tensor wrap_floor(const at::Tensor & self) {
   return out;
 }
 
-// floor.out: specs/mlu.yaml:116
+// floor.out: specs/mlu.yaml:117
 // out variant derived from floor
 static const torch_fl::OpInfo kOp_floor_out{
-    "floor.out", "specs/mlu.yaml:116",
+    "floor.out", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -321,10 +321,10 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// floor_: specs/mlu.yaml:116
+// floor_: specs/mlu.yaml:117
 // inplace variant derived from floor
 static const torch_fl::OpInfo kOp_floor_{
-    "floor_", "specs/mlu.yaml:116",
+    "floor_", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -342,7 +342,7 @@ at::Tensor & wrap_floor_(at::Tensor & self) {
 }
 
 // mluOpSign(stream, self, out)
-// from specs/mlu.yaml:124
+// from specs/mlu.yaml:125
 static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -353,9 +353,9 @@ static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sign: specs/mlu.yaml:124
+// sign: specs/mlu.yaml:125
 static const torch_fl::OpInfo kOp_sign{
-    "sign", "specs/mlu.yaml:124",
+    "sign", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -373,10 +373,10 @@ at::Tensor wrap_sign(const at::Tensor & self) {
   return out;
 }
 
-// sign.out: specs/mlu.yaml:124
+// sign.out: specs/mlu.yaml:125
 // out variant derived from sign
 static const torch_fl::OpInfo kOp_sign_out{
-    "sign.out", "specs/mlu.yaml:124",
+    "sign.out", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -396,10 +396,10 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sign_: specs/mlu.yaml:124
+// sign_: specs/mlu.yaml:125
 // inplace variant derived from sign
 static const torch_fl::OpInfo kOp_sign_{
-    "sign_", "specs/mlu.yaml:124",
+    "sign_", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -417,7 +417,7 @@ at::Tensor & wrap_sign_(at::Tensor & self) {
 }
 
 // mluOpMaximum(stream, self, other, out)
-// from specs/mlu.yaml:137
+// from specs/mlu.yaml:138
 static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -429,9 +429,9 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// maximum: specs/mlu.yaml:137
+// maximum: specs/mlu.yaml:138
 static const torch_fl::OpInfo kOp_maximum{
-    "maximum", "specs/mlu.yaml:137",
+    "maximum", "specs/mlu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -451,10 +451,10 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// maximum.out: specs/mlu.yaml:137
+// maximum.out: specs/mlu.yaml:138
 // out variant derived from maximum
 static const torch_fl::OpInfo kOp_maximum_out{
-    "maximum.out", "specs/mlu.yaml:137",
+    "maximum.out", "specs/mlu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -477,7 +477,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // mluOpMaskedFill(stream, self, mask, value)
-// from specs/mlu.yaml:150
+// from specs/mlu.yaml:155
 static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -489,9 +489,9 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   }
 }
 
-// masked_fill_.Scalar: specs/mlu.yaml:150
+// masked_fill_.Scalar: specs/mlu.yaml:155
 static const torch_fl::OpInfo kOp_masked_fill__Scalar{
-    "masked_fill_.Scalar", "specs/mlu.yaml:150",
+    "masked_fill_.Scalar", "specs/mlu.yaml:155",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -509,7 +509,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
 }
 
 // mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-// from specs/mlu.yaml:180
+// from specs/mlu.yaml:189
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -526,9 +526,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/mlu.yaml:180
+// convolution_overrideable: specs/mlu.yaml:189
 static const torch_fl::OpInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/mlu.yaml:180",
+    "convolution_overrideable", "specs/mlu.yaml:189",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -550,7 +550,7 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
 }
 
 // mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu.yaml:184
+// from specs/mlu.yaml:193
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -569,9 +569,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/mlu.yaml:184
+// convolution_backward_overrideable: specs/mlu.yaml:193
 static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu.yaml:184",
+    "convolution_backward_overrideable", "specs/mlu.yaml:193",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 
@@ -596,7 +596,7 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
 }
 
 // mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:233
+// from specs/mlu.yaml:243
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -608,9 +608,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/mlu.yaml:233
+// native_dropout_backward: specs/mlu.yaml:243
 static const torch_fl::OpInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:233",
+    "native_dropout_backward", "specs/mlu.yaml:243",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu};
 

@@ -52,6 +52,10 @@ void OpContext::check_output(const at::Tensor& tensor, const char* name, bool is
   if (is_operand) record_operand(tensor);
 }
 
+void OpContext::check_input_list(const at::ITensorListRef& tensors, const char* name) {
+  for (const at::Tensor& tensor : tensors) check_input(tensor, name, /*cpu_scalar_ok=*/false);
+}
+
 c10::Device OpContext::device() const {
   TORCH_INTERNAL_ASSERT(device_ >= 0, info_.name, ": no tensor argument fixed the device");
   return make_device(device_);
@@ -66,6 +70,11 @@ bool OpContext::dtype_is_native(const at::Tensor& tensor) const {
   return native;
 }
 
+
+bool OpContext::dtype_is_native(const at::ITensorListRef& tensors) const {
+  for (const at::Tensor& tensor : tensors) return dtype_is_native(tensor);
+  return true;
+}
 
 at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
   if (!tensor.defined() || is_ours(tensor)) return tensor;
@@ -88,6 +97,12 @@ at::Tensor OpContext::meta(const at::Tensor& tensor) {
 std::optional<at::Tensor> OpContext::meta(const std::optional<at::Tensor>& tensor) {
   if (!tensor.has_value()) return std::nullopt;
   return meta(*tensor);
+}
+
+std::vector<at::Tensor> OpContext::meta(const at::ITensorListRef& tensors) {
+  std::vector<at::Tensor> result;
+  for (const at::Tensor& tensor : tensors) result.push_back(meta(tensor));
+  return result;
 }
 
 at::Tensor OpContext::allocate(const at::Tensor& expected) const {

@@ -68,6 +68,16 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> batch_norm_backward(
           output_mask[2] ? meta_empty({channels}, input, params) : at::Tensor()};
 }
 
+std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                                          const std::optional<at::Tensor>& weight,
+                                                          const std::optional<at::Tensor>&, double) {
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  std::vector<int64_t> stat_shape(input.sizes().begin(), input.sizes().begin() + axis);
+  stat_shape.resize(input.dim(), 1);
+  const c10::ScalarType stats = statistics_dtype(input, weight);
+  return {meta_like(input), meta_empty(stat_shape, input, stats), meta_empty(stat_shape, input, stats)};
+}
+
 std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
     const at::Tensor&, const at::Tensor& input, at::IntArrayRef, const at::Tensor&, const at::Tensor&,
     const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,

@@ -5,39 +5,70 @@ from __future__ import annotations
 
 # Overloads whose results are random: checked for reproducibility by the
 # Python suite (tests/python/test_native_ops.py), not comparable with CPU.
-RANDOM_OVERLOADS = {"normal_", "uniform_"}
-SUFFIXES = ("_backward_data", "_backward", "_forward")
+RANDOM_OVERLOADS = {"normal_", "uniform_", "native_dropout"}
+SUFFIXES = ("_backward_data", "_backward", "_forward", "_overrideable", "_with_indices", "_dense")
+# PyTorch routes these user-facing ops to the named backend op on out-of-tree
+# devices, so their OpInfos exercise it (knowledge of PyTorch, not a skip list).
+BACKEND_OP_ALIASES = {"convolution": ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d")}
 
 
 def base_name(overload: str) -> str:
-    name = overload.split(".")[0].strip("_")
-    for suffix in SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
+    """add_.Tensor → add, native_layer_norm_backward → layer_norm, convolution_overrideable → convolution."""
+    name = overload.split(".")[0].strip("_").removeprefix("native_")
+    changed = True
+    while changed:
+        changed = False
+        for suffix in SUFFIXES:
+            if name.endswith(suffix):
+                name, changed = name[: -len(suffix)], True
     return name
+
+
+def _keys(overload: str) -> set[str]:
+    """Names under which an OpInfo may exercise this overload."""
+    base = base_name(overload)
+    return {overload.split(".")[0].strip("_"), base, *BACKEND_OP_ALIASES.get(base, ())}
+
+
+def _candidates(op) -> set[str]:
+    names = {op.name, op.name.removeprefix("nn.functional."), op.aten_name, op.aten_backward_name or ""}
+    return {n.strip("_") for n in names if n}
+
+
+def _matches(native: dict[str, set[str]]):
+    """(OpInfo, the testable native overloads its samples are expected to reach)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    testable = {o: d for o, d in native.items() if o.split(".")[0] not in RANDOM_OVERLOADS}
+    all_candidates = set().union(*(_candidates(op) for op in op_db))
+    # An overload with an OpInfo of its own exact name is tested by that one only
+    # (e.g. native_dropout_backward, not the random nn.functional.dropout).
+    exact = {o for o in testable if o.split(".")[0].strip("_") in all_candidates}
+    for op in op_db:
+        candidates = _candidates(op)
+        matching = [o for o in testable
+                    if (o.split(".")[0].strip("_") in candidates) or (o not in exact and _keys(o) & candidates)]
+        if matching:
+            yield op, candidates, matching
 
 
 def select_opinfos(native: dict[str, set[str]]) -> dict[str, tuple[set[str], set[str]]]:
     """OpInfo "name:variant" → (dtypes to run, native overloads of its op to call directly),
-    for every OpInfo named like a native overload's op."""
-    from torch.testing._internal.common_methods_invocations import op_db
-
-    bases: dict[str, set[str]] = {}
-    for overload, dtypes in native.items():
-        if overload.split(".")[0] in RANDOM_OVERLOADS:
-            continue
-        bases.setdefault(base_name(overload), set()).update(dtypes)
+    for every OpInfo whose samples reach a native overload."""
     selected: dict[str, tuple[set[str], set[str]]] = {}
-    for op in op_db:
-        for candidate in (op.name, op.name.removeprefix("nn.functional."), op.aten_name):
-            candidate = candidate.strip("_")
-            if candidate in bases:
-                dtypes, overloads = selected.setdefault(f"{op.name}:{op.variant_test_name}", (set(), set()))
-                dtypes.update(bases[candidate])
-                overloads.update(o for o in native if o.split(".")[0].strip("_") == candidate
-                                 and o.split(".")[0] not in RANDOM_OVERLOADS)
-                break
+    for op, candidates, matching in _matches(native):
+        dtypes, overloads = selected.setdefault(f"{op.name}:{op.variant_test_name}", (set(), set()))
+        for overload in matching:
+            dtypes.update(native[overload])
+            # Direct calls only for overloads of the op the OpInfo itself names.
+            if overload.split(".")[0].strip("_") in candidates:
+                overloads.add(overload)
     return selected
+
+
+def covered_overloads(native: dict[str, set[str]]) -> set[str]:
+    """Native overloads some OpInfo's samples are expected to reach."""
+    return {o for _, _, matching in _matches(native) for o in matching}
 
 
 def native_overloads(matrix: dict) -> dict[str, set[str]]:

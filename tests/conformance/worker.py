@@ -42,6 +42,14 @@ class OverloadRecorder(TorchDispatchMode):
         return func(*args, **kwargs)
 
 
+def with_device_kwarg(args, device):
+    """Factory functions (arange, ...) create on the device under test."""
+    inp, rest, kwargs = args
+    if "device" in kwargs:
+        kwargs = dict(kwargs, device=device)
+    return inp, rest, kwargs
+
+
 def to_device(value, device):
     if isinstance(value, torch.Tensor):
         moved = value.detach().to(device)
@@ -154,13 +162,13 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
             assert returned is out, "an out= op must return its out tensor"
             compare(out, expected, dtype)
         elif phase == "forward":
-            dev_args = tree_map(lambda v: to_device(v, device), cpu_args)
+            dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device), cpu_args), device)
             with recorder:
                 device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
             cpu_out = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
             compare(device_out, cpu_out, dtype)
         else:
-            dev_args = tree_map(lambda v: to_device(v, device), cpu_args)
+            dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device), cpu_args), device)
             device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
             cpu_out = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
             torch_fl.reset_fallback_stats()

@@ -190,3 +190,5 @@ SAMPLERS: dict[str, Callable[[], Iterator[Sample]]] = {
 
 # Random ops are checked for reproducibility and distribution, not CPU parity.
 RANDOM_OPS = {"normal_", "uniform_"}
+# Not comparable with CPU at all: dropout draws its own mask (tests/python/test_training.py checks it).
+NOT_COMPARABLE = RANDOM_OPS | {"native_dropout"}

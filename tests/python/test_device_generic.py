@@ -41,8 +41,10 @@ class TestNativeOpInfos(TestCase):
         for index, sample in enumerate(op.sample_inputs("cpu", dtype)):
             if index >= MAX_SAMPLES:
                 break
-            cpu_args = (sample.input, sample.args, sample.kwargs)
+            cpu_args = (sample.input, sample.args, dict(sample.kwargs))
             dev_args = tree_map(_to(device), cpu_args)
+            if "device" in dev_args[2]:  # factory functions: create on the device under test
+                dev_args[2]["device"] = device
             expected = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
             actual = op(dev_args[0], *dev_args[1], **dev_args[2])
             for a, e in zip(tree_flatten(actual)[0], tree_flatten(expected)[0]):

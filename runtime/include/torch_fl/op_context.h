@@ -41,6 +41,7 @@ class OpContext {
   // cpu_scalar_ok, a 0-dim CPU tensor (a Python number) is accepted too.
   void check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok);
   void check_optional_input(const std::optional<at::Tensor>& tensor, const char* name);
+  void check_input_list(const at::ITensorListRef& tensors, const char* name);
   // is_operand: the tensor is also an input of the computation (self of an
   // in-place op) and takes part in type promotion; an out= tensor does not.
   void check_output(const at::Tensor& tensor, const char* name, bool is_operand);
@@ -48,12 +49,15 @@ class OpContext {
 
   // false: the dtype is not native for this op; the caller falls back.
   bool dtype_is_native(const at::Tensor& tensor) const;
+  // A tensor list: decided by its first tensor (an empty list is native).
+  bool dtype_is_native(const at::ITensorListRef& tensors) const;
 
   // A CPU scalar moved to the device in the dtype the op computes in.
   at::Tensor on_device(const at::Tensor& tensor) const;
   // A meta tensor with the same sizes, strides and dtype; CPU scalars are returned as is.
   static at::Tensor meta(const at::Tensor& tensor);
   static std::optional<at::Tensor> meta(const std::optional<at::Tensor>& tensor);
+  static std::vector<at::Tensor> meta(const at::ITensorListRef& tensors);
 
   at::Tensor allocate(const at::Tensor& expected) const;
   at::Tensor allocate_like(const at::Tensor& tensor) const;

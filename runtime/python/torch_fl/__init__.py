@@ -9,6 +9,7 @@ device, and registers torch.<device>.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 from typing import Optional
@@ -30,8 +31,19 @@ def init() -> str:
         torch.utils.rename_privateuse1_backend(backend.device)
     torch._register_device_module(backend.device, device_module)
     torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+    # Device work still queued at exit would run while the interpreter and
+    # libtorch tear down: drain every device first.
+    atexit.register(_drain_devices)
     _initialized = True
     return backend.device
+
+
+def _drain_devices() -> None:
+    for index in range(device_module.device_count()):
+        try:
+            device_module.synchronize(index)
+        except RuntimeError:
+            pass  # an asynchronous error nobody synchronized on: nothing left to report it to
 
 
 def device(index: Optional[int] = None) -> torch.device:

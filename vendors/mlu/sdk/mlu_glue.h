@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <optional>
+#include <vector>
 
 #include <torch_fl/driver_abi.h>
 #include <torch_fl/generator.h>
@@ -19,6 +20,17 @@ mluDataType_t mlu_dtype(c10::ScalarType type);
 mluTensor_t describe(const at::Tensor& tensor);
 // An absent optional (or an undefined tensor) becomes a descriptor with data == NULL.
 mluTensor_t describe_optional(const std::optional<at::Tensor>& tensor);
+
+// Owns the descriptors of a tensor list for the duration of one SDK call.
+class TensorListDescriptor {
+ public:
+  explicit TensorListDescriptor(const at::ITensorListRef& tensors);
+  operator mluTensorList_t() const { return {static_cast<int32_t>(descriptors_.size()), descriptors_.data()}; }
+
+ private:
+  std::vector<mluTensor_t> descriptors_;
+};
+TensorListDescriptor describe_list(const at::ITensorListRef& tensors);
 
 mluScalar_t scalar(const at::Scalar& value);
 // An absent optional scalar has kind MLU_SCALAR_NONE.

@@ -673,3 +673,39 @@ mluRet_t mluOpSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
 }
 
 }  // extern "C"
+
+extern "C" {
+
+mluRet_t mluOpCat(mluQueue_t q, mluTensorList_t tensors, int64_t dim, const mluTensor_t* out) {
+  if (tensors.count < 0 || (tensors.count > 0 && tensors.tensors == nullptr)) {
+    return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpCat: invalid tensor list");
+  }
+  for (int32_t i = 0; i < tensors.count; ++i) {
+    const mluRet_t ret = validate("mluOpCat", &tensors.tensors[i], true);
+    if (ret != MLU_RET_SUCCESS) return ret;
+  }
+  // The list is the caller's: copy the descriptors for the queued work.
+  std::vector<mluTensor_t> inputs(tensors.tensors, tensors.tensors + tensors.count);
+  return launch("mluOpCat", q, {out}, [inputs = std::move(inputs), dim, o = *out] {
+    std::vector<at::Tensor> views;
+    views.reserve(inputs.size());
+    for (const mluTensor_t& t : inputs) views.push_back(t.data ? host_view(t) : at::empty({0}, aten_dtype(t.dtype)));
+    at::cat_out(lvalue(host_view(o)), views, dim);
+  });
+}
+
+mluRet_t mluOpIsNegInf(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out) {
+  return launch("mluOpIsNegInf", q, {x, out}, [x = *x, o = *out] { at::isneginf_out(lvalue(host_view(o)), host_view(x)); });
+}
+
+mluRet_t mluOpAll(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpAll", q, {x, out}, [x = *x, dim, keepdim, o = *out] {
+    if (dim.count < 1) {
+      at::all_out(lvalue(host_view(o)), host_view(x));
+    } else {
+      at::all_out(lvalue(host_view(o)), host_view(x), dim.values[0], keepdim);
+    }
+  });
+}
+
+}  // extern "C"

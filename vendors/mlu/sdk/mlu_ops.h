@@ -50,6 +50,12 @@ typedef struct {
   int64_t values[MLU_MAX_DIMS];
 } mluIntList_t;
 
+/* A list of tensors (count descriptors at `tensors`). */
+typedef struct {
+  int32_t count;
+  const mluTensor_t* tensors;
+} mluTensorList_t;
+
 /* Counter-based random state: results depend only on (seed, offset). */
 typedef struct {
   uint64_t seed;
@@ -151,6 +157,11 @@ mluRet_t mluOpAddmm(mluQueue_t q, const mluTensor_t* bias, const mluTensor_t* a,
 mluRet_t mluOpBatchMatMul(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
 mluRet_t mluOpBaddbmm(mluQueue_t q, const mluTensor_t* bias, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t beta,
                       mluScalar_t alpha, const mluTensor_t* out);
+
+mluRet_t mluOpCat(mluQueue_t q, mluTensorList_t tensors, int64_t dim, const mluTensor_t* out);
+mluRet_t mluOpIsNegInf(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+/* all(x != 0) over dim (count 1) or all dims (count -1) */
+mluRet_t mluOpAll(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out);
 
 /* indexing */
 mluRet_t mluOpIndexSelect(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
