@@ -94,6 +94,12 @@ def _check_lines(kernel: KernelPlan) -> list[str]:
     return lines
 
 
+def fallback_statement(kernel: KernelPlan, reason: str) -> str:
+    if kernel.namespace != "aten":  # a vendor op has no CPU kernel to fall back to
+        return f"op.reject(torch_fl::FallbackReason::{reason});"
+    return f"return {fallback(kernel, reason)};"
+
+
 def fallback(kernel: KernelPlan, reason: str) -> str:
     args = ", ".join(name for _, name in kernel.aten.dispatcher_arguments())
     return (f"torch_fl::fallback_to_cpu<ATEN_OP({kernel.aten.cpp_name})>(op, torch_fl::FallbackReason::{reason}, "
@@ -117,7 +123,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     lines.append("  const torch_fl::DeviceGuard guard(op.device());")
     if kernel.dtype_argument:
         lines.append(f"  if (!op.dtype_is_native({kernel.dtype_argument})) {{")
-        lines.append(f"    return {fallback(kernel, 'kDtype')};")
+        lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
         lines.append("  }")
     # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
     moved = {}
@@ -129,7 +135,8 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     outputs = kernel.output_names
     if kernel.kind == KernelKind.FUNCTIONAL:
         if kernel.like_argument and not kernel.meta_call:
-            lines.append(f"  const at::Tensor {outputs[0]} = op.allocate_like({kernel.like_argument});")
+            for name, like in zip(outputs, kernel.like_argument):
+                lines.append(f"  const at::Tensor {name} = op.allocate_like({like});")
         else:
             lines.append(f"  const auto expected = {kernel.meta_call};")
             if len(outputs) == 1:
@@ -194,3 +201,85 @@ def shards(plan: BackendPlan) -> list[Shard]:
         blocks[index].append(kernel_block(kernel))
         regs[index].append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
     return [Shard(i, tuple(blocks[i]), tuple(regs[i])) for i in range(SHARD_COUNT)]
+
+
+@dataclass(frozen=True)
+class CustomOpsFile:
+    namespace: str
+    definitions: tuple[str, ...]  # schemas for TORCH_LIBRARY
+    blocks: tuple[CppBlock, ...]
+    registrations: tuple[str, ...]  # PrivateUse1 kernels
+    autograd_registrations: tuple[str, ...]  # AutogradPrivateUse1 kernels
+
+
+def _typed_signature(op) -> str:
+    return f"{op.returns_type()}({', '.join(t for t, _ in op.dispatcher_arguments())})"
+
+
+def _handle(kernel: KernelPlan) -> str:
+    return (f'c10::Dispatcher::singleton().findSchemaOrThrow("{kernel.namespace}::{kernel.aten.name}", "")'
+            f".typed<{_typed_signature(kernel.aten)}>()")
+
+
+def autograd_block(custom) -> CppBlock:
+    autograd = custom.autograd
+    forward, backward = autograd.forward, autograd.backward
+    name = forward.aten.name
+    params = [f"{t} {n}" for t, n in forward.aten.dispatcher_arguments()]
+    names = [n for _, n in forward.aten.dispatcher_arguments()]
+    returns = forward.aten.returns_type()
+    cls = f"{name}_autograd"
+    lines = [
+        f"class {cls} final : public torch::autograd::Function<{cls}> {{",
+        " public:",
+        f"  static {returns} forward(torch::autograd::AutogradContext* ctx, {', '.join(params)}) {{",
+    ]
+    if autograd.saved_tensors:
+        lines.append(f"    ctx->save_for_backward({{{', '.join(autograd.saved_tensors)}}});")
+    for value, _ in autograd.saved_values:
+        lines.append(f'    ctx->saved_data["{value}"] = {value};')
+    lines += [
+        "    at::AutoDispatchBelowADInplaceOrView below_autograd;",
+        f"    static const auto op = {_handle(forward)};",
+        f"    return op.call({', '.join(names)});",
+        "  }",
+        "",
+        "  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,",
+        "                                                 torch::autograd::variable_list grad_outputs) {",
+        "    const auto saved = ctx->get_saved_variables();",
+        f"    static const auto backward_op = {_handle(backward)};",
+        f"    const auto grads = backward_op.call({', '.join(autograd.backward_arguments)});",
+    ]
+    single = len(backward.aten.schema.returns) == 1
+    results = []
+    for index in autograd.gradient_of:
+        if index is None:
+            results.append("at::Tensor()")
+        else:
+            results.append("grads" if single else f"std::get<{index}>(grads)")
+    lines += [f"    return {{{', '.join(results)}}};", "  }", "};", ""]
+    lines.append(f"{returns} autograd_{name}({', '.join(params)}) {{")
+    lines.append(f"  return {cls}::apply({', '.join(names)});")
+    lines.append("}")
+    comment = (f"autograd of {forward.namespace}::{name}: gradients by {backward.namespace}::{backward.aten.name}",
+               f"from {_source(forward)}")
+    return CppBlock(comment, tuple(lines))
+
+
+def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
+    launch_by_name = {l.function_name: l for l in plan.launches}
+    definitions, blocks, registrations, autograd_regs = [], [], [], []
+    for custom in plan.custom_ops:
+        definitions.append(custom.schema)
+        kernels = [custom.forward] + ([custom.backward] if custom.backward else [])
+        if custom.backward_schema:
+            definitions.append(custom.backward_schema)
+        for kernel in kernels:
+            blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], _source(kernel)))
+            blocks.append(kernel_block(kernel))
+            registrations.append(f'm.impl("{kernel.aten.name}", TORCH_FN({kernel.wrapper_name}));')
+        if custom.autograd:
+            blocks.append(autograd_block(custom))
+            autograd_regs.append(f'm.impl("{custom.forward.aten.name}", TORCH_FN(autograd_{custom.forward.aten.name}));')
+    return CustomOpsFile(plan.spec.vendor, tuple(definitions), tuple(blocks), tuple(registrations),
+                         tuple(autograd_regs))

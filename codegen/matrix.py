@@ -26,6 +26,17 @@ class MatrixRow:
 
 
 @dataclass(frozen=True)
+class CustomOpRow:
+    name: str  # as called: torch.ops.<vendor>.<name>
+    schema: str
+    source: str
+    sdk_call: str
+    statuses: tuple[tuple[str, str], ...]
+    backward: str  # the backward op's schema, or "" without autograd
+    reference: str
+
+
+@dataclass(frozen=True)
 class Conformance:
     """Measured verdicts (from `make conformance`) merged into a matrix."""
     provenance: dict
@@ -51,6 +62,7 @@ class SupportMatrix:
     rows: tuple[MatrixRow, ...]
     dtype_columns: tuple[str, ...] = MATRIX_DTYPES
     conformance: Optional[Conformance] = None
+    custom_ops: tuple[CustomOpRow, ...] = ()
 
     def verdict(self, row: MatrixRow, dtype: str) -> str:
         if self.conformance is None:
@@ -83,8 +95,15 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               kernel.derived_from or "",
                               tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
                               kernel.spec.known_failure or ""))
+    custom = tuple(
+        CustomOpRow(custom.forward.aten.name, custom.schema,
+                    f"{custom.forward.spec.location.path}:{custom.forward.spec.location.line}",
+                    custom.forward.launch.call_text,
+                    tuple((d, "native" if d in custom.forward.spec.dtypes else "error") for d in MATRIX_DTYPES),
+                    custom.backward_schema or "", custom.reference or "")
+        for custom in plan.custom_ops)
     return SupportMatrix(plan.spec.vendor, plan.spec.device, plan.torch_version, plan.spec.path,
-                         plan.spec_sha256, tuple(rows))
+                         plan.spec_sha256, tuple(rows), custom_ops=custom)
 
 
 def with_conformance(matrix: SupportMatrix, conformance: Conformance) -> SupportMatrix:
@@ -120,4 +139,8 @@ def to_json(matrix: SupportMatrix) -> str:
         document["conformance"] = {"provenance": matrix.conformance.provenance,
                                    "headline": matrix.conformance.headline}
     document["ops"] = ops
+    document["custom_ops"] = [
+        {"name": c.name, "namespace": matrix.vendor, "schema": c.schema, "dtypes": dict(c.statuses),
+         "source": c.source, "sdk_call": c.sdk_call, "autograd": c.backward, "reference": c.reference}
+        for c in matrix.custom_ops]
     return json.dumps(document, indent=2, sort_keys=False) + "\n"

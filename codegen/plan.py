@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from torchgen.model import BaseTy, BaseType, SchemaKind
+from torchgen.model import BaseTy, BaseType, FunctionSchema, SchemaKind
 
 from .aten import AtenOp, AtenRegistry
 from .errors import ErrorSink, Location, did_you_mean
@@ -78,6 +78,7 @@ class KernelPlan:
     dtype_argument: Optional[str]  # the tensor whose dtype decides native vs fallback
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
     like_argument: Optional[str]  # `output: {like: x}` rule
+    namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
 
     @property
     def registration_name(self) -> str:
@@ -89,12 +90,34 @@ class KernelPlan:
 
 
 @dataclass(frozen=True)
+class AutogradPlan:
+    """A custom op's autograd: what the forward saves and how the backward op is called."""
+    forward: KernelPlan
+    backward: KernelPlan
+    saved_tensors: tuple[str, ...]  # forward tensor arguments the backward reads
+    saved_values: tuple[tuple[str, str], ...]  # (name, IValue accessor) of non-tensor arguments it reads
+    backward_arguments: tuple[str, ...]  # C++ expressions, in the backward schema's order
+    gradient_of: tuple[Optional[int], ...]  # per forward argument: index in the backward's returns, or None
+
+
+@dataclass(frozen=True)
+class CustomOpPlan:
+    forward: KernelPlan
+    schema: str
+    backward: Optional[KernelPlan]
+    backward_schema: Optional[str]
+    autograd: Optional[AutogradPlan]
+    reference: Optional[str]
+
+
+@dataclass(frozen=True)
 class BackendPlan:
     spec: VendorSpec
     spec_sha256: str
     torch_version: str
     kernels: tuple[KernelPlan, ...]
     launches: tuple[LaunchPlan, ...]
+    custom_ops: tuple[CustomOpPlan, ...] = ()
 
 
 def normalize_type(aten_type: str) -> str:
@@ -186,14 +209,94 @@ class Planner:
                     continue
                 claimed[kernel.registration_name] = op_spec.location
                 kernels.append(kernel)
+        custom_ops = [plan for plan in (self._plan_custom(c, launches) for c in self.spec.custom) if plan]
         self.errors.raise_if_any()
         digest = hashlib.sha256(self.spec_text.encode()).hexdigest()
-        return BackendPlan(self.spec, digest, importlib.metadata.version("torch").split("+")[0], tuple(kernels), tuple(launches))
+        return BackendPlan(self.spec, digest, importlib.metadata.version("torch").split("+")[0], tuple(kernels),
+                           tuple(launches), tuple(custom_ops))
+
+    # ------------------------------------------------------------------ custom ops
+
+    def _parse_custom_schema(self, text: str, expected_name: str, where: Location) -> Optional[AtenOp]:
+        try:
+            schema = FunctionSchema.parse(text)
+        except Exception as error:  # torchgen raises AssertionError/RuntimeError with its own message
+            self.errors.add(where, f"custom schema '{text}' does not parse: {str(error).splitlines()[0]}",
+                            "write it as in native_functions.yaml: `name(Tensor x, float eps=1e-6) -> Tensor`")
+            return None
+        if str(schema.name) != expected_name:
+            self.errors.add(where, f"custom schema names '{schema.name}', but the entry is '{expected_name}'",
+                            "the schema's name must be the entry's key")
+            return None
+        return AtenOp(expected_name, schema, has_cpp_meta=False, function_variant=True, composite_implicit=False)
+
+    def _plan_custom(self, custom, launches: list[LaunchPlan]) -> Optional[CustomOpPlan]:
+        namespace = self.spec.vendor
+        forward_op = self._parse_custom_schema(custom.schema, custom.op.name, custom.schema_location)
+        if forward_op is None:
+            return None
+        forward = self._plan_entry(custom.op, launches, resolved=forward_op, namespace=namespace)
+        backward = autograd = None
+        if custom.backward is not None:
+            bw_op = self._parse_custom_schema(custom.backward.schema, custom.backward.op.name,
+                                              custom.backward.location)
+            if bw_op is not None:
+                planned = self._plan_entry(custom.backward.op, launches, resolved=bw_op, namespace=namespace)
+                backward = planned[0] if planned else None
+            if forward and backward:
+                autograd = self._plan_autograd(custom, forward[0], backward)
+        if not forward:
+            return None
+        return CustomOpPlan(forward[0], custom.schema, backward, custom.backward.schema if custom.backward else None,
+                            autograd, custom.reference)
+
+    def _plan_autograd(self, custom, forward: KernelPlan, backward: KernelPlan) -> Optional[AutogradPlan]:
+        where = custom.backward.location
+        forward_args = {a.name: a for a in forward.aten.schema.arguments.flat_all}
+        forward_returns = _return_names(forward.aten)
+        tensor_args = [n for n, a in forward_args.items() if _is_tensor(a)]
+        for grad in custom.backward.grads:
+            if grad not in tensor_args:
+                self.errors.add(where, f"backward grad '{grad}' is not a tensor argument of '{custom.op.name}'",
+                                did_you_mean(grad, tensor_args))
+                return None
+        if len(backward.aten.schema.returns) != len(custom.backward.grads):
+            self.errors.add(where, f"the backward schema returns {len(backward.aten.schema.returns)} tensor(s) "
+                            f"for {len(custom.backward.grads)} grads")
+            return None
+        grad_names = {"grad": 0} if len(forward_returns) == 1 else {}
+        grad_names.update({f"grad_{r}": i for i, r in enumerate(forward_returns)})
+        saved_tensors, saved_values, arguments = [], [], []
+        for arg in backward.aten.schema.arguments.flat_all:
+            if arg.name in grad_names:
+                arguments.append(f"grad_outputs[{grad_names[arg.name]}]")
+            elif arg.name in forward_args:
+                if _is_tensor(forward_args[arg.name]):
+                    arguments.append(f"saved[{len(saved_tensors)}]")
+                    saved_tensors.append(arg.name)
+                else:
+                    accessor = {"float": "toDouble", "int": "toInt", "bool": "toBool"}.get(str(arg.type))
+                    if accessor is None:
+                        self.errors.add(where, f"backward argument '{arg.name}' of type {arg.type} cannot be "
+                                        "saved for the backward", "use Tensor, float, int or bool arguments")
+                        return None
+                    arguments.append(f'ctx->saved_data["{arg.name}"].{accessor}()')
+                    saved_values.append((arg.name, accessor))
+            else:
+                known = sorted(grad_names) + list(forward_args)
+                self.errors.add(where, f"backward argument '{arg.name}' is neither a forward argument nor a "
+                                "gradient", did_you_mean(arg.name, known) or f"expected one of: {', '.join(known)}")
+                return None
+        gradient_of = tuple(custom.backward.grads.index(a.name) if a.name in custom.backward.grads else None
+                            for a in forward.aten.schema.arguments.flat_all)
+        return AutogradPlan(forward, backward, tuple(saved_tensors), tuple(saved_values), tuple(arguments),
+                            gradient_of)
 
     # ------------------------------------------------------------------
 
-    def _plan_entry(self, op_spec: OpSpec, launches: list[LaunchPlan]) -> list[KernelPlan]:
-        aten = self.aten.lookup(op_spec.name)
+    def _plan_entry(self, op_spec: OpSpec, launches: list[LaunchPlan], resolved: Optional[AtenOp] = None,
+                    namespace: str = "aten") -> list[KernelPlan]:
+        aten = resolved or self.aten.lookup(op_spec.name)
         if aten is None:
             self.errors.add(op_spec.location, f"unknown ATen overload '{op_spec.name}'",
                             did_you_mean(op_spec.name, self.aten.names()))
@@ -221,10 +324,14 @@ class Planner:
             launches.append(launch)
         if op_spec.output.like is not None:
             tensor_names = [a.name for a in aten.arguments if _is_tensor(a)]
-            if op_spec.output.like not in tensor_names:
-                self.errors.add(op_spec.output.location,
-                                f"output rule names '{op_spec.output.like}', which is not a tensor argument "
-                                f"of '{op_spec.name}'", did_you_mean(op_spec.output.like, tensor_names))
+            for like in op_spec.output.like:
+                if like not in tensor_names:
+                    self.errors.add(op_spec.output.location,
+                                    f"output rule names '{like}', which is not a tensor argument "
+                                    f"of '{op_spec.name}'", did_you_mean(like, tensor_names))
+            if len(op_spec.output.like) != len(aten.schema.returns):
+                self.errors.add(op_spec.output.location, f"output rule lists {len(op_spec.output.like)} tensor(s) "
+                                f"for the {len(aten.schema.returns)} returns of '{op_spec.name}'")
         elif op_spec.output.rule is not None:
             if op_spec.variants:
                 self.errors.add(op_spec.output.location, f"'{op_spec.name}' sizes its output by a rule: its out= "
@@ -233,7 +340,7 @@ class Planner:
         elif kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.call and not aten.has_cpp_meta:
             self.errors.add(op_spec.location, f"'{op_spec.name}' has no C++ meta function to size its output",
                             "declare `output: {like: <tensor argument>}` or `output: {rule: <C++ function>}`")
-        kernels = [self._kernel(op_spec, aten, kind, launch, None)]
+        kernels = [self._kernel(op_spec, aten, kind, launch, None, entry=aten, namespace=namespace)]
         for variant in op_spec.variants:
             sibling_kind = SchemaKind.out if variant == Variant.OUT else SchemaKind.inplace
             sibling = self.aten.sibling(aten, sibling_kind)
@@ -242,7 +349,7 @@ class Planner:
                                 f"remove '{variant.value}' from its variants")
                 continue
             kernels.append(self._kernel(op_spec, sibling, KernelKind.OUT if variant == Variant.OUT
-                                        else KernelKind.INPLACE, launch, op_spec.name))
+                                        else KernelKind.INPLACE, launch, op_spec.name, entry=aten))
         return kernels
 
     def _plan_launch(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind) -> Optional[LaunchPlan]:
@@ -284,7 +391,7 @@ class Planner:
         return LaunchPlan(f"launch_{aten.cpp_name}", call.function, str(call), tuple(parameters), call.arguments)
 
     def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
-                derived_from: Optional[str]) -> KernelPlan:
+                derived_from: Optional[str], entry: AtenOp, namespace: str = "aten") -> KernelPlan:
         tensor_inputs = []
         for arg in aten.schema.arguments.flat_non_out:
             if _is_tensor(arg):
@@ -302,7 +409,6 @@ class Planner:
         else:
             outputs = ("self",)
         # Launch arguments: the entry's output names re-bound to this kernel's outputs.
-        entry = self.aten.lookup(op_spec.name)
         if entry.kind == SchemaKind.out:
             entry_outputs = tuple(a.name for a in entry.out_arguments)
         elif kind != KernelKind.INPLACE or derived_from:
@@ -336,7 +442,7 @@ class Planner:
             inputs = [a.name for a in aten.schema.arguments.flat_non_out]
             meta = f"{op_spec.output.rule}({', '.join(inputs)})"
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
-                          tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like)
+                          tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like, namespace)
 
 
 def _launch_cpp_type(aten: AtenOp, name: str) -> str:

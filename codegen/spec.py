@@ -91,12 +91,13 @@ class OutputRule:
     """How the functional form allocates its result.
 
     `meta` (default): run the op on meta tensors (PyTorch's own shape and dtype logic).
-    `{like: x}`:      same shape and dtype as the tensor argument x, contiguous.
+    `{like: x}`:      same shape and dtype as the tensor argument x, contiguous
+                      (`{like: [x, w]}` for an op with several outputs).
     `{rule: fn}`:     fn(op's arguments...) returns the expected outputs as meta
                       tensors, for ops whose meta function is not in C++
                       (the runtime provides common ones in torch_fl/output_rules.h).
     """
-    like: Optional[str]
+    like: Optional[tuple[str, ...]]
     location: Location
     rule: Optional[str] = None
 
@@ -117,6 +118,26 @@ class OpSpec:
 
 
 @dataclass(frozen=True)
+class BackwardSpec:
+    """The autograd formula of a custom op: a second custom op computing the
+    gradients of `grads` (forward argument names, in the order it returns them)."""
+    grads: tuple[str, ...]
+    op: OpSpec  # its name is the backward op's; it has its own schema
+    schema: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class CustomOpSpec:
+    """A vendor op exposed as torch.ops.<vendor>.<name>."""
+    op: OpSpec
+    schema: str
+    schema_location: Location
+    backward: Optional[BackwardSpec]
+    reference: Optional[str]  # torch_fl.references.<name>: the CPU reference tests compare against
+
+
+@dataclass(frozen=True)
 class VendorSpec:
     path: str
     vendor: str
@@ -125,6 +146,7 @@ class VendorSpec:
     default_dtypes: tuple[str, ...]
     default_fallback: FallbackPolicy
     ops: tuple[OpSpec, ...]
+    custom: tuple[CustomOpSpec, ...] = ()
 
 
 # ----------------------------------------------------------------------------
@@ -235,7 +257,9 @@ _SDK_KEYS = ("headers", "glue", "status", "stream", "converters")
 _STATUS_KEYS = ("type", "ok", "message")
 _CONVERTER_KEYS = ("fn", "pass")
 _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from")
-_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops")
+_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom")
+_CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
+_BACKWARD_KEYS = ("grads", "schema", "call", "output")
 _DEFAULT_KEYS = ("dtypes", "fallback")
 
 
@@ -298,7 +322,11 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
         if isinstance(out_node, Scalar) and out_node.value == "meta":
             pass
         elif isinstance(out_node, Mapping) and out_node.keys() == ["like"]:
-            like = reader.string(out_node.get("like"), "output.like", out_node.location)
+            like_node = out_node.get("like")
+            if isinstance(like_node, Sequence):
+                like = tuple(name for name, _ in reader.string_list(like_node, "output.like"))
+            else:
+                like = (reader.string(like_node, "output.like", out_node.location) or "",)
             output = OutputRule(like, out_node.location)
         elif isinstance(out_node, Mapping) and out_node.keys() == ["rule"]:
             rule = reader.string(out_node.get("rule"), "output.rule", out_node.location)
@@ -310,6 +338,47 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
     dtype_from = reader.string(node.get("dtype_from"), f"{name}.dtype_from", where, required=False)
     return OpSpec(name, where, call, tuple(variants),
                   dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from)
+
+
+def _parse_custom(reader: _Reader, name: str, where: Location, node: Node,
+                  default_dtypes: tuple[str, ...]) -> Optional[CustomOpSpec]:
+    if not isinstance(node, Mapping):
+        reader.errors.add(where, f"custom op '{name}' must be a mapping with 'schema' and 'call'")
+        return None
+    reader.check_keys(node, _CUSTOM_KEYS, f"custom op '{name}'")
+    schema = reader.string(node.get("schema"), f"{name}.schema", where) or ""
+    schema_location = node.get("schema").location if node.get("schema") is not None else where
+    if node.get("call") is None:
+        reader.errors.add(where, f"custom op '{name}' has no 'call'", "add `call: sdkFunction(...)`")
+    op_fields = Mapping({k: node.entries[k] for k in ("call", "dtypes", "output") if k in node.entries},
+                        node.location)
+    op = _parse_op(reader, name, where, op_fields, default_dtypes, FallbackPolicy.ERROR)
+    backward = None
+    backward_node = node.get("backward")
+    if backward_node is not None:
+        if not isinstance(backward_node, Mapping):
+            reader.errors.add(backward_node.location, f"'{name}.backward' must be a mapping")
+        else:
+            reader.check_keys(backward_node, _BACKWARD_KEYS, f"'{name}.backward'")
+            grads = tuple(g for g, _ in reader.string_list(backward_node.get("grads"), f"{name}.backward.grads"))
+            if not grads:
+                reader.errors.add(backward_node.location, f"'{name}.backward' has no grads",
+                                  "list the forward arguments it differentiates: `grads: [input, weight]`")
+            bw_schema = reader.string(backward_node.get("schema"), f"{name}.backward.schema",
+                                      backward_node.location) or ""
+            bw_name = bw_schema.split("(", 1)[0].strip() or f"{name}_backward"
+            bw_fields = Mapping({k: backward_node.entries[k] for k in ("call", "output")
+                                 if k in backward_node.entries}, backward_node.location)
+            bw_op = _parse_op(reader, bw_name, backward_node.location, bw_fields, op.dtypes if op else default_dtypes,
+                              FallbackPolicy.ERROR) if bw_fields.entries.get("call") else None
+            if bw_fields.entries.get("call") is None:
+                reader.errors.add(backward_node.location, f"'{name}.backward' has no 'call'")
+            if bw_op:
+                backward = BackwardSpec(grads, bw_op, bw_schema, backward_node.location)
+    reference = reader.string(node.get("reference"), f"{name}.reference", where, required=False)
+    if op is None:
+        return None
+    return CustomOpSpec(op, schema, schema_location, backward, reference)
 
 
 def parse(path: str, root: Node) -> VendorSpec:
@@ -345,6 +414,14 @@ def parse(path: str, root: Node) -> VendorSpec:
                            default_dtypes, default_fallback)
             if op:
                 ops.append(op)
+    custom = []
+    custom_node = top.get("custom")
+    if custom_node is not None:
+        custom_map = reader.mapping(custom_node, "custom", top.location)
+        for name in custom_map.keys() if custom_map else []:
+            entry = _parse_custom(reader, name, custom_map.key_location(name), custom_map.get(name), default_dtypes)
+            if entry:
+                custom.append(entry)
     errors.raise_if_any()
     assert sdk is not None
-    return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops))
+    return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom))

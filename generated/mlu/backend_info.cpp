@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "fe22f2732c92a4c640c1afe47e846d7405e972ba7be7c2c44749d46b53cc1ed5", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "1662ffb08d97c0517f55f812ae347a98bb8ae336d6fbbf368af332349e85541d", "2.13.0"};

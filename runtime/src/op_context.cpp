@@ -131,6 +131,11 @@ void OpContext::raise_vendor_error(int64_t status, const char* message) const {
               " [kernel from ", info_.source, "]");
 }
 
+void OpContext::reject(FallbackReason reason) const {
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "[", driver().vendor, "] ", info_.name, ": ", to_string(reason),
+                              " (", info_.source, "), and a vendor op has no CPU fallback");
+}
+
 void OpContext::prepare_fallback(FallbackReason reason) const {
   TORCH_CHECK_NOT_IMPLEMENTED(info_.policy != FallbackPolicy::kError, "[", driver().vendor, "] ", info_.name, ": ",
                               to_string(reason), " and the spec (", info_.source,

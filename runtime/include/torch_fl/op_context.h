@@ -70,6 +70,8 @@ class OpContext {
   [[noreturn]] void raise_vendor_error(int64_t status, const char* message) const;
   // Applies the entry's fallback policy, then marks why the fallback happens.
   void prepare_fallback(FallbackReason reason) const;
+  // For vendor ops, which have no CPU kernel: always raises NotImplementedError.
+  [[noreturn]] void reject(FallbackReason reason) const;
 
   const OpInfo& info() const { return info_; }
 

@@ -99,6 +99,11 @@ def support_matrix() -> dict:
         return json.load(f)
 
 
+def custom_ops() -> dict[str, dict]:
+    """The vendor ops (torch.ops.<vendor>.*) of the loaded spec, by name, with their matrix rows."""
+    return {row["name"]: row for row in support_matrix().get("custom_ops", [])}
+
+
 def vendor() -> str:
     return _backend.load().vendor
 

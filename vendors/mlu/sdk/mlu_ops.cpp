@@ -709,3 +709,32 @@ mluRet_t mluOpAll(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool kee
 }
 
 }  // extern "C"
+
+extern "C" {
+
+mluRet_t mluOpRmsNorm(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* weight, double eps, const mluTensor_t* out) {
+  return launch("mluOpRmsNorm", q, {x, weight, out}, [x = *x, w = *weight, eps, o = *out] {
+    const at::Tensor input = host_view(x).to(at::kFloat);
+    const at::Tensor scale = at::rsqrt(input.pow(2).mean(-1, /*keepdim=*/true) + eps);
+    store(o, input * scale * host_view(w).to(at::kFloat));
+  });
+}
+
+mluRet_t mluOpRmsNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* weight,
+                              double eps, const mluTensor_t* grad_x, const mluTensor_t* grad_weight) {
+  return launch("mluOpRmsNormBackward", q, {grad, x, weight, grad_x, grad_weight},
+                [g = *grad, x = *x, w = *weight, eps, gx = *grad_x, gw = *grad_weight] {
+                  const at::Tensor input = host_view(x).to(at::kFloat);
+                  const at::Tensor dy = host_view(g).to(at::kFloat);
+                  const at::Tensor wf = host_view(w).to(at::kFloat);
+                  const at::Tensor r = at::rsqrt(input.pow(2).mean(-1, /*keepdim=*/true) + eps);
+                  const at::Tensor dyw = dy * wf;
+                  // d/dx [x * r]: r * dyw - x * r^3 * mean(dyw * x)
+                  store(gx, r * dyw - input * r.pow(3) * (dyw * input).mean(-1, /*keepdim=*/true));
+                  std::vector<int64_t> reduce_dims;
+                  for (int64_t d = 0; d + 1 < input.dim(); ++d) reduce_dims.push_back(d);
+                  store(gw, (dy * input * r).sum(reduce_dims));
+                });
+}
+
+}  // extern "C"

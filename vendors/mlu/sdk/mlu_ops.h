@@ -227,6 +227,11 @@ mluRet_t mluOpDropout(mluQueue_t q, const mluTensor_t* input, double p, bool tra
 mluRet_t mluOpDropoutBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* mask, double scale,
                               const mluTensor_t* out);
 
+/* fused RMS normalization over the last dim: y = x * rsqrt(mean(x^2) + eps) * weight */
+mluRet_t mluOpRmsNorm(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* weight, double eps, const mluTensor_t* out);
+mluRet_t mluOpRmsNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* weight,
+                              double eps, const mluTensor_t* grad_x, const mluTensor_t* grad_weight);
+
 /* softmax and loss */
 mluRet_t mluOpSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
 mluRet_t mluOpSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
