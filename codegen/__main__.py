@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from . import matrix, output, render, source, spec
+from . import layering, matrix, output, render, spec
 from .aten import AtenRegistry
 from .errors import SpecErrors
 from .plan import Planner
@@ -19,10 +19,9 @@ EXIT_DRIFT = 1
 
 def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | None = None):
     rel = display_path or os.path.relpath(spec_path, repo_root)
-    with open(spec_path) as f:
-        text = f.read()
-    model = spec.parse(rel, source.load(rel, text))
-    return Planner(model, AtenRegistry.from_installed_torch(), repo_root, text).plan()
+    root, texts = layering.load(spec_path, rel, repo_root)
+    model = spec.parse(rel, root)
+    return Planner(model, AtenRegistry.from_installed_torch(), repo_root, "\n".join(texts)).plan()
 
 
 def generate_files(spec_path: str, repo_root: str = REPO_ROOT,

@@ -9,7 +9,7 @@ import zlib
 from dataclasses import dataclass
 
 from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, TensorArgKind
-from .spec import DTYPES, FallbackPolicy, PassBy
+from .spec import DTYPES, FallbackPolicy, LayoutKind, PassBy
 
 # Shards bound the rebuild after a spec edit: one entry's kernels all land in one shard.
 SHARD_COUNT = 8
@@ -110,11 +110,13 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     aten = kernel.aten
     info = f"kOp_{aten.cpp_name}"
     policy = "kError" if kernel.spec.fallback == FallbackPolicy.ERROR else "kCpu"
+    error_dtypes = dtype_list(kernel.spec.error_dtypes)
     lines = [
         f"static const torch_fl::OpInfo {info}{{",
         f'    "{aten.name}", "{_source(kernel)}",',
         f"    torch_fl::dtype_set({{{dtype_list(kernel.spec.dtypes)}}}),",
-        f"    torch_fl::FallbackPolicy::{policy}}};",
+        f"    torch_fl::FallbackPolicy::{policy},",
+        f"    torch_fl::dtype_set({{{error_dtypes}}})}};",
         "",
         f"{aten.dispatcher_decl(kernel.wrapper_name)} {{",
         f"  torch_fl::OpContext op({info});",
@@ -125,12 +127,33 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         lines.append(f"  if (!op.dtype_is_native({kernel.dtype_argument})) {{")
         lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
         lines.append("  }")
+    if kernel.guard_cpp:
+        lines.append(f"  if (!{kernel.guard_cpp}) {{  // when: {kernel.spec.guard.text}")
+        lines.append(f"    {fallback_statement(kernel, 'kGuard')}")
+        lines.append("  }")
+    for rule in kernel.spec.layouts:
+        if rule.kind == LayoutKind.CHANNELS_LAST:
+            lines.append(f"  if (!op.layout_possible({rule.argument}, torch_fl::MemoryLayout::kChannelsLast)) {{")
+            lines.append(f"    {fallback_statement(kernel, 'kLayout')}")
+            lines.append("  }")
     # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
     moved = {}
     for tensor in kernel.tensor_inputs:
         if tensor.cpu_scalar_ok and tensor.kind == TensorArgKind.TENSOR and tensor.name in kernel.launch_arguments:
             moved[tensor.name] = f"{tensor.name}_on_device"
             lines.append(f"  const at::Tensor {tensor.name}_on_device = op.on_device({tensor.name});")
+    for rule in kernel.spec.layouts:
+        source = moved.get(rule.argument, rule.argument)
+        laid = f"{rule.argument}_laid"
+        if rule.kind == LayoutKind.CONTIGUOUS:
+            lines.append(f"  const at::Tensor {laid} = op.with_layout({source}, torch_fl::MemoryLayout::kContiguous);")
+        elif rule.kind == LayoutKind.CHANNELS_LAST:
+            lines.append(f"  const at::Tensor {laid} = op.with_layout({source}, torch_fl::MemoryLayout::kChannelsLast);")
+        elif rule.kind == LayoutKind.ALIGNED:
+            lines.append(f"  const at::Tensor {laid} = op.aligned({source}, {rule.alignment});")
+        else:
+            lines.append(f"  const at::Tensor {laid} = {rule.converter}({source});")
+        moved[rule.argument] = laid
     launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
     outputs = kernel.output_names
     if kernel.kind == KernelKind.FUNCTIONAL:
@@ -283,3 +306,13 @@ def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
             autograd_regs.append(f'm.impl("{custom.forward.aten.name}", TORCH_FN(autograd_{custom.forward.aten.name}));')
     return CustomOpsFile(plan.spec.vendor, tuple(definitions), tuple(blocks), tuple(registrations),
                          tuple(autograd_regs))
+
+
+def autocast_kernels(plan: BackendPlan) -> list[str]:
+    """One KERNEL_PRIVATEUSEONE line per autocast entry, with its source."""
+    lines = []
+    for entry in plan.autocast:
+        name, _, overload = entry.op.partition(".")
+        args = f"{name}, {overload}, {entry.policy.value}" if overload else f"{name}, {entry.policy.value}"
+        lines.append(f"KERNEL_PRIVATEUSEONE({args})  // {entry.location.path}:{entry.location.line}")
+    return lines

@@ -17,9 +17,10 @@ from typing import Optional
 
 from torchgen.model import BaseTy, BaseType, FunctionSchema, SchemaKind
 
+from . import guards
 from .aten import AtenOp, AtenRegistry
 from .errors import ErrorSink, Location, did_you_mean
-from .spec import CallArgument, Converter, OpSpec, Variant, VendorSpec
+from .spec import AutocastEntry, CallArgument, Converter, OpSpec, Variant, VendorSpec
 
 STREAM_ARGUMENT = "stream"
 
@@ -79,6 +80,7 @@ class KernelPlan:
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
     like_argument: Optional[str]  # `output: {like: x}` rule
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
+    guard_cpp: Optional[str] = None  # the `when:` condition, in C++
 
     @property
     def registration_name(self) -> str:
@@ -118,6 +120,9 @@ class BackendPlan:
     kernels: tuple[KernelPlan, ...]
     launches: tuple[LaunchPlan, ...]
     custom_ops: tuple[CustomOpPlan, ...] = ()
+    # Entries whose version gate excludes the installed torch: (overload, gate, source).
+    gated: tuple[tuple[str, str, str], ...] = ()
+    autocast: tuple[AutocastEntry, ...] = ()
 
 
 def normalize_type(aten_type: str) -> str:
@@ -194,12 +199,19 @@ class Planner:
         self.repo_root = repo_root
         self.spec_text = spec_text
         self.symbols = _declared_symbols(repo_root, spec.sdk.headers, self.errors, spec.sdk.location)
+        self.torch_version_text = importlib.metadata.version("torch").split("+")[0]
+        self.torch_version = tuple(int(p) for p in self.torch_version_text.split(".")[:3] if p.isdigit())
 
     def plan(self) -> BackendPlan:
         kernels: list[KernelPlan] = []
         launches: list[LaunchPlan] = []
         claimed: dict[str, Location] = {}
+        gated = []
         for op_spec in self.spec.ops:
+            gate = op_spec.torch_versions
+            if gate is not None and not gate.admits(self.torch_version):
+                gated.append((op_spec.name, str(gate), f"{op_spec.location.path}:{op_spec.location.line}"))
+                continue
             for kernel in self._plan_entry(op_spec, launches):
                 previous = claimed.get(kernel.registration_name)
                 if previous is not None:
@@ -210,10 +222,28 @@ class Planner:
                 claimed[kernel.registration_name] = op_spec.location
                 kernels.append(kernel)
         custom_ops = [plan for plan in (self._plan_custom(c, launches) for c in self.spec.custom) if plan]
+        autocast = self._check_autocast()
         self.errors.raise_if_any()
         digest = hashlib.sha256(self.spec_text.encode()).hexdigest()
-        return BackendPlan(self.spec, digest, importlib.metadata.version("torch").split("+")[0], tuple(kernels),
-                           tuple(launches), tuple(custom_ops))
+        return BackendPlan(self.spec, digest, self.torch_version_text, tuple(kernels), tuple(launches),
+                           tuple(custom_ops), tuple(gated), autocast)
+
+    def _check_autocast(self) -> tuple[AutocastEntry, ...]:
+        seen: dict[str, AutocastEntry] = {}
+        for entry in self.spec.autocast:
+            op = self.aten.lookup(entry.op)
+            if op is None:
+                self.errors.add(entry.location, f"unknown ATen overload '{entry.op}' in autocast.{entry.policy.value}",
+                                did_you_mean(entry.op, self.aten.names()))
+            elif op.kind != SchemaKind.functional:
+                self.errors.add(entry.location, f"autocast applies to functional overloads, '{entry.op}' is "
+                                f"{op.kind.name}")
+            elif entry.op in seen:
+                self.errors.add(entry.location, f"'{entry.op}' has two autocast policies "
+                                f"({seen[entry.op].policy.value} and {entry.policy.value})", "keep one")
+            else:
+                seen[entry.op] = entry
+        return tuple(seen.values())
 
     # ------------------------------------------------------------------ custom ops
 
@@ -441,8 +471,21 @@ class Planner:
         elif launch and kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.output.rule is not None:
             inputs = [a.name for a in aten.schema.arguments.flat_non_out]
             meta = f"{op_spec.output.rule}({', '.join(inputs)})"
+        guard_cpp = None
+        if op_spec.guard is not None:
+            arg_types = {a.name: str(a.type) for a in aten.schema.arguments.flat_all}
+            try:
+                guard_cpp = guards.to_cpp(op_spec.guard.text, arg_types)
+            except guards.GuardError as error:
+                self.errors.add(op_spec.guard.location, str(error),
+                                "write a condition over the op's arguments, e.g. `input.dim() == 4`")
+        for rule in op_spec.layouts:
+            if rule.argument not in tensor_names:
+                self.errors.add(rule.location, f"layout rule names '{rule.argument}', which is not a tensor "
+                                f"argument of '{aten.name}'", did_you_mean(rule.argument, tensor_names))
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
-                          tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like, namespace)
+                          tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like, namespace,
+                          guard_cpp)
 
 
 def _launch_cpp_type(aten: AtenOp, name: str) -> str:

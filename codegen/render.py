@@ -29,6 +29,9 @@ def render(plan) -> dict[str, str]:
     if plan.custom_ops:
         files["custom_ops.cpp"] = env.get_template("custom_ops.cpp.j2").render(
             banner=banner, file=emit_cpp.custom_ops_file(plan), includes=[os.path.basename(h) for h in includes])
+    if plan.autocast:
+        files["autocast.cpp"] = env.get_template("autocast.cpp.j2").render(
+            banner=banner, kernels=emit_cpp.autocast_kernels(plan))
     files["backend_info.cpp"] = env.get_template("backend_info.cpp.j2").render(
         banner=banner, vendor=spec.vendor, device=spec.device, spec_path=spec.path,
         spec_sha256=plan.spec_sha256, torch_version=plan.torch_version)

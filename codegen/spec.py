@@ -103,6 +103,45 @@ class OutputRule:
 
 
 @dataclass(frozen=True)
+class Guard:
+    text: str  # as written, a Python-style condition: `input.dim() == 4 and not transposed`
+    location: Location
+
+
+class LayoutKind(enum.Enum):
+    CONTIGUOUS = "contiguous"
+    CHANNELS_LAST = "channels_last"
+    ALIGNED = "aligned"  # data address aligned to `alignment` bytes
+    CONVERT = "convert"  # a named converter to the vendor's private format
+
+
+@dataclass(frozen=True)
+class LayoutRule:
+    argument: str
+    kind: LayoutKind
+    location: Location
+    alignment: int = 0
+    converter: str = ""
+
+
+@dataclass(frozen=True)
+class VersionGate:
+    minimum: Optional[tuple[int, ...]]
+    maximum: Optional[tuple[int, ...]]
+    location: Location
+
+    def admits(self, version: tuple[int, ...]) -> bool:
+        size = 2
+        v = version[:size]
+        return (self.minimum is None or v >= self.minimum[:size]) and (self.maximum is None or v <= self.maximum[:size])
+
+    def __str__(self) -> str:
+        fmt = lambda v: ".".join(map(str, v))
+        parts = ([f">={fmt(self.minimum)}"] if self.minimum else []) + ([f"<={fmt(self.maximum)}"] if self.maximum else [])
+        return "torch " + ",".join(parts)
+
+
+@dataclass(frozen=True)
 class OpSpec:
     name: str  # ATen overload name, e.g. add.Tensor
     location: Location
@@ -115,6 +154,14 @@ class OpSpec:
     known_failure: Optional[str] = None
     # The tensor argument whose dtype decides native vs fallback (default: the first).
     dtype_from: Optional[str] = None
+    # `when:` a condition on the arguments; calls that fail it take the fallback.
+    guard: Optional["Guard"] = None
+    # Per-argument layout the SDK needs (argument → rule).
+    layouts: tuple["LayoutRule", ...] = ()
+    # Dtypes that raise instead of falling back (`fallback: {default: cpu, float64: error}`).
+    error_dtypes: tuple[str, ...] = ()
+    # The torch versions the entry applies to (`torch: {min: "2.12", max: "2.13"}`).
+    torch_versions: Optional["VersionGate"] = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +184,19 @@ class CustomOpSpec:
     reference: Optional[str]  # torch_fl.references.<name>: the CPU reference tests compare against
 
 
+class AutocastPolicy(enum.Enum):
+    LOWER_PRECISION_FP = "lower_precision_fp"
+    FP32 = "fp32"
+    PROMOTE = "promote"
+
+
+@dataclass(frozen=True)
+class AutocastEntry:
+    op: str  # ATen overload name
+    policy: AutocastPolicy
+    location: Location
+
+
 @dataclass(frozen=True)
 class VendorSpec:
     path: str
@@ -147,6 +207,7 @@ class VendorSpec:
     default_fallback: FallbackPolicy
     ops: tuple[OpSpec, ...]
     custom: tuple[CustomOpSpec, ...] = ()
+    autocast: tuple[AutocastEntry, ...] = ()
 
 
 # ----------------------------------------------------------------------------
@@ -256,8 +317,10 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
 _SDK_KEYS = ("headers", "glue", "status", "stream", "converters")
 _STATUS_KEYS = ("type", "ok", "message")
 _CONVERTER_KEYS = ("fn", "pass")
-_OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from")
-_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom")
+_OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from", "when", "layout",
+            "torch")
+_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
+_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "autocast", "include")
 _CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
 _BACKWARD_KEYS = ("grads", "schema", "call", "output")
 _DEFAULT_KEYS = ("dtypes", "fallback")
@@ -312,7 +375,25 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
             reader.errors.add(loc, f"unknown variant '{text}' for op '{name}'",
                               did_you_mean(text, [v.value for v in Variant]) or "expected 'out' or 'inplace'")
     dtypes = reader.dtypes(node.get("dtypes"), f"{name}.dtypes")
-    fallback = reader.enum(node.get("fallback"), FallbackPolicy, "fallback policy", default_fallback)
+    fallback_node = node.get("fallback")
+    error_dtypes: tuple[str, ...] = ()
+    if isinstance(fallback_node, Mapping):
+        # Per-dtype policy: {default: cpu, float64: error}
+        fallback = reader.enum(fallback_node.get("default"), FallbackPolicy, "fallback policy", default_fallback)
+        errors_list = []
+        for key in fallback_node.keys():
+            if key == "default":
+                continue
+            if key not in DTYPES:
+                reader.errors.add(fallback_node.key_location(key), f"unknown dtype '{key}' in fallback policy",
+                                  did_you_mean(key, DTYPES) or "expected `default` or a dtype name")
+                continue
+            if reader.enum(fallback_node.get(key), FallbackPolicy, "fallback policy", FallbackPolicy.CPU) \
+                    == FallbackPolicy.ERROR:
+                errors_list.append(key)
+        error_dtypes = tuple(errors_list)
+    else:
+        fallback = reader.enum(fallback_node, FallbackPolicy, "fallback policy", default_fallback)
     if call is None and node.get("fallback") is None and node.get("call") is None:
         reader.errors.add(where, f"op '{name}' has neither 'call' nor 'fallback'",
                           "add `call: sdkFunction(...)` or `fallback: cpu`")
@@ -336,8 +417,70 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
                               "expected `meta`, `{like: <tensor argument>}` or `{rule: <C++ function>}`")
     known_failure = reader.string(node.get("known_failure"), f"{name}.known_failure", where, required=False)
     dtype_from = reader.string(node.get("dtype_from"), f"{name}.dtype_from", where, required=False)
+    guard_text = reader.string(node.get("when"), f"{name}.when", where, required=False)
+    guard = Guard(guard_text, node.get("when").location) if guard_text else None
+    layouts = _parse_layouts(reader, name, node.get("layout"))
+    gate = _parse_version_gate(reader, name, node.get("torch"))
     return OpSpec(name, where, call, tuple(variants),
-                  dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from)
+                  dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from,
+                  guard, layouts, error_dtypes, gate)
+
+
+def _parse_layouts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[LayoutRule, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, Mapping):
+        reader.errors.add(node.location, f"'{name}.layout' must map arguments to layout rules",
+                          "e.g. `layout: {input: channels_last, weight: {convert: vendor_glue::to_blocked}}`")
+        return ()
+    rules = []
+    choices = [k.value for k in LayoutKind if k not in (LayoutKind.ALIGNED, LayoutKind.CONVERT)]
+    for argument in node.keys():
+        value = node.get(argument)
+        where = node.key_location(argument)
+        if isinstance(value, Scalar) and value.value in choices:
+            rules.append(LayoutRule(argument, LayoutKind(value.value), where))
+        elif isinstance(value, Mapping) and value.keys() == ["aligned"] and isinstance(value.get("aligned"), Scalar) \
+                and isinstance(value.get("aligned").value, int) and value.get("aligned").value > 0:
+            rules.append(LayoutRule(argument, LayoutKind.ALIGNED, where, alignment=value.get("aligned").value))
+        elif isinstance(value, Mapping) and value.keys() == ["convert"]:
+            converter = reader.string(value.get("convert"), f"{name}.layout.{argument}.convert", where) or ""
+            rules.append(LayoutRule(argument, LayoutKind.CONVERT, where, converter=converter))
+        else:
+            text = value.value if isinstance(value, Scalar) else "<mapping>"
+            reader.errors.add(value.location, f"invalid layout rule '{text}' for argument '{argument}' of '{name}'",
+                              did_you_mean(str(text), choices) or
+                              "expected contiguous, channels_last, {aligned: <bytes>} or {convert: <function>}")
+    return tuple(rules)
+
+
+def _version(reader: _Reader, node: Optional[Node], what: str) -> Optional[tuple[int, ...]]:
+    if node is None:
+        return None
+    if isinstance(node, Scalar) and isinstance(node.value, float):
+        reader.errors.add(node.location, f"torch version for {what} must be quoted",
+                          f"YAML reads {node.value} as a number: write \"{node.value}\"")
+        return None
+    text = str(node.value) if isinstance(node, Scalar) else ""
+    if not _VERSION.match(text):
+        reader.errors.add(node.location, f"invalid torch version '{text}' for {what}", "expected e.g. \"2.13\"")
+        return None
+    return tuple(int(p) for p in text.split("."))
+
+
+def _parse_version_gate(reader: _Reader, name: str, node: Optional[Node]) -> Optional[VersionGate]:
+    if node is None:
+        return None
+    if not isinstance(node, Mapping):
+        reader.errors.add(node.location, f"'{name}.torch' must be a mapping", 'e.g. `torch: {min: "2.12"}`')
+        return None
+    reader.check_keys(node, ("min", "max"), f"'{name}.torch'")
+    minimum = _version(reader, node.get("min"), f"{name}.torch.min")
+    maximum = _version(reader, node.get("max"), f"{name}.torch.max")
+    if minimum and maximum and maximum < minimum:
+        reader.errors.add(node.location, f"version gate of '{name}' has max {'.'.join(map(str, maximum))} < min "
+                          f"{'.'.join(map(str, minimum))}", "swap them")
+    return VersionGate(minimum, maximum, node.location)
 
 
 def _parse_custom(reader: _Reader, name: str, where: Location, node: Node,
@@ -422,6 +565,16 @@ def parse(path: str, root: Node) -> VendorSpec:
             entry = _parse_custom(reader, name, custom_map.key_location(name), custom_map.get(name), default_dtypes)
             if entry:
                 custom.append(entry)
+    autocast = []
+    autocast_node = top.get("autocast")
+    if autocast_node is not None:
+        autocast_map = reader.mapping(autocast_node, "autocast", top.location)
+        if autocast_map:
+            reader.check_keys(autocast_map, tuple(p.value for p in AutocastPolicy), "autocast")
+            for policy in AutocastPolicy:
+                for op, loc in reader.string_list(autocast_map.get(policy.value), f"autocast.{policy.value}"):
+                    autocast.append(AutocastEntry(op, policy, loc))
     errors.raise_if_any()
     assert sdk is not None
-    return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom))
+    return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom),
+                      tuple(autocast))

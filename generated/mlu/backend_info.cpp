@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "1662ffb08d97c0517f55f812ae347a98bb8ae336d6fbbf368af332349e85541d", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "4626b93474ef010088d3657428678c24ac1d4df27492b92ee8a995e8a3a7f83b", "2.13.0"};

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpDiv(stream, self, other, out)
-// from specs/mlu.yaml:38
+// from specs/mlu.yaml:39
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,11 +24,12 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/mlu.yaml:38
+// div.Tensor: specs/mlu.yaml:39
 static const torch_fl::OpInfo kOp_div_Tensor{
-    "div.Tensor", "specs/mlu.yaml:38",
+    "div.Tensor", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_div_Tensor);
@@ -46,12 +47,13 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/mlu.yaml:38
+// div.out: specs/mlu.yaml:39
 // out variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div_out{
-    "div.out", "specs/mlu.yaml:38",
+    "div.out", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_div_out);
@@ -71,12 +73,13 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/mlu.yaml:38
+// div_.Tensor: specs/mlu.yaml:39
 // inplace variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/mlu.yaml:38",
+    "div_.Tensor", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_div__Tensor);
@@ -94,7 +97,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpAddScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:39
+// from specs/mlu.yaml:40
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -107,11 +110,12 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Scalar: specs/mlu.yaml:39
+// add.Scalar: specs/mlu.yaml:40
 static const torch_fl::OpInfo kOp_add_Scalar{
-    "add.Scalar", "specs/mlu.yaml:39",
+    "add.Scalar", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_add_Scalar);
@@ -127,12 +131,13 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/mlu.yaml:39
+// add_.Scalar: specs/mlu.yaml:40
 // inplace variant derived from add.Scalar
 static const torch_fl::OpInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/mlu.yaml:39",
+    "add_.Scalar", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_add__Scalar);
@@ -148,7 +153,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // mluOpSubScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:40
+// from specs/mlu.yaml:41
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -161,11 +166,12 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Scalar: specs/mlu.yaml:40
+// sub.Scalar: specs/mlu.yaml:41
 static const torch_fl::OpInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/mlu.yaml:40",
+    "sub.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_sub_Scalar);
@@ -181,12 +187,13 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/mlu.yaml:40
+// sub_.Scalar: specs/mlu.yaml:41
 // inplace variant derived from sub.Scalar
 static const torch_fl::OpInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/mlu.yaml:40",
+    "sub_.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_sub__Scalar);
@@ -202,7 +209,7 @@ at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // mluOpLt(stream, self, other, out)
-// from specs/mlu.yaml:47
+// from specs/mlu.yaml:48
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -214,11 +221,12 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/mlu.yaml:47
+// lt.Tensor: specs/mlu.yaml:48
 static const torch_fl::OpInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/mlu.yaml:47",
+    "lt.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_lt_Tensor);
@@ -236,12 +244,13 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// lt.Tensor_out: specs/mlu.yaml:47
+// lt.Tensor_out: specs/mlu.yaml:48
 // out variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/mlu.yaml:47",
+    "lt.Tensor_out", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_lt_Tensor_out);
@@ -261,12 +270,13 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// lt_.Tensor: specs/mlu.yaml:47
+// lt_.Tensor: specs/mlu.yaml:48
 // inplace variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt__Tensor{
-    "lt_.Tensor", "specs/mlu.yaml:47",
+    "lt_.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_lt__Tensor);
@@ -284,7 +294,7 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpGtScalar(stream, self, other, out)
-// from specs/mlu.yaml:52
+// from specs/mlu.yaml:53
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -296,11 +306,12 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Scalar: specs/mlu.yaml:52
+// gt.Scalar: specs/mlu.yaml:53
 static const torch_fl::OpInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/mlu.yaml:52",
+    "gt.Scalar", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_gt_Scalar);
@@ -316,12 +327,13 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// gt.Scalar_out: specs/mlu.yaml:52
+// gt.Scalar_out: specs/mlu.yaml:53
 // out variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/mlu.yaml:52",
+    "gt.Scalar_out", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_gt_Scalar_out);
@@ -339,12 +351,13 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// gt_.Scalar: specs/mlu.yaml:52
+// gt_.Scalar: specs/mlu.yaml:53
 // inplace variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt__Scalar{
-    "gt_.Scalar", "specs/mlu.yaml:52",
+    "gt_.Scalar", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_gt__Scalar);
@@ -360,7 +373,7 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpSqrt(stream, self, out)
-// from specs/mlu.yaml:58
+// from specs/mlu.yaml:59
 static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -371,11 +384,12 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sqrt: specs/mlu.yaml:58
+// sqrt: specs/mlu.yaml:59
 static const torch_fl::OpInfo kOp_sqrt{
-    "sqrt", "specs/mlu.yaml:58",
+    "sqrt", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sqrt(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sqrt);
@@ -391,12 +405,13 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   return out;
 }
 
-// sqrt.out: specs/mlu.yaml:58
+// sqrt.out: specs/mlu.yaml:59
 // out variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_out{
-    "sqrt.out", "specs/mlu.yaml:58",
+    "sqrt.out", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sqrt_out);
@@ -414,12 +429,13 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sqrt_: specs/mlu.yaml:58
+// sqrt_: specs/mlu.yaml:59
 // inplace variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_{
-    "sqrt_", "specs/mlu.yaml:58",
+    "sqrt_", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sqrt_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sqrt_);
@@ -435,7 +451,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
 }
 
 // mluOpRelu(stream, self, out)
-// from specs/mlu.yaml:61
+// from specs/mlu.yaml:62
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -446,11 +462,12 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/mlu.yaml:61
+// relu: specs/mlu.yaml:62
 static const torch_fl::OpInfo kOp_relu{
-    "relu", "specs/mlu.yaml:61",
+    "relu", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_relu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu);
@@ -465,12 +482,13 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/mlu.yaml:61
+// relu_: specs/mlu.yaml:62
 // inplace variant derived from relu
 static const torch_fl::OpInfo kOp_relu_{
-    "relu_", "specs/mlu.yaml:61",
+    "relu_", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_relu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu_);
@@ -484,7 +502,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // mluOpMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:85
+// from specs/mlu.yaml:86
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -496,11 +514,12 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/mlu.yaml:85
+// mm: specs/mlu.yaml:86
 static const torch_fl::OpInfo kOp_mm{
-    "mm", "specs/mlu.yaml:85",
+    "mm", "specs/mlu.yaml:86",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   torch_fl::OpContext op(kOp_mm);
@@ -518,12 +537,13 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// mm.out: specs/mlu.yaml:85
+// mm.out: specs/mlu.yaml:86
 // out variant derived from mm
 static const torch_fl::OpInfo kOp_mm_out{
-    "mm.out", "specs/mlu.yaml:85",
+    "mm.out", "specs/mlu.yaml:86",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
   torch_fl::OpContext op(kOp_mm_out);
@@ -544,7 +564,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
 }
 
 // mluOpReduceSum(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:92
+// from specs/mlu.yaml:93
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -556,11 +576,12 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/mlu.yaml:92
+// sum.dim_IntList: specs/mlu.yaml:93
 static const torch_fl::OpInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/mlu.yaml:92",
+    "sum.dim_IntList", "specs/mlu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
   torch_fl::OpContext op(kOp_sum_dim_IntList);
@@ -576,12 +597,13 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/mlu.yaml:92
+// sum.IntList_out: specs/mlu.yaml:93
 // out variant derived from sum.dim_IntList
 static const torch_fl::OpInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/mlu.yaml:92",
+    "sum.IntList_out", "specs/mlu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sum_IntList_out);
@@ -600,7 +622,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 // mluOpReduceMean(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:93
+// from specs/mlu.yaml:94
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -612,11 +634,12 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/mlu.yaml:93
+// mean.dim: specs/mlu.yaml:94
 static const torch_fl::OpInfo kOp_mean_dim{
-    "mean.dim", "specs/mlu.yaml:93",
+    "mean.dim", "specs/mlu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
   torch_fl::OpContext op(kOp_mean_dim);
@@ -632,12 +655,13 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/mlu.yaml:93
+// mean.out: specs/mlu.yaml:94
 // out variant derived from mean.dim
 static const torch_fl::OpInfo kOp_mean_out{
-    "mean.out", "specs/mlu.yaml:93",
+    "mean.out", "specs/mlu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
   torch_fl::OpContext op(kOp_mean_out);
@@ -656,7 +680,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // mluOpNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:103
+// from specs/mlu.yaml:104
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -670,11 +694,12 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/mlu.yaml:103
+// nll_loss_forward: specs/mlu.yaml:104
 static const torch_fl::OpInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/mlu.yaml:103",
+    "nll_loss_forward", "specs/mlu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor> wrap_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index) {
   torch_fl::OpContext op(kOp_nll_loss_forward);
@@ -694,12 +719,13 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/mlu.yaml:103
+// nll_loss_forward.output: specs/mlu.yaml:104
 // out variant derived from nll_loss_forward
 static const torch_fl::OpInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/mlu.yaml:103",
+    "nll_loss_forward.output", "specs/mlu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrap_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, at::Tensor & output, at::Tensor & total_weight) {
   torch_fl::OpContext op(kOp_nll_loss_forward_output);
@@ -724,7 +750,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
 }
 
 // mluOpErf(stream, self, out)
-// from specs/mlu.yaml:121
+// from specs/mlu.yaml:122
 static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -735,11 +761,12 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// erf: specs/mlu.yaml:121
+// erf: specs/mlu.yaml:122
 static const torch_fl::OpInfo kOp_erf{
-    "erf", "specs/mlu.yaml:121",
+    "erf", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_erf(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_erf);
@@ -755,12 +782,13 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   return out;
 }
 
-// erf.out: specs/mlu.yaml:121
+// erf.out: specs/mlu.yaml:122
 // out variant derived from erf
 static const torch_fl::OpInfo kOp_erf_out{
-    "erf.out", "specs/mlu.yaml:121",
+    "erf.out", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_erf_out);
@@ -778,12 +806,13 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erf_: specs/mlu.yaml:121
+// erf_: specs/mlu.yaml:122
 // inplace variant derived from erf
 static const torch_fl::OpInfo kOp_erf_{
-    "erf_", "specs/mlu.yaml:121",
+    "erf_", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_erf_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_erf_);
@@ -799,7 +828,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
 }
 
 // mluOpGeluBackward(stream, grad_output, self, mlu_glue::gelu_approximation(approximate), out)
-// from specs/mlu.yaml:133
+// from specs/mlu.yaml:134
 static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -812,11 +841,12 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// gelu_backward: specs/mlu.yaml:133
+// gelu_backward: specs/mlu.yaml:134
 static const torch_fl::OpInfo kOp_gelu_backward{
-    "gelu_backward", "specs/mlu.yaml:133",
+    "gelu_backward", "specs/mlu.yaml:134",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu_backward);
@@ -835,7 +865,7 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpGe(stream, self, other, out)
-// from specs/mlu.yaml:141
+// from specs/mlu.yaml:142
 static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -847,11 +877,12 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ge.Tensor: specs/mlu.yaml:141
+// ge.Tensor: specs/mlu.yaml:142
 static const torch_fl::OpInfo kOp_ge_Tensor{
-    "ge.Tensor", "specs/mlu.yaml:141",
+    "ge.Tensor", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_ge_Tensor);
@@ -869,12 +900,13 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ge.Tensor_out: specs/mlu.yaml:141
+// ge.Tensor_out: specs/mlu.yaml:142
 // out variant derived from ge.Tensor
 static const torch_fl::OpInfo kOp_ge_Tensor_out{
-    "ge.Tensor_out", "specs/mlu.yaml:141",
+    "ge.Tensor_out", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_ge_Tensor_out);
@@ -894,12 +926,13 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ge_.Tensor: specs/mlu.yaml:141
+// ge_.Tensor: specs/mlu.yaml:142
 // inplace variant derived from ge.Tensor
 static const torch_fl::OpInfo kOp_ge__Tensor{
-    "ge_.Tensor", "specs/mlu.yaml:141",
+    "ge_.Tensor", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_ge__Tensor);
@@ -917,7 +950,7 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLeScalar(stream, self, other, out)
-// from specs/mlu.yaml:142
+// from specs/mlu.yaml:143
 static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -929,11 +962,12 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// le.Scalar: specs/mlu.yaml:142
+// le.Scalar: specs/mlu.yaml:143
 static const torch_fl::OpInfo kOp_le_Scalar{
-    "le.Scalar", "specs/mlu.yaml:142",
+    "le.Scalar", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_le_Scalar);
@@ -949,12 +983,13 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// le.Scalar_out: specs/mlu.yaml:142
+// le.Scalar_out: specs/mlu.yaml:143
 // out variant derived from le.Scalar
 static const torch_fl::OpInfo kOp_le_Scalar_out{
-    "le.Scalar_out", "specs/mlu.yaml:142",
+    "le.Scalar_out", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_le_Scalar_out);
@@ -972,12 +1007,13 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// le_.Scalar: specs/mlu.yaml:142
+// le_.Scalar: specs/mlu.yaml:143
 // inplace variant derived from le.Scalar
 static const torch_fl::OpInfo kOp_le__Scalar{
-    "le_.Scalar", "specs/mlu.yaml:142",
+    "le_.Scalar", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_le__Scalar);
@@ -993,7 +1029,7 @@ at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpAddcmul(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:156
+// from specs/mlu.yaml:157
 static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1007,11 +1043,12 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcmul: specs/mlu.yaml:156
+// addcmul: specs/mlu.yaml:157
 static const torch_fl::OpInfo kOp_addcmul{
-    "addcmul", "specs/mlu.yaml:156",
+    "addcmul", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_addcmul);
@@ -1031,12 +1068,13 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcmul.out: specs/mlu.yaml:156
+// addcmul.out: specs/mlu.yaml:157
 // out variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_out{
-    "addcmul.out", "specs/mlu.yaml:156",
+    "addcmul.out", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
   torch_fl::OpContext op(kOp_addcmul_out);
@@ -1058,12 +1096,13 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcmul_: specs/mlu.yaml:156
+// addcmul_: specs/mlu.yaml:157
 // inplace variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_{
-    "addcmul_", "specs/mlu.yaml:156",
+    "addcmul_", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_addcmul_);
@@ -1083,7 +1122,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpAddcdiv(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:157
+// from specs/mlu.yaml:158
 static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1097,11 +1136,12 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcdiv: specs/mlu.yaml:157
+// addcdiv: specs/mlu.yaml:158
 static const torch_fl::OpInfo kOp_addcdiv{
-    "addcdiv", "specs/mlu.yaml:157",
+    "addcdiv", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_addcdiv);
@@ -1121,12 +1161,13 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcdiv.out: specs/mlu.yaml:157
+// addcdiv.out: specs/mlu.yaml:158
 // out variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_out{
-    "addcdiv.out", "specs/mlu.yaml:157",
+    "addcdiv.out", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
   torch_fl::OpContext op(kOp_addcdiv_out);
@@ -1148,12 +1189,13 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcdiv_: specs/mlu.yaml:157
+// addcdiv_: specs/mlu.yaml:158
 // inplace variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_{
-    "addcdiv_", "specs/mlu.yaml:157",
+    "addcdiv_", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_addcdiv_);
@@ -1173,7 +1215,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpArange(stream, start, end, step, out)
-// from specs/mlu.yaml:161
+// from specs/mlu.yaml:162
 static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto start_arg = mlu_glue::scalar(start);
@@ -1186,11 +1228,12 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   }
 }
 
-// arange.start_out: specs/mlu.yaml:161
+// arange.start_out: specs/mlu.yaml:162
 static const torch_fl::OpInfo kOp_arange_start_out{
-    "arange.start_out", "specs/mlu.yaml:161",
+    "arange.start_out", "specs/mlu.yaml:162",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
   torch_fl::OpContext op(kOp_arange_start_out);
@@ -1207,7 +1250,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
 }
 
 // mluOpCat(stream, tensors, dim, out)
-// from specs/mlu.yaml:163
+// from specs/mlu.yaml:164
 static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto tensors_arg = mlu_glue::describe_list(tensors);
@@ -1218,11 +1261,12 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   }
 }
 
-// cat: specs/mlu.yaml:163
+// cat: specs/mlu.yaml:164
 static const torch_fl::OpInfo kOp_cat{
-    "cat", "specs/mlu.yaml:163",
+    "cat", "specs/mlu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   torch_fl::OpContext op(kOp_cat);
@@ -1237,12 +1281,13 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   return out;
 }
 
-// cat.out: specs/mlu.yaml:163
+// cat.out: specs/mlu.yaml:164
 // out variant derived from cat
 static const torch_fl::OpInfo kOp_cat_out{
-    "cat.out", "specs/mlu.yaml:163",
+    "cat.out", "specs/mlu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
   torch_fl::OpContext op(kOp_cat_out);
@@ -1260,7 +1305,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
 }
 
 // mluOpAll(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:165
+// from specs/mlu.yaml:166
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1272,11 +1317,12 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/mlu.yaml:165
+// all.dim: specs/mlu.yaml:166
 static const torch_fl::OpInfo kOp_all_dim{
-    "all.dim", "specs/mlu.yaml:165",
+    "all.dim", "specs/mlu.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   torch_fl::OpContext op(kOp_all_dim);
@@ -1292,12 +1338,13 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// all.out: specs/mlu.yaml:165
+// all.out: specs/mlu.yaml:166
 // out variant derived from all.dim
 static const torch_fl::OpInfo kOp_all_out{
-    "all.out", "specs/mlu.yaml:165",
+    "all.out", "specs/mlu.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
   torch_fl::OpContext op(kOp_all_out);
@@ -1316,7 +1363,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // mluOpReduceMin(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:185
+// from specs/mlu.yaml:186
 static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1328,11 +1375,12 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amin: specs/mlu.yaml:185
+// amin: specs/mlu.yaml:186
 static const torch_fl::OpInfo kOp_amin{
-    "amin", "specs/mlu.yaml:185",
+    "amin", "specs/mlu.yaml:186",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
   torch_fl::OpContext op(kOp_amin);
@@ -1348,12 +1396,13 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amin.out: specs/mlu.yaml:185
+// amin.out: specs/mlu.yaml:186
 // out variant derived from amin
 static const torch_fl::OpInfo kOp_amin_out{
-    "amin.out", "specs/mlu.yaml:185",
+    "amin.out", "specs/mlu.yaml:186",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   torch_fl::OpContext op(kOp_amin_out);

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpMulScalar(stream, self, other, out)
-// from specs/mlu.yaml:41
+// from specs/mlu.yaml:42
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,11 +24,12 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Scalar: specs/mlu.yaml:41
+// mul.Scalar: specs/mlu.yaml:42
 static const torch_fl::OpInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/mlu.yaml:41",
+    "mul.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_mul_Scalar);
@@ -44,12 +45,13 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/mlu.yaml:41
+// mul_.Scalar: specs/mlu.yaml:42
 // inplace variant derived from mul.Scalar
 static const torch_fl::OpInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/mlu.yaml:41",
+    "mul_.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_mul__Scalar);
@@ -65,7 +67,7 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpNeg(stream, self, out)
-// from specs/mlu.yaml:55
+// from specs/mlu.yaml:56
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -76,11 +78,12 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/mlu.yaml:55
+// neg: specs/mlu.yaml:56
 static const torch_fl::OpInfo kOp_neg{
-    "neg", "specs/mlu.yaml:55",
+    "neg", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_neg(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg);
@@ -96,12 +99,13 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/mlu.yaml:55
+// neg.out: specs/mlu.yaml:56
 // out variant derived from neg
 static const torch_fl::OpInfo kOp_neg_out{
-    "neg.out", "specs/mlu.yaml:55",
+    "neg.out", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_neg_out);
@@ -119,12 +123,13 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/mlu.yaml:55
+// neg_: specs/mlu.yaml:56
 // inplace variant derived from neg
 static const torch_fl::OpInfo kOp_neg_{
-    "neg_", "specs/mlu.yaml:55",
+    "neg_", "specs/mlu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_neg_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg_);
@@ -140,7 +145,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // mluOpZero(stream, self)
-// from specs/mlu.yaml:80
+// from specs/mlu.yaml:81
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -150,11 +155,12 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/mlu.yaml:80
+// zero_: specs/mlu.yaml:81
 static const torch_fl::OpInfo kOp_zero_{
-    "zero_", "specs/mlu.yaml:80",
+    "zero_", "specs/mlu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_zero_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_zero_);
@@ -168,7 +174,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // mluOpRandNormal(stream, self, mean, std, generator)
-// from specs/mlu.yaml:81
+// from specs/mlu.yaml:82
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -179,11 +185,12 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/mlu.yaml:81
+// normal_: specs/mlu.yaml:82
 static const torch_fl::OpInfo kOp_normal_{
-    "normal_", "specs/mlu.yaml:81",
+    "normal_", "specs/mlu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   torch_fl::OpContext op(kOp_normal_);
@@ -197,7 +204,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
 }
 
 // mluOpReciprocal(stream, self, out)
-// from specs/mlu.yaml:116
+// from specs/mlu.yaml:117
 static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -208,11 +215,12 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// reciprocal: specs/mlu.yaml:116
+// reciprocal: specs/mlu.yaml:117
 static const torch_fl::OpInfo kOp_reciprocal{
-    "reciprocal", "specs/mlu.yaml:116",
+    "reciprocal", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_reciprocal(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_reciprocal);
@@ -228,12 +236,13 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   return out;
 }
 
-// reciprocal.out: specs/mlu.yaml:116
+// reciprocal.out: specs/mlu.yaml:117
 // out variant derived from reciprocal
 static const torch_fl::OpInfo kOp_reciprocal_out{
-    "reciprocal.out", "specs/mlu.yaml:116",
+    "reciprocal.out", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_reciprocal_out);
@@ -251,12 +260,13 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// reciprocal_: specs/mlu.yaml:116
+// reciprocal_: specs/mlu.yaml:117
 // inplace variant derived from reciprocal
 static const torch_fl::OpInfo kOp_reciprocal_{
-    "reciprocal_", "specs/mlu.yaml:116",
+    "reciprocal_", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_reciprocal_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_reciprocal_);
@@ -272,7 +282,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
 }
 
 // mluOpSilu(stream, self, out)
-// from specs/mlu.yaml:126
+// from specs/mlu.yaml:127
 static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -283,11 +293,12 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// silu: specs/mlu.yaml:126
+// silu: specs/mlu.yaml:127
 static const torch_fl::OpInfo kOp_silu{
-    "silu", "specs/mlu.yaml:126",
+    "silu", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_silu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu);
@@ -303,12 +314,13 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   return out;
 }
 
-// silu.out: specs/mlu.yaml:126
+// silu.out: specs/mlu.yaml:127
 // out variant derived from silu
 static const torch_fl::OpInfo kOp_silu_out{
-    "silu.out", "specs/mlu.yaml:126",
+    "silu.out", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_silu_out);
@@ -326,12 +338,13 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// silu_: specs/mlu.yaml:126
+// silu_: specs/mlu.yaml:127
 // inplace variant derived from silu
 static const torch_fl::OpInfo kOp_silu_{
-    "silu_", "specs/mlu.yaml:126",
+    "silu_", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_silu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu_);
@@ -347,7 +360,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
 }
 
 // mluOpMinimum(stream, self, other, out)
-// from specs/mlu.yaml:139
+// from specs/mlu.yaml:140
 static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -359,11 +372,12 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// minimum: specs/mlu.yaml:139
+// minimum: specs/mlu.yaml:140
 static const torch_fl::OpInfo kOp_minimum{
-    "minimum", "specs/mlu.yaml:139",
+    "minimum", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_minimum);
@@ -381,12 +395,13 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// minimum.out: specs/mlu.yaml:139
+// minimum.out: specs/mlu.yaml:140
 // out variant derived from minimum
 static const torch_fl::OpInfo kOp_minimum_out{
-    "minimum.out", "specs/mlu.yaml:139",
+    "minimum.out", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_minimum_out);
@@ -407,7 +422,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // mluOpPowScalar(stream, self, exponent, out)
-// from specs/mlu.yaml:145
+// from specs/mlu.yaml:146
 static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -419,11 +434,12 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Scalar: specs/mlu.yaml:145
+// pow.Tensor_Scalar: specs/mlu.yaml:146
 static const torch_fl::OpInfo kOp_pow_Tensor_Scalar{
-    "pow.Tensor_Scalar", "specs/mlu.yaml:145",
+    "pow.Tensor_Scalar", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
   torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
@@ -439,12 +455,13 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   return out;
 }
 
-// pow.Tensor_Scalar_out: specs/mlu.yaml:145
+// pow.Tensor_Scalar_out: specs/mlu.yaml:146
 // out variant derived from pow.Tensor_Scalar
 static const torch_fl::OpInfo kOp_pow_Tensor_Scalar_out{
-    "pow.Tensor_Scalar_out", "specs/mlu.yaml:145",
+    "pow.Tensor_Scalar_out", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
   torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
@@ -462,12 +479,13 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// pow_.Scalar: specs/mlu.yaml:145
+// pow_.Scalar: specs/mlu.yaml:146
 // inplace variant derived from pow.Tensor_Scalar
 static const torch_fl::OpInfo kOp_pow__Scalar{
-    "pow_.Scalar", "specs/mlu.yaml:145",
+    "pow_.Scalar", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   torch_fl::OpContext op(kOp_pow__Scalar);
@@ -483,7 +501,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
 }
 
 // mluOpIsNegInf(stream, self, out)
-// from specs/mlu.yaml:164
+// from specs/mlu.yaml:165
 static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -494,11 +512,12 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isneginf: specs/mlu.yaml:164
+// isneginf: specs/mlu.yaml:165
 static const torch_fl::OpInfo kOp_isneginf{
-    "isneginf", "specs/mlu.yaml:164",
+    "isneginf", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_isneginf(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_isneginf);
@@ -514,12 +533,13 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   return out;
 }
 
-// isneginf.out: specs/mlu.yaml:164
+// isneginf.out: specs/mlu.yaml:165
 // out variant derived from isneginf
 static const torch_fl::OpInfo kOp_isneginf_out{
-    "isneginf.out", "specs/mlu.yaml:164",
+    "isneginf.out", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_isneginf_out);
@@ -538,7 +558,7 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpIndexSelect(stream, self, dim, index, out)
-// from specs/mlu.yaml:175
+// from specs/mlu.yaml:176
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -550,11 +570,12 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// index_select: specs/mlu.yaml:175
+// index_select: specs/mlu.yaml:176
 static const torch_fl::OpInfo kOp_index_select{
-    "index_select", "specs/mlu.yaml:175",
+    "index_select", "specs/mlu.yaml:176",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
   torch_fl::OpContext op(kOp_index_select);
@@ -573,7 +594,7 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
 }
 
 // mluOpReduceMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:184
+// from specs/mlu.yaml:185
 static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -585,11 +606,12 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amax: specs/mlu.yaml:184
+// amax: specs/mlu.yaml:185
 static const torch_fl::OpInfo kOp_amax{
-    "amax", "specs/mlu.yaml:184",
+    "amax", "specs/mlu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
   torch_fl::OpContext op(kOp_amax);
@@ -605,12 +627,13 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amax.out: specs/mlu.yaml:184
+// amax.out: specs/mlu.yaml:185
 // out variant derived from amax
 static const torch_fl::OpInfo kOp_amax_out{
-    "amax.out", "specs/mlu.yaml:184",
+    "amax.out", "specs/mlu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
   torch_fl::OpContext op(kOp_amax_out);
@@ -629,7 +652,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:250
+// from specs/mlu.yaml:251
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -641,11 +664,12 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/mlu.yaml:250
+// _softmax_backward_data: specs/mlu.yaml:251
 static const torch_fl::OpInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/mlu.yaml:250",
+    "_softmax_backward_data", "specs/mlu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
   torch_fl::OpContext op(kOp__softmax_backward_data);

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEqScalar(stream, self, other, out)
-// from specs/mlu.yaml:49
+// from specs/mlu.yaml:50
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,11 +24,12 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Scalar: specs/mlu.yaml:49
+// eq.Scalar: specs/mlu.yaml:50
 static const torch_fl::OpInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/mlu.yaml:49",
+    "eq.Scalar", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_eq_Scalar);
@@ -44,12 +45,13 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// eq.Scalar_out: specs/mlu.yaml:49
+// eq.Scalar_out: specs/mlu.yaml:50
 // out variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/mlu.yaml:49",
+    "eq.Scalar_out", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_eq_Scalar_out);
@@ -67,12 +69,13 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// eq_.Scalar: specs/mlu.yaml:49
+// eq_.Scalar: specs/mlu.yaml:50
 // inplace variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq__Scalar{
-    "eq_.Scalar", "specs/mlu.yaml:49",
+    "eq_.Scalar", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_eq__Scalar);
@@ -88,7 +91,7 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpTanhBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:68
+// from specs/mlu.yaml:69
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -100,11 +103,12 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/mlu.yaml:68
+// tanh_backward: specs/mlu.yaml:69
 static const torch_fl::OpInfo kOp_tanh_backward{
-    "tanh_backward", "specs/mlu.yaml:68",
+    "tanh_backward", "specs/mlu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
   torch_fl::OpContext op(kOp_tanh_backward);
@@ -123,7 +127,7 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpSigmoidBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:71
+// from specs/mlu.yaml:72
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -135,11 +139,12 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/mlu.yaml:71
+// sigmoid_backward: specs/mlu.yaml:72
 static const torch_fl::OpInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/mlu.yaml:71",
+    "sigmoid_backward", "specs/mlu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
   torch_fl::OpContext op(kOp_sigmoid_backward);
@@ -158,7 +163,7 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
 }
 
 // mluOpSin(stream, self, out)
-// from specs/mlu.yaml:113
+// from specs/mlu.yaml:114
 static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -169,11 +174,12 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sin: specs/mlu.yaml:113
+// sin: specs/mlu.yaml:114
 static const torch_fl::OpInfo kOp_sin{
-    "sin", "specs/mlu.yaml:113",
+    "sin", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sin(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sin);
@@ -189,12 +195,13 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   return out;
 }
 
-// sin.out: specs/mlu.yaml:113
+// sin.out: specs/mlu.yaml:114
 // out variant derived from sin
 static const torch_fl::OpInfo kOp_sin_out{
-    "sin.out", "specs/mlu.yaml:113",
+    "sin.out", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sin_out);
@@ -212,12 +219,13 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sin_: specs/mlu.yaml:113
+// sin_: specs/mlu.yaml:114
 // inplace variant derived from sin
 static const torch_fl::OpInfo kOp_sin_{
-    "sin_", "specs/mlu.yaml:113",
+    "sin_", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sin_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sin_);
@@ -233,7 +241,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
 }
 
 // mluOpLog2(stream, self, out)
-// from specs/mlu.yaml:124
+// from specs/mlu.yaml:125
 static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -244,11 +252,12 @@ static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// log2: specs/mlu.yaml:124
+// log2: specs/mlu.yaml:125
 static const torch_fl::OpInfo kOp_log2{
-    "log2", "specs/mlu.yaml:124",
+    "log2", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_log2(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_log2);
@@ -264,12 +273,13 @@ at::Tensor wrap_log2(const at::Tensor & self) {
   return out;
 }
 
-// log2.out: specs/mlu.yaml:124
+// log2.out: specs/mlu.yaml:125
 // out variant derived from log2
 static const torch_fl::OpInfo kOp_log2_out{
-    "log2.out", "specs/mlu.yaml:124",
+    "log2.out", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_log2_out);
@@ -287,12 +297,13 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log2_: specs/mlu.yaml:124
+// log2_: specs/mlu.yaml:125
 // inplace variant derived from log2
 static const torch_fl::OpInfo kOp_log2_{
-    "log2_", "specs/mlu.yaml:124",
+    "log2_", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_log2_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_log2_);
@@ -308,7 +319,7 @@ at::Tensor & wrap_log2_(at::Tensor & self) {
 }
 
 // mluOpClamp(stream, self, min, max, out)
-// from specs/mlu.yaml:146
+// from specs/mlu.yaml:147
 static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -321,11 +332,12 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// clamp: specs/mlu.yaml:146
+// clamp: specs/mlu.yaml:147
 static const torch_fl::OpInfo kOp_clamp{
-    "clamp", "specs/mlu.yaml:146",
+    "clamp", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
   torch_fl::OpContext op(kOp_clamp);
@@ -341,12 +353,13 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   return out;
 }
 
-// clamp.out: specs/mlu.yaml:146
+// clamp.out: specs/mlu.yaml:147
 // out variant derived from clamp
 static const torch_fl::OpInfo kOp_clamp_out{
-    "clamp.out", "specs/mlu.yaml:146",
+    "clamp.out", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
   torch_fl::OpContext op(kOp_clamp_out);
@@ -364,12 +377,13 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   return out;
 }
 
-// clamp_: specs/mlu.yaml:146
+// clamp_: specs/mlu.yaml:147
 // inplace variant derived from clamp
 static const torch_fl::OpInfo kOp_clamp_{
-    "clamp_", "specs/mlu.yaml:146",
+    "clamp_", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
   torch_fl::OpContext op(kOp_clamp_);
@@ -385,7 +399,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
 }
 
 // mluOpArgMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:186
+// from specs/mlu.yaml:187
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -397,11 +411,12 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/mlu.yaml:186
+// argmax: specs/mlu.yaml:187
 static const torch_fl::OpInfo kOp_argmax{
-    "argmax", "specs/mlu.yaml:186",
+    "argmax", "specs/mlu.yaml:187",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
   torch_fl::OpContext op(kOp_argmax);
@@ -417,12 +432,13 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmax.out: specs/mlu.yaml:186
+// argmax.out: specs/mlu.yaml:187
 // out variant derived from argmax
 static const torch_fl::OpInfo kOp_argmax_out{
-    "argmax.out", "specs/mlu.yaml:186",
+    "argmax.out", "specs/mlu.yaml:187",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
   torch_fl::OpContext op(kOp_argmax_out);
@@ -441,7 +457,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/mlu.yaml:227
+// from specs/mlu.yaml:228
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -460,11 +476,12 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/mlu.yaml:227
+// native_batch_norm_backward: specs/mlu.yaml:228
 static const torch_fl::OpInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/mlu.yaml:227",
+    "native_batch_norm_backward", "specs/mlu.yaml:228",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
   torch_fl::OpContext op(kOp_native_batch_norm_backward);
@@ -490,7 +507,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm_backward{
 }
 
 // mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/mlu.yaml:231
+// from specs/mlu.yaml:232
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -506,11 +523,12 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/mlu.yaml:231
+// native_layer_norm: specs/mlu.yaml:232
 static const torch_fl::OpInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/mlu.yaml:231",
+    "native_layer_norm", "specs/mlu.yaml:232",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
   torch_fl::OpContext op(kOp_native_layer_norm);
@@ -531,7 +549,7 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
 }
 
 // mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
-// from specs/mlu.yaml:239
+// from specs/mlu.yaml:240
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -545,11 +563,12 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/mlu.yaml:239
+// native_dropout: specs/mlu.yaml:240
 static const torch_fl::OpInfo kOp_native_dropout{
-    "native_dropout", "specs/mlu.yaml:239",
+    "native_dropout", "specs/mlu.yaml:240",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
   torch_fl::OpContext op(kOp_native_dropout);

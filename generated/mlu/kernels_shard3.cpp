@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpNe(stream, self, other, out)
-// from specs/mlu.yaml:46
+// from specs/mlu.yaml:47
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,11 +24,12 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/mlu.yaml:46
+// ne.Tensor: specs/mlu.yaml:47
 static const torch_fl::OpInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/mlu.yaml:46",
+    "ne.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_ne_Tensor);
@@ -46,12 +47,13 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ne.Tensor_out: specs/mlu.yaml:46
+// ne.Tensor_out: specs/mlu.yaml:47
 // out variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/mlu.yaml:46",
+    "ne.Tensor_out", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_ne_Tensor_out);
@@ -71,12 +73,13 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ne_.Tensor: specs/mlu.yaml:46
+// ne_.Tensor: specs/mlu.yaml:47
 // inplace variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne__Tensor{
-    "ne_.Tensor", "specs/mlu.yaml:46",
+    "ne_.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_ne__Tensor);
@@ -94,7 +97,7 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpExp(stream, self, out)
-// from specs/mlu.yaml:56
+// from specs/mlu.yaml:57
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -105,11 +108,12 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/mlu.yaml:56
+// exp: specs/mlu.yaml:57
 static const torch_fl::OpInfo kOp_exp{
-    "exp", "specs/mlu.yaml:56",
+    "exp", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_exp(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp);
@@ -125,12 +129,13 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   return out;
 }
 
-// exp.out: specs/mlu.yaml:56
+// exp.out: specs/mlu.yaml:57
 // out variant derived from exp
 static const torch_fl::OpInfo kOp_exp_out{
-    "exp.out", "specs/mlu.yaml:56",
+    "exp.out", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_exp_out);
@@ -148,12 +153,13 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp_: specs/mlu.yaml:56
+// exp_: specs/mlu.yaml:57
 // inplace variant derived from exp
 static const torch_fl::OpInfo kOp_exp_{
-    "exp_", "specs/mlu.yaml:56",
+    "exp_", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_exp_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp_);
@@ -169,7 +175,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
 }
 
 // mluOpSigmoid(stream, self, out)
-// from specs/mlu.yaml:59
+// from specs/mlu.yaml:60
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -180,11 +186,12 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/mlu.yaml:59
+// sigmoid: specs/mlu.yaml:60
 static const torch_fl::OpInfo kOp_sigmoid{
-    "sigmoid", "specs/mlu.yaml:59",
+    "sigmoid", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sigmoid(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid);
@@ -200,12 +207,13 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   return out;
 }
 
-// sigmoid.out: specs/mlu.yaml:59
+// sigmoid.out: specs/mlu.yaml:60
 // out variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/mlu.yaml:59",
+    "sigmoid.out", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sigmoid_out);
@@ -223,12 +231,13 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sigmoid_: specs/mlu.yaml:59
+// sigmoid_: specs/mlu.yaml:60
 // inplace variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_{
-    "sigmoid_", "specs/mlu.yaml:59",
+    "sigmoid_", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid_);
@@ -244,7 +253,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
 }
 
 // mluOpTanh(stream, self, out)
-// from specs/mlu.yaml:60
+// from specs/mlu.yaml:61
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -255,11 +264,12 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/mlu.yaml:60
+// tanh: specs/mlu.yaml:61
 static const torch_fl::OpInfo kOp_tanh{
-    "tanh", "specs/mlu.yaml:60",
+    "tanh", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_tanh(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh);
@@ -275,12 +285,13 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   return out;
 }
 
-// tanh.out: specs/mlu.yaml:60
+// tanh.out: specs/mlu.yaml:61
 // out variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_out{
-    "tanh.out", "specs/mlu.yaml:60",
+    "tanh.out", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_tanh_out);
@@ -298,12 +309,13 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tanh_: specs/mlu.yaml:60
+// tanh_: specs/mlu.yaml:61
 // inplace variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_{
-    "tanh_", "specs/mlu.yaml:60",
+    "tanh_", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_tanh_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh_);
@@ -319,7 +331,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
 }
 
 // mluOpLogSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:96
+// from specs/mlu.yaml:97
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -330,11 +342,12 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/mlu.yaml:96
+// _log_softmax: specs/mlu.yaml:97
 static const torch_fl::OpInfo kOp__log_softmax{
-    "_log_softmax", "specs/mlu.yaml:96",
+    "_log_softmax", "specs/mlu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   torch_fl::OpContext op(kOp__log_softmax);
@@ -350,12 +363,13 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/mlu.yaml:96
+// _log_softmax.out: specs/mlu.yaml:97
 // out variant derived from _log_softmax
 static const torch_fl::OpInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/mlu.yaml:96",
+    "_log_softmax.out", "specs/mlu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
   torch_fl::OpContext op(kOp__log_softmax_out);
@@ -374,7 +388,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // mluOpLogSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:100
+// from specs/mlu.yaml:101
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -386,11 +400,12 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/mlu.yaml:100
+// _log_softmax_backward_data: specs/mlu.yaml:101
 static const torch_fl::OpInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/mlu.yaml:100",
+    "_log_softmax_backward_data", "specs/mlu.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
   torch_fl::OpContext op(kOp__log_softmax_backward_data);
@@ -409,7 +424,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // mluOpExpm1(stream, self, out)
-// from specs/mlu.yaml:122
+// from specs/mlu.yaml:123
 static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -420,11 +435,12 @@ static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// expm1: specs/mlu.yaml:122
+// expm1: specs/mlu.yaml:123
 static const torch_fl::OpInfo kOp_expm1{
-    "expm1", "specs/mlu.yaml:122",
+    "expm1", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_expm1(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_expm1);
@@ -440,12 +456,13 @@ at::Tensor wrap_expm1(const at::Tensor & self) {
   return out;
 }
 
-// expm1.out: specs/mlu.yaml:122
+// expm1.out: specs/mlu.yaml:123
 // out variant derived from expm1
 static const torch_fl::OpInfo kOp_expm1_out{
-    "expm1.out", "specs/mlu.yaml:122",
+    "expm1.out", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_expm1_out);
@@ -463,12 +480,13 @@ at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// expm1_: specs/mlu.yaml:122
+// expm1_: specs/mlu.yaml:123
 // inplace variant derived from expm1
 static const torch_fl::OpInfo kOp_expm1_{
-    "expm1_", "specs/mlu.yaml:122",
+    "expm1_", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_expm1_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_expm1_);
@@ -484,7 +502,7 @@ at::Tensor & wrap_expm1_(at::Tensor & self) {
 }
 
 // mluOpLogicalNot(stream, self, out)
-// from specs/mlu.yaml:128
+// from specs/mlu.yaml:129
 static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -495,11 +513,12 @@ static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_not: specs/mlu.yaml:128
+// logical_not: specs/mlu.yaml:129
 static const torch_fl::OpInfo kOp_logical_not{
-    "logical_not", "specs/mlu.yaml:128",
+    "logical_not", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_logical_not(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_logical_not);
@@ -515,12 +534,13 @@ at::Tensor wrap_logical_not(const at::Tensor & self) {
   return out;
 }
 
-// logical_not.out: specs/mlu.yaml:128
+// logical_not.out: specs/mlu.yaml:129
 // out variant derived from logical_not
 static const torch_fl::OpInfo kOp_logical_not_out{
-    "logical_not.out", "specs/mlu.yaml:128",
+    "logical_not.out", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_logical_not_out);
@@ -538,12 +558,13 @@ at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// logical_not_: specs/mlu.yaml:128
+// logical_not_: specs/mlu.yaml:129
 // inplace variant derived from logical_not
 static const torch_fl::OpInfo kOp_logical_not_{
-    "logical_not_", "specs/mlu.yaml:128",
+    "logical_not_", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_logical_not_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_logical_not_);
@@ -559,7 +580,7 @@ at::Tensor & wrap_logical_not_(at::Tensor & self) {
 }
 
 // mluOpBatchMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:168
+// from specs/mlu.yaml:169
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -571,11 +592,12 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/mlu.yaml:168
+// bmm: specs/mlu.yaml:169
 static const torch_fl::OpInfo kOp_bmm{
-    "bmm", "specs/mlu.yaml:168",
+    "bmm", "specs/mlu.yaml:169",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   torch_fl::OpContext op(kOp_bmm);
@@ -593,12 +615,13 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// bmm.out: specs/mlu.yaml:168
+// bmm.out: specs/mlu.yaml:169
 // out variant derived from bmm
 static const torch_fl::OpInfo kOp_bmm_out{
-    "bmm.out", "specs/mlu.yaml:168",
+    "bmm.out", "specs/mlu.yaml:169",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
   torch_fl::OpContext op(kOp_bmm_out);
@@ -619,7 +642,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
 }
 
 // mluOpMaxPool2d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/mlu.yaml:197
+// from specs/mlu.yaml:198
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -635,11 +658,12 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/mlu.yaml:197
+// max_pool2d_with_indices: specs/mlu.yaml:198
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/mlu.yaml:197",
+    "max_pool2d_with_indices", "specs/mlu.yaml:198",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
   torch_fl::OpContext op(kOp_max_pool2d_with_indices);
@@ -656,12 +680,13 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/mlu.yaml:197
+// max_pool2d_with_indices.out: specs/mlu.yaml:198
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/mlu.yaml:197",
+    "max_pool2d_with_indices.out", "specs/mlu.yaml:198",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor &,at::Tensor &> wrap_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
   torch_fl::OpContext op(kOp_max_pool2d_with_indices_out);
@@ -683,7 +708,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
 }
 
 // mluOpLayerNormBackward(stream, grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/mlu.yaml:235
+// from specs/mlu.yaml:236
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -702,11 +727,12 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/mlu.yaml:235
+// native_layer_norm_backward: specs/mlu.yaml:236
 static const torch_fl::OpInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/mlu.yaml:235",
+    "native_layer_norm_backward", "specs/mlu.yaml:236",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
   torch_fl::OpContext op(kOp_native_layer_norm_backward);

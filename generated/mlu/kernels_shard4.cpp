@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpMul(stream, self, other, out)
-// from specs/mlu.yaml:37
+// from specs/mlu.yaml:38
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,11 +24,12 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/mlu.yaml:37
+// mul.Tensor: specs/mlu.yaml:38
 static const torch_fl::OpInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/mlu.yaml:37",
+    "mul.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_mul_Tensor);
@@ -46,12 +47,13 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/mlu.yaml:37
+// mul.out: specs/mlu.yaml:38
 // out variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul_out{
-    "mul.out", "specs/mlu.yaml:37",
+    "mul.out", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_mul_out);
@@ -71,12 +73,13 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/mlu.yaml:37
+// mul_.Tensor: specs/mlu.yaml:38
 // inplace variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/mlu.yaml:37",
+    "mul_.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_mul__Tensor);
@@ -94,7 +97,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:107
+// from specs/mlu.yaml:108
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -109,11 +112,12 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/mlu.yaml:107
+// nll_loss_backward: specs/mlu.yaml:108
 static const torch_fl::OpInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/mlu.yaml:107",
+    "nll_loss_backward", "specs/mlu.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
   torch_fl::OpContext op(kOp_nll_loss_backward);
@@ -137,7 +141,7 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // mluOpRound(stream, self, out)
-// from specs/mlu.yaml:120
+// from specs/mlu.yaml:121
 static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -148,11 +152,12 @@ static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// round: specs/mlu.yaml:120
+// round: specs/mlu.yaml:121
 static const torch_fl::OpInfo kOp_round{
-    "round", "specs/mlu.yaml:120",
+    "round", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_round(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_round);
@@ -168,12 +173,13 @@ at::Tensor wrap_round(const at::Tensor & self) {
   return out;
 }
 
-// round.out: specs/mlu.yaml:120
+// round.out: specs/mlu.yaml:121
 // out variant derived from round
 static const torch_fl::OpInfo kOp_round_out{
-    "round.out", "specs/mlu.yaml:120",
+    "round.out", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_round_out);
@@ -191,12 +197,13 @@ at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// round_: specs/mlu.yaml:120
+// round_: specs/mlu.yaml:121
 // inplace variant derived from round
 static const torch_fl::OpInfo kOp_round_{
-    "round_", "specs/mlu.yaml:120",
+    "round_", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_round_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_round_);
@@ -212,7 +219,7 @@ at::Tensor & wrap_round_(at::Tensor & self) {
 }
 
 // mluOpPow(stream, self, exponent, out)
-// from specs/mlu.yaml:144
+// from specs/mlu.yaml:145
 static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -224,11 +231,12 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Tensor: specs/mlu.yaml:144
+// pow.Tensor_Tensor: specs/mlu.yaml:145
 static const torch_fl::OpInfo kOp_pow_Tensor_Tensor{
-    "pow.Tensor_Tensor", "specs/mlu.yaml:144",
+    "pow.Tensor_Tensor", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
   torch_fl::OpContext op(kOp_pow_Tensor_Tensor);
@@ -246,12 +254,13 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   return out;
 }
 
-// pow.Tensor_Tensor_out: specs/mlu.yaml:144
+// pow.Tensor_Tensor_out: specs/mlu.yaml:145
 // out variant derived from pow.Tensor_Tensor
 static const torch_fl::OpInfo kOp_pow_Tensor_Tensor_out{
-    "pow.Tensor_Tensor_out", "specs/mlu.yaml:144",
+    "pow.Tensor_Tensor_out", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
   torch_fl::OpContext op(kOp_pow_Tensor_Tensor_out);
@@ -271,12 +280,13 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// pow_.Tensor: specs/mlu.yaml:144
+// pow_.Tensor: specs/mlu.yaml:145
 // inplace variant derived from pow.Tensor_Tensor
 static const torch_fl::OpInfo kOp_pow__Tensor{
-    "pow_.Tensor", "specs/mlu.yaml:144",
+    "pow_.Tensor", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
   torch_fl::OpContext op(kOp_pow__Tensor);
@@ -294,7 +304,7 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
 }
 
 // mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:151
+// from specs/mlu.yaml:152
 static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto condition_arg = mlu_glue::describe(condition);
@@ -307,11 +317,12 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// where.self_out: specs/mlu.yaml:151
+// where.self_out: specs/mlu.yaml:152
 static const torch_fl::OpInfo kOp_where_self_out{
-    "where.self_out", "specs/mlu.yaml:151",
+    "where.self_out", "specs/mlu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_where_self_out);
@@ -333,7 +344,7 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
 }
 
 // mluOpTril(stream, self, diagonal, out)
-// from specs/mlu.yaml:159
+// from specs/mlu.yaml:160
 static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -344,11 +355,12 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tril: specs/mlu.yaml:159
+// tril: specs/mlu.yaml:160
 static const torch_fl::OpInfo kOp_tril{
-    "tril", "specs/mlu.yaml:159",
+    "tril", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_tril);
@@ -364,12 +376,13 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// tril.out: specs/mlu.yaml:159
+// tril.out: specs/mlu.yaml:160
 // out variant derived from tril
 static const torch_fl::OpInfo kOp_tril_out{
-    "tril.out", "specs/mlu.yaml:159",
+    "tril.out", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
   torch_fl::OpContext op(kOp_tril_out);
@@ -387,12 +400,13 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// tril_: specs/mlu.yaml:159
+// tril_: specs/mlu.yaml:160
 // inplace variant derived from tril
 static const torch_fl::OpInfo kOp_tril_{
-    "tril_", "specs/mlu.yaml:159",
+    "tril_", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_tril_);
@@ -408,7 +422,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpTriu(stream, self, diagonal, out)
-// from specs/mlu.yaml:160
+// from specs/mlu.yaml:161
 static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -419,11 +433,12 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// triu: specs/mlu.yaml:160
+// triu: specs/mlu.yaml:161
 static const torch_fl::OpInfo kOp_triu{
-    "triu", "specs/mlu.yaml:160",
+    "triu", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_triu);
@@ -439,12 +454,13 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// triu.out: specs/mlu.yaml:160
+// triu.out: specs/mlu.yaml:161
 // out variant derived from triu
 static const torch_fl::OpInfo kOp_triu_out{
-    "triu.out", "specs/mlu.yaml:160",
+    "triu.out", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
   torch_fl::OpContext op(kOp_triu_out);
@@ -462,12 +478,13 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// triu_: specs/mlu.yaml:160
+// triu_: specs/mlu.yaml:161
 // inplace variant derived from triu
 static const torch_fl::OpInfo kOp_triu_{
-    "triu_", "specs/mlu.yaml:160",
+    "triu_", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_triu_);
@@ -483,7 +500,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpEmbeddingBackward(stream, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
-// from specs/mlu.yaml:178
+// from specs/mlu.yaml:179
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -495,11 +512,12 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   }
 }
 
-// embedding_dense_backward: specs/mlu.yaml:178
+// embedding_dense_backward: specs/mlu.yaml:179
 static const torch_fl::OpInfo kOp_embedding_dense_backward{
-    "embedding_dense_backward", "specs/mlu.yaml:178",
+    "embedding_dense_backward", "specs/mlu.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
   torch_fl::OpContext op(kOp_embedding_dense_backward);
@@ -518,7 +536,7 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
 }
 
 // mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu.yaml:201
+// from specs/mlu.yaml:202
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -535,11 +553,12 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/mlu.yaml:201
+// max_pool2d_with_indices_backward: specs/mlu.yaml:202
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/mlu.yaml:201",
+    "max_pool2d_with_indices_backward", "specs/mlu.yaml:202",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
   torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward);
@@ -559,12 +578,13 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:201
+// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:202
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:201",
+    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:202",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
   torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward_grad_input);
@@ -587,7 +607,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:209
+// from specs/mlu.yaml:210
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -603,11 +623,12 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/mlu.yaml:209
+// avg_pool2d_backward: specs/mlu.yaml:210
 static const torch_fl::OpInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/mlu.yaml:209",
+    "avg_pool2d_backward", "specs/mlu.yaml:210",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
   torch_fl::OpContext op(kOp_avg_pool2d_backward);
@@ -625,12 +646,13 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/mlu.yaml:209
+// avg_pool2d_backward.grad_input: specs/mlu.yaml:210
 // out variant derived from avg_pool2d_backward
 static const torch_fl::OpInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:209",
+    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:210",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
   torch_fl::OpContext op(kOp_avg_pool2d_backward_grad_input);

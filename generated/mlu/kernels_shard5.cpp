@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpAdd(stream, self, other, alpha, out)
-// from specs/mlu.yaml:34
+// from specs/mlu.yaml:35
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -25,11 +25,12 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/mlu.yaml:34
+// add.Tensor: specs/mlu.yaml:35
 static const torch_fl::OpInfo kOp_add_Tensor{
-    "add.Tensor", "specs/mlu.yaml:34",
+    "add.Tensor", "specs/mlu.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_add_Tensor);
@@ -47,12 +48,13 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/mlu.yaml:34
+// add.out: specs/mlu.yaml:35
 // out variant derived from add.Tensor
 static const torch_fl::OpInfo kOp_add_out{
-    "add.out", "specs/mlu.yaml:34",
+    "add.out", "specs/mlu.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   torch_fl::OpContext op(kOp_add_out);
@@ -72,12 +74,13 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/mlu.yaml:34
+// add_.Tensor: specs/mlu.yaml:35
 // inplace variant derived from add.Tensor
 static const torch_fl::OpInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/mlu.yaml:34",
+    "add_.Tensor", "specs/mlu.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_add__Tensor);
@@ -95,7 +98,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // mluOpSub(stream, self, other, alpha, out)
-// from specs/mlu.yaml:36
+// from specs/mlu.yaml:37
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -108,11 +111,12 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/mlu.yaml:36
+// sub.Tensor: specs/mlu.yaml:37
 static const torch_fl::OpInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/mlu.yaml:36",
+    "sub.Tensor", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_sub_Tensor);
@@ -130,12 +134,13 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/mlu.yaml:36
+// sub.out: specs/mlu.yaml:37
 // out variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub_out{
-    "sub.out", "specs/mlu.yaml:36",
+    "sub.out", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sub_out);
@@ -155,12 +160,13 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// sub_.Tensor: specs/mlu.yaml:36
+// sub_.Tensor: specs/mlu.yaml:37
 // inplace variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/mlu.yaml:36",
+    "sub_.Tensor", "specs/mlu.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_sub__Tensor);
@@ -178,7 +184,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // mluOpDivScalar(stream, self, other, out)
-// from specs/mlu.yaml:42
+// from specs/mlu.yaml:43
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -190,11 +196,12 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Scalar: specs/mlu.yaml:42
+// div.Scalar: specs/mlu.yaml:43
 static const torch_fl::OpInfo kOp_div_Scalar{
-    "div.Scalar", "specs/mlu.yaml:42",
+    "div.Scalar", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_div_Scalar);
@@ -210,12 +217,13 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/mlu.yaml:42
+// div_.Scalar: specs/mlu.yaml:43
 // inplace variant derived from div.Scalar
 static const torch_fl::OpInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/mlu.yaml:42",
+    "div_.Scalar", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_div__Scalar);
@@ -231,7 +239,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpGt(stream, self, other, out)
-// from specs/mlu.yaml:48
+// from specs/mlu.yaml:49
 static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -243,11 +251,12 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Tensor: specs/mlu.yaml:48
+// gt.Tensor: specs/mlu.yaml:49
 static const torch_fl::OpInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/mlu.yaml:48",
+    "gt.Tensor", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_gt_Tensor);
@@ -265,12 +274,13 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// gt.Tensor_out: specs/mlu.yaml:48
+// gt.Tensor_out: specs/mlu.yaml:49
 // out variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/mlu.yaml:48",
+    "gt.Tensor_out", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_gt_Tensor_out);
@@ -290,12 +300,13 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// gt_.Tensor: specs/mlu.yaml:48
+// gt_.Tensor: specs/mlu.yaml:49
 // inplace variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt__Tensor{
-    "gt_.Tensor", "specs/mlu.yaml:48",
+    "gt_.Tensor", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_gt__Tensor);
@@ -313,7 +324,7 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLtScalar(stream, self, other, out)
-// from specs/mlu.yaml:51
+// from specs/mlu.yaml:52
 static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -325,11 +336,12 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Scalar: specs/mlu.yaml:51
+// lt.Scalar: specs/mlu.yaml:52
 static const torch_fl::OpInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/mlu.yaml:51",
+    "lt.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_lt_Scalar);
@@ -345,12 +357,13 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// lt.Scalar_out: specs/mlu.yaml:51
+// lt.Scalar_out: specs/mlu.yaml:52
 // out variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/mlu.yaml:51",
+    "lt.Scalar_out", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_lt_Scalar_out);
@@ -368,12 +381,13 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// lt_.Scalar: specs/mlu.yaml:51
+// lt_.Scalar: specs/mlu.yaml:52
 // inplace variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt__Scalar{
-    "lt_.Scalar", "specs/mlu.yaml:51",
+    "lt_.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_lt__Scalar);
@@ -389,7 +403,7 @@ at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpLog(stream, self, out)
-// from specs/mlu.yaml:57
+// from specs/mlu.yaml:58
 static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -400,11 +414,12 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// log: specs/mlu.yaml:57
+// log: specs/mlu.yaml:58
 static const torch_fl::OpInfo kOp_log{
-    "log", "specs/mlu.yaml:57",
+    "log", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_log(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_log);
@@ -420,12 +435,13 @@ at::Tensor wrap_log(const at::Tensor & self) {
   return out;
 }
 
-// log.out: specs/mlu.yaml:57
+// log.out: specs/mlu.yaml:58
 // out variant derived from log
 static const torch_fl::OpInfo kOp_log_out{
-    "log.out", "specs/mlu.yaml:57",
+    "log.out", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_log_out);
@@ -443,12 +459,13 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log_: specs/mlu.yaml:57
+// log_: specs/mlu.yaml:58
 // inplace variant derived from log
 static const torch_fl::OpInfo kOp_log_{
-    "log_", "specs/mlu.yaml:57",
+    "log_", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_log_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_log_);
@@ -464,7 +481,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
 }
 
 // mluOpCos(stream, self, out)
-// from specs/mlu.yaml:114
+// from specs/mlu.yaml:115
 static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -475,11 +492,12 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// cos: specs/mlu.yaml:114
+// cos: specs/mlu.yaml:115
 static const torch_fl::OpInfo kOp_cos{
-    "cos", "specs/mlu.yaml:114",
+    "cos", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_cos(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_cos);
@@ -495,12 +513,13 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   return out;
 }
 
-// cos.out: specs/mlu.yaml:114
+// cos.out: specs/mlu.yaml:115
 // out variant derived from cos
 static const torch_fl::OpInfo kOp_cos_out{
-    "cos.out", "specs/mlu.yaml:114",
+    "cos.out", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_cos_out);
@@ -518,12 +537,13 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cos_: specs/mlu.yaml:114
+// cos_: specs/mlu.yaml:115
 // inplace variant derived from cos
 static const torch_fl::OpInfo kOp_cos_{
-    "cos_", "specs/mlu.yaml:114",
+    "cos_", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_cos_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_cos_);
@@ -539,7 +559,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
 }
 
 // mluOpTrunc(stream, self, out)
-// from specs/mlu.yaml:119
+// from specs/mlu.yaml:120
 static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -550,11 +570,12 @@ static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// trunc: specs/mlu.yaml:119
+// trunc: specs/mlu.yaml:120
 static const torch_fl::OpInfo kOp_trunc{
-    "trunc", "specs/mlu.yaml:119",
+    "trunc", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_trunc(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_trunc);
@@ -570,12 +591,13 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
   return out;
 }
 
-// trunc.out: specs/mlu.yaml:119
+// trunc.out: specs/mlu.yaml:120
 // out variant derived from trunc
 static const torch_fl::OpInfo kOp_trunc_out{
-    "trunc.out", "specs/mlu.yaml:119",
+    "trunc.out", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_trunc_out);
@@ -593,12 +615,13 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// trunc_: specs/mlu.yaml:119
+// trunc_: specs/mlu.yaml:120
 // inplace variant derived from trunc
 static const torch_fl::OpInfo kOp_trunc_{
-    "trunc_", "specs/mlu.yaml:119",
+    "trunc_", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_trunc_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_trunc_);
@@ -614,7 +637,7 @@ at::Tensor & wrap_trunc_(at::Tensor & self) {
 }
 
 // mluOpSiluBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:127
+// from specs/mlu.yaml:128
 static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -626,11 +649,12 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// silu_backward: specs/mlu.yaml:127
+// silu_backward: specs/mlu.yaml:128
 static const torch_fl::OpInfo kOp_silu_backward{
-    "silu_backward", "specs/mlu.yaml:127",
+    "silu_backward", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu_backward);
@@ -649,7 +673,7 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpGelu(stream, self, mlu_glue::gelu_approximation(approximate), out)
-// from specs/mlu.yaml:129
+// from specs/mlu.yaml:130
 static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -661,11 +685,12 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// gelu: specs/mlu.yaml:129
+// gelu: specs/mlu.yaml:130
 static const torch_fl::OpInfo kOp_gelu{
-    "gelu", "specs/mlu.yaml:129",
+    "gelu", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu);
@@ -681,12 +706,13 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   return out;
 }
 
-// gelu.out: specs/mlu.yaml:129
+// gelu.out: specs/mlu.yaml:130
 // out variant derived from gelu
 static const torch_fl::OpInfo kOp_gelu_out{
-    "gelu.out", "specs/mlu.yaml:129",
+    "gelu.out", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
   torch_fl::OpContext op(kOp_gelu_out);
@@ -704,12 +730,13 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   return out;
 }
 
-// gelu_: specs/mlu.yaml:129
+// gelu_: specs/mlu.yaml:130
 // inplace variant derived from gelu
 static const torch_fl::OpInfo kOp_gelu_{
-    "gelu_", "specs/mlu.yaml:129",
+    "gelu_", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu_);
@@ -725,7 +752,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
 }
 
 // mluOpLe(stream, self, other, out)
-// from specs/mlu.yaml:140
+// from specs/mlu.yaml:141
 static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -737,11 +764,12 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// le.Tensor: specs/mlu.yaml:140
+// le.Tensor: specs/mlu.yaml:141
 static const torch_fl::OpInfo kOp_le_Tensor{
-    "le.Tensor", "specs/mlu.yaml:140",
+    "le.Tensor", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_le_Tensor);
@@ -759,12 +787,13 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// le.Tensor_out: specs/mlu.yaml:140
+// le.Tensor_out: specs/mlu.yaml:141
 // out variant derived from le.Tensor
 static const torch_fl::OpInfo kOp_le_Tensor_out{
-    "le.Tensor_out", "specs/mlu.yaml:140",
+    "le.Tensor_out", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_le_Tensor_out);
@@ -784,12 +813,13 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// le_.Tensor: specs/mlu.yaml:140
+// le_.Tensor: specs/mlu.yaml:141
 // inplace variant derived from le.Tensor
 static const torch_fl::OpInfo kOp_le__Tensor{
-    "le_.Tensor", "specs/mlu.yaml:140",
+    "le_.Tensor", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_le__Tensor);
@@ -807,7 +837,7 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpGeScalar(stream, self, other, out)
-// from specs/mlu.yaml:143
+// from specs/mlu.yaml:144
 static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -819,11 +849,12 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ge.Scalar: specs/mlu.yaml:143
+// ge.Scalar: specs/mlu.yaml:144
 static const torch_fl::OpInfo kOp_ge_Scalar{
-    "ge.Scalar", "specs/mlu.yaml:143",
+    "ge.Scalar", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ge_Scalar);
@@ -839,12 +870,13 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ge.Scalar_out: specs/mlu.yaml:143
+// ge.Scalar_out: specs/mlu.yaml:144
 // out variant derived from ge.Scalar
 static const torch_fl::OpInfo kOp_ge_Scalar_out{
-    "ge.Scalar_out", "specs/mlu.yaml:143",
+    "ge.Scalar_out", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_ge_Scalar_out);
@@ -862,12 +894,13 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ge_.Scalar: specs/mlu.yaml:143
+// ge_.Scalar: specs/mlu.yaml:144
 // inplace variant derived from ge.Scalar
 static const torch_fl::OpInfo kOp_ge__Scalar{
-    "ge_.Scalar", "specs/mlu.yaml:143",
+    "ge_.Scalar", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ge__Scalar);
@@ -883,7 +916,7 @@ at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:147
+// from specs/mlu.yaml:148
 static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto condition_arg = mlu_glue::describe(condition);
@@ -896,11 +929,12 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// where.self: specs/mlu.yaml:147
+// where.self: specs/mlu.yaml:148
 static const torch_fl::OpInfo kOp_where_self{
-    "where.self", "specs/mlu.yaml:147",
+    "where.self", "specs/mlu.yaml:148",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_where_self);
@@ -921,7 +955,7 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
 }
 
 // mluOpLerp(stream, self, end, weight, out)
-// from specs/mlu.yaml:158
+// from specs/mlu.yaml:159
 static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -934,11 +968,12 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Scalar: specs/mlu.yaml:158
+// lerp.Scalar: specs/mlu.yaml:159
 static const torch_fl::OpInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/mlu.yaml:158",
+    "lerp.Scalar", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
   torch_fl::OpContext op(kOp_lerp_Scalar);
@@ -956,12 +991,13 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   return out;
 }
 
-// lerp.Scalar_out: specs/mlu.yaml:158
+// lerp.Scalar_out: specs/mlu.yaml:159
 // out variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/mlu.yaml:158",
+    "lerp.Scalar_out", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
   torch_fl::OpContext op(kOp_lerp_Scalar_out);
@@ -981,12 +1017,13 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   return out;
 }
 
-// lerp_.Scalar: specs/mlu.yaml:158
+// lerp_.Scalar: specs/mlu.yaml:159
 // inplace variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/mlu.yaml:158",
+    "lerp_.Scalar", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
   torch_fl::OpContext op(kOp_lerp__Scalar);
@@ -1004,7 +1041,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // mluOpBaddbmm(stream, self, batch1, batch2, beta, alpha, out)
-// from specs/mlu.yaml:169
+// from specs/mlu.yaml:170
 static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1019,11 +1056,12 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// baddbmm: specs/mlu.yaml:169
+// baddbmm: specs/mlu.yaml:170
 static const torch_fl::OpInfo kOp_baddbmm{
-    "baddbmm", "specs/mlu.yaml:169",
+    "baddbmm", "specs/mlu.yaml:170",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_baddbmm);
@@ -1043,12 +1081,13 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   return out;
 }
 
-// baddbmm.out: specs/mlu.yaml:169
+// baddbmm.out: specs/mlu.yaml:170
 // out variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_out{
-    "baddbmm.out", "specs/mlu.yaml:169",
+    "baddbmm.out", "specs/mlu.yaml:170",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
   torch_fl::OpContext op(kOp_baddbmm_out);
@@ -1070,12 +1109,13 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   return out;
 }
 
-// baddbmm_: specs/mlu.yaml:169
+// baddbmm_: specs/mlu.yaml:170
 // inplace variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_{
-    "baddbmm_", "specs/mlu.yaml:169",
+    "baddbmm_", "specs/mlu.yaml:170",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_baddbmm_);
@@ -1095,7 +1135,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
 }
 
 // mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
-// from specs/mlu.yaml:213
+// from specs/mlu.yaml:214
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1107,11 +1147,12 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/mlu.yaml:213
+// _adaptive_avg_pool2d: specs/mlu.yaml:214
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/mlu.yaml:213",
+    "_adaptive_avg_pool2d", "specs/mlu.yaml:214",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
   torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
@@ -1128,7 +1169,7 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:217
+// from specs/mlu.yaml:218
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1140,11 +1181,12 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/mlu.yaml:217
+// _adaptive_avg_pool2d_backward: specs/mlu.yaml:218
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:217",
+    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:218",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
   torch_fl::OpContext op(kOp__adaptive_avg_pool2d_backward);

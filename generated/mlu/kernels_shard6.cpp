@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpNeScalar(stream, self, other, out)
-// from specs/mlu.yaml:50
+// from specs/mlu.yaml:51
 static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,11 +24,12 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Scalar: specs/mlu.yaml:50
+// ne.Scalar: specs/mlu.yaml:51
 static const torch_fl::OpInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/mlu.yaml:50",
+    "ne.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ne_Scalar);
@@ -44,12 +45,13 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ne.Scalar_out: specs/mlu.yaml:50
+// ne.Scalar_out: specs/mlu.yaml:51
 // out variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/mlu.yaml:50",
+    "ne.Scalar_out", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_ne_Scalar_out);
@@ -67,12 +69,13 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ne_.Scalar: specs/mlu.yaml:50
+// ne_.Scalar: specs/mlu.yaml:51
 // inplace variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne__Scalar{
-    "ne_.Scalar", "specs/mlu.yaml:50",
+    "ne_.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ne__Scalar);
@@ -88,7 +91,7 @@ at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpRandUniform(stream, self, from, to, generator)
-// from specs/mlu.yaml:82
+// from specs/mlu.yaml:83
 static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -99,11 +102,12 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// uniform_: specs/mlu.yaml:82
+// uniform_: specs/mlu.yaml:83
 static const torch_fl::OpInfo kOp_uniform_{
-    "uniform_", "specs/mlu.yaml:82",
+    "uniform_", "specs/mlu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   torch_fl::OpContext op(kOp_uniform_);
@@ -117,7 +121,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
 }
 
 // mluOpAbs(stream, self, out)
-// from specs/mlu.yaml:112
+// from specs/mlu.yaml:113
 static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -128,11 +132,12 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// abs: specs/mlu.yaml:112
+// abs: specs/mlu.yaml:113
 static const torch_fl::OpInfo kOp_abs{
-    "abs", "specs/mlu.yaml:112",
+    "abs", "specs/mlu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_abs(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_abs);
@@ -148,12 +153,13 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   return out;
 }
 
-// abs.out: specs/mlu.yaml:112
+// abs.out: specs/mlu.yaml:113
 // out variant derived from abs
 static const torch_fl::OpInfo kOp_abs_out{
-    "abs.out", "specs/mlu.yaml:112",
+    "abs.out", "specs/mlu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_abs_out);
@@ -171,12 +177,13 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// abs_: specs/mlu.yaml:112
+// abs_: specs/mlu.yaml:113
 // inplace variant derived from abs
 static const torch_fl::OpInfo kOp_abs_{
-    "abs_", "specs/mlu.yaml:112",
+    "abs_", "specs/mlu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_abs_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_abs_);
@@ -192,7 +199,7 @@ at::Tensor & wrap_abs_(at::Tensor & self) {
 }
 
 // mluOpRsqrt(stream, self, out)
-// from specs/mlu.yaml:115
+// from specs/mlu.yaml:116
 static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -203,11 +210,12 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// rsqrt: specs/mlu.yaml:115
+// rsqrt: specs/mlu.yaml:116
 static const torch_fl::OpInfo kOp_rsqrt{
-    "rsqrt", "specs/mlu.yaml:115",
+    "rsqrt", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_rsqrt(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_rsqrt);
@@ -223,12 +231,13 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   return out;
 }
 
-// rsqrt.out: specs/mlu.yaml:115
+// rsqrt.out: specs/mlu.yaml:116
 // out variant derived from rsqrt
 static const torch_fl::OpInfo kOp_rsqrt_out{
-    "rsqrt.out", "specs/mlu.yaml:115",
+    "rsqrt.out", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_rsqrt_out);
@@ -246,12 +255,13 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// rsqrt_: specs/mlu.yaml:115
+// rsqrt_: specs/mlu.yaml:116
 // inplace variant derived from rsqrt
 static const torch_fl::OpInfo kOp_rsqrt_{
-    "rsqrt_", "specs/mlu.yaml:115",
+    "rsqrt_", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_rsqrt_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_rsqrt_);
@@ -267,7 +277,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
 }
 
 // mluOpFloor(stream, self, out)
-// from specs/mlu.yaml:117
+// from specs/mlu.yaml:118
 static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -278,11 +288,12 @@ static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// floor: specs/mlu.yaml:117
+// floor: specs/mlu.yaml:118
 static const torch_fl::OpInfo kOp_floor{
-    "floor", "specs/mlu.yaml:117",
+    "floor", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_floor(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_floor);
@@ -298,12 +309,13 @@ at::Tensor wrap_floor(const at::Tensor & self) {
   return out;
 }
 
-// floor.out: specs/mlu.yaml:117
+// floor.out: specs/mlu.yaml:118
 // out variant derived from floor
 static const torch_fl::OpInfo kOp_floor_out{
-    "floor.out", "specs/mlu.yaml:117",
+    "floor.out", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_floor_out);
@@ -321,12 +333,13 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// floor_: specs/mlu.yaml:117
+// floor_: specs/mlu.yaml:118
 // inplace variant derived from floor
 static const torch_fl::OpInfo kOp_floor_{
-    "floor_", "specs/mlu.yaml:117",
+    "floor_", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_floor_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_floor_);
@@ -342,7 +355,7 @@ at::Tensor & wrap_floor_(at::Tensor & self) {
 }
 
 // mluOpSign(stream, self, out)
-// from specs/mlu.yaml:125
+// from specs/mlu.yaml:126
 static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -353,11 +366,12 @@ static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sign: specs/mlu.yaml:125
+// sign: specs/mlu.yaml:126
 static const torch_fl::OpInfo kOp_sign{
-    "sign", "specs/mlu.yaml:125",
+    "sign", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_sign(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sign);
@@ -373,12 +387,13 @@ at::Tensor wrap_sign(const at::Tensor & self) {
   return out;
 }
 
-// sign.out: specs/mlu.yaml:125
+// sign.out: specs/mlu.yaml:126
 // out variant derived from sign
 static const torch_fl::OpInfo kOp_sign_out{
-    "sign.out", "specs/mlu.yaml:125",
+    "sign.out", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sign_out);
@@ -396,12 +411,13 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sign_: specs/mlu.yaml:125
+// sign_: specs/mlu.yaml:126
 // inplace variant derived from sign
 static const torch_fl::OpInfo kOp_sign_{
-    "sign_", "specs/mlu.yaml:125",
+    "sign_", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_sign_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sign_);
@@ -417,7 +433,7 @@ at::Tensor & wrap_sign_(at::Tensor & self) {
 }
 
 // mluOpMaximum(stream, self, other, out)
-// from specs/mlu.yaml:138
+// from specs/mlu.yaml:139
 static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -429,11 +445,12 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// maximum: specs/mlu.yaml:138
+// maximum: specs/mlu.yaml:139
 static const torch_fl::OpInfo kOp_maximum{
-    "maximum", "specs/mlu.yaml:138",
+    "maximum", "specs/mlu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_maximum);
@@ -451,12 +468,13 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// maximum.out: specs/mlu.yaml:138
+// maximum.out: specs/mlu.yaml:139
 // out variant derived from maximum
 static const torch_fl::OpInfo kOp_maximum_out{
-    "maximum.out", "specs/mlu.yaml:138",
+    "maximum.out", "specs/mlu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_maximum_out);
@@ -477,7 +495,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // mluOpMaskedFill(stream, self, mask, value)
-// from specs/mlu.yaml:155
+// from specs/mlu.yaml:156
 static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -489,11 +507,12 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   }
 }
 
-// masked_fill_.Scalar: specs/mlu.yaml:155
+// masked_fill_.Scalar: specs/mlu.yaml:156
 static const torch_fl::OpInfo kOp_masked_fill__Scalar{
-    "masked_fill_.Scalar", "specs/mlu.yaml:155",
+    "masked_fill_.Scalar", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_masked_fill__Scalar);
@@ -509,7 +528,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
 }
 
 // mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-// from specs/mlu.yaml:189
+// from specs/mlu.yaml:190
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -526,11 +545,12 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/mlu.yaml:189
+// convolution_overrideable: specs/mlu.yaml:190
 static const torch_fl::OpInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/mlu.yaml:189",
+    "convolution_overrideable", "specs/mlu.yaml:190",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
   torch_fl::OpContext op(kOp_convolution_overrideable);
@@ -550,7 +570,7 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
 }
 
 // mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu.yaml:193
+// from specs/mlu.yaml:194
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -569,11 +589,12 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/mlu.yaml:193
+// convolution_backward_overrideable: specs/mlu.yaml:194
 static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu.yaml:193",
+    "convolution_backward_overrideable", "specs/mlu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
   torch_fl::OpContext op(kOp_convolution_backward_overrideable);
@@ -596,7 +617,7 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
 }
 
 // mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:243
+// from specs/mlu.yaml:244
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -608,11 +629,12 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/mlu.yaml:243
+// native_dropout_backward: specs/mlu.yaml:244
 static const torch_fl::OpInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:243",
+    "native_dropout_backward", "specs/mlu.yaml:244",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
   torch_fl::OpContext op(kOp_native_dropout_backward);

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEq(stream, self, other, out)
-// from specs/mlu.yaml:45
+// from specs/mlu.yaml:46
 static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,11 +24,12 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Tensor: specs/mlu.yaml:45
+// eq.Tensor: specs/mlu.yaml:46
 static const torch_fl::OpInfo kOp_eq_Tensor{
-    "eq.Tensor", "specs/mlu.yaml:45",
+    "eq.Tensor", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_eq_Tensor);
@@ -46,12 +47,13 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// eq.Tensor_out: specs/mlu.yaml:45
+// eq.Tensor_out: specs/mlu.yaml:46
 // out variant derived from eq.Tensor
 static const torch_fl::OpInfo kOp_eq_Tensor_out{
-    "eq.Tensor_out", "specs/mlu.yaml:45",
+    "eq.Tensor_out", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
   torch_fl::OpContext op(kOp_eq_Tensor_out);
@@ -71,12 +73,13 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// eq_.Tensor: specs/mlu.yaml:45
+// eq_.Tensor: specs/mlu.yaml:46
 // inplace variant derived from eq.Tensor
 static const torch_fl::OpInfo kOp_eq__Tensor{
-    "eq_.Tensor", "specs/mlu.yaml:45",
+    "eq_.Tensor", "specs/mlu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_eq__Tensor);
@@ -94,7 +97,7 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpThresholdBackward(stream, grad_output, self, threshold, out)
-// from specs/mlu.yaml:74
+// from specs/mlu.yaml:75
 static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -107,11 +110,12 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// threshold_backward: specs/mlu.yaml:74
+// threshold_backward: specs/mlu.yaml:75
 static const torch_fl::OpInfo kOp_threshold_backward{
-    "threshold_backward", "specs/mlu.yaml:74",
+    "threshold_backward", "specs/mlu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
   torch_fl::OpContext op(kOp_threshold_backward);
@@ -130,7 +134,7 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // mluOpFill(stream, self, value)
-// from specs/mlu.yaml:79
+// from specs/mlu.yaml:80
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -141,11 +145,12 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/mlu.yaml:79
+// fill_.Scalar: specs/mlu.yaml:80
 static const torch_fl::OpInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/mlu.yaml:79",
+    "fill_.Scalar", "specs/mlu.yaml:80",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_fill__Scalar);
@@ -159,7 +164,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // mluOpAddmm(stream, self, mat1, mat2, beta, alpha, out)
-// from specs/mlu.yaml:86
+// from specs/mlu.yaml:87
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -174,11 +179,12 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// addmm: specs/mlu.yaml:86
+// addmm: specs/mlu.yaml:87
 static const torch_fl::OpInfo kOp_addmm{
-    "addmm", "specs/mlu.yaml:86",
+    "addmm", "specs/mlu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_addmm);
@@ -198,12 +204,13 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   return out;
 }
 
-// addmm.out: specs/mlu.yaml:86
+// addmm.out: specs/mlu.yaml:87
 // out variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_out{
-    "addmm.out", "specs/mlu.yaml:86",
+    "addmm.out", "specs/mlu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, at::Tensor & out) {
   torch_fl::OpContext op(kOp_addmm_out);
@@ -225,12 +232,13 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   return out;
 }
 
-// addmm_: specs/mlu.yaml:86
+// addmm_: specs/mlu.yaml:87
 // inplace variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_{
-    "addmm_", "specs/mlu.yaml:86",
+    "addmm_", "specs/mlu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_addmm_);
@@ -250,7 +258,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
 }
 
 // mluOpCeil(stream, self, out)
-// from specs/mlu.yaml:118
+// from specs/mlu.yaml:119
 static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -261,11 +269,12 @@ static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// ceil: specs/mlu.yaml:118
+// ceil: specs/mlu.yaml:119
 static const torch_fl::OpInfo kOp_ceil{
-    "ceil", "specs/mlu.yaml:118",
+    "ceil", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_ceil(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_ceil);
@@ -281,12 +290,13 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
   return out;
 }
 
-// ceil.out: specs/mlu.yaml:118
+// ceil.out: specs/mlu.yaml:119
 // out variant derived from ceil
 static const torch_fl::OpInfo kOp_ceil_out{
-    "ceil.out", "specs/mlu.yaml:118",
+    "ceil.out", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_ceil_out);
@@ -304,12 +314,13 @@ at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// ceil_: specs/mlu.yaml:118
+// ceil_: specs/mlu.yaml:119
 // inplace variant derived from ceil
 static const torch_fl::OpInfo kOp_ceil_{
-    "ceil_", "specs/mlu.yaml:118",
+    "ceil_", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_ceil_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_ceil_);
@@ -325,7 +336,7 @@ at::Tensor & wrap_ceil_(at::Tensor & self) {
 }
 
 // mluOpLog1p(stream, self, out)
-// from specs/mlu.yaml:123
+// from specs/mlu.yaml:124
 static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -336,11 +347,12 @@ static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log1p: specs/mlu.yaml:123
+// log1p: specs/mlu.yaml:124
 static const torch_fl::OpInfo kOp_log1p{
-    "log1p", "specs/mlu.yaml:123",
+    "log1p", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_log1p(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_log1p);
@@ -356,12 +368,13 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
   return out;
 }
 
-// log1p.out: specs/mlu.yaml:123
+// log1p.out: specs/mlu.yaml:124
 // out variant derived from log1p
 static const torch_fl::OpInfo kOp_log1p_out{
-    "log1p.out", "specs/mlu.yaml:123",
+    "log1p.out", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_log1p_out);
@@ -379,12 +392,13 @@ at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log1p_: specs/mlu.yaml:123
+// log1p_: specs/mlu.yaml:124
 // inplace variant derived from log1p
 static const torch_fl::OpInfo kOp_log1p_{
-    "log1p_", "specs/mlu.yaml:123",
+    "log1p_", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_log1p_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_log1p_);
@@ -400,7 +414,7 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
 }
 
 // mluOpAvgPool2d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:205
+// from specs/mlu.yaml:206
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -415,11 +429,12 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/mlu.yaml:205
+// avg_pool2d: specs/mlu.yaml:206
 static const torch_fl::OpInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/mlu.yaml:205",
+    "avg_pool2d", "specs/mlu.yaml:206",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
   torch_fl::OpContext op(kOp_avg_pool2d);
@@ -435,12 +450,13 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool2d.out: specs/mlu.yaml:205
+// avg_pool2d.out: specs/mlu.yaml:206
 // out variant derived from avg_pool2d
 static const torch_fl::OpInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/mlu.yaml:205",
+    "avg_pool2d.out", "specs/mlu.yaml:206",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
   torch_fl::OpContext op(kOp_avg_pool2d_out);
@@ -459,7 +475,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // mluOpBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/mlu.yaml:223
+// from specs/mlu.yaml:224
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -476,11 +492,12 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/mlu.yaml:223
+// native_batch_norm: specs/mlu.yaml:224
 static const torch_fl::OpInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/mlu.yaml:223",
+    "native_batch_norm", "specs/mlu.yaml:224",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
   torch_fl::OpContext op(kOp_native_batch_norm);
@@ -503,7 +520,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm{
 }
 
 // mluOpSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:249
+// from specs/mlu.yaml:250
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -514,11 +531,12 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/mlu.yaml:249
+// _softmax: specs/mlu.yaml:250
 static const torch_fl::OpInfo kOp__softmax{
-    "_softmax", "specs/mlu.yaml:249",
+    "_softmax", "specs/mlu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
   torch_fl::OpContext op(kOp__softmax);
@@ -534,12 +552,13 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   return out;
 }
 
-// _softmax.out: specs/mlu.yaml:249
+// _softmax.out: specs/mlu.yaml:250
 // out variant derived from _softmax
 static const torch_fl::OpInfo kOp__softmax_out{
-    "_softmax.out", "specs/mlu.yaml:249",
+    "_softmax.out", "specs/mlu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu};
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
 
 at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
   torch_fl::OpContext op(kOp__softmax_out);

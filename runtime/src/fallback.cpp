@@ -55,6 +55,8 @@ const char* to_string(FallbackReason reason) {
   switch (reason) {
     case FallbackReason::kNotInSpec: return "not in spec";
     case FallbackReason::kDtype: return "dtype not native";
+    case FallbackReason::kGuard: return "guard not met";
+    case FallbackReason::kLayout: return "layout not supported";
   }
   return "unknown";
 }

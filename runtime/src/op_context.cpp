@@ -62,6 +62,7 @@ c10::Device OpContext::device() const {
 }
 
 bool OpContext::dtype_is_native(const at::Tensor& tensor) const {
+  checked_dtype_ = tensor.scalar_type();
   const bool native = (info_.native_dtypes >> static_cast<int>(tensor.scalar_type())) & 1;
   if (debug_logging()) {
     log_line(std::string(info_.name) + " [" + c10::toString(tensor.scalar_type()) + "]: " +
@@ -140,6 +141,26 @@ void OpContext::prepare_fallback(FallbackReason reason) const {
   TORCH_CHECK_NOT_IMPLEMENTED(info_.policy != FallbackPolicy::kError, "[", driver().vendor, "] ", info_.name, ": ",
                               to_string(reason), " and the spec (", info_.source,
                               ") declares `fallback: error` for this op");
+  const bool dtype_errors = checked_dtype_ != c10::ScalarType::Undefined &&
+                            ((info_.error_dtypes >> static_cast<int>(checked_dtype_)) & 1);
+  TORCH_CHECK_NOT_IMPLEMENTED(!dtype_errors, "[", driver().vendor, "] ", info_.name, ": ", to_string(reason),
+                              " and the spec (", info_.source, ") declares `fallback: error` for ", checked_dtype_);
+}
+
+bool OpContext::layout_possible(const at::Tensor& tensor, MemoryLayout layout) const {
+  return layout != MemoryLayout::kChannelsLast || tensor.dim() == 4;
+}
+
+at::Tensor OpContext::with_layout(const at::Tensor& tensor, MemoryLayout layout) const {
+  if (!tensor.defined()) return tensor;
+  return layout == MemoryLayout::kChannelsLast ? tensor.contiguous(at::MemoryFormat::ChannelsLast)
+                                               : tensor.contiguous();
+}
+
+at::Tensor OpContext::aligned(const at::Tensor& tensor, int64_t alignment) const {
+  if (!tensor.defined() || reinterpret_cast<uintptr_t>(tensor.data_ptr()) % alignment == 0) return tensor;
+  // A fresh allocation starts a block, which the allocator aligns to the chip's alignment.
+  return tensor.clone(at::MemoryFormat::Contiguous);
 }
 
 }  // namespace torch_fl

@@ -11,7 +11,7 @@
 
 namespace torch_fl {
 
-enum class FallbackReason { kNotInSpec, kDtype };
+enum class FallbackReason { kNotInSpec, kDtype, kGuard, kLayout };
 const char* to_string(FallbackReason reason);
 
 enum class FallbackMode { kWarn, kSilent, kStrict };

@@ -16,6 +16,7 @@
 namespace torch_fl {
 
 enum class FallbackPolicy { kCpu, kError };
+enum class MemoryLayout { kContiguous, kChannelsLast };
 
 constexpr uint64_t dtype_set(std::initializer_list<c10::ScalarType> dtypes) {
   uint64_t mask = 0;
@@ -29,6 +30,7 @@ struct OpInfo {
   const char* source;  // "specs/mlu.yaml:31"
   uint64_t native_dtypes;
   FallbackPolicy policy;
+  uint64_t error_dtypes;  // dtypes the spec makes raise instead of falling back
 };
 
 class OpContext {
@@ -59,6 +61,11 @@ class OpContext {
   static std::optional<at::Tensor> meta(const std::optional<at::Tensor>& tensor);
   static std::vector<at::Tensor> meta(const at::ITensorListRef& tensors);
 
+  // Layout rules of the spec: a copy in the layout the SDK needs (or the tensor itself).
+  bool layout_possible(const at::Tensor& tensor, MemoryLayout layout) const;
+  at::Tensor with_layout(const at::Tensor& tensor, MemoryLayout layout) const;
+  at::Tensor aligned(const at::Tensor& tensor, int64_t alignment) const;
+
   at::Tensor allocate(const at::Tensor& expected) const;
   at::Tensor allocate_like(const at::Tensor& tensor) const;
   // An empty meta tensor of an out= tensor's dtype, for the out= overload's meta function.
@@ -86,6 +93,8 @@ class OpContext {
   // Device tensors seen by the checks: they decide a CPU scalar's dtype.
   const at::Tensor* operands_[kMaxOperands] = {};
   int operand_count_ = 0;
+  // The dtype the last dtype check saw: a fallback's policy may depend on it.
+  mutable c10::ScalarType checked_dtype_ = c10::ScalarType::Undefined;
 };
 
 // Redirects one call to the CPU fallback, honouring the spec's policy.
