@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from .plan import BackendPlan, KernelPlan
-from .spec import FallbackPolicy
+from .spec import FallbackPolicy, LayoutKind
 
 # Columns of the matrix: the dtypes PyTorch's OpInfo tests exercise most.
 MATRIX_DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64",
@@ -23,6 +23,8 @@ class MatrixRow:
     derived_from: str
     statuses: tuple[tuple[str, str], ...]  # (dtype, status)
     known_failure: str = ""
+    guard: str = ""
+    layouts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class SupportMatrix:
     dtype_columns: tuple[str, ...] = MATRIX_DTYPES
     conformance: Optional[Conformance] = None
     custom_ops: tuple[CustomOpRow, ...] = ()
+    gated: tuple[tuple[str, str, str], ...] = ()  # (overload, gate, source) not registered for this torch
 
     def verdict(self, row: MatrixRow, dtype: str) -> str:
         if self.conformance is None:
@@ -83,7 +86,17 @@ class SupportMatrix:
 def _status(kernel: KernelPlan, dtype: str) -> str:
     if kernel.launch is not None and dtype in kernel.spec.dtypes:
         return "native"
-    return "error" if kernel.spec.fallback == FallbackPolicy.ERROR else "fallback"
+    if kernel.spec.fallback == FallbackPolicy.ERROR or dtype in kernel.spec.error_dtypes:
+        return "error"
+    return "fallback"
+
+
+def _layout_text(rule) -> str:
+    if rule.kind == LayoutKind.ALIGNED:
+        return f"aligned {rule.alignment}"
+    if rule.kind == LayoutKind.CONVERT:
+        return f"convert {rule.converter}"
+    return rule.kind.value
 
 
 def build(plan: BackendPlan) -> SupportMatrix:
@@ -94,7 +107,9 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               kernel.launch.call_text if kernel.launch else "",
                               kernel.derived_from or "",
                               tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
-                              kernel.spec.known_failure or ""))
+                              kernel.spec.known_failure or "",
+                              kernel.spec.guard.text if kernel.spec.guard else "",
+                              tuple((r.argument, _layout_text(r)) for r in kernel.spec.layouts)))
     custom = tuple(
         CustomOpRow(custom.forward.aten.name, custom.schema,
                     f"{custom.forward.spec.location.path}:{custom.forward.spec.location.line}",
@@ -103,7 +118,7 @@ def build(plan: BackendPlan) -> SupportMatrix:
                     custom.backward_schema or "", custom.reference or "")
         for custom in plan.custom_ops)
     return SupportMatrix(plan.spec.vendor, plan.spec.device, plan.torch_version, plan.spec.path,
-                         plan.spec_sha256, tuple(rows), custom_ops=custom)
+                         plan.spec_sha256, tuple(rows), custom_ops=custom, gated=plan.gated)
 
 
 def with_conformance(matrix: SupportMatrix, conformance: Conformance) -> SupportMatrix:
@@ -126,6 +141,10 @@ def to_json(matrix: SupportMatrix) -> str:
             entry["derived_from"] = row.derived_from
         if row.known_failure:
             entry["known_failure"] = row.known_failure
+        if row.guard:
+            entry["guard"] = row.guard
+        if row.layouts:
+            entry["layout"] = dict(row.layouts)
         ops.append(entry)
     document = {
         "vendor": matrix.vendor,
@@ -139,6 +158,7 @@ def to_json(matrix: SupportMatrix) -> str:
         document["conformance"] = {"provenance": matrix.conformance.provenance,
                                    "headline": matrix.conformance.headline}
     document["ops"] = ops
+    document["gated"] = [{"name": n, "requires": g, "source": src} for n, g, src in matrix.gated]
     document["custom_ops"] = [
         {"name": c.name, "namespace": matrix.vendor, "schema": c.schema, "dtypes": dict(c.statuses),
          "source": c.source, "sdk_call": c.sdk_call, "autograd": c.backward, "reference": c.reference}

@@ -199,8 +199,34 @@ class Planner:
         self.repo_root = repo_root
         self.spec_text = spec_text
         self.symbols = _declared_symbols(repo_root, spec.sdk.headers, self.errors, spec.sdk.location)
+        self.glue_symbols = _declared_symbols(repo_root, (spec.sdk.glue,), self.errors, spec.sdk.location)
+        self._check_converters()
         self.torch_version_text = importlib.metadata.version("torch").split("+")[0]
         self.torch_version = tuple(int(p) for p in self.torch_version_text.split(".")[:3] if p.isdigit())
+
+    def _check_converter(self, function: str, where: Location, what: str) -> None:
+        """A converter is a glue function (or a runtime one, torch_fl::...)."""
+        if function.startswith("torch_fl::"):
+            return
+        name = function.rsplit("::", 1)[-1]
+        if name not in self.glue_symbols:
+            self.errors.add(where, f"unknown converter '{function}' for {what}: not declared in {self.spec.sdk.glue}",
+                            did_you_mean(name, self.glue_symbols))
+
+    def _check_converters(self) -> None:
+        sdk = self.spec.sdk
+        for converter in sdk.converters.values():
+            self._check_converter(converter.function, converter.location, f"ATen type '{converter.aten_type}'")
+        self._check_converter(sdk.stream, sdk.location, "sdk.stream")
+        entries = list(self.spec.ops) + [c.op for c in self.spec.custom] + [
+            c.backward.op for c in self.spec.custom if c.backward]
+        for op_spec in entries:
+            for arg in op_spec.call.arguments if op_spec.call else ():
+                if arg.converter:
+                    self._check_converter(arg.converter, op_spec.call.location, f"call argument '{arg.text}'")
+            for rule in op_spec.layouts:
+                if rule.converter:
+                    self._check_converter(rule.converter, rule.location, f"the layout of '{rule.argument}'")
 
     def plan(self) -> BackendPlan:
         kernels: list[KernelPlan] = []

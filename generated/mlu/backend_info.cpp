@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "4626b93474ef010088d3657428678c24ac1d4df27492b92ee8a995e8a3a7f83b", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "5d6b569cd25c721fcd8622906583dc6e8f373fb86eb4d1e4e833e15e16e8cca7", "2.13.0"};

@@ -528,7 +528,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
 }
 
 // mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-// from specs/mlu.yaml:190
+// from specs/mlu.yaml:192
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -545,9 +545,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/mlu.yaml:190
+// convolution_overrideable: specs/mlu.yaml:192
 static const torch_fl::OpInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/mlu.yaml:190",
+    "convolution_overrideable", "specs/mlu.yaml:192",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -561,16 +561,21 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   if (!op.dtype_is_native(input)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
+  if (!!(transposed)) {  // when: not transposed
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kGuard, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor weight_on_device = op.on_device(weight);
+  const at::Tensor input_laid = op.with_layout(input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(weight_on_device, torch_fl::MemoryLayout::kContiguous);
   const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const at::Tensor out = op.allocate(expected);
-  launch_convolution_overrideable(op, input_on_device, weight_on_device, bias, stride, padding, dilation, transposed, output_padding, groups, out);
+  launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, transposed, output_padding, groups, out);
   return out;
 }
 
 // mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu.yaml:194
+// from specs/mlu.yaml:198
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -589,9 +594,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/mlu.yaml:194
+// convolution_backward_overrideable: specs/mlu.yaml:198
 static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu.yaml:194",
+    "convolution_backward_overrideable", "specs/mlu.yaml:198",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -605,19 +610,25 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
   if (!op.dtype_is_native(grad_output)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
+  if (!!(transposed)) {  // when: not transposed
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kGuard, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor weight_on_device = op.on_device(weight);
+  const at::Tensor grad_output_laid = op.with_layout(grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor input_laid = op.with_layout(input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(weight_on_device, torch_fl::MemoryLayout::kContiguous);
   const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   const at::Tensor grad_input = op.allocate(std::get<0>(expected));
   const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
   const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
-  launch_convolution_backward_overrideable(op, grad_output_on_device, input_on_device, weight_on_device, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias);
+  launch_convolution_backward_overrideable(op, grad_output_laid, input_laid, weight_laid, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias);
   return std::make_tuple(grad_input, grad_weight, grad_bias);
 }
 
 // mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:244
+// from specs/mlu.yaml:250
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -629,9 +640,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/mlu.yaml:244
+// native_dropout_backward: specs/mlu.yaml:250
 static const torch_fl::OpInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:244",
+    "native_dropout_backward", "specs/mlu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

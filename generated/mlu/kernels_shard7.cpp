@@ -414,7 +414,7 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
 }
 
 // mluOpAvgPool2d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:206
+// from specs/mlu.yaml:212
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -429,9 +429,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/mlu.yaml:206
+// avg_pool2d: specs/mlu.yaml:212
 static const torch_fl::OpInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/mlu.yaml:206",
+    "avg_pool2d", "specs/mlu.yaml:212",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -450,10 +450,10 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool2d.out: specs/mlu.yaml:206
+// avg_pool2d.out: specs/mlu.yaml:212
 // out variant derived from avg_pool2d
 static const torch_fl::OpInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/mlu.yaml:206",
+    "avg_pool2d.out", "specs/mlu.yaml:212",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -475,7 +475,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // mluOpBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/mlu.yaml:224
+// from specs/mlu.yaml:230
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -492,9 +492,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/mlu.yaml:224
+// native_batch_norm: specs/mlu.yaml:230
 static const torch_fl::OpInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/mlu.yaml:224",
+    "native_batch_norm", "specs/mlu.yaml:230",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -520,7 +520,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm{
 }
 
 // mluOpSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:250
+// from specs/mlu.yaml:256
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -531,9 +531,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/mlu.yaml:250
+// _softmax: specs/mlu.yaml:256
 static const torch_fl::OpInfo kOp__softmax{
-    "_softmax", "specs/mlu.yaml:250",
+    "_softmax", "specs/mlu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -552,10 +552,10 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   return out;
 }
 
-// _softmax.out: specs/mlu.yaml:250
+// _softmax.out: specs/mlu.yaml:256
 // out variant derived from _softmax
 static const torch_fl::OpInfo kOp__softmax_out{
-    "_softmax.out", "specs/mlu.yaml:250",
+    "_softmax.out", "specs/mlu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

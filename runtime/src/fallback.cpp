@@ -49,6 +49,31 @@ std::string first_tensor_dtype(const c10::OperatorHandle& op, const torch::jit::
   return "none";
 }
 
+// Ops that exist only as hooks for out-of-tree backends (their CPU "kernel"
+// throws) fall back to the core op they stand for, with the arguments adapted.
+bool fall_back_to_core_op(const std::string& name, torch::jit::Stack* stack) {
+  if (name == "aten::convolution_overrideable") {
+    // Same arguments as aten::convolution.
+    static const auto core = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
+    at::native::cpu_fallback(core, stack);
+    return true;
+  }
+  if (name == "aten::convolution_backward_overrideable") {
+    // aten::convolution_backward takes bias_sizes after weight.
+    static const auto core = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution_backward", "");
+    const size_t base = stack->size() - 10;  // (grad_output, input, weight, stride, padding, dilation,
+                                             //  transposed, output_padding, groups, output_mask)
+    const at::Tensor weight = (*stack)[base + 2].toTensor();
+    const bool transposed = (*stack)[base + 6].toBool();
+    const int64_t groups = (*stack)[base + 8].toInt();
+    const int64_t bias_size = transposed ? weight.size(1) * groups : weight.size(0);
+    stack->insert(stack->begin() + static_cast<std::ptrdiff_t>(base + 3), c10::IValue(std::vector<int64_t>{bias_size}));
+    at::native::cpu_fallback(core, stack);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* to_string(FallbackReason reason) {
@@ -97,7 +122,7 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     TORCH_WARN("[", driver().vendor, "] ", name, " (", dtype, ") runs on CPU: ", to_string(reason),
                ". Set TORCH_FL_FALLBACK=silent to hide this warning or strict to make it an error.");
   }
-  at::native::cpu_fallback(op, stack);
+  if (!fall_back_to_core_op(name, stack)) at::native::cpu_fallback(op, stack);
 }
 
 void unsupported_op_kernel(const c10::OperatorHandle& op, torch::jit::Stack*) {

@@ -141,3 +141,108 @@ def test_every_error_is_reported_in_one_run(tmp_path):
     spec = VALID_SPEC.replace("add.Tensor:", "add.Tensr:").replace("mluOpMatMul(", "mluOpMatMull(")
     stderr = assert_rejected(tmp_path, spec, 16, "add.Tensr", "mluOpMatMull")
     assert "2 error(s); nothing was written" in stderr
+
+
+# --- spec language v1 features ---------------------------------------------
+
+CUSTOM = textwrap.dedent("""\
+    custom:
+      rms_norm:
+        schema: rms_norm(Tensor input, Tensor weight, float eps=1e-06) -> Tensor
+        call: mluOpRmsNorm(stream, input, weight, eps, out)
+        output: {like: input}
+        backward:
+          grads: [input, weight]
+          schema: rms_norm_backward(Tensor grad, Tensor input, Tensor weight, float eps) -> (Tensor, Tensor)
+          call: mluOpRmsNormBackward(stream, grad, input, weight, eps, out0, out1)
+          output: {like: [input, weight]}
+    """)
+
+
+def test_valid_custom_op_generates(tmp_path):
+    result, out_dir = run_codegen(tmp_path, VALID_SPEC + CUSTOM)
+    assert result.returncode == 0, result.stderr
+    assert "custom_ops.cpp" in os.listdir(out_dir)
+
+
+def test_custom_schema_that_does_not_parse(tmp_path):
+    spec = VALID_SPEC + CUSTOM.replace("rms_norm(Tensor input, Tensor weight, float eps=1e-06) -> Tensor",
+                                       "rms_norm(Tensor input, Tensor weight, float eps=1e-06 -> Tensor")
+    assert_rejected(tmp_path, spec, 22, "custom schema", "does not parse")
+
+
+def test_backward_without_grads(tmp_path):
+    spec = VALID_SPEC + CUSTOM.replace("      grads: [input, weight]\n", "")
+    assert_rejected(tmp_path, spec, 26, "'rms_norm.backward' has no grads", "list the forward arguments")
+
+
+def test_backward_grad_that_is_not_an_argument(tmp_path):
+    spec = VALID_SPEC + CUSTOM.replace("grads: [input, weight]", "grads: [input, wieght]")
+    assert_rejected(tmp_path, spec, 26, "backward grad 'wieght' is not a tensor argument", "did you mean 'weight'?")
+
+
+def test_unknown_converter(tmp_path):
+    spec = VALID_SPEC.replace("Scalar: mlu_glue::scalar", "Scalar: mlu_glue::scalr")
+    assert_rejected(tmp_path, spec, 10, "unknown converter 'mlu_glue::scalr'", "did you mean 'scalar'?")
+
+
+def test_guard_naming_no_argument(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", when: "input.dim() == 2"}')
+    assert_rejected(tmp_path, spec, 19, "guard names 'input', which is not an argument")
+
+
+def test_guard_that_is_not_a_condition(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", when: "self.dim( =="}')
+    assert_rejected(tmp_path, spec, 19, "is not a valid condition")
+
+
+def test_version_gate_with_max_below_min(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", torch: {min: "2.14", max: "2.12"}}')
+    assert_rejected(tmp_path, spec, 19, "max 2.12 < min 2.14")
+
+
+def test_unquoted_version_is_refused(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", torch: {min: 2.10}}')
+    assert_rejected(tmp_path, spec, 19, "must be quoted", 'write "2.1"')
+
+
+def test_version_gate_excluding_this_torch_skips_the_op(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", torch: {min: "9.0"}}')
+    result, out_dir = run_codegen(tmp_path, spec)
+    assert result.returncode == 0, result.stderr
+    import json
+    matrix = json.load(open(os.path.join(out_dir, "support_matrix.json")))
+    assert [g["name"] for g in matrix["gated"]] == ["mm"]
+    assert "mm" not in {row["name"] for row in matrix["ops"]}
+
+
+def test_unknown_layout_rule(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", layout: {self: channel_last}}')
+    assert_rejected(tmp_path, spec, 19, "invalid layout rule 'channel_last'", "did you mean 'channels_last'?")
+
+
+def test_unknown_dtype_in_a_per_dtype_fallback(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", fallback: {default: cpu, flaot64: error}}')
+    assert_rejected(tmp_path, spec, 19, "unknown dtype 'flaot64'", "did you mean 'float64'?")
+
+
+def test_unknown_autocast_op(tmp_path):
+    spec = VALID_SPEC + "autocast: {lower_precision_fp: [mm, adddmm]}\n"
+    assert_rejected(tmp_path, spec, 20, "unknown ATen overload 'adddmm' in autocast.lower_precision_fp",
+                    "did you mean 'addmm'?")
+
+
+def test_missing_include(tmp_path):
+    assert_rejected(tmp_path, "include: [common/nothere.yaml]\n" + VALID_SPEC, 1, "included spec 'common/nothere.yaml' not found")
+
+
+def test_composite_implicit_op_needs_an_autograd_decision(tmp_path):
+    spec = VALID_SPEC + '  linear: {call: "mluOpMatMul(stream, input, weight, out)"}\n'
+    assert_rejected(tmp_path, spec, 20, "CompositeImplicitAutograd")

@@ -28,7 +28,8 @@ class Verdict:
 def decide(overload: str, dtype: str, records: list[dict], known_failure: Optional[str]) -> Verdict:
     key = [overload, dtype]
     verdict = Verdict(overload, dtype, known_failure=known_failure)
-    touching = [r for r in records if key in r["invoked"]]
+    # A call that took a declared fallback (guard, layout) did not run natively.
+    touching = [r for r in records if key in r["invoked"] and key not in r.get("declared_fallbacks", [])]
     fell_back = [r for r in records if key in r["fallbacks"]]
     verdict.samples = len(touching)
     verdict.opinfos = sorted({r["opinfo"] + (":" + r["variant"] if r["variant"] else "") for r in touching})
