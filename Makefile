@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python conformance demo python-path clean
+.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python conformance bench demo python-path clean
 
 setup:
 	@bash .ci/setup_env.sh
@@ -42,6 +42,9 @@ test-cpp: backend
 
 test-python: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/python
+
+bench: setup
+	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
 
 conformance: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance/run.py --vendor $(VENDOR)

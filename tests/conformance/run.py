@@ -33,13 +33,47 @@ def run_worker(python: str, opinfo: str, dtypes: set[str], overloads: set[str],
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO_ROOT)
     except subprocess.TimeoutExpired as expired:
         out = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
-        return opinfo, _records(out), f"timed out after {timeout} s"
-    problem = "" if done.returncode == 0 else f"worker exited {done.returncode}: {done.stderr.strip()[-300:]}"
-    return opinfo, _records(done.stdout), problem
+        problem = f"timed out after {timeout} s"
+        hang = {"opinfo": opinfo.split(":")[0], "variant": opinfo.partition(":")[2], "dtype": "", "sample": -1,
+                "phase": "timeout", "ok": False, "error": problem,
+                "invoked": [[o, d] for o in overloads for d in dtypes], "fallbacks": []}
+        return opinfo, [r for r in _records(out) if not r.get("done")] + [hang], problem
+    records = _records(done.stdout)
+    finished = any(r.get("done") for r in records)
+    records = [r for r in records if not r.get("done")]
+    problem = ""
+    if done.returncode != 0:
+        problem = (f"exited {done.returncode} after finishing all samples" if finished else
+                   f"crashed (exit {done.returncode})") + f": {done.stderr.strip()[-300:]}"
+        if not finished:
+            # A crash while running samples fails every overload this OpInfo was meant to reach.
+            records.append({"opinfo": opinfo.split(":")[0], "variant": opinfo.partition(":")[2], "dtype": "",
+                            "sample": -1, "phase": "crash", "ok": False, "error": problem,
+                            "invoked": [[o, d] for o in overloads for d in dtypes], "fallbacks": []})
+    return opinfo, records, problem
 
 
 def _records(stdout: str) -> list[dict]:
     return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def check_custom_ops(declared: dict, vendor: str) -> list[dict]:
+    """Vendor ops against their CPU reference, forward and backward, through the
+    tests that compare them (tests/python/test_custom_ops.py), in a subprocess."""
+    results = []
+    for op in declared.get("custom_ops", []):
+        if not op.get("reference"):
+            results.append({"name": f"{vendor}::{op['name']}", "verdict": UNTESTED, "detail": "no CPU reference"})
+            continue
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               os.path.join(REPO_ROOT, "tests", "python", "test_custom_ops.py"), "-k", op["name"]],
+                              capture_output=True, text=True, cwd=REPO_ROOT)
+        verdict = "STRICT" if done.returncode == 0 else FAILED
+        summary = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-200:]
+        results.append({"name": f"{vendor}::{op['name']}", "verdict": verdict,
+                        "detail": f"forward, backward and gradcheck vs torch_fl.references.{op['reference']} "
+                                  f"in float32: {summary}"})
+    return results
 
 
 def git_commit() -> str:
@@ -90,6 +124,7 @@ def main() -> int:
                 verdict.detail = "random op: checked for reproducibility by tests/python, not against CPU"
             results.append(verdict)
 
+    custom_results = check_custom_ops(declared, args.vendor)
     counts = {v: sum(1 for r in results if r.verdict == v) for v in ("STRICT", "BASIC", "FAILED", "UNTESTED")}
     total = len(results)
     overload_verdicts: dict[str, list[str]] = {}
@@ -117,6 +152,7 @@ def main() -> int:
             **{f"{k.lower()}_pairs": v for k, v in counts.items()},
         },
         "worker_problems": worker_problems,
+        "custom_ops": custom_results,
         "results": [r.__dict__ for r in results],
     }
     out_dir = os.path.join(REPO_ROOT, "build", args.vendor)
@@ -136,6 +172,9 @@ def main() -> int:
           f"({report['headline']['strict_percent']}%), {basic_overloads} BASIC or better "
           f"({report['headline']['basic_or_better_percent']}%); {time.time() - started:.0f} s")
     gating = [r for r in results if r.verdict == FAILED and not r.known_failure]
+    gating += [c for c in custom_results if c["verdict"] == FAILED]
+    for c in custom_results:
+        print(f"  vendor op {c['name']}: {c['verdict']} ({c['detail']})")
     for r in results:
         if r.verdict == FAILED:
             tag = f"known failure: {r.known_failure}" if r.known_failure else "FAILED"

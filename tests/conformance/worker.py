@@ -161,8 +161,8 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
             expected = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
             if not isinstance(expected, torch.Tensor):
                 return
-            dev_args = tree_map(lambda v: to_device(v, device), tree_map(
-                lambda v: v.detach() if isinstance(v, torch.Tensor) else v, cpu_args))
+            dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device), tree_map(
+                lambda v: v.detach() if isinstance(v, torch.Tensor) else v, cpu_args)), device)
             out = torch.empty(0, dtype=expected.dtype, device=device)
             with recorder:
                 returned = op(dev_args[0], *dev_args[1], **dev_args[2], out=out)
@@ -260,6 +260,7 @@ def main() -> int:
                     run_phase(op, sample, index, "inplace", dtype, device, emit)
                 for overload in filter(None, args.overloads.split(",")):
                     run_phase(op, sample, index, "overload", dtype, device, emit, overload=overload)
+    print(json.dumps({"done": True}), flush=True)  # everything ran: a later crash is at exit
     return 0
 
 
