@@ -2,7 +2,6 @@
 CNN and a GPT-style decoder. Used by the training-parity tests."""
 from __future__ import annotations
 
-import math
 
 import torch
 from torch import nn

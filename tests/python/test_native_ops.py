@@ -110,7 +110,7 @@ def run_sample(row: dict, args: tuple, kwargs: dict, device: torch.device) -> No
         expected = cpu_args[0].clone()
         try:
             op(expected, *cpu_args[1:], **kwargs)
-        except RuntimeError as error:
+        except RuntimeError:
             # e.g. a broadcast that would grow self: the device must refuse it too.
             with pytest.raises(RuntimeError):
                 op(dev_args[0].clone(), *dev_args[1:], **kwargs)
