@@ -28,6 +28,7 @@ class AtenOp:
     function_variant: bool  # exposed as at::name(...)
     composite_implicit: bool  # CompositeImplicitAutograd: decomposes above the backend
     structured_group: bool = False  # part of a structured group: tensor lists are ITensorListRef
+    decomposition: Optional[str] = None  # at::native:: function of a CompositeImplicitAutograd op
 
     @property
     def cpp_name(self) -> str:
@@ -108,9 +109,13 @@ class AtenRegistry:
         dispatch = entry.get("dispatch") or {}
         dispatch_keys = {k.strip() for group in dispatch for k in group.split(",")}
         composite_implicit = not dispatch or "CompositeImplicitAutograd" in dispatch_keys
+        cia = composite_implicit and not entry.get("structured_delegate")
+        decomposition = None
+        if cia:
+            decomposition = (dispatch.get("CompositeImplicitAutograd") or name.split(".")[0]) if dispatch else \
+                name.split(".")[0]
         return AtenOp(name, FunctionSchema.parse(entry["func"]), _has_cpp_meta(entry),
-                      "function" in variants, composite_implicit and not entry.get("structured_delegate"),
-                      self._structured_group(entry))
+                      "function" in variants, cia, self._structured_group(entry), decomposition)
 
     def _structured_group(self, entry: dict) -> bool:
         if entry.get("structured") or entry.get("structured_delegate"):

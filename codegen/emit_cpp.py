@@ -8,7 +8,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, TensorArgKind
+from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, WORKSPACE_ARGUMENT, TensorArgKind
 from .spec import DTYPES, FallbackPolicy, LayoutKind, PassBy
 
 # Shards bound the rebuild after a spec edit: one entry's kernels all land in one shard.
@@ -26,6 +26,8 @@ class Shard:
     index: int
     blocks: tuple[CppBlock, ...]
     registrations: tuple[str, ...]
+    autograd_registrations: tuple[str, ...] = ()
+    native_headers: tuple[str, ...] = ()  # ATen/ops/<op>_native.h of decompositions called
 
 
 def shard_of(entry_name: str) -> int:
@@ -53,6 +55,9 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
             lines.append(f"  const auto stream_arg = {sdk.stream}(op.stream());")
             call_args.append("stream_arg")
             continue
+        if name == WORKSPACE_ARGUMENT:  # filled in below, once its size is known
+            call_args.append(WORKSPACE_ARGUMENT)
+            continue
         if name is None:  # computed by the glue
             lines.append(f"  const auto computed_arg{index} = {arg.converter}();")
             call_args.append(f"computed_arg{index}")
@@ -67,6 +72,18 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
             continue
         lines.append(f"  const auto {name}_arg = {param.converter.function}({name});")
         call_args.append(f"&{name}_arg" if param.converter.pass_by == PassBy.POINTER else f"{name}_arg")
+    if WORKSPACE_ARGUMENT in call_args:
+        # Two-phase call: ask the SDK how much scratch memory the call needs, take
+        # it from the caching allocator on this stream, then run with it.
+        query_args = [a for a in call_args if a not in ("stream_arg", WORKSPACE_ARGUMENT)]
+        query = sdk.workspace_query.format(function=launch.sdk_function)
+        lines.append("  size_t workspace_bytes = 0;")
+        lines.append(f"  const {sdk.status.type} query_status = {query}({', '.join(query_args + ['&workspace_bytes'])});")
+        lines.append(f"  if (query_status != {sdk.status.ok}) {{")
+        lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(query_status), {sdk.status.message}(query_status));")
+        lines.append("  }")
+        lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
+        call_args = [a if a != WORKSPACE_ARGUMENT else "op.data(workspace), workspace_bytes" for a in call_args]
     lines.append(f"  const {sdk.status.type} status = {launch.sdk_function}({', '.join(call_args)});")
     lines.append(f"  if (status != {sdk.status.ok}) {{")
     lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(status), {sdk.status.message}(status));")
@@ -205,9 +222,30 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     return CppBlock(tuple(comment), tuple(lines))
 
 
+def decomposition_block(kernel: KernelPlan) -> CppBlock:
+    """AutogradPrivateUse1 kernel of a CompositeImplicitAutograd op with `autograd: decomposition`."""
+    aten = kernel.aten
+    names = [n for _, n in aten.dispatcher_arguments()]
+    tensors = [t.name for t in kernel.tensor_inputs]
+    lines = [
+        f"{aten.dispatcher_decl('autograd_' + aten.cpp_name)} {{",
+        f"  if (torch_fl::grad_required({', '.join(tensors)})) {{",
+        f"    return at::native::{aten.decomposition}({', '.join(names)});",
+        "  }",
+        "  at::AutoDispatchBelowADInplaceOrView below_autograd;",
+        f"  return {kernel.wrapper_name}({', '.join(names)});",
+        "}",
+    ]
+    comment = (f"{aten.name}: the decomposition (and its autograd) when a gradient is needed, "
+               f"the native kernel otherwise", f"from {_source(kernel)}")
+    return CppBlock(comment, tuple(lines))
+
+
 def shards(plan: BackendPlan) -> list[Shard]:
     blocks: dict[int, list[CppBlock]] = {i: [] for i in range(SHARD_COUNT)}
     regs: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
+    autograd_regs: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
+    headers: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
     launch_by_name = {l.function_name: l for l in plan.launches}
     emitted_launches: set[str] = set()
     for kernel in plan.kernels:
@@ -223,7 +261,13 @@ def shards(plan: BackendPlan) -> list[Shard]:
             blocks[index].append(launch_block(plan, launch_by_name[kernel.launch.function_name], _source(kernel)))
         blocks[index].append(kernel_block(kernel))
         regs[index].append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
-    return [Shard(i, tuple(blocks[i]), tuple(regs[i])) for i in range(SHARD_COUNT)]
+        if kernel.aten.composite_implicit:
+            blocks[index].append(decomposition_block(kernel))
+            autograd_regs[index].append(f'm.impl("{kernel.registration_name}", '
+                                        f'TORCH_FN(autograd_{kernel.aten.cpp_name}));')
+            headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0]}_native.h")
+    return [Shard(i, tuple(blocks[i]), tuple(regs[i]), tuple(autograd_regs[i]), tuple(headers[i]))
+            for i in range(SHARD_COUNT)]
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ from .errors import ErrorSink, Location, did_you_mean
 from .spec import AutocastEntry, CallArgument, Converter, OpSpec, Variant, VendorSpec
 
 STREAM_ARGUMENT = "stream"
+# Expands to (pointer, bytes) of scratch memory sized by the SDK's workspace query.
+WORKSPACE_ARGUMENT = "workspace"
 
 # ATen types the SDK receives as plain C++ values when the spec names no converter.
 _PRIMITIVE_TYPES = {"int": "int64_t", "float": "double", "bool": "bool"}
@@ -358,11 +360,21 @@ class Planner:
                             did_you_mean(op_spec.name, self.aten.names()))
             return []
         if aten.composite_implicit and op_spec.call is not None:
-            self.errors.add(op_spec.location,
-                            f"'{op_spec.name}' is CompositeImplicitAutograd: a native kernel would bypass "
-                            "its decomposition's autograd",
-                            "list the ops it decomposes into instead")
-            return []
+            if op_spec.autograd != "decomposition":
+                self.errors.add(op_spec.location,
+                                f"'{op_spec.name}' is CompositeImplicitAutograd: a native kernel would bypass "
+                                "its decomposition's autograd",
+                                "add `autograd: decomposition` (native when no gradient is needed), or list the "
+                                "ops it decomposes into instead")
+                return []
+            if op_spec.variants or (aten.decomposition or "").endswith("_symint"):
+                self.errors.add(op_spec.location, f"'{op_spec.name}': `autograd: decomposition` supports a "
+                                "functional overload without variants whose decomposition takes no SymInt",
+                                "list the ops it decomposes into instead")
+                return []
+        elif op_spec.autograd is not None:
+            self.errors.add(op_spec.location, f"'{op_spec.name}' is not CompositeImplicitAutograd: its autograd "
+                            "comes from PyTorch's own formula", "remove `autograd`")
         kind = {SchemaKind.functional: KernelKind.FUNCTIONAL, SchemaKind.inplace: KernelKind.INPLACE,
                 SchemaKind.out: KernelKind.OUT}.get(aten.kind)
         if kind is None:
@@ -422,6 +434,18 @@ class Planner:
         parameters = []
         for call_arg in call.arguments:
             name = call_arg.name
+            if name == WORKSPACE_ARGUMENT:
+                query = (self.spec.sdk.workspace_query or "").format(function=call.function)
+                if not self.spec.sdk.workspace_query:
+                    self.errors.add(call.location, f"'{op_spec.name}' passes a workspace, but the SDK declares no "
+                                    "workspace convention", 'add `workspace_query: "{function}GetWorkspaceSize"` '
+                                    "under sdk")
+                    ok = False
+                elif query not in self.symbols:
+                    self.errors.add(call.location, f"workspace query '{query}' of '{op_spec.name}' is not declared "
+                                    f"in {', '.join(self.spec.sdk.headers)}", did_you_mean(query, self.symbols))
+                    ok = False
+                continue
             if name is None or name == STREAM_ARGUMENT or name in {p.name for p in parameters}:
                 continue
             if name in outputs:
@@ -429,7 +453,7 @@ class Planner:
                 continue
             arg = inputs.get(name)
             if arg is None:
-                known = list(inputs) + list(outputs) + [STREAM_ARGUMENT]
+                known = list(inputs) + list(outputs) + [STREAM_ARGUMENT, WORKSPACE_ARGUMENT]
                 self.errors.add(call.location, f"call argument '{name}' names no parameter of '{op_spec.name}'",
                                 did_you_mean(name, known) or f"expected one of: {', '.join(known)}")
                 ok = False

@@ -61,6 +61,9 @@ class SdkSpec:
     stream: str  # function: torch_fl::DriverStream → the SDK's queue handle
     converters: dict[str, Converter]
     location: Location
+    # Two-phase calls: the size query's name, from the call's, e.g. "{function}GetWorkspaceSize".
+    # It takes the call's arguments (without stream and workspace) and a size_t* last.
+    workspace_query: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,9 @@ class OpSpec:
     error_dtypes: tuple[str, ...] = ()
     # The torch versions the entry applies to (`torch: {min: "2.12", max: "2.13"}`).
     torch_versions: Optional["VersionGate"] = None
+    # For a CompositeImplicitAutograd op: `decomposition` keeps the decomposition's
+    # autograd (the native kernel runs when no gradient is needed).
+    autograd: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -314,11 +320,12 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
     return CallSpec(match.group(1), tuple(args), node.location)
 
 
-_SDK_KEYS = ("headers", "glue", "status", "stream", "converters")
+_SDK_KEYS = ("headers", "glue", "status", "stream", "converters", "workspace_query")
 _STATUS_KEYS = ("type", "ok", "message")
 _CONVERTER_KEYS = ("fn", "pass")
 _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from", "when", "layout",
-            "torch")
+            "torch", "autograd")
+_AUTOGRAD_POLICIES = ("decomposition",)
 _VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
 _TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "autocast", "include")
 _CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
@@ -357,7 +364,12 @@ def _parse_sdk(reader: _Reader, node: Mapping) -> SdkSpec:
                 continue
             if fn:
                 converters[aten_type] = Converter(aten_type, fn, pass_by, where)
-    return SdkSpec(headers, glue, status, stream, converters, node.location)
+    workspace_query = reader.string(node.get("workspace_query"), "sdk.workspace_query", node.location,
+                                    required=False)
+    if workspace_query is not None and "{function}" not in workspace_query:
+        reader.errors.add(node.get("workspace_query").location, "sdk.workspace_query must contain {function}",
+                          'e.g. "{function}GetWorkspaceSize"')
+    return SdkSpec(headers, glue, status, stream, converters, node.location, workspace_query)
 
 
 def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
@@ -421,9 +433,13 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
     guard = Guard(guard_text, node.get("when").location) if guard_text else None
     layouts = _parse_layouts(reader, name, node.get("layout"))
     gate = _parse_version_gate(reader, name, node.get("torch"))
+    autograd = reader.string(node.get("autograd"), f"{name}.autograd", where, required=False)
+    if autograd is not None and autograd not in _AUTOGRAD_POLICIES:
+        reader.errors.add(node.get("autograd").location, f"unknown autograd policy '{autograd}' for '{name}'",
+                          did_you_mean(autograd, _AUTOGRAD_POLICIES) or "expected `decomposition`")
     return OpSpec(name, where, call, tuple(variants),
                   dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from,
-                  guard, layouts, error_dtypes, gate)
+                  guard, layouts, error_dtypes, gate, autograd)
 
 
 def _parse_layouts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[LayoutRule, ...]:

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "5d6b569cd25c721fcd8622906583dc6e8f373fb86eb4d1e4e833e15e16e8cca7", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "c9e11ecffcccd4d426bbadd01c3afad7fba6b7ebd8ce3da990e94949d74aaff3", "2.13.0"};

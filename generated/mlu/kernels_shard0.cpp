@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpDiv(stream, self, other, out)
-// from specs/mlu.yaml:39
+// from specs/mlu.yaml:40
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/mlu.yaml:39
+// div.Tensor: specs/mlu.yaml:40
 static const torch_fl::OpInfo kOp_div_Tensor{
-    "div.Tensor", "specs/mlu.yaml:39",
+    "div.Tensor", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -47,10 +47,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/mlu.yaml:39
+// div.out: specs/mlu.yaml:40
 // out variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div_out{
-    "div.out", "specs/mlu.yaml:39",
+    "div.out", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -73,10 +73,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/mlu.yaml:39
+// div_.Tensor: specs/mlu.yaml:40
 // inplace variant derived from div.Tensor
 static const torch_fl::OpInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/mlu.yaml:39",
+    "div_.Tensor", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -97,7 +97,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpAddScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:40
+// from specs/mlu.yaml:41
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -110,9 +110,9 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Scalar: specs/mlu.yaml:40
+// add.Scalar: specs/mlu.yaml:41
 static const torch_fl::OpInfo kOp_add_Scalar{
-    "add.Scalar", "specs/mlu.yaml:40",
+    "add.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -131,10 +131,10 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/mlu.yaml:40
+// add_.Scalar: specs/mlu.yaml:41
 // inplace variant derived from add.Scalar
 static const torch_fl::OpInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/mlu.yaml:40",
+    "add_.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -153,7 +153,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // mluOpSubScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:41
+// from specs/mlu.yaml:42
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -166,9 +166,9 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Scalar: specs/mlu.yaml:41
+// sub.Scalar: specs/mlu.yaml:42
 static const torch_fl::OpInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/mlu.yaml:41",
+    "sub.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -187,10 +187,10 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/mlu.yaml:41
+// sub_.Scalar: specs/mlu.yaml:42
 // inplace variant derived from sub.Scalar
 static const torch_fl::OpInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/mlu.yaml:41",
+    "sub_.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -209,7 +209,7 @@ at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // mluOpLt(stream, self, other, out)
-// from specs/mlu.yaml:48
+// from specs/mlu.yaml:49
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -221,9 +221,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/mlu.yaml:48
+// lt.Tensor: specs/mlu.yaml:49
 static const torch_fl::OpInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/mlu.yaml:48",
+    "lt.Tensor", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -244,10 +244,10 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// lt.Tensor_out: specs/mlu.yaml:48
+// lt.Tensor_out: specs/mlu.yaml:49
 // out variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/mlu.yaml:48",
+    "lt.Tensor_out", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -270,10 +270,10 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// lt_.Tensor: specs/mlu.yaml:48
+// lt_.Tensor: specs/mlu.yaml:49
 // inplace variant derived from lt.Tensor
 static const torch_fl::OpInfo kOp_lt__Tensor{
-    "lt_.Tensor", "specs/mlu.yaml:48",
+    "lt_.Tensor", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -294,7 +294,7 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpGtScalar(stream, self, other, out)
-// from specs/mlu.yaml:53
+// from specs/mlu.yaml:54
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -306,9 +306,9 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Scalar: specs/mlu.yaml:53
+// gt.Scalar: specs/mlu.yaml:54
 static const torch_fl::OpInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/mlu.yaml:53",
+    "gt.Scalar", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -327,10 +327,10 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// gt.Scalar_out: specs/mlu.yaml:53
+// gt.Scalar_out: specs/mlu.yaml:54
 // out variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/mlu.yaml:53",
+    "gt.Scalar_out", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -351,10 +351,10 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// gt_.Scalar: specs/mlu.yaml:53
+// gt_.Scalar: specs/mlu.yaml:54
 // inplace variant derived from gt.Scalar
 static const torch_fl::OpInfo kOp_gt__Scalar{
-    "gt_.Scalar", "specs/mlu.yaml:53",
+    "gt_.Scalar", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -373,7 +373,7 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpSqrt(stream, self, out)
-// from specs/mlu.yaml:59
+// from specs/mlu.yaml:60
 static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -384,9 +384,9 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sqrt: specs/mlu.yaml:59
+// sqrt: specs/mlu.yaml:60
 static const torch_fl::OpInfo kOp_sqrt{
-    "sqrt", "specs/mlu.yaml:59",
+    "sqrt", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -405,10 +405,10 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   return out;
 }
 
-// sqrt.out: specs/mlu.yaml:59
+// sqrt.out: specs/mlu.yaml:60
 // out variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_out{
-    "sqrt.out", "specs/mlu.yaml:59",
+    "sqrt.out", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -429,10 +429,10 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sqrt_: specs/mlu.yaml:59
+// sqrt_: specs/mlu.yaml:60
 // inplace variant derived from sqrt
 static const torch_fl::OpInfo kOp_sqrt_{
-    "sqrt_", "specs/mlu.yaml:59",
+    "sqrt_", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -451,7 +451,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
 }
 
 // mluOpRelu(stream, self, out)
-// from specs/mlu.yaml:62
+// from specs/mlu.yaml:63
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -462,9 +462,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/mlu.yaml:62
+// relu: specs/mlu.yaml:63
 static const torch_fl::OpInfo kOp_relu{
-    "relu", "specs/mlu.yaml:62",
+    "relu", "specs/mlu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -482,10 +482,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/mlu.yaml:62
+// relu_: specs/mlu.yaml:63
 // inplace variant derived from relu
 static const torch_fl::OpInfo kOp_relu_{
-    "relu_", "specs/mlu.yaml:62",
+    "relu_", "specs/mlu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -502,7 +502,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // mluOpMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:86
+// from specs/mlu.yaml:87
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -514,9 +514,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/mlu.yaml:86
+// mm: specs/mlu.yaml:87
 static const torch_fl::OpInfo kOp_mm{
-    "mm", "specs/mlu.yaml:86",
+    "mm", "specs/mlu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -537,10 +537,10 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// mm.out: specs/mlu.yaml:86
+// mm.out: specs/mlu.yaml:87
 // out variant derived from mm
 static const torch_fl::OpInfo kOp_mm_out{
-    "mm.out", "specs/mlu.yaml:86",
+    "mm.out", "specs/mlu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -564,7 +564,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
 }
 
 // mluOpReduceSum(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:93
+// from specs/mlu.yaml:94
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -576,9 +576,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/mlu.yaml:93
+// sum.dim_IntList: specs/mlu.yaml:94
 static const torch_fl::OpInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/mlu.yaml:93",
+    "sum.dim_IntList", "specs/mlu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -597,10 +597,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/mlu.yaml:93
+// sum.IntList_out: specs/mlu.yaml:94
 // out variant derived from sum.dim_IntList
 static const torch_fl::OpInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/mlu.yaml:93",
+    "sum.IntList_out", "specs/mlu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -622,7 +622,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 // mluOpReduceMean(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:94
+// from specs/mlu.yaml:95
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -634,9 +634,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/mlu.yaml:94
+// mean.dim: specs/mlu.yaml:95
 static const torch_fl::OpInfo kOp_mean_dim{
-    "mean.dim", "specs/mlu.yaml:94",
+    "mean.dim", "specs/mlu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -655,10 +655,10 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/mlu.yaml:94
+// mean.out: specs/mlu.yaml:95
 // out variant derived from mean.dim
 static const torch_fl::OpInfo kOp_mean_out{
-    "mean.out", "specs/mlu.yaml:94",
+    "mean.out", "specs/mlu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -680,7 +680,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // mluOpNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:104
+// from specs/mlu.yaml:105
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -694,9 +694,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/mlu.yaml:104
+// nll_loss_forward: specs/mlu.yaml:105
 static const torch_fl::OpInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/mlu.yaml:104",
+    "nll_loss_forward", "specs/mlu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -719,10 +719,10 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/mlu.yaml:104
+// nll_loss_forward.output: specs/mlu.yaml:105
 // out variant derived from nll_loss_forward
 static const torch_fl::OpInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/mlu.yaml:104",
+    "nll_loss_forward.output", "specs/mlu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -750,7 +750,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
 }
 
 // mluOpErf(stream, self, out)
-// from specs/mlu.yaml:122
+// from specs/mlu.yaml:123
 static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -761,9 +761,9 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// erf: specs/mlu.yaml:122
+// erf: specs/mlu.yaml:123
 static const torch_fl::OpInfo kOp_erf{
-    "erf", "specs/mlu.yaml:122",
+    "erf", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -782,10 +782,10 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   return out;
 }
 
-// erf.out: specs/mlu.yaml:122
+// erf.out: specs/mlu.yaml:123
 // out variant derived from erf
 static const torch_fl::OpInfo kOp_erf_out{
-    "erf.out", "specs/mlu.yaml:122",
+    "erf.out", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -806,10 +806,10 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erf_: specs/mlu.yaml:122
+// erf_: specs/mlu.yaml:123
 // inplace variant derived from erf
 static const torch_fl::OpInfo kOp_erf_{
-    "erf_", "specs/mlu.yaml:122",
+    "erf_", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -828,7 +828,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
 }
 
 // mluOpGeluBackward(stream, grad_output, self, mlu_glue::gelu_approximation(approximate), out)
-// from specs/mlu.yaml:134
+// from specs/mlu.yaml:135
 static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -841,9 +841,9 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// gelu_backward: specs/mlu.yaml:134
+// gelu_backward: specs/mlu.yaml:135
 static const torch_fl::OpInfo kOp_gelu_backward{
-    "gelu_backward", "specs/mlu.yaml:134",
+    "gelu_backward", "specs/mlu.yaml:135",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -865,7 +865,7 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpGe(stream, self, other, out)
-// from specs/mlu.yaml:142
+// from specs/mlu.yaml:143
 static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -877,9 +877,9 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ge.Tensor: specs/mlu.yaml:142
+// ge.Tensor: specs/mlu.yaml:143
 static const torch_fl::OpInfo kOp_ge_Tensor{
-    "ge.Tensor", "specs/mlu.yaml:142",
+    "ge.Tensor", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -900,10 +900,10 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ge.Tensor_out: specs/mlu.yaml:142
+// ge.Tensor_out: specs/mlu.yaml:143
 // out variant derived from ge.Tensor
 static const torch_fl::OpInfo kOp_ge_Tensor_out{
-    "ge.Tensor_out", "specs/mlu.yaml:142",
+    "ge.Tensor_out", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -926,10 +926,10 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ge_.Tensor: specs/mlu.yaml:142
+// ge_.Tensor: specs/mlu.yaml:143
 // inplace variant derived from ge.Tensor
 static const torch_fl::OpInfo kOp_ge__Tensor{
-    "ge_.Tensor", "specs/mlu.yaml:142",
+    "ge_.Tensor", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -950,7 +950,7 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLeScalar(stream, self, other, out)
-// from specs/mlu.yaml:143
+// from specs/mlu.yaml:144
 static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -962,9 +962,9 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// le.Scalar: specs/mlu.yaml:143
+// le.Scalar: specs/mlu.yaml:144
 static const torch_fl::OpInfo kOp_le_Scalar{
-    "le.Scalar", "specs/mlu.yaml:143",
+    "le.Scalar", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -983,10 +983,10 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// le.Scalar_out: specs/mlu.yaml:143
+// le.Scalar_out: specs/mlu.yaml:144
 // out variant derived from le.Scalar
 static const torch_fl::OpInfo kOp_le_Scalar_out{
-    "le.Scalar_out", "specs/mlu.yaml:143",
+    "le.Scalar_out", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1007,10 +1007,10 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// le_.Scalar: specs/mlu.yaml:143
+// le_.Scalar: specs/mlu.yaml:144
 // inplace variant derived from le.Scalar
 static const torch_fl::OpInfo kOp_le__Scalar{
-    "le_.Scalar", "specs/mlu.yaml:143",
+    "le_.Scalar", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1029,7 +1029,7 @@ at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpAddcmul(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:157
+// from specs/mlu.yaml:158
 static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1043,9 +1043,9 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcmul: specs/mlu.yaml:157
+// addcmul: specs/mlu.yaml:158
 static const torch_fl::OpInfo kOp_addcmul{
-    "addcmul", "specs/mlu.yaml:157",
+    "addcmul", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1068,10 +1068,10 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcmul.out: specs/mlu.yaml:157
+// addcmul.out: specs/mlu.yaml:158
 // out variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_out{
-    "addcmul.out", "specs/mlu.yaml:157",
+    "addcmul.out", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1096,10 +1096,10 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcmul_: specs/mlu.yaml:157
+// addcmul_: specs/mlu.yaml:158
 // inplace variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_{
-    "addcmul_", "specs/mlu.yaml:157",
+    "addcmul_", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1122,7 +1122,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpAddcdiv(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:158
+// from specs/mlu.yaml:159
 static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1136,9 +1136,9 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcdiv: specs/mlu.yaml:158
+// addcdiv: specs/mlu.yaml:159
 static const torch_fl::OpInfo kOp_addcdiv{
-    "addcdiv", "specs/mlu.yaml:158",
+    "addcdiv", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1161,10 +1161,10 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcdiv.out: specs/mlu.yaml:158
+// addcdiv.out: specs/mlu.yaml:159
 // out variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_out{
-    "addcdiv.out", "specs/mlu.yaml:158",
+    "addcdiv.out", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1189,10 +1189,10 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcdiv_: specs/mlu.yaml:158
+// addcdiv_: specs/mlu.yaml:159
 // inplace variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_{
-    "addcdiv_", "specs/mlu.yaml:158",
+    "addcdiv_", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1215,7 +1215,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpArange(stream, start, end, step, out)
-// from specs/mlu.yaml:162
+// from specs/mlu.yaml:163
 static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto start_arg = mlu_glue::scalar(start);
@@ -1228,9 +1228,9 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   }
 }
 
-// arange.start_out: specs/mlu.yaml:162
+// arange.start_out: specs/mlu.yaml:163
 static const torch_fl::OpInfo kOp_arange_start_out{
-    "arange.start_out", "specs/mlu.yaml:162",
+    "arange.start_out", "specs/mlu.yaml:163",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1250,7 +1250,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
 }
 
 // mluOpCat(stream, tensors, dim, out)
-// from specs/mlu.yaml:164
+// from specs/mlu.yaml:165
 static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto tensors_arg = mlu_glue::describe_list(tensors);
@@ -1261,9 +1261,9 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   }
 }
 
-// cat: specs/mlu.yaml:164
+// cat: specs/mlu.yaml:165
 static const torch_fl::OpInfo kOp_cat{
-    "cat", "specs/mlu.yaml:164",
+    "cat", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1281,10 +1281,10 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   return out;
 }
 
-// cat.out: specs/mlu.yaml:164
+// cat.out: specs/mlu.yaml:165
 // out variant derived from cat
 static const torch_fl::OpInfo kOp_cat_out{
-    "cat.out", "specs/mlu.yaml:164",
+    "cat.out", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1305,7 +1305,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
 }
 
 // mluOpAll(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:166
+// from specs/mlu.yaml:167
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1317,9 +1317,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/mlu.yaml:166
+// all.dim: specs/mlu.yaml:167
 static const torch_fl::OpInfo kOp_all_dim{
-    "all.dim", "specs/mlu.yaml:166",
+    "all.dim", "specs/mlu.yaml:167",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1338,10 +1338,10 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// all.out: specs/mlu.yaml:166
+// all.out: specs/mlu.yaml:167
 // out variant derived from all.dim
 static const torch_fl::OpInfo kOp_all_out{
-    "all.out", "specs/mlu.yaml:166",
+    "all.out", "specs/mlu.yaml:167",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1363,7 +1363,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // mluOpReduceMin(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:186
+// from specs/mlu.yaml:197
 static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1375,9 +1375,9 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amin: specs/mlu.yaml:186
+// amin: specs/mlu.yaml:197
 static const torch_fl::OpInfo kOp_amin{
-    "amin", "specs/mlu.yaml:186",
+    "amin", "specs/mlu.yaml:197",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1396,10 +1396,10 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amin.out: specs/mlu.yaml:186
+// amin.out: specs/mlu.yaml:197
 // out variant derived from amin
 static const torch_fl::OpInfo kOp_amin_out{
-    "amin.out", "specs/mlu.yaml:186",
+    "amin.out", "specs/mlu.yaml:197",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpMulScalar(stream, self, other, out)
-// from specs/mlu.yaml:42
+// from specs/mlu.yaml:43
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Scalar: specs/mlu.yaml:42
+// mul.Scalar: specs/mlu.yaml:43
 static const torch_fl::OpInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/mlu.yaml:42",
+    "mul.Scalar", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -45,10 +45,10 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/mlu.yaml:42
+// mul_.Scalar: specs/mlu.yaml:43
 // inplace variant derived from mul.Scalar
 static const torch_fl::OpInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/mlu.yaml:42",
+    "mul_.Scalar", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -67,7 +67,7 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpNeg(stream, self, out)
-// from specs/mlu.yaml:56
+// from specs/mlu.yaml:57
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -78,9 +78,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/mlu.yaml:56
+// neg: specs/mlu.yaml:57
 static const torch_fl::OpInfo kOp_neg{
-    "neg", "specs/mlu.yaml:56",
+    "neg", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -99,10 +99,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/mlu.yaml:56
+// neg.out: specs/mlu.yaml:57
 // out variant derived from neg
 static const torch_fl::OpInfo kOp_neg_out{
-    "neg.out", "specs/mlu.yaml:56",
+    "neg.out", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -123,10 +123,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/mlu.yaml:56
+// neg_: specs/mlu.yaml:57
 // inplace variant derived from neg
 static const torch_fl::OpInfo kOp_neg_{
-    "neg_", "specs/mlu.yaml:56",
+    "neg_", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -145,7 +145,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // mluOpZero(stream, self)
-// from specs/mlu.yaml:81
+// from specs/mlu.yaml:82
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -155,9 +155,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/mlu.yaml:81
+// zero_: specs/mlu.yaml:82
 static const torch_fl::OpInfo kOp_zero_{
-    "zero_", "specs/mlu.yaml:81",
+    "zero_", "specs/mlu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -174,7 +174,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // mluOpRandNormal(stream, self, mean, std, generator)
-// from specs/mlu.yaml:82
+// from specs/mlu.yaml:83
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -185,9 +185,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/mlu.yaml:82
+// normal_: specs/mlu.yaml:83
 static const torch_fl::OpInfo kOp_normal_{
-    "normal_", "specs/mlu.yaml:82",
+    "normal_", "specs/mlu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -204,7 +204,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
 }
 
 // mluOpReciprocal(stream, self, out)
-// from specs/mlu.yaml:117
+// from specs/mlu.yaml:118
 static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -215,9 +215,9 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// reciprocal: specs/mlu.yaml:117
+// reciprocal: specs/mlu.yaml:118
 static const torch_fl::OpInfo kOp_reciprocal{
-    "reciprocal", "specs/mlu.yaml:117",
+    "reciprocal", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -236,10 +236,10 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   return out;
 }
 
-// reciprocal.out: specs/mlu.yaml:117
+// reciprocal.out: specs/mlu.yaml:118
 // out variant derived from reciprocal
 static const torch_fl::OpInfo kOp_reciprocal_out{
-    "reciprocal.out", "specs/mlu.yaml:117",
+    "reciprocal.out", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -260,10 +260,10 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// reciprocal_: specs/mlu.yaml:117
+// reciprocal_: specs/mlu.yaml:118
 // inplace variant derived from reciprocal
 static const torch_fl::OpInfo kOp_reciprocal_{
-    "reciprocal_", "specs/mlu.yaml:117",
+    "reciprocal_", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -282,7 +282,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
 }
 
 // mluOpSilu(stream, self, out)
-// from specs/mlu.yaml:127
+// from specs/mlu.yaml:128
 static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -293,9 +293,9 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// silu: specs/mlu.yaml:127
+// silu: specs/mlu.yaml:128
 static const torch_fl::OpInfo kOp_silu{
-    "silu", "specs/mlu.yaml:127",
+    "silu", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -314,10 +314,10 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   return out;
 }
 
-// silu.out: specs/mlu.yaml:127
+// silu.out: specs/mlu.yaml:128
 // out variant derived from silu
 static const torch_fl::OpInfo kOp_silu_out{
-    "silu.out", "specs/mlu.yaml:127",
+    "silu.out", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -338,10 +338,10 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// silu_: specs/mlu.yaml:127
+// silu_: specs/mlu.yaml:128
 // inplace variant derived from silu
 static const torch_fl::OpInfo kOp_silu_{
-    "silu_", "specs/mlu.yaml:127",
+    "silu_", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -360,7 +360,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
 }
 
 // mluOpMinimum(stream, self, other, out)
-// from specs/mlu.yaml:140
+// from specs/mlu.yaml:141
 static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -372,9 +372,9 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// minimum: specs/mlu.yaml:140
+// minimum: specs/mlu.yaml:141
 static const torch_fl::OpInfo kOp_minimum{
-    "minimum", "specs/mlu.yaml:140",
+    "minimum", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -395,10 +395,10 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// minimum.out: specs/mlu.yaml:140
+// minimum.out: specs/mlu.yaml:141
 // out variant derived from minimum
 static const torch_fl::OpInfo kOp_minimum_out{
-    "minimum.out", "specs/mlu.yaml:140",
+    "minimum.out", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -422,7 +422,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // mluOpPowScalar(stream, self, exponent, out)
-// from specs/mlu.yaml:146
+// from specs/mlu.yaml:147
 static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -434,9 +434,9 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Scalar: specs/mlu.yaml:146
+// pow.Tensor_Scalar: specs/mlu.yaml:147
 static const torch_fl::OpInfo kOp_pow_Tensor_Scalar{
-    "pow.Tensor_Scalar", "specs/mlu.yaml:146",
+    "pow.Tensor_Scalar", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -455,10 +455,10 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   return out;
 }
 
-// pow.Tensor_Scalar_out: specs/mlu.yaml:146
+// pow.Tensor_Scalar_out: specs/mlu.yaml:147
 // out variant derived from pow.Tensor_Scalar
 static const torch_fl::OpInfo kOp_pow_Tensor_Scalar_out{
-    "pow.Tensor_Scalar_out", "specs/mlu.yaml:146",
+    "pow.Tensor_Scalar_out", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -479,10 +479,10 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// pow_.Scalar: specs/mlu.yaml:146
+// pow_.Scalar: specs/mlu.yaml:147
 // inplace variant derived from pow.Tensor_Scalar
 static const torch_fl::OpInfo kOp_pow__Scalar{
-    "pow_.Scalar", "specs/mlu.yaml:146",
+    "pow_.Scalar", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -501,7 +501,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
 }
 
 // mluOpIsNegInf(stream, self, out)
-// from specs/mlu.yaml:165
+// from specs/mlu.yaml:166
 static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -512,9 +512,9 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isneginf: specs/mlu.yaml:165
+// isneginf: specs/mlu.yaml:166
 static const torch_fl::OpInfo kOp_isneginf{
-    "isneginf", "specs/mlu.yaml:165",
+    "isneginf", "specs/mlu.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -533,10 +533,10 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   return out;
 }
 
-// isneginf.out: specs/mlu.yaml:165
+// isneginf.out: specs/mlu.yaml:166
 // out variant derived from isneginf
 static const torch_fl::OpInfo kOp_isneginf_out{
-    "isneginf.out", "specs/mlu.yaml:165",
+    "isneginf.out", "specs/mlu.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -557,8 +557,92 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
+// mluOpCumsum(stream, self, dim, workspace, out)
+// from specs/mlu.yaml:177
+static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  size_t workspace_bytes = 0;
+  const mluRet_t query_status = mluOpCumsumGetWorkspaceSize(&self_arg, dim, &out_arg, &workspace_bytes);
+  if (query_status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), mluGetErrorStr(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const mluRet_t status = mluOpCumsum(stream_arg, &self_arg, dim, op.data(workspace), workspace_bytes, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// cumsum: specs/mlu.yaml:177
+static const torch_fl::OpInfo kOp_cumsum{
+    "cumsum", "specs/mlu.yaml:177",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumsum);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const auto expected = at::cumsum(op.meta(self), dim, dtype);
+  const at::Tensor out = op.allocate(expected);
+  launch_cumsum(op, self_on_device, dim, out);
+  return out;
+}
+
+// cumsum.out: specs/mlu.yaml:177
+// out variant derived from cumsum
+static const torch_fl::OpInfo kOp_cumsum_out{
+    "cumsum.out", "specs/mlu.yaml:177",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cumsum_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::cumsum_outf(op.meta(self), dim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_cumsum(op, self_on_device, dim, out);
+  return out;
+}
+
+// cumsum_: specs/mlu.yaml:177
+// inplace variant derived from cumsum
+static const torch_fl::OpInfo kOp_cumsum_{
+    "cumsum_", "specs/mlu.yaml:177",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumsum_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(self)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.cumsum_(dim, dtype);
+  launch_cumsum(op, self, dim, self);
+  return self;
+}
+
 // mluOpIndexSelect(stream, self, dim, index, out)
-// from specs/mlu.yaml:176
+// from specs/mlu.yaml:187
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -570,9 +654,9 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// index_select: specs/mlu.yaml:176
+// index_select: specs/mlu.yaml:187
 static const torch_fl::OpInfo kOp_index_select{
-    "index_select", "specs/mlu.yaml:176",
+    "index_select", "specs/mlu.yaml:187",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -594,7 +678,7 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
 }
 
 // mluOpReduceMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:185
+// from specs/mlu.yaml:196
 static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -606,9 +690,9 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amax: specs/mlu.yaml:185
+// amax: specs/mlu.yaml:196
 static const torch_fl::OpInfo kOp_amax{
-    "amax", "specs/mlu.yaml:185",
+    "amax", "specs/mlu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -627,10 +711,10 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amax.out: specs/mlu.yaml:185
+// amax.out: specs/mlu.yaml:196
 // out variant derived from amax
 static const torch_fl::OpInfo kOp_amax_out{
-    "amax.out", "specs/mlu.yaml:185",
+    "amax.out", "specs/mlu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -652,7 +736,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:257
+// from specs/mlu.yaml:268
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -664,9 +748,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/mlu.yaml:257
+// _softmax_backward_data: specs/mlu.yaml:268
 static const torch_fl::OpInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/mlu.yaml:257",
+    "_softmax_backward_data", "specs/mlu.yaml:268",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -710,6 +794,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("pow_.Scalar", TORCH_FN(wrap_pow__Scalar));
   m.impl("isneginf", TORCH_FN(wrap_isneginf));
   m.impl("isneginf.out", TORCH_FN(wrap_isneginf_out));
+  m.impl("cumsum", TORCH_FN(wrap_cumsum));
+  m.impl("cumsum.out", TORCH_FN(wrap_cumsum_out));
+  m.impl("cumsum_", TORCH_FN(wrap_cumsum_));
   m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("amax", TORCH_FN(wrap_amax));
   m.impl("amax.out", TORCH_FN(wrap_amax_out));

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEqScalar(stream, self, other, out)
-// from specs/mlu.yaml:50
+// from specs/mlu.yaml:51
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Scalar: specs/mlu.yaml:50
+// eq.Scalar: specs/mlu.yaml:51
 static const torch_fl::OpInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/mlu.yaml:50",
+    "eq.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -45,10 +45,10 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// eq.Scalar_out: specs/mlu.yaml:50
+// eq.Scalar_out: specs/mlu.yaml:51
 // out variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/mlu.yaml:50",
+    "eq.Scalar_out", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -69,10 +69,10 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// eq_.Scalar: specs/mlu.yaml:50
+// eq_.Scalar: specs/mlu.yaml:51
 // inplace variant derived from eq.Scalar
 static const torch_fl::OpInfo kOp_eq__Scalar{
-    "eq_.Scalar", "specs/mlu.yaml:50",
+    "eq_.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -91,7 +91,7 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpTanhBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:69
+// from specs/mlu.yaml:70
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -103,9 +103,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/mlu.yaml:69
+// tanh_backward: specs/mlu.yaml:70
 static const torch_fl::OpInfo kOp_tanh_backward{
-    "tanh_backward", "specs/mlu.yaml:69",
+    "tanh_backward", "specs/mlu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -127,7 +127,7 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpSigmoidBackward(stream, grad_output, output, out)
-// from specs/mlu.yaml:72
+// from specs/mlu.yaml:73
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -139,9 +139,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/mlu.yaml:72
+// sigmoid_backward: specs/mlu.yaml:73
 static const torch_fl::OpInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/mlu.yaml:72",
+    "sigmoid_backward", "specs/mlu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -163,7 +163,7 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
 }
 
 // mluOpSin(stream, self, out)
-// from specs/mlu.yaml:114
+// from specs/mlu.yaml:115
 static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -174,9 +174,9 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sin: specs/mlu.yaml:114
+// sin: specs/mlu.yaml:115
 static const torch_fl::OpInfo kOp_sin{
-    "sin", "specs/mlu.yaml:114",
+    "sin", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -195,10 +195,10 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   return out;
 }
 
-// sin.out: specs/mlu.yaml:114
+// sin.out: specs/mlu.yaml:115
 // out variant derived from sin
 static const torch_fl::OpInfo kOp_sin_out{
-    "sin.out", "specs/mlu.yaml:114",
+    "sin.out", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -219,10 +219,10 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sin_: specs/mlu.yaml:114
+// sin_: specs/mlu.yaml:115
 // inplace variant derived from sin
 static const torch_fl::OpInfo kOp_sin_{
-    "sin_", "specs/mlu.yaml:114",
+    "sin_", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -241,7 +241,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
 }
 
 // mluOpLog2(stream, self, out)
-// from specs/mlu.yaml:125
+// from specs/mlu.yaml:126
 static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -252,9 +252,9 @@ static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// log2: specs/mlu.yaml:125
+// log2: specs/mlu.yaml:126
 static const torch_fl::OpInfo kOp_log2{
-    "log2", "specs/mlu.yaml:125",
+    "log2", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -273,10 +273,10 @@ at::Tensor wrap_log2(const at::Tensor & self) {
   return out;
 }
 
-// log2.out: specs/mlu.yaml:125
+// log2.out: specs/mlu.yaml:126
 // out variant derived from log2
 static const torch_fl::OpInfo kOp_log2_out{
-    "log2.out", "specs/mlu.yaml:125",
+    "log2.out", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -297,10 +297,10 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log2_: specs/mlu.yaml:125
+// log2_: specs/mlu.yaml:126
 // inplace variant derived from log2
 static const torch_fl::OpInfo kOp_log2_{
-    "log2_", "specs/mlu.yaml:125",
+    "log2_", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -319,7 +319,7 @@ at::Tensor & wrap_log2_(at::Tensor & self) {
 }
 
 // mluOpClamp(stream, self, min, max, out)
-// from specs/mlu.yaml:147
+// from specs/mlu.yaml:148
 static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -332,9 +332,9 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// clamp: specs/mlu.yaml:147
+// clamp: specs/mlu.yaml:148
 static const torch_fl::OpInfo kOp_clamp{
-    "clamp", "specs/mlu.yaml:147",
+    "clamp", "specs/mlu.yaml:148",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -353,10 +353,10 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   return out;
 }
 
-// clamp.out: specs/mlu.yaml:147
+// clamp.out: specs/mlu.yaml:148
 // out variant derived from clamp
 static const torch_fl::OpInfo kOp_clamp_out{
-    "clamp.out", "specs/mlu.yaml:147",
+    "clamp.out", "specs/mlu.yaml:148",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -377,10 +377,10 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   return out;
 }
 
-// clamp_: specs/mlu.yaml:147
+// clamp_: specs/mlu.yaml:148
 // inplace variant derived from clamp
 static const torch_fl::OpInfo kOp_clamp_{
-    "clamp_", "specs/mlu.yaml:147",
+    "clamp_", "specs/mlu.yaml:148",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -399,7 +399,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
 }
 
 // mluOpArgMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:187
+// from specs/mlu.yaml:198
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -411,9 +411,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/mlu.yaml:187
+// argmax: specs/mlu.yaml:198
 static const torch_fl::OpInfo kOp_argmax{
-    "argmax", "specs/mlu.yaml:187",
+    "argmax", "specs/mlu.yaml:198",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -432,10 +432,10 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmax.out: specs/mlu.yaml:187
+// argmax.out: specs/mlu.yaml:198
 // out variant derived from argmax
 static const torch_fl::OpInfo kOp_argmax_out{
-    "argmax.out", "specs/mlu.yaml:187",
+    "argmax.out", "specs/mlu.yaml:198",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -457,7 +457,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/mlu.yaml:234
+// from specs/mlu.yaml:245
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -476,9 +476,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/mlu.yaml:234
+// native_batch_norm_backward: specs/mlu.yaml:245
 static const torch_fl::OpInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/mlu.yaml:234",
+    "native_batch_norm_backward", "specs/mlu.yaml:245",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -507,7 +507,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm_backward{
 }
 
 // mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/mlu.yaml:238
+// from specs/mlu.yaml:249
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -523,9 +523,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/mlu.yaml:238
+// native_layer_norm: specs/mlu.yaml:249
 static const torch_fl::OpInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/mlu.yaml:238",
+    "native_layer_norm", "specs/mlu.yaml:249",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -549,7 +549,7 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
 }
 
 // mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
-// from specs/mlu.yaml:246
+// from specs/mlu.yaml:257
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -563,9 +563,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/mlu.yaml:246
+// native_dropout: specs/mlu.yaml:257
 static const torch_fl::OpInfo kOp_native_dropout{
-    "native_dropout", "specs/mlu.yaml:246",
+    "native_dropout", "specs/mlu.yaml:257",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -6,13 +6,14 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/linear_native.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
 namespace {
 
 // mluOpNe(stream, self, other, out)
-// from specs/mlu.yaml:47
+// from specs/mlu.yaml:48
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +25,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/mlu.yaml:47
+// ne.Tensor: specs/mlu.yaml:48
 static const torch_fl::OpInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/mlu.yaml:47",
+    "ne.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -47,10 +48,10 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ne.Tensor_out: specs/mlu.yaml:47
+// ne.Tensor_out: specs/mlu.yaml:48
 // out variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/mlu.yaml:47",
+    "ne.Tensor_out", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -73,10 +74,10 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ne_.Tensor: specs/mlu.yaml:47
+// ne_.Tensor: specs/mlu.yaml:48
 // inplace variant derived from ne.Tensor
 static const torch_fl::OpInfo kOp_ne__Tensor{
-    "ne_.Tensor", "specs/mlu.yaml:47",
+    "ne_.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -97,7 +98,7 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpExp(stream, self, out)
-// from specs/mlu.yaml:57
+// from specs/mlu.yaml:58
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -108,9 +109,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/mlu.yaml:57
+// exp: specs/mlu.yaml:58
 static const torch_fl::OpInfo kOp_exp{
-    "exp", "specs/mlu.yaml:57",
+    "exp", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -129,10 +130,10 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   return out;
 }
 
-// exp.out: specs/mlu.yaml:57
+// exp.out: specs/mlu.yaml:58
 // out variant derived from exp
 static const torch_fl::OpInfo kOp_exp_out{
-    "exp.out", "specs/mlu.yaml:57",
+    "exp.out", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -153,10 +154,10 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp_: specs/mlu.yaml:57
+// exp_: specs/mlu.yaml:58
 // inplace variant derived from exp
 static const torch_fl::OpInfo kOp_exp_{
-    "exp_", "specs/mlu.yaml:57",
+    "exp_", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -175,7 +176,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
 }
 
 // mluOpSigmoid(stream, self, out)
-// from specs/mlu.yaml:60
+// from specs/mlu.yaml:61
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -186,9 +187,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/mlu.yaml:60
+// sigmoid: specs/mlu.yaml:61
 static const torch_fl::OpInfo kOp_sigmoid{
-    "sigmoid", "specs/mlu.yaml:60",
+    "sigmoid", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -207,10 +208,10 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   return out;
 }
 
-// sigmoid.out: specs/mlu.yaml:60
+// sigmoid.out: specs/mlu.yaml:61
 // out variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/mlu.yaml:60",
+    "sigmoid.out", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -231,10 +232,10 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sigmoid_: specs/mlu.yaml:60
+// sigmoid_: specs/mlu.yaml:61
 // inplace variant derived from sigmoid
 static const torch_fl::OpInfo kOp_sigmoid_{
-    "sigmoid_", "specs/mlu.yaml:60",
+    "sigmoid_", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -253,7 +254,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
 }
 
 // mluOpTanh(stream, self, out)
-// from specs/mlu.yaml:61
+// from specs/mlu.yaml:62
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -264,9 +265,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/mlu.yaml:61
+// tanh: specs/mlu.yaml:62
 static const torch_fl::OpInfo kOp_tanh{
-    "tanh", "specs/mlu.yaml:61",
+    "tanh", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -285,10 +286,10 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   return out;
 }
 
-// tanh.out: specs/mlu.yaml:61
+// tanh.out: specs/mlu.yaml:62
 // out variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_out{
-    "tanh.out", "specs/mlu.yaml:61",
+    "tanh.out", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -309,10 +310,10 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tanh_: specs/mlu.yaml:61
+// tanh_: specs/mlu.yaml:62
 // inplace variant derived from tanh
 static const torch_fl::OpInfo kOp_tanh_{
-    "tanh_", "specs/mlu.yaml:61",
+    "tanh_", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -331,7 +332,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
 }
 
 // mluOpLogSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:97
+// from specs/mlu.yaml:98
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -342,9 +343,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/mlu.yaml:97
+// _log_softmax: specs/mlu.yaml:98
 static const torch_fl::OpInfo kOp__log_softmax{
-    "_log_softmax", "specs/mlu.yaml:97",
+    "_log_softmax", "specs/mlu.yaml:98",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -363,10 +364,10 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/mlu.yaml:97
+// _log_softmax.out: specs/mlu.yaml:98
 // out variant derived from _log_softmax
 static const torch_fl::OpInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/mlu.yaml:97",
+    "_log_softmax.out", "specs/mlu.yaml:98",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -388,7 +389,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // mluOpLogSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:101
+// from specs/mlu.yaml:102
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -400,9 +401,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/mlu.yaml:101
+// _log_softmax_backward_data: specs/mlu.yaml:102
 static const torch_fl::OpInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/mlu.yaml:101",
+    "_log_softmax_backward_data", "specs/mlu.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -424,7 +425,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // mluOpExpm1(stream, self, out)
-// from specs/mlu.yaml:123
+// from specs/mlu.yaml:124
 static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -435,9 +436,9 @@ static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// expm1: specs/mlu.yaml:123
+// expm1: specs/mlu.yaml:124
 static const torch_fl::OpInfo kOp_expm1{
-    "expm1", "specs/mlu.yaml:123",
+    "expm1", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -456,10 +457,10 @@ at::Tensor wrap_expm1(const at::Tensor & self) {
   return out;
 }
 
-// expm1.out: specs/mlu.yaml:123
+// expm1.out: specs/mlu.yaml:124
 // out variant derived from expm1
 static const torch_fl::OpInfo kOp_expm1_out{
-    "expm1.out", "specs/mlu.yaml:123",
+    "expm1.out", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -480,10 +481,10 @@ at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// expm1_: specs/mlu.yaml:123
+// expm1_: specs/mlu.yaml:124
 // inplace variant derived from expm1
 static const torch_fl::OpInfo kOp_expm1_{
-    "expm1_", "specs/mlu.yaml:123",
+    "expm1_", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -502,7 +503,7 @@ at::Tensor & wrap_expm1_(at::Tensor & self) {
 }
 
 // mluOpLogicalNot(stream, self, out)
-// from specs/mlu.yaml:129
+// from specs/mlu.yaml:130
 static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -513,9 +514,9 @@ static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_not: specs/mlu.yaml:129
+// logical_not: specs/mlu.yaml:130
 static const torch_fl::OpInfo kOp_logical_not{
-    "logical_not", "specs/mlu.yaml:129",
+    "logical_not", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -534,10 +535,10 @@ at::Tensor wrap_logical_not(const at::Tensor & self) {
   return out;
 }
 
-// logical_not.out: specs/mlu.yaml:129
+// logical_not.out: specs/mlu.yaml:130
 // out variant derived from logical_not
 static const torch_fl::OpInfo kOp_logical_not_out{
-    "logical_not.out", "specs/mlu.yaml:129",
+    "logical_not.out", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -558,10 +559,10 @@ at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// logical_not_: specs/mlu.yaml:129
+// logical_not_: specs/mlu.yaml:130
 // inplace variant derived from logical_not
 static const torch_fl::OpInfo kOp_logical_not_{
-    "logical_not_", "specs/mlu.yaml:129",
+    "logical_not_", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -579,8 +580,56 @@ at::Tensor & wrap_logical_not_(at::Tensor & self) {
   return self;
 }
 
+// mluOpLinear(stream, input, weight, bias, out)
+// from specs/mlu.yaml:171
+static void launch_linear(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLinear(stream_arg, &input_arg, &weight_arg, &bias_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// linear: specs/mlu.yaml:171
+static const torch_fl::OpInfo kOp_linear{
+    "linear", "specs/mlu.yaml:171",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_linear(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias) {
+  torch_fl::OpContext op(kOp_linear);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!op.dtype_is_native(input)) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linear)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias);
+  }
+  const at::Tensor input_on_device = op.on_device(input);
+  const at::Tensor weight_on_device = op.on_device(weight);
+  const auto expected = at::linear(op.meta(input), op.meta(weight), op.meta(bias));
+  const at::Tensor out = op.allocate(expected);
+  launch_linear(op, input_on_device, weight_on_device, bias, out);
+  return out;
+}
+
+// linear: the decomposition (and its autograd) when a gradient is needed, the native kernel otherwise
+// from specs/mlu.yaml:171
+at::Tensor autograd_linear(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias) {
+  if (torch_fl::grad_required(input, weight, bias)) {
+    return at::native::linear(input, weight, bias);
+  }
+  at::AutoDispatchBelowADInplaceOrView below_autograd;
+  return wrap_linear(input, weight, bias);
+}
+
 // mluOpBatchMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:169
+// from specs/mlu.yaml:180
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -592,9 +641,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/mlu.yaml:169
+// bmm: specs/mlu.yaml:180
 static const torch_fl::OpInfo kOp_bmm{
-    "bmm", "specs/mlu.yaml:169",
+    "bmm", "specs/mlu.yaml:180",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -615,10 +664,10 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// bmm.out: specs/mlu.yaml:169
+// bmm.out: specs/mlu.yaml:180
 // out variant derived from bmm
 static const torch_fl::OpInfo kOp_bmm_out{
-    "bmm.out", "specs/mlu.yaml:169",
+    "bmm.out", "specs/mlu.yaml:180",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -642,7 +691,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
 }
 
 // mluOpMaxPool2d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/mlu.yaml:204
+// from specs/mlu.yaml:215
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -658,9 +707,9 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/mlu.yaml:204
+// max_pool2d_with_indices: specs/mlu.yaml:215
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/mlu.yaml:204",
+    "max_pool2d_with_indices", "specs/mlu.yaml:215",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -680,10 +729,10 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/mlu.yaml:204
+// max_pool2d_with_indices.out: specs/mlu.yaml:215
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/mlu.yaml:204",
+    "max_pool2d_with_indices.out", "specs/mlu.yaml:215",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -708,7 +757,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
 }
 
 // mluOpLayerNormBackward(stream, grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/mlu.yaml:242
+// from specs/mlu.yaml:253
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -727,9 +776,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/mlu.yaml:242
+// native_layer_norm_backward: specs/mlu.yaml:253
 static const torch_fl::OpInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/mlu.yaml:242",
+    "native_layer_norm_backward", "specs/mlu.yaml:253",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -782,9 +831,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_not", TORCH_FN(wrap_logical_not));
   m.impl("logical_not.out", TORCH_FN(wrap_logical_not_out));
   m.impl("logical_not_", TORCH_FN(wrap_logical_not_));
+  m.impl("linear", TORCH_FN(wrap_linear));
   m.impl("bmm", TORCH_FN(wrap_bmm));
   m.impl("bmm.out", TORCH_FN(wrap_bmm_out));
   m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
   m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
   m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
+}
+
+TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
+  m.impl("linear", TORCH_FN(autograd_linear));
 }

@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpMul(stream, self, other, out)
-// from specs/mlu.yaml:38
+// from specs/mlu.yaml:39
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/mlu.yaml:38
+// mul.Tensor: specs/mlu.yaml:39
 static const torch_fl::OpInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/mlu.yaml:38",
+    "mul.Tensor", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -47,10 +47,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/mlu.yaml:38
+// mul.out: specs/mlu.yaml:39
 // out variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul_out{
-    "mul.out", "specs/mlu.yaml:38",
+    "mul.out", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -73,10 +73,10 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/mlu.yaml:38
+// mul_.Tensor: specs/mlu.yaml:39
 // inplace variant derived from mul.Tensor
 static const torch_fl::OpInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/mlu.yaml:38",
+    "mul_.Tensor", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -97,7 +97,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:108
+// from specs/mlu.yaml:109
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -112,9 +112,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/mlu.yaml:108
+// nll_loss_backward: specs/mlu.yaml:109
 static const torch_fl::OpInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/mlu.yaml:108",
+    "nll_loss_backward", "specs/mlu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -141,7 +141,7 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // mluOpRound(stream, self, out)
-// from specs/mlu.yaml:121
+// from specs/mlu.yaml:122
 static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -152,9 +152,9 @@ static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// round: specs/mlu.yaml:121
+// round: specs/mlu.yaml:122
 static const torch_fl::OpInfo kOp_round{
-    "round", "specs/mlu.yaml:121",
+    "round", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -173,10 +173,10 @@ at::Tensor wrap_round(const at::Tensor & self) {
   return out;
 }
 
-// round.out: specs/mlu.yaml:121
+// round.out: specs/mlu.yaml:122
 // out variant derived from round
 static const torch_fl::OpInfo kOp_round_out{
-    "round.out", "specs/mlu.yaml:121",
+    "round.out", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -197,10 +197,10 @@ at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// round_: specs/mlu.yaml:121
+// round_: specs/mlu.yaml:122
 // inplace variant derived from round
 static const torch_fl::OpInfo kOp_round_{
-    "round_", "specs/mlu.yaml:121",
+    "round_", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -219,7 +219,7 @@ at::Tensor & wrap_round_(at::Tensor & self) {
 }
 
 // mluOpPow(stream, self, exponent, out)
-// from specs/mlu.yaml:145
+// from specs/mlu.yaml:146
 static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -231,9 +231,9 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Tensor: specs/mlu.yaml:145
+// pow.Tensor_Tensor: specs/mlu.yaml:146
 static const torch_fl::OpInfo kOp_pow_Tensor_Tensor{
-    "pow.Tensor_Tensor", "specs/mlu.yaml:145",
+    "pow.Tensor_Tensor", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -254,10 +254,10 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   return out;
 }
 
-// pow.Tensor_Tensor_out: specs/mlu.yaml:145
+// pow.Tensor_Tensor_out: specs/mlu.yaml:146
 // out variant derived from pow.Tensor_Tensor
 static const torch_fl::OpInfo kOp_pow_Tensor_Tensor_out{
-    "pow.Tensor_Tensor_out", "specs/mlu.yaml:145",
+    "pow.Tensor_Tensor_out", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -280,10 +280,10 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// pow_.Tensor: specs/mlu.yaml:145
+// pow_.Tensor: specs/mlu.yaml:146
 // inplace variant derived from pow.Tensor_Tensor
 static const torch_fl::OpInfo kOp_pow__Tensor{
-    "pow_.Tensor", "specs/mlu.yaml:145",
+    "pow_.Tensor", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -304,7 +304,7 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
 }
 
 // mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:152
+// from specs/mlu.yaml:153
 static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto condition_arg = mlu_glue::describe(condition);
@@ -317,9 +317,9 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// where.self_out: specs/mlu.yaml:152
+// where.self_out: specs/mlu.yaml:153
 static const torch_fl::OpInfo kOp_where_self_out{
-    "where.self_out", "specs/mlu.yaml:152",
+    "where.self_out", "specs/mlu.yaml:153",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -344,7 +344,7 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
 }
 
 // mluOpTril(stream, self, diagonal, out)
-// from specs/mlu.yaml:160
+// from specs/mlu.yaml:161
 static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -355,9 +355,9 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tril: specs/mlu.yaml:160
+// tril: specs/mlu.yaml:161
 static const torch_fl::OpInfo kOp_tril{
-    "tril", "specs/mlu.yaml:160",
+    "tril", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -376,10 +376,10 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// tril.out: specs/mlu.yaml:160
+// tril.out: specs/mlu.yaml:161
 // out variant derived from tril
 static const torch_fl::OpInfo kOp_tril_out{
-    "tril.out", "specs/mlu.yaml:160",
+    "tril.out", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -400,10 +400,10 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// tril_: specs/mlu.yaml:160
+// tril_: specs/mlu.yaml:161
 // inplace variant derived from tril
 static const torch_fl::OpInfo kOp_tril_{
-    "tril_", "specs/mlu.yaml:160",
+    "tril_", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -422,7 +422,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpTriu(stream, self, diagonal, out)
-// from specs/mlu.yaml:161
+// from specs/mlu.yaml:162
 static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -433,9 +433,9 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// triu: specs/mlu.yaml:161
+// triu: specs/mlu.yaml:162
 static const torch_fl::OpInfo kOp_triu{
-    "triu", "specs/mlu.yaml:161",
+    "triu", "specs/mlu.yaml:162",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -454,10 +454,10 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// triu.out: specs/mlu.yaml:161
+// triu.out: specs/mlu.yaml:162
 // out variant derived from triu
 static const torch_fl::OpInfo kOp_triu_out{
-    "triu.out", "specs/mlu.yaml:161",
+    "triu.out", "specs/mlu.yaml:162",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -478,10 +478,10 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// triu_: specs/mlu.yaml:161
+// triu_: specs/mlu.yaml:162
 // inplace variant derived from triu
 static const torch_fl::OpInfo kOp_triu_{
-    "triu_", "specs/mlu.yaml:161",
+    "triu_", "specs/mlu.yaml:162",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -500,7 +500,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpEmbeddingBackward(stream, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
-// from specs/mlu.yaml:179
+// from specs/mlu.yaml:190
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -512,9 +512,9 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   }
 }
 
-// embedding_dense_backward: specs/mlu.yaml:179
+// embedding_dense_backward: specs/mlu.yaml:190
 static const torch_fl::OpInfo kOp_embedding_dense_backward{
-    "embedding_dense_backward", "specs/mlu.yaml:179",
+    "embedding_dense_backward", "specs/mlu.yaml:190",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -536,7 +536,7 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
 }
 
 // mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu.yaml:208
+// from specs/mlu.yaml:219
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -553,9 +553,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/mlu.yaml:208
+// max_pool2d_with_indices_backward: specs/mlu.yaml:219
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/mlu.yaml:208",
+    "max_pool2d_with_indices_backward", "specs/mlu.yaml:219",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -578,10 +578,10 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:208
+// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:219
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:208",
+    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:219",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -607,7 +607,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:216
+// from specs/mlu.yaml:227
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -623,9 +623,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/mlu.yaml:216
+// avg_pool2d_backward: specs/mlu.yaml:227
 static const torch_fl::OpInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/mlu.yaml:216",
+    "avg_pool2d_backward", "specs/mlu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -646,10 +646,10 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/mlu.yaml:216
+// avg_pool2d_backward.grad_input: specs/mlu.yaml:227
 // out variant derived from avg_pool2d_backward
 static const torch_fl::OpInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:216",
+    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

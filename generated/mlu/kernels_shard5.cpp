@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpAdd(stream, self, other, alpha, out)
-// from specs/mlu.yaml:35
+// from specs/mlu.yaml:36
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -25,9 +25,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/mlu.yaml:35
+// add.Tensor: specs/mlu.yaml:36
 static const torch_fl::OpInfo kOp_add_Tensor{
-    "add.Tensor", "specs/mlu.yaml:35",
+    "add.Tensor", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -48,10 +48,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/mlu.yaml:35
+// add.out: specs/mlu.yaml:36
 // out variant derived from add.Tensor
 static const torch_fl::OpInfo kOp_add_out{
-    "add.out", "specs/mlu.yaml:35",
+    "add.out", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -74,10 +74,10 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/mlu.yaml:35
+// add_.Tensor: specs/mlu.yaml:36
 // inplace variant derived from add.Tensor
 static const torch_fl::OpInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/mlu.yaml:35",
+    "add_.Tensor", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -98,7 +98,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // mluOpSub(stream, self, other, alpha, out)
-// from specs/mlu.yaml:37
+// from specs/mlu.yaml:38
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -111,9 +111,9 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/mlu.yaml:37
+// sub.Tensor: specs/mlu.yaml:38
 static const torch_fl::OpInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/mlu.yaml:37",
+    "sub.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -134,10 +134,10 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/mlu.yaml:37
+// sub.out: specs/mlu.yaml:38
 // out variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub_out{
-    "sub.out", "specs/mlu.yaml:37",
+    "sub.out", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -160,10 +160,10 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// sub_.Tensor: specs/mlu.yaml:37
+// sub_.Tensor: specs/mlu.yaml:38
 // inplace variant derived from sub.Tensor
 static const torch_fl::OpInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/mlu.yaml:37",
+    "sub_.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -184,7 +184,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // mluOpDivScalar(stream, self, other, out)
-// from specs/mlu.yaml:43
+// from specs/mlu.yaml:44
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -196,9 +196,9 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Scalar: specs/mlu.yaml:43
+// div.Scalar: specs/mlu.yaml:44
 static const torch_fl::OpInfo kOp_div_Scalar{
-    "div.Scalar", "specs/mlu.yaml:43",
+    "div.Scalar", "specs/mlu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -217,10 +217,10 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/mlu.yaml:43
+// div_.Scalar: specs/mlu.yaml:44
 // inplace variant derived from div.Scalar
 static const torch_fl::OpInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/mlu.yaml:43",
+    "div_.Scalar", "specs/mlu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -239,7 +239,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpGt(stream, self, other, out)
-// from specs/mlu.yaml:49
+// from specs/mlu.yaml:50
 static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -251,9 +251,9 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Tensor: specs/mlu.yaml:49
+// gt.Tensor: specs/mlu.yaml:50
 static const torch_fl::OpInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/mlu.yaml:49",
+    "gt.Tensor", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -274,10 +274,10 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// gt.Tensor_out: specs/mlu.yaml:49
+// gt.Tensor_out: specs/mlu.yaml:50
 // out variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/mlu.yaml:49",
+    "gt.Tensor_out", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -300,10 +300,10 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// gt_.Tensor: specs/mlu.yaml:49
+// gt_.Tensor: specs/mlu.yaml:50
 // inplace variant derived from gt.Tensor
 static const torch_fl::OpInfo kOp_gt__Tensor{
-    "gt_.Tensor", "specs/mlu.yaml:49",
+    "gt_.Tensor", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -324,7 +324,7 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLtScalar(stream, self, other, out)
-// from specs/mlu.yaml:52
+// from specs/mlu.yaml:53
 static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -336,9 +336,9 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Scalar: specs/mlu.yaml:52
+// lt.Scalar: specs/mlu.yaml:53
 static const torch_fl::OpInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/mlu.yaml:52",
+    "lt.Scalar", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -357,10 +357,10 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// lt.Scalar_out: specs/mlu.yaml:52
+// lt.Scalar_out: specs/mlu.yaml:53
 // out variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/mlu.yaml:52",
+    "lt.Scalar_out", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -381,10 +381,10 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// lt_.Scalar: specs/mlu.yaml:52
+// lt_.Scalar: specs/mlu.yaml:53
 // inplace variant derived from lt.Scalar
 static const torch_fl::OpInfo kOp_lt__Scalar{
-    "lt_.Scalar", "specs/mlu.yaml:52",
+    "lt_.Scalar", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -403,7 +403,7 @@ at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpLog(stream, self, out)
-// from specs/mlu.yaml:58
+// from specs/mlu.yaml:59
 static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -414,9 +414,9 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// log: specs/mlu.yaml:58
+// log: specs/mlu.yaml:59
 static const torch_fl::OpInfo kOp_log{
-    "log", "specs/mlu.yaml:58",
+    "log", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -435,10 +435,10 @@ at::Tensor wrap_log(const at::Tensor & self) {
   return out;
 }
 
-// log.out: specs/mlu.yaml:58
+// log.out: specs/mlu.yaml:59
 // out variant derived from log
 static const torch_fl::OpInfo kOp_log_out{
-    "log.out", "specs/mlu.yaml:58",
+    "log.out", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -459,10 +459,10 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log_: specs/mlu.yaml:58
+// log_: specs/mlu.yaml:59
 // inplace variant derived from log
 static const torch_fl::OpInfo kOp_log_{
-    "log_", "specs/mlu.yaml:58",
+    "log_", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -481,7 +481,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
 }
 
 // mluOpCos(stream, self, out)
-// from specs/mlu.yaml:115
+// from specs/mlu.yaml:116
 static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -492,9 +492,9 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// cos: specs/mlu.yaml:115
+// cos: specs/mlu.yaml:116
 static const torch_fl::OpInfo kOp_cos{
-    "cos", "specs/mlu.yaml:115",
+    "cos", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -513,10 +513,10 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   return out;
 }
 
-// cos.out: specs/mlu.yaml:115
+// cos.out: specs/mlu.yaml:116
 // out variant derived from cos
 static const torch_fl::OpInfo kOp_cos_out{
-    "cos.out", "specs/mlu.yaml:115",
+    "cos.out", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -537,10 +537,10 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cos_: specs/mlu.yaml:115
+// cos_: specs/mlu.yaml:116
 // inplace variant derived from cos
 static const torch_fl::OpInfo kOp_cos_{
-    "cos_", "specs/mlu.yaml:115",
+    "cos_", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -559,7 +559,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
 }
 
 // mluOpTrunc(stream, self, out)
-// from specs/mlu.yaml:120
+// from specs/mlu.yaml:121
 static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -570,9 +570,9 @@ static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// trunc: specs/mlu.yaml:120
+// trunc: specs/mlu.yaml:121
 static const torch_fl::OpInfo kOp_trunc{
-    "trunc", "specs/mlu.yaml:120",
+    "trunc", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -591,10 +591,10 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
   return out;
 }
 
-// trunc.out: specs/mlu.yaml:120
+// trunc.out: specs/mlu.yaml:121
 // out variant derived from trunc
 static const torch_fl::OpInfo kOp_trunc_out{
-    "trunc.out", "specs/mlu.yaml:120",
+    "trunc.out", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -615,10 +615,10 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// trunc_: specs/mlu.yaml:120
+// trunc_: specs/mlu.yaml:121
 // inplace variant derived from trunc
 static const torch_fl::OpInfo kOp_trunc_{
-    "trunc_", "specs/mlu.yaml:120",
+    "trunc_", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -637,7 +637,7 @@ at::Tensor & wrap_trunc_(at::Tensor & self) {
 }
 
 // mluOpSiluBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:128
+// from specs/mlu.yaml:129
 static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -649,9 +649,9 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// silu_backward: specs/mlu.yaml:128
+// silu_backward: specs/mlu.yaml:129
 static const torch_fl::OpInfo kOp_silu_backward{
-    "silu_backward", "specs/mlu.yaml:128",
+    "silu_backward", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -673,7 +673,7 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // mluOpGelu(stream, self, mlu_glue::gelu_approximation(approximate), out)
-// from specs/mlu.yaml:130
+// from specs/mlu.yaml:131
 static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -685,9 +685,9 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// gelu: specs/mlu.yaml:130
+// gelu: specs/mlu.yaml:131
 static const torch_fl::OpInfo kOp_gelu{
-    "gelu", "specs/mlu.yaml:130",
+    "gelu", "specs/mlu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -706,10 +706,10 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   return out;
 }
 
-// gelu.out: specs/mlu.yaml:130
+// gelu.out: specs/mlu.yaml:131
 // out variant derived from gelu
 static const torch_fl::OpInfo kOp_gelu_out{
-    "gelu.out", "specs/mlu.yaml:130",
+    "gelu.out", "specs/mlu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -730,10 +730,10 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   return out;
 }
 
-// gelu_: specs/mlu.yaml:130
+// gelu_: specs/mlu.yaml:131
 // inplace variant derived from gelu
 static const torch_fl::OpInfo kOp_gelu_{
-    "gelu_", "specs/mlu.yaml:130",
+    "gelu_", "specs/mlu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -752,7 +752,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
 }
 
 // mluOpLe(stream, self, other, out)
-// from specs/mlu.yaml:141
+// from specs/mlu.yaml:142
 static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -764,9 +764,9 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// le.Tensor: specs/mlu.yaml:141
+// le.Tensor: specs/mlu.yaml:142
 static const torch_fl::OpInfo kOp_le_Tensor{
-    "le.Tensor", "specs/mlu.yaml:141",
+    "le.Tensor", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -787,10 +787,10 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// le.Tensor_out: specs/mlu.yaml:141
+// le.Tensor_out: specs/mlu.yaml:142
 // out variant derived from le.Tensor
 static const torch_fl::OpInfo kOp_le_Tensor_out{
-    "le.Tensor_out", "specs/mlu.yaml:141",
+    "le.Tensor_out", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -813,10 +813,10 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// le_.Tensor: specs/mlu.yaml:141
+// le_.Tensor: specs/mlu.yaml:142
 // inplace variant derived from le.Tensor
 static const torch_fl::OpInfo kOp_le__Tensor{
-    "le_.Tensor", "specs/mlu.yaml:141",
+    "le_.Tensor", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -837,7 +837,7 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpGeScalar(stream, self, other, out)
-// from specs/mlu.yaml:144
+// from specs/mlu.yaml:145
 static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -849,9 +849,9 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ge.Scalar: specs/mlu.yaml:144
+// ge.Scalar: specs/mlu.yaml:145
 static const torch_fl::OpInfo kOp_ge_Scalar{
-    "ge.Scalar", "specs/mlu.yaml:144",
+    "ge.Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -870,10 +870,10 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ge.Scalar_out: specs/mlu.yaml:144
+// ge.Scalar_out: specs/mlu.yaml:145
 // out variant derived from ge.Scalar
 static const torch_fl::OpInfo kOp_ge_Scalar_out{
-    "ge.Scalar_out", "specs/mlu.yaml:144",
+    "ge.Scalar_out", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -894,10 +894,10 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ge_.Scalar: specs/mlu.yaml:144
+// ge_.Scalar: specs/mlu.yaml:145
 // inplace variant derived from ge.Scalar
 static const torch_fl::OpInfo kOp_ge__Scalar{
-    "ge_.Scalar", "specs/mlu.yaml:144",
+    "ge_.Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -916,7 +916,7 @@ at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:148
+// from specs/mlu.yaml:149
 static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto condition_arg = mlu_glue::describe(condition);
@@ -929,9 +929,9 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// where.self: specs/mlu.yaml:148
+// where.self: specs/mlu.yaml:149
 static const torch_fl::OpInfo kOp_where_self{
-    "where.self", "specs/mlu.yaml:148",
+    "where.self", "specs/mlu.yaml:149",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -955,7 +955,7 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
 }
 
 // mluOpLerp(stream, self, end, weight, out)
-// from specs/mlu.yaml:159
+// from specs/mlu.yaml:160
 static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -968,9 +968,9 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Scalar: specs/mlu.yaml:159
+// lerp.Scalar: specs/mlu.yaml:160
 static const torch_fl::OpInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/mlu.yaml:159",
+    "lerp.Scalar", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -991,10 +991,10 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   return out;
 }
 
-// lerp.Scalar_out: specs/mlu.yaml:159
+// lerp.Scalar_out: specs/mlu.yaml:160
 // out variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/mlu.yaml:159",
+    "lerp.Scalar_out", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1017,10 +1017,10 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   return out;
 }
 
-// lerp_.Scalar: specs/mlu.yaml:159
+// lerp_.Scalar: specs/mlu.yaml:160
 // inplace variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/mlu.yaml:159",
+    "lerp_.Scalar", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1041,7 +1041,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // mluOpBaddbmm(stream, self, batch1, batch2, beta, alpha, out)
-// from specs/mlu.yaml:170
+// from specs/mlu.yaml:181
 static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1056,9 +1056,9 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// baddbmm: specs/mlu.yaml:170
+// baddbmm: specs/mlu.yaml:181
 static const torch_fl::OpInfo kOp_baddbmm{
-    "baddbmm", "specs/mlu.yaml:170",
+    "baddbmm", "specs/mlu.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1081,10 +1081,10 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   return out;
 }
 
-// baddbmm.out: specs/mlu.yaml:170
+// baddbmm.out: specs/mlu.yaml:181
 // out variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_out{
-    "baddbmm.out", "specs/mlu.yaml:170",
+    "baddbmm.out", "specs/mlu.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1109,10 +1109,10 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   return out;
 }
 
-// baddbmm_: specs/mlu.yaml:170
+// baddbmm_: specs/mlu.yaml:181
 // inplace variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_{
-    "baddbmm_", "specs/mlu.yaml:170",
+    "baddbmm_", "specs/mlu.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1135,7 +1135,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
 }
 
 // mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
-// from specs/mlu.yaml:220
+// from specs/mlu.yaml:231
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1147,9 +1147,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/mlu.yaml:220
+// _adaptive_avg_pool2d: specs/mlu.yaml:231
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/mlu.yaml:220",
+    "_adaptive_avg_pool2d", "specs/mlu.yaml:231",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1169,7 +1169,7 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:224
+// from specs/mlu.yaml:235
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1181,9 +1181,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/mlu.yaml:224
+// _adaptive_avg_pool2d_backward: specs/mlu.yaml:235
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:224",
+    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:235",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

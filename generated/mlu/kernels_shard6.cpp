@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpNeScalar(stream, self, other, out)
-// from specs/mlu.yaml:51
+// from specs/mlu.yaml:52
 static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Scalar: specs/mlu.yaml:51
+// ne.Scalar: specs/mlu.yaml:52
 static const torch_fl::OpInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/mlu.yaml:51",
+    "ne.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -45,10 +45,10 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ne.Scalar_out: specs/mlu.yaml:51
+// ne.Scalar_out: specs/mlu.yaml:52
 // out variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/mlu.yaml:51",
+    "ne.Scalar_out", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -69,10 +69,10 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ne_.Scalar: specs/mlu.yaml:51
+// ne_.Scalar: specs/mlu.yaml:52
 // inplace variant derived from ne.Scalar
 static const torch_fl::OpInfo kOp_ne__Scalar{
-    "ne_.Scalar", "specs/mlu.yaml:51",
+    "ne_.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -91,7 +91,7 @@ at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpRandUniform(stream, self, from, to, generator)
-// from specs/mlu.yaml:83
+// from specs/mlu.yaml:84
 static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -102,9 +102,9 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// uniform_: specs/mlu.yaml:83
+// uniform_: specs/mlu.yaml:84
 static const torch_fl::OpInfo kOp_uniform_{
-    "uniform_", "specs/mlu.yaml:83",
+    "uniform_", "specs/mlu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -121,7 +121,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
 }
 
 // mluOpAbs(stream, self, out)
-// from specs/mlu.yaml:113
+// from specs/mlu.yaml:114
 static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -132,9 +132,9 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// abs: specs/mlu.yaml:113
+// abs: specs/mlu.yaml:114
 static const torch_fl::OpInfo kOp_abs{
-    "abs", "specs/mlu.yaml:113",
+    "abs", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -153,10 +153,10 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   return out;
 }
 
-// abs.out: specs/mlu.yaml:113
+// abs.out: specs/mlu.yaml:114
 // out variant derived from abs
 static const torch_fl::OpInfo kOp_abs_out{
-    "abs.out", "specs/mlu.yaml:113",
+    "abs.out", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -177,10 +177,10 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// abs_: specs/mlu.yaml:113
+// abs_: specs/mlu.yaml:114
 // inplace variant derived from abs
 static const torch_fl::OpInfo kOp_abs_{
-    "abs_", "specs/mlu.yaml:113",
+    "abs_", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -199,7 +199,7 @@ at::Tensor & wrap_abs_(at::Tensor & self) {
 }
 
 // mluOpRsqrt(stream, self, out)
-// from specs/mlu.yaml:116
+// from specs/mlu.yaml:117
 static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -210,9 +210,9 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// rsqrt: specs/mlu.yaml:116
+// rsqrt: specs/mlu.yaml:117
 static const torch_fl::OpInfo kOp_rsqrt{
-    "rsqrt", "specs/mlu.yaml:116",
+    "rsqrt", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -231,10 +231,10 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   return out;
 }
 
-// rsqrt.out: specs/mlu.yaml:116
+// rsqrt.out: specs/mlu.yaml:117
 // out variant derived from rsqrt
 static const torch_fl::OpInfo kOp_rsqrt_out{
-    "rsqrt.out", "specs/mlu.yaml:116",
+    "rsqrt.out", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -255,10 +255,10 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// rsqrt_: specs/mlu.yaml:116
+// rsqrt_: specs/mlu.yaml:117
 // inplace variant derived from rsqrt
 static const torch_fl::OpInfo kOp_rsqrt_{
-    "rsqrt_", "specs/mlu.yaml:116",
+    "rsqrt_", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -277,7 +277,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
 }
 
 // mluOpFloor(stream, self, out)
-// from specs/mlu.yaml:118
+// from specs/mlu.yaml:119
 static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -288,9 +288,9 @@ static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// floor: specs/mlu.yaml:118
+// floor: specs/mlu.yaml:119
 static const torch_fl::OpInfo kOp_floor{
-    "floor", "specs/mlu.yaml:118",
+    "floor", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -309,10 +309,10 @@ at::Tensor wrap_floor(const at::Tensor & self) {
   return out;
 }
 
-// floor.out: specs/mlu.yaml:118
+// floor.out: specs/mlu.yaml:119
 // out variant derived from floor
 static const torch_fl::OpInfo kOp_floor_out{
-    "floor.out", "specs/mlu.yaml:118",
+    "floor.out", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -333,10 +333,10 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// floor_: specs/mlu.yaml:118
+// floor_: specs/mlu.yaml:119
 // inplace variant derived from floor
 static const torch_fl::OpInfo kOp_floor_{
-    "floor_", "specs/mlu.yaml:118",
+    "floor_", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -355,7 +355,7 @@ at::Tensor & wrap_floor_(at::Tensor & self) {
 }
 
 // mluOpSign(stream, self, out)
-// from specs/mlu.yaml:126
+// from specs/mlu.yaml:127
 static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -366,9 +366,9 @@ static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sign: specs/mlu.yaml:126
+// sign: specs/mlu.yaml:127
 static const torch_fl::OpInfo kOp_sign{
-    "sign", "specs/mlu.yaml:126",
+    "sign", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -387,10 +387,10 @@ at::Tensor wrap_sign(const at::Tensor & self) {
   return out;
 }
 
-// sign.out: specs/mlu.yaml:126
+// sign.out: specs/mlu.yaml:127
 // out variant derived from sign
 static const torch_fl::OpInfo kOp_sign_out{
-    "sign.out", "specs/mlu.yaml:126",
+    "sign.out", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -411,10 +411,10 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sign_: specs/mlu.yaml:126
+// sign_: specs/mlu.yaml:127
 // inplace variant derived from sign
 static const torch_fl::OpInfo kOp_sign_{
-    "sign_", "specs/mlu.yaml:126",
+    "sign_", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -433,7 +433,7 @@ at::Tensor & wrap_sign_(at::Tensor & self) {
 }
 
 // mluOpMaximum(stream, self, other, out)
-// from specs/mlu.yaml:139
+// from specs/mlu.yaml:140
 static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -445,9 +445,9 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// maximum: specs/mlu.yaml:139
+// maximum: specs/mlu.yaml:140
 static const torch_fl::OpInfo kOp_maximum{
-    "maximum", "specs/mlu.yaml:139",
+    "maximum", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -468,10 +468,10 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// maximum.out: specs/mlu.yaml:139
+// maximum.out: specs/mlu.yaml:140
 // out variant derived from maximum
 static const torch_fl::OpInfo kOp_maximum_out{
-    "maximum.out", "specs/mlu.yaml:139",
+    "maximum.out", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -495,7 +495,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // mluOpMaskedFill(stream, self, mask, value)
-// from specs/mlu.yaml:156
+// from specs/mlu.yaml:157
 static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -507,9 +507,9 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   }
 }
 
-// masked_fill_.Scalar: specs/mlu.yaml:156
+// masked_fill_.Scalar: specs/mlu.yaml:157
 static const torch_fl::OpInfo kOp_masked_fill__Scalar{
-    "masked_fill_.Scalar", "specs/mlu.yaml:156",
+    "masked_fill_.Scalar", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -528,7 +528,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
 }
 
 // mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-// from specs/mlu.yaml:192
+// from specs/mlu.yaml:203
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -545,9 +545,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/mlu.yaml:192
+// convolution_overrideable: specs/mlu.yaml:203
 static const torch_fl::OpInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/mlu.yaml:192",
+    "convolution_overrideable", "specs/mlu.yaml:203",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -575,7 +575,7 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
 }
 
 // mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu.yaml:198
+// from specs/mlu.yaml:209
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -594,9 +594,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/mlu.yaml:198
+// convolution_backward_overrideable: specs/mlu.yaml:209
 static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu.yaml:198",
+    "convolution_backward_overrideable", "specs/mlu.yaml:209",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -628,7 +628,7 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
 }
 
 // mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:250
+// from specs/mlu.yaml:261
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -640,9 +640,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/mlu.yaml:250
+// native_dropout_backward: specs/mlu.yaml:261
 static const torch_fl::OpInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:250",
+    "native_dropout_backward", "specs/mlu.yaml:261",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

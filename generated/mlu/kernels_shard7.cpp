@@ -12,7 +12,7 @@
 namespace {
 
 // mluOpEq(stream, self, other, out)
-// from specs/mlu.yaml:46
+// from specs/mlu.yaml:47
 static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -24,9 +24,9 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Tensor: specs/mlu.yaml:46
+// eq.Tensor: specs/mlu.yaml:47
 static const torch_fl::OpInfo kOp_eq_Tensor{
-    "eq.Tensor", "specs/mlu.yaml:46",
+    "eq.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -47,10 +47,10 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// eq.Tensor_out: specs/mlu.yaml:46
+// eq.Tensor_out: specs/mlu.yaml:47
 // out variant derived from eq.Tensor
 static const torch_fl::OpInfo kOp_eq_Tensor_out{
-    "eq.Tensor_out", "specs/mlu.yaml:46",
+    "eq.Tensor_out", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -73,10 +73,10 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// eq_.Tensor: specs/mlu.yaml:46
+// eq_.Tensor: specs/mlu.yaml:47
 // inplace variant derived from eq.Tensor
 static const torch_fl::OpInfo kOp_eq__Tensor{
-    "eq_.Tensor", "specs/mlu.yaml:46",
+    "eq_.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -97,7 +97,7 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpThresholdBackward(stream, grad_output, self, threshold, out)
-// from specs/mlu.yaml:75
+// from specs/mlu.yaml:76
 static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -110,9 +110,9 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// threshold_backward: specs/mlu.yaml:75
+// threshold_backward: specs/mlu.yaml:76
 static const torch_fl::OpInfo kOp_threshold_backward{
-    "threshold_backward", "specs/mlu.yaml:75",
+    "threshold_backward", "specs/mlu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -134,7 +134,7 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // mluOpFill(stream, self, value)
-// from specs/mlu.yaml:80
+// from specs/mlu.yaml:81
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -145,9 +145,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/mlu.yaml:80
+// fill_.Scalar: specs/mlu.yaml:81
 static const torch_fl::OpInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/mlu.yaml:80",
+    "fill_.Scalar", "specs/mlu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -164,7 +164,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // mluOpAddmm(stream, self, mat1, mat2, beta, alpha, out)
-// from specs/mlu.yaml:87
+// from specs/mlu.yaml:88
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -179,9 +179,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// addmm: specs/mlu.yaml:87
+// addmm: specs/mlu.yaml:88
 static const torch_fl::OpInfo kOp_addmm{
-    "addmm", "specs/mlu.yaml:87",
+    "addmm", "specs/mlu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -204,10 +204,10 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   return out;
 }
 
-// addmm.out: specs/mlu.yaml:87
+// addmm.out: specs/mlu.yaml:88
 // out variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_out{
-    "addmm.out", "specs/mlu.yaml:87",
+    "addmm.out", "specs/mlu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -232,10 +232,10 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   return out;
 }
 
-// addmm_: specs/mlu.yaml:87
+// addmm_: specs/mlu.yaml:88
 // inplace variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_{
-    "addmm_", "specs/mlu.yaml:87",
+    "addmm_", "specs/mlu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -258,7 +258,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
 }
 
 // mluOpCeil(stream, self, out)
-// from specs/mlu.yaml:119
+// from specs/mlu.yaml:120
 static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -269,9 +269,9 @@ static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// ceil: specs/mlu.yaml:119
+// ceil: specs/mlu.yaml:120
 static const torch_fl::OpInfo kOp_ceil{
-    "ceil", "specs/mlu.yaml:119",
+    "ceil", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -290,10 +290,10 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
   return out;
 }
 
-// ceil.out: specs/mlu.yaml:119
+// ceil.out: specs/mlu.yaml:120
 // out variant derived from ceil
 static const torch_fl::OpInfo kOp_ceil_out{
-    "ceil.out", "specs/mlu.yaml:119",
+    "ceil.out", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -314,10 +314,10 @@ at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// ceil_: specs/mlu.yaml:119
+// ceil_: specs/mlu.yaml:120
 // inplace variant derived from ceil
 static const torch_fl::OpInfo kOp_ceil_{
-    "ceil_", "specs/mlu.yaml:119",
+    "ceil_", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -336,7 +336,7 @@ at::Tensor & wrap_ceil_(at::Tensor & self) {
 }
 
 // mluOpLog1p(stream, self, out)
-// from specs/mlu.yaml:124
+// from specs/mlu.yaml:125
 static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -347,9 +347,9 @@ static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log1p: specs/mlu.yaml:124
+// log1p: specs/mlu.yaml:125
 static const torch_fl::OpInfo kOp_log1p{
-    "log1p", "specs/mlu.yaml:124",
+    "log1p", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -368,10 +368,10 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
   return out;
 }
 
-// log1p.out: specs/mlu.yaml:124
+// log1p.out: specs/mlu.yaml:125
 // out variant derived from log1p
 static const torch_fl::OpInfo kOp_log1p_out{
-    "log1p.out", "specs/mlu.yaml:124",
+    "log1p.out", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -392,10 +392,10 @@ at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log1p_: specs/mlu.yaml:124
+// log1p_: specs/mlu.yaml:125
 // inplace variant derived from log1p
 static const torch_fl::OpInfo kOp_log1p_{
-    "log1p_", "specs/mlu.yaml:124",
+    "log1p_", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -414,7 +414,7 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
 }
 
 // mluOpAvgPool2d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:212
+// from specs/mlu.yaml:223
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -429,9 +429,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/mlu.yaml:212
+// avg_pool2d: specs/mlu.yaml:223
 static const torch_fl::OpInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/mlu.yaml:212",
+    "avg_pool2d", "specs/mlu.yaml:223",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -450,10 +450,10 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool2d.out: specs/mlu.yaml:212
+// avg_pool2d.out: specs/mlu.yaml:223
 // out variant derived from avg_pool2d
 static const torch_fl::OpInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/mlu.yaml:212",
+    "avg_pool2d.out", "specs/mlu.yaml:223",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -475,7 +475,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // mluOpBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/mlu.yaml:230
+// from specs/mlu.yaml:241
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -492,9 +492,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/mlu.yaml:230
+// native_batch_norm: specs/mlu.yaml:241
 static const torch_fl::OpInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/mlu.yaml:230",
+    "native_batch_norm", "specs/mlu.yaml:241",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -520,7 +520,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm{
 }
 
 // mluOpSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:256
+// from specs/mlu.yaml:267
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -531,9 +531,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/mlu.yaml:256
+// _softmax: specs/mlu.yaml:267
 static const torch_fl::OpInfo kOp__softmax{
-    "_softmax", "specs/mlu.yaml:256",
+    "_softmax", "specs/mlu.yaml:267",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -552,10 +552,10 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   return out;
 }
 
-// _softmax.out: specs/mlu.yaml:256
+// _softmax.out: specs/mlu.yaml:267
 // out variant derived from _softmax
 static const torch_fl::OpInfo kOp__softmax_out{
-    "_softmax.out", "specs/mlu.yaml:256",
+    "_softmax.out", "specs/mlu.yaml:267",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

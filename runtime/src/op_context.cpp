@@ -106,6 +106,11 @@ std::vector<at::Tensor> OpContext::meta(const at::ITensorListRef& tensors) {
   return result;
 }
 
+at::Tensor OpContext::workspace(size_t bytes) const {
+  if (bytes == 0) return at::Tensor();
+  return at::empty({static_cast<int64_t>(bytes)}, at::TensorOptions().dtype(at::kByte).device(device()));
+}
+
 at::Tensor OpContext::allocate(const at::Tensor& expected) const {
   if (!expected.defined()) return expected;  // an output the op does not produce (e.g. masked off)
   return at::empty_strided(expected.sizes(), expected.strides(), expected.options().device(device()));

@@ -245,3 +245,22 @@ def test_missing_include(tmp_path):
 def test_composite_implicit_op_needs_an_autograd_decision(tmp_path):
     spec = VALID_SPEC + '  linear: {call: "mluOpMatMul(stream, input, weight, out)"}\n'
     assert_rejected(tmp_path, spec, 20, "CompositeImplicitAutograd")
+
+
+def test_workspace_without_a_convention(tmp_path):
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              '  cumsum: {call: "mluOpCumsum(stream, self, dim, workspace, out)"}')
+    assert_rejected(tmp_path, spec, 19, "passes a workspace, but the SDK declares no workspace convention")
+
+
+def test_workspace_query_not_in_the_headers(tmp_path):
+    spec = VALID_SPEC.replace("  stream: mlu_glue::queue_of\n",
+                              '  stream: mlu_glue::queue_of\n  workspace_query: "{function}WorkspaceBytes"\n')
+    spec = spec.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                        '  cumsum: {call: "mluOpCumsum(stream, self, dim, workspace, out)"}')
+    assert_rejected(tmp_path, spec, 20, "workspace query 'mluOpCumsumWorkspaceBytes'", "is not declared")
+
+
+def test_unknown_autograd_policy(tmp_path):
+    spec = VALID_SPEC + '  linear: {call: "mluOpLinear(stream, input, weight, bias, out)", autograd: decompostion}\n'
+    assert_rejected(tmp_path, spec, 20, "unknown autograd policy 'decompostion'", "did you mean 'decomposition'?")

@@ -11,15 +11,15 @@ import torch_fl
 
 
 def not_in_spec(x: torch.Tensor) -> torch.Tensor:
-    return torch.cumsum(x, 0)  # the MLU spec has no cumsum
+    return torch.cumprod(x, 0)  # the MLU spec has no cumprod
 
 
 def test_fallback_computes_the_cpu_result_and_is_counted(device, fallback_mode):
     fallback_mode("silent")
     torch_fl.reset_fallback_stats()
     x = torch.arange(5.0)
-    assert torch.equal(not_in_spec(x.to(device)).cpu(), torch.cumsum(x, 0))
-    assert torch_fl.fallback_stats() == {"aten::cumsum.out": {"Float": 1}}
+    assert torch.equal(not_in_spec(x.to(device)).cpu(), torch.cumprod(x, 0))
+    assert torch_fl.fallback_stats() == {"aten::cumprod.out": {"Float": 1}}
 
 
 def test_warn_mode_warns_once_per_op(device, fallback_mode):
@@ -32,7 +32,7 @@ def test_warn_mode_warns_once_per_op(device, fallback_mode):
         not_in_spec(x)
     messages = [str(w.message) for w in caught if "runs on CPU" in str(w.message)]
     assert len(messages) == 1, messages
-    assert "cumsum" in messages[0] and "not in spec" in messages[0]
+    assert "cumprod" in messages[0] and "not in spec" in messages[0]
 
 
 def test_silent_mode_does_not_warn(device, fallback_mode):
@@ -46,7 +46,7 @@ def test_silent_mode_does_not_warn(device, fallback_mode):
 
 def test_strict_mode_raises_naming_op_dtype_and_reason(device, fallback_mode):
     fallback_mode("strict")
-    with pytest.raises(NotImplementedError, match=r"cumsum.*Float.*not in spec.*strict"):
+    with pytest.raises(NotImplementedError, match=r"cumprod.*Float.*not in spec.*strict"):
         not_in_spec(torch.arange(3.0).to(device))
 
 

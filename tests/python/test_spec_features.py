@@ -58,3 +58,58 @@ def test_support_matrix_shows_guards_layouts_and_gates():
     assert conv["guard"] == "not transposed"
     assert conv["layout"] == {"input": "contiguous", "weight": "contiguous"}
     assert "gated" in matrix and isinstance(matrix["gated"], list)
+
+
+class OpRecorder:
+    """The aten ops a block of code dispatches on device tensors."""
+
+    def __enter__(self):
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        recorder = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                recorder.ops.append(func._opname)
+                return func(*args, **(kwargs or {}))
+
+        self.ops: list[str] = []
+        self.mode = Mode()
+        self.mode.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.mode.__exit__(*exc)
+
+
+def test_composite_op_is_native_for_inference_and_decomposed_for_training(device, fallback_mode):
+    if not any(row["name"] == "linear" for row in torch_fl.support_matrix()["ops"]):
+        pytest.skip("this vendor has no native linear")
+    fallback_mode("strict")
+    x, w, b = torch.randn(4, 8), torch.randn(3, 8), torch.randn(3)
+    xd, wd, bd = (t.to(device) for t in (x, w, b))
+    with torch.no_grad(), OpRecorder() as inference:
+        y = F.linear(xd, wd, bd)
+    assert "linear" in inference.ops and "addmm" not in inference.ops
+    torch.testing.assert_close(y.cpu(), F.linear(x, w, b))
+    wd.requires_grad_()
+    with OpRecorder() as training:
+        y = F.linear(xd, wd, bd)
+    assert "linear" not in training.ops, "with a gradient needed, the decomposition must run"
+    y.sum().backward()
+    torch.testing.assert_close(wd.grad.cpu(), torch.ones(4, 3).t() @ x)
+
+
+def test_two_phase_call_takes_its_workspace_from_the_caching_allocator(device, fallback_mode):
+    if not any(row["name"] == "cumsum" for row in torch_fl.support_matrix()["ops"]):
+        pytest.skip("this vendor has no two-phase cumsum")
+    fallback_mode("strict")
+    mod = getattr(torch, device.type)
+    x = torch.randn(64, 33)
+    xd = x.to(device)
+    mod.synchronize()
+    calls_before = mod.memory_stats()["num_alloc_calls"]
+    y = torch.cumsum(xd, 1)
+    # The output and the workspace: two allocations.
+    assert mod.memory_stats()["num_alloc_calls"] == calls_before + 2
+    torch.testing.assert_close(y.cpu(), torch.cumsum(x, 1))

@@ -66,6 +66,11 @@ class OpContext {
   at::Tensor with_layout(const at::Tensor& tensor, MemoryLayout layout) const;
   at::Tensor aligned(const at::Tensor& tensor, int64_t alignment) const;
 
+  // Scratch device memory for a two-phase SDK call, from the caching allocator on
+  // the current stream (freed in stream order when the launch returns).
+  at::Tensor workspace(size_t bytes) const;
+  static void* data(const at::Tensor& tensor) { return tensor.defined() ? tensor.data_ptr() : nullptr; }
+
   at::Tensor allocate(const at::Tensor& expected) const;
   at::Tensor allocate_like(const at::Tensor& tensor) const;
   // An empty meta tensor of an out= tensor's dtype, for the out= overload's meta function.
@@ -96,6 +101,20 @@ class OpContext {
   // The dtype the last dtype check saw: a fallback's policy may depend on it.
   mutable c10::ScalarType checked_dtype_ = c10::ScalarType::Undefined;
 };
+
+// True when autograd must record this call: grad mode on and an input requires grad.
+inline bool requires_grad_of(const at::Tensor& t) { return t.defined() && t.requires_grad(); }
+inline bool requires_grad_of(const std::optional<at::Tensor>& t) { return t.has_value() && requires_grad_of(*t); }
+inline bool requires_grad_of(const at::ITensorListRef& ts) {
+  for (const at::Tensor& t : ts) {
+    if (requires_grad_of(t)) return true;
+  }
+  return false;
+}
+template <class... Tensors>
+bool grad_required(const Tensors&... tensors) {
+  return at::GradMode::is_enabled() && (requires_grad_of(tensors) || ...);
+}
 
 // Redirects one call to the CPU fallback, honouring the spec's policy.
 template <class Op, class... Args>

@@ -738,3 +738,39 @@ mluRet_t mluOpRmsNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
 }
 
 }  // extern "C"
+
+extern "C" mluRet_t mluOpLinear(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight,
+                                const mluTensor_t* bias, const mluTensor_t* out) {
+  return launch("mluOpLinear", q, {input, weight, bias, out}, [x = *input, w = *weight, b = *bias, o = *out] {
+    store(o, at::linear(host_view(x), host_view(w), optional_host_view(b)));
+  });
+}
+
+extern "C" {
+
+// The scratch buffer holds the running sums in float32, whatever the output dtype.
+mluRet_t mluOpCumsumGetWorkspaceSize(const mluTensor_t* x, int64_t, const mluTensor_t*, size_t* bytes) {
+  if (x == nullptr || bytes == nullptr) return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpCumsumGetWorkspaceSize: null argument");
+  *bytes = static_cast<size_t>(numel(*x)) * sizeof(float);
+  return MLU_RET_SUCCESS;
+}
+
+mluRet_t mluOpCumsum(mluQueue_t q, const mluTensor_t* x, int64_t dim, void* workspace, size_t workspace_bytes,
+                     const mluTensor_t* out) {
+  const size_t needed = static_cast<size_t>(numel(*x)) * sizeof(float);
+  if (needed > 0) {
+    mlu_sim::Device* device = workspace ? mlu_sim::device_owning(workspace) : nullptr;
+    if (workspace_bytes < needed || !device || !device->arena->covers(workspace, needed)) {
+      return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpCumsum: the workspace must be " + std::to_string(needed) +
+                                                 " bytes of device memory (see mluOpCumsumGetWorkspaceSize)");
+    }
+  }
+  return launch("mluOpCumsum", q, {x, out}, [x = *x, dim, workspace, o = *out] {
+    if (numel(x) == 0) return;
+    at::Tensor sums = at::from_blob(workspace, at::IntArrayRef(x.shape, x.dim), at::TensorOptions().dtype(at::kFloat));
+    at::cumsum_out(sums, host_view(x), dim, at::kFloat);
+    host_view(o).copy_(sums);
+  });
+}
+
+}  // extern "C"

@@ -154,6 +154,9 @@ mluRet_t mluOpMatMul(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, c
 mluRet_t mluOpAddmm(mluQueue_t q, const mluTensor_t* bias, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t beta,
                     mluScalar_t alpha, const mluTensor_t* out);
 
+/* fully connected: out = input @ weight^T + bias (bias optional) */
+mluRet_t mluOpLinear(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* bias,
+                     const mluTensor_t* out);
 mluRet_t mluOpBatchMatMul(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
 mluRet_t mluOpBaddbmm(mluQueue_t q, const mluTensor_t* bias, const mluTensor_t* a, const mluTensor_t* b, mluScalar_t beta,
                       mluScalar_t alpha, const mluTensor_t* out);
@@ -162,6 +165,11 @@ mluRet_t mluOpCat(mluQueue_t q, mluTensorList_t tensors, int64_t dim, const mluT
 mluRet_t mluOpIsNegInf(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
 /* all(x != 0) over dim (count 1) or all dims (count -1) */
 mluRet_t mluOpAll(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out);
+
+/* cumulative sum along dim: a two-phase call (query the scratch size, then run with it) */
+mluRet_t mluOpCumsumGetWorkspaceSize(const mluTensor_t* x, int64_t dim, const mluTensor_t* out, size_t* bytes);
+mluRet_t mluOpCumsum(mluQueue_t q, const mluTensor_t* x, int64_t dim, void* workspace, size_t workspace_bytes,
+                     const mluTensor_t* out);
 
 /* indexing */
 mluRet_t mluOpIndexSelect(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
