@@ -43,7 +43,8 @@ test-cpp: backend
 test-python: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/python
 
-bench: setup
+bench: backend
+	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
 
 conformance: backend

@@ -29,6 +29,10 @@ class AtenOp:
     composite_implicit: bool  # CompositeImplicitAutograd: decomposes above the backend
     structured_group: bool = False  # part of a structured group: tensor lists are ITensorListRef
     decomposition: Optional[str] = None  # at::native:: function of a CompositeImplicitAutograd op
+    # A C++ Meta kernel callable directly as at::meta::<name> (ATen/ops/<base>_meta_dispatch.h).
+    # Calling it skips the dispatcher, and the Python meta registrations torch installs over
+    # many Meta kernels (a Python call per op).
+    direct_meta: bool = False
 
     @property
     def cpp_name(self) -> str:
@@ -114,8 +118,9 @@ class AtenRegistry:
         if cia:
             decomposition = (dispatch.get("CompositeImplicitAutograd") or name.split(".")[0]) if dispatch else \
                 name.split(".")[0]
+        direct_meta = bool(entry.get("structured") or entry.get("structured_delegate") or "Meta" in dispatch_keys)
         return AtenOp(name, FunctionSchema.parse(entry["func"]), _has_cpp_meta(entry),
-                      "function" in variants, cia, self._structured_group(entry), decomposition)
+                      "function" in variants, cia, self._structured_group(entry), decomposition, direct_meta)
 
     def _structured_group(self, entry: dict) -> bool:
         if entry.get("structured") or entry.get("structured_delegate"):

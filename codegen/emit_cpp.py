@@ -261,12 +261,15 @@ def shards(plan: BackendPlan) -> list[Shard]:
             blocks[index].append(launch_block(plan, launch_by_name[kernel.launch.function_name], _source(kernel)))
         blocks[index].append(kernel_block(kernel))
         regs[index].append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
+        if kernel.meta_call and "at::meta::" in kernel.meta_call:
+            headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0].rstrip('_')}_meta_dispatch.h")
         if kernel.aten.composite_implicit:
             blocks[index].append(decomposition_block(kernel))
             autograd_regs[index].append(f'm.impl("{kernel.registration_name}", '
                                         f'TORCH_FN(autograd_{kernel.aten.cpp_name}));')
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0]}_native.h")
-    return [Shard(i, tuple(blocks[i]), tuple(regs[i]), tuple(autograd_regs[i]), tuple(headers[i]))
+    return [Shard(i, tuple(blocks[i]), tuple(regs[i]), tuple(autograd_regs[i]),
+                  tuple(dict.fromkeys(headers[i])))  # each header once, in first-use order
             for i in range(SHARD_COUNT)]
 
 

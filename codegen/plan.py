@@ -181,15 +181,18 @@ def _meta_call(op: AtenOp) -> str:
     """
     args = _meta_arguments(op)
     name = str(op.schema.name.name)
+    # at::meta:: calls the C++ Meta kernel directly; otherwise the dispatcher runs
+    # whatever Meta kernel is registered (possibly a decomposition).
+    namespace = "at::meta" if op.direct_meta else "at"
     if op.kind == SchemaKind.out:
         outs = [f"{a.name}_meta" for a in op.out_arguments]
-        return f"at::{name}_outf({', '.join(args + outs)})"
+        return f"{namespace}::{name}_outf({', '.join(args + outs)})"
     if op.kind == SchemaKind.inplace:
-        if op.function_variant:
-            return f"at::{name}({', '.join(['self_meta'] + args[1:])})"
+        if op.function_variant or op.direct_meta:
+            return f"{namespace}::{name}({', '.join(['self_meta'] + args[1:])})"
         return f"self_meta.{name}({', '.join(args[1:])})"
-    if op.function_variant:
-        return f"at::{name}({', '.join(args)})"
+    if op.function_variant or op.direct_meta:
+        return f"{namespace}::{name}({', '.join(args)})"
     return f"{args[0]}.{name}({', '.join(args[1:])})"
 
 

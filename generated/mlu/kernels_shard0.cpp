@@ -6,6 +6,24 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/div_meta_dispatch.h>
+#include <ATen/ops/lt_meta_dispatch.h>
+#include <ATen/ops/gt_meta_dispatch.h>
+#include <ATen/ops/sqrt_meta_dispatch.h>
+#include <ATen/ops/mm_meta_dispatch.h>
+#include <ATen/ops/sum_meta_dispatch.h>
+#include <ATen/ops/mean_meta_dispatch.h>
+#include <ATen/ops/nll_loss_forward_meta_dispatch.h>
+#include <ATen/ops/erf_meta_dispatch.h>
+#include <ATen/ops/gelu_backward_meta_dispatch.h>
+#include <ATen/ops/ge_meta_dispatch.h>
+#include <ATen/ops/le_meta_dispatch.h>
+#include <ATen/ops/addcmul_meta_dispatch.h>
+#include <ATen/ops/addcdiv_meta_dispatch.h>
+#include <ATen/ops/arange_meta_dispatch.h>
+#include <ATen/ops/cat_meta_dispatch.h>
+#include <ATen/ops/all_meta_dispatch.h>
+#include <ATen/ops/amin_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -41,7 +59,7 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::div(op.meta(self), op.meta(other));
+  const auto expected = at::meta::div(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_div_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -67,7 +85,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::div_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_div_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -91,7 +109,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.div_(op.meta(other));
+  at::meta::div_(self_meta, op.meta(other));
   launch_div_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -238,7 +256,7 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::lt(op.meta(self), op.meta(other));
+  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_lt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -264,7 +282,7 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::lt_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::lt_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_lt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -288,7 +306,7 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.lt_(op.meta(other));
+  at::meta::lt_(self_meta, op.meta(other));
   launch_lt_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -321,7 +339,7 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::gt(op.meta(self), other);
+  const auto expected = at::meta::gt(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_gt_Scalar(op, self_on_device, other, out);
   return out;
@@ -345,7 +363,7 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::gt_outf(op.meta(self), other, out_meta);
+  at::meta::gt_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
   launch_gt_Scalar(op, self_on_device, other, out);
   return out;
@@ -367,7 +385,7 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.gt_(other);
+  at::meta::gt_(self_meta, other);
   launch_gt_Scalar(op, self, other, self);
   return self;
 }
@@ -399,7 +417,7 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sqrt(op.meta(self));
+  const auto expected = at::meta::sqrt(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sqrt(op, self_on_device, out);
   return out;
@@ -423,7 +441,7 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::sqrt_outf(op.meta(self), out_meta);
+  at::meta::sqrt_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_sqrt(op, self_on_device, out);
   return out;
@@ -445,7 +463,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::sqrt_(self_meta);
+  at::meta::sqrt_(self_meta);
   launch_sqrt(op, self, self);
   return self;
 }
@@ -531,7 +549,7 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::mm(op.meta(self), op.meta(mat2));
+  const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_mm(op, self_on_device, mat2_on_device, out);
   return out;
@@ -557,7 +575,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
-  at::mm_outf(op.meta(self), op.meta(mat2), out_meta);
+  at::meta::mm_outf(op.meta(self), op.meta(mat2), out_meta);
   op.resize_output(out, out_meta);
   launch_mm(op, self_on_device, mat2_on_device, out);
   return out;
@@ -591,7 +609,7 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sum(op.meta(self), dim, keepdim, dtype);
+  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
   return out;
@@ -615,7 +633,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
   launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
   return out;
@@ -649,7 +667,7 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::mean(op.meta(self), dim, keepdim, dtype);
+  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_mean_dim(op, self_on_device, dim, keepdim, out);
   return out;
@@ -673,7 +691,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  at::meta::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
   launch_mean_dim(op, self_on_device, dim, keepdim, out);
   return out;
@@ -712,7 +730,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor target_on_device = op.on_device(target);
-  const auto expected = at::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
+  const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor total_weight = op.allocate(std::get<1>(expected));
   launch_nll_loss_forward(op, self_on_device, target_on_device, weight, reduction, ignore_index, output, total_weight);
@@ -742,7 +760,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
   const at::Tensor target_on_device = op.on_device(target);
   at::Tensor output_meta = op.meta_output(output);
   at::Tensor total_weight_meta = op.meta_output(total_weight);
-  at::nll_loss_forward_outf(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, output_meta, total_weight_meta);
+  at::meta::nll_loss_forward_outf(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, output_meta, total_weight_meta);
   op.resize_output(output, output_meta);
   op.resize_output(total_weight, total_weight_meta);
   launch_nll_loss_forward(op, self_on_device, target_on_device, weight, reduction, ignore_index, output, total_weight);
@@ -776,7 +794,7 @@ at::Tensor wrap_erf(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::erf(op.meta(self));
+  const auto expected = at::meta::erf(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_erf(op, self_on_device, out);
   return out;
@@ -800,7 +818,7 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::erf_outf(op.meta(self), out_meta);
+  at::meta::erf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_erf(op, self_on_device, out);
   return out;
@@ -822,7 +840,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::erf_(self_meta);
+  at::meta::erf_(self_meta);
   launch_erf(op, self, self);
   return self;
 }
@@ -858,7 +876,7 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
+  const auto expected = at::meta::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
   launch_gelu_backward(op, grad_output_on_device, self_on_device, approximate, out);
   return out;
@@ -894,7 +912,7 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::ge(op.meta(self), op.meta(other));
+  const auto expected = at::meta::ge(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_ge_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -920,7 +938,7 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::ge_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::ge_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_ge_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -944,7 +962,7 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.ge_(op.meta(other));
+  at::meta::ge_(self_meta, op.meta(other));
   launch_ge_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -977,7 +995,7 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::le(op.meta(self), other);
+  const auto expected = at::meta::le(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_le_Scalar(op, self_on_device, other, out);
   return out;
@@ -1001,7 +1019,7 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::le_outf(op.meta(self), other, out_meta);
+  at::meta::le_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
   launch_le_Scalar(op, self_on_device, other, out);
   return out;
@@ -1023,7 +1041,7 @@ at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.le_(other);
+  at::meta::le_(self_meta, other);
   launch_le_Scalar(op, self, other, self);
   return self;
 }
@@ -1062,7 +1080,7 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
-  const auto expected = at::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
   const at::Tensor out = op.allocate(expected);
   launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
@@ -1090,7 +1108,7 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
   at::Tensor out_meta = op.meta_output(out);
-  at::addcmul_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  at::meta::addcmul_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
   op.resize_output(out, out_meta);
   launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
@@ -1116,7 +1134,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
   at::Tensor self_meta = op.meta(self);
-  self_meta.addcmul_(op.meta(tensor1), op.meta(tensor2), value);
+  at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
   launch_addcmul(op, self, tensor1_on_device, tensor2_on_device, value, self);
   return self;
 }
@@ -1155,7 +1173,7 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
-  const auto expected = at::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
   const at::Tensor out = op.allocate(expected);
   launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
@@ -1183,7 +1201,7 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
   at::Tensor out_meta = op.meta_output(out);
-  at::addcdiv_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  at::meta::addcdiv_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
   op.resize_output(out, out_meta);
   launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
@@ -1209,7 +1227,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
   at::Tensor self_meta = op.meta(self);
-  self_meta.addcdiv_(op.meta(tensor1), op.meta(tensor2), value);
+  at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
   launch_addcdiv(op, self, tensor1_on_device, tensor2_on_device, value, self);
   return self;
 }
@@ -1243,7 +1261,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
     return torch_fl::fallback_to_cpu<ATEN_OP(arange_start_out)>(op, torch_fl::FallbackReason::kDtype, start, end, step, out);
   }
   at::Tensor out_meta = op.meta_output(out);
-  at::arange_outf(start, end, step, out_meta);
+  at::meta::arange_outf(start, end, step, out_meta);
   op.resize_output(out, out_meta);
   launch_arange_start_out(op, start, end, step, out);
   return out;
@@ -1275,7 +1293,7 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   if (!op.dtype_is_native(tensors)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
   }
-  const auto expected = at::cat(op.meta(tensors), dim);
+  const auto expected = at::meta::cat(op.meta(tensors), dim);
   const at::Tensor out = op.allocate(expected);
   launch_cat(op, tensors, dim, out);
   return out;
@@ -1298,7 +1316,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
     return torch_fl::fallback_to_cpu<ATEN_OP(cat_out)>(op, torch_fl::FallbackReason::kDtype, tensors, dim, out);
   }
   at::Tensor out_meta = op.meta_output(out);
-  at::cat_outf(op.meta(tensors), dim, out_meta);
+  at::meta::cat_outf(op.meta(tensors), dim, out_meta);
   op.resize_output(out, out_meta);
   launch_cat(op, tensors, dim, out);
   return out;
@@ -1332,7 +1350,7 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::all(op.meta(self), dim, keepdim);
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
@@ -1356,7 +1374,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::all_outf(op.meta(self), dim, keepdim, out_meta);
+  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
   launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
@@ -1390,7 +1408,7 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
     return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::amin(op.meta(self), dim, keepdim);
+  const auto expected = at::meta::amin(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_amin(op, self_on_device, dim, keepdim, out);
   return out;
@@ -1414,7 +1432,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::amin_outf(op.meta(self), dim, keepdim, out_meta);
+  at::meta::amin_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
   launch_amin(op, self_on_device, dim, keepdim, out);
   return out;

@@ -6,6 +6,15 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/neg_meta_dispatch.h>
+#include <ATen/ops/reciprocal_meta_dispatch.h>
+#include <ATen/ops/silu_meta_dispatch.h>
+#include <ATen/ops/minimum_meta_dispatch.h>
+#include <ATen/ops/pow_meta_dispatch.h>
+#include <ATen/ops/isneginf_meta_dispatch.h>
+#include <ATen/ops/cumsum_meta_dispatch.h>
+#include <ATen/ops/amax_meta_dispatch.h>
+#include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -93,7 +102,7 @@ at::Tensor wrap_neg(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::neg(op.meta(self));
+  const auto expected = at::meta::neg(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_neg(op, self_on_device, out);
   return out;
@@ -117,7 +126,7 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::neg_outf(op.meta(self), out_meta);
+  at::meta::neg_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_neg(op, self_on_device, out);
   return out;
@@ -139,7 +148,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::neg_(self_meta);
+  at::meta::neg_(self_meta);
   launch_neg(op, self, self);
   return self;
 }
@@ -230,7 +239,7 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::reciprocal(op.meta(self));
+  const auto expected = at::meta::reciprocal(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_reciprocal(op, self_on_device, out);
   return out;
@@ -254,7 +263,7 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::reciprocal_outf(op.meta(self), out_meta);
+  at::meta::reciprocal_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_reciprocal(op, self_on_device, out);
   return out;
@@ -276,7 +285,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::reciprocal_(self_meta);
+  at::meta::reciprocal_(self_meta);
   launch_reciprocal(op, self, self);
   return self;
 }
@@ -308,7 +317,7 @@ at::Tensor wrap_silu(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::silu(op.meta(self));
+  const auto expected = at::meta::silu(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_silu(op, self_on_device, out);
   return out;
@@ -332,7 +341,7 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::silu_outf(op.meta(self), out_meta);
+  at::meta::silu_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_silu(op, self_on_device, out);
   return out;
@@ -354,7 +363,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::silu_(self_meta);
+  at::meta::silu_(self_meta);
   launch_silu(op, self, self);
   return self;
 }
@@ -389,7 +398,7 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::minimum(op.meta(self), op.meta(other));
+  const auto expected = at::meta::minimum(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_minimum(op, self_on_device, other_on_device, out);
   return out;
@@ -415,7 +424,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::minimum_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::minimum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_minimum(op, self_on_device, other_on_device, out);
   return out;
@@ -449,7 +458,7 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::pow(op.meta(self), exponent);
+  const auto expected = at::meta::pow(op.meta(self), exponent);
   const at::Tensor out = op.allocate(expected);
   launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
   return out;
@@ -473,7 +482,7 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::pow_outf(op.meta(self), exponent, out_meta);
+  at::meta::pow_outf(op.meta(self), exponent, out_meta);
   op.resize_output(out, out_meta);
   launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
   return out;
@@ -495,7 +504,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.pow_(exponent);
+  at::meta::pow_(self_meta, exponent);
   launch_pow_Tensor_Scalar(op, self, exponent, self);
   return self;
 }
@@ -527,7 +536,7 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::isneginf(op.meta(self));
+  const auto expected = at::meta::isneginf(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_isneginf(op, self_on_device, out);
   return out;
@@ -551,7 +560,7 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::isneginf_outf(op.meta(self), out_meta);
+  at::meta::isneginf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_isneginf(op, self_on_device, out);
   return out;
@@ -590,7 +599,7 @@ at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at:
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::cumsum(op.meta(self), dim, dtype);
+  const auto expected = at::meta::cumsum(op.meta(self), dim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_cumsum(op, self_on_device, dim, out);
   return out;
@@ -614,7 +623,7 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::cumsum_outf(op.meta(self), dim, dtype, out_meta);
+  at::meta::cumsum_outf(op.meta(self), dim, dtype, out_meta);
   op.resize_output(out, out_meta);
   launch_cumsum(op, self_on_device, dim, out);
   return out;
@@ -636,7 +645,7 @@ at::Tensor & wrap_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::Sc
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.cumsum_(dim, dtype);
+  at::meta::cumsum_(self_meta, dim, dtype);
   launch_cumsum(op, self, dim, self);
   return self;
 }
@@ -705,7 +714,7 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
     return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::amax(op.meta(self), dim, keepdim);
+  const auto expected = at::meta::amax(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_amax(op, self_on_device, dim, keepdim, out);
   return out;
@@ -729,7 +738,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::amax_outf(op.meta(self), dim, keepdim, out_meta);
+  at::meta::amax_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
   launch_amax(op, self_on_device, dim, keepdim, out);
   return out;
@@ -765,7 +774,7 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
   const at::Tensor out = op.allocate(expected);
   launch__softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
   return out;

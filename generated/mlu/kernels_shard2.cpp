@@ -6,6 +6,13 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/eq_meta_dispatch.h>
+#include <ATen/ops/tanh_backward_meta_dispatch.h>
+#include <ATen/ops/sigmoid_backward_meta_dispatch.h>
+#include <ATen/ops/sin_meta_dispatch.h>
+#include <ATen/ops/log2_meta_dispatch.h>
+#include <ATen/ops/clamp_meta_dispatch.h>
+#include <ATen/ops/argmax_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -39,7 +46,7 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::eq(op.meta(self), other);
+  const auto expected = at::meta::eq(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_eq_Scalar(op, self_on_device, other, out);
   return out;
@@ -63,7 +70,7 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::eq_outf(op.meta(self), other, out_meta);
+  at::meta::eq_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
   launch_eq_Scalar(op, self_on_device, other, out);
   return out;
@@ -85,7 +92,7 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.eq_(other);
+  at::meta::eq_(self_meta, other);
   launch_eq_Scalar(op, self, other, self);
   return self;
 }
@@ -120,7 +127,7 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::tanh_backward(op.meta(grad_output), op.meta(output));
+  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
   const at::Tensor out = op.allocate(expected);
   launch_tanh_backward(op, grad_output_on_device, output_on_device, out);
   return out;
@@ -156,7 +163,7 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid_backward(op, grad_output_on_device, output_on_device, out);
   return out;
@@ -189,7 +196,7 @@ at::Tensor wrap_sin(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sin(op.meta(self));
+  const auto expected = at::meta::sin(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sin(op, self_on_device, out);
   return out;
@@ -213,7 +220,7 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::sin_outf(op.meta(self), out_meta);
+  at::meta::sin_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_sin(op, self_on_device, out);
   return out;
@@ -235,7 +242,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::sin_(self_meta);
+  at::meta::sin_(self_meta);
   launch_sin(op, self, self);
   return self;
 }
@@ -267,7 +274,7 @@ at::Tensor wrap_log2(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::log2(op.meta(self));
+  const auto expected = at::meta::log2(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_log2(op, self_on_device, out);
   return out;
@@ -291,7 +298,7 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::log2_outf(op.meta(self), out_meta);
+  at::meta::log2_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_log2(op, self_on_device, out);
   return out;
@@ -313,7 +320,7 @@ at::Tensor & wrap_log2_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::log2_(self_meta);
+  at::meta::log2_(self_meta);
   launch_log2(op, self, self);
   return self;
 }
@@ -347,7 +354,7 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::clamp(op.meta(self), min, max);
+  const auto expected = at::meta::clamp(op.meta(self), min, max);
   const at::Tensor out = op.allocate(expected);
   launch_clamp(op, self_on_device, min, max, out);
   return out;
@@ -371,7 +378,7 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::clamp_outf(op.meta(self), min, max, out_meta);
+  at::meta::clamp_outf(op.meta(self), min, max, out_meta);
   op.resize_output(out, out_meta);
   launch_clamp(op, self_on_device, min, max, out);
   return out;
@@ -393,7 +400,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
   at::Tensor self_meta = op.meta(self);
-  at::clamp_(self_meta, min, max);
+  at::meta::clamp_(self_meta, min, max);
   launch_clamp(op, self, min, max, self);
   return self;
 }
@@ -426,7 +433,7 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::argmax(op.meta(self), dim, keepdim);
+  const auto expected = at::meta::argmax(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_argmax(op, self_on_device, dim, keepdim, out);
   return out;
@@ -450,7 +457,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::argmax_outf(op.meta(self), dim, keepdim, out_meta);
+  at::meta::argmax_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
   launch_argmax(op, self_on_device, dim, keepdim, out);
   return out;

@@ -6,7 +6,16 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/ne_meta_dispatch.h>
+#include <ATen/ops/exp_meta_dispatch.h>
+#include <ATen/ops/sigmoid_meta_dispatch.h>
+#include <ATen/ops/tanh_meta_dispatch.h>
+#include <ATen/ops/_log_softmax_meta_dispatch.h>
+#include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
+#include <ATen/ops/expm1_meta_dispatch.h>
 #include <ATen/ops/linear_native.h>
+#include <ATen/ops/bmm_meta_dispatch.h>
+#include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -42,7 +51,7 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::ne(op.meta(self), op.meta(other));
+  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_ne_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -68,7 +77,7 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::ne_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::ne_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_ne_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -92,7 +101,7 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.ne_(op.meta(other));
+  at::meta::ne_(self_meta, op.meta(other));
   launch_ne_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -124,7 +133,7 @@ at::Tensor wrap_exp(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::exp(op.meta(self));
+  const auto expected = at::meta::exp(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_exp(op, self_on_device, out);
   return out;
@@ -148,7 +157,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::exp_outf(op.meta(self), out_meta);
+  at::meta::exp_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_exp(op, self_on_device, out);
   return out;
@@ -170,7 +179,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::exp_(self_meta);
+  at::meta::exp_(self_meta);
   launch_exp(op, self, self);
   return self;
 }
@@ -202,7 +211,7 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sigmoid(op.meta(self));
+  const auto expected = at::meta::sigmoid(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid(op, self_on_device, out);
   return out;
@@ -226,7 +235,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::sigmoid_outf(op.meta(self), out_meta);
+  at::meta::sigmoid_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_sigmoid(op, self_on_device, out);
   return out;
@@ -248,7 +257,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::sigmoid_(self_meta);
+  at::meta::sigmoid_(self_meta);
   launch_sigmoid(op, self, self);
   return self;
 }
@@ -280,7 +289,7 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::tanh(op.meta(self));
+  const auto expected = at::meta::tanh(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_tanh(op, self_on_device, out);
   return out;
@@ -304,7 +313,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::tanh_outf(op.meta(self), out_meta);
+  at::meta::tanh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_tanh(op, self_on_device, out);
   return out;
@@ -326,7 +335,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::tanh_(self_meta);
+  at::meta::tanh_(self_meta);
   launch_tanh(op, self, self);
   return self;
 }
@@ -358,7 +367,7 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::_log_softmax(op.meta(self), dim, half_to_float);
+  const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);
   const at::Tensor out = op.allocate(expected);
   launch__log_softmax(op, self_on_device, dim, out);
   return out;
@@ -382,7 +391,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::_log_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
+  at::meta::_log_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
   op.resize_output(out, out_meta);
   launch__log_softmax(op, self_on_device, dim, out);
   return out;
@@ -418,7 +427,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  const auto expected = at::meta::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
   const at::Tensor out = op.allocate(expected);
   launch__log_softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
   return out;
@@ -451,7 +460,7 @@ at::Tensor wrap_expm1(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(expm1)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::expm1(op.meta(self));
+  const auto expected = at::meta::expm1(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_expm1(op, self_on_device, out);
   return out;
@@ -475,7 +484,7 @@ at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::expm1_outf(op.meta(self), out_meta);
+  at::meta::expm1_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_expm1(op, self_on_device, out);
   return out;
@@ -497,7 +506,7 @@ at::Tensor & wrap_expm1_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(expm1_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::expm1_(self_meta);
+  at::meta::expm1_(self_meta);
   launch_expm1(op, self, self);
   return self;
 }
@@ -658,7 +667,7 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::bmm(op.meta(self), op.meta(mat2));
+  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_bmm(op, self_on_device, mat2_on_device, out);
   return out;
@@ -684,7 +693,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
-  at::bmm_outf(op.meta(self), op.meta(mat2), out_meta);
+  at::meta::bmm_outf(op.meta(self), op.meta(mat2), out_meta);
   op.resize_output(out, out_meta);
   launch_bmm(op, self_on_device, mat2_on_device, out);
   return out;
@@ -722,7 +731,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
+  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
@@ -749,7 +758,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::Tensor indices_meta = op.meta_output(indices);
-  at::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
+  at::meta::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
   op.resize_output(out, out_meta);
   op.resize_output(indices, indices_meta);
   launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);

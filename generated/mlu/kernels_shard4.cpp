@@ -6,6 +6,14 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/mul_meta_dispatch.h>
+#include <ATen/ops/nll_loss_backward_meta_dispatch.h>
+#include <ATen/ops/round_meta_dispatch.h>
+#include <ATen/ops/pow_meta_dispatch.h>
+#include <ATen/ops/tril_meta_dispatch.h>
+#include <ATen/ops/triu_meta_dispatch.h>
+#include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
+#include <ATen/ops/avg_pool2d_backward_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -41,7 +49,7 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::mul(op.meta(self), op.meta(other));
+  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_mul_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -67,7 +75,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::mul_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_mul_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -91,7 +99,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.mul_(op.meta(other));
+  at::meta::mul_(self_meta, op.meta(other));
   launch_mul_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -134,7 +142,7 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor target_on_device = op.on_device(target);
   const at::Tensor total_weight_on_device = op.on_device(total_weight);
-  const auto expected = at::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
+  const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
   const at::Tensor out = op.allocate(expected);
   launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, out);
   return out;
@@ -167,7 +175,7 @@ at::Tensor wrap_round(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::round(op.meta(self));
+  const auto expected = at::meta::round(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_round(op, self_on_device, out);
   return out;
@@ -191,7 +199,7 @@ at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::round_outf(op.meta(self), out_meta);
+  at::meta::round_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_round(op, self_on_device, out);
   return out;
@@ -213,7 +221,7 @@ at::Tensor & wrap_round_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::round_(self_meta);
+  at::meta::round_(self_meta);
   launch_round(op, self, self);
   return self;
 }
@@ -248,7 +256,7 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor exponent_on_device = op.on_device(exponent);
-  const auto expected = at::pow(op.meta(self), op.meta(exponent));
+  const auto expected = at::meta::pow(op.meta(self), op.meta(exponent));
   const at::Tensor out = op.allocate(expected);
   launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
   return out;
@@ -274,7 +282,7 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor exponent_on_device = op.on_device(exponent);
   at::Tensor out_meta = op.meta_output(out);
-  at::pow_outf(op.meta(self), op.meta(exponent), out_meta);
+  at::meta::pow_outf(op.meta(self), op.meta(exponent), out_meta);
   op.resize_output(out, out_meta);
   launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
   return out;
@@ -298,7 +306,7 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
   }
   const at::Tensor exponent_on_device = op.on_device(exponent);
   at::Tensor self_meta = op.meta(self);
-  self_meta.pow_(op.meta(exponent));
+  at::meta::pow_(self_meta, op.meta(exponent));
   launch_pow_Tensor_Tensor(op, self, exponent_on_device, self);
   return self;
 }
@@ -370,7 +378,7 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::tril(op.meta(self), diagonal);
+  const auto expected = at::meta::tril(op.meta(self), diagonal);
   const at::Tensor out = op.allocate(expected);
   launch_tril(op, self_on_device, diagonal, out);
   return out;
@@ -394,7 +402,7 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::tril_outf(op.meta(self), diagonal, out_meta);
+  at::meta::tril_outf(op.meta(self), diagonal, out_meta);
   op.resize_output(out, out_meta);
   launch_tril(op, self_on_device, diagonal, out);
   return out;
@@ -416,7 +424,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.tril_(diagonal);
+  at::meta::tril_(self_meta, diagonal);
   launch_tril(op, self, diagonal, self);
   return self;
 }
@@ -448,7 +456,7 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::triu(op.meta(self), diagonal);
+  const auto expected = at::meta::triu(op.meta(self), diagonal);
   const at::Tensor out = op.allocate(expected);
   launch_triu(op, self_on_device, diagonal, out);
   return out;
@@ -472,7 +480,7 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::triu_outf(op.meta(self), diagonal, out_meta);
+  at::meta::triu_outf(op.meta(self), diagonal, out_meta);
   op.resize_output(out, out_meta);
   launch_triu(op, self_on_device, diagonal, out);
   return out;
@@ -494,7 +502,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.triu_(diagonal);
+  at::meta::triu_(self_meta, diagonal);
   launch_triu(op, self, diagonal, self);
   return self;
 }
@@ -572,7 +580,7 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor indices_on_device = op.on_device(indices);
-  const auto expected = at::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
+  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
   const at::Tensor out = op.allocate(expected);
   launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_on_device, out);
   return out;
@@ -600,7 +608,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor indices_on_device = op.on_device(indices);
   at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
+  at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
   op.resize_output(grad_input, grad_input_meta);
   launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_on_device, grad_input);
   return grad_input;
@@ -640,7 +648,7 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   const at::Tensor out = op.allocate(expected);
   launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
@@ -666,7 +674,7 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
+  at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
   op.resize_output(grad_input, grad_input_meta);
   launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   return grad_input;

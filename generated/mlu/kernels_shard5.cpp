@@ -6,6 +6,19 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/add_meta_dispatch.h>
+#include <ATen/ops/sub_meta_dispatch.h>
+#include <ATen/ops/gt_meta_dispatch.h>
+#include <ATen/ops/lt_meta_dispatch.h>
+#include <ATen/ops/log_meta_dispatch.h>
+#include <ATen/ops/cos_meta_dispatch.h>
+#include <ATen/ops/trunc_meta_dispatch.h>
+#include <ATen/ops/silu_backward_meta_dispatch.h>
+#include <ATen/ops/gelu_meta_dispatch.h>
+#include <ATen/ops/le_meta_dispatch.h>
+#include <ATen/ops/ge_meta_dispatch.h>
+#include <ATen/ops/lerp_meta_dispatch.h>
+#include <ATen/ops/baddbmm_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -42,7 +55,7 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::add(op.meta(self), op.meta(other), alpha);
+  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -68,7 +81,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
+  at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
   launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -92,7 +105,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.add_(op.meta(other), alpha);
+  at::meta::add_(self_meta, op.meta(other), alpha);
   launch_add_Tensor(op, self, other_on_device, alpha, self);
   return self;
 }
@@ -128,7 +141,7 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::sub(op.meta(self), op.meta(other), alpha);
+  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -154,7 +167,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
+  at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
   launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -178,7 +191,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.sub_(op.meta(other), alpha);
+  at::meta::sub_(self_meta, op.meta(other), alpha);
   launch_sub_Tensor(op, self, other_on_device, alpha, self);
   return self;
 }
@@ -268,7 +281,7 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::gt(op.meta(self), op.meta(other));
+  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_gt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -294,7 +307,7 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::gt_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::gt_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_gt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -318,7 +331,7 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.gt_(op.meta(other));
+  at::meta::gt_(self_meta, op.meta(other));
   launch_gt_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -351,7 +364,7 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::lt(op.meta(self), other);
+  const auto expected = at::meta::lt(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_lt_Scalar(op, self_on_device, other, out);
   return out;
@@ -375,7 +388,7 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::lt_outf(op.meta(self), other, out_meta);
+  at::meta::lt_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
   launch_lt_Scalar(op, self_on_device, other, out);
   return out;
@@ -397,7 +410,7 @@ at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.lt_(other);
+  at::meta::lt_(self_meta, other);
   launch_lt_Scalar(op, self, other, self);
   return self;
 }
@@ -429,7 +442,7 @@ at::Tensor wrap_log(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::log(op.meta(self));
+  const auto expected = at::meta::log(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_log(op, self_on_device, out);
   return out;
@@ -453,7 +466,7 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::log_outf(op.meta(self), out_meta);
+  at::meta::log_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_log(op, self_on_device, out);
   return out;
@@ -475,7 +488,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::log_(self_meta);
+  at::meta::log_(self_meta);
   launch_log(op, self, self);
   return self;
 }
@@ -507,7 +520,7 @@ at::Tensor wrap_cos(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::cos(op.meta(self));
+  const auto expected = at::meta::cos(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_cos(op, self_on_device, out);
   return out;
@@ -531,7 +544,7 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::cos_outf(op.meta(self), out_meta);
+  at::meta::cos_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_cos(op, self_on_device, out);
   return out;
@@ -553,7 +566,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::cos_(self_meta);
+  at::meta::cos_(self_meta);
   launch_cos(op, self, self);
   return self;
 }
@@ -585,7 +598,7 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::trunc(op.meta(self));
+  const auto expected = at::meta::trunc(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_trunc(op, self_on_device, out);
   return out;
@@ -609,7 +622,7 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::trunc_outf(op.meta(self), out_meta);
+  at::meta::trunc_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_trunc(op, self_on_device, out);
   return out;
@@ -631,7 +644,7 @@ at::Tensor & wrap_trunc_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::trunc_(self_meta);
+  at::meta::trunc_(self_meta);
   launch_trunc(op, self, self);
   return self;
 }
@@ -666,7 +679,7 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::silu_backward(op.meta(grad_output), op.meta(self));
+  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_silu_backward(op, grad_output_on_device, self_on_device, out);
   return out;
@@ -700,7 +713,7 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::gelu(op.meta(self), approximate);
+  const auto expected = at::meta::gelu(op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
   launch_gelu(op, self_on_device, approximate, out);
   return out;
@@ -724,7 +737,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::gelu_outf(op.meta(self), approximate, out_meta);
+  at::meta::gelu_outf(op.meta(self), approximate, out_meta);
   op.resize_output(out, out_meta);
   launch_gelu(op, self_on_device, approximate, out);
   return out;
@@ -746,7 +759,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   at::Tensor self_meta = op.meta(self);
-  at::gelu_(self_meta, approximate);
+  at::meta::gelu_(self_meta, approximate);
   launch_gelu(op, self, approximate, self);
   return self;
 }
@@ -781,7 +794,7 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::le(op.meta(self), op.meta(other));
+  const auto expected = at::meta::le(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_le_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -807,7 +820,7 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::le_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::le_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_le_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -831,7 +844,7 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.le_(op.meta(other));
+  at::meta::le_(self_meta, op.meta(other));
   launch_le_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -864,7 +877,7 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::ge(op.meta(self), other);
+  const auto expected = at::meta::ge(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_ge_Scalar(op, self_on_device, other, out);
   return out;
@@ -888,7 +901,7 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::ge_outf(op.meta(self), other, out_meta);
+  at::meta::ge_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
   launch_ge_Scalar(op, self_on_device, other, out);
   return out;
@@ -910,7 +923,7 @@ at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.ge_(other);
+  at::meta::ge_(self_meta, other);
   launch_ge_Scalar(op, self, other, self);
   return self;
 }
@@ -985,7 +998,7 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor end_on_device = op.on_device(end);
-  const auto expected = at::lerp(op.meta(self), op.meta(end), weight);
+  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
   const at::Tensor out = op.allocate(expected);
   launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
   return out;
@@ -1011,7 +1024,7 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor end_on_device = op.on_device(end);
   at::Tensor out_meta = op.meta_output(out);
-  at::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
+  at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
   op.resize_output(out, out_meta);
   launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
   return out;
@@ -1035,7 +1048,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
   }
   const at::Tensor end_on_device = op.on_device(end);
   at::Tensor self_meta = op.meta(self);
-  self_meta.lerp_(op.meta(end), weight);
+  at::meta::lerp_(self_meta, op.meta(end), weight);
   launch_lerp_Scalar(op, self, end_on_device, weight, self);
   return self;
 }
@@ -1075,7 +1088,7 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor batch1_on_device = op.on_device(batch1);
   const at::Tensor batch2_on_device = op.on_device(batch2);
-  const auto expected = at::baddbmm(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha);
+  const auto expected = at::meta::baddbmm(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
   return out;
@@ -1103,7 +1116,7 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   const at::Tensor batch1_on_device = op.on_device(batch1);
   const at::Tensor batch2_on_device = op.on_device(batch2);
   at::Tensor out_meta = op.meta_output(out);
-  at::baddbmm_outf(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha, out_meta);
+  at::meta::baddbmm_outf(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha, out_meta);
   op.resize_output(out, out_meta);
   launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
   return out;
@@ -1129,7 +1142,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   const at::Tensor batch1_on_device = op.on_device(batch1);
   const at::Tensor batch2_on_device = op.on_device(batch2);
   at::Tensor self_meta = op.meta(self);
-  self_meta.baddbmm_(op.meta(batch1), op.meta(batch2), beta, alpha);
+  at::meta::baddbmm_(self_meta, op.meta(batch1), op.meta(batch2), beta, alpha);
   launch_baddbmm(op, self, batch1_on_device, batch2_on_device, beta, alpha, self);
   return self;
 }

@@ -6,6 +6,11 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/ne_meta_dispatch.h>
+#include <ATen/ops/rsqrt_meta_dispatch.h>
+#include <ATen/ops/floor_meta_dispatch.h>
+#include <ATen/ops/sign_meta_dispatch.h>
+#include <ATen/ops/maximum_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -39,7 +44,7 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::ne(op.meta(self), other);
+  const auto expected = at::meta::ne(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_ne_Scalar(op, self_on_device, other, out);
   return out;
@@ -63,7 +68,7 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::ne_outf(op.meta(self), other, out_meta);
+  at::meta::ne_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
   launch_ne_Scalar(op, self_on_device, other, out);
   return out;
@@ -85,7 +90,7 @@ at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.ne_(other);
+  at::meta::ne_(self_meta, other);
   launch_ne_Scalar(op, self, other, self);
   return self;
 }
@@ -225,7 +230,7 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::rsqrt(op.meta(self));
+  const auto expected = at::meta::rsqrt(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_rsqrt(op, self_on_device, out);
   return out;
@@ -249,7 +254,7 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::rsqrt_outf(op.meta(self), out_meta);
+  at::meta::rsqrt_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_rsqrt(op, self_on_device, out);
   return out;
@@ -271,7 +276,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::rsqrt_(self_meta);
+  at::meta::rsqrt_(self_meta);
   launch_rsqrt(op, self, self);
   return self;
 }
@@ -303,7 +308,7 @@ at::Tensor wrap_floor(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::floor(op.meta(self));
+  const auto expected = at::meta::floor(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_floor(op, self_on_device, out);
   return out;
@@ -327,7 +332,7 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::floor_outf(op.meta(self), out_meta);
+  at::meta::floor_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_floor(op, self_on_device, out);
   return out;
@@ -349,7 +354,7 @@ at::Tensor & wrap_floor_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::floor_(self_meta);
+  at::meta::floor_(self_meta);
   launch_floor(op, self, self);
   return self;
 }
@@ -381,7 +386,7 @@ at::Tensor wrap_sign(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sign(op.meta(self));
+  const auto expected = at::meta::sign(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sign(op, self_on_device, out);
   return out;
@@ -405,7 +410,7 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::sign_outf(op.meta(self), out_meta);
+  at::meta::sign_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_sign(op, self_on_device, out);
   return out;
@@ -427,7 +432,7 @@ at::Tensor & wrap_sign_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.sign_();
+  at::meta::sign_(self_meta);
   launch_sign(op, self, self);
   return self;
 }
@@ -462,7 +467,7 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::maximum(op.meta(self), op.meta(other));
+  const auto expected = at::meta::maximum(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_maximum(op, self_on_device, other_on_device, out);
   return out;
@@ -488,7 +493,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::maximum_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::maximum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_maximum(op, self_on_device, other_on_device, out);
   return out;

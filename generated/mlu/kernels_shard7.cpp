@@ -6,6 +6,13 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/eq_meta_dispatch.h>
+#include <ATen/ops/threshold_backward_meta_dispatch.h>
+#include <ATen/ops/addmm_meta_dispatch.h>
+#include <ATen/ops/ceil_meta_dispatch.h>
+#include <ATen/ops/log1p_meta_dispatch.h>
+#include <ATen/ops/avg_pool2d_meta_dispatch.h>
+#include <ATen/ops/_softmax_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -41,7 +48,7 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::eq(op.meta(self), op.meta(other));
+  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_eq_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -67,7 +74,7 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::eq_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::eq_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_eq_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -91,7 +98,7 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  self_meta.eq_(op.meta(other));
+  at::meta::eq_(self_meta, op.meta(other));
   launch_eq_Tensor(op, self, other_on_device, self);
   return self;
 }
@@ -127,7 +134,7 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
   const at::Tensor out = op.allocate(expected);
   launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
   return out;
@@ -198,7 +205,7 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat1_on_device = op.on_device(mat1);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
+  const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
   return out;
@@ -226,7 +233,7 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   const at::Tensor mat1_on_device = op.on_device(mat1);
   const at::Tensor mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
-  at::addmm_outf(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha, out_meta);
+  at::meta::addmm_outf(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha, out_meta);
   op.resize_output(out, out_meta);
   launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
   return out;
@@ -252,7 +259,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
   const at::Tensor mat1_on_device = op.on_device(mat1);
   const at::Tensor mat2_on_device = op.on_device(mat2);
   at::Tensor self_meta = op.meta(self);
-  self_meta.addmm_(op.meta(mat1), op.meta(mat2), beta, alpha);
+  at::meta::addmm_(self_meta, op.meta(mat1), op.meta(mat2), beta, alpha);
   launch_addmm(op, self, mat1_on_device, mat2_on_device, beta, alpha, self);
   return self;
 }
@@ -284,7 +291,7 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::ceil(op.meta(self));
+  const auto expected = at::meta::ceil(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_ceil(op, self_on_device, out);
   return out;
@@ -308,7 +315,7 @@ at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::ceil_outf(op.meta(self), out_meta);
+  at::meta::ceil_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_ceil(op, self_on_device, out);
   return out;
@@ -330,7 +337,7 @@ at::Tensor & wrap_ceil_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::ceil_(self_meta);
+  at::meta::ceil_(self_meta);
   launch_ceil(op, self, self);
   return self;
 }
@@ -362,7 +369,7 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::log1p(op.meta(self));
+  const auto expected = at::meta::log1p(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_log1p(op, self_on_device, out);
   return out;
@@ -386,7 +393,7 @@ at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::log1p_outf(op.meta(self), out_meta);
+  at::meta::log1p_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
   launch_log1p(op, self_on_device, out);
   return out;
@@ -408,7 +415,7 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
-  at::log1p_(self_meta);
+  at::meta::log1p_(self_meta);
   launch_log1p(op, self, self);
   return self;
 }
@@ -444,7 +451,7 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   const at::Tensor out = op.allocate(expected);
   launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
@@ -468,7 +475,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
+  at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
   op.resize_output(out, out_meta);
   launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
@@ -546,7 +553,7 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::_softmax(op.meta(self), dim, half_to_float);
+  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
   const at::Tensor out = op.allocate(expected);
   launch__softmax(op, self_on_device, dim, out);
   return out;
@@ -570,7 +577,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
+  at::meta::_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
   op.resize_output(out, out_meta);
   launch__softmax(op, self_on_device, dim, out);
   return out;

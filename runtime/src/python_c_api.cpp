@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -115,6 +116,22 @@ int tfl_memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes) {
     TORCH_FL_DRIVER_CHECK(torch_fl::driver().memory_info(resolve(device), &f, &t));
     *free_bytes = f;
     *total_bytes = t;
+  });
+}
+
+// Benchmark hook: mean nanoseconds of one allocate+free pair of `bytes` through
+// the caching allocator on `device` (after one warm-up pair fills the cache).
+int tfl_bench_alloc_free(int device, uint64_t bytes, int64_t iterations, double* ns_per_pair) {
+  return guarded([&] {
+    torch_fl::DeviceGuard guard(torch_fl::make_device(resolve(device)));
+    c10::Allocator* allocator = torch_fl::device_allocator();
+    { c10::DataPtr warm = allocator->allocate(bytes); }
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < iterations; ++i) {
+      c10::DataPtr block = allocator->allocate(bytes);
+    }
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    *ns_per_pair = std::chrono::duration<double, std::nano>(elapsed).count() / static_cast<double>(iterations);
   });
 }
 

@@ -84,6 +84,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_initial_seed": [c_int, ctypes.POINTER(c_uint64)],
         "tfl_get_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
         "tfl_set_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
+        "tfl_bench_alloc_free": [c_int, c_uint64, c_int64, ctypes.POINTER(ctypes.c_double)],
     }
     for name, argtypes in signatures.items():
         getattr(lib, name).restype = c_int
