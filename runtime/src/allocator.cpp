@@ -1,5 +1,6 @@
 #include <torch_fl/allocator.h>
 
+#include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/Exception.h>
 
 #include <array>
@@ -96,9 +97,42 @@ void delete_block(void* context) {
   caches()[block->device].give_back(block);
 }
 
-class CachingDeviceAllocator final : public c10::Allocator {
+// A c10::DeviceAllocator, so that torch.accelerator's memory functions
+// (memory_stats, memory_allocated, empty_cache, ...) work for the device.
+class CachingDeviceAllocator final : public c10::DeviceAllocator {
  public:
+  bool initialized() override { return true; }
+  void emptyCache(c10::MempoolId_t) override { empty_cache(); }
+  void recordStream(const c10::DataPtr&, c10::Stream) override {
+    // Blocks are reused only on the stream they were allocated on; cross-stream
+    // lifetime tracking (record_stream) is not implemented yet.
+  }
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {
+    const MemoryStats ours = memory_stats(device);
+    c10::CachingDeviceAllocator::DeviceStats stats;
+    auto set = [](c10::CachingAllocator::StatArray& array, int64_t current, int64_t peak) {
+      auto& stat = array[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+      stat.current = current;
+      stat.peak = peak;
+    };
+    set(stats.allocated_bytes, ours.allocated_bytes, ours.peak_allocated_bytes);
+    set(stats.active_bytes, ours.allocated_bytes, ours.peak_allocated_bytes);
+    set(stats.reserved_bytes, ours.reserved_bytes, ours.peak_reserved_bytes);
+    stats.num_alloc_retries = ours.alloc_retries;
+    stats.num_ooms = ours.ooms;
+    stats.num_device_alloc = ours.driver_allocations;
+    return stats;
+  }
+  void resetAccumulatedStats(c10::DeviceIndex) override {}
+  void resetPeakStats(c10::DeviceIndex device) override { reset_peak_memory_stats(device); }
+  std::pair<size_t, size_t> getMemoryInfo(c10::DeviceIndex device) override {
+    size_t free_bytes = 0, total_bytes = 0;
+    TORCH_FL_DRIVER_CHECK(driver().memory_info(device, &free_bytes, &total_bytes));
+    return {free_bytes, total_bytes};
+  }
+
   c10::DataPtr allocate(size_t bytes) override {
+    check_not_forked();
     const c10::DeviceIndex device = current_device();
     const c10::Device where = make_device(device);
     if (bytes == 0) return c10::DataPtr(nullptr, nullptr, &c10::detail::deleteNothing, where);

@@ -51,7 +51,12 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
   tflStream stream = current_driver_stream(dst.device().index());
   const at::Tensor host =
       src.resolve_conj().resolve_neg().to(dst.scalar_type()).expand(dst.sizes()).contiguous();
-  // The driver stages host bytes before returning, so `host` may die right after.
+  // The asynchronous copy stages host bytes before returning, so `host` may die
+  // right after; a blocking copy reads them in place.
+  if (dst.is_contiguous() && !non_blocking) {
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_sync(dst.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
+    return;
+  }
   if (dst.is_contiguous()) {
     TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_async(dst.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
   } else {
@@ -110,6 +115,7 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
 }  // namespace
 
 void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  check_not_forked();
   if (dst.numel() == 0) return;
   if (on_device(src) && on_device(dst)) {
     device_to_device(dst, src, non_blocking);

@@ -5,6 +5,10 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
+#include <pthread.h>
+
+#include <atomic>
+
 #include <torch_fl/driver.h>
 #include <torch_fl/stream.h>
 
@@ -12,9 +16,34 @@ namespace torch_fl {
 namespace {
 // Per thread, as in CUDA: each host thread has its own current device.
 thread_local c10::DeviceIndex tls_current_device = 0;
+
+// Process-wide, written by the first driver use and by the fork handler (which
+// runs single-threaded in the child): plain atomics suffice.
+std::atomic<bool> g_initialized{false};
+std::atomic<bool> g_bad_fork{false};
+
+void on_fork_in_child() {
+  if (g_initialized.load()) g_bad_fork.store(true);
+}
+
+const bool fork_handler_installed = [] {
+  pthread_atfork(nullptr, nullptr, &on_fork_in_child);
+  return true;
+}();
 }  // namespace
 
+bool in_bad_fork() { return g_bad_fork.load(std::memory_order_relaxed); }
+
+void mark_initialized() { g_initialized.store(true, std::memory_order_relaxed); }
+
+void check_not_forked() {
+  TORCH_CHECK(!in_bad_fork(), "[", driver().vendor, "] cannot use the device in a process forked after it was "
+              "initialised (its worker threads and memory did not survive fork). Use the 'spawn' start method, or "
+              "keep device work in the parent (DataLoader workers may do CPU work).");
+}
+
 c10::DeviceIndex device_count() {
+  mark_initialized();
   static const c10::DeviceIndex count = static_cast<c10::DeviceIndex>(driver().device_count());
   return count;
 }

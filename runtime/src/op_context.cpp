@@ -21,6 +21,8 @@ void OpContext::record_operand(const at::Tensor& tensor) {
   if (operand_count_ < kMaxOperands) operands_[operand_count_++] = &tensor;
 }
 
+OpContext::OpContext(const OpInfo& info) : info_(info) { check_not_forked(); }
+
 void OpContext::check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok) {
   if (!tensor.defined()) return;
   if (cpu_scalar_ok && is_cpu_scalar(tensor)) return;

@@ -76,6 +76,8 @@ const char* tfl_spec_path() { return torch_fl::backend_info().spec_path; }
 const char* tfl_spec_sha256() { return torch_fl::backend_info().spec_sha256; }
 const char* tfl_torch_version() { return torch_fl::backend_info().torch_version; }
 
+int tfl_in_bad_fork() { return torch_fl::in_bad_fork() ? 1 : 0; }
+
 int tfl_device_count(int* count) {
   return guarded([&] { *count = torch_fl::device_count(); });
 }

@@ -70,6 +70,10 @@ tflStatus memcpy_d2d(void* dst, const void* src, size_t bytes, tflStream s) {
   return mluMemcpyAsync(dst, src, bytes, queue(s), MLU_MEMCPY_DEV_TO_DEV);
 }
 
+tflStatus memcpy_h2d_sync(void* dst, const void* src, size_t bytes, tflStream s) {
+  return mluMemcpy(dst, src, bytes, queue(s), MLU_MEMCPY_HOST_TO_DEV);
+}
+
 mluTensor_t as_mlu_tensor(const tflStridedView& v) {
   mluTensor_t t{};
   t.data = v.data;
@@ -119,6 +123,7 @@ const TflDriver kDriver = {
     status_string,
     mluGetLastErrorDetail,
     status_is_out_of_memory,
+    memcpy_h2d_sync,
 };
 
 static_assert(static_cast<int>(TFL_DTYPE_COMPLEX128) == static_cast<int>(MLU_DTYPE_COMPLEX_DOUBLE),

@@ -16,6 +16,9 @@ DeviceArena::DeviceArena(size_t capacity, size_t alignment, bool protect)
     throw std::runtime_error("simulator: cannot reserve " + std::to_string(capacity_) + " bytes of device memory");
   }
   base_ = static_cast<uint8_t*>(base);
+  // Large pages, as host allocators use for big buffers: copies and kernels on
+  // device memory then see the same TLB behaviour as on host memory.
+  madvise(base_, capacity_ + alignment_, MADV_HUGEPAGE);
   // Offsets are aligned relative to an aligned base address.
   const auto misalignment = reinterpret_cast<uintptr_t>(base_) % alignment_;
   const size_t head = misalignment ? alignment_ - misalignment : 0;

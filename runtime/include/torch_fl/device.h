@@ -11,6 +11,14 @@ void set_current_device(c10::DeviceIndex index);
 // Raises IndexError-style errors naming the vendor and the valid range.
 void check_device_index(c10::DeviceIndex index);
 
+// Device state (worker threads, streams, cached memory) does not survive fork():
+// a child forked after the device was initialised must not use it.
+bool in_bad_fork();
+// Raises a clear error in such a child; cheap enough for every op.
+void check_not_forked();
+// Marks the device initialised (the first driver call does this).
+void mark_initialized();
+
 inline c10::Device make_device(c10::DeviceIndex index) { return c10::Device(c10::DeviceType::PrivateUse1, index); }
 
 // RAII: switches the current device for a scope (a no-op when it is already current).

@@ -88,6 +88,10 @@ typedef struct {
   const char* (*last_error_detail)(void);
   /* Distinguishes out-of-memory from other failures of malloc. */
   int32_t (*status_is_out_of_memory)(tflStatus status);
+
+  /* Host→device copy ordered on `stream` that returns once the data is on the
+   * device: no staging copy is needed, since the host buffer is read in place. */
+  tflStatus (*memcpy_h2d_sync)(void* dst, const void* src, size_t bytes, tflStream stream);
 } TflDriver;
 
 /* Implemented by each vendor library. */

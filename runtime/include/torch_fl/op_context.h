@@ -35,7 +35,7 @@ struct OpInfo {
 
 class OpContext {
  public:
-  explicit OpContext(const OpInfo& info) : info_(info) {}
+  explicit OpContext(const OpInfo& info);
   OpContext(const OpContext&) = delete;
   OpContext& operator=(const OpContext&) = delete;
 

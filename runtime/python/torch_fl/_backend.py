@@ -71,6 +71,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         getattr(lib, name).argtypes = []
     signatures = {
         "tfl_device_count": [ctypes.POINTER(c_int)],
+        "tfl_in_bad_fork": [],
         "tfl_current_device": [ctypes.POINTER(c_int)],
         "tfl_set_device": [c_int],
         "tfl_synchronize": [c_int],

@@ -41,9 +41,8 @@ def is_initialized() -> bool:
 
 
 def _is_in_bad_fork() -> bool:
-    # Fork safety (refusing the device in a child forked after initialisation)
-    # is not implemented yet; torch.manual_seed asks for this hook.
-    return False
+    """True in a child forked after the device was initialised (torch.manual_seed asks)."""
+    return bool(_lib().lib.tfl_in_bad_fork())
 
 
 def _lazy_init() -> None:

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "mlu_device.h"
+#include "staging_pool.h"
 
 namespace mlu_sim {
 namespace {
@@ -200,7 +201,9 @@ mluRet_t mluMemcpyAsync(void* dst, const void* src, size_t bytes, mluQueue_t que
   if (src_device && !covered(src)) return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpyAsync: source is not device memory");
   if (dir == MLU_MEMCPY_HOST_TO_DEV) {
     // Stage the host bytes now: the caller may reuse its buffer on return.
-    auto staged = std::shared_ptr<uint8_t[]>(new uint8_t[bytes]);
+    // Never destroyed: queued copies may still hold staging buffers at exit.
+    static auto* staging = new torch_fl::sim::StagingPool();
+    std::shared_ptr<uint8_t> staged = staging->take(bytes);
     std::memcpy(staged.get(), src, bytes);
     enqueue(queue, [dst, staged, bytes]() -> std::string {
       std::memcpy(dst, staged.get(), bytes);
@@ -213,6 +216,23 @@ mluRet_t mluMemcpyAsync(void* dst, const void* src, size_t bytes, mluQueue_t que
     });
   }
   return MLU_RET_SUCCESS;
+}
+
+mluRet_t mluMemcpy(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir) {
+  if (bytes == 0) return MLU_RET_SUCCESS;
+  if (dir != MLU_MEMCPY_HOST_TO_DEV) {
+    const mluRet_t ret = mluMemcpyAsync(dst, src, bytes, queue, dir);
+    return ret == MLU_RET_SUCCESS ? mluQueueSync(queue) : ret;
+  }
+  Device* device = device_owning(dst);
+  if (!device || !device->arena->covers(dst, bytes)) {
+    return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpy: destination is not device memory");
+  }
+  enqueue(queue, [dst, src, bytes]() -> std::string {
+    std::memcpy(dst, src, bytes);
+    return "";
+  });
+  return mluQueueSync(queue);
 }
 
 }  // extern "C"

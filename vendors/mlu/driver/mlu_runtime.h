@@ -61,6 +61,8 @@ mluRet_t mluQueueWaitNotifier(mluQueue_t queue, mluNotifier_t notifier);
 mluRet_t mluNotifierElapsedTime(mluNotifier_t start, mluNotifier_t end, float* ms);
 
 mluRet_t mluMemcpyAsync(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir);
+/* Ordered on `queue`; returns when the copy is done (host memory is read in place). */
+mluRet_t mluMemcpy(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,107 @@
+"""The device under real workloads: serialization, torch.accelerator,
+asynchronous errors, and no leaked device memory."""
+from __future__ import annotations
+
+import io
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torch_fl
+
+
+def test_save_and_load_device_tensors_and_state_dicts(device):
+    x = torch.randn(3, 4)
+    model = torch.nn.Linear(4, 2).to(device)
+    buffer = io.BytesIO()
+    torch.save({"x": x.to(device), "model": model.state_dict()}, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    assert loaded["x"].device == torch_fl.device(0) and torch.equal(loaded["x"].cpu(), x)
+    assert loaded["model"]["weight"].device.type == device.type
+    buffer.seek(0)
+    on_cpu = torch.load(buffer, map_location="cpu")
+    assert on_cpu["x"].device.type == "cpu" and torch.equal(on_cpu["x"], x)
+    cpu_buffer = io.BytesIO()
+    torch.save(x, cpu_buffer)
+    cpu_buffer.seek(0)
+    moved = torch.load(cpu_buffer, map_location=f"{device.type}:1")
+    assert moved.device == torch_fl.device(1) and torch.equal(moved.cpu(), x)
+
+
+def test_torch_accelerator_drives_the_device(device):
+    assert torch.accelerator.current_accelerator().type == device.type
+    assert torch.accelerator.device_count() == torch_fl.device_count()
+    previous = torch.accelerator.current_device_index()
+    try:
+        torch.accelerator.set_device_index(1)
+        assert torch.accelerator.current_device_index() == 1
+        assert torch.empty(1, device=device.type).device.index == 1
+    finally:
+        torch.accelerator.set_device_index(previous)
+    stream = torch.accelerator.current_stream()
+    assert stream.device.type == device.type
+    torch.accelerator.synchronize()
+    x = torch.empty(1 << 16, device=device)
+    assert torch.accelerator.memory_allocated() >= x.nbytes
+    assert torch.accelerator.memory_stats()["allocated_bytes.all.current"] >= x.nbytes
+
+
+def test_an_error_in_asynchronous_work_surfaces_at_the_next_synchronisation(device):
+    logp = torch.log_softmax(torch.randn(4, 5), 1).to(device)
+    bad_target = torch.tensor([0, 1, 7, 2]).to(device)  # 7 is out of range: only the kernel can see it
+    F.nll_loss(logp, bad_target)  # queued: the host is not blocked on the device
+    with pytest.raises(RuntimeError, match=r"\[mlu\].*MLU_RET_ERR_EXECUTION.*mluOpNllLoss.*out of bounds"):
+        getattr(torch, device.type).synchronize()
+    # The error is reported once; the device stays usable.
+    assert torch.ones(3).to(device).sum().item() == 3
+
+
+def test_device_memory_returns_to_baseline(device):
+    mod = getattr(torch, device.type)
+    mod.synchronize()
+    mod.empty_cache()
+    baseline_free, _ = mod.mem_get_info(0)
+    for i in range(10_000):
+        t = torch.empty(1 + i % 4096, device=device)
+        del t
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4)).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    data = torch.randn(32, 16).to(device)
+    for _ in range(20):
+        opt.zero_grad()
+        model(data).sum().backward()
+        opt.step()
+    del model, opt, data
+    mod.synchronize()
+    mod.empty_cache()
+    assert mod.mem_get_info(0)[0] == baseline_free, "device memory leaked"
+
+
+def test_a_child_forked_after_initialisation_cannot_use_the_device(device):
+    import os
+
+    torch.ones(2).to(device)  # initialised in the parent
+    pid = os.fork()
+    if pid == 0:  # the child: CPU work is fine, the device is refused
+        code = 3
+        try:
+            assert torch.ones(3).sum().item() == 3
+            assert getattr(torch, device.type)._is_in_bad_fork()
+            torch.ones(2).to(device)
+            code = 1  # no error: wrong
+        except RuntimeError as error:
+            code = 0 if "forked after it was initialised" in str(error) else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    assert torch.ones(2).to(device).sum().item() == 2  # the parent is unaffected
+
+
+def test_dataloader_workers_doing_cpu_work(device):
+    dataset = torch.utils.data.TensorDataset(torch.arange(64.0).reshape(32, 2))
+    loader = torch.utils.data.DataLoader(dataset, batch_size=8, num_workers=2)
+    total = sum(batch[0].to(device).sum().item() for batch in loader)
+    assert total == sum(range(64))
