@@ -105,3 +105,37 @@ def test_dataloader_workers_doing_cpu_work(device):
     loader = torch.utils.data.DataLoader(dataset, batch_size=8, num_workers=2)
     total = sum(batch[0].to(device).sum().item() for batch in loader)
     assert total == sum(range(64))
+
+
+def test_threads_on_several_streams_and_devices_get_correct_results(device):
+    """Threads allocate, compute and copy at once, each on its own stream and
+    device; every result is checked."""
+    import threading
+
+    mod = getattr(torch, device.type)
+    errors: list[str] = []
+
+    def worker(index: int) -> None:
+        try:
+            target = torch_fl.device(index % torch_fl.device_count())
+            with mod.device(target.index):
+                stream = mod.Stream()
+                with mod.stream(stream):
+                    for step in range(30):
+                        base = torch.full((64, 64), float(index + step))
+                        x = base.to(target)
+                        y = (x @ torch.eye(64).to(target)) * 2 + 1
+                        expected = base * 2 + 1
+                        if not torch.equal(y.cpu(), expected):
+                            errors.append(f"thread {index} step {step}: wrong result")
+                            return
+                stream.synchronize()
+        except Exception as error:  # reported below, with the thread that saw it
+            errors.append(f"thread {index}: {error!r}")
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
