@@ -6,6 +6,7 @@
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/generator.h>
+#include <torch_fl/pinned_memory.h>
 #include <torch_fl/storage.h>
 
 namespace torch_fl {
@@ -26,6 +27,8 @@ struct Hooks final : public at::PrivateUse1HooksInterface {
     return make_device(static_cast<c10::DeviceIndex>(device));
   }
   bool hasPrimaryContext(c10::DeviceIndex) const override { return true; }
+  bool isPinnedPtr(const void* data) const override { return is_pinned_host_pointer(data); }
+  at::Allocator* getPinnedMemoryAllocator() const override { return pinned_host_allocator(); }
   c10::DeviceIndex deviceCount() const override { return device_count(); }
   void setCurrentDevice(c10::DeviceIndex device) const override { set_current_device(device); }
   c10::DeviceIndex getCurrentDevice() const override { return current_device(); }

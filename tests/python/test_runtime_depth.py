@@ -139,3 +139,19 @@ def test_threads_on_several_streams_and_devices_get_correct_results(device):
     for thread in threads:
         thread.join()
     assert not errors, errors
+
+
+def test_pinned_memory_and_asynchronous_copies(device):
+    mod = getattr(torch, device.type)
+    host = torch.randn(1 << 16)
+    pinned = host.pin_memory()
+    assert pinned.is_pinned() and not host.is_pinned() and torch.equal(pinned, host)
+    assert pinned[100:].is_pinned(), "an address inside a pinned block is pinned"
+    on_device = pinned.to(device, non_blocking=True)
+    back = torch.empty_like(pinned).pin_memory()
+    back.copy_(on_device, non_blocking=True)
+    mod.synchronize()
+    assert torch.equal(back, host)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(16.0)), batch_size=4,
+                                         pin_memory=True)
+    assert all(batch[0].is_pinned() for batch in loader)
