@@ -25,6 +25,15 @@ struct Block {
   size_t size;  // rounded
   c10::DeviceIndex device;
   c10::StreamId stream;  // the stream it was allocated on; reused only there
+  // Other streams that used it (record_stream): it is reused only after
+  // their work queued before the free has completed.
+  std::vector<c10::Stream> other_streams;
+};
+
+// A freed block waiting for the streams that used it.
+struct PendingBlock {
+  Block* block;
+  std::vector<tflEvent> events;
 };
 
 size_t round_size(size_t bytes) { return bytes == 0 ? kRounding : (bytes + kRounding - 1) / kRounding * kRounding; }
@@ -35,6 +44,7 @@ class DeviceCache {
   using FreeList = std::multimap<size_t, Block*>;
 
   Block* take_cached(c10::StreamId stream, size_t size) {
+    reclaim_completed();
     std::lock_guard<std::mutex> lock(mutex);
     auto& free = free_by_stream[stream];
     // Best fit, but never hand out more than twice the request: big blocks
@@ -54,10 +64,67 @@ class DeviceCache {
   }
 
   void give_back(Block* block) {
+    if (!block->other_streams.empty()) {
+      // Mark where each other stream is now; the block waits for those marks.
+      PendingBlock pending{block, {}};
+      for (const c10::Stream& stream : block->other_streams) {
+        tflEvent event = nullptr;
+        if (driver().event_create(block->device, &event) == TFL_SUCCESS &&
+            driver().event_record(event, driver_stream(stream)) == TFL_SUCCESS) {
+          pending.events.push_back(event);
+        }
+      }
+      block->other_streams.clear();
+      std::lock_guard<std::mutex> lock(mutex);
+      stats.allocated_bytes -= block->size;
+      pending_.push_back(std::move(pending));
+      return;
+    }
     std::lock_guard<std::mutex> lock(mutex);
     stats.allocated_bytes -= block->size;
     free_by_stream[block->stream].emplace(block->size, block);
   }
+
+  // Moves pending blocks whose streams have passed their marks to the free lists.
+  // Driver queries run without the lock held.
+  void reclaim_completed() {
+    std::vector<PendingBlock> pending;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (pending_.empty()) return;
+      pending.swap(pending_);
+    }
+    std::vector<PendingBlock> still_pending;
+    std::vector<Block*> ready;
+    for (PendingBlock& entry : pending) {
+      bool done = true;
+      for (tflEvent event : entry.events) {
+        int32_t completed = 0;
+        if (driver().event_query(event, &completed) != TFL_SUCCESS || !completed) done = false;
+      }
+      if (!done) {
+        still_pending.push_back(std::move(entry));
+        continue;
+      }
+      for (tflEvent event : entry.events) driver().event_destroy(event);
+      ready.push_back(entry.block);
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    for (Block* block : ready) free_by_stream[block->stream].emplace(block->size, block);
+    for (PendingBlock& entry : still_pending) pending_.push_back(std::move(entry));
+  }
+
+  // Waits for every pending block (empty_cache and out-of-memory paths synchronise the device anyway).
+  void reclaim_all_after_sync() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (PendingBlock& entry : pending_) {
+      for (tflEvent event : entry.events) driver().event_destroy(event);
+      free_by_stream[entry.block->stream].emplace(entry.block->size, entry.block);
+    }
+    pending_.clear();
+  }
+
+  std::vector<PendingBlock> pending_;  // guarded by mutex
 
   // Detaches every cached block (under the lock); the caller frees them
   // through the driver without holding it.
@@ -85,11 +152,17 @@ std::array<DeviceCache, kMaxDevices>& caches() {
   return *all;
 }
 
+// The blocks come from drain_cache, after the device has drained.
 void release_to_driver(c10::DeviceIndex device, std::vector<std::unique_ptr<Block>> blocks) {
-  if (blocks.empty()) return;
-  // Queued work may still use a cached block: let the device drain first.
-  synchronize_device(device);
   for (auto& block : blocks) TORCH_FL_DRIVER_CHECK(driver().free(device, block->ptr));
+}
+
+// Every cached block of a device, pending ones included. Queued work may still
+// use a cached block, so the device drains first.
+std::vector<std::unique_ptr<Block>> drain_cache(c10::DeviceIndex device) {
+  synchronize_device(device);
+  caches()[device].reclaim_all_after_sync();
+  return caches()[device].detach_cached();
 }
 
 void delete_block(void* context) {
@@ -103,10 +176,7 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
  public:
   bool initialized() override { return true; }
   void emptyCache(c10::MempoolId_t) override { empty_cache(); }
-  void recordStream(const c10::DataPtr&, c10::Stream) override {
-    // Blocks are reused only on the stream they were allocated on; cross-stream
-    // lifetime tracking (record_stream) is not implemented yet.
-  }
+  void recordStream(const c10::DataPtr& data, c10::Stream stream) override { record_stream(data, stream); }
   c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override {
     const MemoryStats ours = memory_stats(device);
     c10::CachingDeviceAllocator::DeviceStats stats;
@@ -162,7 +232,7 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
         std::lock_guard<std::mutex> lock(cache.mutex);
         cache.stats.alloc_retries += 1;
       }
-      release_to_driver(device, cache.detach_cached());
+      release_to_driver(device, drain_cache(device));
       status = driver().malloc(device, size, &ptr);
     }
     if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status)) {
@@ -214,7 +284,17 @@ void reset_peak_memory_stats(c10::DeviceIndex device) {
 }
 
 void empty_cache() {
-  for (c10::DeviceIndex d = 0; d < device_count(); ++d) release_to_driver(d, caches()[d].detach_cached());
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) release_to_driver(d, drain_cache(d));
+}
+
+void record_stream(const c10::DataPtr& data, c10::Stream stream) {
+  if (data.get_deleter() != &delete_block) return;  // not a block of ours (e.g. an empty tensor)
+  auto* block = static_cast<Block*>(data.get_context());
+  if (stream.id() == block->stream) return;
+  for (const c10::Stream& known : block->other_streams) {
+    if (known == stream) return;
+  }
+  block->other_streams.push_back(stream);
 }
 
 }  // namespace torch_fl

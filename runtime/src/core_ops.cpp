@@ -132,6 +132,10 @@ at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
   return dst;
 }
 
+void record_stream_op(at::Tensor& self, c10::Stream stream) {
+  record_stream(self.storage().data_ptr(), stream);
+}
+
 at::Scalar local_scalar_dense(const at::Tensor& self) {
   return at::_local_scalar_dense(self.to(c10::Device(c10::DeviceType::CPU)));
 }
@@ -152,6 +156,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(copy_from));
   m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+  m.impl("record_stream", TORCH_FN(record_stream_op));
 }
 
 }  // namespace torch_fl

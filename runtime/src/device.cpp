@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include <torch_fl/allocator.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/stream.h>
 
@@ -128,9 +129,8 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
   bool queryStream(const c10::Stream& stream) const override { return query_stream(stream); }
   void synchronizeStream(const c10::Stream& stream) const override { synchronize_stream(stream); }
   void synchronizeDevice(const c10::DeviceIndex device_index) const override { synchronize_device(device_index); }
-  void recordDataPtrOnStream(const c10::DataPtr&, const c10::Stream&) const override {
-    // Cross-stream lifetime tracking (record_stream) comes with the allocator's
-    // per-stream ownership; until then blocks are only reused on their own stream.
+  void recordDataPtrOnStream(const c10::DataPtr& data, const c10::Stream& stream) const override {
+    record_stream(data, stream);
   }
 };
 

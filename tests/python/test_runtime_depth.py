@@ -155,3 +155,23 @@ def test_pinned_memory_and_asynchronous_copies(device):
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.arange(16.0)), batch_size=4,
                                          pin_memory=True)
     assert all(batch[0].is_pinned() for batch in loader)
+
+
+def test_record_stream_keeps_a_block_until_the_other_stream_is_done(device):
+    mod = getattr(torch, device.type)
+    side = mod.Stream()
+    big = torch.randn(768, 768).to(device)
+    mod.synchronize()
+    x = torch.ones(1 << 16, device=device)  # allocated on the current (default) stream
+    address = x.data_ptr()
+    with mod.stream(side):
+        for _ in range(6):
+            big = big @ big / 768  # keep the side stream busy
+        y = x * 2  # the side stream reads x
+    x.record_stream(side)
+    del x
+    # While the side stream may still read it, the block must not be handed out again.
+    z = torch.empty(1 << 16, device=device)
+    assert z.data_ptr() != address or side.query()
+    side.synchronize()
+    assert torch.equal(y.cpu(), torch.full((1 << 16,), 2.0))

@@ -8,6 +8,7 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/core/Device.h>
+#include <c10/core/Stream.h>
 
 #include <cstdint>
 
@@ -29,5 +30,9 @@ MemoryStats memory_stats(c10::DeviceIndex device);
 void reset_peak_memory_stats(c10::DeviceIndex device);
 // Returns every cached (unused) block of every device to the driver.
 void empty_cache();
+
+// Tensor.record_stream: the block backing `data` is also used on `stream`, so
+// when freed it is reused only after the work queued on `stream` so far.
+void record_stream(const c10::DataPtr& data, c10::Stream stream);
 
 }  // namespace torch_fl
