@@ -77,3 +77,10 @@ def test_atomic_write_replaces_the_tree_and_keeps_unchanged_mtimes(tmp_path):
     assert output.write_tree(str(target), {"a.txt": "changed"}) == ["b.txt"]
     assert sorted(os.listdir(target)) == ["a.txt"]
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".")], "no staging directories left behind"
+
+
+def test_html_matrix_works_offline():
+    html = mlu_files()["support_matrix.html"]
+    assert "http://" not in html and "https://" not in html, "the page must not load anything from the network"
+    assert "<script src" not in html and "<link" not in html
+    assert 'id="name"' in html and 'id="status"' in html, "filters by op name and by status"
