@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python conformance bench demo python-path clean
+.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean
 
 setup:
 	@bash .ci/setup_env.sh
@@ -46,6 +46,22 @@ test-python: backend
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
+
+# The C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer, and the
+# simulated driver's concurrency tests under ThreadSanitizer (separate builds).
+test-sanitize: generate
+	@mkdir -p $(BUILD)-asan $(BUILD)-tsan
+	@cmake -S . -B $(BUILD)-asan -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
+		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" \
+		>$(BUILD)-asan/configure.log 2>&1 || { cat $(BUILD)-asan/configure.log; exit 1; }
+	@cmake --build $(BUILD)-asan -j $(JOBS)
+	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		ctest --output-on-failure
+	@cmake -S . -B $(BUILD)-tsan -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
+		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
+		>$(BUILD)-tsan/configure.log 2>&1 || { cat $(BUILD)-tsan/configure.log; exit 1; }
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target $(VENDOR)_driver_test
+	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "MluDriver\\."
 
 conformance: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance/run.py --vendor $(VENDOR)
