@@ -23,6 +23,7 @@ void WorkQueue::submit(Task task) {
     std::lock_guard<std::mutex> lock(mutex_);
     tasks_.push_back(std::move(task));
     ++submitted_;
+    submitted_signal_.store(submitted_, std::memory_order_release);
   }
   work_ready_.notify_one();
 }
@@ -44,6 +45,18 @@ bool WorkQueue::idle() {
 void WorkQueue::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
+    if (tasks_.empty() && !stopping_) {
+      // Stay awake briefly before sleeping: a host issuing a burst of small ops
+      // then finds the worker awake, and submitting costs no wake-up syscall.
+      const uint64_t seen = submitted_;
+      lock.unlock();
+      const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+      while (submitted_signal_.load(std::memory_order_acquire) == seen &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      lock.lock();
+    }
     work_ready_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
     if (tasks_.empty()) return;  // stopping, and everything submitted has run
     Task task = std::move(tasks_.front());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -37,8 +38,11 @@ class WorkQueue {
  private:
   void run();
 
+  static constexpr std::chrono::microseconds kSpinBeforeSleep{50};
+
   const int device_;
   const int priority_;
+  std::atomic<uint64_t> submitted_signal_{0};  // submitted_, readable without the lock
   std::mutex mutex_;  // guards everything below
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
