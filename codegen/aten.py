@@ -92,7 +92,6 @@ class AtenRegistry:
             func = entry["func"]
             head = func[: func.index("(")]
             self._entries[head] = entry
-        self.path = native_functions_path
         self._structured_bases = {name.split(".")[0] for name, e in self._entries.items() if e.get("structured")}
 
     @classmethod

@@ -80,7 +80,7 @@ class KernelPlan:
     output_names: tuple[str, ...]  # the names this kernel writes (returns, out args or self)
     dtype_argument: Optional[str]  # the tensor whose dtype decides native vs fallback
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
-    like_argument: Optional[str]  # `output: {like: x}` rule
+    like_argument: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
     guard_cpp: Optional[str] = None  # the `when:` condition, in C++
 

@@ -4,6 +4,7 @@
 #include <c10/util/Exception.h>
 
 #include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -78,6 +79,7 @@ class DeviceCache {
       std::lock_guard<std::mutex> lock(mutex);
       stats.allocated_bytes -= block->size;
       pending_.push_back(std::move(pending));
+      has_pending_.store(true, std::memory_order_release);
       return;
     }
     std::lock_guard<std::mutex> lock(mutex);
@@ -88,11 +90,13 @@ class DeviceCache {
   // Moves pending blocks whose streams have passed their marks to the free lists.
   // Driver queries run without the lock held.
   void reclaim_completed() {
+    // Most allocations find nothing pending: skip the lock then (per-op hot path).
+    if (!has_pending_.load(std::memory_order_acquire)) return;
     std::vector<PendingBlock> pending;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      if (pending_.empty()) return;
       pending.swap(pending_);
+      has_pending_.store(false, std::memory_order_release);
     }
     std::vector<PendingBlock> still_pending;
     std::vector<Block*> ready;
@@ -112,6 +116,7 @@ class DeviceCache {
     std::lock_guard<std::mutex> lock(mutex);
     for (Block* block : ready) free_by_stream[block->stream].emplace(block->size, block);
     for (PendingBlock& entry : still_pending) pending_.push_back(std::move(entry));
+    has_pending_.store(!pending_.empty(), std::memory_order_release);
   }
 
   // Waits for every pending block (empty_cache and out-of-memory paths synchronise the device anyway).
@@ -122,9 +127,11 @@ class DeviceCache {
       free_by_stream[entry.block->stream].emplace(entry.block->size, entry.block);
     }
     pending_.clear();
+    has_pending_.store(false, std::memory_order_release);
   }
 
   std::vector<PendingBlock> pending_;  // guarded by mutex
+  std::atomic<bool> has_pending_{false};  // !pending_.empty(), readable without the lock
 
   // Detaches every cached block (under the lock); the caller frees them
   // through the driver without holding it.
