@@ -1,12 +1,11 @@
 // Internals of the simulated MLU shared by its runtime API and its op library:
-// the per-device state and how device work is enqueued.
+// the chip (devices and their memory) and how device work is enqueued.
 #pragma once
 
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "device_arena.h"
+#include "chip.h"
 #include "mlu_runtime.h"
 #include "work_queue.h"
 
@@ -20,21 +19,16 @@ struct mluNotifier_ {
 
 namespace mlu_sim {
 
-struct Device {
-  int index;
-  std::unique_ptr<torch_fl::sim::DeviceArena> arena;
-};
-
-// All devices, created on first use from the environment.
-std::vector<Device>& devices();
-Device* device_at(int index);
-Device* device_owning(const void* ptr);
+// The devices, created on first use from TORCH_FL_MLU_* (see mlu_runtime.h).
+const torch_fl::sim::Chip& chip();
 
 // Records detail for mluGetLastErrorDetail() and returns `ret`.
 mluRet_t fail(mluRet_t ret, std::string detail);
 
 // Enqueues device work on `queue`; the work runs with the device's memory
 // accessible and reports a failure by returning its message.
-void enqueue(mluQueue_t queue, torch_fl::sim::WorkQueue::Task work);
+inline void enqueue(mluQueue_t queue, torch_fl::sim::WorkQueue::Task work) {
+  chip().enqueue(*queue->work, std::move(work));
+}
 
 }  // namespace mlu_sim

@@ -5,17 +5,18 @@
 #include "mlu_ops.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/_log_softmax_backward_data_native.h>
 #include <ATen/native/TensorFactories.h>
 
 #include <string>
 
+#include "alu.h"
 #include "mlu_device.h"
 
 namespace {
 
 using mlu_sim::fail;
+namespace alu = torch_fl::sim::alu;
 
 c10::ScalarType aten_dtype(mluDataType_t dtype) {
   switch (dtype) {
@@ -59,25 +60,15 @@ mluRet_t validate(const char* op, const mluTensor_t* t, bool compute) {
                                                std::string(c10::toString(aten_dtype(t->dtype))) +
                                                " is not supported by the MLU compute units");
   }
-  if (numel(*t) == 0) return MLU_RET_SUCCESS;
-  int64_t last = 0;
-  for (int i = 0; i < t->dim; ++i) {
-    if (t->stride[i] < 0) return fail(MLU_RET_ERR_NOT_SUPPORTED, std::string(op) + ": negative stride");
-    last += (t->shape[i] - 1) * t->stride[i];
-  }
-  const size_t bytes = static_cast<size_t>(last + 1) * c10::elementSize(aten_dtype(t->dtype));
-  mlu_sim::Device* device = mlu_sim::device_owning(t->data);
-  if (!device || !device->arena->covers(t->data, bytes)) {
-    return fail(MLU_RET_ERR_INVALID_ADDRESS, std::string(op) + ": tensor of " + std::to_string(bytes) +
-                                                 " bytes is not inside a live MLU allocation");
-  }
+  const std::string where = alu::residency_error(mlu_sim::chip(), t->data, aten_dtype(t->dtype),
+                                                 at::IntArrayRef(t->shape, t->dim), at::IntArrayRef(t->stride, t->dim));
+  if (!where.empty()) return fail(MLU_RET_ERR_INVALID_ADDRESS, std::string(op) + ": " + where);
   return MLU_RET_SUCCESS;
 }
 
 // A CPU tensor aliasing simulated device memory; only built on the worker thread.
 at::Tensor host_view(const mluTensor_t& t) {
-  return at::from_blob(t.data, at::IntArrayRef(t.shape, t.dim), at::IntArrayRef(t.stride, t.dim),
-                       at::TensorOptions().dtype(aten_dtype(t.dtype)));
+  return alu::host_view(t.data, aten_dtype(t.dtype), at::IntArrayRef(t.shape, t.dim), at::IntArrayRef(t.stride, t.dim));
 }
 
 std::optional<at::Tensor> optional_host_view(const mluTensor_t& t) {
@@ -113,7 +104,7 @@ const char* approximation_name(mluGeluApproximation_t a) { return a == MLU_GELU_
 
 // Copies a result computed into a fresh tensor into the caller's output view.
 void store(const mluTensor_t& out, const at::Tensor& result) {
-  if (out.data != nullptr) host_view(out).copy_(result);
+  if (out.data != nullptr) alu::store(host_view(out), result);
 }
 
 at::Tensor wrapped(mluScalar_t s) { return at::native::wrapped_scalar_tensor(aten_scalar(s)); }
@@ -133,24 +124,10 @@ mluRet_t launch(const char* op, mluQueue_t q, std::initializer_list<const mluTen
     const mluRet_t ret = validate(op, t, compute);
     if (ret != MLU_RET_SUCCESS) return ret;
   }
-  mlu_sim::enqueue(q, [op, body = std::move(body)]() -> std::string {
-    try {
-      body();
-    } catch (const std::exception& e) {
-      return std::string(op) + ": " + e.what();
-    }
-    return "";
-  });
+  mlu_sim::enqueue(q, alu::task(op, std::move(body)));
   return MLU_RET_SUCCESS;
 }
 
-uint64_t mix(uint64_t seed, uint64_t offset) {
-  // splitmix64 of the pair: a stream per (seed, offset), independent of scheduling.
-  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (offset + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 }  // namespace
 
@@ -301,7 +278,7 @@ mluRet_t mluOpNllLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
 mluRet_t mluOpRandNormal(mluQueue_t q, const mluTensor_t* x, double mean, double std, mluRandState_t state) {
   if (!(std >= 0.0)) return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpRandNormal: std must be >= 0");
   return launch("mluOpRandNormal", q, {x}, [x = *x, mean, std, state] {
-    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(mix(state.seed, state.offset));
+    at::Generator gen = alu::counter_generator(state.seed, state.offset);
     host_view(x).normal_(mean, std, gen);
   });
 }
@@ -309,7 +286,7 @@ mluRet_t mluOpRandNormal(mluQueue_t q, const mluTensor_t* x, double mean, double
 mluRet_t mluOpRandUniform(mluQueue_t q, const mluTensor_t* x, double low, double high, mluRandState_t state) {
   if (!(low <= high)) return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpRandUniform: low must be <= high");
   return launch("mluOpRandUniform", q, {x}, [x = *x, low, high, state] {
-    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(mix(state.seed, state.offset));
+    at::Generator gen = alu::counter_generator(state.seed, state.offset);
     host_view(x).uniform_(low, high, gen);
   });
 }
@@ -640,15 +617,7 @@ mluRet_t mluOpDropout(mluQueue_t q, const mluTensor_t* input, double p, bool tra
                       const mluTensor_t* out, const mluTensor_t* mask) {
   if (!(p >= 0.0 && p <= 1.0)) return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpDropout: p must be in [0, 1]");
   return launch("mluOpDropout", q, {input, out, mask}, [x = *input, p, train, state, o = *out, m = *mask] {
-    at::Tensor keep = host_view(m);
-    if (!train || p == 0.0) {
-      keep.fill_(true);
-      host_view(o).copy_(host_view(x));
-      return;
-    }
-    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(mix(state.seed, state.offset));
-    keep.copy_(at::empty(keep.sizes(), at::kFloat).bernoulli_(1.0 - p, gen));
-    host_view(o).copy_(p == 1.0 ? at::zeros_like(host_view(x)) : host_view(x) * keep / (1.0 - p));
+    alu::dropout(host_view(x), p, train, state.seed, state.offset, host_view(o), host_view(m));
   });
 }
 
@@ -714,9 +683,7 @@ extern "C" {
 
 mluRet_t mluOpRmsNorm(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* weight, double eps, const mluTensor_t* out) {
   return launch("mluOpRmsNorm", q, {x, weight, out}, [x = *x, w = *weight, eps, o = *out] {
-    const at::Tensor input = host_view(x).to(at::kFloat);
-    const at::Tensor scale = at::rsqrt(input.pow(2).mean(-1, /*keepdim=*/true) + eps);
-    store(o, input * scale * host_view(w).to(at::kFloat));
+    store(o, alu::rms_norm(host_view(x), host_view(w), eps));
   });
 }
 
@@ -724,16 +691,9 @@ mluRet_t mluOpRmsNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
                               double eps, const mluTensor_t* grad_x, const mluTensor_t* grad_weight) {
   return launch("mluOpRmsNormBackward", q, {grad, x, weight, grad_x, grad_weight},
                 [g = *grad, x = *x, w = *weight, eps, gx = *grad_x, gw = *grad_weight] {
-                  const at::Tensor input = host_view(x).to(at::kFloat);
-                  const at::Tensor dy = host_view(g).to(at::kFloat);
-                  const at::Tensor wf = host_view(w).to(at::kFloat);
-                  const at::Tensor r = at::rsqrt(input.pow(2).mean(-1, /*keepdim=*/true) + eps);
-                  const at::Tensor dyw = dy * wf;
-                  // d/dx [x * r]: r * dyw - x * r^3 * mean(dyw * x)
-                  store(gx, r * dyw - input * r.pow(3) * (dyw * input).mean(-1, /*keepdim=*/true));
-                  std::vector<int64_t> reduce_dims;
-                  for (int64_t d = 0; d + 1 < input.dim(); ++d) reduce_dims.push_back(d);
-                  store(gw, (dy * input * r).sum(reduce_dims));
+                  auto [dx, dw] = alu::rms_norm_backward(host_view(g), host_view(x), host_view(w), eps);
+                  store(gx, dx);
+                  store(gw, dw);
                 });
 }
 
@@ -759,8 +719,7 @@ mluRet_t mluOpCumsum(mluQueue_t q, const mluTensor_t* x, int64_t dim, void* work
                      const mluTensor_t* out) {
   const size_t needed = static_cast<size_t>(numel(*x)) * sizeof(float);
   if (needed > 0) {
-    mlu_sim::Device* device = workspace ? mlu_sim::device_owning(workspace) : nullptr;
-    if (workspace_bytes < needed || !device || !device->arena->covers(workspace, needed)) {
+    if (workspace_bytes < needed || !mlu_sim::chip().resident(workspace, needed)) {
       return fail(MLU_RET_ERR_INVALID_VALUE, "mluOpCumsum: the workspace must be " + std::to_string(needed) +
                                                  " bytes of device memory (see mluOpCumsumGetWorkspaceSize)");
     }

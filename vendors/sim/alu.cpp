@@ -1,0 +1,73 @@
+#include "alu.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <vector>
+
+namespace torch_fl::sim::alu {
+
+at::Tensor host_view(void* data, at::ScalarType dtype, at::IntArrayRef shape, at::IntArrayRef stride) {
+  return at::from_blob(data, shape, stride, at::TensorOptions().dtype(dtype));
+}
+
+std::string residency_error(const Chip& chip, const void* data, at::ScalarType dtype, at::IntArrayRef shape,
+                            at::IntArrayRef stride) {
+  int64_t last = 0;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) return "";  // empty: nothing is read or written
+    if (stride[i] < 0) return "negative stride";
+    last += (shape[i] - 1) * stride[i];
+  }
+  const size_t bytes = static_cast<size_t>(last + 1) * c10::elementSize(dtype);
+  if (!chip.resident(data, bytes)) {
+    return "tensor of " + std::to_string(bytes) + " bytes is not inside a live device allocation";
+  }
+  return "";
+}
+
+at::Generator counter_generator(uint64_t seed, uint64_t offset) {
+  // splitmix64 of the pair: one stream per (seed, offset).
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (offset + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return at::make_generator<at::CPUGeneratorImpl>(z ^ (z >> 31));
+}
+
+void store(const at::Tensor& out, const at::Tensor& result) {
+  if (out.defined()) const_cast<at::Tensor&>(out).copy_(result);
+}
+
+void dropout(const at::Tensor& x, double p, bool train, uint64_t seed, uint64_t offset, const at::Tensor& out,
+             const at::Tensor& mask) {
+  at::Tensor keep = mask;
+  at::Tensor result = out;
+  if (!train || p == 0.0) {
+    keep.fill_(true);
+    result.copy_(x);
+    return;
+  }
+  at::Generator gen = counter_generator(seed, offset);
+  keep.copy_(at::empty(keep.sizes(), at::kFloat).bernoulli_(1.0 - p, gen));
+  result.copy_(p == 1.0 ? at::zeros_like(x) : x * keep / (1.0 - p));
+}
+
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+  const at::Tensor input = x.to(at::kFloat);
+  const at::Tensor scale = at::rsqrt(input.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  return input * scale * weight.to(at::kFloat);
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad, const at::Tensor& x,
+                                                     const at::Tensor& weight, double eps) {
+  const at::Tensor input = x.to(at::kFloat);
+  const at::Tensor dy = grad.to(at::kFloat);
+  const at::Tensor r = at::rsqrt(input.pow(2).mean(-1, /*keepdim=*/true) + eps);
+  const at::Tensor dyw = dy * weight.to(at::kFloat);
+  // d/dx [x * r]: r * dyw - x * r^3 * mean(dyw * x)
+  at::Tensor grad_x = r * dyw - input * r.pow(3) * (dyw * input).mean(-1, /*keepdim=*/true);
+  std::vector<int64_t> reduce_dims;
+  for (int64_t d = 0; d + 1 < input.dim(); ++d) reduce_dims.push_back(d);
+  return {grad_x, (dy * input * r).sum(reduce_dims)};
+}
+
+}  // namespace torch_fl::sim::alu

@@ -1,0 +1,58 @@
+// The simulators' "ALU": ATen CPU kernels applied to host views of simulated
+// device memory, plus the few kernels whose semantics every simulated chip
+// shares (counter-based randomness, dropout, RMS norm). Vendor op libraries
+// translate their own descriptors into these calls; nothing here knows a
+// vendor's API. Host views are built only on a queue's worker thread, where
+// device memory is accessible.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+
+#include "chip.h"
+#include "work_queue.h"
+
+namespace torch_fl::sim::alu {
+
+// A CPU tensor aliasing device memory (strides in elements).
+at::Tensor host_view(void* data, at::ScalarType dtype, at::IntArrayRef shape, at::IntArrayRef stride);
+
+// "" when every element of the strided tensor lies inside one live allocation
+// of `chip`; otherwise what is wrong, for the vendor's error detail.
+std::string residency_error(const Chip& chip, const void* data, at::ScalarType dtype, at::IntArrayRef shape,
+                            at::IntArrayRef stride);
+
+// Device work that reports an exception of `body` as "<op>: <message>".
+template <class Body>
+WorkQueue::Task task(const char* op, Body body) {
+  return [op, body = std::move(body)]() -> std::string {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      return std::string(op) + ": " + e.what();
+    }
+    return "";
+  };
+}
+
+// A generator whose stream depends only on (seed, offset), never on which
+// worker runs the kernel or when.
+at::Generator counter_generator(uint64_t seed, uint64_t offset);
+
+// Copies a result computed into a fresh tensor into an output view; an
+// undefined view (an output the caller did not ask for) is skipped.
+void store(const at::Tensor& out, const at::Tensor& result);
+
+// mask ~ Bernoulli(1 - p); out = x * mask / (1 - p). Not training, or p == 0: out = x.
+void dropout(const at::Tensor& x, double p, bool train, uint64_t seed, uint64_t offset, const at::Tensor& out,
+             const at::Tensor& mask);
+
+// y = x * rsqrt(mean(x^2, -1) + eps) * weight, computed in float32.
+at::Tensor rms_norm(const at::Tensor& x, const at::Tensor& weight, double eps);
+std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad, const at::Tensor& x,
+                                                     const at::Tensor& weight, double eps);
+
+}  // namespace torch_fl::sim::alu

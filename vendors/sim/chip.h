@@ -1,0 +1,52 @@
+// The parts of a simulated chip that do not depend on its API conventions:
+// its devices (memory arenas sized from the environment), which device owns a
+// pointer, running work on a queue with device memory accessible, and copies.
+// Each simulated vendor wraps one Chip in its own runtime API.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device_arena.h"
+#include "work_queue.h"
+
+namespace torch_fl::sim {
+
+struct ChipConfig {
+  // <env_prefix>_DEVICES, <env_prefix>_MEMORY_MB and <env_prefix>_PROTECT=1
+  // override the defaults, e.g. TORCH_FL_MLU_DEVICES.
+  std::string env_prefix;
+  size_t default_devices = 2;
+  size_t default_memory_mb = 4096;
+  size_t alignment = 512;  // every allocation's address is a multiple of this
+};
+
+class Chip {
+ public:
+  explicit Chip(const ChipConfig& config);
+  Chip(const Chip&) = delete;
+  Chip& operator=(const Chip&) = delete;
+
+  int device_count() const { return static_cast<int>(arenas_.size()); }
+  size_t alignment() const { return alignment_; }
+  // nullptr for an index out of range.
+  DeviceArena* arena(int device) const;
+  // The device whose memory holds ptr, or -1.
+  int device_owning(const void* ptr) const;
+  // Whether [ptr, ptr + bytes) lies inside one live allocation of some device.
+  bool resident(const void* ptr, size_t bytes) const;
+
+  // Queues `work` on `queue`; it runs with every device's memory accessible
+  // to the simulator (see DeviceArena's protection mode).
+  void enqueue(WorkQueue& queue, WorkQueue::Task work) const;
+  // A copy ordered on `queue`. A host source is staged first, so the caller may
+  // reuse its buffer on return; a device source is read when the copy runs.
+  void copy_async(WorkQueue& queue, void* dst, const void* src, size_t bytes, bool stage_host_source) const;
+
+ private:
+  std::vector<std::unique_ptr<DeviceArena>> arenas_;
+  size_t alignment_;
+};
+
+}  // namespace torch_fl::sim
