@@ -61,7 +61,7 @@ test-sanitize: generate
 		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
 		>$(BUILD)-tsan/configure.log 2>&1 || { cat $(BUILD)-tsan/configure.log; exit 1; }
 	@cmake --build $(BUILD)-tsan -j $(JOBS) --target $(VENDOR)_driver_test
-	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "MluDriver\\."
+	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\."
 
 conformance: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance/run.py --vendor $(VENDOR)

@@ -84,6 +84,20 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
         lines.append("  }")
         lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
         call_args = [a if a != WORKSPACE_ARGUMENT else "op.data(workspace), workspace_bytes" for a in call_args]
+    if sdk.two_phase is not None:
+        # Every call of this SDK is two-phase: the query validates the arguments,
+        # sizes the scratch memory and returns an executor; the execute call
+        # consumes the executor on the stream with the workspace.
+        query = sdk.two_phase.query.format(function=launch.sdk_function)
+        lines.append("  uint64_t workspace_bytes = 0;")
+        lines.append(f"  {sdk.two_phase.executor} executor = nullptr;")
+        lines.append(f"  const {sdk.status.type} query_status = "
+                     f"{query}({', '.join(call_args + ['&workspace_bytes', '&executor'])});")
+        lines.append(f"  if (query_status != {sdk.status.ok}) {{")
+        lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(query_status), {sdk.status.message}(query_status));")
+        lines.append("  }")
+        lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
+        call_args = ["op.data(workspace)", "workspace_bytes", "executor", f"{sdk.stream}(op.stream())"]
     lines.append(f"  const {sdk.status.type} status = {launch.sdk_function}({', '.join(call_args)});")
     lines.append(f"  if (status != {sdk.status.ok}) {{")
     lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(status), {sdk.status.message}(status));")
@@ -168,9 +182,18 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
             lines.append(f"  const at::Tensor {laid} = op.with_layout({source}, torch_fl::MemoryLayout::kChannelsLast);")
         elif rule.kind == LayoutKind.ALIGNED:
             lines.append(f"  const at::Tensor {laid} = op.aligned({source}, {rule.alignment});")
+        elif rule.reuse:
+            # Converted once and reused while the source is unchanged (same
+            # storage, version and geometry) on this stream.
+            lines.append(f"  const at::Tensor {laid} = op.converted({source}, \"{rule.converter}\", &{rule.converter});")
         else:
             lines.append(f"  const at::Tensor {laid} = {rule.converter}({source});")
         moved[rule.argument] = laid
+    for rule in kernel.spec.casts:
+        source = moved.get(rule.argument, rule.argument)
+        cast = f"{rule.argument}_as_{rule.dtype}"
+        lines.append(f"  const at::Tensor {cast} = op.cast({source}, c10::ScalarType::{DTYPES[rule.dtype]});")
+        moved[rule.argument] = cast
     launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
     outputs = kernel.output_names
     if kernel.kind == KernelKind.FUNCTIONAL:

@@ -25,6 +25,7 @@ class MatrixRow:
     known_failure: str = ""
     guard: str = ""
     layouts: tuple[tuple[str, str], ...] = ()
+    casts: tuple[tuple[str, str], ...] = ()  # (argument, dtype the SDK takes)
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def _layout_text(rule) -> str:
     if rule.kind == LayoutKind.ALIGNED:
         return f"aligned {rule.alignment}"
     if rule.kind == LayoutKind.CONVERT:
-        return f"convert {rule.converter}"
+        return f"convert {rule.converter}" + (" (reused while unchanged)" if rule.reuse else "")
     return rule.kind.value
 
 
@@ -109,7 +110,8 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
                               kernel.spec.known_failure or "",
                               kernel.spec.guard.text if kernel.spec.guard else "",
-                              tuple((r.argument, _layout_text(r)) for r in kernel.spec.layouts)))
+                              tuple((r.argument, _layout_text(r)) for r in kernel.spec.layouts),
+                              tuple((c.argument, c.dtype) for c in kernel.spec.casts)))
     custom = tuple(
         CustomOpRow(custom.forward.aten.name, custom.schema,
                     f"{custom.forward.spec.location.path}:{custom.forward.spec.location.line}",
@@ -145,6 +147,8 @@ def to_json(matrix: SupportMatrix) -> str:
             entry["guard"] = row.guard
         if row.layouts:
             entry["layout"] = dict(row.layouts)
+        if row.casts:
+            entry["cast"] = dict(row.casts)
         ops.append(entry)
     document = {
         "vendor": matrix.vendor,

@@ -435,6 +435,19 @@ class Planner:
         outputs = {KernelKind.FUNCTIONAL: _return_names(aten),
                    KernelKind.OUT: tuple(a.name for a in aten.out_arguments)}.get(kind, ())
         parameters = []
+        two_phase = self.spec.sdk.two_phase
+        if two_phase is not None:
+            query = two_phase.query.format(function=call.function)
+            if query not in self.symbols:
+                self.errors.add(call.location, f"two-phase query '{query}' of '{op_spec.name}' is not declared in "
+                                f"{', '.join(self.spec.sdk.headers)}", did_you_mean(query, self.symbols))
+                ok = False
+            for implicit in (STREAM_ARGUMENT, WORKSPACE_ARGUMENT):
+                if any(a.name == implicit for a in call.arguments):
+                    self.errors.add(call.location, f"'{op_spec.name}' names '{implicit}', but in a two-phase SDK the "
+                                    "stream and the workspace go to the execute call by themselves",
+                                    f"remove '{implicit}' from the call")
+                    ok = False
         for call_arg in call.arguments:
             name = call_arg.name
             if name == WORKSPACE_ARGUMENT:
@@ -536,6 +549,11 @@ class Planner:
             if rule.argument not in tensor_names:
                 self.errors.add(rule.location, f"layout rule names '{rule.argument}', which is not a tensor "
                                 f"argument of '{aten.name}'", did_you_mean(rule.argument, tensor_names))
+        plain_tensors = [a.name for a in aten.schema.arguments.flat_non_out if str(a.type) == "Tensor"]
+        for rule in op_spec.casts:
+            if rule.argument not in plain_tensors:
+                self.errors.add(rule.location, f"cast rule names '{rule.argument}', which is not a (non-optional) "
+                                f"Tensor argument of '{aten.name}'", did_you_mean(rule.argument, plain_tensors))
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like, namespace,
                           guard_cpp)

@@ -64,6 +64,19 @@ class SdkSpec:
     # Two-phase calls: the size query's name, from the call's, e.g. "{function}GetWorkspaceSize".
     # It takes the call's arguments (without stream and workspace) and a size_t* last.
     workspace_query: Optional[str] = None
+    # An SDK whose every call is two-phase with an executor (Ascend-style).
+    two_phase: Optional["TwoPhaseConvention"] = None
+
+
+@dataclass(frozen=True)
+class TwoPhaseConvention:
+    """Every call `f(args)` of the SDK runs as two calls:
+    `query(args, uint64_t* workspace_bytes, executor* executor)`, then
+    `f(void* workspace, uint64_t workspace_bytes, executor executor, stream)`.
+    The executor is created by the query and consumed by the second call."""
+    query: str  # e.g. "{function}GetWorkspaceSize"
+    executor: str  # the executor handle's C type, e.g. "npunnExecutor*"
+    location: Location
 
 
 @dataclass(frozen=True)
@@ -125,6 +138,18 @@ class LayoutRule:
     location: Location
     alignment: int = 0
     converter: str = ""
+    # A converted input reused while its source is unchanged (`reuse: true`):
+    # for weights, converted once and not again every step.
+    reuse: bool = False
+
+
+@dataclass(frozen=True)
+class CastRule:
+    """An argument the SDK only takes in one dtype (`cast: {indices: int32}`):
+    other dtypes are converted on the device before the call."""
+    argument: str
+    dtype: str
+    location: Location
 
 
 @dataclass(frozen=True)
@@ -168,6 +193,8 @@ class OpSpec:
     # For a CompositeImplicitAutograd op: `decomposition` keeps the decomposition's
     # autograd (the native kernel runs when no gradient is needed).
     autograd: Optional[str] = None
+    # Arguments converted to the one dtype the SDK takes for them.
+    casts: tuple["CastRule", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -320,11 +347,12 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
     return CallSpec(match.group(1), tuple(args), node.location)
 
 
-_SDK_KEYS = ("headers", "glue", "status", "stream", "converters", "workspace_query")
+_SDK_KEYS = ("headers", "glue", "status", "stream", "converters", "workspace_query", "two_phase")
+_TWO_PHASE_KEYS = ("query", "executor")
 _STATUS_KEYS = ("type", "ok", "message")
 _CONVERTER_KEYS = ("fn", "pass")
 _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from", "when", "layout",
-            "torch", "autograd")
+            "torch", "autograd", "cast")
 _AUTOGRAD_POLICIES = ("decomposition",)
 _VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
 _TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "autocast", "include")
@@ -369,7 +397,20 @@ def _parse_sdk(reader: _Reader, node: Mapping) -> SdkSpec:
     if workspace_query is not None and "{function}" not in workspace_query:
         reader.errors.add(node.get("workspace_query").location, "sdk.workspace_query must contain {function}",
                           'e.g. "{function}GetWorkspaceSize"')
-    return SdkSpec(headers, glue, status, stream, converters, node.location, workspace_query)
+    two_phase = None
+    two_phase_node = node.get("two_phase")
+    if two_phase_node is not None:
+        two_phase_map = reader.mapping(two_phase_node, "sdk.two_phase", node.location)
+        if two_phase_map:
+            reader.check_keys(two_phase_map, _TWO_PHASE_KEYS, "sdk.two_phase")
+            query = reader.string(two_phase_map.get("query"), "sdk.two_phase.query", two_phase_map.location) or ""
+            executor = reader.string(two_phase_map.get("executor"), "sdk.two_phase.executor",
+                                     two_phase_map.location) or ""
+            if query and "{function}" not in query:
+                reader.errors.add(two_phase_map.get("query").location, "sdk.two_phase.query must contain {function}",
+                                  'e.g. "{function}GetWorkspaceSize"')
+            two_phase = TwoPhaseConvention(query, executor, two_phase_map.location)
+    return SdkSpec(headers, glue, status, stream, converters, node.location, workspace_query, two_phase)
 
 
 def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
@@ -432,6 +473,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
     guard_text = reader.string(node.get("when"), f"{name}.when", where, required=False)
     guard = Guard(guard_text, node.get("when").location) if guard_text else None
     layouts = _parse_layouts(reader, name, node.get("layout"))
+    casts = _parse_casts(reader, name, node.get("cast"))
     gate = _parse_version_gate(reader, name, node.get("torch"))
     autograd = reader.string(node.get("autograd"), f"{name}.autograd", where, required=False)
     if autograd is not None and autograd not in _AUTOGRAD_POLICIES:
@@ -439,7 +481,27 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
                           did_you_mean(autograd, _AUTOGRAD_POLICIES) or "expected `decomposition`")
     return OpSpec(name, where, call, tuple(variants),
                   dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from,
-                  guard, layouts, error_dtypes, gate, autograd)
+                  guard, layouts, error_dtypes, gate, autograd, casts)
+
+
+def _parse_casts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[CastRule, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, Mapping):
+        reader.errors.add(node.location, f"'{name}.cast' must map tensor arguments to dtypes",
+                          "e.g. `cast: {indices: int32}`")
+        return ()
+    rules = []
+    for argument in node.keys():
+        value = node.get(argument)
+        dtype = reader.string(value, f"{name}.cast.{argument}", node.key_location(argument)) or ""
+        if dtype and dtype not in DTYPES:
+            reader.errors.add(value.location, f"unknown dtype '{dtype}' in '{name}.cast.{argument}'",
+                              did_you_mean(dtype, DTYPES) or f"expected one of: {', '.join(DTYPES)}")
+            continue
+        if dtype:
+            rules.append(CastRule(argument, dtype, node.key_location(argument)))
+    return tuple(rules)
 
 
 def _parse_layouts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[LayoutRule, ...]:
@@ -459,14 +521,21 @@ def _parse_layouts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[La
         elif isinstance(value, Mapping) and value.keys() == ["aligned"] and isinstance(value.get("aligned"), Scalar) \
                 and isinstance(value.get("aligned").value, int) and value.get("aligned").value > 0:
             rules.append(LayoutRule(argument, LayoutKind.ALIGNED, where, alignment=value.get("aligned").value))
-        elif isinstance(value, Mapping) and value.keys() == ["convert"]:
+        elif isinstance(value, Mapping) and "convert" in value.keys() and set(value.keys()) <= {"convert", "reuse"}:
             converter = reader.string(value.get("convert"), f"{name}.layout.{argument}.convert", where) or ""
-            rules.append(LayoutRule(argument, LayoutKind.CONVERT, where, converter=converter))
+            reuse_node = value.get("reuse")
+            reuse = False
+            if reuse_node is not None:
+                if not (isinstance(reuse_node, Scalar) and isinstance(reuse_node.value, bool)):
+                    reader.errors.add(reuse_node.location, f"'{name}.layout.{argument}.reuse' must be true or false")
+                else:
+                    reuse = reuse_node.value
+            rules.append(LayoutRule(argument, LayoutKind.CONVERT, where, converter=converter, reuse=reuse))
         else:
             text = value.value if isinstance(value, Scalar) else "<mapping>"
             reader.errors.add(value.location, f"invalid layout rule '{text}' for argument '{argument}' of '{name}'",
                               did_you_mean(str(text), choices) or
-                              "expected contiguous, channels_last, {aligned: <bytes>} or {convert: <function>}")
+                              "expected contiguous, channels_last, {aligned: <bytes>} or {convert: <function>, reuse: <bool>}")
     return tuple(rules)
 
 

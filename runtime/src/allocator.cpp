@@ -1,5 +1,6 @@
 #include <torch_fl/allocator.h>
 
+
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/Exception.h>
 
@@ -14,6 +15,7 @@
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/stream.h>
+#include <torch_fl/conversion_cache.h>
 
 namespace torch_fl {
 namespace {
@@ -291,6 +293,7 @@ void reset_peak_memory_stats(c10::DeviceIndex device) {
 }
 
 void empty_cache() {
+  clear_conversion_cache();  // cached conversions hold device blocks too
   for (c10::DeviceIndex d = 0; d < device_count(); ++d) release_to_driver(d, drain_cache(d));
 }
 

@@ -1,5 +1,6 @@
 #include <torch_fl/op_context.h>
 
+
 #include <ATen/native/Resize.h>
 #include <ATen/native/TypeProperties.h>
 #include <c10/util/Exception.h>
@@ -7,6 +8,7 @@
 #include <torch_fl/driver.h>
 #include <torch_fl/logging.h>
 #include <torch_fl/stream.h>
+#include <torch_fl/conversion_cache.h>
 
 namespace torch_fl {
 namespace {
@@ -106,6 +108,15 @@ std::vector<at::Tensor> OpContext::meta(const at::ITensorListRef& tensors) {
   std::vector<at::Tensor> result;
   for (const at::Tensor& tensor : tensors) result.push_back(meta(tensor));
   return result;
+}
+
+at::Tensor OpContext::converted(const at::Tensor& tensor, const char* converter_name,
+                                at::Tensor (*convert)(const at::Tensor&)) const {
+  return reuse_conversion(tensor, converter_name, convert, stream());
+}
+
+at::Tensor OpContext::cast(const at::Tensor& tensor, c10::ScalarType dtype) const {
+  return tensor.scalar_type() == dtype ? tensor : tensor.to(dtype);
 }
 
 at::Tensor OpContext::workspace(size_t bytes) const {

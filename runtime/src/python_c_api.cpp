@@ -14,6 +14,7 @@
 #include <string>
 
 #include <torch_fl/allocator.h>
+#include <torch_fl/conversion_cache.h>
 #include <torch_fl/backend_info.h>
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
@@ -77,6 +78,15 @@ const char* tfl_spec_sha256() { return torch_fl::backend_info().spec_sha256; }
 const char* tfl_torch_version() { return torch_fl::backend_info().torch_version; }
 
 int tfl_in_bad_fork() { return torch_fl::in_bad_fork() ? 1 : 0; }
+
+// hits, misses, entries of the cache of converted inputs (layout `reuse: true`).
+int tfl_conversion_cache_stats(uint64_t* out) {
+  const torch_fl::ConversionCacheStats stats = torch_fl::conversion_cache_stats();
+  out[0] = stats.hits;
+  out[1] = stats.misses;
+  out[2] = stats.entries;
+  return kOk;
+}
 
 int tfl_device_count(int* count) {
   return guarded([&] { *count = torch_fl::device_count(); });

@@ -66,6 +66,12 @@ class OpContext {
   at::Tensor with_layout(const at::Tensor& tensor, MemoryLayout layout) const;
   at::Tensor aligned(const at::Tensor& tensor, int64_t alignment) const;
 
+  // A layout conversion reused while the source is unchanged (see conversion_cache.h).
+  at::Tensor converted(const at::Tensor& tensor, const char* converter_name,
+                       at::Tensor (*convert)(const at::Tensor&)) const;
+  // The tensor in the one dtype the SDK takes for this argument (a device-side cast, or itself).
+  at::Tensor cast(const at::Tensor& tensor, c10::ScalarType dtype) const;
+
   // Scratch device memory for a two-phase SDK call, from the caching allocator on
   // the current stream (freed in stream order when the launch returns).
   at::Tensor workspace(size_t bytes) const;

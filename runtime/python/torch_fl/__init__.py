@@ -10,6 +10,7 @@ device, and registers torch.<device>.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import json
 import os
 from typing import Optional
@@ -73,6 +74,16 @@ def fallback_stats() -> dict[str, dict[str, int]]:
 
 def fallback_count() -> int:
     return sum(sum(d.values()) for d in fallback_stats().values())
+
+
+def conversion_cache_stats() -> dict[str, int]:
+    """Hits, misses and live entries of the cache of converted inputs: the
+    spec's `layout: {arg: {convert: fn, reuse: true}}` (e.g. conv weights in a
+    vendor's blocked format, converted once while the weight is unchanged)."""
+    init()
+    values = (ctypes.c_uint64 * 3)()
+    _backend.load().call("tfl_conversion_cache_stats", values)
+    return {"hits": values[0], "misses": values[1], "entries": values[2]}
 
 
 def reset_fallback_stats() -> None:

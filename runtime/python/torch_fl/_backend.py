@@ -36,11 +36,13 @@ class Backend:
 
 
 def built_libraries() -> dict[str, str]:
-    """vendor → backend library path, for every vendor built under build/."""
+    """vendor → backend library path, for every vendor built by `make backend`
+    (build/<vendor>/; sanitizer builds such as build/<vendor>-asan are not loadable)."""
     found = {}
     for path in glob.glob(os.path.join(_REPO_ROOT, "build", "*", "vendors", "*", "libtorch_fl_*.so")):
         vendor = os.path.basename(path)[len("libtorch_fl_"):-len(".so")]
-        found[vendor] = path
+        if os.path.relpath(path, os.path.join(_REPO_ROOT, "build")).split(os.sep)[0] == vendor:
+            found[vendor] = path
     return found
 
 
@@ -86,6 +88,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_get_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
         "tfl_set_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
         "tfl_bench_alloc_free": [c_int, c_uint64, c_int64, ctypes.POINTER(ctypes.c_double)],
+        "tfl_conversion_cache_stats": [ctypes.POINTER(c_uint64)],
     }
     for name, argtypes in signatures.items():
         getattr(lib, name).restype = c_int
@@ -101,15 +104,17 @@ def load() -> Backend:
     if _loaded is not None:
         return _loaded
     vendor, path = _choose_library()
+    # PrivateUse1 can be claimed once per process: by one Torch-FL vendor, or by
+    # another plugin. Check before loading, since loading registers kernels.
     owner = torch._C._get_privateuse1_backend_name()
-    # PrivateUse1 can be claimed once per process.
+    if owner != "privateuseone":
+        raise ImportError(f"torch_fl: cannot load the '{vendor}' backend ({path}): PrivateUse1 is already claimed "
+                          f"by '{owner}' in this process. One vendor per process: set TORCH_FL_VENDOR to choose "
+                          "which backend to load, and load no other PrivateUse1 plugin beside it")
     torch.ops.load_library(path)
     lib = ctypes.CDLL(path)
     _declare(lib)
     device = lib.tfl_device_name().decode()
-    if owner not in ("privateuseone", device):
-        raise ImportError(f"torch_fl: cannot load the '{vendor}' backend (device '{device}'): PrivateUse1 is "
-                          f"already claimed by '{owner}' in this process")
     _loaded = Backend(vendor=lib.tfl_vendor_name().decode(), device=device, library_path=path,
                       spec_path=lib.tfl_spec_path().decode(), spec_sha256=lib.tfl_spec_sha256().decode(), lib=lib)
     return _loaded

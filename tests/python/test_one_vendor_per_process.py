@@ -1,0 +1,56 @@
+"""PrivateUse1 can be claimed once per process: loading a second vendor, or
+loading while another plugin owns PrivateUse1, fails at import naming both."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import torch_fl
+from torch_fl import _backend
+
+
+def run_python(code: str, **env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **env))
+
+
+def test_another_plugin_owning_privateuse1_is_named(device):
+    result = run_python("import torch\n"
+                        "torch.utils.rename_privateuse1_backend('otherchip')\n"
+                        "import torch_fl\n")
+    assert result.returncode != 0
+    assert "ImportError" in result.stderr
+    assert f"cannot load the '{torch_fl.vendor()}' backend" in result.stderr
+    assert "already claimed by 'otherchip'" in result.stderr
+
+
+def test_a_second_vendor_in_the_same_process_is_refused(device):
+    others = sorted(set(_backend.built_libraries()) - {torch_fl.vendor()})
+    if not others:
+        pytest.skip("only one vendor is built; `make test` builds every specs/*.yaml")
+    first, second = torch_fl.vendor(), others[0]
+    result = run_python("import os, torch_fl\n"
+                        "from torch_fl import _backend\n"
+                        f"os.environ['TORCH_FL_VENDOR'] = '{second}'\n"
+                        "_backend._loaded = None\n"
+                        "_backend.load()\n", TORCH_FL_VENDOR=first)
+    assert result.returncode != 0
+    assert f"cannot load the '{second}' backend" in result.stderr
+    assert f"already claimed by '{first}'" in result.stderr
+
+
+def test_torch_fl_vendor_chooses_the_backend(device):
+    for vendor in _backend.built_libraries():
+        result = run_python("import torch_fl; print(torch_fl.vendor(), torch_fl.device().type)",
+                            TORCH_FL_VENDOR=vendor)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split()[0] == vendor
+
+
+def test_an_unbuilt_vendor_is_a_clear_import_error():
+    result = run_python("import torch_fl", TORCH_FL_VENDOR="nosuchchip")
+    assert result.returncode != 0
+    assert "no built backend for vendor 'nosuchchip'" in result.stderr

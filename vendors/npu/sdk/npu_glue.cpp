@@ -1,0 +1,128 @@
+#include "npu_glue.h"
+
+#include <c10/util/Exception.h>
+
+#include <torch_fl/generator.h>
+#include <torch_fl/stream.h>
+
+namespace npu_glue {
+namespace {
+
+TensorHandle make_tensor(const at::Tensor& tensor, npuFormat format) {
+  if (!tensor.defined()) return TensorHandle();
+  const npuDataType dtype = npu_dtype(tensor.scalar_type());
+  TORCH_CHECK(dtype != NPU_DT_UNDEFINED, "[npu] dtype ", tensor.scalar_type(), " has no NPU equivalent");
+  TORCH_CHECK(tensor.dim() <= 8, "[npu] tensors of more than 8 dims are not supported, got ", tensor.dim());
+  // The handle points at the storage's start; the view's offset is passed apart.
+  void* base = tensor.numel() == 0 ? nullptr : tensor.storage().mutable_data();
+  npuTensor* handle = npuCreateTensor(tensor.sizes().data(), tensor.dim(), dtype, tensor.strides().data(),
+                                      tensor.storage_offset(), format, base);
+  TORCH_CHECK(handle, "[npu] npuCreateTensor failed for a tensor of shape ", tensor.sizes());
+  return TensorHandle(handle);
+}
+
+}  // namespace
+
+npuDataType npu_dtype(c10::ScalarType type) {
+  switch (type) {
+    case at::kFloat: return NPU_FLOAT;
+    case at::kHalf: return NPU_FLOAT16;
+    case at::kBFloat16: return NPU_BF16;
+    case at::kChar: return NPU_INT8;
+    case at::kByte: return NPU_UINT8;
+    case at::kShort: return NPU_INT16;
+    case at::kInt: return NPU_INT32;
+    case at::kLong: return NPU_INT64;
+    case at::kBool: return NPU_BOOL;
+    case at::kDouble: return NPU_DOUBLE;
+    case at::kComplexFloat: return NPU_COMPLEX64;
+    case at::kComplexDouble: return NPU_COMPLEX128;
+    default: return NPU_DT_UNDEFINED;
+  }
+}
+
+TensorHandle tensor(const at::Tensor& t) { return make_tensor(t, NPU_FORMAT_ND); }
+
+TensorHandle optional_tensor(const std::optional<at::Tensor>& t) {
+  return t.has_value() ? tensor(*t) : TensorHandle();
+}
+
+TensorHandle blocked(const at::Tensor& t) {
+  TORCH_CHECK(t.dim() == 5 && t.size(4) == NPU_C0, "[npu] an NC1HWC0 operand must be 5-D with C0 = ", NPU_C0,
+              ", got shape ", t.sizes());
+  return make_tensor(t, NPU_FORMAT_NC1HWC0);
+}
+
+TensorListHandle::TensorListHandle(const at::ITensorListRef& tensors) : list_(nullptr, npuDestroyTensorList) {
+  std::vector<const npuTensor*> handles;
+  for (const at::Tensor& t : tensors) {
+    tensors_.push_back(tensor(t));
+    handles.push_back(tensors_.back());
+  }
+  list_.reset(npuCreateTensorList(handles.data(), handles.size()));
+}
+
+TensorListHandle tensor_list(const at::ITensorListRef& tensors) { return TensorListHandle(tensors); }
+
+at::Tensor to_nc1hwc0(const at::Tensor& nchw) {
+  TORCH_CHECK(nchw.dim() == 4, "[npu] NC1HWC0 conversion takes a 4-D NCHW tensor, got ", nchw.dim(), " dims");
+  const int64_t c1 = (nchw.size(1) + NPU_C0 - 1) / NPU_C0;
+  at::Tensor blocked_out = at::empty({nchw.size(0), c1, nchw.size(2), nchw.size(3), NPU_C0}, nchw.options());
+  const TensorHandle src = tensor(nchw);
+  const TensorHandle dst = make_tensor(blocked_out, NPU_FORMAT_NC1HWC0);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  npuError error = npunnTransDataGetWorkspaceSize(src, dst, &workspace_bytes, &executor);
+  if (error == NPU_SUCCESS) {
+    const tflStream stream = torch_fl::current_driver_stream(nchw.device().index());
+    error = npunnTransData(nullptr, workspace_bytes, executor, stream_of(stream));
+  }
+  TORCH_CHECK(error == NPU_SUCCESS, "[npu] npunnTransData (NCHW to NC1HWC0) failed with status ", error, ": ",
+              npurtGetErrorName(error), " (", npurtGetRecentErrMsg(), ")");
+  return blocked_out;
+}
+
+ScalarHandle scalar(const at::Scalar& value) {
+  if (value.isBoolean()) {
+    const bool b = value.toBool();
+    return ScalarHandle(npuCreateScalar(&b, NPU_BOOL));
+  }
+  if (value.isIntegral(/*includeBool=*/false)) {
+    const int64_t i = value.toLong();
+    return ScalarHandle(npuCreateScalar(&i, NPU_INT64));
+  }
+  TORCH_CHECK(!value.isComplex(), "[npu] complex scalars are not supported by the NPU");
+  const float f = value.toFloat();
+  return ScalarHandle(npuCreateScalar(&f, NPU_FLOAT));
+}
+
+ScalarHandle optional_scalar(const std::optional<at::Scalar>& value) {
+  return value.has_value() ? scalar(*value) : ScalarHandle();
+}
+
+IntArrayHandle int_array(at::IntArrayRef values) {
+  return IntArrayHandle(npuCreateIntArray(values.data(), values.size()));
+}
+
+IntArrayHandle optional_int_array(at::OptionalIntArrayRef values) {
+  return values.has_value() ? int_array(*values) : IntArrayHandle();
+}
+
+IntArrayHandle optional_int(std::optional<int64_t> value) {
+  return value.has_value() ? int_array(at::IntArrayRef(*value)) : IntArrayHandle();
+}
+
+int64_t divisor(std::optional<int64_t> value) { return value.value_or(0); }
+
+bool optional_bool_true(std::optional<bool> value) { return value.value_or(true); }
+
+CString c_string(c10::string_view text) { return CString(text); }
+
+npuRandState rand_state(const std::optional<at::Generator>& generator) {
+  const torch_fl::RngState state = torch_fl::next_rng_state(generator);
+  return npuRandState{state.seed, state.offset};
+}
+
+npuRandState default_rand_state() { return rand_state(std::nullopt); }
+
+}  // namespace npu_glue

@@ -1,0 +1,961 @@
+// The simulated NPU's operator library. Phase one (…GetWorkspaceSize) checks
+// every argument on the host and records the work in an executor; phase two
+// runs it on the stream's worker, with the workspace the caller provides. The
+// "ALU" is ATen's CPU kernels (vendors/sim/alu.h) on host views of device memory.
+#include "npu_ops.h"
+
+#include <ATen/ATen.h>
+#include <ATen/native/TensorFactories.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "alu.h"
+#include "npu_device.h"
+
+struct npuTensor {
+  void* data;
+  npuDataType dtype;
+  npuFormat format;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;
+  int64_t offset;
+};
+
+struct npuScalar {
+  npuDataType dtype;
+  double f;
+  int64_t i;
+};
+
+struct npuIntArray {
+  std::vector<int64_t> values;
+};
+
+struct npuTensorList {
+  std::vector<const npuTensor*> tensors;
+};
+
+struct npunnExecutor {
+  const char* op;
+  uint64_t workspace_bytes;
+  std::function<void(void* workspace)> body;
+};
+
+namespace {
+
+namespace alu = torch_fl::sim::alu;
+using npu_sim::fail;
+
+c10::ScalarType aten_dtype(npuDataType dtype) {
+  switch (dtype) {
+    case NPU_FLOAT: return at::kFloat;
+    case NPU_FLOAT16: return at::kHalf;
+    case NPU_BF16: return at::kBFloat16;
+    case NPU_INT8: return at::kChar;
+    case NPU_UINT8: return at::kByte;
+    case NPU_INT16: return at::kShort;
+    case NPU_INT32: return at::kInt;
+    case NPU_INT64: return at::kLong;
+    case NPU_BOOL: return at::kBool;
+    case NPU_DOUBLE: return at::kDouble;
+    case NPU_COMPLEX64: return at::kComplexFloat;
+    case NPU_COMPLEX128: return at::kComplexDouble;
+    default: return at::ScalarType::Undefined;
+  }
+}
+
+// What an executor keeps of a tensor handle: the caller may destroy the handle
+// as soon as phase two returns, long before the work runs.
+struct Desc {
+  bool present = false;
+  npuTensor tensor{};
+};
+
+Desc desc(const npuTensor* t) { return t ? Desc{true, *t} : Desc{}; }
+
+// The address of the view's first element.
+void* base_of(const npuTensor& t) {
+  return static_cast<uint8_t*>(t.data) + t.offset * static_cast<int64_t>(c10::elementSize(aten_dtype(t.dtype)));
+}
+
+at::Tensor view(const Desc& d) {
+  if (!d.present) return at::Tensor();
+  const npuTensor& t = d.tensor;
+  return alu::host_view(base_of(t), aten_dtype(t.dtype), t.dims, t.strides);
+}
+
+std::optional<at::Tensor> optional_view(const Desc& d) {
+  if (!d.present) return std::nullopt;
+  return view(d);
+}
+
+at::Scalar aten_scalar(const npuScalar& s) {
+  if (s.dtype == NPU_BOOL) return at::Scalar(s.i != 0);
+  if (s.dtype == NPU_INT64 || s.dtype == NPU_INT32) return at::Scalar(s.i);
+  return at::Scalar(s.f);
+}
+
+std::vector<int64_t> ints(const npuIntArray* a) { return a ? a->values : std::vector<int64_t>{}; }
+std::optional<std::vector<int64_t>> optional_ints(const npuIntArray* a) {
+  if (!a) return std::nullopt;
+  return a->values;
+}
+
+int64_t numel(const npuTensor& t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims) n *= d;
+  return n;
+}
+
+npuError check(const char* op, const npuTensor* t) {
+  if (!t) return NPU_SUCCESS;  // an absent optional
+  if (aten_dtype(t->dtype) == at::ScalarType::Undefined) {
+    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": unknown data type " + std::to_string(t->dtype));
+  }
+  if (t->dtype == NPU_DOUBLE || t->dtype == NPU_COMPLEX64 || t->dtype == NPU_COMPLEX128) {
+    return fail(NPU_ERROR_NOT_SUPPORTED, std::string(op) + ": " + c10::toString(aten_dtype(t->dtype)) +
+                                             " has no arithmetic units on the NPU");
+  }
+  if (numel(*t) == 0) return NPU_SUCCESS;
+  const std::string where = alu::residency_error(npu_sim::chip(), base_of(*t), aten_dtype(t->dtype), t->dims, t->strides);
+  return where.empty() ? NPU_SUCCESS : fail(NPU_ERROR_INVALID_ADDRESS, std::string(op) + ": " + where);
+}
+
+npuError require_int32(const char* op, const char* what, const npuTensor* t) {
+  if (t && t->dtype != NPU_INT32) {
+    return fail(NPU_ERROR_NOT_SUPPORTED, std::string(op) + ": " + what + " must be int32 (the NPU reads 32-bit indices), got " +
+                                             c10::toString(aten_dtype(t->dtype)));
+  }
+  return NPU_SUCCESS;
+}
+
+npuError require_format(const char* op, const char* what, const npuTensor* t, npuFormat format) {
+  if (t && t->format != format) {
+    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": " + what + (format == NPU_FORMAT_NC1HWC0
+                                                                              ? " must be in NC1HWC0 (see npunnTransData)"
+                                                                              : " must be in ND format"));
+  }
+  return NPU_SUCCESS;
+}
+
+// Phase one: checks the tensors, then records `body` (which may take the
+// workspace pointer) in a new executor.
+template <class Body>
+npuError prepare(const char* op, std::initializer_list<const npuTensor*> tensors, Body body, uint64_t* workspace_size,
+                 npunnExecutor** executor, uint64_t workspace_bytes = 0) {
+  if (!workspace_size || !executor) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null output pointer");
+  for (const npuTensor* t : tensors) {
+    const npuError error = check(op, t);
+    if (error != NPU_SUCCESS) return error;
+  }
+  std::function<void(void*)> run;
+  if constexpr (std::is_invocable_v<Body, void*>) {
+    run = std::move(body);
+  } else {
+    run = [body = std::move(body)](void*) { body(); };
+  }
+  *executor = new npunnExecutor{op, workspace_bytes, std::move(run)};
+  *workspace_size = workspace_bytes;
+  return NPU_SUCCESS;
+}
+
+// Phase two: checks the workspace and queues the recorded work; consumes the executor.
+npuError run(const char* op, NPUNN_RUN_ARGS) {
+  if (!executor) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null executor");
+  std::unique_ptr<npunnExecutor> owned(executor);
+  if (std::string(owned->op) != op) {
+    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": the executor was made by " + owned->op + "GetWorkspaceSize");
+  }
+  if (!stream) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null stream");
+  const uint64_t needed = owned->workspace_bytes;
+  if (needed > 0 && (workspace_size < needed || !npu_sim::chip().resident(workspace, needed))) {
+    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": needs a workspace of " + std::to_string(needed) +
+                                             " bytes of device memory, got " + std::to_string(workspace_size));
+  }
+  npu_sim::chip().enqueue(*stream->work, alu::task(owned->op, [body = std::move(owned->body), workspace] {
+    body(workspace);
+  }));
+  return NPU_SUCCESS;
+}
+
+// Half and bfloat16 results accumulate in float32 scratch memory.
+uint64_t float_accumulator_bytes(const npuTensor* out) {
+  if (!out || (out->dtype != NPU_FLOAT16 && out->dtype != NPU_BF16)) return 0;
+  return static_cast<uint64_t>(numel(*out)) * sizeof(float);
+}
+
+// The result of `compute(acc)` lands in out, through a float32 accumulator in
+// the workspace when there is one.
+template <class Compute>
+void accumulate(void* workspace, const Desc& out, Compute compute) {
+  at::Tensor result = view(out);
+  if (!workspace) {
+    compute(result);
+    return;
+  }
+  at::Tensor acc = at::from_blob(workspace, result.sizes(), at::TensorOptions().dtype(at::kFloat));
+  compute(acc);
+  result.copy_(acc);
+}
+
+// NC1HWC0 (N, C1, H, W, C0) → NCHW with the channels padded to C1 * C0.
+at::Tensor unblock(const at::Tensor& blocked) {
+  return blocked.permute({0, 1, 4, 2, 3}).reshape(
+      {blocked.size(0), blocked.size(1) * blocked.size(4), blocked.size(2), blocked.size(3)});
+}
+
+at::Tensor wrapped(const npuScalar& s) { return at::native::wrapped_scalar_tensor(aten_scalar(s)); }
+
+}  // namespace
+
+extern "C" {
+
+npuTensor* npuCreateTensor(const int64_t* view_dims, uint64_t view_dims_num, npuDataType data_type,
+                           const int64_t* stride, int64_t offset, npuFormat format, void* data) {
+  if (view_dims_num > 8 || (view_dims_num > 0 && (!view_dims || !stride))) return nullptr;
+  return new npuTensor{data, data_type, format, std::vector<int64_t>(view_dims, view_dims + view_dims_num),
+                       std::vector<int64_t>(stride, stride + view_dims_num), offset};
+}
+npuError npuDestroyTensor(const npuTensor* tensor) {
+  delete tensor;
+  return NPU_SUCCESS;
+}
+npuScalar* npuCreateScalar(const void* value, npuDataType data_type) {
+  if (!value) return nullptr;
+  switch (data_type) {
+    case NPU_FLOAT: return new npuScalar{data_type, *static_cast<const float*>(value), 0};
+    case NPU_INT64: return new npuScalar{data_type, 0, *static_cast<const int64_t*>(value)};
+    case NPU_INT32: return new npuScalar{data_type, 0, *static_cast<const int32_t*>(value)};
+    case NPU_BOOL: return new npuScalar{data_type, 0, *static_cast<const bool*>(value) ? 1 : 0};
+    default: return nullptr;  // scalars are float32, int32, int64 or bool
+  }
+}
+npuError npuDestroyScalar(const npuScalar* scalar) {
+  delete scalar;
+  return NPU_SUCCESS;
+}
+npuIntArray* npuCreateIntArray(const int64_t* value, uint64_t size) {
+  return new npuIntArray{std::vector<int64_t>(value, value + size)};
+}
+npuError npuDestroyIntArray(const npuIntArray* array) {
+  delete array;
+  return NPU_SUCCESS;
+}
+npuTensorList* npuCreateTensorList(const npuTensor* const* value, uint64_t size) {
+  return new npuTensorList{std::vector<const npuTensor*>(value, value + size)};
+}
+npuError npuDestroyTensorList(const npuTensorList* list) {
+  delete list;
+  return NPU_SUCCESS;
+}
+
+#define NPUNN_RUN(NAME) \
+  npuError npunn##NAME(NPUNN_RUN_ARGS) { return run("npunn" #NAME, workspace, workspace_size, executor, stream); }
+
+// ---- layout and copies ----------------------------------------------------
+
+npuError npunnTransDataGetWorkspaceSize(const npuTensor* src, npuTensor* dst, NPUNN_QUERY_ARGS) {
+  const char* op = "npunnTransData";
+  if (!src || !dst || src->dims.size() != 4 || dst->dims.size() != 5 || dst->format != NPU_FORMAT_NC1HWC0 ||
+      dst->dims[4] != NPU_C0 || dst->dims[1] != (src->dims[1] + NPU_C0 - 1) / NPU_C0) {
+    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": converts a 4-D ND tensor (N, C, H, W) into a 5-D "
+                                                            "NC1HWC0 tensor (N, ceil(C/16), H, W, 16)");
+  }
+  return prepare(op, {src, dst}, [s = desc(src), d = desc(dst)] {
+    const at::Tensor x = view(s);
+    at::Tensor blocked = view(d);
+    const int64_t padded = blocked.size(1) * blocked.size(4);
+    at::Tensor nchw = at::zeros({x.size(0), padded, x.size(2), x.size(3)}, x.options());
+    nchw.narrow(1, 0, x.size(1)).copy_(x);
+    blocked.copy_(nchw.view({x.size(0), blocked.size(1), blocked.size(4), x.size(2), x.size(3)}).permute({0, 1, 3, 4, 2}));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(TransData)
+
+npuError npunnInplaceCopyGetWorkspaceSize(npuTensor* dst, const npuTensor* src, NPUNN_QUERY_ARGS) {
+  // The copy engine moves any dtype, float64 included: only arithmetic lacks it.
+  const char* op = "npunnInplaceCopy";
+  if (!dst || !src) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null tensor");
+  for (const npuTensor* t : std::initializer_list<const npuTensor*>{dst, src}) {
+    if (numel(*t) == 0) continue;
+    const std::string where = alu::residency_error(npu_sim::chip(), base_of(*t), aten_dtype(t->dtype), t->dims, t->strides);
+    if (!where.empty()) return fail(NPU_ERROR_INVALID_ADDRESS, std::string(op) + ": " + where);
+  }
+  return prepare(op, {}, [d = desc(dst), s = desc(src)] { view(d).copy_(view(s)); }, workspace_size, executor);
+}
+NPUNN_RUN(InplaceCopy)
+
+// ---- elementwise ----------------------------------------------------------
+
+#define NPU_BINARY_ALPHA(NAME, ATEN)                                                                        \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* other, const npuScalar* alpha, \
+                                         npuTensor* out, NPUNN_QUERY_ARGS) {                                \
+    if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null alpha");                          \
+    return prepare("npunn" #NAME, {self, other, out}, [a = desc(self), b = desc(other), k = *alpha, o = desc(out)] { \
+      at::Tensor result = view(o);                                                                           \
+      ATEN(result, view(a), view(b), aten_scalar(k));                                                        \
+    }, workspace_size, executor);                                                                            \
+  }                                                                                                          \
+  NPUNN_RUN(NAME)
+
+#define NPU_BINARY(NAME, ATEN)                                                                                  \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out,         \
+                                         NPUNN_QUERY_ARGS) {                                                    \
+    return prepare("npunn" #NAME, {self, other, out}, [a = desc(self), b = desc(other), o = desc(out)] {        \
+      at::Tensor result = view(o);                                                                               \
+      ATEN(result, view(a), view(b));                                                                            \
+    }, workspace_size, executor);                                                                                \
+  }                                                                                                              \
+  NPUNN_RUN(NAME)
+
+#define NPU_BINARY_SCALAR(NAME, ATEN)                                                                           \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out,         \
+                                         NPUNN_QUERY_ARGS) {                                                    \
+    if (!other) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null scalar");                             \
+    return prepare("npunn" #NAME, {self, out}, [a = desc(self), b = *other, o = desc(out)] {                     \
+      at::Tensor result = view(o);                                                                               \
+      ATEN(result, view(a), wrapped(b));                                                                         \
+    }, workspace_size, executor);                                                                                \
+  }                                                                                                              \
+  NPUNN_RUN(NAME)
+
+#define NPU_UNARY(NAME, ATEN)                                                                                   \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {             \
+    return prepare("npunn" #NAME, {self, out}, [x = desc(self), o = desc(out)] {                                 \
+      at::Tensor result = view(o);                                                                               \
+      ATEN(result, view(x));                                                                                     \
+    }, workspace_size, executor);                                                                                \
+  }                                                                                                              \
+  NPUNN_RUN(NAME)
+
+NPU_BINARY_ALPHA(Add, at::add_out)
+NPU_BINARY_ALPHA(Sub, at::sub_out)
+NPU_BINARY(Mul, at::mul_out)
+NPU_BINARY(Div, at::div_out)
+NPU_BINARY(Maximum, at::maximum_out)
+NPU_BINARY(Minimum, at::minimum_out)
+NPU_BINARY(EqTensor, at::eq_out)
+NPU_BINARY(NeTensor, at::ne_out)
+NPU_BINARY(LtTensor, at::lt_out)
+NPU_BINARY(GtTensor, at::gt_out)
+NPU_BINARY_SCALAR(Muls, at::mul_out)
+NPU_BINARY_SCALAR(Divs, at::div_out)
+NPU_BINARY_SCALAR(EqScalar, at::eq_out)
+NPU_BINARY_SCALAR(NeScalar, at::ne_out)
+NPU_BINARY_SCALAR(LtScalar, at::lt_out)
+NPU_BINARY_SCALAR(GtScalar, at::gt_out)
+NPU_BINARY(TanhBackward, at::tanh_backward_out)
+NPU_BINARY(SigmoidBackward, at::sigmoid_backward_out)
+NPU_BINARY(SiluBackward, at::silu_backward_out)
+
+npuError npunnAddsGetWorkspaceSize(const npuTensor* self, const npuScalar* other, const npuScalar* alpha,
+                                   npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!other || !alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnAdds: null scalar");
+  return prepare("npunnAdds", {self, out}, [a = desc(self), b = *other, k = *alpha, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::add_out(result, view(a), wrapped(b), aten_scalar(k));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Adds)
+
+NPU_UNARY(Neg, at::neg_out)
+NPU_UNARY(Exp, at::exp_out)
+NPU_UNARY(Log, at::log_out)
+NPU_UNARY(Sqrt, at::sqrt_out)
+NPU_UNARY(Rsqrt, at::rsqrt_out)
+NPU_UNARY(Tanh, at::tanh_out)
+NPU_UNARY(Sigmoid, at::sigmoid_out)
+NPU_UNARY(Abs, at::abs_out)
+NPU_UNARY(Sin, at::sin_out)
+NPU_UNARY(Cos, at::cos_out)
+NPU_UNARY(Reciprocal, at::reciprocal_out)
+NPU_UNARY(Silu, at::silu_out)
+NPU_UNARY(Erf, at::erf_out)
+NPU_UNARY(IsNegInf, at::isneginf_out)
+
+npuError npunnReluGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnRelu", {self, out}, [x = desc(self), o = desc(out)] {
+    at::Tensor result = view(o);
+    at::clamp_min_out(result, view(x), 0);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Relu)
+
+npuError npunnGeluGetWorkspaceSize(const npuTensor* self, const char* approximate, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!approximate) return fail(NPU_ERROR_INVALID_PARAM, "npunnGelu: null approximate");
+  return prepare("npunnGelu", {self, out}, [x = desc(self), mode = std::string(approximate), o = desc(out)] {
+    at::Tensor result = view(o);
+    at::gelu_out(result, view(x), mode);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Gelu)
+
+npuError npunnGeluBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self, const char* approximate,
+                                           npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!approximate) return fail(NPU_ERROR_INVALID_PARAM, "npunnGeluBackward: null approximate");
+  return prepare("npunnGeluBackward", {grad, self, out},
+                 [g = desc(grad), x = desc(self), mode = std::string(approximate), o = desc(out)] {
+                   at::Tensor result = view(o);
+                   at::gelu_backward_out(result, view(g), view(x), mode);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(GeluBackward)
+
+npuError npunnThresholdBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self,
+                                                const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnThresholdBackward: null threshold");
+  return prepare("npunnThresholdBackward", {grad, self, out},
+                 [g = desc(grad), x = desc(self), t = *threshold, o = desc(out)] {
+                   at::Tensor result = view(o);
+                   at::threshold_backward_out(result, view(g), view(x), aten_scalar(t));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(ThresholdBackward)
+
+npuError npunnPowTensorScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* exponent, npuTensor* out,
+                                              NPUNN_QUERY_ARGS) {
+  if (!exponent) return fail(NPU_ERROR_INVALID_PARAM, "npunnPowTensorScalar: null exponent");
+  return prepare("npunnPowTensorScalar", {self, out}, [x = desc(self), e = *exponent, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::pow_out(result, view(x), aten_scalar(e));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(PowTensorScalar)
+
+npuError npunnClampGetWorkspaceSize(const npuTensor* self, const npuScalar* min, const npuScalar* max, npuTensor* out,
+                                    NPUNN_QUERY_ARGS) {
+  std::optional<npuScalar> low = min ? std::optional<npuScalar>(*min) : std::nullopt;
+  std::optional<npuScalar> high = max ? std::optional<npuScalar>(*max) : std::nullopt;
+  return prepare("npunnClamp", {self, out}, [x = desc(self), low, high, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::clamp_out(result, view(x), low ? std::optional<at::Scalar>(aten_scalar(*low)) : std::nullopt,
+                  high ? std::optional<at::Scalar>(aten_scalar(*high)) : std::nullopt);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Clamp)
+
+// ---- ternary and masked ---------------------------------------------------
+
+#define NPU_POINTWISE3(NAME, ATEN)                                                                                \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* tensor1, const npuTensor* tensor2, \
+                                         const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS) {               \
+    if (!value) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null value");                                \
+    return prepare("npunn" #NAME, {self, tensor1, tensor2, out},                                                   \
+                   [x = desc(self), a = desc(tensor1), b = desc(tensor2), v = *value, o = desc(out)] {              \
+                     at::Tensor result = view(o);                                                                  \
+                     ATEN(result, view(x), view(a), view(b), aten_scalar(v));                                      \
+                   }, workspace_size, executor);                                                                   \
+  }                                                                                                                \
+  NPUNN_RUN(NAME)
+
+NPU_POINTWISE3(Addcmul, at::addcmul_out)
+NPU_POINTWISE3(Addcdiv, at::addcdiv_out)
+
+npuError npunnLerpsGetWorkspaceSize(const npuTensor* self, const npuTensor* end, const npuScalar* weight,
+                                    npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!weight) return fail(NPU_ERROR_INVALID_PARAM, "npunnLerps: null weight");
+  return prepare("npunnLerps", {self, end, out}, [x = desc(self), e = desc(end), w = *weight, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::lerp_out(result, view(x), view(e), aten_scalar(w));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Lerps)
+
+npuError npunnWhereGetWorkspaceSize(const npuTensor* condition, const npuTensor* self, const npuTensor* other,
+                                    npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnWhere", {condition, self, other, out},
+                 [c = desc(condition), a = desc(self), b = desc(other), o = desc(out)] {
+                   at::Tensor result = view(o);
+                   at::where_out(result, view(c), view(a), view(b));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(Where)
+
+npuError npunnInplaceMaskedFillScalarGetWorkspaceSize(npuTensor* self, const npuTensor* mask, const npuScalar* value,
+                                                      NPUNN_QUERY_ARGS) {
+  if (!value) return fail(NPU_ERROR_INVALID_PARAM, "npunnInplaceMaskedFillScalar: null value");
+  return prepare("npunnInplaceMaskedFillScalar", {self, mask}, [x = desc(self), m = desc(mask), v = *value] {
+    view(x).masked_fill_(view(m), aten_scalar(v));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(InplaceMaskedFillScalar)
+
+npuError npunnTrilGetWorkspaceSize(const npuTensor* self, int64_t diagonal, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnTril", {self, out}, [x = desc(self), diagonal, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::tril_out(result, view(x), diagonal);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Tril)
+
+npuError npunnTriuGetWorkspaceSize(const npuTensor* self, int64_t diagonal, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnTriu", {self, out}, [x = desc(self), diagonal, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::triu_out(result, view(x), diagonal);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Triu)
+
+// ---- fills, ranges, random ------------------------------------------------
+
+npuError npunnInplaceFillScalarGetWorkspaceSize(npuTensor* self, const npuScalar* value, NPUNN_QUERY_ARGS) {
+  if (!value) return fail(NPU_ERROR_INVALID_PARAM, "npunnInplaceFillScalar: null value");
+  return prepare("npunnInplaceFillScalar", {self}, [x = desc(self), v = *value] { view(x).fill_(aten_scalar(v)); },
+                 workspace_size, executor);
+}
+NPUNN_RUN(InplaceFillScalar)
+
+npuError npunnInplaceZeroGetWorkspaceSize(npuTensor* self, NPUNN_QUERY_ARGS) {
+  return prepare("npunnInplaceZero", {self}, [x = desc(self)] { view(x).zero_(); }, workspace_size, executor);
+}
+NPUNN_RUN(InplaceZero)
+
+npuError npunnArangeGetWorkspaceSize(const npuScalar* start, const npuScalar* end, const npuScalar* step,
+                                     npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!start || !end || !step) return fail(NPU_ERROR_INVALID_PARAM, "npunnArange: null scalar");
+  return prepare("npunnArange", {out}, [a = *start, b = *end, s = *step, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::arange_out(result, aten_scalar(a), aten_scalar(b), aten_scalar(s));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Arange)
+
+npuError npunnInplaceNormalGetWorkspaceSize(npuTensor* self, double mean, double std, npuRandState state,
+                                            NPUNN_QUERY_ARGS) {
+  if (!(std >= 0.0)) return fail(NPU_ERROR_INVALID_PARAM, "npunnInplaceNormal: std must be >= 0");
+  return prepare("npunnInplaceNormal", {self}, [x = desc(self), mean, std, state] {
+    view(x).normal_(mean, std, alu::counter_generator(state.seed, state.offset));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(InplaceNormal)
+
+npuError npunnInplaceUniformGetWorkspaceSize(npuTensor* self, double from, double to, npuRandState state,
+                                             NPUNN_QUERY_ARGS) {
+  if (!(from <= to)) return fail(NPU_ERROR_INVALID_PARAM, "npunnInplaceUniform: from must be <= to");
+  return prepare("npunnInplaceUniform", {self}, [x = desc(self), from, to, state] {
+    view(x).uniform_(from, to, alu::counter_generator(state.seed, state.offset));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(InplaceUniform)
+
+npuError npunnDropoutGetWorkspaceSize(const npuTensor* input, double p, bool train, npuRandState state, npuTensor* out,
+                                      npuTensor* mask, NPUNN_QUERY_ARGS) {
+  if (!(p >= 0.0 && p <= 1.0)) return fail(NPU_ERROR_INVALID_PARAM, "npunnDropout: p must be in [0, 1]");
+  return prepare("npunnDropout", {input, out, mask}, [x = desc(input), p, train, state, o = desc(out), m = desc(mask)] {
+    alu::dropout(view(x), p, train, state.seed, state.offset, view(o), view(m));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Dropout)
+
+npuError npunnDropoutBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* mask, double scale,
+                                              npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnDropoutBackward", {grad, mask, out}, [g = desc(grad), m = desc(mask), scale, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::native_dropout_backward_out(result, view(g), view(m), scale);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(DropoutBackward)
+
+// ---- matrix multiplication ------------------------------------------------
+
+npuError npunnMmGetWorkspaceSize(const npuTensor* self, const npuTensor* mat2, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMm", {self, mat2, out}, [a = desc(self), b = desc(mat2), o = desc(out)](void* ws) {
+    accumulate(ws, o, [&](at::Tensor& acc) { at::mm_out(acc, view(a).to(acc.scalar_type()), view(b).to(acc.scalar_type())); });
+  }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(Mm)
+
+npuError npunnBmmGetWorkspaceSize(const npuTensor* self, const npuTensor* mat2, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnBmm", {self, mat2, out}, [a = desc(self), b = desc(mat2), o = desc(out)](void* ws) {
+    accumulate(ws, o, [&](at::Tensor& acc) { at::bmm_out(acc, view(a).to(acc.scalar_type()), view(b).to(acc.scalar_type())); });
+  }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(Bmm)
+
+npuError npunnAddmmGetWorkspaceSize(const npuTensor* self, const npuTensor* mat1, const npuTensor* mat2,
+                                    const npuScalar* beta, const npuScalar* alpha, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!beta || !alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnAddmm: null scalar");
+  return prepare("npunnAddmm", {self, mat1, mat2, out},
+                 [c = desc(self), a = desc(mat1), b = desc(mat2), beta = *beta, alpha = *alpha, o = desc(out)](void* ws) {
+                   accumulate(ws, o, [&](at::Tensor& acc) {
+                     const auto t = acc.scalar_type();
+                     at::addmm_out(acc, view(c).to(t), view(a).to(t), view(b).to(t), aten_scalar(beta), aten_scalar(alpha));
+                   });
+                 }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(Addmm)
+
+npuError npunnBaddbmmGetWorkspaceSize(const npuTensor* self, const npuTensor* batch1, const npuTensor* batch2,
+                                      const npuScalar* beta, const npuScalar* alpha, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!beta || !alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnBaddbmm: null scalar");
+  return prepare("npunnBaddbmm", {self, batch1, batch2, out},
+                 [c = desc(self), a = desc(batch1), b = desc(batch2), beta = *beta, alpha = *alpha, o = desc(out)](void* ws) {
+                   accumulate(ws, o, [&](at::Tensor& acc) {
+                     const auto t = acc.scalar_type();
+                     at::baddbmm_out(acc, view(c).to(t), view(a).to(t), view(b).to(t), aten_scalar(beta), aten_scalar(alpha));
+                   });
+                 }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(Baddbmm)
+
+// ---- reductions -----------------------------------------------------------
+
+npuError npunnReduceSumGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                        NPUNN_QUERY_ARGS) {
+  return prepare("npunnReduceSum", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)](void* ws) {
+    accumulate(ws, o, [&](at::Tensor& acc) { at::sum_out(acc, view(x), at::OptionalIntArrayRef(dims), keepdim, acc.scalar_type()); });
+  }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(ReduceSum)
+
+npuError npunnMeanGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                   NPUNN_QUERY_ARGS) {
+  return prepare("npunnMean", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)](void* ws) {
+    accumulate(ws, o, [&](at::Tensor& acc) { at::mean_out(acc, view(x), at::OptionalIntArrayRef(dims), keepdim, acc.scalar_type()); });
+  }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(Mean)
+
+#define NPU_REDUCE(NAME, ATEN)                                                                                   \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, \
+                                         NPUNN_QUERY_ARGS) {                                                     \
+    return prepare("npunn" #NAME, {self, out}, [x = desc(self), dims = ints(dim), keepdim, o = desc(out)] {        \
+      at::Tensor result = view(o);                                                                                \
+      ATEN(result, view(x), dims, keepdim);                                                                       \
+    }, workspace_size, executor);                                                                                 \
+  }                                                                                                               \
+  NPUNN_RUN(NAME)
+
+NPU_REDUCE(Amax, at::amax_out)
+NPU_REDUCE(Amin, at::amin_out)
+
+npuError npunnArgMaxGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                     NPUNN_QUERY_ARGS) {
+  if (dim && dim->values.size() != 1) return fail(NPU_ERROR_INVALID_PARAM, "npunnArgMax: dim must name one dimension");
+  std::optional<int64_t> d = dim ? std::optional<int64_t>(dim->values[0]) : std::nullopt;
+  return prepare("npunnArgMax", {self, out}, [x = desc(self), d, keepdim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::argmax_out(result, view(x), d, keepdim);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(ArgMax)
+
+npuError npunnAllGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                  NPUNN_QUERY_ARGS) {
+  return prepare("npunnAll", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::all_out(result, view(x), at::OptionalIntArrayRef(dims), keepdim);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(All)
+
+// ---- softmax and loss -----------------------------------------------------
+
+npuError npunnSoftmaxGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnSoftmax", {self, out}, [x = desc(self), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_softmax_out(result, view(x), dim, /*half_to_float=*/x.tensor.dtype != o.tensor.dtype);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Softmax)
+
+npuError npunnSoftmaxBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* output, int64_t dim,
+                                              npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnSoftmaxBackward", {grad, output, out}, [g = desc(grad), y = desc(output), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_softmax_backward_data_out(result, view(g), view(y), dim, result.scalar_type());
+  }, workspace_size, executor);
+}
+NPUNN_RUN(SoftmaxBackward)
+
+npuError npunnLogSoftmaxGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSoftmax", {self, out}, [x = desc(self), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_log_softmax_out(result, view(x), dim, /*half_to_float=*/x.tensor.dtype != o.tensor.dtype);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSoftmax)
+
+npuError npunnLogSoftmaxBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* output, int64_t dim,
+                                                 npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSoftmaxBackward", {grad, output, out}, [g = desc(grad), y = desc(output), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_log_softmax_backward_data_out(result, view(g), view(y), dim, result.scalar_type());
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSoftmaxBackward)
+
+npuError npunnNLLLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, const npuTensor* weight,
+                                      int64_t reduction, int64_t ignore_index, npuTensor* out, npuTensor* total_weight,
+                                      NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnNLLLoss", "target", target); e != NPU_SUCCESS) return e;
+  return prepare("npunnNLLLoss", {self, target, weight, out, total_weight},
+                 [x = desc(self), t = desc(target), w = desc(weight), reduction, ignore_index, o = desc(out),
+                  tw = desc(total_weight)] {
+                   at::Tensor output = view(o);
+                   at::Tensor total = view(tw);
+                   // ATen's CPU kernel reads int64 targets; the chip reads int32 ones.
+                   at::nll_loss_forward_out(output, total, view(x), view(t).to(at::kLong), optional_view(w), reduction,
+                                            ignore_index);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(NLLLoss)
+
+npuError npunnNLLLossBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self, const npuTensor* target,
+                                              const npuTensor* weight, int64_t reduction, int64_t ignore_index,
+                                              const npuTensor* total_weight, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnNLLLossBackward", "target", target); e != NPU_SUCCESS) return e;
+  return prepare("npunnNLLLossBackward", {grad, self, target, weight, total_weight, out},
+                 [g = desc(grad), x = desc(self), t = desc(target), w = desc(weight), reduction, ignore_index,
+                  tw = desc(total_weight), o = desc(out)] {
+                   at::Tensor result = view(o);
+                   at::nll_loss_backward_out(result, view(g), view(x), view(t).to(at::kLong), optional_view(w),
+                                             reduction, ignore_index, view(tw));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(NLLLossBackward)
+
+// ---- shapes and indexing --------------------------------------------------
+
+npuError npunnCatGetWorkspaceSize(const npuTensorList* tensors, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!tensors) return fail(NPU_ERROR_INVALID_PARAM, "npunnCat: null tensor list");
+  std::vector<Desc> inputs;
+  for (const npuTensor* t : tensors->tensors) {
+    if (npuError e = check("npunnCat", t); e != NPU_SUCCESS) return e;
+    inputs.push_back(desc(t));
+  }
+  return prepare("npunnCat", {out}, [inputs, dim, o = desc(out)] {
+    std::vector<at::Tensor> views;
+    for (const Desc& d : inputs) views.push_back(view(d));
+    at::Tensor result = view(o);
+    at::cat_out(result, views, dim);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Cat)
+
+npuError npunnIndexSelectGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, npuTensor* out,
+                                          NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnIndexSelect", "index", index); e != NPU_SUCCESS) return e;
+  return prepare("npunnIndexSelect", {self, index, out}, [x = desc(self), dim, i = desc(index), o = desc(out)] {
+    at::Tensor result = view(o);
+    at::index_select_out(result, view(x), dim, view(i));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(IndexSelect)
+
+npuError npunnEmbeddingDenseBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* indices,
+                                                     int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq,
+                                                     npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnEmbeddingDenseBackward", "indices", indices); e != NPU_SUCCESS) return e;
+  return prepare("npunnEmbeddingDenseBackward", {grad, indices, out},
+                 [g = desc(grad), i = desc(indices), num_weights, padding_idx, scale_grad_by_freq, o = desc(out)] {
+                   alu::store(view(o), at::embedding_dense_backward(view(g), view(i), num_weights, padding_idx,
+                                                                    scale_grad_by_freq));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(EmbeddingDenseBackward)
+
+// ---- convolution ----------------------------------------------------------
+
+npuError npunnConvolutionGetWorkspaceSize(const npuTensor* input, const npuTensor* weight, const npuTensor* bias,
+                                          const npuIntArray* stride, const npuIntArray* padding,
+                                          const npuIntArray* dilation, int64_t groups, npuTensor* out,
+                                          NPUNN_QUERY_ARGS) {
+  const char* op = "npunnConvolution";
+  if (npuError e = require_format(op, "input", input, NPU_FORMAT_NC1HWC0); e != NPU_SUCCESS) return e;
+  if (npuError e = require_format(op, "weight", weight, NPU_FORMAT_NC1HWC0); e != NPU_SUCCESS) return e;
+  if (groups != 1) return fail(NPU_ERROR_NOT_SUPPORTED, std::string(op) + ": grouped convolution");
+  return prepare(op, {input, weight, bias, out},
+                 [x = desc(input), w = desc(weight), b = desc(bias), s = ints(stride), p = ints(padding),
+                  d = ints(dilation), o = desc(out)] {
+                   // Zero-padded channels contribute nothing to the sums.
+                   alu::store(view(o), at::convolution(unblock(view(x)), unblock(view(w)), optional_view(b), s, p, d,
+                                                       /*transposed=*/false, {0, 0}, 1));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(Convolution)
+
+npuError npunnConvolutionBackwardGetWorkspaceSize(const npuTensor* grad_output, const npuTensor* input,
+                                                  const npuTensor* weight, const npuIntArray* stride,
+                                                  const npuIntArray* padding, const npuIntArray* dilation,
+                                                  int64_t groups, npuTensor* grad_input, npuTensor* grad_weight,
+                                                  npuTensor* grad_bias, NPUNN_QUERY_ARGS) {
+  const char* op = "npunnConvolutionBackward";
+  for (auto [what, t] : {std::pair{"grad_output", grad_output}, {"input", input}, {"weight", weight}}) {
+    if (npuError e = require_format(op, what, t, NPU_FORMAT_NC1HWC0); e != NPU_SUCCESS) return e;
+  }
+  if (groups != 1) return fail(NPU_ERROR_NOT_SUPPORTED, std::string(op) + ": grouped convolution");
+  return prepare(op, {grad_output, input, weight, grad_input, grad_weight, grad_bias},
+                 [g = desc(grad_output), x = desc(input), w = desc(weight), s = ints(stride), p = ints(padding),
+                  d = ints(dilation), gi = desc(grad_input), gw = desc(grad_weight), gb = desc(grad_bias)] {
+                   const at::Tensor weight_padded = unblock(view(w));
+                   const int64_t out_channels = weight_padded.size(0);
+                   const at::Tensor grad = unblock(view(g)).narrow(1, 0, out_channels);
+                   const std::array<bool, 3> mask{gi.present, gw.present, gb.present};
+                   const std::vector<int64_t> bias_sizes{out_channels};
+                   auto [dx, dw, db] = at::convolution_backward(grad, unblock(view(x)), weight_padded, bias_sizes, s, p,
+                                                                d, /*transposed=*/false, {0, 0}, 1, mask);
+                   // Results are ND with the caller's channel count: drop the padding.
+                   if (gi.present) alu::store(view(gi), dx.narrow(1, 0, gi.tensor.dims[1]));
+                   if (gw.present) alu::store(view(gw), dw.narrow(1, 0, gw.tensor.dims[1]));
+                   if (gb.present) alu::store(view(gb), db);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(ConvolutionBackward)
+
+// ---- pooling --------------------------------------------------------------
+
+npuError npunnMaxPool2dWithIndicesGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernel_size,
+                                                   const npuIntArray* stride, const npuIntArray* padding,
+                                                   const npuIntArray* dilation, bool ceil_mode, npuTensor* out,
+                                                   npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMaxPool2dWithIndices", {self, out, indices},
+                 [x = desc(self), k = ints(kernel_size), s = ints(stride), p = ints(padding), d = ints(dilation),
+                  ceil_mode, o = desc(out), i = desc(indices)] {
+                   auto [values, where] = at::max_pool2d_with_indices(view(x), k, s, p, d, ceil_mode);
+                   alu::store(view(o), values);
+                   alu::store(view(i), where);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(MaxPool2dWithIndices)
+
+npuError npunnMaxPool2dWithIndicesBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self,
+                                                           const npuIntArray* kernel_size, const npuIntArray* stride,
+                                                           const npuIntArray* padding, const npuIntArray* dilation,
+                                                           bool ceil_mode, const npuTensor* indices, npuTensor* out,
+                                                           NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnMaxPool2dWithIndicesBackward", "indices", indices); e != NPU_SUCCESS) return e;
+  return prepare("npunnMaxPool2dWithIndicesBackward", {grad, self, indices, out},
+                 [g = desc(grad), x = desc(self), k = ints(kernel_size), s = ints(stride), p = ints(padding),
+                  d = ints(dilation), ceil_mode, i = desc(indices), o = desc(out)] {
+                   at::Tensor result = view(o);
+                   at::max_pool2d_with_indices_backward_out(result, view(g), view(x), k, s, p, d, ceil_mode,
+                                                            view(i).to(at::kLong));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(MaxPool2dWithIndicesBackward)
+
+npuError npunnAvgPool2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernel_size,
+                                        const npuIntArray* stride, const npuIntArray* padding, bool ceil_mode,
+                                        bool count_include_pad, int64_t divisor_override, npuTensor* out,
+                                        NPUNN_QUERY_ARGS) {
+  return prepare("npunnAvgPool2d", {self, out},
+                 [x = desc(self), k = ints(kernel_size), s = ints(stride), p = ints(padding), ceil_mode,
+                  count_include_pad, divisor_override, o = desc(out)] {
+                   at::Tensor result = view(o);
+                   at::avg_pool2d_out(result, view(x), k, s, p, ceil_mode, count_include_pad,
+                                      divisor_override ? std::optional<int64_t>(divisor_override) : std::nullopt);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(AvgPool2d)
+
+npuError npunnAvgPool2dBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self,
+                                                const npuIntArray* kernel_size, const npuIntArray* stride,
+                                                const npuIntArray* padding, bool ceil_mode, bool count_include_pad,
+                                                int64_t divisor_override, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAvgPool2dBackward", {grad, self, out},
+                 [g = desc(grad), x = desc(self), k = ints(kernel_size), s = ints(stride), p = ints(padding), ceil_mode,
+                  count_include_pad, divisor_override, o = desc(out)] {
+                   at::Tensor result = view(o);
+                   at::avg_pool2d_backward_out(result, view(g), view(x), k, s, p, ceil_mode, count_include_pad,
+                                               divisor_override ? std::optional<int64_t>(divisor_override)
+                                                                : std::nullopt);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(AvgPool2dBackward)
+
+npuError npunnAdaptiveAvgPool2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* output_size, npuTensor* out,
+                                                NPUNN_QUERY_ARGS) {
+  return prepare("npunnAdaptiveAvgPool2d", {self, out}, [x = desc(self), size = ints(output_size), o = desc(out)] {
+    alu::store(view(o), at::_adaptive_avg_pool2d(view(x), size));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveAvgPool2d)
+
+npuError npunnAdaptiveAvgPool2dBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self, npuTensor* out,
+                                                        NPUNN_QUERY_ARGS) {
+  return prepare("npunnAdaptiveAvgPool2dBackward", {grad, self, out}, [g = desc(grad), x = desc(self), o = desc(out)] {
+    alu::store(view(o), at::_adaptive_avg_pool2d_backward(view(g), view(x)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveAvgPool2dBackward)
+
+// ---- normalization --------------------------------------------------------
+
+npuError npunnBatchNormGetWorkspaceSize(const npuTensor* input, const npuTensor* weight, const npuTensor* bias,
+                                        npuTensor* running_mean, npuTensor* running_var, bool training,
+                                        double momentum, double eps, npuTensor* out, npuTensor* save_mean,
+                                        npuTensor* save_invstd, NPUNN_QUERY_ARGS) {
+  return prepare("npunnBatchNorm", {input, weight, bias, running_mean, running_var, out, save_mean, save_invstd},
+                 [x = desc(input), w = desc(weight), b = desc(bias), rm = desc(running_mean), rv = desc(running_var),
+                  training, momentum, eps, o = desc(out), sm = desc(save_mean), si = desc(save_invstd)] {
+                   // Running statistics are updated in place, in device memory.
+                   auto [y, mean, invstd] = at::native_batch_norm(view(x), optional_view(w), optional_view(b),
+                                                                  optional_view(rm), optional_view(rv), training,
+                                                                  momentum, eps);
+                   alu::store(view(o), y);
+                   alu::store(view(sm), mean);
+                   alu::store(view(si), invstd);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(BatchNorm)
+
+npuError npunnBatchNormBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* input, const npuTensor* weight,
+                                                const npuTensor* running_mean, const npuTensor* running_var,
+                                                const npuTensor* save_mean, const npuTensor* save_invstd,
+                                                bool training, double eps, npuTensor* grad_input,
+                                                npuTensor* grad_weight, npuTensor* grad_bias, NPUNN_QUERY_ARGS) {
+  return prepare("npunnBatchNormBackward",
+                 {grad, input, weight, running_mean, running_var, save_mean, save_invstd, grad_input, grad_weight,
+                  grad_bias},
+                 [g = desc(grad), x = desc(input), w = desc(weight), rm = desc(running_mean), rv = desc(running_var),
+                  sm = desc(save_mean), si = desc(save_invstd), training, eps, gi = desc(grad_input),
+                  gw = desc(grad_weight), gb = desc(grad_bias)] {
+                   auto [dx, dw, db] = at::native_batch_norm_backward(
+                       view(g), view(x), optional_view(w), optional_view(rm), optional_view(rv), optional_view(sm),
+                       optional_view(si), training, eps, {gi.present, gw.present, gb.present});
+                   if (gi.present) alu::store(view(gi), dx);
+                   if (gw.present) alu::store(view(gw), dw);
+                   if (gb.present) alu::store(view(gb), db);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(BatchNormBackward)
+
+npuError npunnLayerNormGetWorkspaceSize(const npuTensor* input, const npuIntArray* normalized_shape,
+                                        const npuTensor* weight, const npuTensor* bias, double eps, npuTensor* out,
+                                        npuTensor* mean, npuTensor* rstd, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLayerNorm", {input, weight, bias, out, mean, rstd},
+                 [x = desc(input), shape = ints(normalized_shape), w = desc(weight), b = desc(bias), eps,
+                  o = desc(out), m = desc(mean), r = desc(rstd)] {
+                   auto [y, mu, inv] = at::native_layer_norm(view(x), shape, optional_view(w), optional_view(b), eps);
+                   alu::store(view(o), y);
+                   alu::store(view(m), mu);
+                   alu::store(view(r), inv);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(LayerNorm)
+
+npuError npunnLayerNormBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* input,
+                                                const npuIntArray* normalized_shape, const npuTensor* mean,
+                                                const npuTensor* rstd, const npuTensor* weight, const npuTensor* bias,
+                                                npuTensor* grad_input, npuTensor* grad_weight, npuTensor* grad_bias,
+                                                NPUNN_QUERY_ARGS) {
+  return prepare("npunnLayerNormBackward", {grad, input, mean, rstd, weight, bias, grad_input, grad_weight, grad_bias},
+                 [g = desc(grad), x = desc(input), shape = ints(normalized_shape), m = desc(mean), r = desc(rstd),
+                  w = desc(weight), b = desc(bias), gi = desc(grad_input), gw = desc(grad_weight),
+                  gb = desc(grad_bias)] {
+                   auto [dx, dw, db] = at::native_layer_norm_backward(view(g), view(x), shape, view(m), view(r),
+                                                                      optional_view(w), optional_view(b),
+                                                                      {gi.present, gw.present, gb.present});
+                   if (gi.present) alu::store(view(gi), dx);
+                   if (gw.present) alu::store(view(gw), dw);
+                   if (gb.present) alu::store(view(gb), db);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(LayerNormBackward)
+
+}  // extern "C"
