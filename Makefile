@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean
+.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check
 
 setup:
 	@bash .ci/setup_env.sh
@@ -45,6 +45,7 @@ test-python: backend
 
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
+	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
 
 # The C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer, and the
@@ -71,3 +72,9 @@ demo: backend
 
 clean:
 	rm -rf build
+
+# The checks that need a GPU, as one command for a machine lent with one (see
+# README, "A real vendor"): the nvidia vendor's tests, its conformance and its
+# benchmark against torch.cuda. Needs the prepared environment (make setup).
+gpu-check:
+	@$(MAKE) --no-print-directory test-cpp test-python conformance bench VENDOR=nvidia

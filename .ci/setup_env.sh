@@ -45,3 +45,21 @@ pth="import site; site.addsitedir('$shared_site'); site.addsitedir('$repo/runtim
 if [ "$(cat "$clone_site/torch_fl.pth" 2>/dev/null)" != "$pth" ]; then
   echo "$pth" > "$clone_site/torch_fl.pth"
 fi
+
+# 4. cuBLAS for building the nvidia vendor, where nvcc is installed: the CUDA
+#    toolkit here has the compiler and runtime, the nvidia-cublas wheel brings
+#    cuBLAS. Shared between clones like the Python environment; build/cublas
+#    points at it.
+if command -v nvcc >/dev/null 2>&1; then
+  cublas_req="$repo/vendors/nvidia/requirements.txt"
+  cublas_dir="$cache_root/cublas-$(sha256sum "$cublas_req" | cut -c1-12)"
+  if [ ! -f "$cublas_dir/.complete" ]; then
+    echo "setup: installing cuBLAS into $cublas_dir" >&2
+    rm -rf "$cublas_dir"
+    "$shared_env/bin/pip" install -q --no-deps --target "$cublas_dir" -r "$cublas_req" 2>&1 \
+      | grep -v "^WARNING: Location" >&2 || true
+    [ -f "$cublas_dir/nvidia/cu13/include/cublas_v2.h" ] || { echo "setup: cuBLAS install failed" >&2; exit 1; }
+    touch "$cublas_dir/.complete"
+  fi
+  ln -sfn "$cublas_dir/nvidia/cu13" "$repo/build/cublas"
+fi

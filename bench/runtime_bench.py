@@ -47,6 +47,9 @@ def per_call(fn, calls: int, sync=None) -> float:
 
 
 def main() -> int:
+    if torch_fl.device_count() == 0:
+        print(f"runtime_bench: skipped: no {torch_fl.vendor()} device on this machine")
+        return 0
     device = torch_fl.device(0)
     mod = getattr(torch, device.type)
     sync = mod.synchronize

@@ -44,7 +44,9 @@ class ErrorSink:
         self.errors: list[SpecError] = []
 
     def add(self, location: Location, message: str, suggestion: Optional[str] = None) -> None:
-        self.errors.append(SpecError(location, message, suggestion))
+        error = SpecError(location, message, suggestion)
+        if error not in self.errors:  # an entry's variants share its lines: say each problem once
+            self.errors.append(error)
 
     def raise_if_any(self) -> None:
         if self.errors:

@@ -3,7 +3,7 @@ checked here and translated to the C++ the generated kernel evaluates.
 
     when: input.dim() == 4 and not transposed and groups == 1
 
-Allowed: argument names; tensor methods dim(), size(i), numel(), is_contiguous(),
+Allowed: argument names; tensor methods dim(), size(i), numel(), is_contiguous(), scalar_type(),
 stride(i); `len(list)`; `x is None` / `x is not None` for optionals; integer,
 float and bool constants; comparisons; and, or, not.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-_TENSOR_METHODS = {"dim", "size", "numel", "is_contiguous", "stride"}
+_TENSOR_METHODS = {"dim", "size", "numel", "is_contiguous", "stride", "scalar_type"}
 _COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 
 

@@ -10,6 +10,15 @@ import torch
 import torch_fl
 
 
+def pytest_collection_modifyitems(config, items):
+    """A vendor whose devices this machine lacks (a GPU vendor built on a CPU
+    machine) is built and loaded, and its tests are skipped, saying why."""
+    if torch_fl.device_count() == 0:
+        reason = f"no {torch_fl.vendor()} device on this machine (torch_fl.device_count() == 0)"
+        for item in items:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
 @pytest.fixture(scope="session")
 def device() -> torch.device:
     return torch_fl.device(0)

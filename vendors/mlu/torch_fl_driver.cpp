@@ -96,35 +96,9 @@ tflStatus copy_strided(const tflStridedView* dst, const tflStridedView* src, tfl
 const char* status_string(tflStatus status) { return mluGetErrorStr(static_cast<mluRet_t>(status)); }
 int32_t status_is_out_of_memory(tflStatus status) { return status == MLU_RET_ERR_NO_MEMORY; }
 
-const TflDriver kDriver = {
-    TFL_DRIVER_ABI_VERSION,
-    "mlu",
-    device_count,
-    memory_alignment,
-    memory_info,
-    device_malloc,
-    device_free,
-    device_of_pointer,
-    stream_create,
-    stream_destroy,
-    stream_synchronize,
-    stream_query,
-    event_create,
-    event_destroy,
-    event_record,
-    event_query,
-    event_synchronize,
-    stream_wait_event,
-    event_elapsed_ms,
-    memcpy_h2d,
-    memcpy_d2h,
-    memcpy_d2d,
-    copy_strided,
-    status_string,
-    mluGetLastErrorDetail,
-    status_is_out_of_memory,
-    memcpy_h2d_sync,
-};
+const char* last_error_detail() { return mluGetLastErrorDetail(); }
+
+const TflDriver kDriver = TFL_DRIVER_TABLE("mlu");
 
 static_assert(static_cast<int>(TFL_DTYPE_COMPLEX128) == static_cast<int>(MLU_DTYPE_COMPLEX_DOUBLE),
               "tflDtype and mluDataType_t must list the same types in the same order");

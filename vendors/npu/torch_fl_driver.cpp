@@ -113,35 +113,9 @@ tflStatus copy_strided(const tflStridedView* dst, const tflStridedView* src, tfl
 const char* status_string(tflStatus status) { return npurtGetErrorName(status); }
 int32_t status_is_out_of_memory(tflStatus status) { return status == NPU_ERROR_BAD_ALLOC; }
 
-const TflDriver kDriver = {
-    TFL_DRIVER_ABI_VERSION,
-    "npu",
-    device_count,
-    memory_alignment,
-    memory_info,
-    device_malloc,
-    device_free,
-    device_of_pointer,
-    stream_create,
-    stream_destroy,
-    stream_synchronize,
-    stream_query,
-    event_create,
-    event_destroy,
-    event_record,
-    event_query,
-    event_synchronize,
-    stream_wait_event,
-    event_elapsed_ms,
-    memcpy_h2d,
-    memcpy_d2h,
-    memcpy_d2d,
-    copy_strided,
-    status_string,
-    npurtGetRecentErrMsg,
-    status_is_out_of_memory,
-    memcpy_h2d_sync,
-};
+const char* last_error_detail() { return npurtGetRecentErrMsg(); }
+
+const TflDriver kDriver = TFL_DRIVER_TABLE("npu");
 
 }  // namespace
 

@@ -94,6 +94,19 @@ typedef struct {
   tflStatus (*memcpy_h2d_sync)(void* dst, const void* src, size_t bytes, tflStream stream);
 } TflDriver;
 
+/* For an adapter that names its functions after the table's fields (as
+ * vendors/<vendor>/torch_fl_driver.cpp do): the whole table in one line,
+ *   const TflDriver kDriver = TFL_DRIVER_TABLE("mlu");
+ * so that a field added to the ABI is one place to change, not one per vendor. */
+#define TFL_DRIVER_TABLE(VENDOR)                                                                           \
+  {                                                                                                        \
+    TFL_DRIVER_ABI_VERSION, VENDOR, device_count, memory_alignment, memory_info, device_malloc, device_free, \
+        device_of_pointer, stream_create, stream_destroy, stream_synchronize, stream_query, event_create,   \
+        event_destroy, event_record, event_query, event_synchronize, stream_wait_event, event_elapsed_ms,  \
+        memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided, status_string, last_error_detail,                \
+        status_is_out_of_memory, memcpy_h2d_sync                                                           \
+  }
+
 /* Implemented by each vendor library. */
 const TflDriver* torch_fl_vendor_driver(void);
 

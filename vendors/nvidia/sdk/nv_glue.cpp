@@ -1,0 +1,62 @@
+#include "nv_glue.h"
+
+#include <c10/util/Exception.h>
+
+namespace nv_glue {
+
+nvopsDtype_t nv_dtype(c10::ScalarType type) {
+  switch (type) {
+    case at::kFloat: return NVOPS_F32;
+    case at::kHalf: return NVOPS_F16;
+    case at::kBFloat16: return NVOPS_BF16;
+    case at::kInt: return NVOPS_I32;
+    case at::kLong: return NVOPS_I64;
+    case at::kBool: return NVOPS_BOOL;
+    default: return NVOPS_INVALID;
+  }
+}
+
+nvopsTensor_t describe(const at::Tensor& tensor) {
+  if (!tensor.defined()) return describe_optional(std::nullopt);
+  TORCH_CHECK(tensor.dim() <= NVOPS_MAX_DIMS, "[nvidia] at most ", NVOPS_MAX_DIMS, " dims, got ", tensor.dim());
+  nvopsTensor_t desc{};
+  desc.data = tensor.numel() == 0 ? nullptr : tensor.data_ptr();
+  desc.dtype = nv_dtype(tensor.scalar_type());
+  desc.dim = static_cast<int32_t>(tensor.dim());
+  for (int64_t i = 0; i < tensor.dim(); ++i) {
+    desc.shape[i] = tensor.size(i);
+    desc.stride[i] = tensor.stride(i);
+  }
+  return desc;
+}
+
+nvopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
+  if (tensor.has_value() && tensor->defined()) return describe(*tensor);
+  nvopsTensor_t absent{};
+  absent.dtype = NVOPS_INVALID;
+  return absent;
+}
+
+nvopsDims_t dims(at::OptionalIntArrayRef values) {
+  nvopsDims_t result{};
+  if (!values.has_value()) return result;
+  TORCH_CHECK(values->size() <= NVOPS_MAX_DIMS, "[nvidia] at most ", NVOPS_MAX_DIMS, " reduction dims");
+  result.count = static_cast<int32_t>(values->size());
+  for (size_t i = 0; i < values->size(); ++i) result.dims[i] = (*values)[i];
+  return result;
+}
+
+double scalar(const at::Scalar& value) {
+  TORCH_CHECK(!value.isComplex(), "[nvidia] complex scalars are not supported");
+  return value.toDouble();
+}
+
+int32_t rank(at::IntArrayRef normalized_shape) { return static_cast<int32_t>(normalized_shape.size()); }
+
+nvopsUnaryOp_t gelu_op(c10::string_view approximate) {
+  if (approximate == "tanh") return NVOPS_GELU_TANH;
+  TORCH_CHECK(approximate == "none", "[nvidia] gelu: unknown approximation '", approximate, "'");
+  return NVOPS_GELU;
+}
+
+}  // namespace nv_glue
