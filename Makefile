@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check
+.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check vendor-lines
 
 setup:
 	@bash .ci/setup_env.sh
@@ -69,6 +69,10 @@ conformance: backend
 
 demo: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m torch_fl.demo
+
+# Lines each vendor wrote (spec, driver, SDK, glue, ABI adapter): the cost of a new chip.
+vendor-lines: setup
+	@$(PYTHON) vendors/line_counts.py
 
 clean:
 	rm -rf build

@@ -1,37 +1,61 @@
 #include <torch_fl/allocator.h>
 
-
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/Exception.h>
 
 #include <array>
 #include <atomic>
-#include <map>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <set>
 #include <vector>
 
+#include <torch_fl/allocator_config.h>
+#include <torch_fl/conversion_cache.h>
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/stream.h>
-#include <torch_fl/conversion_cache.h>
 
 namespace torch_fl {
 namespace {
 
-constexpr size_t kRounding = 512;  // every block size is a multiple of this
+// Sizes, as in PyTorch's CUDA caching allocator: requests of up to 1 MiB come
+// from 2 MiB "small" segments; larger ones from "large" segments (20 MiB for
+// requests under 10 MiB, else the request rounded up to 2 MiB). Blocks are
+// split to fit a request and merged with free neighbours when freed.
+constexpr size_t kRounding = 512;           // every block size is a multiple of this
+constexpr size_t kSmallRequest = 1 << 20;   // up to this: the small pool
+constexpr size_t kSmallSegment = 2 << 20;
+constexpr size_t kLargeSegment = 20 << 20;
+constexpr size_t kMinLargeSegmentRequest = 10 << 20;
+constexpr size_t kLargeRounding = 2 << 20;
 constexpr int kMaxDevices = 64;
 
 struct Block {
-  void* ptr;
-  size_t size;  // rounded
-  c10::DeviceIndex device;
-  c10::StreamId stream;  // the stream it was allocated on; reused only there
+  void* ptr = nullptr;
+  size_t size = 0;  // rounded
+  c10::DeviceIndex device = 0;
+  c10::StreamId stream = 0;  // the stream it was allocated on; reused only there
+  bool small = false;        // which pool
+  bool allocated = false;
+  bool pending = false;  // freed, waiting for other streams (record_stream)
+  size_t segment_size = 0;  // on a segment's first block: the driver allocation's size
+  Block* prev = nullptr;  // neighbours in the same segment
+  Block* next = nullptr;
   // Other streams that used it (record_stream): it is reused only after
   // their work queued before the free has completed.
   std::vector<c10::Stream> other_streams;
 };
+
+// Free blocks by (stream, size, address): best fit on the caller's stream.
+struct BlockOrder {
+  bool operator()(const Block* a, const Block* b) const {
+    if (a->stream != b->stream) return a->stream < b->stream;
+    if (a->size != b->size) return a->size < b->size;
+    return reinterpret_cast<uintptr_t>(a->ptr) < reinterpret_cast<uintptr_t>(b->ptr);
+  }
+};
+using FreeBlocks = std::set<Block*, BlockOrder>;
 
 // A freed block waiting for the streams that used it.
 struct PendingBlock {
@@ -41,29 +65,53 @@ struct PendingBlock {
 
 size_t round_size(size_t bytes) { return bytes == 0 ? kRounding : (bytes + kRounding - 1) / kRounding * kRounding; }
 
+size_t segment_size_for(size_t size) {
+  if (size <= kSmallRequest) return kSmallSegment;
+  if (size < kMinLargeSegmentRequest) return kLargeSegment;
+  return (size + kLargeRounding - 1) / kLargeRounding * kLargeRounding;
+}
+
 class DeviceCache {
  public:
-  // Cached free blocks of one stream: size → blocks.
-  using FreeList = std::multimap<size_t, Block*>;
-
+  // A cached block of at least `size` on `stream`, split to fit; nullptr if none.
   Block* take_cached(c10::StreamId stream, size_t size) {
     reclaim_completed();
     std::lock_guard<std::mutex> lock(mutex);
-    auto& free = free_by_stream[stream];
-    // Best fit, but never hand out more than twice the request: big blocks
-    // stay available for big tensors.
-    auto it = free.lower_bound(size);
-    if (it == free.end() || it->first > 2 * size) return nullptr;
-    Block* block = it->second;
-    free.erase(it);
-    mark_allocated(block->size);
+    const bool small = size <= kSmallRequest;
+    FreeBlocks& pool = small ? small_free : large_free;
+    Block key;
+    key.stream = stream;
+    key.size = size;
+    auto it = pool.lower_bound(&key);
+    if (it == pool.end() || (*it)->stream != stream) return nullptr;
+    Block* block = *it;
+    const size_t max_split = allocator_config().max_split_size;
+    // An unsplittable (oversize) block serves only a request of about its size.
+    if (size < max_split && block->size >= max_split) return nullptr;
+    if (size >= max_split && block->size >= size + kLargeSegment) return nullptr;
+    pool.erase(it);
+    split(block, size, pool);
+    mark_allocated(block);
     return block;
   }
 
-  void mark_allocated(size_t size) {
-    stats.allocated_bytes += size;
-    stats.allocations += 1;
-    stats.peak_allocated_bytes = std::max(stats.peak_allocated_bytes, stats.allocated_bytes);
+  // A new segment from the driver holds the block; the rest of it is cached.
+  Block* add_segment(void* ptr, size_t segment_size, c10::DeviceIndex device, c10::StreamId stream, size_t size) {
+    Block* block = new_block();
+    block->ptr = ptr;
+    block->size = segment_size;
+    block->segment_size = segment_size;
+    block->device = device;
+    block->stream = stream;
+    block->small = size <= kSmallRequest;
+    std::lock_guard<std::mutex> lock(mutex);
+    segments.insert(block);
+    stats.reserved_bytes += segment_size;
+    stats.driver_allocations += 1;
+    stats.peak_reserved_bytes = std::max(stats.peak_reserved_bytes, stats.reserved_bytes);
+    split(block, size, block->small ? small_free : large_free);
+    mark_allocated(block);
+    return block;
   }
 
   void give_back(Block* block) {
@@ -80,13 +128,15 @@ class DeviceCache {
       block->other_streams.clear();
       std::lock_guard<std::mutex> lock(mutex);
       stats.allocated_bytes -= block->size;
+      block->allocated = false;
+      block->pending = true;
       pending_.push_back(std::move(pending));
       has_pending_.store(true, std::memory_order_release);
       return;
     }
     std::lock_guard<std::mutex> lock(mutex);
     stats.allocated_bytes -= block->size;
-    free_by_stream[block->stream].emplace(block->size, block);
+    free_block(block);
   }
 
   // Moves pending blocks whose streams have passed their marks to the free lists.
@@ -116,7 +166,7 @@ class DeviceCache {
       ready.push_back(entry.block);
     }
     std::lock_guard<std::mutex> lock(mutex);
-    for (Block* block : ready) free_by_stream[block->stream].emplace(block->size, block);
+    for (Block* block : ready) free_block(block);
     for (PendingBlock& entry : still_pending) pending_.push_back(std::move(entry));
     has_pending_.store(!pending_.empty(), std::memory_order_release);
   }
@@ -126,33 +176,120 @@ class DeviceCache {
     std::lock_guard<std::mutex> lock(mutex);
     for (PendingBlock& entry : pending_) {
       for (tflEvent event : entry.events) driver().event_destroy(event);
-      free_by_stream[entry.block->stream].emplace(entry.block->size, entry.block);
+      free_block(entry.block);
     }
     pending_.clear();
     has_pending_.store(false, std::memory_order_release);
   }
 
-  std::vector<PendingBlock> pending_;  // guarded by mutex
-  std::atomic<bool> has_pending_{false};  // !pending_.empty(), readable without the lock
-
-  // Detaches every cached block (under the lock); the caller frees them
-  // through the driver without holding it.
-  std::vector<std::unique_ptr<Block>> detach_cached() {
+  // Detaches every wholly free segment (under the lock): (address, size) for
+  // the caller to free through the driver without holding it.
+  std::vector<std::pair<void*, size_t>> detach_free_segments() {
     std::lock_guard<std::mutex> lock(mutex);
-    std::vector<std::unique_ptr<Block>> blocks;
-    for (auto& [stream, free] : free_by_stream) {
-      for (auto& [size, block] : free) {
-        stats.reserved_bytes -= size;
-        blocks.emplace_back(block);
+    std::vector<std::pair<void*, size_t>> released;
+    for (auto it = segments.begin(); it != segments.end();) {
+      Block* head = *it;
+      if (head->allocated || head->pending || head->next != nullptr) {
+        ++it;
+        continue;
       }
-      free.clear();
+      (head->small ? small_free : large_free).erase(head);
+      stats.reserved_bytes -= head->segment_size;
+      released.emplace_back(head->ptr, head->segment_size);
+      it = segments.erase(it);
+      recycle(head);
     }
-    return blocks;
+    return released;
   }
 
-  std::mutex mutex;  // guards free_by_stream and stats
-  std::unordered_map<c10::StreamId, FreeList> free_by_stream;
+  // Every segment and its blocks, for memory_snapshot().
+  std::vector<SegmentInfo> snapshot() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<SegmentInfo> result;
+    for (Block* head : segments) {
+      SegmentInfo segment{reinterpret_cast<uintptr_t>(head->ptr), head->segment_size, head->stream, head->small, {}};
+      for (Block* b = head; b != nullptr; b = b->next) {
+        segment.blocks.push_back({reinterpret_cast<uintptr_t>(b->ptr), b->size,
+                                  b->allocated ? BlockState::kAllocated
+                                               : b->pending ? BlockState::kPendingFree : BlockState::kFree});
+      }
+      result.push_back(std::move(segment));
+    }
+    return result;
+  }
+
+  std::mutex mutex;  // guards everything below
   MemoryStats stats;
+
+ private:
+  void mark_allocated(Block* block) {
+    block->allocated = true;
+    stats.allocated_bytes += block->size;
+    stats.allocations += 1;
+    stats.peak_allocated_bytes = std::max(stats.peak_allocated_bytes, stats.allocated_bytes);
+  }
+
+  // Cuts `block` down to `size` when the rest is worth keeping as its own block.
+  void split(Block* block, size_t size, FreeBlocks& pool) {
+    const size_t rest = block->size - size;
+    const bool worth = block->small ? rest >= kRounding
+                                    : size < allocator_config().max_split_size && rest > kSmallRequest;
+    if (!worth) return;
+    Block* remainder = new_block();
+    remainder->ptr = static_cast<char*>(block->ptr) + size;
+    remainder->size = rest;
+    remainder->device = block->device;
+    remainder->stream = block->stream;
+    remainder->small = block->small;
+    remainder->prev = block;
+    remainder->next = block->next;
+    if (block->next) block->next->prev = remainder;
+    block->next = remainder;
+    block->size = size;
+    pool.insert(remainder);
+  }
+
+  // Returns a block to its pool, merged with free neighbours of its segment.
+  void free_block(Block* block) {
+    block->allocated = false;
+    block->pending = false;
+    FreeBlocks& pool = block->small ? small_free : large_free;
+    if (Block* next = block->next; next && !next->allocated && !next->pending) {
+      pool.erase(next);
+      block->size += next->size;
+      block->next = next->next;
+      if (block->next) block->next->prev = block;
+      recycle(next);
+    }
+    if (Block* prev = block->prev; prev && !prev->allocated && !prev->pending) {
+      pool.erase(prev);
+      prev->size += block->size;
+      prev->next = block->next;
+      if (prev->next) prev->next->prev = prev;
+      recycle(block);
+      block = prev;
+    }
+    pool.insert(block);
+  }
+
+  // Block objects are recycled: splitting and merging on the per-op path
+  // allocate no heap memory once warm.
+  Block* new_block() {
+    if (spare_.empty()) return new Block();
+    Block* block = spare_.back();
+    spare_.pop_back();
+    return block;
+  }
+  void recycle(Block* block) {
+    *block = Block();
+    spare_.push_back(block);
+  }
+
+  FreeBlocks small_free, large_free;
+  std::set<Block*> segments;  // each segment's first block
+  std::vector<PendingBlock> pending_;
+  std::atomic<bool> has_pending_{false};  // !pending_.empty(), readable without the lock
+  std::vector<Block*> spare_;
 };
 
 std::array<DeviceCache, kMaxDevices>& caches() {
@@ -161,17 +298,12 @@ std::array<DeviceCache, kMaxDevices>& caches() {
   return *all;
 }
 
-// The blocks come from drain_cache, after the device has drained.
-void release_to_driver(c10::DeviceIndex device, std::vector<std::unique_ptr<Block>> blocks) {
-  for (auto& block : blocks) TORCH_FL_DRIVER_CHECK(driver().free(device, block->ptr));
-}
-
-// Every cached block of a device, pending ones included. Queued work may still
-// use a cached block, so the device drains first.
-std::vector<std::unique_ptr<Block>> drain_cache(c10::DeviceIndex device) {
+// Returns every wholly free segment of a device to the driver. Queued work may
+// still use a cached block, so the device drains first.
+void release_free_segments(c10::DeviceIndex device) {
   synchronize_device(device);
   caches()[device].reclaim_all_after_sync();
-  return caches()[device].detach_cached();
+  for (auto [ptr, size] : caches()[device].detach_free_segments()) TORCH_FL_DRIVER_CHECK(driver().free(device, ptr));
 }
 
 void delete_block(void* context) {
@@ -234,15 +366,33 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
  private:
   static Block* allocate_from_driver(c10::DeviceIndex device, c10::StreamId stream, size_t size, size_t requested) {
     DeviceCache& cache = caches()[device];
+    size_t segment = segment_size_for(size);
+    const double threshold = allocator_config().garbage_collection_threshold;
+    if (threshold > 0.0) {
+      size_t free_bytes = 0, total_bytes = 0;
+      int64_t reserved = 0;
+      {
+        std::lock_guard<std::mutex> lock(cache.mutex);
+        reserved = cache.stats.reserved_bytes;
+      }
+      if (driver().memory_info(device, &free_bytes, &total_bytes) == TFL_SUCCESS &&
+          static_cast<double>(reserved + segment) > threshold * static_cast<double>(total_bytes)) {
+        release_free_segments(device);  // garbage collection before growing
+      }
+    }
     void* ptr = nullptr;
-    tflStatus status = driver().malloc(device, size, &ptr);
+    tflStatus status = driver().malloc(device, segment, &ptr);
     if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status)) {
       {
         std::lock_guard<std::mutex> lock(cache.mutex);
         cache.stats.alloc_retries += 1;
       }
-      release_to_driver(device, drain_cache(device));
-      status = driver().malloc(device, size, &ptr);
+      release_free_segments(device);
+      status = driver().malloc(device, segment, &ptr);
+      if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status) && segment > size) {
+        segment = size;  // no room for a whole segment: take just what was asked
+        status = driver().malloc(device, segment, &ptr);
+      }
     }
     if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status)) {
       size_t free_bytes = 0, total_bytes = 0;
@@ -259,13 +409,7 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
                        stats.reserved_bytes, " reserved by the caching allocator");
     }
     TORCH_FL_DRIVER_CHECK(status);
-    auto* block = new Block{ptr, size, device, stream};  // owned by the DataPtr, then by the cache
-    std::lock_guard<std::mutex> lock(cache.mutex);
-    cache.stats.reserved_bytes += size;
-    cache.stats.driver_allocations += 1;
-    cache.stats.peak_reserved_bytes = std::max(cache.stats.peak_reserved_bytes, cache.stats.reserved_bytes);
-    cache.mark_allocated(size);
-    return block;
+    return cache.add_segment(ptr, segment, device, stream, size);  // owned by the DataPtr, then by the cache
   }
 };
 
@@ -294,7 +438,12 @@ void reset_peak_memory_stats(c10::DeviceIndex device) {
 
 void empty_cache() {
   clear_conversion_cache();  // cached conversions hold device blocks too
-  for (c10::DeviceIndex d = 0; d < device_count(); ++d) release_to_driver(d, drain_cache(d));
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) release_free_segments(d);
+}
+
+std::vector<SegmentInfo> memory_snapshot(c10::DeviceIndex device) {
+  check_device_index(device);
+  return caches()[device].snapshot();
 }
 
 void record_stream(const c10::DataPtr& data, c10::Stream stream) {

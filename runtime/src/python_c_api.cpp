@@ -118,6 +118,32 @@ int tfl_reset_peak_memory_stats(int device) {
   return guarded([&] { torch_fl::reset_peak_memory_stats(resolve(device)); });
 }
 
+// The caching allocator's segments and blocks of one device, as JSON.
+const char* tfl_memory_snapshot_json(int device) {
+  std::ostringstream out;
+  const int status = guarded([&] {
+    static const char* kStates[] = {"active_allocated", "active_pending_free", "inactive"};
+    out << "[";
+    bool first_segment = true;
+    for (const auto& segment : torch_fl::memory_snapshot(resolve(device))) {
+      out << (first_segment ? "" : ",") << "{\"address\":" << segment.address << ",\"total_size\":" << segment.size
+          << ",\"stream\":" << segment.stream << ",\"segment_type\":\"" << (segment.small ? "small" : "large")
+          << "\",\"blocks\":[";
+      bool first_block = true;
+      for (const auto& block : segment.blocks) {
+        out << (first_block ? "" : ",") << "{\"address\":" << block.address << ",\"size\":" << block.size
+            << ",\"state\":\"" << kStates[static_cast<int>(block.state)] << "\"}";
+        first_block = false;
+      }
+      out << "]}";
+      first_segment = false;
+    }
+    out << "]";
+  });
+  json_buffer = status == 0 ? out.str() : "";
+  return status == 0 ? json_buffer.c_str() : nullptr;
+}
+
 int tfl_empty_cache() {
   return guarded([] { torch_fl::empty_cache(); });
 }

@@ -9,6 +9,7 @@
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include <torch_fl/allocator.h>
+#include <torch_fl/allocator_config.h>
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/stream.h>
@@ -54,6 +55,61 @@ TEST(Allocator, ReusesAFreedBlockWithoutCallingTheDriver) {
   EXPECT_GT(after_second.reserved_bytes, 0);
   torch_fl::empty_cache();
   EXPECT_EQ(torch_fl::memory_stats(0).reserved_bytes, 0);
+}
+
+TEST(Allocator, SmallTensorsShareOneSegmentAndFreedNeighboursMerge) {
+  REQUIRE_TWO_DEVICES();
+  torch_fl::empty_cache();
+  const auto before = torch_fl::memory_stats(0);
+  at::Tensor a = at::empty({1000}, at::TensorOptions().device(kDevice0));
+  at::Tensor b = at::empty({3000}, at::TensorOptions().device(kDevice0));
+  at::Tensor c = at::empty({10}, at::TensorOptions().device(kDevice0));
+  EXPECT_EQ(torch_fl::memory_stats(0).driver_allocations, before.driver_allocations + 1) << "one segment, split";
+  auto segments = torch_fl::memory_snapshot(0);
+  ASSERT_EQ(segments.size(), 1u);
+  ASSERT_EQ(segments[0].blocks.size(), 4u);  // a, b, c and the free rest
+  EXPECT_EQ(segments[0].blocks[1].address, segments[0].blocks[0].address + 4096);  // a rounded to 512 B
+  b.reset();
+  a.reset();  // a's block merges with b's, freed before it
+  segments = torch_fl::memory_snapshot(0);
+  ASSERT_EQ(segments[0].blocks.size(), 3u);
+  EXPECT_EQ(segments[0].blocks[0].size, 4096u + 12288u);
+  EXPECT_EQ(segments[0].blocks[0].state, torch_fl::BlockState::kFree);
+  c.reset();  // now the whole segment is one free block, and goes back to the driver
+  segments = torch_fl::memory_snapshot(0);
+  ASSERT_EQ(segments[0].blocks.size(), 1u);
+  torch_fl::empty_cache();
+  EXPECT_TRUE(torch_fl::memory_snapshot(0).empty());
+  EXPECT_EQ(torch_fl::memory_stats(0).reserved_bytes, 0);
+}
+
+TEST(Allocator, ABigCachedBlockIsSplitForASmallerLargeRequest) {
+  REQUIRE_TWO_DEVICES();
+  torch_fl::empty_cache();
+  { at::Tensor big = at::empty({8 << 20}, at::TensorOptions().device(kDevice0)); }  // 32 MiB, cached
+  const auto cached = torch_fl::memory_stats(0);
+  at::Tensor part = at::empty({1 << 20}, at::TensorOptions().device(kDevice0));  // 4 MiB from it
+  at::Tensor other = at::empty({1 << 20}, at::TensorOptions().device(kDevice0));  // and the next 4 MiB
+  EXPECT_EQ(torch_fl::memory_stats(0).driver_allocations, cached.driver_allocations);
+  part.reset();
+  other.reset();
+  torch_fl::empty_cache();
+  EXPECT_EQ(torch_fl::memory_stats(0).reserved_bytes, 0);
+}
+
+TEST(AllocatorConfig, ParsesKeysAndRejectsMistakesByName) {
+  const auto config = torch_fl::parse_allocator_config("max_split_size_mb:64,garbage_collection_threshold:0.75");
+  EXPECT_EQ(config.max_split_size, size_t{64} << 20);
+  EXPECT_DOUBLE_EQ(config.garbage_collection_threshold, 0.75);
+  EXPECT_EQ(torch_fl::parse_allocator_config("").max_split_size, std::numeric_limits<size_t>::max());
+  try {
+    torch_fl::parse_allocator_config("max_split_size_mb:64,gc_threshold:0.5");
+    FAIL() << "an unknown key must be refused";
+  } catch (const c10::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key 'gc_threshold'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(torch_fl::parse_allocator_config("garbage_collection_threshold:1.5"), c10::ValueError);
+  EXPECT_THROW(torch_fl::parse_allocator_config("max_split_size_mb:lots"), c10::ValueError);
 }
 
 TEST(Allocator, OutOfMemoryRaisesAndTheDeviceStaysUsable) {

@@ -1,9 +1,13 @@
 // The device caching allocator.
 //
-// Freed blocks return to a per-(device, stream) cache and are reused by later
-// allocations on the same stream, which is safe without synchronisation
-// because a stream runs in order. Memory goes back to the driver only on
-// empty_cache() or when an allocation would otherwise run out of memory.
+// Memory comes from the driver in segments (2 MiB for requests up to 1 MiB,
+// larger ones for larger requests); a segment is split into blocks to fit
+// requests, and a freed block merges with its free neighbours. Freed blocks are
+// cached per (device, stream) and reused by later allocations on the same
+// stream, which is safe without synchronisation because a stream runs in
+// order. Segments go back to the driver only when wholly free, on
+// empty_cache(), on out-of-memory, or past the garbage-collection threshold
+// (TORCH_FL_ALLOC_CONF, see allocator_config.h).
 #pragma once
 
 #include <c10/core/Allocator.h>
@@ -11,6 +15,7 @@
 #include <c10/core/Stream.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace torch_fl {
 
@@ -25,11 +30,27 @@ struct MemoryStats {
   int64_t ooms = 0;                  // OutOfMemoryError raised
 };
 
+// One driver allocation and its blocks, as memory_snapshot() reports them.
+enum class BlockState { kAllocated, kPendingFree, kFree };
+struct BlockInfo {
+  uintptr_t address;
+  size_t size;
+  BlockState state;
+};
+struct SegmentInfo {
+  uintptr_t address;
+  size_t size;
+  int64_t stream;  // the stream its blocks serve
+  bool small;      // the small-request pool
+  std::vector<BlockInfo> blocks;  // in address order
+};
+
 c10::Allocator* device_allocator();
 MemoryStats memory_stats(c10::DeviceIndex device);
 void reset_peak_memory_stats(c10::DeviceIndex device);
-// Returns every cached (unused) block of every device to the driver.
+// Returns every wholly free segment of every device to the driver.
 void empty_cache();
+std::vector<SegmentInfo> memory_snapshot(c10::DeviceIndex device);
 
 // Tensor.record_stream: the block backing `data` is also used on `stream`, so
 // when freed it is reused only after the work queued on `stream` so far.

@@ -71,6 +71,8 @@ def _declare(lib: ctypes.CDLL) -> None:
                  "tfl_torch_version", "tfl_fallback_stats_json"):
         getattr(lib, name).restype = c_char_p
         getattr(lib, name).argtypes = []
+    lib.tfl_memory_snapshot_json.restype = c_char_p
+    lib.tfl_memory_snapshot_json.argtypes = [c_int]
     signatures = {
         "tfl_device_count": [ctypes.POINTER(c_int)],
         "tfl_in_bad_fork": [],

@@ -165,6 +165,16 @@ def reset_peak_memory_stats(device: DeviceLike = None) -> None:
     _lib().call("tfl_reset_peak_memory_stats", _index(device))
 
 
+def memory_snapshot(device: DeviceLike = None) -> list[dict]:
+    """The caching allocator's segments (driver allocations) with their blocks:
+    address, size and state (active_allocated, active_pending_free, inactive)."""
+    lib = _lib()
+    text = lib.lib.tfl_memory_snapshot_json(_index(device))
+    if text is None:
+        raise RuntimeError(lib.lib.tfl_last_error().decode())
+    return json.loads(text.decode())
+
+
 def empty_cache() -> None:
     _lib().call("tfl_empty_cache")
 
