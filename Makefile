@@ -48,8 +48,9 @@ bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
 
-# The C++ suites under AddressSanitizer + UndefinedBehaviorSanitizer, and the
-# simulated driver's concurrency tests under ThreadSanitizer (separate builds).
+# The C++ and Python suites under AddressSanitizer + UndefinedBehaviorSanitizer; the
+# simulated driver's concurrency tests and the multi-thread, multi-stream,
+# multi-device runtime stress test under ThreadSanitizer (separate builds).
 test-sanitize: generate
 	@mkdir -p $(BUILD)-asan $(BUILD)-tsan
 	@cmake -S . -B $(BUILD)-asan -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
@@ -58,11 +59,17 @@ test-sanitize: generate
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		ctest --output-on-failure
+	@# The Python suite over the instrumented backend (the interpreter and libtorch are not
+	@# instrumented; the sanitizer runtimes are preloaded for the backend's sake).
+	@LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)" \
+		ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_LIBRARY=$(BUILD)-asan/vendors/$(VENDOR)/libtorch_fl_$(VENDOR).so \
+		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 	@cmake -S . -B $(BUILD)-tsan -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
 		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
 		>$(BUILD)-tsan/configure.log 2>&1 || { cat $(BUILD)-tsan/configure.log; exit 1; }
-	@cmake --build $(BUILD)-tsan -j $(JOBS) --target $(VENDOR)_driver_test
-	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\."
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target $(VENDOR)_driver_test runtime_stress_test
+	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\.|RuntimeStress\\."
 
 conformance: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance/run.py --vendor $(VENDOR)

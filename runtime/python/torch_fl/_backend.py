@@ -50,7 +50,11 @@ def _choose_library() -> tuple[str, str]:
     explicit = os.environ.get("TORCH_FL_LIBRARY")
     wanted = os.environ.get("TORCH_FL_VENDOR")
     if explicit:
-        return wanted or os.path.basename(explicit)[len("libtorch_fl_"):-len(".so")], explicit
+        named = os.path.basename(explicit)[len("libtorch_fl_"):-len(".so")]
+        if wanted and wanted != named:
+            raise ImportError(f"torch_fl: TORCH_FL_LIBRARY={explicit} is the '{named}' backend, but "
+                              f"TORCH_FL_VENDOR={wanted}; unset one of them")
+        return named, explicit
     libraries = built_libraries()
     if wanted:
         if wanted not in libraries:
