@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <ATen/native/TensorFactories.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -20,9 +21,13 @@ struct npuTensor {
   void* data;
   npuDataType dtype;
   npuFormat format;
-  std::vector<int64_t> dims;
-  std::vector<int64_t> strides;
+  int32_t rank;
+  int64_t dim_sizes[8];
+  int64_t dim_strides[8];
   int64_t offset;
+
+  at::IntArrayRef dims() const { return at::IntArrayRef(dim_sizes, rank); }
+  at::IntArrayRef strides() const { return at::IntArrayRef(dim_strides, rank); }
 };
 
 struct npuScalar {
@@ -85,7 +90,7 @@ void* base_of(const npuTensor& t) {
 at::Tensor view(const Desc& d) {
   if (!d.present) return at::Tensor();
   const npuTensor& t = d.tensor;
-  return alu::host_view(base_of(t), aten_dtype(t.dtype), t.dims, t.strides);
+  return alu::host_view(base_of(t), aten_dtype(t.dtype), t.dims(), t.strides());
 }
 
 std::optional<at::Tensor> optional_view(const Desc& d) {
@@ -107,7 +112,7 @@ std::optional<std::vector<int64_t>> optional_ints(const npuIntArray* a) {
 
 int64_t numel(const npuTensor& t) {
   int64_t n = 1;
-  for (int64_t d : t.dims) n *= d;
+  for (int64_t d : t.dims()) n *= d;
   return n;
 }
 
@@ -121,7 +126,7 @@ npuError check(const char* op, const npuTensor* t) {
                                              " has no arithmetic units on the NPU");
   }
   if (numel(*t) == 0) return NPU_SUCCESS;
-  const std::string where = alu::residency_error(npu_sim::chip(), base_of(*t), aten_dtype(t->dtype), t->dims, t->strides);
+  const std::string where = alu::residency_error(npu_sim::chip(), base_of(*t), aten_dtype(t->dtype), t->dims(), t->strides());
   return where.empty() ? NPU_SUCCESS : fail(NPU_ERROR_INVALID_ADDRESS, std::string(op) + ": " + where);
 }
 
@@ -217,8 +222,10 @@ extern "C" {
 npuTensor* npuCreateTensor(const int64_t* view_dims, uint64_t view_dims_num, npuDataType data_type,
                            const int64_t* stride, int64_t offset, npuFormat format, void* data) {
   if (view_dims_num > 8 || (view_dims_num > 0 && (!view_dims || !stride))) return nullptr;
-  return new npuTensor{data, data_type, format, std::vector<int64_t>(view_dims, view_dims + view_dims_num),
-                       std::vector<int64_t>(stride, stride + view_dims_num), offset};
+  auto* tensor = new npuTensor{data, data_type, format, static_cast<int32_t>(view_dims_num), {}, {}, offset};
+  std::copy(view_dims, view_dims + view_dims_num, tensor->dim_sizes);
+  std::copy(stride, stride + view_dims_num, tensor->dim_strides);
+  return tensor;
 }
 npuError npuDestroyTensor(const npuTensor* tensor) {
   delete tensor;
@@ -260,8 +267,8 @@ npuError npuDestroyTensorList(const npuTensorList* list) {
 
 npuError npunnTransDataGetWorkspaceSize(const npuTensor* src, npuTensor* dst, NPUNN_QUERY_ARGS) {
   const char* op = "npunnTransData";
-  if (!src || !dst || src->dims.size() != 4 || dst->dims.size() != 5 || dst->format != NPU_FORMAT_NC1HWC0 ||
-      dst->dims[4] != NPU_C0 || dst->dims[1] != (src->dims[1] + NPU_C0 - 1) / NPU_C0) {
+  if (!src || !dst || src->rank != 4 || dst->rank != 5 || dst->format != NPU_FORMAT_NC1HWC0 ||
+      dst->dim_sizes[4] != NPU_C0 || dst->dim_sizes[1] != (src->dim_sizes[1] + NPU_C0 - 1) / NPU_C0) {
     return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": converts a 4-D ND tensor (N, C, H, W) into a 5-D "
                                                             "NC1HWC0 tensor (N, ceil(C/16), H, W, 16)");
   }
@@ -282,7 +289,7 @@ npuError npunnInplaceCopyGetWorkspaceSize(npuTensor* dst, const npuTensor* src, 
   if (!dst || !src) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null tensor");
   for (const npuTensor* t : std::initializer_list<const npuTensor*>{dst, src}) {
     if (numel(*t) == 0) continue;
-    const std::string where = alu::residency_error(npu_sim::chip(), base_of(*t), aten_dtype(t->dtype), t->dims, t->strides);
+    const std::string where = alu::residency_error(npu_sim::chip(), base_of(*t), aten_dtype(t->dtype), t->dims(), t->strides());
     if (!where.empty()) return fail(NPU_ERROR_INVALID_ADDRESS, std::string(op) + ": " + where);
   }
   return prepare(op, {}, [d = desc(dst), s = desc(src)] { view(d).copy_(view(s)); }, workspace_size, executor);
@@ -800,8 +807,8 @@ npuError npunnConvolutionBackwardGetWorkspaceSize(const npuTensor* grad_output, 
                    auto [dx, dw, db] = at::convolution_backward(grad, unblock(view(x)), weight_padded, bias_sizes, s, p,
                                                                 d, /*transposed=*/false, {0, 0}, 1, mask);
                    // Results are ND with the caller's channel count: drop the padding.
-                   if (gi.present) alu::store(view(gi), dx.narrow(1, 0, gi.tensor.dims[1]));
-                   if (gw.present) alu::store(view(gw), dw.narrow(1, 0, gw.tensor.dims[1]));
+                   if (gi.present) alu::store(view(gi), dx.narrow(1, 0, gi.tensor.dim_sizes[1]));
+                   if (gw.present) alu::store(view(gw), dw.narrow(1, 0, gw.tensor.dim_sizes[1]));
                    if (gb.present) alu::store(view(gb), db);
                  }, workspace_size, executor);
 }
