@@ -225,6 +225,8 @@ class DeviceCache {
   void mark_allocated(Block* block) {
     block->allocated = true;
     stats.allocated_bytes += block->size;
+    stats.active_bytes += block->size;
+    stats.peak_active_bytes = std::max(stats.peak_active_bytes, stats.active_bytes);
     stats.allocations += 1;
     stats.peak_allocated_bytes = std::max(stats.peak_allocated_bytes, stats.allocated_bytes);
   }
@@ -251,6 +253,7 @@ class DeviceCache {
 
   // Returns a block to its pool, merged with free neighbours of its segment.
   void free_block(Block* block) {
+    stats.active_bytes -= block->size;
     block->allocated = false;
     block->pending = false;
     FreeBlocks& pool = block->small ? small_free : large_free;
@@ -327,7 +330,7 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
       stat.peak = peak;
     };
     set(stats.allocated_bytes, ours.allocated_bytes, ours.peak_allocated_bytes);
-    set(stats.active_bytes, ours.allocated_bytes, ours.peak_allocated_bytes);
+    set(stats.active_bytes, ours.active_bytes, ours.peak_active_bytes);
     set(stats.reserved_bytes, ours.reserved_bytes, ours.peak_reserved_bytes);
     stats.num_alloc_retries = ours.alloc_retries;
     stats.num_ooms = ours.ooms;
@@ -434,6 +437,7 @@ void reset_peak_memory_stats(c10::DeviceIndex device) {
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.stats.peak_allocated_bytes = cache.stats.allocated_bytes;
   cache.stats.peak_reserved_bytes = cache.stats.reserved_bytes;
+  cache.stats.peak_active_bytes = cache.stats.active_bytes;
 }
 
 void empty_cache() {

@@ -109,7 +109,8 @@ int tfl_memory_stats(int device, int64_t* stats) {
   return guarded([&] {
     const torch_fl::MemoryStats s = torch_fl::memory_stats(resolve(device));
     const int64_t values[] = {s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes, s.peak_reserved_bytes,
-                              s.allocations,     s.driver_allocations, s.alloc_retries,  s.ooms};
+                              s.allocations,     s.driver_allocations, s.alloc_retries,  s.ooms,
+                              s.active_bytes,    s.peak_active_bytes};
     std::memcpy(stats, values, sizeof(values));
   });
 }

@@ -170,7 +170,14 @@ def test_record_stream_keeps_a_block_until_the_other_stream_is_done(device):
             big = big @ big / 768  # keep the side stream busy
         y = x * 2  # the side stream reads x
     x.record_stream(side)
+    active_before = mod.memory_stats()["active_bytes.all.current"]
+    allocated_before = mod.memory_allocated()
     del x
+    # The freed block is no longer allocated, but still active until the side stream passes.
+    if not side.query():
+        stats = mod.memory_stats()
+        assert stats["allocated_bytes.all.current"] == allocated_before - (1 << 18)
+        assert stats["active_bytes.all.current"] == active_before
     # While the side stream may still read it, the block must not be handed out again.
     z = torch.empty(1 << 16, device=device)
     assert z.data_ptr() != address or side.query()

@@ -22,6 +22,8 @@ namespace torch_fl {
 struct MemoryStats {
   int64_t allocated_bytes = 0;       // in live tensors (rounded block sizes)
   int64_t reserved_bytes = 0;        // held from the driver, live or cached
+  int64_t active_bytes = 0;          // allocated, plus freed blocks still awaiting other streams
+  int64_t peak_active_bytes = 0;
   int64_t peak_allocated_bytes = 0;
   int64_t peak_reserved_bytes = 0;
   int64_t allocations = 0;           // successful allocate() calls

@@ -13,7 +13,8 @@ from . import _backend
 DeviceLike = Union[int, str, torch.device, None]
 
 _STAT_NAMES = ("allocated_bytes.all.current", "reserved_bytes.all.current", "allocated_bytes.all.peak",
-               "reserved_bytes.all.peak", "num_alloc_calls", "num_device_alloc", "num_alloc_retries", "num_ooms")
+               "reserved_bytes.all.peak", "num_alloc_calls", "num_device_alloc", "num_alloc_retries", "num_ooms",
+               "active_bytes.all.current", "active_bytes.all.peak")
 
 
 def _lib():
@@ -136,7 +137,7 @@ def set_stream(s: torch.Stream) -> None:
 
 
 def _stats(device: DeviceLike) -> list[int]:
-    values = (ctypes.c_int64 * 8)()
+    values = (ctypes.c_int64 * len(_STAT_NAMES))()
     _lib().call("tfl_memory_stats", _index(device), values)
     return list(values)
 
