@@ -154,14 +154,14 @@ mluRet_t mluMemcpyAsync(void* dst, const void* src, size_t bytes, mluQueue_t que
 
 mluRet_t mluMemcpy(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir) {
   if (bytes == 0) return MLU_RET_SUCCESS;
-  if (dir == MLU_MEMCPY_HOST_TO_DEV && !chip().resident(dst, bytes)) {
-    return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpy: destination is not device memory");
+  if (dir != MLU_MEMCPY_HOST_TO_DEV) {
+    const mluRet_t ret = mluMemcpyAsync(dst, src, bytes, queue, dir);
+    return ret == MLU_RET_SUCCESS ? mluQueueSync(queue) : ret;
   }
+  if (!chip().resident(dst, bytes)) return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpy: destination is not device memory");
   // The host waits below, so its buffer is read in place: no staging copy.
-  const mluRet_t ret = dir == MLU_MEMCPY_HOST_TO_DEV
-                           ? (chip().copy_async(*queue->work, dst, src, bytes, /*stage_host_source=*/false), MLU_RET_SUCCESS)
-                           : mluMemcpyAsync(dst, src, bytes, queue, dir);
-  return ret == MLU_RET_SUCCESS ? mluQueueSync(queue) : ret;
+  chip().copy_async(*queue->work, dst, src, bytes, /*stage_host_source=*/false);
+  return mluQueueSync(queue);
 }
 
 }  // extern "C"
