@@ -97,6 +97,7 @@ class DeviceCache {
 
   // A new segment from the driver holds the block; the rest of it is cached.
   Block* add_segment(void* ptr, size_t segment_size, c10::DeviceIndex device, c10::StreamId stream, size_t size) {
+    std::lock_guard<std::mutex> lock(mutex);
     Block* block = new_block();
     block->ptr = ptr;
     block->size = segment_size;
@@ -104,7 +105,6 @@ class DeviceCache {
     block->device = device;
     block->stream = stream;
     block->small = size <= kSmallRequest;
-    std::lock_guard<std::mutex> lock(mutex);
     segments.insert(block);
     stats.reserved_bytes += segment_size;
     stats.driver_allocations += 1;
@@ -276,7 +276,7 @@ class DeviceCache {
   }
 
   // Block objects are recycled: splitting and merging on the per-op path
-  // allocate no heap memory once warm.
+  // allocate no heap memory once warm. Both run under the mutex.
   Block* new_block() {
     if (spare_.empty()) return new Block();
     Block* block = spare_.back();
