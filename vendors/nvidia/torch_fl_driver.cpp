@@ -25,8 +25,9 @@ tflStatus noted(cudaError_t error, const char* what) {
 
 int32_t device_count() {
   int count = 0;
-  // No GPU (or no driver) is zero devices, not an error.
-  return cudaGetDeviceCount(&count) == cudaSuccess ? count : (cudaGetLastError(), 0);
+  if (cudaGetDeviceCount(&count) == cudaSuccess) return count;
+  cudaGetLastError();  // no GPU (or no driver) is zero devices, not an error: clear it
+  return 0;
 }
 
 size_t memory_alignment() { return 256; }  // cudaMalloc's guarantee
