@@ -122,6 +122,13 @@ def _check_lines(kernel: KernelPlan) -> list[str]:
     if kernel.kind == KernelKind.OUT:
         for name in kernel.output_names:
             lines.append(f'  op.check_output({name}, "{name}", /*is_operand=*/false);')
+    overlap = kernel.overlap
+    if overlap is not None:
+        for written in overlap.written:
+            if not overlap.internal_allowed:
+                lines.append(f"  torch_fl::check_no_internal_overlap({written});")
+            for tensor in overlap.inputs:
+                lines.append(f"  torch_fl::check_no_partial_overlap({written}, {tensor.name});")
     return lines
 
 

@@ -67,6 +67,21 @@ class LaunchPlan:
     call_arguments: tuple[CallArgument, ...]  # including `stream`, in SDK order
 
 
+# ATen's in-place writes that skip the internal-overlap check: filling is
+# idempotent, so elements of the output that alias each other get the same value
+# (ATen's fill_ builds its TensorIterator with check_mem_overlap off; zero_ is fill_).
+_IDEMPOTENT_WRITES = frozenset({"fill_", "zero_"})
+
+
+@dataclass(frozen=True)
+class OverlapCheck:
+    """PyTorch's memory-overlap rules for the tensors a kernel writes that the caller
+    passed in (out= arguments, or self of an in-place op), as TensorIterator applies them."""
+    written: tuple[str, ...]
+    inputs: tuple["TensorInput", ...]  # each written tensor may share memory with these only exactly
+    internal_allowed: bool  # True: elements of a written tensor may alias each other
+
+
 @dataclass(frozen=True)
 class KernelPlan:
     aten: AtenOp
@@ -83,6 +98,7 @@ class KernelPlan:
     like_argument: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
     guard_cpp: Optional[str] = None  # the `when:` condition, in C++
+    overlap: Optional[OverlapCheck] = None  # None: the kernel writes only tensors it allocated
 
     @property
     def registration_name(self) -> str:
@@ -554,9 +570,13 @@ class Planner:
             if rule.argument not in plain_tensors:
                 self.errors.add(rule.location, f"cast rule names '{rule.argument}', which is not a (non-optional) "
                                 f"Tensor argument of '{aten.name}'", did_you_mean(rule.argument, plain_tensors))
+        overlap = None
+        if kind != KernelKind.FUNCTIONAL:
+            overlap = OverlapCheck(outputs, tuple(t for t in tensor_inputs if t.name not in outputs),
+                                   aten.name.split(".")[0] in _IDEMPOTENT_WRITES)
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like, namespace,
-                          guard_cpp)
+                          guard_cpp, overlap)
 
 
 def _launch_cpp_type(aten: AtenOp, name: str) -> str:

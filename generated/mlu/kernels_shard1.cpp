@@ -65,6 +65,7 @@ static const torch_fl::OpInfo kOp_mul__Scalar{
 at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_mul__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -120,6 +121,8 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_neg_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -143,6 +146,7 @@ static const torch_fl::OpInfo kOp_neg_{
 at::Tensor & wrap_neg_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -204,6 +208,7 @@ static const torch_fl::OpInfo kOp_normal_{
 at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   torch_fl::OpContext op(kOp_normal_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(normal_)>(op, torch_fl::FallbackReason::kDtype, self, mean, std, generator);
@@ -257,6 +262,8 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_reciprocal_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -280,6 +287,7 @@ static const torch_fl::OpInfo kOp_reciprocal_{
 at::Tensor & wrap_reciprocal_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_reciprocal_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -335,6 +343,8 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_silu_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -358,6 +368,7 @@ static const torch_fl::OpInfo kOp_silu_{
 at::Tensor & wrap_silu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -417,6 +428,9 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -476,6 +490,8 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
@@ -499,6 +515,7 @@ static const torch_fl::OpInfo kOp_pow__Scalar{
 at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   torch_fl::OpContext op(kOp_pow__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
@@ -554,6 +571,8 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_isneginf_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -617,6 +636,8 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   torch_fl::OpContext op(kOp_cumsum_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
@@ -640,6 +661,7 @@ static const torch_fl::OpInfo kOp_cumsum_{
 at::Tensor & wrap_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
   torch_fl::OpContext op(kOp_cumsum_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
@@ -732,6 +754,8 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   torch_fl::OpContext op(kOp_amax_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);

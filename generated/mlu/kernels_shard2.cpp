@@ -64,6 +64,8 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::OpContext op(kOp_eq_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -87,6 +89,7 @@ static const torch_fl::OpInfo kOp_eq__Scalar{
 at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_eq__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -214,6 +217,8 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sin_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -237,6 +242,7 @@ static const torch_fl::OpInfo kOp_sin_{
 at::Tensor & wrap_sin_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sin_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -292,6 +298,8 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_log2_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -315,6 +323,7 @@ static const torch_fl::OpInfo kOp_log2_{
 at::Tensor & wrap_log2_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_log2_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -372,6 +381,8 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   torch_fl::OpContext op(kOp_clamp_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
@@ -395,6 +406,7 @@ static const torch_fl::OpInfo kOp_clamp_{
 at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
   torch_fl::OpContext op(kOp_clamp_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
@@ -451,6 +463,8 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   torch_fl::OpContext op(kOp_argmax_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);

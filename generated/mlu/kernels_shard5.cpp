@@ -74,6 +74,9 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
@@ -99,6 +102,8 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::OpContext op(kOp_add__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
@@ -160,6 +165,9 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
@@ -185,6 +193,8 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::OpContext op(kOp_sub__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
@@ -241,6 +251,7 @@ static const torch_fl::OpInfo kOp_div__Scalar{
 at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_div__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -300,6 +311,9 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -325,6 +339,8 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_gt__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -382,6 +398,8 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::OpContext op(kOp_lt_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -405,6 +423,7 @@ static const torch_fl::OpInfo kOp_lt__Scalar{
 at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_lt__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -460,6 +479,8 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_log_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -483,6 +504,7 @@ static const torch_fl::OpInfo kOp_log_{
 at::Tensor & wrap_log_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_log_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -538,6 +560,8 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_cos_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -561,6 +585,7 @@ static const torch_fl::OpInfo kOp_cos_{
 at::Tensor & wrap_cos_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_cos_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -616,6 +641,8 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_trunc_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -639,6 +666,7 @@ static const torch_fl::OpInfo kOp_trunc_{
 at::Tensor & wrap_trunc_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_trunc_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -731,6 +759,8 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   torch_fl::OpContext op(kOp_gelu_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
@@ -754,6 +784,7 @@ static const torch_fl::OpInfo kOp_gelu_{
 at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
@@ -813,6 +844,9 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -838,6 +872,8 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_le__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -895,6 +931,8 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::OpContext op(kOp_ge_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -918,6 +956,7 @@ static const torch_fl::OpInfo kOp_ge__Scalar{
 at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ge__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -1017,6 +1056,9 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, end);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
@@ -1042,6 +1084,8 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
   torch_fl::OpContext op(kOp_lerp__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, end);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
@@ -1108,6 +1152,10 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   op.check_input(batch1, "batch1", /*cpu_scalar_ok=*/true);
   op.check_input(batch2, "batch2", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, batch1);
+  torch_fl::check_no_partial_overlap(out, batch2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_out)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha, out);
@@ -1135,6 +1183,9 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(batch1, "batch1", /*cpu_scalar_ok=*/true);
   op.check_input(batch2, "batch2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, batch1);
+  torch_fl::check_no_partial_overlap(self, batch2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);

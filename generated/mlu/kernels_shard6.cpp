@@ -62,6 +62,8 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::OpContext op(kOp_ne_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -85,6 +87,7 @@ static const torch_fl::OpInfo kOp_ne__Scalar{
 at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ne__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -117,6 +120,7 @@ static const torch_fl::OpInfo kOp_uniform_{
 at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   torch_fl::OpContext op(kOp_uniform_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(uniform_)>(op, torch_fl::FallbackReason::kDtype, self, from, to, generator);
@@ -170,6 +174,8 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_abs_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -193,6 +199,7 @@ static const torch_fl::OpInfo kOp_abs_{
 at::Tensor & wrap_abs_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_abs_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -248,6 +255,8 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_rsqrt_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -271,6 +280,7 @@ static const torch_fl::OpInfo kOp_rsqrt_{
 at::Tensor & wrap_rsqrt_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_rsqrt_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -326,6 +336,8 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_floor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -349,6 +361,7 @@ static const torch_fl::OpInfo kOp_floor_{
 at::Tensor & wrap_floor_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_floor_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -404,6 +417,8 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sign_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -427,6 +442,7 @@ static const torch_fl::OpInfo kOp_sign_{
 at::Tensor & wrap_sign_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sign_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -486,6 +502,9 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -523,6 +542,8 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   torch_fl::OpContext op(kOp_masked_fill__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, mask);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);

@@ -82,6 +82,9 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -107,6 +110,8 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_div__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -170,6 +175,7 @@ static const torch_fl::OpInfo kOp_add__Scalar{
 at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
   torch_fl::OpContext op(kOp_add__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
@@ -235,6 +241,9 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -300,6 +309,8 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::OpContext op(kOp_gt_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -363,6 +374,8 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sqrt_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -386,6 +399,7 @@ static const torch_fl::OpInfo kOp_sqrt_{
 at::Tensor & wrap_sqrt_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sqrt_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -447,6 +461,8 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_erf_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -470,6 +486,7 @@ static const torch_fl::OpInfo kOp_erf_{
 at::Tensor & wrap_erf_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_erf_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -529,6 +546,7 @@ static const torch_fl::OpInfo kOp_relu_{
 at::Tensor & wrap_relu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -640,6 +658,10 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, tensor1);
+  torch_fl::check_no_partial_overlap(out, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
@@ -667,6 +689,9 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, tensor1);
+  torch_fl::check_no_partial_overlap(self, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
@@ -739,6 +764,10 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, tensor1);
+  torch_fl::check_no_partial_overlap(out, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
@@ -766,6 +795,9 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, tensor1);
+  torch_fl::check_no_partial_overlap(self, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
@@ -808,6 +840,7 @@ static const torch_fl::OpInfo kOp_arange_start_out{
 at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
   torch_fl::OpContext op(kOp_arange_start_out);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(out)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(arange_start_out)>(op, torch_fl::FallbackReason::kDtype, start, end, step, out);
@@ -874,6 +907,9 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
@@ -939,6 +975,8 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   torch_fl::OpContext op(kOp_sum_IntList_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
@@ -1003,6 +1041,8 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   torch_fl::OpContext op(kOp_mean_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
@@ -1067,6 +1107,8 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   torch_fl::OpContext op(kOp_amin_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
@@ -1131,6 +1173,8 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   torch_fl::OpContext op(kOp_all_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
@@ -1205,6 +1249,14 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
   op.check_optional_input(weight, "weight");
   op.check_output(output, "output", /*is_operand=*/false);
   op.check_output(total_weight, "total_weight", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(output);
+  torch_fl::check_no_partial_overlap(output, self);
+  torch_fl::check_no_partial_overlap(output, target);
+  torch_fl::check_no_partial_overlap(output, weight);
+  torch_fl::check_no_internal_overlap(total_weight);
+  torch_fl::check_no_partial_overlap(total_weight, self);
+  torch_fl::check_no_partial_overlap(total_weight, target);
+  torch_fl::check_no_partial_overlap(total_weight, weight);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
@@ -1271,6 +1323,8 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   torch_fl::OpContext op(kOp_cat_out);
   op.check_input_list(tensors, "tensors");
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, tensors);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(tensors)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cat_out)>(op, torch_fl::FallbackReason::kDtype, tensors, dim, out);

@@ -70,6 +70,7 @@ static const torch_fl::OpInfo kOp_mul__Scalar{
 at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_mul__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -135,6 +136,9 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -199,6 +203,8 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_neg_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -222,6 +228,7 @@ static const torch_fl::OpInfo kOp_neg_{
 at::Tensor & wrap_neg_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -283,6 +290,8 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_reciprocal_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -306,6 +315,7 @@ static const torch_fl::OpInfo kOp_reciprocal_{
 at::Tensor & wrap_reciprocal_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_reciprocal_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -367,6 +377,8 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_silu_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -390,6 +402,7 @@ static const torch_fl::OpInfo kOp_silu_{
 at::Tensor & wrap_silu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -451,6 +464,8 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_isneginf_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -515,6 +530,8 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
@@ -538,6 +555,7 @@ static const torch_fl::OpInfo kOp_pow__Scalar{
 at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   torch_fl::OpContext op(kOp_pow__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
@@ -611,6 +629,7 @@ static const torch_fl::OpInfo kOp_normal_{
 at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   torch_fl::OpContext op(kOp_normal_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(normal_)>(op, torch_fl::FallbackReason::kDtype, self, mean, std, generator);
@@ -671,6 +690,8 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   torch_fl::OpContext op(kOp_amax_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);

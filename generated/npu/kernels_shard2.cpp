@@ -69,6 +69,8 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::OpContext op(kOp_eq_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -132,6 +134,8 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sin_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -155,6 +159,7 @@ static const torch_fl::OpInfo kOp_sin_{
 at::Tensor & wrap_sin_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sin_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -218,6 +223,8 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   torch_fl::OpContext op(kOp_clamp_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
@@ -241,6 +248,7 @@ static const torch_fl::OpInfo kOp_clamp_{
 at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
   torch_fl::OpContext op(kOp_clamp_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
@@ -430,6 +438,8 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   torch_fl::OpContext op(kOp_argmax_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);

@@ -74,6 +74,9 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -138,6 +141,8 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_exp_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -161,6 +166,7 @@ static const torch_fl::OpInfo kOp_exp_{
 at::Tensor & wrap_exp_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -222,6 +228,8 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_tanh_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -245,6 +253,7 @@ static const torch_fl::OpInfo kOp_tanh_{
 at::Tensor & wrap_tanh_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -306,6 +315,8 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sigmoid_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -329,6 +340,7 @@ static const torch_fl::OpInfo kOp_sigmoid_{
 at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -394,6 +406,9 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
@@ -458,6 +473,8 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   torch_fl::OpContext op(kOp__log_softmax_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
@@ -570,6 +587,10 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
   op.check_output(indices, "indices", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_internal_overlap(indices);
+  torch_fl::check_no_partial_overlap(indices, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);

@@ -72,6 +72,9 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -97,6 +100,8 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_mul__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -141,6 +146,10 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, condition);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
@@ -205,6 +214,8 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   torch_fl::OpContext op(kOp_tril_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
@@ -228,6 +239,7 @@ static const torch_fl::OpInfo kOp_tril_{
 at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_tril_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
@@ -289,6 +301,8 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   torch_fl::OpContext op(kOp_triu_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
@@ -312,6 +326,7 @@ static const torch_fl::OpInfo kOp_triu_{
 at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_triu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
@@ -480,6 +495,10 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  torch_fl::check_no_partial_overlap(grad_input, indices);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(grad_output)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
@@ -554,6 +573,9 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(grad_output)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);

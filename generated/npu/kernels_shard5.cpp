@@ -77,6 +77,9 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
@@ -102,6 +105,8 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::OpContext op(kOp_add__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
@@ -169,6 +174,9 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
@@ -194,6 +202,8 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::OpContext op(kOp_sub__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
@@ -256,6 +266,7 @@ static const torch_fl::OpInfo kOp_div__Scalar{
 at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_div__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -321,6 +332,9 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -386,6 +400,8 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::OpContext op(kOp_lt_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -449,6 +465,8 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_log_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -472,6 +490,7 @@ static const torch_fl::OpInfo kOp_log_{
 at::Tensor & wrap_log_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_log_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -533,6 +552,8 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_cos_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -556,6 +577,7 @@ static const torch_fl::OpInfo kOp_cos_{
 at::Tensor & wrap_cos_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_cos_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -618,6 +640,8 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   torch_fl::OpContext op(kOp_gelu_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
@@ -641,6 +665,7 @@ static const torch_fl::OpInfo kOp_gelu_{
 at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
@@ -749,6 +774,9 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, end);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
@@ -774,6 +802,8 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
   torch_fl::OpContext op(kOp_lerp__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, end);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
@@ -891,6 +921,10 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   op.check_input(batch1, "batch1", /*cpu_scalar_ok=*/true);
   op.check_input(batch2, "batch2", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, batch1);
+  torch_fl::check_no_partial_overlap(out, batch2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_out)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha, out);
@@ -918,6 +952,9 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(batch1, "batch1", /*cpu_scalar_ok=*/true);
   op.check_input(batch2, "batch2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, batch1);
+  torch_fl::check_no_partial_overlap(self, batch2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);

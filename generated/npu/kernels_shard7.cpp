@@ -71,6 +71,9 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -224,6 +227,10 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, mat1);
+  torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha, out);
@@ -251,6 +258,9 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, mat1);
+  torch_fl::check_no_partial_overlap(self, mat2);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
@@ -314,6 +324,8 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   torch_fl::OpContext op(kOp__softmax_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
@@ -381,6 +393,8 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   torch_fl::OpContext op(kOp_avg_pool2d_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);

@@ -69,6 +69,9 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
@@ -97,6 +100,8 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::OpContext op(kOp_div__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
@@ -155,6 +160,7 @@ static const torch_fl::OpInfo kOp_relu_{
 at::Tensor & wrap_relu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -210,6 +216,8 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   torch_fl::OpContext op(kOp_sum_IntList_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
@@ -269,6 +277,8 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   torch_fl::OpContext op(kOp_mean_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);

@@ -59,6 +59,8 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_silu_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -82,6 +84,7 @@ static const torch_fl::OpInfo kOp_silu_{
 at::Tensor & wrap_silu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -138,6 +141,8 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_neg_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -161,6 +166,7 @@ static const torch_fl::OpInfo kOp_neg_{
 at::Tensor & wrap_neg_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);

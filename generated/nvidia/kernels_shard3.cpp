@@ -62,6 +62,8 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_exp_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -85,6 +87,7 @@ static const torch_fl::OpInfo kOp_exp_{
 at::Tensor & wrap_exp_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -141,6 +144,8 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_tanh_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -164,6 +169,7 @@ static const torch_fl::OpInfo kOp_tanh_{
 at::Tensor & wrap_tanh_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
@@ -220,6 +226,8 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::OpContext op(kOp_sigmoid_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
@@ -243,6 +251,7 @@ static const torch_fl::OpInfo kOp_sigmoid_{
 at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid_);
   op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!op.dtype_is_native(self)) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);

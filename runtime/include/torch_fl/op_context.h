@@ -12,6 +12,7 @@
 #include <torch_fl/device.h>
 #include <torch_fl/driver_abi.h>
 #include <torch_fl/fallback.h>
+#include <torch_fl/memory_overlap.h>
 
 namespace torch_fl {
 
