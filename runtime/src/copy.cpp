@@ -4,6 +4,8 @@
 
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
+#include <torch_fl/memory_overlap.h>
+#include <torch_fl/pinned_memory.h>
 #include <torch_fl/stream.h>
 
 namespace torch_fl {
@@ -71,9 +73,18 @@ void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const DeviceGuard guard(src.device());
   tflStream stream = current_driver_stream(src.device().index());
   const at::Tensor device_side = contiguous_on_device(src, dst.scalar_type(), dst.sizes(), stream);
+  // CUDA's rule: only a pinned destination is written asynchronously. Into
+  // pageable memory the copy completes before returning, even with
+  // non_blocking, because nothing would keep that memory alive or tell the
+  // caller when it may be read.
+  const bool asynchronous = non_blocking && is_pinned_host_pointer(dst.data_ptr());
   if (dst.is_contiguous()) {
     TORCH_FL_DRIVER_CHECK(driver().memcpy_d2h_async(dst.data_ptr(), device_side.data_ptr(), dst.nbytes(), stream));
-    if (!non_blocking) TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
+    if (asynchronous) {
+      record_pinned_use(dst.data_ptr(), src.device().index(), stream);
+    } else {
+      TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
+    }
     return;
   }
   const at::Tensor host = at::empty(dst.sizes(), dst.options().memory_format(at::MemoryFormat::Contiguous));
@@ -117,6 +128,10 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
 void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
   check_not_forked();
   if (dst.numel() == 0) return;
+  // copy_ redispatches to _copy_from for our device before ATen's TensorIterator
+  // would check overlap, so its rules are applied here.
+  check_no_internal_overlap(dst);
+  check_no_partial_overlap(dst, src);
   if (on_device(src) && on_device(dst)) {
     device_to_device(dst, src, non_blocking);
   } else if (on_device(dst)) {
