@@ -1,0 +1,93 @@
+"""Device tensors sent to other processes (spawned DataLoader workers,
+torch.multiprocessing queues) arrive on the same device index of the other
+process's backend, by value, and nobody is left waiting."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+
+import torch_fl
+
+
+def run_script(code: str, directory) -> subprocess.CompletedProcess:
+    """Runs code as a script file: spawned children re-import __main__ from it."""
+    script = directory / "script.py"
+    script.write_text(textwrap.dedent(code))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=240,
+                          env=dict(os.environ, TORCH_FL_FALLBACK="silent"))
+
+
+def test_spawned_dataloader_workers_get_the_datasets_device_tensors(device, tmp_path):
+    result = run_script(f"""
+        import torch, torch_fl
+        from torch.utils.data import DataLoader, Dataset
+
+        class OnDevice(Dataset):
+            def __init__(self):
+                self.data = torch.arange(12.0).reshape(6, 2).to("{device.type}:1")
+            def __len__(self):
+                return 6
+            def __getitem__(self, i):
+                return self.data[i] * 2
+
+        if __name__ == "__main__":
+            loader = DataLoader(OnDevice(), batch_size=3, num_workers=1, multiprocessing_context="spawn",
+                                timeout=120)
+            batches = list(loader)
+            assert [b.device for b in batches] == [torch.device("{device.type}", 1)] * 2, batches
+            torch.testing.assert_close(torch.cat([b.cpu() for b in batches]), torch.arange(12.0).reshape(6, 2) * 2)
+            print("ok")
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok")
+    assert "sent to other processes by value" in result.stderr
+
+
+def test_queue_round_trip_of_device_tensors_and_parameters(device, tmp_path):
+    result = run_script(f"""
+        import torch, torch_fl
+        import torch.multiprocessing as mp
+
+        def child(inbox, outbox, received):
+            tensor, parameter = inbox.get(timeout=120)
+            assert tensor.device == torch.device("{device.type}", 0) and isinstance(parameter, torch.nn.Parameter)
+            assert parameter.requires_grad and parameter.device.type == "{device.type}"
+            outbox.put(tensor + 1)
+            received.wait(120)  # torch.multiprocessing's rule: the sender outlives the receiver's unpickling
+
+        if __name__ == "__main__":
+            ctx = mp.get_context("spawn")
+            inbox, outbox, received = ctx.Queue(), ctx.Queue(), ctx.Event()
+            process = ctx.Process(target=child, args=(inbox, outbox, received))
+            process.start()
+            inbox.put((torch.arange(4.0, device="{device.type}"), torch.nn.Parameter(torch.ones(2, device="{device.type}"))))
+            back = outbox.get(timeout=120)
+            received.set()
+            process.join(timeout=120)
+            assert process.exitcode == 0
+            torch.testing.assert_close(back.cpu(), torch.arange(4.0) + 1)
+            print("ok")
+    """, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok")
+
+
+def test_a_non_leaf_tensor_that_requires_grad_is_refused_when_pickled(device):
+    from multiprocessing.reduction import ForkingPickler
+
+    x = torch.ones(2, device=device, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match="autograd does not cross process boundaries"):
+        ForkingPickler.dumps(x)
+
+
+def test_cpu_tensors_keep_pytorchs_shared_memory_reducer(device):
+    from multiprocessing.reduction import ForkingPickler
+
+    cpu = torch.ones(3)
+    ForkingPickler.dumps(cpu)
+    assert cpu.is_shared()  # PyTorch's reducer moved it to shared memory: not our by-value path
