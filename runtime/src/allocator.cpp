@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -398,6 +399,9 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
       }
     }
     if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status)) {
+      // The driver knows what the totals do not, e.g. that fragmentation left no
+      // piece large enough; read it before another driver call replaces it.
+      const std::string detail = driver().last_error_detail ? driver().last_error_detail() : "";
       size_t free_bytes = 0, total_bytes = 0;
       driver().memory_info(device, &free_bytes, &total_bytes);
       MemoryStats stats;
@@ -409,7 +413,8 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
       TORCH_CHECK_WITH(OutOfMemoryError, false, "[", driver().vendor, "] out of memory on device ",
                        static_cast<int>(device), ": tried to allocate ", requested, " bytes; ", free_bytes,
                        " bytes free of ", total_bytes, ", ", stats.allocated_bytes, " allocated by tensors, ",
-                       stats.reserved_bytes, " reserved by the caching allocator");
+                       stats.reserved_bytes, " reserved by the caching allocator",
+                       detail.empty() ? "" : " (", detail, detail.empty() ? "" : ")");
     }
     TORCH_FL_DRIVER_CHECK(status);
     return cache.add_segment(ptr, segment, device, stream, size);  // owned by the DataPtr, then by the cache

@@ -62,7 +62,9 @@ std::string json_string(const std::string& text) {
 }
 
 c10::DeviceIndex resolve(int device) {
-  return device < 0 ? torch_fl::current_device() : static_cast<c10::DeviceIndex>(device);
+  if (device < 0) return torch_fl::current_device();
+  torch_fl::check_device_index(static_cast<c10::DeviceIndex>(device));
+  return static_cast<c10::DeviceIndex>(device);
 }
 
 }  // namespace
@@ -90,6 +92,14 @@ int tfl_conversion_cache_stats(uint64_t* out) {
 
 int tfl_device_count(int* count) {
   return guarded([&] { *count = torch_fl::device_count(); });
+}
+
+// The driver's description of a device (torch.<device>.get_device_properties).
+int tfl_device_properties(int device, tflDeviceProperties* properties) {
+  return guarded([&] {
+    TORCH_FL_DRIVER_CHECK(torch_fl::driver().device_properties(resolve(device), properties));
+    properties->name[sizeof(properties->name) - 1] = '\0';
+  });
 }
 
 int tfl_current_device(int* device) {

@@ -4,6 +4,9 @@
 // every test is skipped, saying so.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
+
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
@@ -36,9 +39,27 @@ TEST(DeviceGuard, SwitchesAndRestoresTheCurrentDevice) {
   EXPECT_EQ(torch_fl::current_device(), 0);
 }
 
-TEST(DeviceGuard, RejectsAnInvalidIndex) {
+TEST(DeviceGuard, RejectsAnInvalidIndexAsCudaDoes) {
   REQUIRE_TWO_DEVICES();
-  EXPECT_THROW(torch_fl::set_current_device(9), c10::IndexError);
+  try {
+    torch_fl::set_current_device(9);
+    FAIL() << "set_current_device(9) did not throw";
+  } catch (const c10::IndexError&) {
+    FAIL() << "an invalid ordinal is a RuntimeError (c10::Error), as in CUDA, not an IndexError";
+  } catch (const c10::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("invalid device ordinal 9"), std::string::npos) << error.what();
+  }
+}
+
+TEST(Driver, ReportsDevicePropertiesThroughTheAbi) {
+  REQUIRE_TWO_DEVICES();
+  tflDeviceProperties properties{};
+  ASSERT_EQ(torch_fl::driver().device_properties(1, &properties), TFL_SUCCESS);
+  EXPECT_GT(std::strlen(properties.name), 0u);
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(torch_fl::driver().memory_info(1, &free_bytes, &total_bytes), TFL_SUCCESS);
+  EXPECT_EQ(properties.total_memory, total_bytes);
+  EXPECT_NE(torch_fl::driver().device_properties(torch_fl::device_count(), &properties), TFL_SUCCESS);
 }
 
 TEST(Allocator, ReusesAFreedBlockWithoutCallingTheDriver) {

@@ -35,9 +35,34 @@ def test_device_context_manager_restores(mod):
     assert mod.current_device() == 0
 
 
-def test_invalid_device_index_is_an_index_error(mod):
-    with pytest.raises(IndexError, match="invalid device index 5"):
+def test_invalid_device_index_is_a_runtime_error_as_in_cuda(device, mod):
+    with pytest.raises(RuntimeError, match="invalid device ordinal 5"):
         mod.set_device(5)
+    with pytest.raises(RuntimeError, match="invalid device ordinal 5"):
+        torch.zeros(2, device=f"{device.type}:5")
+    with pytest.raises(RuntimeError, match="invalid device ordinal 5"):
+        mod.memory_allocated(5)
+    with pytest.raises(RuntimeError, match="invalid device ordinal 5"):
+        mod.get_device_properties(5)
+
+
+def test_device_properties_name_and_capability(device, mod):
+    mod.init()
+    for index in range(mod.device_count()):
+        properties = mod.get_device_properties(index)
+        assert properties.name and mod.get_device_name(index) == properties.name
+        assert properties.total_memory == mod.mem_get_info(index)[1]
+        assert properties.multi_processor_count > 0
+        assert mod.get_device_capability(index) == (properties.major, properties.minor)
+        assert mod.get_device_capability(torch.device(device.type, index)) == mod.get_device_capability(index)
+    assert mod.get_device_name() == mod.get_device_name(mod.current_device())
+
+
+def test_accelerator_device_capability_lists_the_dtypes_the_device_holds(device):
+    capability = torch.accelerator.get_device_capability(device)
+    dtypes = capability["supported_dtypes"]
+    assert {torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.bool} <= dtypes
+    assert not {torch.qint8, torch.float8_e4m3fn} & dtypes
 
 
 def test_tensor_methods_and_module_to(device):

@@ -2,6 +2,8 @@
 // ABI's conventions to the MLU runtime's (queues, notifiers, mluRet_t codes).
 #include <torch_fl/driver_abi.h>
 
+#include <cstdio>
+
 #include "mlu_ops.h"
 #include "mlu_runtime.h"
 
@@ -10,9 +12,23 @@ namespace {
 mluQueue_t queue(tflStream s) { return reinterpret_cast<mluQueue_t>(s); }
 mluNotifier_t notifier(tflEvent e) { return reinterpret_cast<mluNotifier_t>(e); }
 
-int32_t device_count() {
-  int count = 0;
-  return mluGetDeviceCount(&count) == MLU_RET_SUCCESS ? count : 0;
+tflStatus device_count(int32_t* count) {
+  int devices = 0;
+  const mluRet_t ret = mluGetDeviceCount(&devices);
+  *count = devices;
+  return ret;
+}
+
+tflStatus device_properties(int32_t device, tflDeviceProperties* properties) {
+  mluDeviceProp_t prop{};
+  const mluRet_t ret = mluGetDeviceProperties(device, &prop);
+  if (ret != MLU_RET_SUCCESS) return ret;
+  std::snprintf(properties->name, sizeof(properties->name), "%s", prop.name);
+  properties->major = prop.major;
+  properties->minor = prop.minor;
+  properties->total_memory = prop.totalMemory;
+  properties->multi_processor_count = prop.clusterCount;
+  return MLU_RET_SUCCESS;
 }
 
 size_t memory_alignment() { return MLU_MEMORY_ALIGNMENT; }

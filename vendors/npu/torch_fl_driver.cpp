@@ -4,6 +4,8 @@
 // library's two-phase InplaceCopy.
 #include <torch_fl/driver_abi.h>
 
+#include <cstdio>
+
 #include "npu_glue.h"
 #include "npu_ops.h"
 #include "npu_runtime.h"
@@ -13,9 +15,23 @@ namespace {
 npurtStream stream_of(tflStream s) { return reinterpret_cast<npurtStream>(s); }
 npurtEvent event_of(tflEvent e) { return reinterpret_cast<npurtEvent>(e); }
 
-int32_t device_count() {
-  uint32_t count = 0;
-  return npurtGetDeviceCount(&count) == NPU_SUCCESS ? static_cast<int32_t>(count) : 0;
+tflStatus device_count(int32_t* count) {
+  uint32_t devices = 0;
+  const npuError error = npurtGetDeviceCount(&devices);
+  *count = static_cast<int32_t>(devices);
+  return error;
+}
+
+tflStatus device_properties(int32_t device, tflDeviceProperties* properties) {
+  npurtDeviceInfo info{};
+  const npuError error = npurtGetDeviceInfo(device, &info);
+  if (error != NPU_SUCCESS) return error;
+  std::snprintf(properties->name, sizeof(properties->name), "%s", info.socName);
+  properties->major = info.versionMajor;
+  properties->minor = info.versionMinor;
+  properties->total_memory = info.hbmBytes;
+  properties->multi_processor_count = static_cast<int32_t>(info.aiCoreCount);
+  return NPU_SUCCESS;
 }
 
 size_t memory_alignment() { return NPU_MEMORY_ALIGNMENT; }

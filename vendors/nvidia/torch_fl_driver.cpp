@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <string>
 
 #include "nv_ops.h"
@@ -23,11 +24,23 @@ tflStatus noted(cudaError_t error, const char* what) {
   return static_cast<tflStatus>(error);
 }
 
-int32_t device_count() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) == cudaSuccess) return count;
+tflStatus device_count(int32_t* count) {
+  int devices = 0;
+  *count = cudaGetDeviceCount(&devices) == cudaSuccess ? devices : 0;
   cudaGetLastError();  // no GPU (or no driver) is zero devices, not an error: clear it
-  return 0;
+  return cudaSuccess;
+}
+
+tflStatus device_properties(int32_t device, tflDeviceProperties* properties) {
+  cudaDeviceProp prop{};
+  const cudaError_t error = cudaGetDeviceProperties(&prop, device);
+  if (error != cudaSuccess) return noted(error, "cudaGetDeviceProperties");
+  std::snprintf(properties->name, sizeof(properties->name), "%s", prop.name);
+  properties->major = prop.major;
+  properties->minor = prop.minor;
+  properties->total_memory = prop.totalGlobalMem;
+  properties->multi_processor_count = prop.multiProcessorCount;
+  return cudaSuccess;
 }
 
 size_t memory_alignment() { return 256; }  // cudaMalloc's guarantee

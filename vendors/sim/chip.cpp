@@ -9,10 +9,23 @@
 namespace torch_fl::sim {
 namespace {
 
-size_t env_size(const std::string& name, size_t fallback) {
+// A whole number in [low, high] from the environment, or `fallback` when unset.
+// Anything else (signs, units, spaces, overflow) is refused by name: a typo in
+// a memory size must not silently make a 0-byte device.
+std::optional<size_t> env_size(const std::string& name, size_t fallback, size_t low, size_t high,
+                               std::string& error) {
   const char* text = std::getenv(name.c_str());
   if (!text || !*text) return fallback;
-  return static_cast<size_t>(std::strtoull(text, nullptr, 10));
+  size_t value = 0;
+  bool valid = true;
+  for (const char* c = text; *c && valid; ++c) {
+    valid = *c >= '0' && *c <= '9' && value <= (high + 9) / 10;
+    value = value * 10 + static_cast<size_t>(*c - '0');
+  }
+  if (valid && value >= low && value <= high) return value;
+  error = name + "='" + text + "' is not valid: expected a whole number from " + std::to_string(low) + " to " +
+          std::to_string(high);
+  return std::nullopt;
 }
 
 StagingPool& staging() {
@@ -24,12 +37,23 @@ StagingPool& staging() {
 }  // namespace
 
 Chip::Chip(const ChipConfig& config) : alignment_(config.alignment) {
-  const size_t count = env_size(config.env_prefix + "_DEVICES", config.default_devices);
-  const size_t capacity = env_size(config.env_prefix + "_MEMORY_MB", config.default_memory_mb) << 20;
-  const bool protect = env_size(config.env_prefix + "_PROTECT", 0) != 0;
-  for (size_t i = 0; i < count; ++i) {
-    arenas_.push_back(std::make_unique<DeviceArena>(capacity, config.alignment, protect));
+  const auto count = env_size(config.env_prefix + "_DEVICES", config.default_devices, 0, kMaxDevices,
+                              configuration_error_);
+  const auto memory_mb = env_size(config.env_prefix + "_MEMORY_MB", config.default_memory_mb, 1, kMaxMemoryMb,
+                                  configuration_error_);
+  const auto protect = env_size(config.env_prefix + "_PROTECT", 0, 0, 1, configuration_error_);
+  if (!count || !memory_mb || !protect) return;
+  for (size_t i = 0; i < *count; ++i) {
+    arenas_.push_back(std::make_unique<DeviceArena>(*memory_mb << 20, config.alignment, *protect != 0));
   }
+}
+
+std::string Chip::out_of_memory_detail(int device, size_t bytes) const {
+  const DeviceArena* memory = arena(device);
+  if (!memory) return "device " + std::to_string(device) + " does not exist";
+  return "device " + std::to_string(device) + ": " + std::to_string(bytes) + " bytes requested, " +
+         std::to_string(memory->capacity() - memory->used()) + " bytes free, the largest free block is " +
+         std::to_string(memory->largest_free_block()) + " bytes";
 }
 
 DeviceArena* Chip::arena(int device) const {

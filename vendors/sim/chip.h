@@ -22,18 +22,35 @@ struct ChipConfig {
   size_t alignment = 512;  // every allocation's address is a multiple of this
 };
 
+// What each device of the chip reports as its properties.
+struct ChipIdentity {
+  std::string name;
+  int major = 0, minor = 0;  // the vendor's architecture numbering
+  int compute_units = 0;
+};
+
+// The accepted ranges of the environment settings.
+constexpr size_t kMaxDevices = 64;
+constexpr size_t kMaxMemoryMb = size_t{1} << 20;  // 1 TiB of address space per device
+
 class Chip {
  public:
   explicit Chip(const ChipConfig& config);
   Chip(const Chip&) = delete;
   Chip& operator=(const Chip&) = delete;
 
+  // Non-empty when the environment asked for something the chip cannot be
+  // (then it has no devices): the variable, the value and the accepted range.
+  const std::string& configuration_error() const { return configuration_error_; }
   int device_count() const { return static_cast<int>(arenas_.size()); }
   size_t alignment() const { return alignment_; }
   // nullptr for an index out of range.
   DeviceArena* arena(int device) const;
   // The device whose memory holds ptr, or -1.
   int device_owning(const void* ptr) const;
+  // Why an allocation of `bytes` failed: free bytes and the largest free block,
+  // which is what fails when fragmentation is the cause.
+  std::string out_of_memory_detail(int device, size_t bytes) const;
   // Whether [ptr, ptr + bytes) lies inside one live allocation of some device.
   bool resident(const void* ptr, size_t bytes) const;
 
@@ -47,6 +64,7 @@ class Chip {
  private:
   std::vector<std::unique_ptr<DeviceArena>> arenas_;
   size_t alignment_;
+  std::string configuration_error_;
 };
 
 }  // namespace torch_fl::sim

@@ -1,5 +1,7 @@
 #include "device_arena.h"
 
+#include <algorithm>
+
 #include <sys/mman.h>
 
 #include <stdexcept>
@@ -44,6 +46,13 @@ void* DeviceArena::allocate(size_t bytes) {
     return base_ + offset;
   }
   return nullptr;
+}
+
+size_t DeviceArena::largest_free_block() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t largest = 0;
+  for (const auto& [offset, size] : free_) largest = std::max(largest, size);
+  return largest / alignment_ * alignment_;
 }
 
 bool DeviceArena::release(void* ptr) {

@@ -31,6 +31,8 @@ class DeviceArena {
   size_t capacity() const { return capacity_; }
   size_t alignment() const { return alignment_; }
   size_t used() const;
+  // The largest allocation that can succeed now (free space may be fragmented).
+  size_t largest_free_block() const;
 
   // While at least one scope is alive, the arena is host-accessible.
   class AccessScope {

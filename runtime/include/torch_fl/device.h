@@ -8,7 +8,9 @@ namespace torch_fl {
 c10::DeviceIndex device_count();
 c10::DeviceIndex current_device();
 void set_current_device(c10::DeviceIndex index);
-// Raises IndexError-style errors naming the vendor and the valid range.
+// For c10's noexcept uncheckedSetDevice: the index was checked when it was current before.
+void set_current_device_unchecked(c10::DeviceIndex index) noexcept;
+// Raises RuntimeError (as CUDA does for an invalid ordinal) naming the vendor and the valid range.
 void check_device_index(c10::DeviceIndex index);
 
 // Device state (worker threads, streams, cached memory) does not survive fork():

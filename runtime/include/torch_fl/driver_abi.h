@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TFL_DRIVER_ABI_VERSION 1
+#define TFL_DRIVER_ABI_VERSION 2
 #define TFL_MAX_DIMS 12
 
 typedef int32_t tflStatus;
@@ -36,6 +36,14 @@ typedef enum {
   TFL_DTYPE_COMPLEX64, TFL_DTYPE_COMPLEX128
 } tflDtype;
 
+/* What torch.<device>.get_device_properties() reports. */
+typedef struct {
+  char name[256];                /* e.g. "MLU (simulated)"; NUL-terminated */
+  int32_t major, minor;          /* the vendor's capability (architecture) numbering */
+  size_t total_memory;           /* bytes */
+  int32_t multi_processor_count; /* compute units */
+} tflDeviceProperties;
+
 /* A strided view of device memory. */
 typedef struct {
   void* data;
@@ -50,7 +58,10 @@ typedef struct {
   const char* vendor;     /* e.g. "mlu": used in every error message */
 
   /* devices */
-  int32_t (*device_count)(void);
+  /* Zero devices is success (a machine without the chip); a failure is a
+   * driver that cannot start, e.g. a bad configuration (last_error_detail says why). */
+  tflStatus (*device_count)(int32_t* count);
+  tflStatus (*device_properties)(int32_t device, tflDeviceProperties* properties);
   size_t (*memory_alignment)(void);  /* every device allocation is aligned to this */
   tflStatus (*memory_info)(int32_t device, size_t* free_bytes, size_t* total_bytes);
 
@@ -100,11 +111,11 @@ typedef struct {
  * so that a field added to the ABI is one place to change, not one per vendor. */
 #define TFL_DRIVER_TABLE(VENDOR)                                                                           \
   {                                                                                                        \
-    TFL_DRIVER_ABI_VERSION, VENDOR, device_count, memory_alignment, memory_info, device_malloc, device_free, \
-        device_of_pointer, stream_create, stream_destroy, stream_synchronize, stream_query, event_create,   \
-        event_destroy, event_record, event_query, event_synchronize, stream_wait_event, event_elapsed_ms,  \
-        memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided, status_string, last_error_detail,                \
-        status_is_out_of_memory, memcpy_h2d_sync                                                           \
+    TFL_DRIVER_ABI_VERSION, VENDOR, device_count, device_properties, memory_alignment, memory_info,       \
+        device_malloc, device_free, device_of_pointer, stream_create, stream_destroy, stream_synchronize,  \
+        stream_query, event_create, event_destroy, event_record, event_query, event_synchronize,           \
+        stream_wait_event, event_elapsed_ms, memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided,             \
+        status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync                         \
   }
 
 /* Implemented by each vendor library. */

@@ -17,7 +17,7 @@ from typing import Optional
 
 import torch
 
-from . import _backend, device_module
+from . import _backend, device_module, multiprocessing as _multiprocessing
 
 _initialized = False
 
@@ -32,6 +32,7 @@ def init() -> str:
         torch.utils.rename_privateuse1_backend(backend.device)
     torch._register_device_module(backend.device, device_module)
     torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+    _multiprocessing.register_reductions(backend.device)
     # Device work still queued at exit would run while the interpreter and
     # libtorch tear down: drain every device first.
     atexit.register(_drain_devices)

@@ -19,6 +19,12 @@ _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.
 _ERRORS = {-1: RuntimeError, -2: IndexError, -3: ValueError, -4: torch.OutOfMemoryError}
 
 
+class DriverDeviceProperties(ctypes.Structure):
+    """tflDeviceProperties of runtime/include/torch_fl/driver_abi.h, field for field."""
+    _fields_ = [("name", ctypes.c_char * 256), ("major", ctypes.c_int32), ("minor", ctypes.c_int32),
+                ("total_memory", ctypes.c_size_t), ("multi_processor_count", ctypes.c_int32)]
+
+
 @dataclass(frozen=True)
 class Backend:
     vendor: str
@@ -79,6 +85,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.tfl_memory_snapshot_json.argtypes = [c_int]
     signatures = {
         "tfl_device_count": [ctypes.POINTER(c_int)],
+        "tfl_device_properties": [c_int, ctypes.POINTER(DriverDeviceProperties)],
         "tfl_in_bad_fork": [],
         "tfl_current_device": [ctypes.POINTER(c_int)],
         "tfl_set_device": [c_int],

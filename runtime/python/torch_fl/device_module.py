@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+from dataclasses import dataclass
 from typing import Any, Optional, Union
 
 import torch
@@ -39,6 +40,44 @@ def is_available() -> bool:
 
 def is_initialized() -> bool:
     return True
+
+
+def init() -> None:
+    """Starts the driver (as torch.cuda.init does); raises why when it cannot start, e.g. a bad
+    TORCH_FL_<VENDOR>_* setting. The backend is otherwise started on first use."""
+    device_count()
+
+
+@dataclass(frozen=True)
+class DeviceProperties:
+    """What the vendor driver reports for one device (torch.cuda's _CudaDeviceProperties fields)."""
+    name: str
+    major: int
+    minor: int
+    total_memory: int
+    multi_processor_count: int
+
+    def __repr__(self) -> str:
+        return (f"_{_lib().device.capitalize()}DeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1 << 20)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device: DeviceLike = None) -> DeviceProperties:
+    raw = _backend.DriverDeviceProperties()
+    _lib().call("tfl_device_properties", _index(device), ctypes.byref(raw))
+    return DeviceProperties(raw.name.decode(errors="replace"), raw.major, raw.minor, raw.total_memory,
+                            raw.multi_processor_count)
+
+
+def get_device_name(device: DeviceLike = None) -> str:
+    return get_device_properties(device).name
+
+
+def get_device_capability(device: DeviceLike = None) -> tuple[int, int]:
+    """(major, minor) in the vendor's own numbering, as torch.cuda.get_device_capability."""
+    properties = get_device_properties(device)
+    return properties.major, properties.minor
 
 
 def _is_in_bad_fork() -> bool:

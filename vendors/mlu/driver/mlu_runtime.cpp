@@ -42,7 +42,15 @@ const char* mluGetErrorStr(mluRet_t ret) {
 const char* mluGetLastErrorDetail(void) { return last_error_detail.c_str(); }
 
 mluRet_t mluGetDeviceCount(int* count) {
+  if (!chip().configuration_error().empty()) return fail(MLU_RET_ERR_INVALID_VALUE, chip().configuration_error());
   *count = chip().device_count();
+  return MLU_RET_SUCCESS;
+}
+
+mluRet_t mluGetDeviceProperties(int device, mluDeviceProp_t* prop) {
+  const torch_fl::sim::DeviceArena* arena = chip().arena(device);
+  if (!arena) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluGetDeviceProperties: device " + std::to_string(device));
+  *prop = mluDeviceProp_t{"MLU (Torch-FL simulator)", 3, 7, arena->capacity(), 8};
   return MLU_RET_SUCCESS;
 }
 
@@ -51,9 +59,7 @@ mluRet_t mluMalloc(int device, void** ptr, size_t bytes) {
   if (!arena) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluMalloc: device " + std::to_string(device));
   *ptr = arena->allocate(bytes);
   if (!*ptr) {
-    return fail(MLU_RET_ERR_NO_MEMORY, "mluMalloc: " + std::to_string(bytes) + " bytes requested, " +
-                                           std::to_string(arena->capacity() - arena->used()) +
-                                           " free (fragmentation may leave less in one piece)");
+    return fail(MLU_RET_ERR_NO_MEMORY, "mluMalloc: " + chip().out_of_memory_detail(device, bytes));
   }
   return MLU_RET_SUCCESS;
 }

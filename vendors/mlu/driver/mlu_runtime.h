@@ -39,7 +39,16 @@ const char* mluGetErrorStr(mluRet_t ret);
 /* Detail on this thread's last failure (which address, which size, ...). */
 const char* mluGetLastErrorDetail(void);
 
+/* MLU_RET_ERR_INVALID_VALUE when TORCH_FL_MLU_* asks for an impossible chip (see the detail). */
 mluRet_t mluGetDeviceCount(int* count);
+
+typedef struct {
+  char name[64];
+  int major, minor; /* the MLU architecture generation */
+  size_t totalMemory;
+  int clusterCount; /* compute clusters */
+} mluDeviceProp_t;
+mluRet_t mluGetDeviceProperties(int device, mluDeviceProp_t* prop);
 mluRet_t mluMalloc(int device, void** ptr, size_t bytes);
 mluRet_t mluFree(void* ptr);
 mluRet_t mluMemGetInfo(int device, size_t* free_bytes, size_t* total_bytes);

@@ -44,7 +44,15 @@ const char* npurtGetRecentErrMsg(void) { return recent_error.c_str(); }
 
 npuError npurtGetDeviceCount(uint32_t* count) {
   if (!count) return fail(NPU_ERROR_INVALID_PARAM, "npurtGetDeviceCount: count is null");
+  if (!chip().configuration_error().empty()) return fail(NPU_ERROR_INVALID_PARAM, chip().configuration_error());
   *count = static_cast<uint32_t>(chip().device_count());
+  return NPU_SUCCESS;
+}
+
+npuError npurtGetDeviceInfo(int32_t device, npurtDeviceInfo* info) {
+  const torch_fl::sim::DeviceArena* arena = chip().arena(device);
+  if (!arena || !info) return fail(NPU_ERROR_INVALID_DEVICE, "npurtGetDeviceInfo: no device " + std::to_string(device));
+  *info = npurtDeviceInfo{"NPU (Torch-FL simulator)", 9, 1, arena->capacity(), 24};
   return NPU_SUCCESS;
 }
 
@@ -64,9 +72,7 @@ npuError npurtMalloc(void** ptr, size_t size) {
   if (!arena) return fail(NPU_ERROR_INVALID_DEVICE, "npurtMalloc: no current device");
   *ptr = arena->allocate(size);
   if (!*ptr) {
-    return fail(NPU_ERROR_BAD_ALLOC, "npurtMalloc: device " + std::to_string(current_device) + " cannot provide " +
-                                         std::to_string(size) + " bytes (" +
-                                         std::to_string(arena->capacity() - arena->used()) + " free)");
+    return fail(NPU_ERROR_BAD_ALLOC, "npurtMalloc: " + chip().out_of_memory_detail(current_device, size));
   }
   return NPU_SUCCESS;
 }

@@ -47,7 +47,16 @@ const char* npurtGetErrorName(npuError error);
 /* What went wrong in this thread's last failed call, in words. */
 const char* npurtGetRecentErrMsg(void);
 
+/* NPU_ERROR_INVALID_PARAM when TORCH_FL_NPU_* asks for an impossible chip (see the message). */
 npuError npurtGetDeviceCount(uint32_t* count);
+
+typedef struct {
+  const char* socName;
+  int32_t versionMajor, versionMinor; /* the SoC generation */
+  size_t hbmBytes;
+  uint32_t aiCoreCount;
+} npurtDeviceInfo;
+npuError npurtGetDeviceInfo(int32_t device, npurtDeviceInfo* info);
 /* The calling thread's current device (default 0). */
 npuError npurtSetDevice(int32_t device);
 npuError npurtGetDevice(int32_t* device);

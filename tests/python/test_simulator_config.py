@@ -1,0 +1,74 @@
+"""The simulated chips read their shape from TORCH_FL_<VENDOR>_*: a bad value is
+a clear error naming the variable, the value and the accepted range, and an
+out-of-memory message says what fragmentation left."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import torch_fl
+
+SIMULATED = {"mlu", "npu"}
+
+
+def prefix() -> str:
+    vendor = torch_fl.vendor()
+    if vendor not in SIMULATED:
+        pytest.skip(f"{vendor} is not a simulated chip: it has no TORCH_FL_{vendor.upper()}_* settings")
+    return f"TORCH_FL_{vendor.upper()}"
+
+
+def run_with(env: dict[str, str], code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **env))
+
+
+@pytest.mark.parametrize("variable,value,accepted", [
+    ("MEMORY_MB", "abc", "from 1 to 1048576"),
+    ("MEMORY_MB", "0", "from 1 to 1048576"),
+    ("MEMORY_MB", "4096MB", "from 1 to 1048576"),
+    ("MEMORY_MB", "99999999999999999999999", "from 1 to 1048576"),
+    ("DEVICES", "-1", "from 0 to 64"),
+    ("DEVICES", "65", "from 0 to 64"),
+    ("PROTECT", "yes", "from 0 to 1"),
+])
+def test_bad_setting_is_refused_by_name(device, variable, value, accepted):
+    name = f"{prefix()}_{variable}"
+    result = run_with({name: value}, "import torch, torch_fl\ntorch.zeros(3, device=torch_fl.device())")
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("RuntimeError"), result.stderr[-2000:]
+    assert f"{name}='{value}' is not valid" in last and accepted in last
+
+
+def test_driver_that_cannot_start_fails_device_init_not_import(device):
+    result = run_with({f"{prefix()}_DEVICES": "-1"},
+                      "import torch, torch_fl\nprint('imported')\ngetattr(torch, torch_fl.device().type).init()")
+    assert result.stdout.strip() == "imported"
+    assert "_DEVICES='-1' is not valid" in result.stderr
+
+
+def test_out_of_memory_message_gives_the_largest_free_block(device):
+    # 12 MiB tensors: above the caching allocator's rounding, one driver allocation each.
+    result = run_with({f"{prefix()}_MEMORY_MB": "96"}, """
+import torch, torch_fl
+device = torch_fl.device()
+mib = 1 << 18  # float32 elements in 1 MiB
+blocks = [torch.empty(12 * mib, device=device) for _ in range(7)]  # 84 of 96 MiB
+del blocks[5], blocks[3], blocks[1]                                # 48 MiB free, in 12 MiB pieces
+getattr(torch, device.type).empty_cache()
+try:
+    torch.empty(24 * mib, device=device)
+except torch.OutOfMemoryError as error:
+    print(error)
+""")
+    assert result.returncode == 0, result.stderr[-2000:]
+    message = result.stdout
+    free = re.search(r"(\d+) bytes free, the largest free block is (\d+) bytes", message)
+    assert free, message
+    assert int(free.group(1)) >= 24 << 20 > int(free.group(2)) == 12 << 20
