@@ -161,8 +161,11 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     ]
     lines += _check_lines(kernel)
     lines.append("  const torch_fl::DeviceGuard guard(op.device());")
-    if kernel.dtype_argument:
-        lines.append(f"  if (!op.dtype_is_native({kernel.dtype_argument})) {{")
+    decision = kernel.dtype_decision
+    checks = [f'op.dtype_is_native({t.name}, "{t.name}")' for t in decision.operands]
+    checks += [f'op.result_dtype_is_native({name}, "{name}")' for name in decision.outputs]
+    if checks:
+        lines.append(f"  if (!({' && '.join(checks)})) {{")
         lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
         lines.append("  }")
     if kernel.guard_cpp:
@@ -173,6 +176,18 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         if rule.kind == LayoutKind.CHANNELS_LAST:
             lines.append(f"  if (!op.layout_possible({rule.argument}, torch_fl::MemoryLayout::kChannelsLast)) {{")
             lines.append(f"    {fallback_statement(kernel, 'kLayout')}")
+            lines.append("  }")
+    outputs = kernel.output_names
+    computes_expected = kernel.kind == KernelKind.FUNCTIONAL and not (kernel.like_argument and not kernel.meta_call)
+    if computes_expected:
+        # The result's dtype (type promotion, a dtype= argument) is known from
+        # meta before anything runs on the device: it must be native too.
+        lines.append(f"  const auto expected = {kernel.meta_call};")
+        results = ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+        if decision.check_result:
+            checks = [f'op.result_dtype_is_native({r}, "{name}")' for r, name in zip(results, outputs)]
+            lines.append(f"  if (!({' && '.join(checks)})) {{")
+            lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
             lines.append("  }")
     # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
     moved = {}
@@ -202,13 +217,11 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         lines.append(f"  const at::Tensor {cast} = op.cast({source}, c10::ScalarType::{DTYPES[rule.dtype]});")
         moved[rule.argument] = cast
     launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
-    outputs = kernel.output_names
     if kernel.kind == KernelKind.FUNCTIONAL:
-        if kernel.like_argument and not kernel.meta_call:
+        if not computes_expected:
             for name, like in zip(outputs, kernel.like_argument):
                 lines.append(f"  const at::Tensor {name} = op.allocate_like({like});")
         else:
-            lines.append(f"  const auto expected = {kernel.meta_call};")
             if len(outputs) == 1:
                 lines.append(f"  const at::Tensor {outputs[0]} = op.allocate(expected);")
             else:

@@ -67,6 +67,23 @@ class LaunchPlan:
     call_arguments: tuple[CallArgument, ...]  # including `stream`, in SDK order
 
 
+# ATen's names for tensor arguments that hold indices, targets or masks: their
+# dtype is fixed by the op (int64/int32 indices, bool masks), not the
+# computation dtype, so it takes no part in the native/fallback decision (an SDK
+# that takes another index width says so with a `cast:` rule).
+INDEX_LIKE_ARGUMENTS = frozenset({"index", "indices", "target", "mask", "condition"})
+
+
+@dataclass(frozen=True)
+class DtypeDecision:
+    """Which dtypes decide native vs fallback: a native kernel runs only when every
+    dtype the SDK will see is one the spec declares."""
+    operands: tuple["TensorInput", ...]  # computation operands (self of an in-place op included)
+    outputs: tuple[str, ...]  # out= tensors the caller passed
+    # The functional result's dtype (meta result: promotion, a dtype= argument) is checked too.
+    check_result: bool
+
+
 # ATen's in-place writes that skip the internal-overlap check: filling is
 # idempotent, so elements of the output that alias each other get the same value
 # (ATen's fill_ builds its TensorIterator with check_mem_overlap off; zero_ is fill_).
@@ -93,7 +110,7 @@ class KernelPlan:
     launch_arguments: tuple[str, ...]
     tensor_inputs: tuple[TensorInput, ...]
     output_names: tuple[str, ...]  # the names this kernel writes (returns, out args or self)
-    dtype_argument: Optional[str]  # the tensor whose dtype decides native vs fallback
+    dtype_decision: DtypeDecision
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
     like_argument: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
@@ -535,15 +552,15 @@ class Planner:
             else:
                 launch_arguments.append(param.name)
         tensor_names = [t.name for t in tensor_inputs]
-        if op_spec.dtype_from is not None:
+        if op_spec.dtype_from is not None:  # the spec names the one operand that carries the dtype
             if op_spec.dtype_from not in tensor_names:
                 self.errors.add(op_spec.location, f"dtype_from names '{op_spec.dtype_from}', which is not a tensor "
                                 f"argument of '{aten.name}'", did_you_mean(op_spec.dtype_from, tensor_names))
-            dtype_argument = op_spec.dtype_from
-        elif tensor_names:
-            dtype_argument = tensor_names[0]
-        else:  # e.g. arange.start_out: the out= tensor's dtype decides
-            dtype_argument = outputs[0] if kind == KernelKind.OUT else None
+            operands = tuple(t for t in tensor_inputs if t.name == op_spec.dtype_from)
+        else:
+            operands = tuple(t for t in tensor_inputs if t.name not in INDEX_LIKE_ARGUMENTS)
+        dtype_decision = DtypeDecision(operands, outputs if kind == KernelKind.OUT else (),
+                                       check_result=kind == KernelKind.FUNCTIONAL)
         # Derived variants and functional kernels learn the expected result from the
         # functional overload's meta function; a spec-listed in-place op writes self as is.
         meta = None
@@ -575,7 +592,7 @@ class Planner:
             overlap = OverlapCheck(outputs, tuple(t for t in tensor_inputs if t.name not in outputs),
                                    aten.name.split(".")[0] in _IDEMPOTENT_WRITES)
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
-                          tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like, namespace,
+                          tuple(tensor_inputs), outputs, dtype_decision, meta, op_spec.output.like, namespace,
                           guard_cpp, overlap)
 
 

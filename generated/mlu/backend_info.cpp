@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "c9e11ecffcccd4d426bbadd01c3afad7fba6b7ebd8ce3da990e94949d74aaff3", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "9b2d35bbee1bafe32ae8d9264ce11a0446a3ea4f4256572d1e6dd5f07cd42814", "2.13.0"};

@@ -16,7 +16,7 @@ TORCH_LIBRARY(mlu, m) {
 namespace {
 
 // mluOpRmsNorm(stream, input, weight, eps, out)
-// from specs/mlu.yaml:275
+// from specs/mlu.yaml:273
 static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, double eps, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -28,9 +28,9 @@ static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & in
   }
 }
 
-// rms_norm: specs/mlu.yaml:275
+// rms_norm: specs/mlu.yaml:273
 static const torch_fl::OpInfo kOp_rms_norm{
-    "rms_norm", "specs/mlu.yaml:275",
+    "rms_norm", "specs/mlu.yaml:273",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,
     torch_fl::dtype_set({})};
@@ -40,7 +40,7 @@ at::Tensor wrap_rms_norm(const at::Tensor & input, const at::Tensor & weight, do
   op.check_input(input, "input", /*cpu_scalar_ok=*/true);
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     op.reject(torch_fl::FallbackReason::kDtype);
   }
   const at::Tensor input_on_device = op.on_device(input);
@@ -51,7 +51,7 @@ at::Tensor wrap_rms_norm(const at::Tensor & input, const at::Tensor & weight, do
 }
 
 // mluOpRmsNormBackward(stream, grad, input, weight, eps, out0, out1)
-// from specs/mlu.yaml:282
+// from specs/mlu.yaml:280
 static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad, const at::Tensor & input, const at::Tensor & weight, double eps, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_arg = mlu_glue::describe(grad);
@@ -65,9 +65,9 @@ static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// rms_norm_backward: specs/mlu.yaml:282
+// rms_norm_backward: specs/mlu.yaml:280
 static const torch_fl::OpInfo kOp_rms_norm_backward{
-    "rms_norm_backward", "specs/mlu.yaml:282",
+    "rms_norm_backward", "specs/mlu.yaml:280",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,
     torch_fl::dtype_set({})};
@@ -78,7 +78,7 @@ static const torch_fl::OpInfo kOp_rms_norm_backward{
   op.check_input(input, "input", /*cpu_scalar_ok=*/true);
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad)) {
+  if (!(op.dtype_is_native(grad, "grad") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     op.reject(torch_fl::FallbackReason::kDtype);
   }
   const at::Tensor grad_on_device = op.on_device(grad);
@@ -91,7 +91,7 @@ static const torch_fl::OpInfo kOp_rms_norm_backward{
 }
 
 // autograd of mlu::rms_norm: gradients by mlu::rms_norm_backward
-// from specs/mlu.yaml:275
+// from specs/mlu.yaml:273
 class rms_norm_autograd final : public torch::autograd::Function<rms_norm_autograd> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor & input, const at::Tensor & weight, double eps) {

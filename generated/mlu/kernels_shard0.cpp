@@ -54,12 +54,15 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::div(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::div(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_div_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -82,7 +85,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -109,7 +112,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -144,11 +147,14 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   torch_fl::OpContext op(kOp_add_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::add(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::add(op.meta(self), other, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_add_Scalar(op, self_on_device, other, alpha, out);
   return out;
@@ -167,7 +173,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   at::Tensor self_meta = op.meta(self);
@@ -201,11 +207,14 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   torch_fl::OpContext op(kOp_sub_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::sub(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::sub(op.meta(self), other, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_sub_Scalar(op, self_on_device, other, alpha, out);
   return out;
@@ -224,7 +233,7 @@ at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   at::Tensor self_meta = op.meta(self);
@@ -258,12 +267,15 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_lt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -286,7 +298,7 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -313,7 +325,7 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -347,11 +359,14 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_gt_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::gt(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_gt_Scalar(op, self_on_device, other, out);
   return out;
@@ -372,7 +387,7 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -396,7 +411,7 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -428,11 +443,14 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sqrt);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sqrt(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sqrt(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sqrt(op, self_on_device, out);
   return out;
@@ -453,7 +471,7 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -477,7 +495,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -509,7 +527,7 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -531,7 +549,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   launch_relu(op, self, self);
@@ -563,12 +581,15 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_mm(op, self_on_device, mat2_on_device, out);
   return out;
@@ -591,7 +612,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -627,11 +648,14 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   torch_fl::OpContext op(kOp_sum_dim_IntList);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
   return out;
@@ -652,7 +676,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -687,11 +711,14 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   torch_fl::OpContext op(kOp_mean_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_mean_dim(op, self_on_device, dim, keepdim, out);
   return out;
@@ -712,7 +739,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -751,12 +778,15 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   op.check_input(target, "target", /*cpu_scalar_ok=*/true);
   op.check_optional_input(weight, "weight");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor target_on_device = op.on_device(target);
-  const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor total_weight = op.allocate(std::get<1>(expected));
   launch_nll_loss_forward(op, self_on_device, target_on_device, weight, reduction, ignore_index, output, total_weight);
@@ -787,7 +817,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
   torch_fl::check_no_partial_overlap(total_weight, target);
   torch_fl::check_no_partial_overlap(total_weight, weight);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -824,11 +854,14 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_erf);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::erf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::erf(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_erf(op, self_on_device, out);
   return out;
@@ -849,7 +882,7 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -873,7 +906,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -908,12 +941,15 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
+  }
+  const auto expected = at::meta::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
   launch_gelu_backward(op, grad_output_on_device, self_on_device, approximate, out);
   return out;
@@ -944,12 +980,15 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ge(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::ge(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_ge_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -972,7 +1011,7 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -999,7 +1038,7 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -1033,11 +1072,14 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_le_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::le(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::le(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_le_Scalar(op, self_on_device, other, out);
   return out;
@@ -1058,7 +1100,7 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1082,7 +1124,7 @@ at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -1092,7 +1134,7 @@ at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpAddcmul(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:158
+// from specs/mlu.yaml:156
 static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1106,9 +1148,9 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcmul: specs/mlu.yaml:158
+// addcmul: specs/mlu.yaml:156
 static const torch_fl::OpInfo kOp_addcmul{
-    "addcmul", "specs/mlu.yaml:158",
+    "addcmul", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1119,22 +1161,25 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
-  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
   const at::Tensor out = op.allocate(expected);
   launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
 }
 
-// addcmul.out: specs/mlu.yaml:158
+// addcmul.out: specs/mlu.yaml:156
 // out variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_out{
-    "addcmul.out", "specs/mlu.yaml:158",
+    "addcmul.out", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1150,7 +1195,7 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   torch_fl::check_no_partial_overlap(out, tensor1);
   torch_fl::check_no_partial_overlap(out, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1163,10 +1208,10 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcmul_: specs/mlu.yaml:158
+// addcmul_: specs/mlu.yaml:156
 // inplace variant derived from addcmul
 static const torch_fl::OpInfo kOp_addcmul_{
-    "addcmul_", "specs/mlu.yaml:158",
+    "addcmul_", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1180,7 +1225,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   torch_fl::check_no_partial_overlap(self, tensor1);
   torch_fl::check_no_partial_overlap(self, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
@@ -1192,7 +1237,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpAddcdiv(stream, self, tensor1, tensor2, value, out)
-// from specs/mlu.yaml:159
+// from specs/mlu.yaml:157
 static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1206,9 +1251,9 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcdiv: specs/mlu.yaml:159
+// addcdiv: specs/mlu.yaml:157
 static const torch_fl::OpInfo kOp_addcdiv{
-    "addcdiv", "specs/mlu.yaml:159",
+    "addcdiv", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1219,22 +1264,25 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
-  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
   const at::Tensor out = op.allocate(expected);
   launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
 }
 
-// addcdiv.out: specs/mlu.yaml:159
+// addcdiv.out: specs/mlu.yaml:157
 // out variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_out{
-    "addcdiv.out", "specs/mlu.yaml:159",
+    "addcdiv.out", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1250,7 +1298,7 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   torch_fl::check_no_partial_overlap(out, tensor1);
   torch_fl::check_no_partial_overlap(out, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1263,10 +1311,10 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcdiv_: specs/mlu.yaml:159
+// addcdiv_: specs/mlu.yaml:157
 // inplace variant derived from addcdiv
 static const torch_fl::OpInfo kOp_addcdiv_{
-    "addcdiv_", "specs/mlu.yaml:159",
+    "addcdiv_", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1280,7 +1328,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   torch_fl::check_no_partial_overlap(self, tensor1);
   torch_fl::check_no_partial_overlap(self, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
@@ -1292,7 +1340,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // mluOpArange(stream, start, end, step, out)
-// from specs/mlu.yaml:163
+// from specs/mlu.yaml:161
 static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto start_arg = mlu_glue::scalar(start);
@@ -1305,9 +1353,9 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   }
 }
 
-// arange.start_out: specs/mlu.yaml:163
+// arange.start_out: specs/mlu.yaml:161
 static const torch_fl::OpInfo kOp_arange_start_out{
-    "arange.start_out", "specs/mlu.yaml:163",
+    "arange.start_out", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1317,7 +1365,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(out)) {
+  if (!(op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(arange_start_out)>(op, torch_fl::FallbackReason::kDtype, start, end, step, out);
   }
   at::Tensor out_meta = op.meta_output(out);
@@ -1328,7 +1376,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
 }
 
 // mluOpCat(stream, tensors, dim, out)
-// from specs/mlu.yaml:165
+// from specs/mlu.yaml:163
 static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto tensors_arg = mlu_glue::describe_list(tensors);
@@ -1339,9 +1387,9 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   }
 }
 
-// cat: specs/mlu.yaml:165
+// cat: specs/mlu.yaml:163
 static const torch_fl::OpInfo kOp_cat{
-    "cat", "specs/mlu.yaml:165",
+    "cat", "specs/mlu.yaml:163",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1350,19 +1398,22 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   torch_fl::OpContext op(kOp_cat);
   op.check_input_list(tensors, "tensors");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(tensors)) {
+  if (!(op.dtype_is_native(tensors, "tensors"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
   }
   const auto expected = at::meta::cat(op.meta(tensors), dim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
+  }
   const at::Tensor out = op.allocate(expected);
   launch_cat(op, tensors, dim, out);
   return out;
 }
 
-// cat.out: specs/mlu.yaml:165
+// cat.out: specs/mlu.yaml:163
 // out variant derived from cat
 static const torch_fl::OpInfo kOp_cat_out{
-    "cat.out", "specs/mlu.yaml:165",
+    "cat.out", "specs/mlu.yaml:163",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1374,7 +1425,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, tensors);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(tensors)) {
+  if (!(op.dtype_is_native(tensors, "tensors") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cat_out)>(op, torch_fl::FallbackReason::kDtype, tensors, dim, out);
   }
   at::Tensor out_meta = op.meta_output(out);
@@ -1385,7 +1436,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
 }
 
 // mluOpAll(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:167
+// from specs/mlu.yaml:165
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1397,9 +1448,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/mlu.yaml:167
+// all.dim: specs/mlu.yaml:165
 static const torch_fl::OpInfo kOp_all_dim{
-    "all.dim", "specs/mlu.yaml:167",
+    "all.dim", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1408,20 +1459,23 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   torch_fl::OpContext op(kOp_all_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// all.out: specs/mlu.yaml:167
+// all.out: specs/mlu.yaml:165
 // out variant derived from all.dim
 static const torch_fl::OpInfo kOp_all_out{
-    "all.out", "specs/mlu.yaml:167",
+    "all.out", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1433,7 +1487,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1445,7 +1499,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // mluOpReduceMin(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:197
+// from specs/mlu.yaml:195
 static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1457,9 +1511,9 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amin: specs/mlu.yaml:197
+// amin: specs/mlu.yaml:195
 static const torch_fl::OpInfo kOp_amin{
-    "amin", "specs/mlu.yaml:197",
+    "amin", "specs/mlu.yaml:195",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1468,20 +1522,23 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   torch_fl::OpContext op(kOp_amin);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::amin(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::amin(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_amin(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// amin.out: specs/mlu.yaml:197
+// amin.out: specs/mlu.yaml:195
 // out variant derived from amin
 static const torch_fl::OpInfo kOp_amin_out{
-    "amin.out", "specs/mlu.yaml:197",
+    "amin.out", "specs/mlu.yaml:195",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1493,7 +1550,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);

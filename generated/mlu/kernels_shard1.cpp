@@ -44,11 +44,14 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_mul_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::mul(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::mul(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_mul_Scalar(op, self_on_device, other, out);
   return out;
@@ -67,7 +70,7 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -99,11 +102,14 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::neg(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::neg(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_neg(op, self_on_device, out);
   return out;
@@ -124,7 +130,7 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -148,7 +154,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -179,7 +185,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_zero_);
   op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(zero_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   launch_zero_(op, self);
@@ -210,7 +216,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(normal_)>(op, torch_fl::FallbackReason::kDtype, self, mean, std, generator);
   }
   launch_normal_(op, self, mean, std, generator);
@@ -240,11 +246,14 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_reciprocal);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::reciprocal(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::reciprocal(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_reciprocal(op, self_on_device, out);
   return out;
@@ -265,7 +274,7 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -289,7 +298,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -321,11 +330,14 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::silu(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::silu(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_silu(op, self_on_device, out);
   return out;
@@ -346,7 +358,7 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -370,7 +382,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -404,12 +416,15 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::minimum(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::minimum(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_minimum(op, self_on_device, other_on_device, out);
   return out;
@@ -432,7 +447,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -468,11 +483,14 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const auto expected = at::meta::pow(op.meta(self), exponent);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::pow(op.meta(self), exponent);
   const at::Tensor out = op.allocate(expected);
   launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
   return out;
@@ -493,7 +511,7 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -517,7 +535,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   at::Tensor self_meta = op.meta(self);
@@ -527,7 +545,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
 }
 
 // mluOpIsNegInf(stream, self, out)
-// from specs/mlu.yaml:166
+// from specs/mlu.yaml:164
 static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -538,9 +556,9 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isneginf: specs/mlu.yaml:166
+// isneginf: specs/mlu.yaml:164
 static const torch_fl::OpInfo kOp_isneginf{
-    "isneginf", "specs/mlu.yaml:166",
+    "isneginf", "specs/mlu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -549,20 +567,23 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_isneginf);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::isneginf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::isneginf(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_isneginf(op, self_on_device, out);
   return out;
 }
 
-// isneginf.out: specs/mlu.yaml:166
+// isneginf.out: specs/mlu.yaml:164
 // out variant derived from isneginf
 static const torch_fl::OpInfo kOp_isneginf_out{
-    "isneginf.out", "specs/mlu.yaml:166",
+    "isneginf.out", "specs/mlu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -574,7 +595,7 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -586,7 +607,7 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpCumsum(stream, self, dim, workspace, out)
-// from specs/mlu.yaml:177
+// from specs/mlu.yaml:175
 static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -603,9 +624,9 @@ static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// cumsum: specs/mlu.yaml:177
+// cumsum: specs/mlu.yaml:175
 static const torch_fl::OpInfo kOp_cumsum{
-    "cumsum", "specs/mlu.yaml:177",
+    "cumsum", "specs/mlu.yaml:175",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -614,20 +635,23 @@ at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at:
   torch_fl::OpContext op(kOp_cumsum);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  const auto expected = at::meta::cumsum(op.meta(self), dim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::cumsum(op.meta(self), dim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_cumsum(op, self_on_device, dim, out);
   return out;
 }
 
-// cumsum.out: specs/mlu.yaml:177
+// cumsum.out: specs/mlu.yaml:175
 // out variant derived from cumsum
 static const torch_fl::OpInfo kOp_cumsum_out{
-    "cumsum.out", "specs/mlu.yaml:177",
+    "cumsum.out", "specs/mlu.yaml:175",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -639,7 +663,7 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -650,10 +674,10 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   return out;
 }
 
-// cumsum_: specs/mlu.yaml:177
+// cumsum_: specs/mlu.yaml:175
 // inplace variant derived from cumsum
 static const torch_fl::OpInfo kOp_cumsum_{
-    "cumsum_", "specs/mlu.yaml:177",
+    "cumsum_", "specs/mlu.yaml:175",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -663,7 +687,7 @@ at::Tensor & wrap_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::Sc
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
   }
   at::Tensor self_meta = op.meta(self);
@@ -673,7 +697,7 @@ at::Tensor & wrap_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::Sc
 }
 
 // mluOpIndexSelect(stream, self, dim, index, out)
-// from specs/mlu.yaml:187
+// from specs/mlu.yaml:185
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -685,9 +709,9 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// index_select: specs/mlu.yaml:187
+// index_select: specs/mlu.yaml:185
 static const torch_fl::OpInfo kOp_index_select{
-    "index_select", "specs/mlu.yaml:187",
+    "index_select", "specs/mlu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -697,19 +721,22 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(index, "index", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
+  }
+  const auto expected = torch_fl::output_rules::index_select(self, dim, index);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor index_on_device = op.on_device(index);
-  const auto expected = torch_fl::output_rules::index_select(self, dim, index);
   const at::Tensor out = op.allocate(expected);
   launch_index_select(op, self_on_device, dim, index_on_device, out);
   return out;
 }
 
 // mluOpReduceMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:196
+// from specs/mlu.yaml:194
 static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -721,9 +748,9 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amax: specs/mlu.yaml:196
+// amax: specs/mlu.yaml:194
 static const torch_fl::OpInfo kOp_amax{
-    "amax", "specs/mlu.yaml:196",
+    "amax", "specs/mlu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -732,20 +759,23 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   torch_fl::OpContext op(kOp_amax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::amax(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::amax(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_amax(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// amax.out: specs/mlu.yaml:196
+// amax.out: specs/mlu.yaml:194
 // out variant derived from amax
 static const torch_fl::OpInfo kOp_amax_out{
-    "amax.out", "specs/mlu.yaml:196",
+    "amax.out", "specs/mlu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -757,7 +787,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -769,7 +799,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:268
+// from specs/mlu.yaml:266
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -781,9 +811,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/mlu.yaml:268
+// _softmax_backward_data: specs/mlu.yaml:266
 static const torch_fl::OpInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/mlu.yaml:268",
+    "_softmax_backward_data", "specs/mlu.yaml:266",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -793,12 +823,15 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
   const at::Tensor out = op.allocate(expected);
   launch__softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
   return out;

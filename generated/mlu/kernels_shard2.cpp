@@ -42,11 +42,14 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_eq_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::eq(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::eq(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_eq_Scalar(op, self_on_device, other, out);
   return out;
@@ -67,7 +70,7 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -91,7 +94,7 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -125,12 +128,15 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
   const at::Tensor out = op.allocate(expected);
   launch_tanh_backward(op, grad_output_on_device, output_on_device, out);
   return out;
@@ -161,12 +167,15 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid_backward(op, grad_output_on_device, output_on_device, out);
   return out;
@@ -195,11 +204,14 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sin);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sin(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sin(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sin(op, self_on_device, out);
   return out;
@@ -220,7 +232,7 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -244,7 +256,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -276,11 +288,14 @@ at::Tensor wrap_log2(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_log2);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log2(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::log2(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_log2(op, self_on_device, out);
   return out;
@@ -301,7 +316,7 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -325,7 +340,7 @@ at::Tensor & wrap_log2_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -359,11 +374,14 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   torch_fl::OpContext op(kOp_clamp);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  const auto expected = at::meta::clamp(op.meta(self), min, max);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::clamp(op.meta(self), min, max);
   const at::Tensor out = op.allocate(expected);
   launch_clamp(op, self_on_device, min, max, out);
   return out;
@@ -384,7 +402,7 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -408,7 +426,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
   at::Tensor self_meta = op.meta(self);
@@ -418,7 +436,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
 }
 
 // mluOpArgMax(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:198
+// from specs/mlu.yaml:196
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -430,9 +448,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/mlu.yaml:198
+// argmax: specs/mlu.yaml:196
 static const torch_fl::OpInfo kOp_argmax{
-    "argmax", "specs/mlu.yaml:198",
+    "argmax", "specs/mlu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -441,20 +459,23 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   torch_fl::OpContext op(kOp_argmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::argmax(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::argmax(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_argmax(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// argmax.out: specs/mlu.yaml:198
+// argmax.out: specs/mlu.yaml:196
 // out variant derived from argmax
 static const torch_fl::OpInfo kOp_argmax_out{
-    "argmax.out", "specs/mlu.yaml:198",
+    "argmax.out", "specs/mlu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -466,7 +487,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -478,7 +499,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/mlu.yaml:245
+// from specs/mlu.yaml:243
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -497,9 +518,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/mlu.yaml:245
+// native_batch_norm_backward: specs/mlu.yaml:243
 static const torch_fl::OpInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/mlu.yaml:245",
+    "native_batch_norm_backward", "specs/mlu.yaml:243",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -514,12 +535,15 @@ static const torch_fl::OpInfo kOp_native_batch_norm_backward{
   op.check_optional_input(save_mean, "save_mean");
   op.check_optional_input(save_invstd, "save_invstd");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_out)) {
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var") && op.dtype_is_native(save_mean, "save_mean") && op.dtype_is_native(save_invstd, "save_invstd"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
   }
   const at::Tensor grad_out_on_device = op.on_device(grad_out);
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
@@ -528,7 +552,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm_backward{
 }
 
 // mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/mlu.yaml:249
+// from specs/mlu.yaml:247
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -544,9 +568,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/mlu.yaml:249
+// native_layer_norm: specs/mlu.yaml:247
 static const torch_fl::OpInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/mlu.yaml:249",
+    "native_layer_norm", "specs/mlu.yaml:247",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -557,11 +581,14 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
   op.check_optional_input(weight, "weight");
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
   }
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
@@ -570,7 +597,7 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
 }
 
 // mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
-// from specs/mlu.yaml:257
+// from specs/mlu.yaml:255
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -584,9 +611,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/mlu.yaml:257
+// native_dropout: specs/mlu.yaml:255
 static const torch_fl::OpInfo kOp_native_dropout{
-    "native_dropout", "specs/mlu.yaml:257",
+    "native_dropout", "specs/mlu.yaml:255",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -595,11 +622,14 @@ static const torch_fl::OpInfo kOp_native_dropout{
   torch_fl::OpContext op(kOp_native_dropout);
   op.check_input(input, "input", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const auto expected = torch_fl::output_rules::dropout(input, p, train);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
   }
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::dropout(input, p, train);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_native_dropout(op, input_on_device, p, train, out0, out1);

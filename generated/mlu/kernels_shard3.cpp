@@ -46,12 +46,15 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_ne_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -74,7 +77,7 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -101,7 +104,7 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -134,11 +137,14 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::exp(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::exp(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_exp(op, self_on_device, out);
   return out;
@@ -159,7 +165,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -183,7 +189,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -215,11 +221,14 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sigmoid(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid(op, self_on_device, out);
   return out;
@@ -240,7 +249,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -264,7 +273,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -296,11 +305,14 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::tanh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::tanh(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_tanh(op, self_on_device, out);
   return out;
@@ -321,7 +333,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -345,7 +357,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -377,11 +389,14 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   torch_fl::OpContext op(kOp__log_softmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);
   const at::Tensor out = op.allocate(expected);
   launch__log_softmax(op, self_on_device, dim, out);
   return out;
@@ -402,7 +417,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -438,12 +453,15 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
   const at::Tensor out = op.allocate(expected);
   launch__log_softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
   return out;
@@ -472,11 +490,14 @@ at::Tensor wrap_expm1(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_expm1);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::expm1(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(expm1)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::expm1(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_expm1(op, self_on_device, out);
   return out;
@@ -497,7 +518,7 @@ at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(expm1_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -521,7 +542,7 @@ at::Tensor & wrap_expm1_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(expm1_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -553,11 +574,14 @@ at::Tensor wrap_logical_not(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_logical_not);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::logical_not(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_not)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::logical_not(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_logical_not(op, self_on_device, out);
   return out;
@@ -578,7 +602,7 @@ at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -602,7 +626,7 @@ at::Tensor & wrap_logical_not_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_not_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -612,7 +636,7 @@ at::Tensor & wrap_logical_not_(at::Tensor & self) {
 }
 
 // mluOpLinear(stream, input, weight, bias, out)
-// from specs/mlu.yaml:171
+// from specs/mlu.yaml:169
 static void launch_linear(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -625,9 +649,9 @@ static void launch_linear(const torch_fl::OpContext& op, const at::Tensor & inpu
   }
 }
 
-// linear: specs/mlu.yaml:171
+// linear: specs/mlu.yaml:169
 static const torch_fl::OpInfo kOp_linear{
-    "linear", "specs/mlu.yaml:171",
+    "linear", "specs/mlu.yaml:169",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -638,19 +662,22 @@ at::Tensor wrap_linear(const at::Tensor & input, const at::Tensor & weight, cons
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linear)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias);
+  }
+  const auto expected = at::linear(op.meta(input), op.meta(weight), op.meta(bias));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(linear)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias);
   }
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor weight_on_device = op.on_device(weight);
-  const auto expected = at::linear(op.meta(input), op.meta(weight), op.meta(bias));
   const at::Tensor out = op.allocate(expected);
   launch_linear(op, input_on_device, weight_on_device, bias, out);
   return out;
 }
 
 // linear: the decomposition (and its autograd) when a gradient is needed, the native kernel otherwise
-// from specs/mlu.yaml:171
+// from specs/mlu.yaml:169
 at::Tensor autograd_linear(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias) {
   if (torch_fl::grad_required(input, weight, bias)) {
     return at::native::linear(input, weight, bias);
@@ -660,7 +687,7 @@ at::Tensor autograd_linear(const at::Tensor & input, const at::Tensor & weight, 
 }
 
 // mluOpBatchMatMul(stream, self, mat2, out)
-// from specs/mlu.yaml:180
+// from specs/mlu.yaml:178
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -672,9 +699,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/mlu.yaml:180
+// bmm: specs/mlu.yaml:178
 static const torch_fl::OpInfo kOp_bmm{
-    "bmm", "specs/mlu.yaml:180",
+    "bmm", "specs/mlu.yaml:178",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -684,21 +711,24 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_bmm(op, self_on_device, mat2_on_device, out);
   return out;
 }
 
-// bmm.out: specs/mlu.yaml:180
+// bmm.out: specs/mlu.yaml:178
 // out variant derived from bmm
 static const torch_fl::OpInfo kOp_bmm_out{
-    "bmm.out", "specs/mlu.yaml:180",
+    "bmm.out", "specs/mlu.yaml:178",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -712,7 +742,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -725,7 +755,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
 }
 
 // mluOpMaxPool2d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/mlu.yaml:215
+// from specs/mlu.yaml:213
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -741,9 +771,9 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/mlu.yaml:215
+// max_pool2d_with_indices: specs/mlu.yaml:213
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/mlu.yaml:215",
+    "max_pool2d_with_indices", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -752,21 +782,24 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
   torch_fl::OpContext op(kOp_max_pool2d_with_indices);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/mlu.yaml:215
+// max_pool2d_with_indices.out: specs/mlu.yaml:213
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/mlu.yaml:215",
+    "max_pool2d_with_indices.out", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -781,7 +814,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
   torch_fl::check_no_internal_overlap(indices);
   torch_fl::check_no_partial_overlap(indices, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -795,7 +828,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
 }
 
 // mluOpLayerNormBackward(stream, grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/mlu.yaml:253
+// from specs/mlu.yaml:251
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -814,9 +847,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/mlu.yaml:253
+// native_layer_norm_backward: specs/mlu.yaml:251
 static const torch_fl::OpInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/mlu.yaml:253",
+    "native_layer_norm_backward", "specs/mlu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -830,14 +863,17 @@ static const torch_fl::OpInfo kOp_native_layer_norm_backward{
   op.check_optional_input(weight, "weight");
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_out)) {
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(mean, "mean") && op.dtype_is_native(rstd, "rstd") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
   }
   const at::Tensor grad_out_on_device = op.on_device(grad_out);
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor mean_on_device = op.on_device(mean);
   const at::Tensor rstd_on_device = op.on_device(rstd);
-  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));

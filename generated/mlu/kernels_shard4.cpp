@@ -44,12 +44,15 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_mul_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -72,7 +75,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -99,7 +102,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -140,14 +143,17 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   op.check_optional_input(weight, "weight");
   op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor target_on_device = op.on_device(target);
   const at::Tensor total_weight_on_device = op.on_device(total_weight);
-  const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
   const at::Tensor out = op.allocate(expected);
   launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, out);
   return out;
@@ -176,11 +182,14 @@ at::Tensor wrap_round(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_round);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::round(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::round(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_round(op, self_on_device, out);
   return out;
@@ -201,7 +210,7 @@ at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -225,7 +234,7 @@ at::Tensor & wrap_round_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -259,12 +268,15 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const auto expected = at::meta::pow(op.meta(self), op.meta(exponent));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor exponent_on_device = op.on_device(exponent);
-  const auto expected = at::meta::pow(op.meta(self), op.meta(exponent));
   const at::Tensor out = op.allocate(expected);
   launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
   return out;
@@ -287,7 +299,7 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, exponent);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -314,7 +326,7 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, exponent);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const at::Tensor exponent_on_device = op.on_device(exponent);
@@ -325,7 +337,7 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
 }
 
 // mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:153
+// from specs/mlu.yaml:152
 static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto condition_arg = mlu_glue::describe(condition);
@@ -338,9 +350,9 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// where.self_out: specs/mlu.yaml:153
+// where.self_out: specs/mlu.yaml:152
 static const torch_fl::OpInfo kOp_where_self_out{
-    "where.self_out", "specs/mlu.yaml:153",
+    "where.self_out", "specs/mlu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -356,7 +368,7 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
   }
   const at::Tensor condition_on_device = op.on_device(condition);
@@ -369,7 +381,7 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
 }
 
 // mluOpTril(stream, self, diagonal, out)
-// from specs/mlu.yaml:161
+// from specs/mlu.yaml:159
 static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -380,9 +392,9 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tril: specs/mlu.yaml:161
+// tril: specs/mlu.yaml:159
 static const torch_fl::OpInfo kOp_tril{
-    "tril", "specs/mlu.yaml:161",
+    "tril", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -391,20 +403,23 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_tril);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::tril(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::tril(op.meta(self), diagonal);
   const at::Tensor out = op.allocate(expected);
   launch_tril(op, self_on_device, diagonal, out);
   return out;
 }
 
-// tril.out: specs/mlu.yaml:161
+// tril.out: specs/mlu.yaml:159
 // out variant derived from tril
 static const torch_fl::OpInfo kOp_tril_out{
-    "tril.out", "specs/mlu.yaml:161",
+    "tril.out", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -416,7 +431,7 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -427,10 +442,10 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// tril_: specs/mlu.yaml:161
+// tril_: specs/mlu.yaml:159
 // inplace variant derived from tril
 static const torch_fl::OpInfo kOp_tril_{
-    "tril_", "specs/mlu.yaml:161",
+    "tril_", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -440,7 +455,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   at::Tensor self_meta = op.meta(self);
@@ -450,7 +465,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpTriu(stream, self, diagonal, out)
-// from specs/mlu.yaml:162
+// from specs/mlu.yaml:160
 static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -461,9 +476,9 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// triu: specs/mlu.yaml:162
+// triu: specs/mlu.yaml:160
 static const torch_fl::OpInfo kOp_triu{
-    "triu", "specs/mlu.yaml:162",
+    "triu", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -472,20 +487,23 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_triu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::triu(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::triu(op.meta(self), diagonal);
   const at::Tensor out = op.allocate(expected);
   launch_triu(op, self_on_device, diagonal, out);
   return out;
 }
 
-// triu.out: specs/mlu.yaml:162
+// triu.out: specs/mlu.yaml:160
 // out variant derived from triu
 static const torch_fl::OpInfo kOp_triu_out{
-    "triu.out", "specs/mlu.yaml:162",
+    "triu.out", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -497,7 +515,7 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -508,10 +526,10 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// triu_: specs/mlu.yaml:162
+// triu_: specs/mlu.yaml:160
 // inplace variant derived from triu
 static const torch_fl::OpInfo kOp_triu_{
-    "triu_", "specs/mlu.yaml:162",
+    "triu_", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -521,7 +539,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   at::Tensor self_meta = op.meta(self);
@@ -531,7 +549,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
 }
 
 // mluOpEmbeddingBackward(stream, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
-// from specs/mlu.yaml:190
+// from specs/mlu.yaml:188
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -543,9 +561,9 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   }
 }
 
-// embedding_dense_backward: specs/mlu.yaml:190
+// embedding_dense_backward: specs/mlu.yaml:188
 static const torch_fl::OpInfo kOp_embedding_dense_backward{
-    "embedding_dense_backward", "specs/mlu.yaml:190",
+    "embedding_dense_backward", "specs/mlu.yaml:188",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -555,19 +573,22 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  const auto expected = torch_fl::output_rules::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor indices_on_device = op.on_device(indices);
-  const auto expected = torch_fl::output_rules::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   const at::Tensor out = op.allocate(expected);
   launch_embedding_dense_backward(op, grad_output_on_device, indices_on_device, num_weights, padding_idx, scale_grad_by_freq, out);
   return out;
 }
 
 // mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu.yaml:219
+// from specs/mlu.yaml:217
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -584,9 +605,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/mlu.yaml:219
+// max_pool2d_with_indices_backward: specs/mlu.yaml:217
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/mlu.yaml:219",
+    "max_pool2d_with_indices_backward", "specs/mlu.yaml:217",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -597,22 +618,25 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor indices_on_device = op.on_device(indices);
-  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
   const at::Tensor out = op.allocate(expected);
   launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_on_device, out);
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:219
+// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:217
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:219",
+    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:217",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -628,7 +652,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   torch_fl::check_no_partial_overlap(grad_input, self);
   torch_fl::check_no_partial_overlap(grad_input, indices);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
@@ -642,7 +666,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:227
+// from specs/mlu.yaml:225
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -658,9 +682,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/mlu.yaml:227
+// avg_pool2d_backward: specs/mlu.yaml:225
 static const torch_fl::OpInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/mlu.yaml:227",
+    "avg_pool2d_backward", "specs/mlu.yaml:225",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -670,21 +694,24 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   const at::Tensor out = op.allocate(expected);
   launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/mlu.yaml:227
+// avg_pool2d_backward.grad_input: specs/mlu.yaml:225
 // out variant derived from avg_pool2d_backward
 static const torch_fl::OpInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:227",
+    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:225",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -698,7 +725,7 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   torch_fl::check_no_partial_overlap(grad_input, grad_output);
   torch_fl::check_no_partial_overlap(grad_input, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);

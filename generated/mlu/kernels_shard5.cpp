@@ -50,12 +50,15 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -78,7 +81,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -105,7 +108,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -141,12 +144,15 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -169,7 +175,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -196,7 +202,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -230,11 +236,14 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_div_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::div(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::div(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_div_Scalar(op, self_on_device, other, out);
   return out;
@@ -253,7 +262,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -287,12 +296,15 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_gt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -315,7 +327,7 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -342,7 +354,7 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -376,11 +388,14 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_lt_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::lt(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_lt_Scalar(op, self_on_device, other, out);
   return out;
@@ -401,7 +416,7 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -425,7 +440,7 @@ at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -457,11 +472,14 @@ at::Tensor wrap_log(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_log);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::log(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_log(op, self_on_device, out);
   return out;
@@ -482,7 +500,7 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -506,7 +524,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -538,11 +556,14 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_cos);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::cos(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::cos(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_cos(op, self_on_device, out);
   return out;
@@ -563,7 +584,7 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -587,7 +608,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -619,11 +640,14 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_trunc);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::trunc(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::trunc(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_trunc(op, self_on_device, out);
   return out;
@@ -644,7 +668,7 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -668,7 +692,7 @@ at::Tensor & wrap_trunc_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -702,12 +726,15 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_silu_backward(op, grad_output_on_device, self_on_device, out);
   return out;
@@ -737,11 +764,14 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
+  }
+  const auto expected = at::meta::gelu(op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::gelu(op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
   launch_gelu(op, self_on_device, approximate, out);
   return out;
@@ -762,7 +792,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -786,7 +816,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   at::Tensor self_meta = op.meta(self);
@@ -820,12 +850,15 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::le(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::le(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_le_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -848,7 +881,7 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -875,7 +908,7 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -909,11 +942,14 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ge_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ge(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::ge(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_ge_Scalar(op, self_on_device, other, out);
   return out;
@@ -934,7 +970,7 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -958,7 +994,7 @@ at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -994,20 +1030,23 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
   }
   const at::Tensor condition_on_device = op.on_device(condition);
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = torch_fl::output_rules::where(condition, self, other);
   const at::Tensor out = op.allocate(expected);
   launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
   return out;
 }
 
 // mluOpLerp(stream, self, end, weight, out)
-// from specs/mlu.yaml:160
+// from specs/mlu.yaml:158
 static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1020,9 +1059,9 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Scalar: specs/mlu.yaml:160
+// lerp.Scalar: specs/mlu.yaml:158
 static const torch_fl::OpInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/mlu.yaml:160",
+    "lerp.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1032,21 +1071,24 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor end_on_device = op.on_device(end);
-  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
   const at::Tensor out = op.allocate(expected);
   launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
   return out;
 }
 
-// lerp.Scalar_out: specs/mlu.yaml:160
+// lerp.Scalar_out: specs/mlu.yaml:158
 // out variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/mlu.yaml:160",
+    "lerp.Scalar_out", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1060,7 +1102,7 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, end);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1072,10 +1114,10 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   return out;
 }
 
-// lerp_.Scalar: specs/mlu.yaml:160
+// lerp_.Scalar: specs/mlu.yaml:158
 // inplace variant derived from lerp.Scalar
 static const torch_fl::OpInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/mlu.yaml:160",
+    "lerp_.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1087,7 +1129,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, end);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const at::Tensor end_on_device = op.on_device(end);
@@ -1098,7 +1140,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // mluOpBaddbmm(stream, self, batch1, batch2, beta, alpha, out)
-// from specs/mlu.yaml:181
+// from specs/mlu.yaml:179
 static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1113,9 +1155,9 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// baddbmm: specs/mlu.yaml:181
+// baddbmm: specs/mlu.yaml:179
 static const torch_fl::OpInfo kOp_baddbmm{
-    "baddbmm", "specs/mlu.yaml:181",
+    "baddbmm", "specs/mlu.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1126,22 +1168,25 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   op.check_input(batch1, "batch1", /*cpu_scalar_ok=*/true);
   op.check_input(batch2, "batch2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
+  }
+  const auto expected = at::meta::baddbmm(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor batch1_on_device = op.on_device(batch1);
   const at::Tensor batch2_on_device = op.on_device(batch2);
-  const auto expected = at::meta::baddbmm(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
   return out;
 }
 
-// baddbmm.out: specs/mlu.yaml:181
+// baddbmm.out: specs/mlu.yaml:179
 // out variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_out{
-    "baddbmm.out", "specs/mlu.yaml:181",
+    "baddbmm.out", "specs/mlu.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1157,7 +1202,7 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   torch_fl::check_no_partial_overlap(out, batch1);
   torch_fl::check_no_partial_overlap(out, batch2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_out)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1170,10 +1215,10 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   return out;
 }
 
-// baddbmm_: specs/mlu.yaml:181
+// baddbmm_: specs/mlu.yaml:179
 // inplace variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_{
-    "baddbmm_", "specs/mlu.yaml:181",
+    "baddbmm_", "specs/mlu.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1187,7 +1232,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   torch_fl::check_no_partial_overlap(self, batch1);
   torch_fl::check_no_partial_overlap(self, batch2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
   const at::Tensor batch1_on_device = op.on_device(batch1);
@@ -1199,7 +1244,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
 }
 
 // mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
-// from specs/mlu.yaml:231
+// from specs/mlu.yaml:229
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1211,9 +1256,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/mlu.yaml:231
+// _adaptive_avg_pool2d: specs/mlu.yaml:229
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/mlu.yaml:231",
+    "_adaptive_avg_pool2d", "specs/mlu.yaml:229",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1222,18 +1267,21 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
   torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
   const at::Tensor out = op.allocate(expected);
   launch__adaptive_avg_pool2d(op, self_on_device, output_size, out);
   return out;
 }
 
 // mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:235
+// from specs/mlu.yaml:233
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1245,9 +1293,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/mlu.yaml:235
+// _adaptive_avg_pool2d_backward: specs/mlu.yaml:233
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:235",
+    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:233",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1257,12 +1305,15 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
   const at::Tensor out = op.allocate(expected);
   launch__adaptive_avg_pool2d_backward(op, grad_output_on_device, self_on_device, out);
   return out;

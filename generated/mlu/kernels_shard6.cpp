@@ -40,11 +40,14 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ne_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::ne(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_ne_Scalar(op, self_on_device, other, out);
   return out;
@@ -65,7 +68,7 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -89,7 +92,7 @@ at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -122,7 +125,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(uniform_)>(op, torch_fl::FallbackReason::kDtype, self, from, to, generator);
   }
   launch_uniform_(op, self, from, to, generator);
@@ -152,11 +155,14 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_abs);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(abs)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::abs(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::abs(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_abs(op, self_on_device, out);
   return out;
@@ -177,7 +183,7 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -201,7 +207,7 @@ at::Tensor & wrap_abs_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -233,11 +239,14 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_rsqrt);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::rsqrt(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::rsqrt(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_rsqrt(op, self_on_device, out);
   return out;
@@ -258,7 +267,7 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -282,7 +291,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -314,11 +323,14 @@ at::Tensor wrap_floor(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_floor);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(floor)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::floor(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::floor(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_floor(op, self_on_device, out);
   return out;
@@ -339,7 +351,7 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -363,7 +375,7 @@ at::Tensor & wrap_floor_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -395,11 +407,14 @@ at::Tensor wrap_sign(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sign);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sign)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sign(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sign(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sign(op, self_on_device, out);
   return out;
@@ -420,7 +435,7 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -444,7 +459,7 @@ at::Tensor & wrap_sign_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -478,12 +493,15 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::maximum(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::maximum(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_maximum(op, self_on_device, other_on_device, out);
   return out;
@@ -506,7 +524,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -519,7 +537,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // mluOpMaskedFill(stream, self, mask, value)
-// from specs/mlu.yaml:157
+// from specs/mlu.yaml:155
 static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -531,9 +549,9 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   }
 }
 
-// masked_fill_.Scalar: specs/mlu.yaml:157
+// masked_fill_.Scalar: specs/mlu.yaml:155
 static const torch_fl::OpInfo kOp_masked_fill__Scalar{
-    "masked_fill_.Scalar", "specs/mlu.yaml:157",
+    "masked_fill_.Scalar", "specs/mlu.yaml:155",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -545,7 +563,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, mask);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
   }
   const at::Tensor mask_on_device = op.on_device(mask);
@@ -554,7 +572,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
 }
 
 // mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-// from specs/mlu.yaml:203
+// from specs/mlu.yaml:201
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -571,9 +589,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/mlu.yaml:203
+// convolution_overrideable: specs/mlu.yaml:201
 static const torch_fl::OpInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/mlu.yaml:203",
+    "convolution_overrideable", "specs/mlu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -584,24 +602,27 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
   if (!!(transposed)) {  // when: not transposed
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kGuard, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
+  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor weight_on_device = op.on_device(weight);
   const at::Tensor input_laid = op.with_layout(input_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor weight_laid = op.with_layout(weight_on_device, torch_fl::MemoryLayout::kContiguous);
-  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const at::Tensor out = op.allocate(expected);
   launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, transposed, output_padding, groups, out);
   return out;
 }
 
 // mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu.yaml:209
+// from specs/mlu.yaml:207
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -620,9 +641,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/mlu.yaml:209
+// convolution_backward_overrideable: specs/mlu.yaml:207
 static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu.yaml:209",
+    "convolution_backward_overrideable", "specs/mlu.yaml:207",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -633,11 +654,15 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
   op.check_input(input, "input", /*cpu_scalar_ok=*/true);
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
   if (!!(transposed)) {  // when: not transposed
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kGuard, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor input_on_device = op.on_device(input);
@@ -645,7 +670,6 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
   const at::Tensor grad_output_laid = op.with_layout(grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor input_laid = op.with_layout(input_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor weight_laid = op.with_layout(weight_on_device, torch_fl::MemoryLayout::kContiguous);
-  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   const at::Tensor grad_input = op.allocate(std::get<0>(expected));
   const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
   const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
@@ -654,7 +678,7 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
 }
 
 // mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:261
+// from specs/mlu.yaml:259
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -666,9 +690,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/mlu.yaml:261
+// native_dropout_backward: specs/mlu.yaml:259
 static const torch_fl::OpInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:261",
+    "native_dropout_backward", "specs/mlu.yaml:259",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -678,12 +702,15 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor mask_on_device = op.on_device(mask);
-  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
   const at::Tensor out = op.allocate(expected);
   launch_native_dropout_backward(op, grad_output_on_device, mask_on_device, scale, out);
   return out;

@@ -43,12 +43,15 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_eq_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -71,7 +74,7 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -98,7 +101,7 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -134,12 +137,15 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
+  }
+  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
   const at::Tensor out = op.allocate(expected);
   launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
   return out;
@@ -168,7 +174,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_fill__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
   }
   launch_fill__Scalar(op, self, value);
@@ -204,13 +210,16 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
+  }
+  const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat1_on_device = op.on_device(mat1);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
   return out;
@@ -235,7 +244,7 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   torch_fl::check_no_partial_overlap(out, mat1);
   torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -265,7 +274,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
   torch_fl::check_no_partial_overlap(self, mat1);
   torch_fl::check_no_partial_overlap(self, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
   const at::Tensor mat1_on_device = op.on_device(mat1);
@@ -299,11 +308,14 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_ceil);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::ceil(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::ceil(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_ceil(op, self_on_device, out);
   return out;
@@ -324,7 +336,7 @@ at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -348,7 +360,7 @@ at::Tensor & wrap_ceil_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -380,11 +392,14 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_log1p);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log1p(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::log1p(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_log1p(op, self_on_device, out);
   return out;
@@ -405,7 +420,7 @@ at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -429,7 +444,7 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -439,7 +454,7 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
 }
 
 // mluOpAvgPool2d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:223
+// from specs/mlu.yaml:221
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -454,9 +469,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/mlu.yaml:223
+// avg_pool2d: specs/mlu.yaml:221
 static const torch_fl::OpInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/mlu.yaml:223",
+    "avg_pool2d", "specs/mlu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -465,20 +480,23 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   torch_fl::OpContext op(kOp_avg_pool2d);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   const at::Tensor out = op.allocate(expected);
   launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
-// avg_pool2d.out: specs/mlu.yaml:223
+// avg_pool2d.out: specs/mlu.yaml:221
 // out variant derived from avg_pool2d
 static const torch_fl::OpInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/mlu.yaml:223",
+    "avg_pool2d.out", "specs/mlu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -490,7 +508,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -502,7 +520,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // mluOpBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/mlu.yaml:241
+// from specs/mlu.yaml:239
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -519,9 +537,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/mlu.yaml:241
+// native_batch_norm: specs/mlu.yaml:239
 static const torch_fl::OpInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/mlu.yaml:241",
+    "native_batch_norm", "specs/mlu.yaml:239",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -534,11 +552,14 @@ static const torch_fl::OpInfo kOp_native_batch_norm{
   op.check_optional_input(running_mean, "running_mean");
   op.check_optional_input(running_var, "running_var");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
@@ -547,7 +568,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm{
 }
 
 // mluOpSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:267
+// from specs/mlu.yaml:265
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -558,9 +579,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/mlu.yaml:267
+// _softmax: specs/mlu.yaml:265
 static const torch_fl::OpInfo kOp__softmax{
-    "_softmax", "specs/mlu.yaml:267",
+    "_softmax", "specs/mlu.yaml:265",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -569,20 +590,23 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   torch_fl::OpContext op(kOp__softmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
   const at::Tensor out = op.allocate(expected);
   launch__softmax(op, self_on_device, dim, out);
   return out;
 }
 
-// _softmax.out: specs/mlu.yaml:267
+// _softmax.out: specs/mlu.yaml:265
 // out variant derived from _softmax
 static const torch_fl::OpInfo kOp__softmax_out{
-    "_softmax.out", "specs/mlu.yaml:267",
+    "_softmax.out", "specs/mlu.yaml:265",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -594,7 +618,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
   const at::Tensor self_on_device = op.on_device(self);

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "ea4a2754edf50aa9e7dbe368053ad00baf29ecab3a6cb5a1602365f67f114058", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "ab4933bb3b5e8d79c903ba7a30e9502407e9f6ae7e4424c05e4e77ccb9f18af6", "2.13.0"};

@@ -58,12 +58,15 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::div(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::div(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_div_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -86,7 +89,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -113,7 +116,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -154,11 +157,14 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   torch_fl::OpContext op(kOp_add_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::add(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::add(op.meta(self), other, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_add_Scalar(op, self_on_device, other, alpha, out);
   return out;
@@ -177,7 +183,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   at::Tensor self_meta = op.meta(self);
@@ -217,12 +223,15 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_lt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -245,7 +254,7 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -287,11 +296,14 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_gt_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::gt(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_gt_Scalar(op, self_on_device, other, out);
   return out;
@@ -312,7 +324,7 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -352,11 +364,14 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sqrt);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sqrt(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sqrt(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sqrt(op, self_on_device, out);
   return out;
@@ -377,7 +392,7 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -401,7 +416,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -439,11 +454,14 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_erf);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::erf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::erf(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_erf(op, self_on_device, out);
   return out;
@@ -464,7 +482,7 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -488,7 +506,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -526,7 +544,7 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -548,7 +566,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   launch_relu(op, self, self);
@@ -587,12 +605,15 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
+  }
+  const auto expected = at::meta::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
   launch_gelu_backward(op, grad_output_on_device, self_on_device, approximate, out);
   return out;
@@ -632,13 +653,16 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
-  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
   const at::Tensor out = op.allocate(expected);
   launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
@@ -663,7 +687,7 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   torch_fl::check_no_partial_overlap(out, tensor1);
   torch_fl::check_no_partial_overlap(out, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -693,7 +717,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   torch_fl::check_no_partial_overlap(self, tensor1);
   torch_fl::check_no_partial_overlap(self, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
@@ -738,13 +762,16 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
   op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
   const at::Tensor tensor2_on_device = op.on_device(tensor2);
-  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
   const at::Tensor out = op.allocate(expected);
   launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
   return out;
@@ -769,7 +796,7 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   torch_fl::check_no_partial_overlap(out, tensor1);
   torch_fl::check_no_partial_overlap(out, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -799,7 +826,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   torch_fl::check_no_partial_overlap(self, tensor1);
   torch_fl::check_no_partial_overlap(self, tensor2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
   const at::Tensor tensor1_on_device = op.on_device(tensor1);
@@ -811,7 +838,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // npunnArange(start, end, step, out)
-// from specs/npu.yaml:111
+// from specs/npu.yaml:109
 static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
   const auto start_arg = npu_glue::scalar(start);
   const auto end_arg = npu_glue::scalar(end);
@@ -830,9 +857,9 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   }
 }
 
-// arange.start_out: specs/npu.yaml:111
+// arange.start_out: specs/npu.yaml:109
 static const torch_fl::OpInfo kOp_arange_start_out{
-    "arange.start_out", "specs/npu.yaml:111",
+    "arange.start_out", "specs/npu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -842,7 +869,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(out)) {
+  if (!(op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(arange_start_out)>(op, torch_fl::FallbackReason::kDtype, start, end, step, out);
   }
   at::Tensor out_meta = op.meta_output(out);
@@ -853,7 +880,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
 }
 
 // npunnMm(self, mat2, out)
-// from specs/npu.yaml:124
+// from specs/npu.yaml:122
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat2_arg = npu_glue::tensor(mat2);
@@ -871,9 +898,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/npu.yaml:124
+// mm: specs/npu.yaml:122
 static const torch_fl::OpInfo kOp_mm{
-    "mm", "specs/npu.yaml:124",
+    "mm", "specs/npu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -883,21 +910,24 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_mm(op, self_on_device, mat2_on_device, out);
   return out;
 }
 
-// mm.out: specs/npu.yaml:124
+// mm.out: specs/npu.yaml:122
 // out variant derived from mm
 static const torch_fl::OpInfo kOp_mm_out{
-    "mm.out", "specs/npu.yaml:124",
+    "mm.out", "specs/npu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -911,7 +941,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -924,7 +954,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
 }
 
 // npunnReduceSum(self, dim, keepdim, out)
-// from specs/npu.yaml:130
+// from specs/npu.yaml:128
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int_array(dim);
@@ -942,9 +972,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/npu.yaml:130
+// sum.dim_IntList: specs/npu.yaml:128
 static const torch_fl::OpInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/npu.yaml:130",
+    "sum.dim_IntList", "specs/npu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -953,20 +983,23 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   torch_fl::OpContext op(kOp_sum_dim_IntList);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// sum.IntList_out: specs/npu.yaml:130
+// sum.IntList_out: specs/npu.yaml:128
 // out variant derived from sum.dim_IntList
 static const torch_fl::OpInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/npu.yaml:130",
+    "sum.IntList_out", "specs/npu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -978,7 +1011,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -990,7 +1023,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 // npunnMean(self, dim, keepdim, out)
-// from specs/npu.yaml:131
+// from specs/npu.yaml:129
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int_array(dim);
@@ -1008,9 +1041,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/npu.yaml:131
+// mean.dim: specs/npu.yaml:129
 static const torch_fl::OpInfo kOp_mean_dim{
-    "mean.dim", "specs/npu.yaml:131",
+    "mean.dim", "specs/npu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1019,20 +1052,23 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   torch_fl::OpContext op(kOp_mean_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_mean_dim(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// mean.out: specs/npu.yaml:131
+// mean.out: specs/npu.yaml:129
 // out variant derived from mean.dim
 static const torch_fl::OpInfo kOp_mean_out{
-    "mean.out", "specs/npu.yaml:131",
+    "mean.out", "specs/npu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1044,7 +1080,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1056,7 +1092,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // npunnAmin(self, dim, keepdim, out)
-// from specs/npu.yaml:133
+// from specs/npu.yaml:131
 static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -1074,9 +1110,9 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amin: specs/npu.yaml:133
+// amin: specs/npu.yaml:131
 static const torch_fl::OpInfo kOp_amin{
-    "amin", "specs/npu.yaml:133",
+    "amin", "specs/npu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1085,20 +1121,23 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   torch_fl::OpContext op(kOp_amin);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::amin(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::amin(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_amin(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// amin.out: specs/npu.yaml:133
+// amin.out: specs/npu.yaml:131
 // out variant derived from amin
 static const torch_fl::OpInfo kOp_amin_out{
-    "amin.out", "specs/npu.yaml:133",
+    "amin.out", "specs/npu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1110,7 +1149,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1122,7 +1161,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // npunnAll(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:135
+// from specs/npu.yaml:133
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -1140,9 +1179,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/npu.yaml:135
+// all.dim: specs/npu.yaml:133
 static const torch_fl::OpInfo kOp_all_dim{
-    "all.dim", "specs/npu.yaml:135",
+    "all.dim", "specs/npu.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1151,20 +1190,23 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   torch_fl::OpContext op(kOp_all_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// all.out: specs/npu.yaml:135
+// all.out: specs/npu.yaml:133
 // out variant derived from all.dim
 static const torch_fl::OpInfo kOp_all_out{
-    "all.out", "specs/npu.yaml:135",
+    "all.out", "specs/npu.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1176,7 +1218,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1188,7 +1230,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // npunnNLLLoss(self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/npu.yaml:142
+// from specs/npu.yaml:140
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1208,9 +1250,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/npu.yaml:142
+// nll_loss_forward: specs/npu.yaml:140
 static const torch_fl::OpInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/npu.yaml:142",
+    "nll_loss_forward", "specs/npu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1221,23 +1263,26 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   op.check_input(target, "target", /*cpu_scalar_ok=*/true);
   op.check_optional_input(weight, "weight");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor target_on_device = op.on_device(target);
   const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
-  const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor total_weight = op.allocate(std::get<1>(expected));
   launch_nll_loss_forward(op, self_on_device, target_as_int32, weight, reduction, ignore_index, output, total_weight);
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/npu.yaml:142
+// nll_loss_forward.output: specs/npu.yaml:140
 // out variant derived from nll_loss_forward
 static const torch_fl::OpInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/npu.yaml:142",
+    "nll_loss_forward.output", "specs/npu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1258,7 +1303,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
   torch_fl::check_no_partial_overlap(total_weight, target);
   torch_fl::check_no_partial_overlap(total_weight, weight);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -1274,7 +1319,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
 }
 
 // npunnCat(tensors, dim, out)
-// from specs/npu.yaml:153
+// from specs/npu.yaml:151
 static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
   const auto tensors_arg = npu_glue::tensor_list(tensors);
   const auto out_arg = npu_glue::tensor(out);
@@ -1291,9 +1336,9 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   }
 }
 
-// cat: specs/npu.yaml:153
+// cat: specs/npu.yaml:151
 static const torch_fl::OpInfo kOp_cat{
-    "cat", "specs/npu.yaml:153",
+    "cat", "specs/npu.yaml:151",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1302,19 +1347,22 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   torch_fl::OpContext op(kOp_cat);
   op.check_input_list(tensors, "tensors");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(tensors)) {
+  if (!(op.dtype_is_native(tensors, "tensors"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
   }
   const auto expected = at::meta::cat(op.meta(tensors), dim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
+  }
   const at::Tensor out = op.allocate(expected);
   launch_cat(op, tensors, dim, out);
   return out;
 }
 
-// cat.out: specs/npu.yaml:153
+// cat.out: specs/npu.yaml:151
 // out variant derived from cat
 static const torch_fl::OpInfo kOp_cat_out{
-    "cat.out", "specs/npu.yaml:153",
+    "cat.out", "specs/npu.yaml:151",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1326,7 +1374,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, tensors);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(tensors)) {
+  if (!(op.dtype_is_native(tensors, "tensors") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cat_out)>(op, torch_fl::FallbackReason::kDtype, tensors, dim, out);
   }
   at::Tensor out_meta = op.meta_output(out);

@@ -49,11 +49,14 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_mul_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::mul(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::mul(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_mul_Scalar(op, self_on_device, other, out);
   return out;
@@ -72,7 +75,7 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -112,12 +115,15 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::minimum(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::minimum(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_minimum(op, self_on_device, other_on_device, out);
   return out;
@@ -140,7 +146,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -181,11 +187,14 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_neg);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::neg(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::neg(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_neg(op, self_on_device, out);
   return out;
@@ -206,7 +215,7 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -230,7 +239,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -268,11 +277,14 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_reciprocal);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::reciprocal(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::reciprocal(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_reciprocal(op, self_on_device, out);
   return out;
@@ -293,7 +305,7 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -317,7 +329,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -355,11 +367,14 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_silu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::silu(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::silu(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_silu(op, self_on_device, out);
   return out;
@@ -380,7 +395,7 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -404,7 +419,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -442,11 +457,14 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_isneginf);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::isneginf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::isneginf(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_isneginf(op, self_on_device, out);
   return out;
@@ -467,7 +485,7 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -508,11 +526,14 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const auto expected = at::meta::pow(op.meta(self), exponent);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::pow(op.meta(self), exponent);
   const at::Tensor out = op.allocate(expected);
   launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
   return out;
@@ -533,7 +554,7 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -557,7 +578,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   at::Tensor self_meta = op.meta(self);
@@ -567,7 +588,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
 }
 
 // npunnInplaceZero(self)
-// from specs/npu.yaml:110
+// from specs/npu.yaml:108
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto self_arg = npu_glue::tensor(self);
   uint64_t workspace_bytes = 0;
@@ -583,9 +604,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/npu.yaml:110
+// zero_: specs/npu.yaml:108
 static const torch_fl::OpInfo kOp_zero_{
-    "zero_", "specs/npu.yaml:110",
+    "zero_", "specs/npu.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -594,7 +615,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_zero_);
   op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(zero_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   launch_zero_(op, self);
@@ -602,7 +623,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // npunnInplaceNormal(self, mean, std, generator)
-// from specs/npu.yaml:112
+// from specs/npu.yaml:110
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto self_arg = npu_glue::tensor(self);
   const auto generator_arg = npu_glue::rand_state(generator);
@@ -619,9 +640,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/npu.yaml:112
+// normal_: specs/npu.yaml:110
 static const torch_fl::OpInfo kOp_normal_{
-    "normal_", "specs/npu.yaml:112",
+    "normal_", "specs/npu.yaml:110",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -631,7 +652,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(normal_)>(op, torch_fl::FallbackReason::kDtype, self, mean, std, generator);
   }
   launch_normal_(op, self, mean, std, generator);
@@ -639,7 +660,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
 }
 
 // npunnAmax(self, dim, keepdim, out)
-// from specs/npu.yaml:132
+// from specs/npu.yaml:130
 static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -657,9 +678,9 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amax: specs/npu.yaml:132
+// amax: specs/npu.yaml:130
 static const torch_fl::OpInfo kOp_amax{
-    "amax", "specs/npu.yaml:132",
+    "amax", "specs/npu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -668,20 +689,23 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   torch_fl::OpContext op(kOp_amax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::amax(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::amax(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_amax(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// amax.out: specs/npu.yaml:132
+// amax.out: specs/npu.yaml:130
 // out variant derived from amax
 static const torch_fl::OpInfo kOp_amax_out{
-    "amax.out", "specs/npu.yaml:132",
+    "amax.out", "specs/npu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -693,7 +717,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -705,7 +729,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // npunnSoftmaxBackward(grad_output, output, dim, out)
-// from specs/npu.yaml:139
+// from specs/npu.yaml:137
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -723,9 +747,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/npu.yaml:139
+// _softmax_backward_data: specs/npu.yaml:137
 static const torch_fl::OpInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/npu.yaml:139",
+    "_softmax_backward_data", "specs/npu.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -735,19 +759,22 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
   const at::Tensor out = op.allocate(expected);
   launch__softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
   return out;
 }
 
 // npunnIndexSelect(self, dim, index, out)
-// from specs/npu.yaml:154
+// from specs/npu.yaml:152
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -765,9 +792,9 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// index_select: specs/npu.yaml:154
+// index_select: specs/npu.yaml:152
 static const torch_fl::OpInfo kOp_index_select{
-    "index_select", "specs/npu.yaml:154",
+    "index_select", "specs/npu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -777,13 +804,16 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(index, "index", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
+  }
+  const auto expected = torch_fl::output_rules::index_select(self, dim, index);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor index_on_device = op.on_device(index);
   const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
-  const auto expected = torch_fl::output_rules::index_select(self, dim, index);
   const at::Tensor out = op.allocate(expected);
   launch_index_select(op, self_on_device, dim, index_as_int32, out);
   return out;

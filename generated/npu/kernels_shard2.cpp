@@ -47,11 +47,14 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_eq_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::eq(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::eq(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_eq_Scalar(op, self_on_device, other, out);
   return out;
@@ -72,7 +75,7 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -112,11 +115,14 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sin);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sin(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sin(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sin(op, self_on_device, out);
   return out;
@@ -137,7 +143,7 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -161,7 +167,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -201,11 +207,14 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   torch_fl::OpContext op(kOp_clamp);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  const auto expected = at::meta::clamp(op.meta(self), min, max);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::clamp(op.meta(self), min, max);
   const at::Tensor out = op.allocate(expected);
   launch_clamp(op, self_on_device, min, max, out);
   return out;
@@ -226,7 +235,7 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -250,7 +259,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
   at::Tensor self_meta = op.meta(self);
@@ -290,12 +299,15 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
   const at::Tensor out = op.allocate(expected);
   launch_tanh_backward(op, grad_output_on_device, output_on_device, out);
   return out;
@@ -332,19 +344,22 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid_backward(op, grad_output_on_device, output_on_device, out);
   return out;
 }
 
 // npunnDropout(input, p, npu_glue::optional_bool_true(train), npu_glue::default_rand_state(), out0, out1)
-// from specs/npu.yaml:114
+// from specs/npu.yaml:112
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto input_arg = npu_glue::tensor(input);
   const auto train_arg2 = npu_glue::optional_bool_true(train);
@@ -364,9 +379,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/npu.yaml:114
+// native_dropout: specs/npu.yaml:112
 static const torch_fl::OpInfo kOp_native_dropout{
-    "native_dropout", "specs/npu.yaml:114",
+    "native_dropout", "specs/npu.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -375,11 +390,14 @@ static const torch_fl::OpInfo kOp_native_dropout{
   torch_fl::OpContext op(kOp_native_dropout);
   op.check_input(input, "input", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const auto expected = torch_fl::output_rules::dropout(input, p, train);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
   }
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::dropout(input, p, train);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_native_dropout(op, input_on_device, p, train, out0, out1);
@@ -387,7 +405,7 @@ static const torch_fl::OpInfo kOp_native_dropout{
 }
 
 // npunnArgMax(self, dim, keepdim, out)
-// from specs/npu.yaml:134
+// from specs/npu.yaml:132
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int(dim);
@@ -405,9 +423,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/npu.yaml:134
+// argmax: specs/npu.yaml:132
 static const torch_fl::OpInfo kOp_argmax{
-    "argmax", "specs/npu.yaml:134",
+    "argmax", "specs/npu.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -416,20 +434,23 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   torch_fl::OpContext op(kOp_argmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::argmax(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::argmax(op.meta(self), dim, keepdim);
   const at::Tensor out = op.allocate(expected);
   launch_argmax(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// argmax.out: specs/npu.yaml:134
+// argmax.out: specs/npu.yaml:132
 // out variant derived from argmax
 static const torch_fl::OpInfo kOp_argmax_out{
-    "argmax.out", "specs/npu.yaml:134",
+    "argmax.out", "specs/npu.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -441,7 +462,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -453,7 +474,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // npunnBatchNormBackward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/npu.yaml:214
+// from specs/npu.yaml:212
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -478,9 +499,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/npu.yaml:214
+// native_batch_norm_backward: specs/npu.yaml:212
 static const torch_fl::OpInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/npu.yaml:214",
+    "native_batch_norm_backward", "specs/npu.yaml:212",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -495,12 +516,15 @@ static const torch_fl::OpInfo kOp_native_batch_norm_backward{
   op.check_optional_input(save_mean, "save_mean");
   op.check_optional_input(save_invstd, "save_invstd");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_out)) {
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var") && op.dtype_is_native(save_mean, "save_mean") && op.dtype_is_native(save_invstd, "save_invstd"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
   }
   const at::Tensor grad_out_on_device = op.on_device(grad_out);
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
@@ -509,7 +533,7 @@ static const torch_fl::OpInfo kOp_native_batch_norm_backward{
 }
 
 // npunnLayerNorm(input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/npu.yaml:218
+// from specs/npu.yaml:216
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto normalized_shape_arg = npu_glue::int_array(normalized_shape);
@@ -531,9 +555,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/npu.yaml:218
+// native_layer_norm: specs/npu.yaml:216
 static const torch_fl::OpInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/npu.yaml:218",
+    "native_layer_norm", "specs/npu.yaml:216",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -544,11 +568,14 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
   op.check_optional_input(weight, "weight");
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
   }
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));

@@ -50,12 +50,15 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_ne_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -78,7 +81,7 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -119,11 +122,14 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::exp(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::exp(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_exp(op, self_on_device, out);
   return out;
@@ -144,7 +150,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -168,7 +174,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -206,11 +212,14 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::tanh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::tanh(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_tanh(op, self_on_device, out);
   return out;
@@ -231,7 +240,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -255,7 +264,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -293,11 +302,14 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sigmoid(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid(op, self_on_device, out);
   return out;
@@ -318,7 +330,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -342,7 +354,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -352,7 +364,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
 }
 
 // npunnBmm(self, mat2, out)
-// from specs/npu.yaml:125
+// from specs/npu.yaml:123
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat2_arg = npu_glue::tensor(mat2);
@@ -370,9 +382,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/npu.yaml:125
+// bmm: specs/npu.yaml:123
 static const torch_fl::OpInfo kOp_bmm{
-    "bmm", "specs/npu.yaml:125",
+    "bmm", "specs/npu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -382,21 +394,24 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_bmm(op, self_on_device, mat2_on_device, out);
   return out;
 }
 
-// bmm.out: specs/npu.yaml:125
+// bmm.out: specs/npu.yaml:123
 // out variant derived from bmm
 static const torch_fl::OpInfo kOp_bmm_out{
-    "bmm.out", "specs/npu.yaml:125",
+    "bmm.out", "specs/npu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -410,7 +425,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -423,7 +438,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
 }
 
 // npunnLogSoftmax(self, dim, out)
-// from specs/npu.yaml:140
+// from specs/npu.yaml:138
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -440,9 +455,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/npu.yaml:140
+// _log_softmax: specs/npu.yaml:138
 static const torch_fl::OpInfo kOp__log_softmax{
-    "_log_softmax", "specs/npu.yaml:140",
+    "_log_softmax", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -451,20 +466,23 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   torch_fl::OpContext op(kOp__log_softmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);
   const at::Tensor out = op.allocate(expected);
   launch__log_softmax(op, self_on_device, dim, out);
   return out;
 }
 
-// _log_softmax.out: specs/npu.yaml:140
+// _log_softmax.out: specs/npu.yaml:138
 // out variant derived from _log_softmax
 static const torch_fl::OpInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/npu.yaml:140",
+    "_log_softmax.out", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -476,7 +494,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -488,7 +506,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // npunnLogSoftmaxBackward(grad_output, output, dim, out)
-// from specs/npu.yaml:141
+// from specs/npu.yaml:139
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -506,9 +524,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/npu.yaml:141
+// _log_softmax_backward_data: specs/npu.yaml:139
 static const torch_fl::OpInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/npu.yaml:141",
+    "_log_softmax_backward_data", "specs/npu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -518,19 +536,22 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(output, "output", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor output_on_device = op.on_device(output);
-  const auto expected = at::meta::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
   const at::Tensor out = op.allocate(expected);
   launch__log_softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
   return out;
 }
 
 // npunnMaxPool2dWithIndices(self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/npu.yaml:183
+// from specs/npu.yaml:181
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -552,9 +573,9 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/npu.yaml:183
+// max_pool2d_with_indices: specs/npu.yaml:181
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/npu.yaml:183",
+    "max_pool2d_with_indices", "specs/npu.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -563,21 +584,24 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
   torch_fl::OpContext op(kOp_max_pool2d_with_indices);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/npu.yaml:183
+// max_pool2d_with_indices.out: specs/npu.yaml:181
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/npu.yaml:183",
+    "max_pool2d_with_indices.out", "specs/npu.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -592,7 +616,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
   torch_fl::check_no_internal_overlap(indices);
   torch_fl::check_no_partial_overlap(indices, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -606,7 +630,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
 }
 
 // npunnLayerNormBackward(grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/npu.yaml:222
+// from specs/npu.yaml:220
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -631,9 +655,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/npu.yaml:222
+// native_layer_norm_backward: specs/npu.yaml:220
 static const torch_fl::OpInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/npu.yaml:222",
+    "native_layer_norm_backward", "specs/npu.yaml:220",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -647,14 +671,17 @@ static const torch_fl::OpInfo kOp_native_layer_norm_backward{
   op.check_optional_input(weight, "weight");
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_out)) {
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(mean, "mean") && op.dtype_is_native(rstd, "rstd") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
   }
   const at::Tensor grad_out_on_device = op.on_device(grad_out);
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor mean_on_device = op.on_device(mean);
   const at::Tensor rstd_on_device = op.on_device(rstd);
-  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));

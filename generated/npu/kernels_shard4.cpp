@@ -48,12 +48,15 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_mul_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -76,7 +79,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -103,7 +106,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -114,7 +117,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnWhere(condition, self, other, out)
-// from specs/npu.yaml:100
+// from specs/npu.yaml:99
 static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto condition_arg = npu_glue::tensor(condition);
   const auto self_arg = npu_glue::tensor(self);
@@ -133,9 +136,9 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// where.self_out: specs/npu.yaml:100
+// where.self_out: specs/npu.yaml:99
 static const torch_fl::OpInfo kOp_where_self_out{
-    "where.self_out", "specs/npu.yaml:100",
+    "where.self_out", "specs/npu.yaml:99",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -151,7 +154,7 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
   }
   const at::Tensor condition_on_device = op.on_device(condition);
@@ -164,7 +167,7 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
 }
 
 // npunnTril(self, diagonal, out)
-// from specs/npu.yaml:105
+// from specs/npu.yaml:103
 static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -181,9 +184,9 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tril: specs/npu.yaml:105
+// tril: specs/npu.yaml:103
 static const torch_fl::OpInfo kOp_tril{
-    "tril", "specs/npu.yaml:105",
+    "tril", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -192,20 +195,23 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_tril);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::tril(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::tril(op.meta(self), diagonal);
   const at::Tensor out = op.allocate(expected);
   launch_tril(op, self_on_device, diagonal, out);
   return out;
 }
 
-// tril.out: specs/npu.yaml:105
+// tril.out: specs/npu.yaml:103
 // out variant derived from tril
 static const torch_fl::OpInfo kOp_tril_out{
-    "tril.out", "specs/npu.yaml:105",
+    "tril.out", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -217,7 +223,7 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -228,10 +234,10 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// tril_: specs/npu.yaml:105
+// tril_: specs/npu.yaml:103
 // inplace variant derived from tril
 static const torch_fl::OpInfo kOp_tril_{
-    "tril_", "specs/npu.yaml:105",
+    "tril_", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -241,7 +247,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   at::Tensor self_meta = op.meta(self);
@@ -251,7 +257,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
 }
 
 // npunnTriu(self, diagonal, out)
-// from specs/npu.yaml:106
+// from specs/npu.yaml:104
 static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -268,9 +274,9 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// triu: specs/npu.yaml:106
+// triu: specs/npu.yaml:104
 static const torch_fl::OpInfo kOp_triu{
-    "triu", "specs/npu.yaml:106",
+    "triu", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -279,20 +285,23 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   torch_fl::OpContext op(kOp_triu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::triu(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::triu(op.meta(self), diagonal);
   const at::Tensor out = op.allocate(expected);
   launch_triu(op, self_on_device, diagonal, out);
   return out;
 }
 
-// triu.out: specs/npu.yaml:106
+// triu.out: specs/npu.yaml:104
 // out variant derived from triu
 static const torch_fl::OpInfo kOp_triu_out{
-    "triu.out", "specs/npu.yaml:106",
+    "triu.out", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -304,7 +313,7 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -315,10 +324,10 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// triu_: specs/npu.yaml:106
+// triu_: specs/npu.yaml:104
 // inplace variant derived from triu
 static const torch_fl::OpInfo kOp_triu_{
-    "triu_", "specs/npu.yaml:106",
+    "triu_", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -328,7 +337,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
   at::Tensor self_meta = op.meta(self);
@@ -338,7 +347,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
 }
 
 // npunnNLLLossBackward(grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/npu.yaml:147
+// from specs/npu.yaml:145
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -359,9 +368,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/npu.yaml:147
+// nll_loss_backward: specs/npu.yaml:145
 static const torch_fl::OpInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/npu.yaml:147",
+    "nll_loss_backward", "specs/npu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -374,7 +383,11 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   op.check_optional_input(weight, "weight");
   op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
@@ -382,14 +395,13 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   const at::Tensor target_on_device = op.on_device(target);
   const at::Tensor total_weight_on_device = op.on_device(total_weight);
   const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
-  const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
   const at::Tensor out = op.allocate(expected);
   launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_as_int32, weight, reduction, ignore_index, total_weight_on_device, out);
   return out;
 }
 
 // npunnEmbeddingDenseBackward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
-// from specs/npu.yaml:158
+// from specs/npu.yaml:156
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto indices_arg = npu_glue::tensor(indices);
@@ -407,9 +419,9 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   }
 }
 
-// embedding_dense_backward: specs/npu.yaml:158
+// embedding_dense_backward: specs/npu.yaml:156
 static const torch_fl::OpInfo kOp_embedding_dense_backward{
-    "embedding_dense_backward", "specs/npu.yaml:158",
+    "embedding_dense_backward", "specs/npu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -419,20 +431,23 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  const auto expected = torch_fl::output_rules::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor indices_on_device = op.on_device(indices);
   const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
-  const auto expected = torch_fl::output_rules::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   const at::Tensor out = op.allocate(expected);
   launch_embedding_dense_backward(op, grad_output_on_device, indices_as_int32, num_weights, padding_idx, scale_grad_by_freq, out);
   return out;
 }
 
 // npunnMaxPool2dWithIndicesBackward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/npu.yaml:187
+// from specs/npu.yaml:185
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -455,9 +470,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/npu.yaml:187
+// max_pool2d_with_indices_backward: specs/npu.yaml:185
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/npu.yaml:187",
+    "max_pool2d_with_indices_backward", "specs/npu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -468,23 +483,26 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor indices_on_device = op.on_device(indices);
   const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
-  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
   const at::Tensor out = op.allocate(expected);
   launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, out);
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/npu.yaml:187
+// max_pool2d_with_indices_backward.grad_input: specs/npu.yaml:185
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/npu.yaml:187",
+    "max_pool2d_with_indices_backward.grad_input", "specs/npu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -500,7 +518,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   torch_fl::check_no_partial_overlap(grad_input, self);
   torch_fl::check_no_partial_overlap(grad_input, indices);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
@@ -515,7 +533,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // npunnAvgPool2dBackward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:196
+// from specs/npu.yaml:194
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -537,9 +555,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/npu.yaml:196
+// avg_pool2d_backward: specs/npu.yaml:194
 static const torch_fl::OpInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/npu.yaml:196",
+    "avg_pool2d_backward", "specs/npu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -549,21 +567,24 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   const at::Tensor out = op.allocate(expected);
   launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/npu.yaml:196
+// avg_pool2d_backward.grad_input: specs/npu.yaml:194
 // out variant derived from avg_pool2d_backward
 static const torch_fl::OpInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/npu.yaml:196",
+    "avg_pool2d_backward.grad_input", "specs/npu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -577,7 +598,7 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   torch_fl::check_no_partial_overlap(grad_input, grad_output);
   torch_fl::check_no_partial_overlap(grad_input, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);

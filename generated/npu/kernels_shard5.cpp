@@ -53,12 +53,15 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -81,7 +84,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -108,7 +111,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -150,12 +153,15 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -178,7 +184,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -205,7 +211,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -245,11 +251,14 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_div_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::div(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::div(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_div_Scalar(op, self_on_device, other, out);
   return out;
@@ -268,7 +277,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
@@ -308,12 +317,15 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_gt_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -336,7 +348,7 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -378,11 +390,14 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_lt_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::lt(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_lt_Scalar(op, self_on_device, other, out);
   return out;
@@ -403,7 +418,7 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -443,11 +458,14 @@ at::Tensor wrap_log(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_log);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::log(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_log(op, self_on_device, out);
   return out;
@@ -468,7 +486,7 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -492,7 +510,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -530,11 +548,14 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_cos);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::cos(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::cos(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_cos(op, self_on_device, out);
   return out;
@@ -555,7 +576,7 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -579,7 +600,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -618,11 +639,14 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
+  }
+  const auto expected = at::meta::gelu(op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::gelu(op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
   launch_gelu(op, self_on_device, approximate, out);
   return out;
@@ -643,7 +667,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -667,7 +691,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   at::Tensor self_meta = op.meta(self);
@@ -707,12 +731,15 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_silu_backward(op, grad_output_on_device, self_on_device, out);
   return out;
@@ -750,12 +777,15 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor end_on_device = op.on_device(end);
-  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
   const at::Tensor out = op.allocate(expected);
   launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
   return out;
@@ -778,7 +808,7 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, end);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -805,7 +835,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, end);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const at::Tensor end_on_device = op.on_device(end);
@@ -848,20 +878,23 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
   }
   const at::Tensor condition_on_device = op.on_device(condition);
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = torch_fl::output_rules::where(condition, self, other);
   const at::Tensor out = op.allocate(expected);
   launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
   return out;
 }
 
 // npunnBaddbmm(self, batch1, batch2, beta, alpha, out)
-// from specs/npu.yaml:127
+// from specs/npu.yaml:125
 static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto batch1_arg = npu_glue::tensor(batch1);
@@ -882,9 +915,9 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// baddbmm: specs/npu.yaml:127
+// baddbmm: specs/npu.yaml:125
 static const torch_fl::OpInfo kOp_baddbmm{
-    "baddbmm", "specs/npu.yaml:127",
+    "baddbmm", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -895,22 +928,25 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   op.check_input(batch1, "batch1", /*cpu_scalar_ok=*/true);
   op.check_input(batch2, "batch2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
+  }
+  const auto expected = at::meta::baddbmm(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor batch1_on_device = op.on_device(batch1);
   const at::Tensor batch2_on_device = op.on_device(batch2);
-  const auto expected = at::meta::baddbmm(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
   return out;
 }
 
-// baddbmm.out: specs/npu.yaml:127
+// baddbmm.out: specs/npu.yaml:125
 // out variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_out{
-    "baddbmm.out", "specs/npu.yaml:127",
+    "baddbmm.out", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -926,7 +962,7 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   torch_fl::check_no_partial_overlap(out, batch1);
   torch_fl::check_no_partial_overlap(out, batch2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_out)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -939,10 +975,10 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   return out;
 }
 
-// baddbmm_: specs/npu.yaml:127
+// baddbmm_: specs/npu.yaml:125
 // inplace variant derived from baddbmm
 static const torch_fl::OpInfo kOp_baddbmm_{
-    "baddbmm_", "specs/npu.yaml:127",
+    "baddbmm_", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -956,7 +992,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   torch_fl::check_no_partial_overlap(self, batch1);
   torch_fl::check_no_partial_overlap(self, batch2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
   const at::Tensor batch1_on_device = op.on_device(batch1);
@@ -968,7 +1004,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
 }
 
 // npunnAdaptiveAvgPool2d(self, output_size, out)
-// from specs/npu.yaml:200
+// from specs/npu.yaml:198
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -986,9 +1022,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/npu.yaml:200
+// _adaptive_avg_pool2d: specs/npu.yaml:198
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/npu.yaml:200",
+    "_adaptive_avg_pool2d", "specs/npu.yaml:198",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -997,18 +1033,21 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
   torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
   const at::Tensor out = op.allocate(expected);
   launch__adaptive_avg_pool2d(op, self_on_device, output_size, out);
   return out;
 }
 
 // npunnAdaptiveAvgPool2dBackward(grad_output, self, out)
-// from specs/npu.yaml:204
+// from specs/npu.yaml:202
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1026,9 +1065,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/npu.yaml:204
+// _adaptive_avg_pool2d_backward: specs/npu.yaml:202
 static const torch_fl::OpInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/npu.yaml:204",
+    "_adaptive_avg_pool2d_backward", "specs/npu.yaml:202",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1038,12 +1077,15 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
   const at::Tensor out = op.allocate(expected);
   launch__adaptive_avg_pool2d_backward(op, grad_output_on_device, self_on_device, out);
   return out;

@@ -45,12 +45,15 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::maximum(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::maximum(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_maximum(op, self_on_device, other_on_device, out);
   return out;
@@ -73,7 +76,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -115,11 +118,14 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   torch_fl::OpContext op(kOp_ne_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::ne(op.meta(self), other);
   const at::Tensor out = op.allocate(expected);
   launch_ne_Scalar(op, self_on_device, other, out);
   return out;
@@ -140,7 +146,7 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -180,11 +186,14 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_abs);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(abs)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::abs(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::abs(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_abs(op, self_on_device, out);
   return out;
@@ -205,7 +214,7 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -229,7 +238,7 @@ at::Tensor & wrap_abs_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -267,11 +276,14 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_rsqrt);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::rsqrt(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::rsqrt(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_rsqrt(op, self_on_device, out);
   return out;
@@ -292,7 +304,7 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -316,7 +328,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -326,7 +338,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
 }
 
 // npunnInplaceMaskedFillScalar(self, mask, value)
-// from specs/npu.yaml:104
+// from specs/npu.yaml:102
 static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mask_arg = npu_glue::tensor(mask);
@@ -344,9 +356,9 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   }
 }
 
-// masked_fill_.Scalar: specs/npu.yaml:104
+// masked_fill_.Scalar: specs/npu.yaml:102
 static const torch_fl::OpInfo kOp_masked_fill__Scalar{
-    "masked_fill_.Scalar", "specs/npu.yaml:104",
+    "masked_fill_.Scalar", "specs/npu.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -358,7 +370,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, mask);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
   }
   const at::Tensor mask_on_device = op.on_device(mask);
@@ -367,7 +379,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
 }
 
 // npunnInplaceUniform(self, from, to, generator)
-// from specs/npu.yaml:113
+// from specs/npu.yaml:111
 static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   const auto self_arg = npu_glue::tensor(self);
   const auto generator_arg = npu_glue::rand_state(generator);
@@ -384,9 +396,9 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// uniform_: specs/npu.yaml:113
+// uniform_: specs/npu.yaml:111
 static const torch_fl::OpInfo kOp_uniform_{
-    "uniform_", "specs/npu.yaml:113",
+    "uniform_", "specs/npu.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -396,7 +408,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(uniform_)>(op, torch_fl::FallbackReason::kDtype, self, from, to, generator);
   }
   launch_uniform_(op, self, from, to, generator);
@@ -404,7 +416,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
 }
 
 // npunnDropoutBackward(grad_output, mask, scale, out)
-// from specs/npu.yaml:118
+// from specs/npu.yaml:116
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto mask_arg = npu_glue::tensor(mask);
@@ -422,9 +434,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/npu.yaml:118
+// native_dropout_backward: specs/npu.yaml:116
 static const torch_fl::OpInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/npu.yaml:118",
+    "native_dropout_backward", "specs/npu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -434,19 +446,22 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor mask_on_device = op.on_device(mask);
-  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
   const at::Tensor out = op.allocate(expected);
   launch_native_dropout_backward(op, grad_output_on_device, mask_on_device, scale, out);
   return out;
 }
 
 // npunnConvolution(npu_glue::blocked(input), npu_glue::blocked(weight), bias, stride, padding, dilation, groups, out)
-// from specs/npu.yaml:166
+// from specs/npu.yaml:164
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& out) {
   const auto input_arg0 = npu_glue::blocked(input);
   const auto weight_arg1 = npu_glue::blocked(weight);
@@ -468,9 +483,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/npu.yaml:166
+// convolution_overrideable: specs/npu.yaml:164
 static const torch_fl::OpInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/npu.yaml:166",
+    "convolution_overrideable", "specs/npu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -481,24 +496,27 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
   if (!(!(transposed) && ((groups == 1)) && ((input.dim() == 4)))) {  // when: not transposed and groups == 1 and input.dim() == 4
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kGuard, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
+  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor weight_on_device = op.on_device(weight);
   const at::Tensor input_laid = npu_glue::to_nc1hwc0(input_on_device);
   const at::Tensor weight_laid = op.converted(weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
-  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   const at::Tensor out = op.allocate(expected);
   launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, groups, out);
   return out;
 }
 
 // npunnConvolutionBackward(npu_glue::blocked(grad_output), npu_glue::blocked(input), npu_glue::blocked(weight), stride, padding, dilation, groups, grad_input, grad_weight, grad_bias)
-// from specs/npu.yaml:172
+// from specs/npu.yaml:170
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto grad_output_arg0 = npu_glue::blocked(grad_output);
   const auto input_arg1 = npu_glue::blocked(input);
@@ -522,9 +540,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/npu.yaml:172
+// convolution_backward_overrideable: specs/npu.yaml:170
 static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/npu.yaml:172",
+    "convolution_backward_overrideable", "specs/npu.yaml:170",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -535,11 +553,15 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
   op.check_input(input, "input", /*cpu_scalar_ok=*/true);
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
   if (!(!(transposed) && ((groups == 1)) && ((input.dim() == 4)))) {  // when: not transposed and groups == 1 and input.dim() == 4
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kGuard, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor input_on_device = op.on_device(input);
@@ -547,7 +569,6 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
   const at::Tensor grad_output_laid = npu_glue::to_nc1hwc0(grad_output_on_device);
   const at::Tensor input_laid = npu_glue::to_nc1hwc0(input_on_device);
   const at::Tensor weight_laid = op.converted(weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
-  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   const at::Tensor grad_input = op.allocate(std::get<0>(expected));
   const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
   const at::Tensor grad_bias = op.allocate(std::get<2>(expected));

@@ -47,12 +47,15 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_eq_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -75,7 +78,7 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -119,19 +122,22 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(grad_output)) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
+  }
+  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
   const at::Tensor out = op.allocate(expected);
   launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
   return out;
 }
 
 // npunnInplaceFillScalar(self, value)
-// from specs/npu.yaml:109
+// from specs/npu.yaml:107
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto self_arg = npu_glue::tensor(self);
   const auto value_arg = npu_glue::scalar(value);
@@ -148,9 +154,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/npu.yaml:109
+// fill_.Scalar: specs/npu.yaml:107
 static const torch_fl::OpInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/npu.yaml:109",
+    "fill_.Scalar", "specs/npu.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -159,7 +165,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_fill__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
   }
   launch_fill__Scalar(op, self, value);
@@ -167,7 +173,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // npunnAddmm(self, mat1, mat2, beta, alpha, out)
-// from specs/npu.yaml:126
+// from specs/npu.yaml:124
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat1_arg = npu_glue::tensor(mat1);
@@ -188,9 +194,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// addmm: specs/npu.yaml:126
+// addmm: specs/npu.yaml:124
 static const torch_fl::OpInfo kOp_addmm{
-    "addmm", "specs/npu.yaml:126",
+    "addmm", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -201,22 +207,25 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
+  }
+  const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat1_on_device = op.on_device(mat1);
   const at::Tensor mat2_on_device = op.on_device(mat2);
-  const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
   return out;
 }
 
-// addmm.out: specs/npu.yaml:126
+// addmm.out: specs/npu.yaml:124
 // out variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_out{
-    "addmm.out", "specs/npu.yaml:126",
+    "addmm.out", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -232,7 +241,7 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   torch_fl::check_no_partial_overlap(out, mat1);
   torch_fl::check_no_partial_overlap(out, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -245,10 +254,10 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   return out;
 }
 
-// addmm_: specs/npu.yaml:126
+// addmm_: specs/npu.yaml:124
 // inplace variant derived from addmm
 static const torch_fl::OpInfo kOp_addmm_{
-    "addmm_", "specs/npu.yaml:126",
+    "addmm_", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -262,7 +271,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
   torch_fl::check_no_partial_overlap(self, mat1);
   torch_fl::check_no_partial_overlap(self, mat2);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
   const at::Tensor mat1_on_device = op.on_device(mat1);
@@ -274,7 +283,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
 }
 
 // npunnSoftmax(self, dim, out)
-// from specs/npu.yaml:138
+// from specs/npu.yaml:136
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -291,9 +300,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/npu.yaml:138
+// _softmax: specs/npu.yaml:136
 static const torch_fl::OpInfo kOp__softmax{
-    "_softmax", "specs/npu.yaml:138",
+    "_softmax", "specs/npu.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -302,20 +311,23 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   torch_fl::OpContext op(kOp__softmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
   const at::Tensor out = op.allocate(expected);
   launch__softmax(op, self_on_device, dim, out);
   return out;
 }
 
-// _softmax.out: specs/npu.yaml:138
+// _softmax.out: specs/npu.yaml:136
 // out variant derived from _softmax
 static const torch_fl::OpInfo kOp__softmax_out{
-    "_softmax.out", "specs/npu.yaml:138",
+    "_softmax.out", "specs/npu.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -327,7 +339,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -339,7 +351,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
 }
 
 // npunnAvgPool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:192
+// from specs/npu.yaml:190
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -360,9 +372,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/npu.yaml:192
+// avg_pool2d: specs/npu.yaml:190
 static const torch_fl::OpInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/npu.yaml:192",
+    "avg_pool2d", "specs/npu.yaml:190",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -371,20 +383,23 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   torch_fl::OpContext op(kOp_avg_pool2d);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   const at::Tensor out = op.allocate(expected);
   launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
-// avg_pool2d.out: specs/npu.yaml:192
+// avg_pool2d.out: specs/npu.yaml:190
 // out variant derived from avg_pool2d
 static const torch_fl::OpInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/npu.yaml:192",
+    "avg_pool2d.out", "specs/npu.yaml:190",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -396,7 +411,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -408,7 +423,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // npunnBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/npu.yaml:210
+// from specs/npu.yaml:208
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto weight_arg = npu_glue::optional_tensor(weight);
@@ -431,9 +446,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/npu.yaml:210
+// native_batch_norm: specs/npu.yaml:208
 static const torch_fl::OpInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/npu.yaml:210",
+    "native_batch_norm", "specs/npu.yaml:208",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -446,11 +461,14 @@ static const torch_fl::OpInfo kOp_native_batch_norm{
   op.check_optional_input(running_mean, "running_mean");
   op.check_optional_input(running_var, "running_var");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
   const at::Tensor input_on_device = op.on_device(input);
-  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));

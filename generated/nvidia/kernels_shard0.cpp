@@ -42,15 +42,18 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
+  const auto expected = at::meta::div(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::div(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_div_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -73,7 +76,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
@@ -103,7 +106,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
@@ -140,7 +143,7 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -162,7 +165,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   launch_relu(op, self, self);
@@ -194,11 +197,14 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   torch_fl::OpContext op(kOp_sum_dim_IntList);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_sum_dim_IntList(op, self_on_device, dim, out);
   return out;
@@ -219,7 +225,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -255,11 +261,14 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   torch_fl::OpContext op(kOp_mean_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
   const at::Tensor out = op.allocate(expected);
   launch_mean_dim(op, self_on_device, dim, out);
   return out;
@@ -280,7 +289,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -319,14 +328,17 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
   const at::Tensor self_laid = op.with_layout(self_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor mat2_laid = op.with_layout(mat2_on_device, torch_fl::MemoryLayout::kContiguous);
-  const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_mm(op, self_laid, mat2_laid, out);
   return out;

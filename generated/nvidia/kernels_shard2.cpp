@@ -41,12 +41,15 @@ static const torch_fl::OpInfo kOp_native_layer_norm{
   op.check_optional_input(weight, "weight");
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(input)) {
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
   }
   const at::Tensor input_on_device = op.on_device(input);
   const at::Tensor input_laid = op.with_layout(input_on_device, torch_fl::MemoryLayout::kContiguous);
-  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));

@@ -40,11 +40,14 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_exp);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::exp(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::exp(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_exp(op, self_on_device, out);
   return out;
@@ -65,7 +68,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -89,7 +92,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -122,11 +125,14 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_tanh);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::tanh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::tanh(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_tanh(op, self_on_device, out);
   return out;
@@ -147,7 +153,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -171,7 +177,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -204,11 +210,14 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_sigmoid);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::sigmoid(op.meta(self));
   const at::Tensor out = op.allocate(expected);
   launch_sigmoid(op, self_on_device, out);
   return out;
@@ -229,7 +238,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -253,7 +262,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   at::Tensor self_meta = op.meta(self);
@@ -286,14 +295,17 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   torch_fl::OpContext op(kOp__log_softmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   if (!!(half_to_float)) {  // when: not half_to_float
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float);
   }
-  const at::Tensor self_on_device = op.on_device(self);
   const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   launch__log_softmax(op, self_on_device, dim, out);
   return out;
@@ -327,14 +339,17 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor mat2_on_device = op.on_device(mat2);
   const at::Tensor self_laid = op.with_layout(self_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor mat2_laid = op.with_layout(mat2_on_device, torch_fl::MemoryLayout::kContiguous);
-  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
   const at::Tensor out = op.allocate(expected);
   launch_bmm(op, self_laid, mat2_laid, out);
   return out;

@@ -39,15 +39,18 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
+  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
   const at::Tensor out = op.allocate(expected);
   launch_mul_Tensor(op, self_on_device, other_on_device, out);
   return out;
@@ -70,7 +73,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
@@ -100,7 +103,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()

@@ -41,15 +41,18 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
+  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -72,7 +75,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
@@ -102,7 +105,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
@@ -142,15 +145,18 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
+  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
   const at::Tensor out = op.allocate(expected);
   launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
@@ -173,7 +179,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
@@ -203,7 +209,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
@@ -240,11 +246,14 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   torch_fl::OpContext op(kOp_gelu);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
+  }
+  const auto expected = at::meta::gelu(op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const auto expected = at::meta::gelu(op.meta(self), approximate);
   const at::Tensor out = op.allocate(expected);
   launch_gelu(op, approximate, self_on_device, out);
   return out;
@@ -265,7 +274,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -289,7 +298,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
   at::Tensor self_meta = op.meta(self);

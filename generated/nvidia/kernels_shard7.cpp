@@ -36,7 +36,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   torch_fl::OpContext op(kOp_fill__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
   }
   launch_fill__Scalar(op, self, value);
@@ -67,14 +67,17 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   torch_fl::OpContext op(kOp__softmax);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
   if (!!(half_to_float)) {  // when: not half_to_float
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float);
   }
-  const at::Tensor self_on_device = op.on_device(self);
   const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   launch__softmax(op, self_on_device, dim, out);
   return out;
@@ -109,7 +112,11 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   op.check_input(mat1, "mat1", /*cpu_scalar_ok=*/true);
   op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!op.dtype_is_native(self)) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
+  }
+  const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -117,7 +124,6 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   const at::Tensor mat2_on_device = op.on_device(mat2);
   const at::Tensor mat1_laid = op.with_layout(mat1_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor mat2_laid = op.with_layout(mat2_on_device, torch_fl::MemoryLayout::kContiguous);
-  const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
   const at::Tensor out = op.allocate(expected);
   launch_addmm(op, mat1_laid, mat2_laid, self_on_device, beta, alpha, out);
   return out;

@@ -17,6 +17,7 @@ namespace torch_fl {
 namespace {
 
 thread_local FallbackReason tls_reason = FallbackReason::kNotInSpec;
+thread_local c10::ScalarType tls_dtype = c10::ScalarType::Undefined;
 
 struct Counters {
   std::mutex mutex;  // guards both maps
@@ -95,12 +96,20 @@ FallbackMode fallback_mode() {
   TORCH_CHECK_VALUE(false, "TORCH_FL_FALLBACK must be warn, silent or strict, got '", text, "'");
 }
 
-FallbackReasonScope::FallbackReasonScope(FallbackReason reason) : previous_(tls_reason) { tls_reason = reason; }
-FallbackReasonScope::~FallbackReasonScope() { tls_reason = previous_; }
+FallbackReasonScope::FallbackReasonScope(FallbackReason reason, c10::ScalarType dtype)
+    : previous_(tls_reason), previous_dtype_(tls_dtype) {
+  tls_reason = reason;
+  tls_dtype = dtype;
+}
+FallbackReasonScope::~FallbackReasonScope() {
+  tls_reason = previous_;
+  tls_dtype = previous_dtype_;
+}
 
 void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
-  const std::string dtype = first_tensor_dtype(op, stack);
+  const std::string dtype = tls_dtype != c10::ScalarType::Undefined ? c10::toString(tls_dtype)
+                                                                     : first_tensor_dtype(op, stack);
   const FallbackReason reason = tls_reason;
   // The reason applies to this call only, not to ops the CPU kernel runs.
   const FallbackReasonScope reset(FallbackReason::kNotInSpec);

@@ -65,20 +65,40 @@ c10::Device OpContext::device() const {
   return make_device(device_);
 }
 
-bool OpContext::dtype_is_native(const at::Tensor& tensor) const {
-  checked_dtype_ = tensor.scalar_type();
-  const bool native = (info_.native_dtypes >> static_cast<int>(tensor.scalar_type())) & 1;
+bool OpContext::decide(c10::ScalarType dtype, bool native, const char* name) const {
   if (debug_logging()) {
-    log_line(std::string(info_.name) + " [" + c10::toString(tensor.scalar_type()) + "]: " +
+    log_line(std::string(info_.name) + " [" + name + ": " + c10::toString(dtype) + "]: " +
              (native ? "native" : "dtype not native") + " (" + info_.source + ")");
+  }
+  if (!native) {
+    checked_dtype_ = dtype;
+    checked_arg_ = name;
   }
   return native;
 }
 
+bool OpContext::dtype_is_native(const at::Tensor& tensor, const char* name) const {
+  if (!tensor.defined() || is_cpu_scalar(tensor)) return true;
+  const c10::ScalarType dtype = tensor.scalar_type();
+  return decide(dtype, (info_.native_dtypes >> static_cast<int>(dtype)) & 1, name);
+}
 
-bool OpContext::dtype_is_native(const at::ITensorListRef& tensors) const {
-  for (const at::Tensor& tensor : tensors) return dtype_is_native(tensor);
+bool OpContext::dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const {
+  return !tensor.has_value() || dtype_is_native(*tensor, name);
+}
+
+bool OpContext::dtype_is_native(const at::ITensorListRef& tensors, const char* name) const {
+  for (const at::Tensor& tensor : tensors) {
+    if (!dtype_is_native(tensor, name)) return false;
+  }
   return true;
+}
+
+bool OpContext::result_dtype_is_native(const at::Tensor& result, const char* name) const {
+  if (!result.defined()) return true;  // an output the caller did not ask for (an output_mask)
+  const c10::ScalarType dtype = result.scalar_type();
+  const bool fixed_result_type = dtype == c10::ScalarType::Bool || dtype == c10::ScalarType::Long;
+  return decide(dtype, fixed_result_type || ((info_.native_dtypes >> static_cast<int>(dtype)) & 1), name);
 }
 
 at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
@@ -162,7 +182,8 @@ void OpContext::prepare_fallback(FallbackReason reason) const {
   const bool dtype_errors = checked_dtype_ != c10::ScalarType::Undefined &&
                             ((info_.error_dtypes >> static_cast<int>(checked_dtype_)) & 1);
   TORCH_CHECK_NOT_IMPLEMENTED(!dtype_errors, "[", driver().vendor, "] ", info_.name, ": ", to_string(reason),
-                              " and the spec (", info_.source, ") declares `fallback: error` for ", checked_dtype_);
+                              " ('", checked_arg_ ? checked_arg_ : "?", "' is ", checked_dtype_, ") and the spec (",
+                              info_.source, ") declares `fallback: error` for ", checked_dtype_);
 }
 
 bool OpContext::layout_possible(const at::Tensor& tensor, MemoryLayout layout) const {

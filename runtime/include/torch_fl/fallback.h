@@ -23,14 +23,16 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 void unsupported_op_kernel(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 // Sets the reason the next cpu_fallback on this thread reports (generated
-// wrappers set it before they redirect a call to the fallback).
+// wrappers set it before they redirect a call to the fallback), and the dtype
+// it is recorded under: the one that was not native (default: the first tensor's).
 class FallbackReasonScope {
  public:
-  explicit FallbackReasonScope(FallbackReason reason);
+  explicit FallbackReasonScope(FallbackReason reason, c10::ScalarType dtype = c10::ScalarType::Undefined);
   ~FallbackReasonScope();
 
  private:
   FallbackReason previous_;
+  c10::ScalarType previous_dtype_;
 };
 
 struct FallbackRecord {

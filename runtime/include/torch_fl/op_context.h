@@ -50,10 +50,18 @@ class OpContext {
   void check_output(const at::Tensor& tensor, const char* name, bool is_operand);
   c10::Device device() const;
 
-  // false: the dtype is not native for this op; the caller falls back.
-  bool dtype_is_native(const at::Tensor& tensor) const;
-  // A tensor list: decided by its first tensor (an empty list is native).
-  bool dtype_is_native(const at::ITensorListRef& tensors) const;
+  // The dtype decision, one computation operand at a time: false when its dtype
+  // is not native for this op (the caller falls back). CPU scalars (Python
+  // numbers) take the op's common dtype and are not checked themselves; every
+  // tensor of a list is.
+  bool dtype_is_native(const at::Tensor& tensor, const char* name) const;
+  bool dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const;
+  bool dtype_is_native(const at::ITensorListRef& tensors, const char* name) const;
+  // A result (an out= tensor, or the dtype meta computed): native, or bool or
+  // int64, the dtypes ATen gives results of a fixed type (comparisons, indices).
+  bool result_dtype_is_native(const at::Tensor& result, const char* name) const;
+  // The dtype that failed the decision (Undefined when none did).
+  c10::ScalarType non_native_dtype() const { return checked_dtype_; }
 
   // A CPU scalar moved to the device in the dtype the op computes in.
   at::Tensor on_device(const at::Tensor& tensor) const;
@@ -105,8 +113,11 @@ class OpContext {
   // Device tensors seen by the checks: they decide a CPU scalar's dtype.
   const at::Tensor* operands_[kMaxOperands] = {};
   int operand_count_ = 0;
-  // The dtype the last dtype check saw: a fallback's policy may depend on it.
+  bool decide(c10::ScalarType dtype, bool native, const char* name) const;
+  // The dtype (and the argument) that failed the decision: the fallback's
+  // policy and its record depend on it.
   mutable c10::ScalarType checked_dtype_ = c10::ScalarType::Undefined;
+  mutable const char* checked_arg_ = nullptr;
 };
 
 // True when autograd must record this call: grad mode on and an input requires grad.
@@ -127,7 +138,7 @@ bool grad_required(const Tensors&... tensors) {
 template <class Op, class... Args>
 decltype(auto) fallback_to_cpu(const OpContext& op, FallbackReason reason, Args&&... args) {
   op.prepare_fallback(reason);
-  const FallbackReasonScope scope(reason);
+  const FallbackReasonScope scope(reason, op.non_native_dtype());
   return at::native::call_fallback_fn<&cpu_fallback, Op>::call(std::forward<Args>(args)...);
 }
 

@@ -1,0 +1,85 @@
+"""The native/fallback decision looks at every dtype the SDK would see: each
+computation operand, the promoted result (type promotion, a dtype= argument)
+and out= tensors. Mixed-dtype code then matches CPU in the default policy, and
+under TORCH_FL_FALLBACK=strict raises the fallback error, never an SDK error.
+
+The simulated chips have no float64 or complex compute (vendor_facts)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import torch_fl
+
+
+def _cases():
+    f32 = lambda d: torch.arange(1.0, 7.0, device=d).reshape(2, 3)  # noqa: E731
+    f64 = lambda d: torch.arange(2.0, 8.0, dtype=torch.float64, device=d).reshape(2, 3)  # noqa: E731
+    i64 = lambda d: torch.arange(6, device=d).reshape(2, 3)  # noqa: E731
+    c64 = lambda d: torch.full((2, 3), 1 + 2j, dtype=torch.complex64, device=d)  # noqa: E731
+
+    def add_out(d):
+        out = torch.empty(2, 3, dtype=torch.float64, device=d)
+        return torch.add(f32(d), f32(d), out=out)
+
+    def add_(d):
+        return f32(d).add_(f64(d))
+
+    return {
+        "f32 + f64": lambda d: f32(d) + f64(d),
+        "i64 + f64": lambda d: i64(d) + f64(d),
+        "where(cond, f32, f64)": lambda d: torch.where(f32(d) > 3, f32(d), f64(d)),
+        "cat([f32, f64])": lambda d: torch.cat([f32(d), f64(d)]),
+        "f32.add_(f64)": add_,
+        "add(f32, f32, out=f64)": add_out,
+        "f32.sum(dtype=float64)": lambda d: f32(d).sum(dtype=torch.float64),
+        "f32 * complex64": lambda d: f32(d) * c64(d),
+        "f32 * Python complex": lambda d: f32(d) * (1 + 2j),
+    }
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_mixed_dtypes_match_cpu(device, name, fallback_mode):
+    fallback_mode("silent")
+    expected = CASES[name]("cpu")
+    actual = CASES[name](device)
+    assert actual.dtype == expected.dtype
+    torch.testing.assert_close(actual.cpu(), expected)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_mixed_dtypes_raise_the_fallback_error_in_strict_mode(device, name, fallback_mode):
+    fallback_mode("strict")
+    with pytest.raises(NotImplementedError, match=r"has no native kernel \(dtype not native\)"):
+        CASES[name](device)
+
+
+def test_mm_of_mixed_dtypes_raises_cpus_error(device, fallback_mode):
+    fallback_mode("silent")
+    a, b = torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64)
+    with pytest.raises(RuntimeError) as on_cpu:
+        torch.mm(a, b)
+    with pytest.raises(RuntimeError) as on_device:
+        torch.mm(a.to(device), b.to(device))
+    assert str(on_cpu.value).splitlines()[0] in str(on_device.value)
+
+
+def test_the_fallback_record_names_the_dtype_that_was_not_native(device, fallback_mode):
+    fallback_mode("silent")
+    torch_fl.reset_fallback_stats()
+    torch.ones(3, device=device) + torch.ones(3, dtype=torch.float64, device=device)
+    assert torch_fl.fallback_stats().get("aten::add.Tensor") == {"Double": 1}
+
+
+def test_same_dtype_and_python_numbers_stay_native(device, fallback_mode):
+    fallback_mode("strict")
+    x = torch.arange(6.0, device=device)
+    i = torch.arange(6, device=device, dtype=torch.int32)
+    torch.testing.assert_close((x * 2.5 + 1).cpu(), torch.arange(6.0) * 2.5 + 1)
+    torch.testing.assert_close((i + 1).cpu(), torch.arange(6, dtype=torch.int32) + 1)
+    torch.testing.assert_close((x > 2).cpu(), torch.arange(6.0) > 2)  # a bool result is native
+    torch.testing.assert_close(torch.where(x > 2, x, -x).cpu(), torch.where(torch.arange(6.0) > 2,
+                                                                            torch.arange(6.0), -torch.arange(6.0)))
