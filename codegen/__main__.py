@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             model, files = generate_files(spec_path)
         except SpecErrors as exc:
-            for error in exc.errors:
-                print(f"error: {error}", file=sys.stderr)
+            for line in exc.report():
+                print(line, file=sys.stderr)
             print(f"{len(exc.errors)} error(s); nothing was written", file=sys.stderr)
             return EXIT_SPEC_ERROR
         out_dir = args.out or os.path.join(REPO_ROOT, "generated", model.vendor)

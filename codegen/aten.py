@@ -100,8 +100,12 @@ class AtenRegistry:
         return cls(os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen", "native",
                                 "native_functions.yaml"))
 
-    def names(self) -> list[str]:
-        return list(self._entries)
+    @functools.cached_property
+    def _names(self) -> tuple[str, ...]:
+        return tuple(self._entries)
+
+    def names(self) -> tuple[str, ...]:
+        return self._names
 
     @functools.lru_cache(maxsize=None)
     def lookup(self, name: str) -> Optional[AtenOp]:

@@ -346,7 +346,7 @@ class Planner:
             else:
                 known = sorted(grad_names) + list(forward_args)
                 self.errors.add(where, f"backward argument '{arg.name}' is neither a forward argument nor a "
-                                "gradient", did_you_mean(arg.name, known) or f"expected one of: {', '.join(known)}")
+                                "gradient", did_you_mean(arg.name, known, f"expected one of: {', '.join(known)}"))
                 return None
         gradient_of = tuple(custom.backward.grads.index(a.name) if a.name in custom.backward.grads else None
                             for a in forward.aten.schema.arguments.flat_all)
@@ -471,7 +471,7 @@ class Planner:
             if arg is None:
                 known = list(inputs) + list(outputs) + [STREAM_ARGUMENT, WORKSPACE_ARGUMENT]
                 self.errors.add(call.location, f"call argument '{name}' names no parameter of '{op_spec.name}'",
-                                did_you_mean(name, known) or f"expected one of: {', '.join(known)}")
+                                did_you_mean(name, known, f"expected one of: {', '.join(known)}"))
                 ok = False
                 continue
             type_key = normalize_type(str(arg.type))

@@ -264,7 +264,7 @@ class _Reader:
         for key in node.keys():
             if key not in allowed:
                 self.errors.add(node.key_location(key), f"unknown key '{key}' in {what}",
-                                did_you_mean(key, allowed) or f"expected one of: {', '.join(allowed)}")
+                                did_you_mean(key, allowed, f"expected one of: {', '.join(allowed)}"))
 
     def string(self, node: Optional[Node], what: str, where: Location, required: bool = True) -> Optional[str]:
         if node is None:
@@ -298,7 +298,7 @@ class _Reader:
             return enum_type(node.value)
         text = node.value if isinstance(node, Scalar) else "<non-scalar>"
         self.errors.add(node.location, f"invalid {what} '{text}'",
-                        did_you_mean(str(text), choices) or f"expected one of: {', '.join(choices)}")
+                        did_you_mean(str(text), choices, f"expected one of: {', '.join(choices)}"))
         return default
 
     def dtypes(self, node: Optional[Node], what: str) -> Optional[tuple[str, ...]]:
@@ -307,8 +307,8 @@ class _Reader:
         result = []
         for name, loc in self.string_list(node, what):
             if name not in DTYPES:
-                self.errors.add(loc, f"unknown dtype '{name}'", did_you_mean(name, DTYPES) or
-                                f"expected one of: {', '.join(DTYPES)}")
+                self.errors.add(loc, f"unknown dtype '{name}'",
+                                did_you_mean(name, DTYPES, f"expected one of: {', '.join(DTYPES)}"))
             else:
                 result.append(name)
         return tuple(result)
@@ -426,7 +426,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
             variants.append(Variant(text))
         except ValueError:
             reader.errors.add(loc, f"unknown variant '{text}' for op '{name}'",
-                              did_you_mean(text, [v.value for v in Variant]) or "expected 'out' or 'inplace'")
+                              did_you_mean(text, [v.value for v in Variant], "expected 'out' or 'inplace'"))
     dtypes = reader.dtypes(node.get("dtypes"), f"{name}.dtypes")
     fallback_node = node.get("fallback")
     error_dtypes: tuple[str, ...] = ()
@@ -439,7 +439,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
                 continue
             if key not in DTYPES:
                 reader.errors.add(fallback_node.key_location(key), f"unknown dtype '{key}' in fallback policy",
-                                  did_you_mean(key, DTYPES) or "expected `default` or a dtype name")
+                                  did_you_mean(key, DTYPES, "expected `default` or a dtype name"))
                 continue
             if reader.enum(fallback_node.get(key), FallbackPolicy, "fallback policy", FallbackPolicy.CPU) \
                     == FallbackPolicy.ERROR:
@@ -478,7 +478,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
     autograd = reader.string(node.get("autograd"), f"{name}.autograd", where, required=False)
     if autograd is not None and autograd not in _AUTOGRAD_POLICIES:
         reader.errors.add(node.get("autograd").location, f"unknown autograd policy '{autograd}' for '{name}'",
-                          did_you_mean(autograd, _AUTOGRAD_POLICIES) or "expected `decomposition`")
+                          did_you_mean(autograd, _AUTOGRAD_POLICIES, "expected `decomposition`"))
     return OpSpec(name, where, call, tuple(variants),
                   dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from,
                   guard, layouts, error_dtypes, gate, autograd, casts)
@@ -497,7 +497,7 @@ def _parse_casts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[Cast
         dtype = reader.string(value, f"{name}.cast.{argument}", node.key_location(argument)) or ""
         if dtype and dtype not in DTYPES:
             reader.errors.add(value.location, f"unknown dtype '{dtype}' in '{name}.cast.{argument}'",
-                              did_you_mean(dtype, DTYPES) or f"expected one of: {', '.join(DTYPES)}")
+                              did_you_mean(dtype, DTYPES, f"expected one of: {', '.join(DTYPES)}"))
             continue
         if dtype:
             rules.append(CastRule(argument, dtype, node.key_location(argument)))
@@ -534,8 +534,8 @@ def _parse_layouts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[La
         else:
             text = value.value if isinstance(value, Scalar) else "<mapping>"
             reader.errors.add(value.location, f"invalid layout rule '{text}' for argument '{argument}' of '{name}'",
-                              did_you_mean(str(text), choices) or
-                              "expected contiguous, channels_last, {aligned: <bytes>} or {convert: <function>, reuse: <bool>}")
+                              did_you_mean(str(text), choices, "expected contiguous, channels_last, {aligned: <bytes>} "
+                                           "or {convert: <function>, reuse: <bool>}"))
     return tuple(rules)
 
 
