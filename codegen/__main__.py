@@ -8,7 +8,7 @@ import time
 
 from . import layering, matrix, output, render, spec
 from .aten import AtenRegistry
-from .errors import SpecErrors
+from .errors import SpecErrors, one_line
 from .plan import Planner
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -79,7 +79,12 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"generated/{model.vendor}: up to date")
         else:
-            changed = output.write_tree(out_dir, files)
+            try:
+                changed = output.write_tree(out_dir, files)
+            except output.OutputError as exc:
+                print(f"error: {one_line(str(exc))}", file=sys.stderr)
+                print("nothing was written", file=sys.stderr)
+                return EXIT_SPEC_ERROR
             elapsed = time.perf_counter() - started
             print(f"generated/{model.vendor}: {len(files)} files, {len(changed)} changed ({elapsed:.2f} s)")
     return status

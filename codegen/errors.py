@@ -6,9 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
-# A report names this many errors in full and counts the rest: past a hundred,
-# more lines help nobody, and each suggestion costs a search over the candidates.
-REPORTED_ERRORS = 100
+from .limits import REPORTED_ERRORS
 
 # Characters that would break "one line per error": controls, line and
 # paragraph separators. Spec text quoted in a message shows them escaped.
