@@ -10,8 +10,8 @@ OutputError before anything is written or moved.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
-import tempfile
 
 
 class OutputError(Exception):
@@ -44,7 +44,7 @@ def write_tree(directory: str, files: dict[str, str]) -> list[str]:
     parent = os.path.dirname(os.path.abspath(directory))
     try:
         os.makedirs(parent, exist_ok=True)
-        staging = tempfile.mkdtemp(prefix=".staging-", dir=parent)
+        staging = _new_directory(parent, ".staging-")
     except OSError as error:
         raise OutputError(f"{directory}: cannot be written: {error.strerror}") from None
     try:
@@ -70,8 +70,8 @@ def _swap(staging: str, directory: str, parent: str) -> None:
     """Renames staging to directory; the old tree goes only once the new one is in place."""
     backup = None
     if os.path.exists(directory):
-        backup = tempfile.mkdtemp(prefix=".old-", dir=parent)
-        os.rmdir(backup)
+        backup = _new_directory(parent, ".old-")
+        os.rmdir(backup)  # only its name: the old tree is renamed to it
         os.rename(directory, backup)
     try:
         os.rename(staging, directory)
@@ -81,3 +81,15 @@ def _swap(staging: str, directory: str, parent: str) -> None:
         raise
     if backup:
         shutil.rmtree(backup)
+
+
+def _new_directory(parent: str, prefix: str) -> str:
+    """A new directory under parent, with the umask's permissions: it becomes the
+    output tree, which must not keep tempfile.mkdtemp's private 0700."""
+    while True:
+        path = os.path.join(parent, f"{prefix}{secrets.token_hex(6)}")
+        try:
+            os.mkdir(path, 0o777)
+            return path
+        except FileExistsError:
+            continue
