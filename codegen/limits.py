@@ -9,6 +9,10 @@ error, instead of a hang, a MemoryError or a RecursionError.
 # composing 2 MiB of YAML takes about a second.
 SPEC_BYTES = 2 * 1024 * 1024
 
+# An SDK or glue header the spec names (its declarations are searched for the
+# functions the spec calls). Real headers are ~10 KB.
+HEADER_BYTES = 16 * 1024 * 1024
+
 # Mappings and lists inside each other. Real specs nest 5 deep
 # (custom → op → backward → output → like).
 NESTING_DEPTH = 32

@@ -17,9 +17,10 @@ from typing import Optional
 
 from torchgen.model import BaseTy, BaseType, FunctionSchema, SchemaKind
 
-from . import guards
+from . import cpp_text, guards, spec_file
 from .aten import AtenOp, AtenRegistry
-from .errors import ErrorSink, Location, did_you_mean
+from .errors import ErrorSink, Location, SpecErrors, did_you_mean
+from .limits import HEADER_BYTES
 from .spec import AutocastEntry, CallArgument, Converter, OpSpec, Variant, VendorSpec
 
 STREAM_ARGUMENT = "stream"
@@ -152,18 +153,34 @@ def _return_names(op: AtenOp) -> tuple[str, ...]:
     return tuple(r.name or f"out{i}" for i, r in enumerate(returns))
 
 
+# The runtime's headers: what a `torch_fl::` converter or output rule may name.
+RUNTIME_HEADERS = "runtime/include/torch_fl"
+
+
 def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSink, where: Location) -> set[str]:
+    """Names declared as functions (`name(`) in the headers, which are paths
+    below repo_root (a header outside it, through a symlink, is an error)."""
     symbols: set[str] = set()
+    root = os.path.realpath(repo_root)
     for header in headers:
         path = os.path.join(repo_root, header)
-        try:
-            with open(path) as f:
-                text = f.read()
-        except OSError:
-            errors.add(where, f"SDK header '{header}' not found", "paths are relative to the repository root")
+        if os.path.commonpath([os.path.realpath(path), root]) != root:
+            errors.add(where, f"SDK header '{header}' is outside the repository", "name a header below it")
             continue
+        try:
+            data = spec_file.read_bytes(path, f"SDK header '{header}'", where, HEADER_BYTES)
+        except SpecErrors as failure:
+            for error in failure.errors:
+                errors.add(error.location, error.message, "paths are relative to the repository root")
+            continue
+        text = data.decode("utf-8", errors="replace")  # comments may be in any encoding: only names matter
         symbols.update(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(", text))
     return symbols
+
+
+def _runtime_headers(repo_root: str) -> tuple[str, ...]:
+    directory = os.path.join(repo_root, RUNTIME_HEADERS)
+    return tuple(f"{RUNTIME_HEADERS}/{name}" for name in sorted(os.listdir(directory)) if name.endswith(".h"))
 
 
 def _meta_arguments(op: AtenOp) -> list[str]:
@@ -205,18 +222,30 @@ class Planner:
         self.spec_text = spec_text
         self.symbols = _declared_symbols(repo_root, spec.sdk.headers, self.errors, spec.sdk.location)
         self.glue_symbols = _declared_symbols(repo_root, (spec.sdk.glue,), self.errors, spec.sdk.location)
+        self.runtime_symbols = _declared_symbols(repo_root, _runtime_headers(repo_root), self.errors,
+                                                 spec.sdk.location)
         self._check_converters()
         self.torch_version_text = importlib.metadata.version("torch").split("+")[0]
         self.torch_version = tuple(int(p) for p in self.torch_version_text.split(".")[:3] if p.isdigit())
 
     def _check_converter(self, function: str, where: Location, what: str) -> None:
-        """A converter is a glue function (or a runtime one, torch_fl::...)."""
+        """A converter (or output rule) is a glue function, or a runtime one (torch_fl::...)."""
+        header, symbols = self.spec.sdk.glue, self.glue_symbols
         if function.startswith("torch_fl::"):
-            return
+            header, symbols = RUNTIME_HEADERS, self.runtime_symbols
         name = function.rsplit("::", 1)[-1]
-        if name not in self.glue_symbols:
-            self.errors.add(where, f"unknown converter '{function}' for {what}: not declared in {self.spec.sdk.glue}",
-                            did_you_mean(name, self.glue_symbols))
+        if name not in symbols:
+            self.errors.add(where, f"unknown converter '{function}' for {what}: not declared in {header}",
+                            did_you_mean(name, symbols))
+
+    def _qualified_names(self) -> list[str]:
+        """Every C++ name the spec gives the generated code (converters, stream, status, rules)."""
+        sdk = self.spec.sdk
+        entries = list(self.spec.ops) + [c.op for c in self.spec.custom]
+        return ([c.function for c in sdk.converters.values()] + [sdk.stream, sdk.status.message, sdk.status.ok] +
+                [a.converter for e in entries if e.call for a in e.call.arguments if a.converter] +
+                [r.converter for e in entries for r in e.layouts if r.converter] +
+                [e.output.rule for e in entries if e.output.rule])
 
     def _check_converters(self) -> None:
         sdk = self.spec.sdk
@@ -232,6 +261,9 @@ class Planner:
             for rule in op_spec.layouts:
                 if rule.converter:
                     self._check_converter(rule.converter, rule.location, f"the layout of '{rule.argument}'")
+            if op_spec.output.rule:
+                self._check_converter(op_spec.output.rule, op_spec.output.location,
+                                      f"the output rule of '{op_spec.name}'")
 
     def plan(self) -> BackendPlan:
         kernels: list[KernelPlan] = []
@@ -289,6 +321,15 @@ class Planner:
             self.errors.add(where, f"custom schema names '{schema.name}', but the entry is '{expected_name}'",
                             "the schema's name must be the entry's key")
             return None
+        # Argument names become C++ parameter names of the generated kernel.
+        namespaces = {name.split("::")[0] for name in self._qualified_names()}
+        names = [a.name for a in schema.arguments.flat_all] + [r.name for r in schema.returns if r.name]
+        for name in names:
+            if not cpp_text.is_parameter_name(name) or name in namespaces:
+                self.errors.add(where, f"custom schema argument '{name}' of '{expected_name}' cannot be a C++ "
+                                "parameter name", "use an identifier that is not a C++ keyword, a namespace the "
+                                "spec names, or a name the generated kernel declares (op, status, x_arg, ...)")
+                return None
         return AtenOp(expected_name, schema, has_cpp_meta=False, function_variant=True, composite_implicit=False)
 
     def _plan_custom(self, custom, launches: list[LaunchPlan]) -> Optional[CustomOpPlan]:

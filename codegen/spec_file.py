@@ -1,7 +1,8 @@
 """Reading one spec file as text: a regular file, at most a byte limit, strict
 UTF-8 without control characters. Anything else is a spec error, not a
 traceback: a spec is untrusted input (a directory, /dev/zero or a FIFO named
-by an include, a file saved as UTF-16)."""
+by an include, a file saved as UTF-16). The headers a spec names are read
+through the same bounded reader."""
 from __future__ import annotations
 
 import os
@@ -27,7 +28,8 @@ def _location(display: str, text_before: str) -> Location:
     return Location(display, line, len(text_before) - (text_before.rfind("\n") + 1) + 1)
 
 
-def _read_bytes(path: str, name: str, where: Location, limit: int) -> bytes:
+def read_bytes(path: str, name: str, where: Location, limit: int) -> bytes:
+    """The bytes of the regular file at path, at most limit of them; errors at `where`."""
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -54,8 +56,8 @@ def _read_bytes(path: str, name: str, where: Location, limit: int) -> bytes:
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise _fail(where, f"{name} is too large: a spec with its includes is at most {SPEC_BYTES} bytes",
-                    "is this the right file?")
+        raise _fail(where, f"{name} is too large: a spec with its includes is at most {SPEC_BYTES} bytes"
+                    if limit <= SPEC_BYTES else f"{name} is larger than {limit} bytes", "is this the right file?")
     return data
 
 
@@ -65,7 +67,7 @@ def read(path: str, display: str, limit: int, where: Location | None = None, nam
     display names the file in errors inside its text; `where` and `name` say
     where the file was asked for (an include line) and how to call it."""
     where = where or Location(display)
-    data = _read_bytes(path, name, where, limit)
+    data = read_bytes(path, name, where, limit)
     if data.startswith(_UTF16_BOMS):
         raise _fail(Location(display, 1, 1), "the file is UTF-16 text; specs are UTF-8", "save it as UTF-8")
     try:
