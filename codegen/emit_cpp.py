@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from . import cpp_text
+from . import cpp_text, guards
 from .cpp_text import string_literal
 from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, WORKSPACE_ARGUMENT, TensorArgKind
 from .spec import DTYPES, FallbackPolicy, LayoutKind, PassBy
@@ -166,8 +166,9 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         lines.append(f"  if (!op.dtype_is_native({kernel.dtype_argument})) {{")
         lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
         lines.append("  }")
-    if kernel.guard_cpp:
-        lines.append(f"  if (!{kernel.guard_cpp}) {{  // when: {kernel.spec.guard.text}")
+    if kernel.guard is not None:
+        when = cpp_text.comment(guards.to_text(kernel.guard))
+        lines.append(f"  if (!{guards.to_cpp(kernel.guard)}) {{  // when: {when}")
         lines.append(f"    {fallback_statement(kernel, 'kGuard')}")
         lines.append("  }")
     for rule in kernel.spec.layouts:

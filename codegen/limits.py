@@ -20,6 +20,10 @@ NESTING_DEPTH = 32
 # Includes within includes. Real specs include one level (specs/common/).
 INCLUDE_DEPTH = 8
 
+# A `when:` guard, in characters: real guards are under 60. The bound also
+# bounds how deep a guard can nest.
+GUARD_CHARS = 500
+
 # A report names this many errors in full and counts the rest: past a hundred,
 # more lines help nobody, and each suggestion costs a search over the candidates.
 REPORTED_ERRORS = 100

@@ -83,7 +83,7 @@ class KernelPlan:
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
     like_argument: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
-    guard_cpp: Optional[str] = None  # the `when:` condition, in C++
+    guard: Optional[guards.Expr] = None  # the `when:` condition, type-checked against this overload
 
     @property
     def registration_name(self) -> str:
@@ -578,14 +578,13 @@ class Planner:
         elif launch and kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.output.rule is not None:
             inputs = [a.name for a in aten.schema.arguments.flat_non_out]
             meta = f"{op_spec.output.rule}({', '.join(inputs)})"
-        guard_cpp = None
+        guard = None
         if op_spec.guard is not None:
             arg_types = {a.name: str(a.type) for a in aten.schema.arguments.flat_all}
             try:
-                guard_cpp = guards.to_cpp(op_spec.guard.text, arg_types)
+                guard = guards.parse(op_spec.guard.text, arg_types)
             except guards.GuardError as error:
-                self.errors.add(op_spec.guard.location, str(error),
-                                "write a condition over the op's arguments, e.g. `input.dim() == 4`")
+                self.errors.add(op_spec.guard.location, str(error), error.suggestion)
         for rule in op_spec.layouts:
             if rule.argument not in tensor_names:
                 self.errors.add(rule.location, f"layout rule names '{rule.argument}', which is not a tensor "
@@ -597,7 +596,7 @@ class Planner:
                                 f"Tensor argument of '{aten.name}'", did_you_mean(rule.argument, plain_tensors))
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_argument, meta, op_spec.output.like, namespace,
-                          guard_cpp)
+                          guard)
 
 
 def _launch_cpp_type(aten: AtenOp, name: str) -> str:

@@ -129,3 +129,14 @@ def test_a_schema_default_with_quotes_stays_inside_its_literal(tmp_path):
     assert_no_injected_code(files)
     escaped = schema.replace("\\", "\\\\").replace('"', '\\"')
     assert f'  m.def("{escaped}");' in files["custom_ops.cpp"].splitlines()
+
+
+def test_a_guard_is_printed_from_its_tree_never_pasted(tmp_path):
+    # Python's grammar reads the `#` lines as comments: the guard is `self.dim() == 2`.
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(with_mm('when: "(self.dim() == 2\\n#define mluOpAdd(...) MLU_RET_SUCCESS\\n#error injected\\n)"'))
+    files = generate_files(str(spec), REPO_ROOT)[1]
+    assert_no_injected_code(files)
+    shard = next(text for text in files.values() if "wrap_mm(" in text)
+    assert "  if (!((self.dim() == 2))) {  // when: self.dim() == 2" in shard.splitlines()
+    assert "#define" not in "".join(files.values()) and "#error" not in "".join(files.values())
