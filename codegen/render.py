@@ -5,7 +5,7 @@ import os
 
 import jinja2
 
-from . import cpp_text, emit_cpp, matrix
+from . import cpp_text, emit_cpp, markdown, matrix
 
 _TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
 
@@ -28,8 +28,14 @@ def _cpp_environment() -> jinja2.Environment:
     return _environment(autoescape=False, finalize=_one_cpp_line)
 
 
-def _environment_for_pages() -> jinja2.Environment:
-    return _environment(autoescape=False)
+def _html_environment() -> jinja2.Environment:
+    return _environment(autoescape=True)
+
+
+def _markdown_environment() -> jinja2.Environment:
+    env = _environment(autoescape=False, finalize=markdown.finalize)
+    env.filters["code"] = markdown.code
+    return env
 
 
 def render(plan) -> dict[str, str]:
@@ -58,9 +64,12 @@ def render(plan) -> dict[str, str]:
 
 
 def render_matrix(support: matrix.SupportMatrix, banner: str) -> dict[str, str]:
-    env = _environment_for_pages()
+    """The matrix as JSON, Markdown and HTML. Every value the pages print is
+    escaped for its page (HTML autoescaping, markdown.finalize)."""
     return {
         "support_matrix.json": matrix.to_json(support),
-        "support_matrix.md": env.get_template("support_matrix.md.j2").render(banner=banner, matrix=support),
-        "support_matrix.html": env.get_template("support_matrix.html.j2").render(banner=banner, matrix=support),
+        "support_matrix.md": _markdown_environment().get_template("support_matrix.md.j2").render(
+            banner=markdown.html_comment(banner), matrix=support),
+        "support_matrix.html": _html_environment().get_template("support_matrix.html.j2").render(
+            banner=banner, matrix=support),
     }
