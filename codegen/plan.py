@@ -17,7 +17,7 @@ from typing import Optional
 
 from torchgen.model import BaseTy, BaseType, FunctionSchema, SchemaKind
 
-from . import cpp_text, guards, spec_file
+from . import cpp_text, device_names, guards, spec_file
 from .aten import AtenOp, AtenRegistry
 from .errors import ErrorSink, Location, SpecErrors, did_you_mean
 from .limits import HEADER_BYTES
@@ -225,6 +225,7 @@ class Planner:
         self.runtime_symbols = _declared_symbols(repo_root, _runtime_headers(repo_root), self.errors,
                                                  spec.sdk.location)
         self._check_converters()
+        self._check_device()
         self.torch_version_text = importlib.metadata.version("torch").split("+")[0]
         self.torch_version = tuple(int(p) for p in self.torch_version_text.split(".")[:3] if p.isdigit())
 
@@ -237,6 +238,12 @@ class Planner:
         if name not in symbols:
             self.errors.add(where, f"unknown converter '{function}' for {what}: not declared in {header}",
                             did_you_mean(name, symbols))
+
+    def _check_device(self) -> None:
+        """The backend renames PrivateUse1 to the device: a name PyTorch parses as its own cannot be it."""
+        problem = device_names.problem(self.spec.device)
+        if problem:
+            self.errors.add(self.spec.device_location or self.spec.sdk.location, *problem)
 
     def _qualified_names(self) -> list[str]:
         """Every C++ name the spec gives the generated code (converters, stream, status, rules)."""

@@ -246,6 +246,7 @@ class VendorSpec:
     ops: tuple[OpSpec, ...]
     custom: tuple[CustomOpSpec, ...] = ()
     autocast: tuple[AutocastEntry, ...] = ()
+    device_location: Optional[Location] = None
 
 
 # ----------------------------------------------------------------------------
@@ -673,7 +674,7 @@ def parse(path: str, root: Node) -> VendorSpec:
         errors.raise_if_any()
     reader.check_keys(top, _TOP_KEYS, "the spec")
     vendor = reader.code(top.get("vendor"), "vendor", top.location, IDENTIFIER) or ""
-    device = reader.code(top.get("device"), "device", top.location, IDENTIFIER) or ""
+    device = reader.string(top.get("device"), "device", top.location) or ""  # checked against torch's rules by plan.py
     sdk_node = reader.mapping(top.get("sdk"), "sdk", top.location)
     sdk = _parse_sdk(reader, sdk_node) if sdk_node else None
     default_dtypes: tuple[str, ...] = ("float32",)
@@ -714,4 +715,4 @@ def parse(path: str, root: Node) -> VendorSpec:
     errors.raise_if_any()
     assert sdk is not None
     return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom),
-                      tuple(autocast))
+                      tuple(autocast), top.get("device").location)
