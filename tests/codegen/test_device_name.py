@@ -31,6 +31,7 @@ def test_chip_names_are_accepted(device):
     assert device_names.problem(device) is None
 
 
+@pytest.mark.filterwarnings("ignore:'mkldnn' is no longer used as device type")
 def test_the_reserved_names_agree_with_torch_device():
     torch = pytest.importorskip("torch")
     with pytest.raises(RuntimeError) as error:
