@@ -262,8 +262,13 @@ class Grammar:
     example: str
 
 
+# Relative, below the repository: no component starts with '.', so none is '..'.
 _HEADER_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.+-]*/)*[A-Za-z0-9_][A-Za-z0-9_.+-]*\.(?:h|hh|hpp|hxx)")
 _PLACEHOLDER = "{function}"
+
+
+def _is_header_path(text: str) -> bool:
+    return bool(_HEADER_PATH.fullmatch(text))
 
 
 def _is_query_template(text: str) -> bool:
@@ -275,7 +280,7 @@ FUNCTION = Grammar(cpp_text.is_qualified_name, "a C++ function name", "mlu_glue:
 TYPE = Grammar(cpp_text.is_type_name, "a C++ type name", "mluRet_t")
 CONSTANT = Grammar(cpp_text.is_constant, "a C++ constant (a name or an integer)", "MLU_RET_SUCCESS")
 IDENTIFIER = Grammar(cpp_text.is_identifier, "an identifier that is not a C++ keyword", "rms_norm")
-HEADER = Grammar(_HEADER_PATH.fullmatch, "a header path inside the repository", "vendors/mlu/sdk/mlu_ops.h")
+HEADER = Grammar(_is_header_path, "a header path inside the repository", "vendors/mlu/sdk/mlu_ops.h")
 QUERY = Grammar(_is_query_template, "a function name containing {function} once", '"{function}GetWorkspaceSize"')
 # A power of two up to 1 GiB: what an allocator can align to.
 MAX_ALIGNMENT = 1 << 30
@@ -404,7 +409,7 @@ _CONVERTER_KEYS = ("fn", "pass")
 _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from", "when", "layout",
             "torch", "autograd", "cast")
 _AUTOGRAD_POLICIES = ("decomposition",)
-_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
+_VERSION = re.compile(r"^\d{1,9}\.\d{1,9}(\.\d{1,9})?$")  # bounded: int() refuses over 4,300 digits
 _TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "autocast", "include")
 _CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
 _BACKWARD_KEYS = ("grads", "schema", "call", "output")

@@ -65,6 +65,10 @@ CASES = {
                                       "spec.yaml", "spec.yaml:1:", ["'vendor' must be an identifier"]),
     "a 5,000-digit integer": (with_spec(VALID_SPEC + "x: " + "9" * 5000 + "\n"), "spec.yaml", AFTER,
                               ["number '99999999999999999999...' is too long"]),
+    "a 5,000-digit torch version": (with_spec(VALID_SPEC.replace(
+        '  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+        '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", torch: {min: "2.' + "9" * 5000 + '"}}')),
+        "spec.yaml", "spec.yaml:19:", ["invalid torch version"]),
     "the << merge key": (with_spec(VALID_SPEC.replace("defaults:\n", "defaults:\n  <<: {fallback: cpu}\n")),
                          "spec.yaml", "spec.yaml:13:", ["merge keys (<<)"]),
     "a complex key": (with_spec(VALID_SPEC + "? [a, b]\n: c\n"), "spec.yaml", AFTER, ["mapping key"]),
