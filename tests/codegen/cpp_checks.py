@@ -76,6 +76,13 @@ def _include_flags(vendor_dir: str) -> list[str]:
         flags += ["-isystem", path]
     for sub in ("runtime/include", f"{vendor_dir}/sdk", f"{vendor_dir}/driver", "vendors/sim"):
         flags += ["-I", os.path.join(REPO_ROOT, sub)]
+    # A CUDA vendor's SDK headers include the CUDA runtime's.
+    nvcc = shutil.which("nvcc")
+    for cuda in (os.environ.get("CUDA_HOME"), nvcc and os.path.dirname(os.path.dirname(os.path.realpath(nvcc))),
+                 "/usr/local/cuda"):
+        if cuda and os.path.isfile(os.path.join(cuda, "include", "cuda_runtime_api.h")):
+            flags += ["-isystem", os.path.join(cuda, "include")]
+            break
     return flags
 
 
