@@ -319,8 +319,8 @@ def _typed_signature(op) -> str:
 
 
 def _handle(kernel: KernelPlan) -> str:
-    return (f"c10::Dispatcher::singleton().findSchemaOrThrow("
-            f"{string_literal(f'{kernel.namespace}::{kernel.aten.name}')}, \"\").typed<{_typed_signature(kernel.aten)}>()")
+    name = string_literal(f"{kernel.namespace}::{kernel.aten.name}")
+    return f'c10::Dispatcher::singleton().findSchemaOrThrow({name}, "").typed<{_typed_signature(kernel.aten)}>()'
 
 
 def autograd_block(custom) -> CppBlock:
@@ -392,5 +392,6 @@ def autocast_kernels(plan: BackendPlan) -> list[str]:
     for entry in plan.autocast:
         name, _, overload = entry.op.partition(".")
         args = f"{name}, {overload}, {entry.policy.value}" if overload else f"{name}, {entry.policy.value}"
-        lines.append(f"KERNEL_PRIVATEUSEONE({args})  // {cpp_text.comment(f'{entry.location.path}:{entry.location.line}')}")
+        source = cpp_text.comment(f"{entry.location.path}:{entry.location.line}")
+        lines.append(f"KERNEL_PRIVATEUSEONE({args})  // {source}")
     return lines

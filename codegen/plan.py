@@ -245,23 +245,30 @@ class Planner:
         if problem:
             self.errors.add(self.spec.device_location or self.spec.sdk.location, *problem)
 
-    def _qualified_names(self) -> list[str]:
-        """Every C++ name the spec gives the generated code (converters, stream, status, rules)."""
+    def _spec_names(self) -> set[str]:
+        """The unqualified names and namespaces the spec makes the generated code use
+        (SDK functions, converters, stream, status, rules): a parameter must not hide them."""
         sdk = self.spec.sdk
-        entries = list(self.spec.ops) + [c.op for c in self.spec.custom]
-        return ([c.function for c in sdk.converters.values()] + [sdk.stream, sdk.status.message, sdk.status.ok] +
-                [a.converter for e in entries if e.call for a in e.call.arguments if a.converter] +
-                [r.converter for e in entries for r in e.layouts if r.converter] +
-                [e.output.rule for e in entries if e.output.rule])
+        entries = self._entries()
+        qualified = ([c.function for c in sdk.converters.values()] +
+                     [sdk.stream, sdk.status.type, sdk.status.message, sdk.status.ok] +
+                     [e.call.function for e in entries if e.call] +
+                     [a.converter for e in entries if e.call for a in e.call.arguments if a.converter] +
+                     [r.converter for e in entries for r in e.layouts if r.converter] +
+                     [e.output.rule for e in entries if e.output.rule])
+        return {name.lstrip(":").split("::")[0] for name in qualified}
+
+    def _entries(self) -> list[OpSpec]:
+        """Every op entry: the ATen ops, the custom ops and their backward ops."""
+        return list(self.spec.ops) + [c.op for c in self.spec.custom] + [
+            c.backward.op for c in self.spec.custom if c.backward]
 
     def _check_converters(self) -> None:
         sdk = self.spec.sdk
         for converter in sdk.converters.values():
             self._check_converter(converter.function, converter.location, f"ATen type '{converter.aten_type}'")
         self._check_converter(sdk.stream, sdk.location, "sdk.stream")
-        entries = list(self.spec.ops) + [c.op for c in self.spec.custom] + [
-            c.backward.op for c in self.spec.custom if c.backward]
-        for op_spec in entries:
+        for op_spec in self._entries():
             for arg in op_spec.call.arguments if op_spec.call else ():
                 if arg.converter:
                     self._check_converter(arg.converter, op_spec.call.location, f"call argument '{arg.text}'")
@@ -329,13 +336,13 @@ class Planner:
                             "the schema's name must be the entry's key")
             return None
         # Argument names become C++ parameter names of the generated kernel.
-        namespaces = {name.split("::")[0] for name in self._qualified_names()}
+        spec_names = self._spec_names()
         names = [a.name for a in schema.arguments.flat_all] + [r.name for r in schema.returns if r.name]
         for name in names:
-            if not cpp_text.is_parameter_name(name) or name in namespaces:
+            if not cpp_text.is_parameter_name(name) or name in spec_names:
                 self.errors.add(where, f"custom schema argument '{name}' of '{expected_name}' cannot be a C++ "
-                                "parameter name", "use an identifier that is not a C++ keyword, a namespace the "
-                                "spec names, or a name the generated kernel declares (op, status, x_arg, ...)")
+                                "parameter name", "use an identifier that is not a C++ keyword, a function or "
+                                "namespace the spec names, or a name the generated kernel declares (op, x_arg, ...)")
                 return None
         return AtenOp(expected_name, schema, has_cpp_meta=False, function_variant=True, composite_implicit=False)
 

@@ -72,7 +72,8 @@ def _include_flags(vendor_dir: str) -> list[str]:
     # torch.utils.cpp_extension.include_paths(), without importing torch (seconds).
     torch_dir = importlib.util.find_spec("torch").submodule_search_locations[0]
     flags = []
-    for path in (os.path.join(torch_dir, "include"), os.path.join(torch_dir, "include", "torch", "csrc", "api", "include")):
+    include = os.path.join(torch_dir, "include")
+    for path in (include, os.path.join(include, "torch", "csrc", "api", "include")):
         flags += ["-isystem", path]
     for sub in ("runtime/include", f"{vendor_dir}/sdk", f"{vendor_dir}/driver", "vendors/sim"):
         flags += ["-I", os.path.join(REPO_ROOT, sub)]

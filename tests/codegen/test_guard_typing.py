@@ -64,9 +64,9 @@ def test_accepted_guards_print_as_typed_cpp(tmp_path):
     spec.write_text(text)
     files = generate_files(str(spec), REPO_ROOT, display_path="specs/mlu.yaml")[1]
     shards = "".join(text for name, text in files.items() if name.startswith("kernels_shard"))
-    for fragment in ["self.dim() == 2", "self.stride(-(1)) == 1", "other.scalar_type()", "((1 <= groups) && "
-                     "(groups <= 1024))", "bias.has_value()", "static_cast<int64_t>(stride.size())", "!dtype.has_value()",
-                     "(eps > 1e-12)", "(keepdim == false)", "(dim >= -(1))", "!divisor_override.has_value()",
+    for fragment in ["self.dim() == 2", "self.stride(-(1)) == 1", "other.scalar_type()",
+                     "((1 <= groups) && (groups <= 1024))", "bias.has_value()", "static_cast<int64_t>(stride.size())",
+                     "!dtype.has_value()", "(eps > 1e-12)", "(keepdim == false)", "(dim >= -(1))", "!divisor_override.has_value()",
                      "(min.has_value() || max.has_value())"]:
         assert fragment in shards, fragment
     rows = {row["name"]: row for row in json.loads(files["support_matrix.json"])["ops"]}
@@ -84,7 +84,8 @@ REJECTED = {
     "an int out of range": ("add.Tensor", "self.dim() > 99999999999999999999", ["does not fit in int64"]),
     "len of a tensor": ("add.Tensor", "len(self) == 1", ["len(self): 'self' (Tensor) is not a list"]),
     "a number as the condition": ("add.Tensor", "self.dim()", ["is 'self.dim()' (int), not a condition"]),
-    "an int in and": ("convolution_overrideable", "not transposed and groups", ["'groups' (SymInt) is not a condition"]),
+    "an int in and": ("convolution_overrideable", "not transposed and groups",
+                      ["'groups' (SymInt) is not a condition"]),
     "dtypes ordered": ("add.Tensor", "self.scalar_type() < other.scalar_type()", ["compares 'self.scalar_type()'"]),
     "a bool compared with an int": ("convolution_overrideable", "transposed == 1", ["compares 'transposed' (bool)"]),
     "size() without its index": ("add.Tensor", "self.size() == 1", ["takes 1 argument(s), got 0"]),

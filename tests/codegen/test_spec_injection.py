@@ -73,8 +73,14 @@ REJECTED = {
                                             ["custom schema argument 'class'"]),
     "a custom argument the kernel declares": (custom(schema="rms_norm(Tensor op, Tensor weight) -> Tensor"), 22,
                                               ["custom schema argument 'op'"]),
+    "a custom argument named as the SDK function": (
+        custom(schema="rms_norm(Tensor mluOpRmsNorm, Tensor weight) -> Tensor"), 22,
+        ["custom schema argument 'mluOpRmsNorm'"]),
+    "a custom argument named as a glue namespace": (
+        custom(schema="rms_norm(Tensor mlu_glue, Tensor weight) -> Tensor"), 22, ["custom schema argument 'mlu_glue'"]),
     "a header outside the repository": (
-        VALID_SPEC.replace("headers: [vendors/mlu/sdk/mlu_ops.h]", f"headers: [vendors/mlu/sdk/mlu_ops.h, {ETC_PASSWD}]"),
+        VALID_SPEC.replace("headers: [vendors/mlu/sdk/mlu_ops.h]",
+                           f"headers: [vendors/mlu/sdk/mlu_ops.h, {ETC_PASSWD}]"),
         4, [f"'sdk.headers' must be a header path inside the repository, got '{ETC_PASSWD}'"]),
     "aligned: true": (with_mm("layout: {self: {aligned: true}}"), 19,
                       ["'mm.layout.self.aligned' must be a power of two number of bytes", "got 'True'"]),

@@ -132,7 +132,8 @@ def test_out_that_is_a_file_is_refused_and_kept(tmp_path):
     precious.write_text("the user's file")
     run = run_cli("generate", "--vendor", "mlu", "--spec", str(tmp_path / "spec.yaml"), "--out", str(precious))
     assert run.status == 2 and "Traceback" not in run.stderr
-    assert len(run.error_lines) == 1 and "precious.txt" in run.error_lines[0] and "not a directory" in run.error_lines[0]
+    assert len(run.error_lines) == 1, run.stderr
+    assert "precious.txt" in run.error_lines[0] and "not a directory" in run.error_lines[0]
     assert precious.read_text() == "the user's file"
     assert sorted(os.listdir(tmp_path)) == ["precious.txt", "spec.yaml"], "nothing of the user's is moved aside"
 
