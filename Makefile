@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check vendor-lines
+.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz
 
 setup:
 	@bash .ci/setup_env.sh
@@ -36,6 +36,13 @@ test: setup check-generated test-codegen
 
 test-codegen: setup
 	@$(PYTHON) -m pytest -q tests/codegen tests/conformance
+
+# The spec front end's fuzz target for longer than the test run's 30 s, with
+# g++ -fsyntax-only on the C++ of accepted hostile specs (tests/codegen/spec_fuzzing.py).
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	@TORCH_FL_FUZZ_SECONDS=$(FUZZ_SECONDS) TORCH_FL_FUZZ_COMPILE=1 $(PYTHON) -m pytest -q -s -p no:cacheprovider \
+		tests/codegen/test_spec_fuzz.py
 
 test-cpp: backend
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

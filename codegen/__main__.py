@@ -8,7 +8,7 @@ import time
 
 from . import layering, matrix, output, render, spec
 from .aten import AtenRegistry
-from .errors import SpecErrors
+from .errors import SpecErrors, one_line
 from .plan import Planner
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,10 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             model, files = generate_files(spec_path)
         except SpecErrors as exc:
-            for error in exc.errors:
-                print(f"error: {error}", file=sys.stderr)
-            print(f"{len(exc.errors)} error(s); nothing was written", file=sys.stderr)
-            return EXIT_SPEC_ERROR
+            return _refused(exc)
         out_dir = args.out or os.path.join(REPO_ROOT, "generated", model.vendor)
         if args.command == "check":
             drift = output.differences(out_dir, files)
@@ -79,17 +76,32 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(f"generated/{model.vendor}: up to date")
         else:
-            changed = output.write_tree(out_dir, files)
+            try:
+                changed = output.write_tree(out_dir, files)
+            except output.OutputError as exc:
+                print(f"error: {one_line(str(exc))}", file=sys.stderr)
+                print("nothing was written", file=sys.stderr)
+                return EXIT_SPEC_ERROR
             elapsed = time.perf_counter() - started
             print(f"generated/{model.vendor}: {len(files)} files, {len(changed)} changed ({elapsed:.2f} s)")
     return status
+
+
+def _refused(exc: SpecErrors) -> int:
+    for line in exc.report():
+        print(line, file=sys.stderr)
+    print(f"{len(exc.errors)} error(s); nothing was written", file=sys.stderr)
+    return EXIT_SPEC_ERROR
 
 
 def _write_verified_matrix(args) -> int:
     if not (args.vendor and args.conformance and args.out):
         print("matrix needs --vendor, --conformance and --out", file=sys.stderr)
         return EXIT_SPEC_ERROR
-    plan = load_plan(args.spec or os.path.join(REPO_ROOT, "specs", f"{args.vendor}.yaml"))
+    try:
+        plan = load_plan(args.spec or os.path.join(REPO_ROOT, "specs", f"{args.vendor}.yaml"))
+    except SpecErrors as exc:
+        return _refused(exc)
     verified = matrix.with_conformance(matrix.build(plan), matrix.Conformance.load(args.conformance))
     banner = f"Written by `make conformance` from {plan.spec.path} and {os.path.relpath(args.conformance, REPO_ROOT)}."
     os.makedirs(args.out, exist_ok=True)

@@ -95,13 +95,18 @@ class AtenRegistry:
         self._structured_bases = {name.split(".")[0] for name, e in self._entries.items() if e.get("structured")}
 
     @classmethod
+    @functools.lru_cache(maxsize=1)  # immutable, and ~0.5 s to load: once per process
     def from_installed_torch(cls) -> "AtenRegistry":
         import torchgen
         return cls(os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen", "native",
                                 "native_functions.yaml"))
 
-    def names(self) -> list[str]:
-        return list(self._entries)
+    @functools.cached_property
+    def _names(self) -> tuple[str, ...]:
+        return tuple(self._entries)
+
+    def names(self) -> tuple[str, ...]:
+        return self._names
 
     @functools.lru_cache(maxsize=None)
     def lookup(self, name: str) -> Optional[AtenOp]:

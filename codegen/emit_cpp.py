@@ -1,13 +1,17 @@
 """Kernel plans → C++ source text. Pure functions: plans in, strings out.
 
 Every line of C++ is decided here; the Jinja templates only lay the prepared
-blocks out in a file.
+blocks out in a file. Names from the spec were checked against their grammar
+when the spec was parsed (spec.Grammar); free text from it (file names, call
+lines, schemas) is emitted only through cpp_text.comment and string_literal.
 """
 from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
 
+from . import cpp_text, guards
+from .cpp_text import string_literal
 from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, WORKSPACE_ARGUMENT, TensorArgKind
 from .spec import DTYPES, FallbackPolicy, LayoutKind, PassBy
 
@@ -17,8 +21,12 @@ SHARD_COUNT = 8
 
 @dataclass(frozen=True)
 class CppBlock:
-    comment: tuple[str, ...]
+    comment: tuple[str, ...]  # escaped: each follows `//` on its own line
     lines: tuple[str, ...]
+
+
+def _comments(*lines: str) -> tuple[str, ...]:
+    return tuple(cpp_text.comment(line) for line in lines)
 
 
 @dataclass(frozen=True)
@@ -103,7 +111,7 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
     lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(status), {sdk.status.message}(status));")
     lines.append("  }")
     lines.append("}")
-    return CppBlock((f"{launch.call_text}", f"from {source}"), tuple(lines))
+    return CppBlock(_comments(launch.call_text, f"from {source}"), tuple(lines))
 
 
 def _check_lines(kernel: KernelPlan) -> list[str]:
@@ -151,7 +159,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     error_dtypes = dtype_list(kernel.spec.error_dtypes)
     lines = [
         f"static const torch_fl::OpInfo {info}{{",
-        f'    "{aten.name}", "{_source(kernel)}",',
+        f"    {string_literal(aten.name)}, {string_literal(_source(kernel))},",
         f"    torch_fl::dtype_set({{{dtype_list(kernel.spec.dtypes)}}}),",
         f"    torch_fl::FallbackPolicy::{policy},",
         f"    torch_fl::dtype_set({{{error_dtypes}}})}};",
@@ -168,8 +176,9 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         lines.append(f"  if (!({' && '.join(checks)})) {{")
         lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
         lines.append("  }")
-    if kernel.guard_cpp:
-        lines.append(f"  if (!{kernel.guard_cpp}) {{  // when: {kernel.spec.guard.text}")
+    if kernel.guard is not None:
+        when = cpp_text.comment(guards.to_text(kernel.guard))
+        lines.append(f"  if (!{guards.to_cpp(kernel.guard)}) {{  // when: {when}")
         lines.append(f"    {fallback_statement(kernel, 'kGuard')}")
         lines.append("  }")
     for rule in kernel.spec.layouts:
@@ -207,7 +216,8 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         elif rule.reuse:
             # Converted once and reused while the source is unchanged (same
             # storage, version and geometry) on this stream.
-            lines.append(f"  const at::Tensor {laid} = op.converted({source}, \"{rule.converter}\", &{rule.converter});")
+            lines.append(f"  const at::Tensor {laid} = op.converted({source}, {string_literal(rule.converter)}, "
+                         f"&{rule.converter});")
         else:
             lines.append(f"  const at::Tensor {laid} = {rule.converter}({source});")
         moved[rule.argument] = laid
@@ -262,7 +272,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     comment = [f"{aten.name}: {_source(kernel)}"]
     if kernel.derived_from:
         comment.append(f"{kernel.kind.value} variant derived from {kernel.derived_from}")
-    return CppBlock(tuple(comment), tuple(lines))
+    return CppBlock(_comments(*comment), tuple(lines))
 
 
 def decomposition_block(kernel: KernelPlan) -> CppBlock:
@@ -279,9 +289,8 @@ def decomposition_block(kernel: KernelPlan) -> CppBlock:
         f"  return {kernel.wrapper_name}({', '.join(names)});",
         "}",
     ]
-    comment = (f"{aten.name}: the decomposition (and its autograd) when a gradient is needed, "
-               f"the native kernel otherwise", f"from {_source(kernel)}")
-    return CppBlock(comment, tuple(lines))
+    return CppBlock(_comments(f"{aten.name}: the decomposition (and its autograd) when a gradient is needed, "
+                              "the native kernel otherwise", f"from {_source(kernel)}"), tuple(lines))
 
 
 def shards(plan: BackendPlan) -> list[Shard]:
@@ -319,7 +328,7 @@ def shards(plan: BackendPlan) -> list[Shard]:
 @dataclass(frozen=True)
 class CustomOpsFile:
     namespace: str
-    definitions: tuple[str, ...]  # schemas for TORCH_LIBRARY
+    definitions: tuple[str, ...]  # schemas for TORCH_LIBRARY, as C++ string literals
     blocks: tuple[CppBlock, ...]
     registrations: tuple[str, ...]  # PrivateUse1 kernels
     autograd_registrations: tuple[str, ...]  # AutogradPrivateUse1 kernels
@@ -330,8 +339,8 @@ def _typed_signature(op) -> str:
 
 
 def _handle(kernel: KernelPlan) -> str:
-    return (f'c10::Dispatcher::singleton().findSchemaOrThrow("{kernel.namespace}::{kernel.aten.name}", "")'
-            f".typed<{_typed_signature(kernel.aten)}>()")
+    name = string_literal(f"{kernel.namespace}::{kernel.aten.name}")
+    return f'c10::Dispatcher::singleton().findSchemaOrThrow({name}, "").typed<{_typed_signature(kernel.aten)}>()'
 
 
 def autograd_block(custom) -> CppBlock:
@@ -374,19 +383,18 @@ def autograd_block(custom) -> CppBlock:
     lines.append(f"{returns} autograd_{name}({', '.join(params)}) {{")
     lines.append(f"  return {cls}::apply({', '.join(names)});")
     lines.append("}")
-    comment = (f"autograd of {forward.namespace}::{name}: gradients by {backward.namespace}::{backward.aten.name}",
-               f"from {_source(forward)}")
-    return CppBlock(comment, tuple(lines))
+    return CppBlock(_comments(f"autograd of {forward.namespace}::{name}: gradients by "
+                              f"{backward.namespace}::{backward.aten.name}", f"from {_source(forward)}"), tuple(lines))
 
 
 def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
     launch_by_name = {l.function_name: l for l in plan.launches}
     definitions, blocks, registrations, autograd_regs = [], [], [], []
     for custom in plan.custom_ops:
-        definitions.append(custom.schema)
+        definitions.append(string_literal(custom.schema))
         kernels = [custom.forward] + ([custom.backward] if custom.backward else [])
         if custom.backward_schema:
-            definitions.append(custom.backward_schema)
+            definitions.append(string_literal(custom.backward_schema))
         for kernel in kernels:
             blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], _source(kernel)))
             blocks.append(kernel_block(kernel))
@@ -404,5 +412,6 @@ def autocast_kernels(plan: BackendPlan) -> list[str]:
     for entry in plan.autocast:
         name, _, overload = entry.op.partition(".")
         args = f"{name}, {overload}, {entry.policy.value}" if overload else f"{name}, {entry.policy.value}"
-        lines.append(f"KERNEL_PRIVATEUSEONE({args})  // {entry.location.path}:{entry.location.line}")
+        source = cpp_text.comment(f"{entry.location.path}:{entry.location.line}")
+        lines.append(f"KERNEL_PRIVATEUSEONE({args})  // {source}")
     return lines

@@ -5,16 +5,29 @@ under specs/common/; a vendor file states only its differences. Included files
 are merged first, in order; the vendor file wins. Sections that map names to
 entries (ops, custom, autocast, defaults) merge entry by entry; any other key
 is replaced whole. Every node keeps the file and line it came from.
+
+Includes are paths below the vendor spec's directory, nested at most
+limits.INCLUDE_DEPTH deep; a cycle is an error that names its files; all the
+files of one spec together are at most limits.SPEC_BYTES.
 """
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
-from . import source
+from . import source, spec_file
 from .errors import Location, SpecError, SpecErrors
+from .limits import INCLUDE_DEPTH, SPEC_BYTES
 from .source import Mapping, Node, Scalar, Sequence
 
 MERGED_SECTIONS = ("ops", "custom", "autocast", "defaults")
+
+
+@dataclass(frozen=True)
+class _Including:
+    """A spec file whose includes are being loaded."""
+    real_path: str
+    display: str
 
 
 def _merge(base: Mapping, override: Mapping) -> Mapping:
@@ -29,29 +42,49 @@ def _merge(base: Mapping, override: Mapping) -> Mapping:
 
 def load(path: str, display_path: str, repo_root: str) -> tuple[Node, list[str]]:
     """The merged spec and the texts it was read from (for the spec hash)."""
-    with open(path) as f:
-        text = f.read()
-    root = source.load(display_path, text)
-    texts = [text]
+    texts: list[str] = []
+    text = spec_file.read(path, display_path, SPEC_BYTES)
+    texts.append(text)
+    root = _with_includes(path, display_path, source.load(display_path, text), repo_root,
+                          os.path.realpath(os.path.dirname(path)), (), texts)
+    return root, texts
+
+
+def _with_includes(path: str, display: str, root: Node, repo_root: str, spec_dir: str,
+                   chain: tuple[_Including, ...], texts: list[str]) -> Node:
     if not isinstance(root, Mapping) or root.get("include") is None:
-        return root, texts
+        return root
     include = root.get("include")
     if not isinstance(include, Sequence):
         raise SpecErrors([SpecError(include.location, "'include' must be a list of spec files",
                                     "e.g. `include: [common/autocast.yaml]`")])
+    chain = chain + (_Including(os.path.realpath(path), display),)
     merged = Mapping({}, root.location)
     for item in include.items:
-        if not isinstance(item, Scalar) or not isinstance(item.value, str):
+        if not isinstance(item, Scalar) or not isinstance(item.value, str) or not item.value:
             raise SpecErrors([SpecError(item.location, "each include must be a path relative to the spec")])
         included_path = os.path.join(os.path.dirname(path), item.value)
         included_display = os.path.relpath(included_path, repo_root)
-        if not os.path.exists(included_path):
-            raise SpecErrors([SpecError(item.location, f"included spec '{item.value}' not found",
-                                        f"looked for {included_display}")])
-        included, included_texts = load(included_path, included_display, repo_root)
+        real = os.path.realpath(included_path)
+        if os.path.commonpath([real, spec_dir]) != spec_dir:
+            raise SpecErrors([SpecError(item.location, f"included spec '{item.value}' is outside the spec's "
+                                        "directory", "include files below it, e.g. common/autocast.yaml")])
+        cycle = [i for i, including in enumerate(chain) if including.real_path == real]
+        if cycle:
+            files = [including.display for including in chain[cycle[0]:]] + [included_display]
+            raise SpecErrors([SpecError(item.location, f"include cycle: {' → '.join(files)}",
+                                        "remove one of these includes")])
+        if len(chain) > INCLUDE_DEPTH:
+            raise SpecErrors([SpecError(item.location, f"includes nested more than {INCLUDE_DEPTH} deep",
+                                        "include the shared files from the vendor spec directly")])
+        budget = SPEC_BYTES - sum(len(t.encode()) for t in texts)
+        text = spec_file.read(included_path, included_display, budget, item.location,
+                              f"included spec '{item.value}'")
+        texts.append(text)
+        included = _with_includes(included_path, included_display, source.load(included_display, text),
+                                  repo_root, spec_dir, chain, texts)
         if not isinstance(included, Mapping):
             raise SpecErrors([SpecError(Location(included_display, 1, 1), "an included spec must be a mapping")])
         merged = _merge(merged, included)
-        texts += included_texts
     own = Mapping({k: v for k, v in root.entries.items() if k != "include"}, root.location)
-    return _merge(merged, own), texts
+    return _merge(merged, own)

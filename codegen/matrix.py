@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from . import guards
 from .plan import BackendPlan, KernelPlan
 from .spec import FallbackPolicy, LayoutKind
 
@@ -109,7 +110,7 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               kernel.derived_from or "",
                               tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
                               kernel.spec.known_failure or "",
-                              kernel.spec.guard.text if kernel.spec.guard else "",
+                              guards.to_text(kernel.guard) if kernel.guard is not None else "",
                               tuple((r.argument, _layout_text(r)) for r in kernel.spec.layouts),
                               tuple((c.argument, c.dtype) for c in kernel.spec.casts)))
     custom = tuple(

@@ -17,9 +17,10 @@ from typing import Optional
 
 from torchgen.model import BaseTy, BaseType, FunctionSchema, SchemaKind
 
-from . import guards
+from . import cpp_text, device_names, guards, spec_file
 from .aten import AtenOp, AtenRegistry
-from .errors import ErrorSink, Location, did_you_mean
+from .errors import ErrorSink, Location, SpecErrors, did_you_mean
+from .limits import HEADER_BYTES
 from .spec import AutocastEntry, CallArgument, Converter, OpSpec, Variant, VendorSpec
 
 STREAM_ARGUMENT = "stream"
@@ -114,7 +115,7 @@ class KernelPlan:
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
     like_argument: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
-    guard_cpp: Optional[str] = None  # the `when:` condition, in C++
+    guard: Optional[guards.Expr] = None  # the `when:` condition, type-checked against this overload
     overlap: Optional[OverlapCheck] = None  # None: the kernel writes only tensors it allocated
 
     @property
@@ -185,18 +186,34 @@ def _return_names(op: AtenOp) -> tuple[str, ...]:
     return tuple(r.name or f"out{i}" for i, r in enumerate(returns))
 
 
+# The runtime's headers: what a `torch_fl::` converter or output rule may name.
+RUNTIME_HEADERS = "runtime/include/torch_fl"
+
+
 def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSink, where: Location) -> set[str]:
+    """Names declared as functions (`name(`) in the headers, which are paths
+    below repo_root (a header outside it, through a symlink, is an error)."""
     symbols: set[str] = set()
+    root = os.path.realpath(repo_root)
     for header in headers:
         path = os.path.join(repo_root, header)
-        try:
-            with open(path) as f:
-                text = f.read()
-        except OSError:
-            errors.add(where, f"SDK header '{header}' not found", "paths are relative to the repository root")
+        if os.path.commonpath([os.path.realpath(path), root]) != root:
+            errors.add(where, f"SDK header '{header}' is outside the repository", "name a header below it")
             continue
+        try:
+            data = spec_file.read_bytes(path, f"SDK header '{header}'", where, HEADER_BYTES)
+        except SpecErrors as failure:
+            for error in failure.errors:
+                errors.add(error.location, error.message, "paths are relative to the repository root")
+            continue
+        text = data.decode("utf-8", errors="replace")  # comments may be in any encoding: only names matter
         symbols.update(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(", text))
     return symbols
+
+
+def _runtime_headers(repo_root: str) -> tuple[str, ...]:
+    directory = os.path.join(repo_root, RUNTIME_HEADERS)
+    return tuple(f"{RUNTIME_HEADERS}/{name}" for name in sorted(os.listdir(directory)) if name.endswith(".h"))
 
 
 def _meta_arguments(op: AtenOp) -> list[str]:
@@ -238,33 +255,62 @@ class Planner:
         self.spec_text = spec_text
         self.symbols = _declared_symbols(repo_root, spec.sdk.headers, self.errors, spec.sdk.location)
         self.glue_symbols = _declared_symbols(repo_root, (spec.sdk.glue,), self.errors, spec.sdk.location)
+        self.runtime_symbols = _declared_symbols(repo_root, _runtime_headers(repo_root), self.errors,
+                                                 spec.sdk.location)
         self._check_converters()
+        self._check_device()
         self.torch_version_text = importlib.metadata.version("torch").split("+")[0]
         self.torch_version = tuple(int(p) for p in self.torch_version_text.split(".")[:3] if p.isdigit())
 
     def _check_converter(self, function: str, where: Location, what: str) -> None:
-        """A converter is a glue function (or a runtime one, torch_fl::...)."""
+        """A converter (or output rule) is a glue function, or a runtime one (torch_fl::...)."""
+        header, symbols = self.spec.sdk.glue, self.glue_symbols
         if function.startswith("torch_fl::"):
-            return
+            header, symbols = RUNTIME_HEADERS, self.runtime_symbols
         name = function.rsplit("::", 1)[-1]
-        if name not in self.glue_symbols:
-            self.errors.add(where, f"unknown converter '{function}' for {what}: not declared in {self.spec.sdk.glue}",
-                            did_you_mean(name, self.glue_symbols))
+        if name not in symbols:
+            self.errors.add(where, f"unknown converter '{function}' for {what}: not declared in {header}",
+                            did_you_mean(name, symbols))
+
+    def _check_device(self) -> None:
+        """The backend renames PrivateUse1 to the device: a name PyTorch parses as its own cannot be it."""
+        problem = device_names.problem(self.spec.device)
+        if problem:
+            self.errors.add(self.spec.device_location or self.spec.sdk.location, *problem)
+
+    def _spec_names(self) -> set[str]:
+        """The unqualified names and namespaces the spec makes the generated code use
+        (SDK functions, converters, stream, status, rules): a parameter must not hide them."""
+        sdk = self.spec.sdk
+        entries = self._entries()
+        qualified = ([c.function for c in sdk.converters.values()] +
+                     [sdk.stream, sdk.status.type, sdk.status.message, sdk.status.ok] +
+                     [e.call.function for e in entries if e.call] +
+                     [a.converter for e in entries if e.call for a in e.call.arguments if a.converter] +
+                     [r.converter for e in entries for r in e.layouts if r.converter] +
+                     [e.output.rule for e in entries if e.output.rule])
+        return {name.lstrip(":").split("::")[0] for name in qualified}
+
+    def _entries(self) -> list[OpSpec]:
+        """Every op entry: the ATen ops, the custom ops and their backward ops."""
+        return list(self.spec.ops) + [c.op for c in self.spec.custom] + [
+            c.backward.op for c in self.spec.custom if c.backward]
 
     def _check_converters(self) -> None:
         sdk = self.spec.sdk
         for converter in sdk.converters.values():
             self._check_converter(converter.function, converter.location, f"ATen type '{converter.aten_type}'")
         self._check_converter(sdk.stream, sdk.location, "sdk.stream")
-        entries = list(self.spec.ops) + [c.op for c in self.spec.custom] + [
-            c.backward.op for c in self.spec.custom if c.backward]
-        for op_spec in entries:
+        for op_spec in self._entries():
             for arg in op_spec.call.arguments if op_spec.call else ():
                 if arg.converter:
                     self._check_converter(arg.converter, op_spec.call.location, f"call argument '{arg.text}'")
             for rule in op_spec.layouts:
                 if rule.converter:
                     self._check_converter(rule.converter, rule.location, f"the layout of '{rule.argument}'")
+            if op_spec.output.rule:
+                self._check_converter(op_spec.output.rule, op_spec.output.location,
+                                      f"the output rule of '{op_spec.name}'")
 
     def plan(self) -> BackendPlan:
         kernels: list[KernelPlan] = []
@@ -322,6 +368,15 @@ class Planner:
             self.errors.add(where, f"custom schema names '{schema.name}', but the entry is '{expected_name}'",
                             "the schema's name must be the entry's key")
             return None
+        # Argument names become C++ parameter names of the generated kernel.
+        spec_names = self._spec_names()
+        names = [a.name for a in schema.arguments.flat_all] + [r.name for r in schema.returns if r.name]
+        for name in names:
+            if not cpp_text.is_parameter_name(name) or name in spec_names:
+                self.errors.add(where, f"custom schema argument '{name}' of '{expected_name}' cannot be a C++ "
+                                "parameter name", "use an identifier that is not a C++ keyword, a function or "
+                                "namespace the spec names, or a name the generated kernel declares (op, x_arg, ...)")
+                return None
         return AtenOp(expected_name, schema, has_cpp_meta=False, function_variant=True, composite_implicit=False)
 
     def _plan_custom(self, custom, launches: list[LaunchPlan]) -> Optional[CustomOpPlan]:
@@ -379,7 +434,7 @@ class Planner:
             else:
                 known = sorted(grad_names) + list(forward_args)
                 self.errors.add(where, f"backward argument '{arg.name}' is neither a forward argument nor a "
-                                "gradient", did_you_mean(arg.name, known) or f"expected one of: {', '.join(known)}")
+                                "gradient", did_you_mean(arg.name, known, f"expected one of: {', '.join(known)}"))
                 return None
         gradient_of = tuple(custom.backward.grads.index(a.name) if a.name in custom.backward.grads else None
                             for a in forward.aten.schema.arguments.flat_all)
@@ -504,7 +559,7 @@ class Planner:
             if arg is None:
                 known = list(inputs) + list(outputs) + [STREAM_ARGUMENT, WORKSPACE_ARGUMENT]
                 self.errors.add(call.location, f"call argument '{name}' names no parameter of '{op_spec.name}'",
-                                did_you_mean(name, known) or f"expected one of: {', '.join(known)}")
+                                did_you_mean(name, known, f"expected one of: {', '.join(known)}"))
                 ok = False
                 continue
             type_key = normalize_type(str(arg.type))
@@ -570,14 +625,13 @@ class Planner:
         elif launch and kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.output.rule is not None:
             inputs = [a.name for a in aten.schema.arguments.flat_non_out]
             meta = f"{op_spec.output.rule}({', '.join(inputs)})"
-        guard_cpp = None
+        guard = None
         if op_spec.guard is not None:
             arg_types = {a.name: str(a.type) for a in aten.schema.arguments.flat_all}
             try:
-                guard_cpp = guards.to_cpp(op_spec.guard.text, arg_types)
+                guard = guards.parse(op_spec.guard.text, arg_types)
             except guards.GuardError as error:
-                self.errors.add(op_spec.guard.location, str(error),
-                                "write a condition over the op's arguments, e.g. `input.dim() == 4`")
+                self.errors.add(op_spec.guard.location, str(error), error.suggestion)
         for rule in op_spec.layouts:
             if rule.argument not in tensor_names:
                 self.errors.add(rule.location, f"layout rule names '{rule.argument}', which is not a tensor "
@@ -593,7 +647,7 @@ class Planner:
                                    aten.name.split(".")[0] in _IDEMPOTENT_WRITES)
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_decision, meta, op_spec.output.like, namespace,
-                          guard_cpp, overlap)
+                          guard, overlap)
 
 
 def _launch_cpp_type(aten: AtenOp, name: str) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
+from . import cpp_text
 from .errors import ErrorSink, Location, did_you_mean
 from .source import Mapping, Node, Scalar, Sequence
 
@@ -87,9 +88,13 @@ class CallArgument:
     `convert(name)`    the same with an explicit converter instead of the type's;
     `compute()`        a value the glue computes (e.g. the default generator's state).
     """
-    text: str
     name: Optional[str]
     converter: Optional[str]
+
+    @property
+    def text(self) -> str:
+        """The argument as the generator prints it (comments, the support matrix)."""
+        return f"{self.converter}({self.name or ''})" if self.converter else str(self.name)
 
 
 @dataclass(frozen=True)
@@ -241,10 +246,44 @@ class VendorSpec:
     ops: tuple[OpSpec, ...]
     custom: tuple[CustomOpSpec, ...] = ()
     autocast: tuple[AutocastEntry, ...] = ()
+    device_location: Optional[Location] = None
 
 
 # ----------------------------------------------------------------------------
 # parsing helpers
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """What a spec string must be before the generator emits it as C++ (or
+    includes it as a header): spec text is never pasted into C++ unchecked."""
+    accepts: Callable[[str], bool]
+    expected: str
+    example: str
+
+
+# Relative, below the repository: no component starts with '.', so none is '..'.
+_HEADER_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.+-]*/)*[A-Za-z0-9_][A-Za-z0-9_.+-]*\.(?:h|hh|hpp|hxx)")
+_PLACEHOLDER = "{function}"
+
+
+def _is_header_path(text: str) -> bool:
+    return bool(_HEADER_PATH.fullmatch(text))
+
+
+def _is_query_template(text: str) -> bool:
+    """`{function}GetWorkspaceSize`: a function name once the call's function is put in."""
+    return text.count(_PLACEHOLDER) == 1 and cpp_text.is_identifier(text.replace(_PLACEHOLDER, "f"))
+
+
+FUNCTION = Grammar(cpp_text.is_qualified_name, "a C++ function name", "mlu_glue::describe")
+TYPE = Grammar(cpp_text.is_type_name, "a C++ type name", "mluRet_t")
+CONSTANT = Grammar(cpp_text.is_constant, "a C++ constant (a name or an integer)", "MLU_RET_SUCCESS")
+IDENTIFIER = Grammar(cpp_text.is_identifier, "an identifier that is not a C++ keyword", "rms_norm")
+HEADER = Grammar(_is_header_path, "a header path inside the repository", "vendors/mlu/sdk/mlu_ops.h")
+QUERY = Grammar(_is_query_template, "a function name containing {function} once", '"{function}GetWorkspaceSize"')
+# A power of two up to 1 GiB: what an allocator can align to.
+MAX_ALIGNMENT = 1 << 30
 
 
 class _Reader:
@@ -264,7 +303,7 @@ class _Reader:
         for key in node.keys():
             if key not in allowed:
                 self.errors.add(node.key_location(key), f"unknown key '{key}' in {what}",
-                                did_you_mean(key, allowed) or f"expected one of: {', '.join(allowed)}")
+                                did_you_mean(key, allowed, f"expected one of: {', '.join(allowed)}"))
 
     def string(self, node: Optional[Node], what: str, where: Location, required: bool = True) -> Optional[str]:
         if node is None:
@@ -275,6 +314,23 @@ class _Reader:
             self.errors.add(node.location, f"'{what}' must be a non-empty string")
             return None
         return node.value
+
+    def follows(self, text: str, grammar: Grammar, what: str, where: Location) -> bool:
+        if grammar.accepts(text):
+            return True
+        self.errors.add(where, f"'{what}' must be {grammar.expected}, got '{text}'", f"e.g. {grammar.example}")
+        return False
+
+    def code(self, node: Optional[Node], what: str, where: Location, grammar: Grammar,
+             required: bool = True) -> Optional[str]:
+        """A string that becomes C++: None unless it follows its grammar."""
+        text = self.string(node, what, where, required)
+        if text is None or not self.follows(text, grammar, what, node.location):
+            return None
+        return text
+
+    def code_list(self, node: Optional[Node], what: str, grammar: Grammar) -> tuple[str, ...]:
+        return tuple(text for text, loc in self.string_list(node, what) if self.follows(text, grammar, what, loc))
 
     def string_list(self, node: Optional[Node], what: str) -> tuple[tuple[str, Location], ...]:
         if node is None:
@@ -298,7 +354,7 @@ class _Reader:
             return enum_type(node.value)
         text = node.value if isinstance(node, Scalar) else "<non-scalar>"
         self.errors.add(node.location, f"invalid {what} '{text}'",
-                        did_you_mean(str(text), choices) or f"expected one of: {', '.join(choices)}")
+                        did_you_mean(str(text), choices, f"expected one of: {', '.join(choices)}"))
         return default
 
     def dtypes(self, node: Optional[Node], what: str) -> Optional[tuple[str, ...]]:
@@ -307,15 +363,14 @@ class _Reader:
         result = []
         for name, loc in self.string_list(node, what):
             if name not in DTYPES:
-                self.errors.add(loc, f"unknown dtype '{name}'", did_you_mean(name, DTYPES) or
-                                f"expected one of: {', '.join(DTYPES)}")
+                self.errors.add(loc, f"unknown dtype '{name}'",
+                                did_you_mean(name, DTYPES, f"expected one of: {', '.join(DTYPES)}"))
             else:
                 result.append(name)
         return tuple(result)
 
 
 _CALL = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_:]*)\s*\((.*)\)\s*$")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _ARGUMENT = re.compile(r"^(?:([A-Za-z_][A-Za-z0-9_:]*)\((\s*[A-Za-z_][A-Za-z0-9_]*\s*)?\)|([A-Za-z_][A-Za-z0-9_]*))$")
 
 
@@ -326,7 +381,7 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
     if text is None:
         return None
     match = _CALL.match(text)
-    if not match:
+    if not match or not cpp_text.is_qualified_name(match.group(1)):
         reader.errors.add(node.location, f"malformed call '{text}'",
                           "expected `sdkFunction(arg, arg, ...)` naming ATen arguments, `stream` and outputs")
         return None
@@ -334,16 +389,16 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
     args = []
     for text in texts:
         arg = _ARGUMENT.match(text)
-        if not arg:
+        if not arg or (arg.group(1) and not cpp_text.is_qualified_name(arg.group(1))):
             reader.errors.add(node.location, f"call argument '{text}' is not a name",
                               "call arguments are `name`, `converter(name)` or `function()`, where a name is an "
                               "ATen argument, an output or `stream`")
             continue
         if arg.group(3):
-            args.append(CallArgument(text, arg.group(3), None))
+            args.append(CallArgument(arg.group(3), None))
         else:
             inner = (arg.group(2) or "").strip()
-            args.append(CallArgument(text, inner or None, arg.group(1)))
+            args.append(CallArgument(inner or None, arg.group(1)))
     return CallSpec(match.group(1), tuple(args), node.location)
 
 
@@ -354,7 +409,7 @@ _CONVERTER_KEYS = ("fn", "pass")
 _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from", "when", "layout",
             "torch", "autograd", "cast")
 _AUTOGRAD_POLICIES = ("decomposition",)
-_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
+_VERSION = re.compile(r"^\d{1,9}\.\d{1,9}(\.\d{1,9})?$")  # bounded: int() refuses over 4,300 digits
 _TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "autocast", "include")
 _CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
 _BACKWARD_KEYS = ("grads", "schema", "call", "output")
@@ -363,17 +418,18 @@ _DEFAULT_KEYS = ("dtypes", "fallback")
 
 def _parse_sdk(reader: _Reader, node: Mapping) -> SdkSpec:
     reader.check_keys(node, _SDK_KEYS, "sdk")
-    headers = tuple(h for h, _ in reader.string_list(node.get("headers"), "sdk.headers"))
+    headers = reader.code_list(node.get("headers"), "sdk.headers", HEADER)
     if not headers:
         reader.errors.add(node.location, "sdk.headers must list at least one header")
-    glue = reader.string(node.get("glue"), "sdk.glue", node.location) or ""
-    stream = reader.string(node.get("stream"), "sdk.stream", node.location) or ""
+    glue = reader.code(node.get("glue"), "sdk.glue", node.location, HEADER) or ""
+    stream = reader.code(node.get("stream"), "sdk.stream", node.location, FUNCTION) or ""
     status_node = reader.mapping(node.get("status"), "sdk.status", node.location)
     status = StatusConvention("", "", "")
     if status_node:
         reader.check_keys(status_node, _STATUS_KEYS, "sdk.status")
-        status = StatusConvention(*(reader.string(status_node.get(k), f"sdk.status.{k}", status_node.location) or ""
-                                    for k in _STATUS_KEYS))
+        status = StatusConvention(*(reader.code(status_node.get(k), f"sdk.status.{k}", status_node.location,
+                                                grammar) or ""
+                                    for k, grammar in zip(_STATUS_KEYS, (TYPE, CONSTANT, FUNCTION))))
     converters: dict[str, Converter] = {}
     conv_node = reader.mapping(node.get("converters"), "sdk.converters", node.location)
     if conv_node:
@@ -381,34 +437,29 @@ def _parse_sdk(reader: _Reader, node: Mapping) -> SdkSpec:
             value = conv_node.get(aten_type)
             where = conv_node.key_location(aten_type)
             if isinstance(value, Scalar):
-                fn = reader.string(value, f"converter for {aten_type}", where)
+                fn = reader.code(value, f"sdk.converters.{aten_type}", where, FUNCTION)
                 pass_by = PassBy.VALUE
             elif isinstance(value, Mapping):
                 reader.check_keys(value, _CONVERTER_KEYS, f"converter '{aten_type}'")
-                fn = reader.string(value.get("fn"), f"converter '{aten_type}'.fn", where)
+                fn = reader.code(value.get("fn"), f"sdk.converters.{aten_type}.fn", where, FUNCTION)
                 pass_by = reader.enum(value.get("pass"), PassBy, "pass", PassBy.VALUE)
             else:
                 reader.errors.add(where, f"converter for '{aten_type}' must be a function name or {{fn, pass}}")
                 continue
             if fn:
                 converters[aten_type] = Converter(aten_type, fn, pass_by, where)
-    workspace_query = reader.string(node.get("workspace_query"), "sdk.workspace_query", node.location,
-                                    required=False)
-    if workspace_query is not None and "{function}" not in workspace_query:
-        reader.errors.add(node.get("workspace_query").location, "sdk.workspace_query must contain {function}",
-                          'e.g. "{function}GetWorkspaceSize"')
+    workspace_query = reader.code(node.get("workspace_query"), "sdk.workspace_query", node.location, QUERY,
+                                  required=False)
     two_phase = None
     two_phase_node = node.get("two_phase")
     if two_phase_node is not None:
         two_phase_map = reader.mapping(two_phase_node, "sdk.two_phase", node.location)
         if two_phase_map:
             reader.check_keys(two_phase_map, _TWO_PHASE_KEYS, "sdk.two_phase")
-            query = reader.string(two_phase_map.get("query"), "sdk.two_phase.query", two_phase_map.location) or ""
-            executor = reader.string(two_phase_map.get("executor"), "sdk.two_phase.executor",
-                                     two_phase_map.location) or ""
-            if query and "{function}" not in query:
-                reader.errors.add(two_phase_map.get("query").location, "sdk.two_phase.query must contain {function}",
-                                  'e.g. "{function}GetWorkspaceSize"')
+            query = reader.code(two_phase_map.get("query"), "sdk.two_phase.query", two_phase_map.location,
+                                QUERY) or ""
+            executor = reader.code(two_phase_map.get("executor"), "sdk.two_phase.executor", two_phase_map.location,
+                                   TYPE) or ""
             two_phase = TwoPhaseConvention(query, executor, two_phase_map.location)
     return SdkSpec(headers, glue, status, stream, converters, node.location, workspace_query, two_phase)
 
@@ -426,7 +477,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
             variants.append(Variant(text))
         except ValueError:
             reader.errors.add(loc, f"unknown variant '{text}' for op '{name}'",
-                              did_you_mean(text, [v.value for v in Variant]) or "expected 'out' or 'inplace'")
+                              did_you_mean(text, [v.value for v in Variant], "expected 'out' or 'inplace'"))
     dtypes = reader.dtypes(node.get("dtypes"), f"{name}.dtypes")
     fallback_node = node.get("fallback")
     error_dtypes: tuple[str, ...] = ()
@@ -439,7 +490,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
                 continue
             if key not in DTYPES:
                 reader.errors.add(fallback_node.key_location(key), f"unknown dtype '{key}' in fallback policy",
-                                  did_you_mean(key, DTYPES) or "expected `default` or a dtype name")
+                                  did_you_mean(key, DTYPES, "expected `default` or a dtype name"))
                 continue
             if reader.enum(fallback_node.get(key), FallbackPolicy, "fallback policy", FallbackPolicy.CPU) \
                     == FallbackPolicy.ERROR:
@@ -463,7 +514,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
                 like = (reader.string(like_node, "output.like", out_node.location) or "",)
             output = OutputRule(like, out_node.location)
         elif isinstance(out_node, Mapping) and out_node.keys() == ["rule"]:
-            rule = reader.string(out_node.get("rule"), "output.rule", out_node.location)
+            rule = reader.code(out_node.get("rule"), f"{name}.output.rule", out_node.location, FUNCTION)
             output = OutputRule(None, out_node.location, rule)
         else:
             reader.errors.add(out_node.location, f"invalid output rule for '{name}'",
@@ -478,7 +529,7 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
     autograd = reader.string(node.get("autograd"), f"{name}.autograd", where, required=False)
     if autograd is not None and autograd not in _AUTOGRAD_POLICIES:
         reader.errors.add(node.get("autograd").location, f"unknown autograd policy '{autograd}' for '{name}'",
-                          did_you_mean(autograd, _AUTOGRAD_POLICIES) or "expected `decomposition`")
+                          did_you_mean(autograd, _AUTOGRAD_POLICIES, "expected `decomposition`"))
     return OpSpec(name, where, call, tuple(variants),
                   dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from,
                   guard, layouts, error_dtypes, gate, autograd, casts)
@@ -497,7 +548,7 @@ def _parse_casts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[Cast
         dtype = reader.string(value, f"{name}.cast.{argument}", node.key_location(argument)) or ""
         if dtype and dtype not in DTYPES:
             reader.errors.add(value.location, f"unknown dtype '{dtype}' in '{name}.cast.{argument}'",
-                              did_you_mean(dtype, DTYPES) or f"expected one of: {', '.join(DTYPES)}")
+                              did_you_mean(dtype, DTYPES, f"expected one of: {', '.join(DTYPES)}"))
             continue
         if dtype:
             rules.append(CastRule(argument, dtype, node.key_location(argument)))
@@ -518,11 +569,17 @@ def _parse_layouts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[La
         where = node.key_location(argument)
         if isinstance(value, Scalar) and value.value in choices:
             rules.append(LayoutRule(argument, LayoutKind(value.value), where))
-        elif isinstance(value, Mapping) and value.keys() == ["aligned"] and isinstance(value.get("aligned"), Scalar) \
-                and isinstance(value.get("aligned").value, int) and value.get("aligned").value > 0:
-            rules.append(LayoutRule(argument, LayoutKind.ALIGNED, where, alignment=value.get("aligned").value))
+        elif isinstance(value, Mapping) and value.keys() == ["aligned"]:
+            alignment = value.get("aligned")
+            number = alignment.value if isinstance(alignment, Scalar) else None
+            # `type(...) is int`: YAML's true is a Python int too, and would be emitted as True.
+            if type(number) is int and 0 < number <= MAX_ALIGNMENT and number & (number - 1) == 0:
+                rules.append(LayoutRule(argument, LayoutKind.ALIGNED, where, alignment=number))
+            else:
+                reader.errors.add(alignment.location, f"'{name}.layout.{argument}.aligned' must be a power of two "
+                                  f"number of bytes up to {MAX_ALIGNMENT}, got '{number}'", "e.g. `{aligned: 64}`")
         elif isinstance(value, Mapping) and "convert" in value.keys() and set(value.keys()) <= {"convert", "reuse"}:
-            converter = reader.string(value.get("convert"), f"{name}.layout.{argument}.convert", where) or ""
+            converter = reader.code(value.get("convert"), f"{name}.layout.{argument}.convert", where, FUNCTION) or ""
             reuse_node = value.get("reuse")
             reuse = False
             if reuse_node is not None:
@@ -534,8 +591,8 @@ def _parse_layouts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[La
         else:
             text = value.value if isinstance(value, Scalar) else "<mapping>"
             reader.errors.add(value.location, f"invalid layout rule '{text}' for argument '{argument}' of '{name}'",
-                              did_you_mean(str(text), choices) or
-                              "expected contiguous, channels_last, {aligned: <bytes>} or {convert: <function>, reuse: <bool>}")
+                              did_you_mean(str(text), choices, "expected contiguous, channels_last, {aligned: <bytes>} "
+                                           "or {convert: <function>, reuse: <bool>}"))
     return tuple(rules)
 
 
@@ -574,6 +631,7 @@ def _parse_custom(reader: _Reader, name: str, where: Location, node: Node,
         reader.errors.add(where, f"custom op '{name}' must be a mapping with 'schema' and 'call'")
         return None
     reader.check_keys(node, _CUSTOM_KEYS, f"custom op '{name}'")
+    reader.follows(name, IDENTIFIER, "custom op name", where)
     schema = reader.string(node.get("schema"), f"{name}.schema", where) or ""
     schema_location = node.get("schema").location if node.get("schema") is not None else where
     if node.get("call") is None:
@@ -595,6 +653,9 @@ def _parse_custom(reader: _Reader, name: str, where: Location, node: Node,
             bw_schema = reader.string(backward_node.get("schema"), f"{name}.backward.schema",
                                       backward_node.location) or ""
             bw_name = bw_schema.split("(", 1)[0].strip() or f"{name}_backward"
+            if bw_schema:
+                reader.follows(bw_name, IDENTIFIER, f"{name}.backward.schema's op name",
+                               backward_node.get("schema").location)
             bw_fields = Mapping({k: backward_node.entries[k] for k in ("call", "output")
                                  if k in backward_node.entries}, backward_node.location)
             bw_op = _parse_op(reader, bw_name, backward_node.location, bw_fields, op.dtypes if op else default_dtypes,
@@ -603,7 +664,7 @@ def _parse_custom(reader: _Reader, name: str, where: Location, node: Node,
                 reader.errors.add(backward_node.location, f"'{name}.backward' has no 'call'")
             if bw_op:
                 backward = BackwardSpec(grads, bw_op, bw_schema, backward_node.location)
-    reference = reader.string(node.get("reference"), f"{name}.reference", where, required=False)
+    reference = reader.code(node.get("reference"), f"{name}.reference", where, IDENTIFIER, required=False)
     if op is None:
         return None
     return CustomOpSpec(op, schema, schema_location, backward, reference)
@@ -617,11 +678,8 @@ def parse(path: str, root: Node) -> VendorSpec:
     if top is None:
         errors.raise_if_any()
     reader.check_keys(top, _TOP_KEYS, "the spec")
-    vendor = reader.string(top.get("vendor"), "vendor", top.location) or ""
-    device = reader.string(top.get("device"), "device", top.location) or ""
-    for what, value in (("vendor", vendor), ("device", device)):
-        if value and not _IDENT.match(value):
-            errors.add(top.key_location(what), f"'{what}' must be an identifier, got '{value}'")
+    vendor = reader.code(top.get("vendor"), "vendor", top.location, IDENTIFIER) or ""
+    device = reader.string(top.get("device"), "device", top.location) or ""  # checked against torch's rules by plan.py
     sdk_node = reader.mapping(top.get("sdk"), "sdk", top.location)
     sdk = _parse_sdk(reader, sdk_node) if sdk_node else None
     default_dtypes: tuple[str, ...] = ("float32",)
@@ -662,4 +720,4 @@ def parse(path: str, root: Node) -> VendorSpec:
     errors.raise_if_any()
     assert sdk is not None
     return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom),
-                      tuple(autocast))
+                      tuple(autocast), top.get("device").location)

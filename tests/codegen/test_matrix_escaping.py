@@ -1,0 +1,87 @@
+"""Spec text (and conformance results) shown in the support matrix pages is
+data: HTML is escaped in support_matrix.html, and in support_matrix.md it
+neither breaks the table (a `|` or a line break) nor becomes markup."""
+from __future__ import annotations
+
+import json
+import re
+
+from conftest import REPO_ROOT
+from test_spec_errors import VALID_SPEC
+
+from codegen import matrix, render
+from codegen.__main__ import load_plan
+
+SCRIPT = "<script>alert(1)</script>"
+HOSTILE_NOTE = f"{SCRIPT} a | b\nc [link](javascript:alert(1)) `tick` <img src=x onerror=alert(2)>"
+HOSTILE_NAME = "evil<img src=x onerror=alert(3)>&.yaml"
+MM = '  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}'
+
+
+def hostile_plan(tmp_path):
+    spec = tmp_path / HOSTILE_NAME
+    spec.write_text(VALID_SPEC.replace(MM, MM[:-1] + f", known_failure: {json.dumps(HOSTILE_NOTE)}}}"))
+    return load_plan(str(spec), REPO_ROOT)
+
+
+def outside_code_spans(markdown: str) -> str:
+    """The text a renderer reads as markup: code spans show `<` literally."""
+    return re.sub(r"(?<!\\)(`+)(?:(?!\1).)+?\1", "", markdown)
+
+
+def unescaped_pipes(line: str) -> int:
+    count, i = 0, 0
+    while i < len(line):
+        if line[i] == "\\":
+            i += 2
+            continue
+        count += line[i] == "|"
+        i += 1
+    return count
+
+
+def test_html_matrix_escapes_spec_text(tmp_path):
+    files = render.render_matrix(matrix.build(hostile_plan(tmp_path)), "banner")
+    html = files["support_matrix.html"]
+    assert html.count("<script") == 1, "only the page's own offline filter script"
+    assert "<img" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "evil&lt;img src=x onerror=alert(3)&gt;&amp;.yaml" in html
+    assert json.loads(files["support_matrix.json"])["ops"][-1]["known_failure"] == HOSTILE_NOTE
+
+
+def test_markdown_matrix_cells_cannot_break_the_table(tmp_path):
+    markdown = render.render_matrix(matrix.build(hostile_plan(tmp_path)), "banner -->")["support_matrix.md"]
+    lines = markdown.splitlines()
+    header = next(line for line in lines if line.startswith("| overload |"))
+    rows = [line for line in lines if line.startswith("| `")]
+    assert rows and all(unescaped_pipes(row) == unescaped_pipes(header) for row in rows)
+    mm = next(row for row in rows if row.startswith("| `mm`"))
+    assert "a \\| b c" in mm, "the line break is a space, the pipe escaped"
+    markup = outside_code_spans(markdown)
+    assert "<script" not in markup and "<img" not in markup and not re.search(r"(?<!\\)\]\(", markup)
+    assert "&lt;script&gt;" in mm and "\\[link\\]" in mm and "\\`tick\\`" in mm
+    assert "evil&lt;img src=x onerror=alert(3)&gt;&amp;.yaml" in mm
+    assert lines[0] == "<!-- banner --&gt; -->", "the banner cannot end its comment"
+
+
+def test_code_spans_hold_backticks_and_pipes(tmp_path):
+    from codegen import markdown
+    assert markdown.code("a`b") == "``a`b``"
+    assert markdown.code("`x") == "`` `x ``"
+    assert markdown.code("x | y\nz") == "`x \\| y z`"
+
+
+def test_conformance_verdicts_are_escaped_too(tmp_path):
+    plan = hostile_plan(tmp_path)
+    hostile = '"><script>alert(4)</script>'
+    verdicts = {("mm", "float32"): (hostile, "detail")}
+    conformance = matrix.Conformance({"commit": "<b>" * 5, "date": "x", "torch_version": "2", "spec_sha256": "s"},
+                                     {"strict_percent": 1, "basic_or_better_percent": 1, "native_overloads": 1,
+                                      "strict_pairs": 0, "basic_pairs": 0, "failed_pairs": 0, "untested_pairs": 0},
+                                     verdicts)
+    files = render.render_matrix(matrix.with_conformance(matrix.build(plan), conformance), "banner")
+    assert files["support_matrix.html"].count("<script") == 1 and "<b>" not in files["support_matrix.html"]
+    assert "&#34;&gt;&lt;script&gt;alert(4)" in files["support_matrix.html"]
+    markup = outside_code_spans(files["support_matrix.md"])
+    assert "<script" not in markup and "<b>" not in markup
