@@ -171,6 +171,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     lines.append("  const torch_fl::DeviceGuard guard(op.device());")
     decision = kernel.dtype_decision
     checks = [f'op.dtype_is_native({t.name}, "{t.name}")' for t in decision.operands]
+    checks += [f'op.index_dtype_is_native({t.name}, "{t.name}")' for t in decision.index_like]
     checks += [f'op.result_dtype_is_native({name}, "{name}")' for name in decision.outputs]
     if checks:
         lines.append(f"  if (!({' && '.join(checks)})) {{")
@@ -248,6 +249,12 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         if kernel.spec.output.rule:
             lines.append(f"  const auto expected = {kernel.meta_call};")
             expected = ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+            # A rule computes no out= dtype checks of its own: an out= tensor of
+            # another dtype goes to CPU, whose kernel casts or raises as ATen does.
+            same = [f"{name}.scalar_type() == {e}.scalar_type()" for name, e in zip(outputs, expected)]
+            lines.append(f"  if (!({' && '.join(same)})) {{")
+            lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
+            lines.append("  }")
             for name, e in zip(outputs, expected):
                 lines.append(f"  op.resize_output({name}, {e});")
         else:

@@ -68,10 +68,11 @@ class LaunchPlan:
     call_arguments: tuple[CallArgument, ...]  # including `stream`, in SDK order
 
 
-# ATen's names for tensor arguments that hold indices, targets or masks: their
-# dtype is fixed by the op (int64/int32 indices, bool masks), not the
-# computation dtype, so it takes no part in the native/fallback decision (an SDK
-# that takes another index width says so with a `cast:` rule).
+# ATen's names for tensor arguments that may hold indices, class targets or
+# masks. An integral or bool tensor there has a dtype fixed by the op (int64/int32
+# indices, bool masks), not the computation dtype, so it takes no part in the
+# native/fallback decision (an SDK that takes another index width says so with
+# a `cast:` rule); a floating one (mse_loss's target) is a computation operand.
 INDEX_LIKE_ARGUMENTS = frozenset({"index", "indices", "target", "mask", "condition"})
 
 
@@ -80,6 +81,7 @@ class DtypeDecision:
     """Which dtypes decide native vs fallback: a native kernel runs only when every
     dtype the SDK will see is one the spec declares."""
     operands: tuple["TensorInput", ...]  # computation operands (self of an in-place op included)
+    index_like: tuple["TensorInput", ...]  # operands only when floating (see INDEX_LIKE_ARGUMENTS)
     outputs: tuple[str, ...]  # out= tensors the caller passed
     # The functional result's dtype (meta result: promotion, a dtype= argument) is checked too.
     check_result: bool
@@ -87,8 +89,9 @@ class DtypeDecision:
 
 # ATen's in-place writes that skip the internal-overlap check: filling is
 # idempotent, so elements of the output that alias each other get the same value
-# (ATen's fill_ builds its TensorIterator with check_mem_overlap off; zero_ is fill_).
-_IDEMPOTENT_WRITES = frozenset({"fill_", "zero_"})
+# (ATen's fill_ builds its TensorIterator with check_mem_overlap off; zero_ is
+# fill_; masked_fill_ only warns that this use is deprecated).
+_INTERNAL_OVERLAP_ALLOWED = frozenset({"fill_", "zero_", "masked_fill_"})
 
 
 @dataclass(frozen=True)
@@ -612,9 +615,11 @@ class Planner:
                 self.errors.add(op_spec.location, f"dtype_from names '{op_spec.dtype_from}', which is not a tensor "
                                 f"argument of '{aten.name}'", did_you_mean(op_spec.dtype_from, tensor_names))
             operands = tuple(t for t in tensor_inputs if t.name == op_spec.dtype_from)
+            index_like = ()
         else:
             operands = tuple(t for t in tensor_inputs if t.name not in INDEX_LIKE_ARGUMENTS)
-        dtype_decision = DtypeDecision(operands, outputs if kind == KernelKind.OUT else (),
+            index_like = tuple(t for t in tensor_inputs if t.name in INDEX_LIKE_ARGUMENTS)
+        dtype_decision = DtypeDecision(operands, index_like, outputs if kind == KernelKind.OUT else (),
                                        check_result=kind == KernelKind.FUNCTIONAL)
         # Derived variants and functional kernels learn the expected result from the
         # functional overload's meta function; a spec-listed in-place op writes self as is.
@@ -644,7 +649,7 @@ class Planner:
         overlap = None
         if kind != KernelKind.FUNCTIONAL:
             overlap = OverlapCheck(outputs, tuple(t for t in tensor_inputs if t.name not in outputs),
-                                   aten.name.split(".")[0] in _IDEMPOTENT_WRITES)
+                                   aten.name.split(".")[0] in _INTERNAL_OVERLAP_ALLOWED)
         return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
                           tuple(tensor_inputs), outputs, dtype_decision, meta, op_spec.output.like, namespace,
                           guard, overlap)

@@ -778,7 +778,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
   op.check_input(target, "target", /*cpu_scalar_ok=*/true);
   op.check_optional_input(weight, "weight");
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
   }
   const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
@@ -817,7 +817,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward_output{
   torch_fl::check_no_partial_overlap(total_weight, target);
   torch_fl::check_no_partial_overlap(total_weight, weight);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
   }
   const at::Tensor self_on_device = op.on_device(self);

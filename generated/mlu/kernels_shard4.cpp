@@ -143,7 +143,7 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   op.check_optional_input(weight, "weight");
   op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight"))) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
   const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
@@ -368,13 +368,16 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   torch_fl::check_no_partial_overlap(out, self);
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
   }
   const at::Tensor condition_on_device = op.on_device(condition);
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(out.scalar_type() == expected.scalar_type())) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
   op.resize_output(out, expected);
   launch_where_self_out(op, condition_on_device, self_on_device, other_on_device, out);
   return out;
@@ -573,7 +576,7 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   }
   const auto expected = torch_fl::output_rules::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
@@ -618,7 +621,7 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
   const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
@@ -652,7 +655,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   torch_fl::check_no_partial_overlap(grad_input, self);
   torch_fl::check_no_partial_overlap(grad_input, indices);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
   }
   const at::Tensor grad_output_on_device = op.on_device(grad_output);

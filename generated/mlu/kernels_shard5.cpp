@@ -1030,7 +1030,7 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
   }
   const auto expected = torch_fl::output_rules::where(condition, self, other);

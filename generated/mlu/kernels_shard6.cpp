@@ -560,10 +560,9 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   torch_fl::OpContext op(kOp_masked_fill__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, mask);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(mask, "mask"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
   }
   const at::Tensor mask_on_device = op.on_device(mask);
@@ -702,7 +701,7 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
   op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
   op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(mask, "mask"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
   }
   const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);

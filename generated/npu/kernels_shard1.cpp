@@ -804,7 +804,7 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(index, "index", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
   }
   const auto expected = torch_fl::output_rules::index_select(self, dim, index);

@@ -401,7 +401,8 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
     if (status != TFL_SUCCESS && driver().status_is_out_of_memory(status)) {
       // The driver knows what the totals do not, e.g. that fragmentation left no
       // piece large enough; read it before another driver call replaces it.
-      const std::string detail = driver().last_error_detail ? driver().last_error_detail() : "";
+      const char* driver_detail = driver().last_error_detail ? driver().last_error_detail() : nullptr;
+      const std::string detail = driver_detail ? driver_detail : "";
       size_t free_bytes = 0, total_bytes = 0;
       driver().memory_info(device, &free_bytes, &total_bytes);
       MemoryStats stats;

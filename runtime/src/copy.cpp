@@ -4,7 +4,6 @@
 
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
-#include <torch_fl/memory_overlap.h>
 #include <torch_fl/pinned_memory.h>
 #include <torch_fl/stream.h>
 
@@ -128,10 +127,6 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
 void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
   check_not_forked();
   if (dst.numel() == 0) return;
-  // copy_ redispatches to _copy_from for our device before ATen's TensorIterator
-  // would check overlap, so its rules are applied here.
-  check_no_internal_overlap(dst);
-  check_no_partial_overlap(dst, src);
   if (on_device(src) && on_device(dst)) {
     device_to_device(dst, src, non_blocking);
   } else if (on_device(dst)) {

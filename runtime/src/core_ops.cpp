@@ -11,6 +11,7 @@
 
 #include <torch_fl/allocator.h>
 #include <torch_fl/copy.h>
+#include <torch_fl/memory_overlap.h>
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/storage.h>
@@ -122,6 +123,12 @@ at::Tensor& set_empty(at::Tensor& self) {
 }
 
 at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  // copy_ redispatches here for our device before ATen's TensorIterator would
+  // check overlap, so its rules are applied here. Not in _copy_from_and_resize:
+  // that is the CPU fallback writing results back, into tensors the op itself
+  // may legitimately alias (fill_ on an expanded tensor).
+  check_no_internal_overlap(dst);
+  check_no_partial_overlap(dst, self);
   copy_between(dst, self, non_blocking);
   return dst;
 }

@@ -20,7 +20,8 @@ const TflDriver& driver() {
 void check_driver(tflStatus status, const char* what) {
   if (status == TFL_SUCCESS) return;
   const TflDriver& d = driver();
-  const std::string detail = d.last_error_detail ? d.last_error_detail() : "";
+  const char* driver_detail = d.last_error_detail ? d.last_error_detail() : nullptr;
+  const std::string detail = driver_detail ? driver_detail : "";
   TORCH_CHECK(false, "[", d.vendor, "] ", what, " failed: ", d.status_string(status),
               detail.empty() ? "" : " (", detail, detail.empty() ? "" : ")");
 }

@@ -14,7 +14,13 @@ namespace {
 
 struct Hooks final : public at::PrivateUse1HooksInterface {
   bool isBuilt() const override { return true; }
-  bool isAvailable() const override { return device_count() > 0; }
+  bool isAvailable() const override {
+    try {
+      return device_count() > 0;
+    } catch (const c10::Error&) {
+      return false;  // a driver that cannot start: unavailable, as torch.cuda.is_available() says
+    }
+  }
   const at::Generator& getDefaultGenerator(c10::DeviceIndex device) const override {
     return default_generator(device);
   }

@@ -94,6 +94,24 @@ bool OpContext::dtype_is_native(const at::ITensorListRef& tensors, const char* n
   return true;
 }
 
+bool OpContext::index_dtype_is_native(const at::Tensor& tensor, const char* name) const {
+  if (!tensor.defined() || !(at::isFloatingType(tensor.scalar_type()) || at::isComplexType(tensor.scalar_type()))) {
+    return true;
+  }
+  return dtype_is_native(tensor, name);
+}
+
+bool OpContext::index_dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const {
+  return !tensor.has_value() || index_dtype_is_native(*tensor, name);
+}
+
+bool OpContext::index_dtype_is_native(const at::ITensorListRef& tensors, const char* name) const {
+  for (const at::Tensor& tensor : tensors) {
+    if (!index_dtype_is_native(tensor, name)) return false;
+  }
+  return true;
+}
+
 bool OpContext::result_dtype_is_native(const at::Tensor& result, const char* name) const {
   if (!result.defined()) return true;  // an output the caller did not ask for (an output_mask)
   const c10::ScalarType dtype = result.scalar_type();

@@ -81,10 +81,13 @@ class PinnedHostAllocator final : public c10::Allocator {
 
   void record_use(const void* ptr, int32_t device, tflStream stream) {
     tflEvent event = nullptr;
-    TORCH_FL_DRIVER_CHECK(driver().event_create(device, &event));
+    if (driver().event_create(device, &event) != TFL_SUCCESS) {
+      TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));  // cannot mark it: make it complete instead
+      return;
+    }
     if (driver().event_record(event, stream) != TFL_SUCCESS) {
       driver().event_destroy(event);
-      TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));  // cannot mark it: make it complete instead
+      TORCH_FL_DRIVER_CHECK(driver().stream_synchronize(stream));
       return;
     }
     std::lock_guard<std::mutex> lock(mutex_);

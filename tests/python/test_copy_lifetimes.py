@@ -6,6 +6,7 @@ synchronous even with non_blocking=True; only a pinned destination is written
 asynchronously, and its block is not reused until the copy has completed."""
 from __future__ import annotations
 
+import pytest
 import torch
 
 
@@ -28,6 +29,7 @@ def test_nonblocking_copy_into_pageable_memory_is_complete_on_return(device):
 
 
 def test_pageable_destination_freed_right_after_a_nonblocking_copy(device):
+    """Before the fix this crashed the process (a queued copy wrote freed host memory)."""
     d = torch.randn(1500, 1500, device=device)
     # Each destination dies at once; a copy still queued would write freed memory.
     for _ in range(20):
@@ -62,4 +64,4 @@ def test_pinned_block_is_not_reused_while_its_copy_is_queued(device):
         del busy
         if was_queued:
             return
-    raise AssertionError("the copy never stayed queued long enough to test block reuse")
+    pytest.skip("the device finished each copy before the block was asked for again: block reuse was not exercised")

@@ -83,3 +83,32 @@ def test_same_dtype_and_python_numbers_stay_native(device, fallback_mode):
     torch.testing.assert_close((x > 2).cpu(), torch.arange(6.0) > 2)  # a bool result is native
     torch.testing.assert_close(torch.where(x > 2, x, -x).cpu(), torch.where(torch.arange(6.0) > 2,
                                                                             torch.arange(6.0), -torch.arange(6.0)))
+
+
+def test_an_out_tensor_of_another_dtype_gets_cpus_answer(device, fallback_mode):
+    """where's output is sized by a rule, which checks no out= dtype itself."""
+    fallback_mode("silent")
+
+    def run(d):
+        x = torch.arange(6.0, device=d)
+        out = torch.empty(6, dtype=torch.int64, device=d)
+        return torch.where(x > 2, x, -x, out=out)
+
+    try:
+        expected = run("cpu")
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError, match=str(error).splitlines()[0][:40]):
+            run(device)
+    else:
+        torch.testing.assert_close(run(device).cpu(), expected)
+
+
+def test_integer_indices_and_targets_stay_native(device, fallback_mode):
+    fallback_mode("strict")
+    weight = torch.randn(5, 3)
+    index = torch.tensor([4, 0, 2])
+    torch.testing.assert_close(torch.index_select(weight.to(device), 0, index.to(device)).cpu(),
+                               torch.index_select(weight, 0, index))
+    logits, target = torch.randn(4, 5), torch.tensor([1, 0, 4, 2])
+    torch.testing.assert_close(torch.nn.functional.nll_loss(logits.to(device), target.to(device)).cpu(),
+                               torch.nn.functional.nll_loss(logits, target))

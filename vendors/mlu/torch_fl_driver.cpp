@@ -2,8 +2,6 @@
 // ABI's conventions to the MLU runtime's (queues, notifiers, mluRet_t codes).
 #include <torch_fl/driver_abi.h>
 
-#include <cstdio>
-
 #include "mlu_ops.h"
 #include "mlu_runtime.h"
 
@@ -23,11 +21,7 @@ tflStatus device_properties(int32_t device, tflDeviceProperties* properties) {
   mluDeviceProp_t prop{};
   const mluRet_t ret = mluGetDeviceProperties(device, &prop);
   if (ret != MLU_RET_SUCCESS) return ret;
-  std::snprintf(properties->name, sizeof(properties->name), "%s", prop.name);
-  properties->major = prop.major;
-  properties->minor = prop.minor;
-  properties->total_memory = prop.totalMemory;
-  properties->multi_processor_count = prop.clusterCount;
+  *properties = tfl_make_device_properties(prop.name, prop.major, prop.minor, prop.totalMemory, prop.clusterCount);
   return MLU_RET_SUCCESS;
 }
 

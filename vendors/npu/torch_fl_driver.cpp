@@ -4,8 +4,6 @@
 // library's two-phase InplaceCopy.
 #include <torch_fl/driver_abi.h>
 
-#include <cstdio>
-
 #include "npu_glue.h"
 #include "npu_ops.h"
 #include "npu_runtime.h"
@@ -26,11 +24,8 @@ tflStatus device_properties(int32_t device, tflDeviceProperties* properties) {
   npurtDeviceInfo info{};
   const npuError error = npurtGetDeviceInfo(device, &info);
   if (error != NPU_SUCCESS) return error;
-  std::snprintf(properties->name, sizeof(properties->name), "%s", info.socName);
-  properties->major = info.versionMajor;
-  properties->minor = info.versionMinor;
-  properties->total_memory = info.hbmBytes;
-  properties->multi_processor_count = static_cast<int32_t>(info.aiCoreCount);
+  *properties = tfl_make_device_properties(info.socName, info.versionMajor, info.versionMinor, info.hbmBytes,
+                                           static_cast<int32_t>(info.aiCoreCount));
   return NPU_SUCCESS;
 }
 

@@ -5,7 +5,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
 #include <string>
 
 #include "nv_ops.h"
@@ -35,11 +34,8 @@ tflStatus device_properties(int32_t device, tflDeviceProperties* properties) {
   cudaDeviceProp prop{};
   const cudaError_t error = cudaGetDeviceProperties(&prop, device);
   if (error != cudaSuccess) return noted(error, "cudaGetDeviceProperties");
-  std::snprintf(properties->name, sizeof(properties->name), "%s", prop.name);
-  properties->major = prop.major;
-  properties->minor = prop.minor;
-  properties->total_memory = prop.totalGlobalMem;
-  properties->multi_processor_count = prop.multiProcessorCount;
+  *properties = tfl_make_device_properties(prop.name, prop.major, prop.minor, prop.totalGlobalMem,
+                                           prop.multiProcessorCount);
   return cudaSuccess;
 }
 

@@ -43,8 +43,14 @@ Chip::Chip(const ChipConfig& config) : alignment_(config.alignment) {
                                   configuration_error_);
   const auto protect = env_size(config.env_prefix + "_PROTECT", 0, 0, 1, configuration_error_);
   if (!count || !memory_mb || !protect) return;
-  for (size_t i = 0; i < *count; ++i) {
-    arenas_.push_back(std::make_unique<DeviceArena>(*memory_mb << 20, config.alignment, *protect != 0));
+  try {
+    for (size_t i = 0; i < *count; ++i) {
+      arenas_.push_back(std::make_unique<DeviceArena>(*memory_mb << 20, config.alignment, *protect != 0));
+    }
+  } catch (const std::exception& error) {  // e.g. the address space cannot be reserved: no C++ exception crosses the C API
+    arenas_.clear();
+    configuration_error_ = config.env_prefix + "_DEVICES=" + std::to_string(*count) + " x " + config.env_prefix +
+                           "_MEMORY_MB=" + std::to_string(*memory_mb) + ": " + error.what();
   }
 }
 

@@ -22,13 +22,6 @@ struct ChipConfig {
   size_t alignment = 512;  // every allocation's address is a multiple of this
 };
 
-// What each device of the chip reports as its properties.
-struct ChipIdentity {
-  std::string name;
-  int major = 0, minor = 0;  // the vendor's architecture numbering
-  int compute_units = 0;
-};
-
 // The accepted ranges of the environment settings.
 constexpr size_t kMaxDevices = 64;
 constexpr size_t kMaxMemoryMb = size_t{1} << 20;  // 1 TiB of address space per device

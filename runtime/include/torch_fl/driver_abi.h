@@ -44,6 +44,14 @@ typedef struct {
   int32_t multi_processor_count; /* compute units */
 } tflDeviceProperties;
 
+/* For adapters: a tflDeviceProperties from the vendor's own description (the name is truncated to fit). */
+static inline tflDeviceProperties tfl_make_device_properties(const char* name, int32_t major, int32_t minor,
+                                                             size_t total_memory, int32_t multi_processor_count) {
+  tflDeviceProperties properties = {{0}, major, minor, total_memory, multi_processor_count};
+  for (size_t i = 0; name && name[i] && i + 1 < sizeof(properties.name); ++i) properties.name[i] = name[i];
+  return properties;
+}
+
 /* A strided view of device memory. */
 typedef struct {
   void* data;

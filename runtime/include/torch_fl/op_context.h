@@ -57,6 +57,11 @@ class OpContext {
   bool dtype_is_native(const at::Tensor& tensor, const char* name) const;
   bool dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const;
   bool dtype_is_native(const at::ITensorListRef& tensors, const char* name) const;
+  // An argument that may hold indices or masks (index, target, mask, ...): an
+  // integral or bool one is not a computation operand; a floating one is.
+  bool index_dtype_is_native(const at::Tensor& tensor, const char* name) const;
+  bool index_dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const;
+  bool index_dtype_is_native(const at::ITensorListRef& tensors, const char* name) const;
   // A result (an out= tensor, or the dtype meta computed): native, or bool or
   // int64, the dtypes ATen gives results of a fixed type (comparisons, indices).
   bool result_dtype_is_native(const at::Tensor& result, const char* name) const;

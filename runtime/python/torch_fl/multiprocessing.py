@@ -16,6 +16,7 @@ warning says so once per process.
 from __future__ import annotations
 
 import warnings
+from multiprocessing.context import get_spawning_popen
 from multiprocessing.reduction import ForkingPickler
 
 import torch
@@ -49,9 +50,13 @@ def _reduce(device_type: str):
                           stacklevel=3)
         host = tensor.detach().to("cpu")  # waits for the device: the bytes are final when pickled
         # A spawned Process's arguments are pickled before the child starts, and
-        # the child inherits the shared memory's file descriptor only if it is
-        # still open then: the copy lives as long as the tensor it was made of.
-        tensor._torch_fl_host_copy = host
+        # the child inherits the shared memory's file descriptor by number, so the
+        # copy must stay open until then: it lives as long as the Process's Popen,
+        # as a CPU tensor argument lives as long as the Process. (Queues duplicate
+        # the descriptor when pickling and need nothing kept.)
+        popen = get_spawning_popen()
+        if popen is not None:
+            popen.__dict__.setdefault("_torch_fl_host_copies", []).append(host)
         return _rebuild_device_tensor, (host, str(tensor.device), tensor.requires_grad,
                                         isinstance(tensor, torch.nn.Parameter))
     return reduce
