@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 
+#include <torch_fl/device_decompositions.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/logging.h>
 
@@ -108,11 +109,26 @@ FallbackReasonScope::~FallbackReasonScope() {
 
 void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
+  // An op PyTorch sends only to accelerators runs as ATen ops on the device:
+  // not a CPU fallback (each op it is made of takes its own path), so strict
+  // mode allows it and it is not counted.
+  if (const DeviceDecomposition decomposition = find_device_decomposition(name)) {
+    if (debug_logging()) log_line(name + ": decomposed into ATen ops on the device");
+    decomposition(stack);
+    return;
+  }
   const std::string dtype = tls_dtype != c10::ScalarType::Undefined ? c10::toString(tls_dtype)
                                                                      : first_tensor_dtype(op, stack);
   const FallbackReason reason = tls_reason;
   // The reason applies to this call only, not to ops the CPU kernel runs.
   const FallbackReasonScope reset(FallbackReason::kNotInSpec);
+  // Without this check the user of an mlu tensor reads "Could not run ... from
+  // the 'CPU' backend", which names neither the device nor a way out.
+  TORCH_CHECK_NOT_IMPLEMENTED(op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU), "[", driver().vendor, "] ",
+                              name, " (", dtype, ") has no native kernel (", to_string(reason),
+                              ") and cannot fall back to the CPU: PyTorch has no CPU kernel for it (it exists "
+                              "only for accelerators). Declare it in the vendor's spec, or give it a device "
+                              "decomposition in runtime/src/device_decompositions.cpp.");
   const FallbackMode mode = fallback_mode();
   if (debug_logging()) {
     log_line(name + " [" + dtype + "]: CPU fallback (" + to_string(reason) + ")");
@@ -131,7 +147,8 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     TORCH_WARN("[", driver().vendor, "] ", name, " (", dtype, ") runs on CPU: ", to_string(reason),
                ". Set TORCH_FL_FALLBACK=silent to hide this warning or strict to make it an error.");
   }
-  if (!fall_back_to_core_op(name, stack)) at::native::cpu_fallback(op, stack);
+  if (fall_back_to_core_op(name, stack)) return;
+  at::native::cpu_fallback(op, stack);
 }
 
 void unsupported_op_kernel(const c10::OperatorHandle& op, torch::jit::Stack*) {

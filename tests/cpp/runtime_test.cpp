@@ -8,12 +8,14 @@
 #include <string>
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
 #include <torch_fl/allocator.h>
 #include <torch_fl/allocator_config.h>
 #include <torch_fl/device.h>
+#include <torch_fl/device_decompositions.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/stream.h>
 
@@ -60,6 +62,20 @@ TEST(Driver, ReportsDevicePropertiesThroughTheAbi) {
   ASSERT_EQ(torch_fl::driver().memory_info(1, &free_bytes, &total_bytes), TFL_SUCCESS);
   EXPECT_EQ(properties.total_memory, total_bytes);
   EXPECT_NE(torch_fl::driver().device_properties(torch_fl::device_count(), &properties), TFL_SUCCESS);
+}
+
+// The table is keyed by name: a misspelt or renamed op would never be found.
+TEST(DeviceDecompositions, EachNamesAnAtenOpWithoutACpuKernel) {
+  ASSERT_FALSE(torch_fl::device_decomposition_names().empty());
+  for (const std::string& name : torch_fl::device_decomposition_names()) {
+    const auto dot = name.find('.');
+    const auto op = c10::Dispatcher::singleton().findSchema(
+        {name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1)});
+    ASSERT_TRUE(op.has_value()) << name;
+    EXPECT_FALSE(op->hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) << name << " has a CPU kernel now";
+    EXPECT_NE(torch_fl::find_device_decomposition(name), nullptr) << name;
+  }
+  EXPECT_EQ(torch_fl::find_device_decomposition("aten::add.Tensor"), nullptr);
 }
 
 TEST(Allocator, ReusesAFreedBlockWithoutCallingTheDriver) {

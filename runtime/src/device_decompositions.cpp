@@ -1,0 +1,162 @@
+// The fused RNN cells as ATen ops on the device. The formulas follow the
+// gate layout of PyTorch's CUDA kernels, which the autograd formulas in
+// derivatives.yaml rely on: the LSTM gates are (input, forget, cell, output),
+// the GRU gates (reset, update, new), and each op's `workspace` output holds
+// what its backward reads.
+#include <torch_fl/device_decompositions.h>
+
+#include <ATen/ATen.h>
+
+#include <map>
+
+namespace torch_fl {
+namespace {
+
+at::Tensor optional_tensor(const c10::IValue& value) {
+  return value.isNone() ? at::Tensor() : value.toTensor();
+}
+
+// gates = input_gates + hidden_gates (+ input_bias + hidden_bias): (batch, 4 * hidden)
+// workspace = the activated gates, in the same layout.
+void fused_lstm_cell(torch::jit::Stack* stack) {
+  auto args = torch::jit::pop(*stack, 5);
+  const at::Tensor input_gates = args[0].toTensor();
+  const at::Tensor hidden_gates = args[1].toTensor();
+  const at::Tensor cx = args[2].toTensor();
+  const at::Tensor input_bias = optional_tensor(args[3]);
+  const at::Tensor hidden_bias = optional_tensor(args[4]);
+
+  at::Tensor gates = input_gates + hidden_gates;
+  if (input_bias.defined()) gates = gates + input_bias + hidden_bias;
+  const auto chunks = gates.chunk(4, 1);
+  const at::Tensor in_gate = chunks[0].sigmoid();
+  const at::Tensor forget_gate = chunks[1].sigmoid();
+  const at::Tensor cell_gate = chunks[2].tanh();
+  const at::Tensor out_gate = chunks[3].sigmoid();
+  const at::Tensor cy = forget_gate * cx + in_gate * cell_gate;
+  const at::Tensor hy = out_gate * cy.tanh();
+  const at::Tensor workspace = at::cat({in_gate, forget_gate, cell_gate, out_gate}, 1);
+  torch::jit::push(*stack, hy, cy, workspace);
+}
+
+// (grad_hy?, grad_cy?, cx, cy, workspace, has_bias) -> (grad_gates, grad_cx, grad_bias?)
+// An undefined grad_hy or grad_cy is a zero gradient.
+void fused_lstm_cell_backward(torch::jit::Stack* stack) {
+  auto args = torch::jit::pop(*stack, 6);
+  const at::Tensor grad_hy = optional_tensor(args[0]);
+  const at::Tensor grad_cy = optional_tensor(args[1]);
+  const at::Tensor cx = args[2].toTensor();
+  const at::Tensor cy = args[3].toTensor();
+  const at::Tensor workspace = args[4].toTensor();
+  const bool has_bias = args[5].toBool();
+
+  const auto gates = workspace.chunk(4, 1);
+  const at::Tensor& in_gate = gates[0];
+  const at::Tensor& forget_gate = gates[1];
+  const at::Tensor& cell_gate = gates[2];
+  const at::Tensor& out_gate = gates[3];
+  const at::Tensor tanh_cy = cy.tanh();
+
+  // The gradient reaching cy: through hy = o * tanh(cy), plus grad_cy itself.
+  at::Tensor grad_c = at::zeros_like(cx);
+  at::Tensor grad_out_gate = at::zeros_like(cx);
+  if (grad_hy.defined()) {
+    grad_c = grad_hy * out_gate * (1 - tanh_cy * tanh_cy);
+    grad_out_gate = grad_hy * tanh_cy;
+  }
+  if (grad_cy.defined()) grad_c = grad_c + grad_cy;
+
+  // Back through the activations: sigmoid' = s (1 - s), tanh' = 1 - t^2.
+  const at::Tensor grad_in = grad_c * cell_gate * in_gate * (1 - in_gate);
+  const at::Tensor grad_forget = grad_c * cx * forget_gate * (1 - forget_gate);
+  const at::Tensor grad_cell = grad_c * in_gate * (1 - cell_gate * cell_gate);
+  const at::Tensor grad_out = grad_out_gate * out_gate * (1 - out_gate);
+  const at::Tensor grad_gates = at::cat({grad_in, grad_forget, grad_cell, grad_out}, 1);
+  const at::Tensor grad_cx = grad_c * forget_gate;
+  const at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
+  torch::jit::push(*stack, grad_gates, grad_cx, grad_bias);
+}
+
+// input_gates and hidden_gates: (batch, 3 * hidden) as (reset, update, new).
+// The new gate adds the reset-scaled hidden part: n = tanh(i_n + r * h_n).
+// workspace = (r, z, n, h_n with its bias, hx): (batch, 5 * hidden).
+void fused_gru_cell(torch::jit::Stack* stack) {
+  auto args = torch::jit::pop(*stack, 5);
+  at::Tensor input_gates = args[0].toTensor();
+  at::Tensor hidden_gates = args[1].toTensor();
+  const at::Tensor hx = args[2].toTensor();
+  const at::Tensor input_bias = optional_tensor(args[3]);
+  const at::Tensor hidden_bias = optional_tensor(args[4]);
+
+  if (input_bias.defined()) {
+    input_gates = input_gates + input_bias;
+    hidden_gates = hidden_gates + hidden_bias;
+  }
+  const auto in = input_gates.chunk(3, 1);
+  const auto hid = hidden_gates.chunk(3, 1);
+  const at::Tensor reset_gate = (in[0] + hid[0]).sigmoid();
+  const at::Tensor update_gate = (in[1] + hid[1]).sigmoid();
+  const at::Tensor new_gate = (in[2] + reset_gate * hid[2]).tanh();
+  const at::Tensor hy = new_gate + update_gate * (hx - new_gate);
+  const at::Tensor workspace = at::cat({reset_gate, update_gate, new_gate, hid[2], hx}, 1);
+  torch::jit::push(*stack, hy, workspace);
+}
+
+// (grad_hy, workspace, has_bias) ->
+//   (grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias?, grad_hidden_bias?)
+void fused_gru_cell_backward(torch::jit::Stack* stack) {
+  auto args = torch::jit::pop(*stack, 3);
+  const at::Tensor grad_hy = args[0].toTensor();
+  const at::Tensor workspace = args[1].toTensor();
+  const bool has_bias = args[2].toBool();
+
+  const auto saved = workspace.chunk(5, 1);
+  const at::Tensor& reset_gate = saved[0];
+  const at::Tensor& update_gate = saved[1];
+  const at::Tensor& new_gate = saved[2];
+  const at::Tensor& hidden_new = saved[3];
+  const at::Tensor& hx = saved[4];
+
+  // hy = n + z (hx - n) = (1 - z) n + z hx
+  const at::Tensor grad_hx = grad_hy * update_gate;
+  const at::Tensor grad_update = grad_hy * (hx - new_gate) * update_gate * (1 - update_gate);
+  const at::Tensor grad_new_pre = grad_hy * (1 - update_gate) * (1 - new_gate * new_gate);
+  const at::Tensor grad_hidden_new = grad_new_pre * reset_gate;
+  const at::Tensor grad_reset = grad_new_pre * hidden_new * reset_gate * (1 - reset_gate);
+
+  const at::Tensor grad_input_gates = at::cat({grad_reset, grad_update, grad_new_pre}, 1);
+  const at::Tensor grad_hidden_gates = at::cat({grad_reset, grad_update, grad_hidden_new}, 1);
+  at::Tensor grad_input_bias;
+  at::Tensor grad_hidden_bias;
+  if (has_bias) {
+    grad_input_bias = grad_input_gates.sum(0);
+    grad_hidden_bias = grad_hidden_gates.sum(0);
+  }
+  torch::jit::push(*stack, grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, grad_hidden_bias);
+}
+
+const std::map<std::string, DeviceDecomposition>& decompositions() {
+  static const std::map<std::string, DeviceDecomposition> table = {
+      {"aten::_thnn_fused_lstm_cell", &fused_lstm_cell},
+      {"aten::_thnn_fused_lstm_cell_backward_impl", &fused_lstm_cell_backward},
+      {"aten::_thnn_fused_gru_cell", &fused_gru_cell},
+      {"aten::_thnn_fused_gru_cell_backward", &fused_gru_cell_backward},
+  };
+  return table;
+}
+
+}  // namespace
+
+DeviceDecomposition find_device_decomposition(const std::string& op) {
+  const auto& table = decompositions();
+  const auto it = table.find(op);
+  return it == table.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> device_decomposition_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, decomposition] : decompositions()) names.push_back(name);
+  return names;
+}
+
+}  // namespace torch_fl
