@@ -6,7 +6,6 @@
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -114,14 +113,21 @@ int tfl_synchronize(int device) {
   return guarded([&] { torch_fl::synchronize_device(resolve(device)); });
 }
 
-// Fills stats[0..7] in the order of torch_fl::MemoryStats.
-int tfl_memory_stats(int device, int64_t* stats) {
+// *json = {"<field of torch_fl::MemoryStats>": value, ...}: named, not
+// positional. Valid until this thread's next JSON call.
+int tfl_memory_stats_json(int device, const char** json) {
   return guarded([&] {
-    const torch_fl::MemoryStats s = torch_fl::memory_stats(resolve(device));
-    const int64_t values[] = {s.allocated_bytes, s.reserved_bytes, s.peak_allocated_bytes, s.peak_reserved_bytes,
-                              s.allocations,     s.driver_allocations, s.alloc_retries,  s.ooms,
-                              s.active_bytes,    s.peak_active_bytes};
-    std::memcpy(stats, values, sizeof(values));
+    const torch_fl::MemoryStats stats = torch_fl::memory_stats(resolve(device));
+    std::ostringstream out;
+    out << "{";
+    const char* separator = "";
+    for (const torch_fl::MemoryStatField& field : torch_fl::kMemoryStatFields) {
+      out << separator << json_string(field.name) << ":" << stats.*field.value;
+      separator = ",";
+    }
+    out << "}";
+    json_buffer = out.str();
+    *json = json_buffer.c_str();
   });
 }
 
@@ -165,22 +171,6 @@ int tfl_memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes) {
     TORCH_FL_DRIVER_CHECK(torch_fl::driver().memory_info(resolve(device), &f, &t));
     *free_bytes = f;
     *total_bytes = t;
-  });
-}
-
-// Benchmark hook: mean nanoseconds of one allocate+free pair of `bytes` through
-// the caching allocator on `device` (after one warm-up pair fills the cache).
-int tfl_bench_alloc_free(int device, uint64_t bytes, int64_t iterations, double* ns_per_pair) {
-  return guarded([&] {
-    torch_fl::DeviceGuard guard(torch_fl::make_device(resolve(device)));
-    c10::Allocator* allocator = torch_fl::device_allocator();
-    { c10::DataPtr warm = allocator->allocate(bytes); }
-    const auto start = std::chrono::steady_clock::now();
-    for (int64_t i = 0; i < iterations; ++i) {
-      c10::DataPtr block = allocator->allocate(bytes);
-    }
-    const auto elapsed = std::chrono::steady_clock::now() - start;
-    *ns_per_pair = std::chrono::duration<double, std::nano>(elapsed).count() / static_cast<double>(iterations);
   });
 }
 

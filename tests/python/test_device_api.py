@@ -90,6 +90,20 @@ def test_memory_stats_track_allocations(device, mod):
     assert 0 < free <= total
 
 
+def test_memory_stats_cross_from_the_runtime_by_name(device, mod, monkeypatch):
+    from torch_fl import device_module
+    t = torch.empty(1 << 18, device=device)
+    stats = mod.memory_stats(0)
+    assert set(stats) == set(device_module._PYTORCH_STAT_NAMES.values())
+    assert stats["allocated_bytes.all.current"] == mod.memory_allocated(0) >= t.nbytes
+    assert stats["reserved_bytes.all.peak"] == mod.max_memory_reserved(0) >= stats["reserved_bytes.all.current"]
+    assert stats["num_alloc_calls"] >= 1
+    # A field the package expects and the library lacks is an error, not a zero.
+    monkeypatch.setitem(device_module._PYTORCH_STAT_NAMES, "bytes_nobody_counts", "made_up.all.current")
+    with pytest.raises(RuntimeError, match="disagree on the memory statistics"):
+        mod.memory_stats(0)
+
+
 def test_reset_peak_memory_stats(device, mod):
     t = torch.empty(1 << 18, device=device)
     del t

@@ -32,6 +32,28 @@ struct MemoryStats {
   int64_t ooms = 0;                  // OutOfMemoryError raised
 };
 
+// Every field by name: how the stats cross to Python (tfl_memory_stats_json),
+// so that neither side depends on the other's field order. The runtime test
+// checks that the list covers the struct.
+struct MemoryStatField {
+  const char* name;
+  int64_t MemoryStats::*value;
+};
+inline constexpr MemoryStatField kMemoryStatFields[] = {
+    {"allocated_bytes", &MemoryStats::allocated_bytes},
+    {"reserved_bytes", &MemoryStats::reserved_bytes},
+    {"active_bytes", &MemoryStats::active_bytes},
+    {"peak_active_bytes", &MemoryStats::peak_active_bytes},
+    {"peak_allocated_bytes", &MemoryStats::peak_allocated_bytes},
+    {"peak_reserved_bytes", &MemoryStats::peak_reserved_bytes},
+    {"allocations", &MemoryStats::allocations},
+    {"driver_allocations", &MemoryStats::driver_allocations},
+    {"alloc_retries", &MemoryStats::alloc_retries},
+    {"ooms", &MemoryStats::ooms},
+};
+static_assert(sizeof(MemoryStats) == sizeof(kMemoryStatFields) / sizeof(MemoryStatField) * sizeof(int64_t),
+              "a MemoryStats field is missing from kMemoryStatFields");
+
 // One driver allocation and its blocks, as memory_snapshot() reports them.
 enum class BlockState { kAllocated, kPendingFree, kFree };
 struct BlockInfo {

@@ -90,7 +90,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_current_device": [ctypes.POINTER(c_int)],
         "tfl_set_device": [c_int],
         "tfl_synchronize": [c_int],
-        "tfl_memory_stats": [c_int, ctypes.POINTER(c_int64)],
+        "tfl_memory_stats_json": [c_int, ctypes.POINTER(c_char_p)],
         "tfl_reset_peak_memory_stats": [c_int],
         "tfl_empty_cache": [],
         "tfl_memory_info": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
@@ -100,7 +100,6 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_initial_seed": [c_int, ctypes.POINTER(c_uint64)],
         "tfl_get_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
         "tfl_set_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
-        "tfl_bench_alloc_free": [c_int, c_uint64, c_int64, ctypes.POINTER(ctypes.c_double)],
         "tfl_conversion_cache_stats": [ctypes.POINTER(c_uint64)],
     }
     for name, argtypes in signatures.items():

@@ -13,9 +13,20 @@ from . import _backend
 
 DeviceLike = Union[int, str, torch.device, None]
 
-_STAT_NAMES = ("allocated_bytes.all.current", "reserved_bytes.all.current", "allocated_bytes.all.peak",
-               "reserved_bytes.all.peak", "num_alloc_calls", "num_device_alloc", "num_alloc_retries", "num_ooms",
-               "active_bytes.all.current", "active_bytes.all.peak")
+# The runtime's MemoryStats fields (runtime/include/torch_fl/allocator.h,
+# kMemoryStatFields) under the names torch.cuda.memory_stats() uses.
+_PYTORCH_STAT_NAMES = {
+    "allocated_bytes": "allocated_bytes.all.current",
+    "reserved_bytes": "reserved_bytes.all.current",
+    "active_bytes": "active_bytes.all.current",
+    "peak_allocated_bytes": "allocated_bytes.all.peak",
+    "peak_reserved_bytes": "reserved_bytes.all.peak",
+    "peak_active_bytes": "active_bytes.all.peak",
+    "allocations": "num_alloc_calls",
+    "driver_allocations": "num_device_alloc",
+    "alloc_retries": "num_alloc_retries",
+    "ooms": "num_ooms",
+}
 
 
 def _lib():
@@ -175,30 +186,36 @@ def set_stream(s: torch.Stream) -> None:
     torch.accelerator.set_stream(s)
 
 
-def _stats(device: DeviceLike) -> list[int]:
-    values = (ctypes.c_int64 * len(_STAT_NAMES))()
-    _lib().call("tfl_memory_stats", _index(device), values)
-    return list(values)
+def _runtime_stats(device: DeviceLike) -> dict[str, int]:
+    """The runtime's MemoryStats by field name; a field one side has and the
+    other lacks is an error, not a silently wrong number."""
+    text = ctypes.c_char_p()
+    _lib().call("tfl_memory_stats_json", _index(device), ctypes.byref(text))
+    stats = json.loads(text.value.decode())
+    if stats.keys() != _PYTORCH_STAT_NAMES.keys():
+        raise RuntimeError(f"torch_fl and its backend library disagree on the memory statistics: the library has "
+                           f"{sorted(stats)}, the package expects {sorted(_PYTORCH_STAT_NAMES)}")
+    return stats
 
 
 def memory_stats(device: DeviceLike = None) -> dict[str, int]:
-    return dict(zip(_STAT_NAMES, _stats(device)))
+    return {_PYTORCH_STAT_NAMES[name]: value for name, value in _runtime_stats(device).items()}
 
 
 def memory_allocated(device: DeviceLike = None) -> int:
-    return _stats(device)[0]
+    return _runtime_stats(device)["allocated_bytes"]
 
 
 def memory_reserved(device: DeviceLike = None) -> int:
-    return _stats(device)[1]
+    return _runtime_stats(device)["reserved_bytes"]
 
 
 def max_memory_allocated(device: DeviceLike = None) -> int:
-    return _stats(device)[2]
+    return _runtime_stats(device)["peak_allocated_bytes"]
 
 
 def max_memory_reserved(device: DeviceLike = None) -> int:
-    return _stats(device)[3]
+    return _runtime_stats(device)["peak_reserved_bytes"]
 
 
 def reset_peak_memory_stats(device: DeviceLike = None) -> None:
