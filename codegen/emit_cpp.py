@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from . import cpp_text, guards
+from . import cpp_text, emit_guard, guards
 from .cpp_text import string_literal
 from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, WORKSPACE_ARGUMENT, TensorArgKind
 from .spec import DTYPES, FallbackPolicy, LayoutKind, PassBy
@@ -179,7 +179,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         lines.append("  }")
     if kernel.guard is not None:
         when = cpp_text.comment(guards.to_text(kernel.guard))
-        lines.append(f"  if (!{guards.to_cpp(kernel.guard)}) {{  // when: {when}")
+        lines.append(f"  if ({emit_guard.negated(kernel.guard)}) {{  // when: {when}")
         lines.append(f"    {fallback_statement(kernel, 'kGuard')}")
         lines.append("  }")
     for rule in kernel.spec.layouts:
@@ -188,7 +188,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
             lines.append(f"    {fallback_statement(kernel, 'kLayout')}")
             lines.append("  }")
     outputs = kernel.output_names
-    computes_expected = kernel.kind == KernelKind.FUNCTIONAL and not (kernel.like_argument and not kernel.meta_call)
+    computes_expected = kernel.kind == KernelKind.FUNCTIONAL and not (kernel.like_arguments and not kernel.meta_call)
     if computes_expected:
         # The result's dtype (type promotion, a dtype= argument) is known from
         # meta before anything runs on the device: it must be native too.
@@ -230,7 +230,7 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
     if kernel.kind == KernelKind.FUNCTIONAL:
         if not computes_expected:
-            for name, like in zip(outputs, kernel.like_argument):
+            for name, like in zip(outputs, kernel.like_arguments):
                 lines.append(f"  const at::Tensor {name} = op.allocate_like({like});")
         else:
             if len(outputs) == 1:

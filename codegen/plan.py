@@ -116,7 +116,7 @@ class KernelPlan:
     output_names: tuple[str, ...]  # the names this kernel writes (returns, out args or self)
     dtype_decision: DtypeDecision
     meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
-    like_argument: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
+    like_arguments: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
     guard: Optional[guards.Expr] = None  # the `when:` condition, type-checked against this overload
     overlap: Optional[OverlapCheck] = None  # None: the kernel writes only tensors it allocated
