@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from . import layering, matrix, output, render, spec
+from . import layering, output, render, spec
 from .aten import AtenRegistry
 from .errors import SpecErrors, one_line
 from .plan import Planner
@@ -46,18 +46,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m codegen",
         description="Validate specs/<vendor>.yaml against the installed torch's ATen schemas and emit the "
                     "PrivateUse1 backend sources and support matrix into generated/<vendor>/.")
-    parser.add_argument("command", choices=["generate", "check", "matrix"],
+    parser.add_argument("command", choices=["generate", "check"],
                         help="generate: write generated/<vendor>/ (atomically); "
-                             "check: exit 1 if generated/ differs from what the specs produce; "
-                             "matrix: write the support matrix with --conformance verdicts merged to --out")
+                             "check: exit 1 if generated/ differs from what the specs produce")
     parser.add_argument("--vendor", help="one vendor (default: every specs/*.yaml)")
     parser.add_argument("--spec", help="a spec file to use instead of specs/<vendor>.yaml")
     parser.add_argument("--out", help="output directory (default: generated/<vendor>)")
-    parser.add_argument("--conformance", help="matrix: a build/<vendor>/conformance.json to merge")
     args = parser.parse_args(argv)
-    if args.command == "matrix":
-        return _write_verified_matrix(args)
-
     status = 0
     for vendor in _vendors(args):
         spec_path = args.spec or os.path.join(REPO_ROOT, "specs", f"{vendor}.yaml")
@@ -92,23 +87,6 @@ def _refused(exc: SpecErrors) -> int:
         print(line, file=sys.stderr)
     print(f"{len(exc.errors)} error(s); nothing was written", file=sys.stderr)
     return EXIT_SPEC_ERROR
-
-
-def _write_verified_matrix(args) -> int:
-    if not (args.vendor and args.conformance and args.out):
-        print("matrix needs --vendor, --conformance and --out", file=sys.stderr)
-        return EXIT_SPEC_ERROR
-    try:
-        plan = load_plan(args.spec or os.path.join(REPO_ROOT, "specs", f"{args.vendor}.yaml"))
-    except SpecErrors as exc:
-        return _refused(exc)
-    verified = matrix.with_conformance(matrix.build(plan), matrix.Conformance.load(args.conformance))
-    banner = f"Written by `make conformance` from {plan.spec.path} and {os.path.relpath(args.conformance, REPO_ROOT)}."
-    os.makedirs(args.out, exist_ok=True)
-    for name, text in render.render_matrix(verified, banner).items():
-        with open(os.path.join(args.out, name), "w") as f:
-            f.write(text)
-    return 0
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@ from . import cpp_text, emit_cpp, markdown, matrix
 _TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
 
 
-def _environment(**options) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), undefined=jinja2.StrictUndefined,
+def _environment(search_path: tuple[str, ...] = (), **options) -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader([*search_path, _TEMPLATES]),
+                              undefined=jinja2.StrictUndefined,
                               trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, **options)
 
 
@@ -26,16 +27,6 @@ def _one_cpp_line(value):
 
 def _cpp_environment() -> jinja2.Environment:
     return _environment(autoescape=False, finalize=_one_cpp_line)
-
-
-def _html_environment() -> jinja2.Environment:
-    return _environment(autoescape=True)
-
-
-def _markdown_environment() -> jinja2.Environment:
-    env = _environment(autoescape=False, finalize=markdown.finalize)
-    env.filters["code"] = markdown.code
-    return env
 
 
 def render(plan) -> dict[str, str]:
@@ -64,12 +55,22 @@ def render(plan) -> dict[str, str]:
 
 
 def render_matrix(support: matrix.SupportMatrix, banner: str) -> dict[str, str]:
-    """The matrix as JSON, Markdown and HTML. Every value the pages print is
-    escaped for its page (HTML autoescaping, markdown.finalize)."""
+    """The matrix as JSON, Markdown and HTML."""
     return {
         "support_matrix.json": matrix.to_json(support),
-        "support_matrix.md": _markdown_environment().get_template("support_matrix.md.j2").render(
-            banner=markdown.html_comment(banner), matrix=support),
-        "support_matrix.html": _html_environment().get_template("support_matrix.html.j2").render(
-            banner=banner, matrix=support),
+        "support_matrix.md": matrix_page(support, banner, "support_matrix.md.j2"),
+        "support_matrix.html": matrix_page(support, banner, "support_matrix.html.j2"),
     }
+
+
+def matrix_page(support: matrix.SupportMatrix, banner: str, template: str, template_dirs: tuple[str, ...] = ()) -> str:
+    """One page of the matrix (.md.j2 or .html.j2), every value it prints escaped for
+    the page (markdown.finalize, HTML autoescaping). template_dirs come before
+    templates/: a tool's page there may extend ours (tests/conformance_tool/)."""
+    markdown_page = template.endswith(".md.j2")
+    env = _environment(autoescape=not markdown_page, finalize=markdown.finalize if markdown_page else None,
+                       search_path=template_dirs)
+    if markdown_page:
+        env.filters["code"] = markdown.code
+    banner = markdown.html_comment(banner) if markdown_page else banner
+    return env.get_template(template).render(banner=banner, matrix=support)
