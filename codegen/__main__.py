@@ -9,7 +9,7 @@ import time
 from . import layering, output, render, spec
 from .aten import AtenRegistry
 from .errors import SpecErrors, one_line
-from .plan import Planner
+from .plan import BackendPlan, Planner
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -25,13 +25,13 @@ def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | No
 
 
 def generate_files(spec_path: str, repo_root: str = REPO_ROOT,
-                   display_path: str | None = None) -> tuple[spec.VendorSpec, dict[str, str]]:
+                   display_path: str | None = None) -> tuple[BackendPlan, dict[str, str]]:
     """Loads, validates and renders one spec; raises SpecErrors, writes nothing.
 
     display_path is how messages and generated comments name the spec
     (default: its path relative to the repository)."""
     plan = load_plan(spec_path, repo_root, display_path)
-    return plan.spec, render.render(plan)
+    return plan, render.render(plan)
 
 
 def _vendors(args) -> list[str]:
@@ -58,18 +58,18 @@ def main(argv: list[str] | None = None) -> int:
         spec_path = args.spec or os.path.join(REPO_ROOT, "specs", f"{vendor}.yaml")
         started = time.perf_counter()
         try:
-            model, files = generate_files(spec_path)
+            plan, files = generate_files(spec_path)
         except SpecErrors as exc:
             return _refused(exc)
-        out_dir = args.out or os.path.join(REPO_ROOT, "generated", model.vendor)
+        out_dir = args.out or os.path.join(REPO_ROOT, "generated", plan.vendor)
         if args.command == "check":
             drift = output.differences(out_dir, files)
             if drift:
-                print(f"generated/{model.vendor} is out of date: {', '.join(drift)} "
-                      f"(run `make generate VENDOR={model.vendor}`)", file=sys.stderr)
+                print(f"generated/{plan.vendor} is out of date: {', '.join(drift)} "
+                      f"(run `make generate VENDOR={plan.vendor}`)", file=sys.stderr)
                 status = EXIT_DRIFT
             else:
-                print(f"generated/{model.vendor}: up to date")
+                print(f"generated/{plan.vendor}: up to date")
         else:
             try:
                 changed = output.write_tree(out_dir, files)
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("nothing was written", file=sys.stderr)
                 return EXIT_SPEC_ERROR
             elapsed = time.perf_counter() - started
-            print(f"generated/{model.vendor}: {len(files)} files, {len(changed)} changed ({elapsed:.2f} s)")
+            print(f"generated/{plan.vendor}: {len(files)} files, {len(changed)} changed ({elapsed:.2f} s)")
     return status
 
 

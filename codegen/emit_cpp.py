@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from . import cpp_text, emit_guard, guards
 from .cpp_text import string_literal
-from .plan import BackendPlan, KernelKind, KernelPlan, LaunchPlan, STREAM_ARGUMENT, WORKSPACE_ARGUMENT, TensorArgKind
-from .spec import DTYPES, FallbackPolicy, LayoutKind, PassBy
+from .plan import (STREAM_ARGUMENT, WORKSPACE_ARGUMENT, AllocationKind, BackendPlan, GradOutput, KernelKind, KernelPlan,
+                   LaunchParameter, LaunchPlan, SavedTensor, SavedValue, SavedValueType, TensorArgKind)
+from .spec import DTYPES, FallbackPolicy, LayoutKind, PassBy, SdkSpec
 
 # Shards bound the rebuild after a spec edit: one entry's kernels all land in one shard.
 SHARD_COUNT = 8
@@ -43,17 +44,37 @@ def shard_of(entry_name: str) -> int:
 
 
 def _source(kernel: KernelPlan) -> str:
-    loc = kernel.spec.location
-    return f"{loc.path}:{loc.line}"
+    return str(kernel.provenance)
 
 
 def dtype_list(dtypes: tuple[str, ...]) -> str:
     return ", ".join(f"c10::ScalarType::{DTYPES[d]}" for d in dtypes)
 
 
+def _status_check(sdk: SdkSpec, status: str, call: str) -> list[str]:
+    """`const <status type> <status> = <call>;` and the check that raises the vendor's
+    error (the op, the vendor, its code and message) when it is not `ok`."""
+    return [f"  const {sdk.status.type} {status} = {call};",
+            f"  if ({status} != {sdk.status.ok}) {{",
+            f"    op.raise_vendor_error(static_cast<int64_t>({status}), {sdk.status.message}({status}));",
+            "  }"]
+
+
+def _launch_parameter_type(launch: LaunchPlan, parameter: LaunchParameter) -> str:
+    """How the launch function takes a value: as the dispatcher passes it, never
+    mutably (a launch writes through the SDK, not through its parameters)."""
+    if parameter.is_output:
+        return "const at::Tensor&"
+    for cpp_type, name in launch.entry.dispatcher_arguments():
+        if name == parameter.name:
+            return "const at::Tensor &" if cpp_type.strip() == "at::Tensor &" else cpp_type
+    raise KeyError(parameter.name)
+
+
 def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock:
-    sdk = plan.spec.sdk
-    params = ", ".join(["const torch_fl::OpContext& op"] + [f"{p.cpp_type} {p.name}" for p in launch.parameters])
+    sdk = plan.sdk
+    params = ", ".join(["const torch_fl::OpContext& op"] +
+                       [f"{_launch_parameter_type(launch, p)} {p.name}" for p in launch.parameters])
     lines = [f"static void {launch.function_name}({params}) {{"]
     by_name = {p.name: p for p in launch.parameters}
     call_args = []
@@ -86,10 +107,7 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
         query_args = [a for a in call_args if a not in ("stream_arg", WORKSPACE_ARGUMENT)]
         query = sdk.workspace_query.format(function=launch.sdk_function)
         lines.append("  size_t workspace_bytes = 0;")
-        lines.append(f"  const {sdk.status.type} query_status = {query}({', '.join(query_args + ['&workspace_bytes'])});")
-        lines.append(f"  if (query_status != {sdk.status.ok}) {{")
-        lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(query_status), {sdk.status.message}(query_status));")
-        lines.append("  }")
+        lines += _status_check(sdk, "query_status", f"{query}({', '.join(query_args + ['&workspace_bytes'])})")
         lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
         call_args = [a if a != WORKSPACE_ARGUMENT else "op.data(workspace), workspace_bytes" for a in call_args]
     if sdk.two_phase is not None:
@@ -99,22 +117,86 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
         query = sdk.two_phase.query.format(function=launch.sdk_function)
         lines.append("  uint64_t workspace_bytes = 0;")
         lines.append(f"  {sdk.two_phase.executor} executor = nullptr;")
-        lines.append(f"  const {sdk.status.type} query_status = "
-                     f"{query}({', '.join(call_args + ['&workspace_bytes', '&executor'])});")
-        lines.append(f"  if (query_status != {sdk.status.ok}) {{")
-        lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(query_status), {sdk.status.message}(query_status));")
-        lines.append("  }")
+        lines += _status_check(sdk, "query_status",
+                               f"{query}({', '.join(call_args + ['&workspace_bytes', '&executor'])})")
         lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
         call_args = ["op.data(workspace)", "workspace_bytes", "executor", f"{sdk.stream}(op.stream())"]
-    lines.append(f"  const {sdk.status.type} status = {launch.sdk_function}({', '.join(call_args)});")
-    lines.append(f"  if (status != {sdk.status.ok}) {{")
-    lines.append(f"    op.raise_vendor_error(static_cast<int64_t>(status), {sdk.status.message}(status));")
-    lines.append("  }")
+    lines += _status_check(sdk, "status", f"{launch.sdk_function}({', '.join(call_args)})")
     lines.append("}")
     return CppBlock(_comments(launch.call_text, f"from {source}"), tuple(lines))
 
 
-def _check_lines(kernel: KernelPlan) -> list[str]:
+def fallback_statement(kernel: KernelPlan, reason: str) -> str:
+    if kernel.namespace != "aten":  # a vendor op has no CPU kernel to fall back to
+        return f"op.reject(torch_fl::FallbackReason::{reason});"
+    return f"return {fallback(kernel, reason)};"
+
+
+def fallback(kernel: KernelPlan, reason: str) -> str:
+    args = ", ".join(name for _, name in kernel.aten.dispatcher_arguments())
+    return (f"torch_fl::fallback_to_cpu<ATEN_OP({kernel.aten.cpp_name})>(op, torch_fl::FallbackReason::{reason}, "
+            f"{args})")
+
+
+def _unless(kernel: KernelPlan, condition: str, reason: str, comment: str = "") -> list[str]:
+    """Falls back (or rejects, for a vendor op) for `reason` unless `condition` holds."""
+    return [f"  if (!({condition})) {{{comment}", f"    {fallback_statement(kernel, reason)}", "  }"]
+
+
+def meta_call(kernel: KernelPlan) -> str:
+    """The overload itself, run on meta tensors: PyTorch's own shape, dtype and
+    argument checks for exactly this form (functional, out= or in-place).
+
+    functional: at::<name>(meta args...)
+    out=:       at::<name>_outf(meta args..., <out>_meta...)  (the caller declares the meta outs)
+    in-place:   at::<name>_(self_meta, meta args...) or self_meta.<name>_(...)  (the caller declares self_meta)
+    """
+    op = kernel.aten
+    tensors = {t.name for t in kernel.tensor_inputs}
+    args = [f"op.meta({a.name})" if a.name in tensors else a.name for a in op.schema.arguments.flat_non_out]
+    name = str(op.schema.name.name)
+    # at::meta:: calls the C++ Meta kernel directly; otherwise the dispatcher runs
+    # whatever Meta kernel is registered (possibly a decomposition).
+    namespace = "at::meta" if op.direct_meta else "at"
+    if kernel.kind == KernelKind.OUT:
+        outs = [f"{a.name}_meta" for a in op.out_arguments]
+        return f"{namespace}::{name}_outf({', '.join(args + outs)})"
+    if kernel.kind == KernelKind.INPLACE:
+        if op.function_variant or op.direct_meta:
+            return f"{namespace}::{name}({', '.join(['self_meta'] + args[1:])})"
+        return f"self_meta.{name}({', '.join(args[1:])})"
+    if op.function_variant or op.direct_meta:
+        return f"{namespace}::{name}({', '.join(args)})"
+    return f"{args[0]}.{name}({', '.join(args[1:])})"
+
+
+def _expected_call(kernel: KernelPlan) -> str:
+    """The expression computing the expected outputs on meta (META or RULE allocation)."""
+    allocation = kernel.allocation
+    if allocation.kind == AllocationKind.RULE:
+        return f"{allocation.rule}({', '.join(allocation.inputs)})"
+    return meta_call(kernel)
+
+
+def _expected(outputs: tuple[str, ...]) -> list[str]:
+    return ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+
+
+def _kernel_info(kernel: KernelPlan, info: str) -> list[str]:
+    """The static facts the runtime reports with every decision and error."""
+    policy = "kError" if kernel.dtypes.fallback == FallbackPolicy.ERROR else "kCpu"
+    return [
+        f"static const torch_fl::OpInfo {info}{{",
+        f"    {string_literal(kernel.aten.name)}, {string_literal(_source(kernel))},",
+        f"    torch_fl::dtype_set({{{dtype_list(kernel.dtypes.native)}}}),",
+        f"    torch_fl::FallbackPolicy::{policy},",
+        f"    torch_fl::dtype_set({{{dtype_list(kernel.dtypes.error_dtypes)}}})}};",
+    ]
+
+
+def _placement_checks(kernel: KernelPlan) -> list[str]:
+    """Every tensor on this device (a CPU scalar where one may stand in), and the
+    memory-overlap rules for what the kernel writes into."""
     lines = []
     for tensor in kernel.tensor_inputs:
         name = tensor.name
@@ -140,72 +222,45 @@ def _check_lines(kernel: KernelPlan) -> list[str]:
     return lines
 
 
-def fallback_statement(kernel: KernelPlan, reason: str) -> str:
-    if kernel.namespace != "aten":  # a vendor op has no CPU kernel to fall back to
-        return f"op.reject(torch_fl::FallbackReason::{reason});"
-    return f"return {fallback(kernel, reason)};"
-
-
-def fallback(kernel: KernelPlan, reason: str) -> str:
-    args = ", ".join(name for _, name in kernel.aten.dispatcher_arguments())
-    return (f"torch_fl::fallback_to_cpu<ATEN_OP({kernel.aten.cpp_name})>(op, torch_fl::FallbackReason::{reason}, "
-            f"{args})")
-
-
-def kernel_block(kernel: KernelPlan) -> CppBlock:
-    aten = kernel.aten
-    info = f"kOp_{aten.cpp_name}"
-    policy = "kError" if kernel.spec.fallback == FallbackPolicy.ERROR else "kCpu"
-    error_dtypes = dtype_list(kernel.spec.error_dtypes)
-    lines = [
-        f"static const torch_fl::OpInfo {info}{{",
-        f"    {string_literal(aten.name)}, {string_literal(_source(kernel))},",
-        f"    torch_fl::dtype_set({{{dtype_list(kernel.spec.dtypes)}}}),",
-        f"    torch_fl::FallbackPolicy::{policy},",
-        f"    torch_fl::dtype_set({{{error_dtypes}}})}};",
-        "",
-        f"{aten.dispatcher_decl(kernel.wrapper_name)} {{",
-        f"  torch_fl::OpContext op({info});",
-    ]
-    lines += _check_lines(kernel)
-    lines.append("  const torch_fl::DeviceGuard guard(op.device());")
+def _preconditions(kernel: KernelPlan) -> list[str]:
+    """What decides native vs fallback before anything runs: the operands' dtypes,
+    the guard, the layouts the chip can take, and the functional result's dtype."""
     decision = kernel.dtype_decision
+    lines = []
     checks = [f'op.dtype_is_native({t.name}, "{t.name}")' for t in decision.operands]
     checks += [f'op.index_dtype_is_native({t.name}, "{t.name}")' for t in decision.index_like]
     checks += [f'op.result_dtype_is_native({name}, "{name}")' for name in decision.outputs]
     if checks:
-        lines.append(f"  if (!({' && '.join(checks)})) {{")
-        lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
-        lines.append("  }")
+        lines += _unless(kernel, " && ".join(checks), "kDtype")
     if kernel.guard is not None:
         when = cpp_text.comment(guards.to_text(kernel.guard))
-        lines.append(f"  if ({emit_guard.negated(kernel.guard)}) {{  // when: {when}")
-        lines.append(f"    {fallback_statement(kernel, 'kGuard')}")
-        lines.append("  }")
-    for rule in kernel.spec.layouts:
+        lines += [f"  if ({emit_guard.negated(kernel.guard)}) {{  // when: {when}",
+                  f"    {fallback_statement(kernel, 'kGuard')}", "  }"]
+    for rule in kernel.layouts:
         if rule.kind == LayoutKind.CHANNELS_LAST:
-            lines.append(f"  if (!op.layout_possible({rule.argument}, torch_fl::MemoryLayout::kChannelsLast)) {{")
-            lines.append(f"    {fallback_statement(kernel, 'kLayout')}")
-            lines.append("  }")
-    outputs = kernel.output_names
-    computes_expected = kernel.kind == KernelKind.FUNCTIONAL and not (kernel.like_arguments and not kernel.meta_call)
-    if computes_expected:
+            lines += [f"  if (!op.layout_possible({rule.argument}, torch_fl::MemoryLayout::kChannelsLast)) {{",
+                      f"    {fallback_statement(kernel, 'kLayout')}", "  }"]
+    if kernel.kind == KernelKind.FUNCTIONAL and kernel.allocation.kind != AllocationKind.LIKE:
         # The result's dtype (type promotion, a dtype= argument) is known from
         # meta before anything runs on the device: it must be native too.
-        lines.append(f"  const auto expected = {kernel.meta_call};")
-        results = ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+        outputs = kernel.output_names
+        lines.append(f"  const auto expected = {_expected_call(kernel)};")
         if decision.check_result:
-            checks = [f'op.result_dtype_is_native({r}, "{name}")' for r, name in zip(results, outputs)]
-            lines.append(f"  if (!({' && '.join(checks)})) {{")
-            lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
-            lines.append("  }")
+            checks = [f'op.result_dtype_is_native({r}, "{name}")' for r, name in zip(_expected(outputs), outputs)]
+            lines += _unless(kernel, " && ".join(checks), "kDtype")
+    return lines
+
+
+def _operands(kernel: KernelPlan) -> tuple[list[str], dict[str, str]]:
+    """CPU scalars moved to the device, then each layout and cast rule applied;
+    returns the lines and, per argument, the name of the tensor the SDK gets."""
+    lines, moved = [], {}
     # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
-    moved = {}
     for tensor in kernel.tensor_inputs:
         if tensor.cpu_scalar_ok and tensor.kind == TensorArgKind.TENSOR and tensor.name in kernel.launch_arguments:
             moved[tensor.name] = f"{tensor.name}_on_device"
             lines.append(f"  const at::Tensor {tensor.name}_on_device = op.on_device({tensor.name});")
-    for rule in kernel.spec.layouts:
+    for rule in kernel.layouts:
         source = moved.get(rule.argument, rule.argument)
         laid = f"{rule.argument}_laid"
         if rule.kind == LayoutKind.CONTIGUOUS:
@@ -222,59 +277,83 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
         else:
             lines.append(f"  const at::Tensor {laid} = {rule.converter}({source});")
         moved[rule.argument] = laid
-    for rule in kernel.spec.casts:
+    for rule in kernel.casts:
         source = moved.get(rule.argument, rule.argument)
         cast = f"{rule.argument}_as_{rule.dtype}"
         lines.append(f"  const at::Tensor {cast} = op.cast({source}, c10::ScalarType::{DTYPES[rule.dtype]});")
         moved[rule.argument] = cast
-    launch_args = ", ".join(["op"] + [moved.get(a, a) for a in kernel.launch_arguments])
+    return lines, moved
+
+
+def _allocation(kernel: KernelPlan) -> list[str]:
+    """The outputs: allocated (functional), checked and resized (out=), or checked
+    on meta (in-place)."""
+    outputs, allocation = kernel.output_names, kernel.allocation
+    lines = []
     if kernel.kind == KernelKind.FUNCTIONAL:
-        if not computes_expected:
-            for name, like in zip(outputs, kernel.like_arguments):
+        if allocation.kind == AllocationKind.LIKE:
+            for name, like in zip(outputs, allocation.like):
                 lines.append(f"  const at::Tensor {name} = op.allocate_like({like});")
+        elif len(outputs) == 1:
+            lines.append(f"  const at::Tensor {outputs[0]} = op.allocate(expected);")
         else:
-            if len(outputs) == 1:
-                lines.append(f"  const at::Tensor {outputs[0]} = op.allocate(expected);")
-            else:
-                for i, name in enumerate(outputs):
-                    lines.append(f"  const at::Tensor {name} = op.allocate(std::get<{i}>(expected));")
-        lines.append(f"  {kernel.launch.function_name}({launch_args});")
-        if len(outputs) == 1:
-            lines.append(f"  return {outputs[0]};")
-        else:
-            lines.append(f"  return std::make_tuple({', '.join(outputs)});")
+            for i, name in enumerate(outputs):
+                lines.append(f"  const at::Tensor {name} = op.allocate(std::get<{i}>(expected));")
     elif kernel.kind == KernelKind.OUT:
         # The out= overload runs on meta outs of the caller's dtypes, so its own
         # rules apply (e.g. a reduction accumulates in the out= dtype).
-        if kernel.spec.output.rule:
-            lines.append(f"  const auto expected = {kernel.meta_call};")
-            expected = ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+        if allocation.kind == AllocationKind.RULE:
+            lines.append(f"  const auto expected = {_expected_call(kernel)};")
+            expected = _expected(outputs)
             # A rule computes no out= dtype checks of its own: an out= tensor of
             # another dtype goes to CPU, whose kernel casts or raises as ATen does.
             same = [f"{name}.scalar_type() == {e}.scalar_type()" for name, e in zip(outputs, expected)]
-            lines.append(f"  if (!({' && '.join(same)})) {{")
-            lines.append(f"    {fallback_statement(kernel, 'kDtype')}")
-            lines.append("  }")
+            lines += _unless(kernel, " && ".join(same), "kDtype")
             for name, e in zip(outputs, expected):
                 lines.append(f"  op.resize_output({name}, {e});")
         else:
             for name in outputs:
                 lines.append(f"  at::Tensor {name}_meta = op.meta_output({name});")
-            lines.append(f"  {kernel.meta_call};")
+            lines.append(f"  {meta_call(kernel)};")
             for name in outputs:
                 lines.append(f'  op.resize_output({name}, {name}_meta);')
-        lines.append(f"  {kernel.launch.function_name}({launch_args});")
-        if len(outputs) == 1:
-            lines.append(f"  return {outputs[0]};")
-        else:
-            lines.append(f"  return std::forward_as_tuple({', '.join(outputs)});")
-    else:
-        if kernel.meta_call:
-            # The in-place overload's own shape and dtype checks, on meta.
-            lines.append("  at::Tensor self_meta = op.meta(self);")
-            lines.append(f"  {kernel.meta_call};")
-        lines.append(f"  {kernel.launch.function_name}({launch_args});")
+    elif allocation.kind == AllocationKind.META:
+        # The in-place overload's own shape and dtype checks, on meta.
+        lines.append("  at::Tensor self_meta = op.meta(self);")
+        lines.append(f"  {meta_call(kernel)};")
+    return lines
+
+
+def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
+    """The one SDK call, and the return."""
+    outputs = kernel.output_names
+    launch_args = ", ".join(["op"] + [operands.get(a, a) for a in kernel.launch_arguments])
+    lines = [f"  {kernel.launch.function_name}({launch_args});"]
+    if kernel.kind == KernelKind.INPLACE:
         lines.append("  return self;")
+    elif len(outputs) == 1:
+        lines.append(f"  return {outputs[0]};")
+    elif kernel.kind == KernelKind.FUNCTIONAL:
+        lines.append(f"  return std::make_tuple({', '.join(outputs)});")
+    else:
+        lines.append(f"  return std::forward_as_tuple({', '.join(outputs)});")
+    return lines
+
+
+def kernel_block(kernel: KernelPlan) -> CppBlock:
+    """A wrapper reads as a careful engineer would write it by hand: checks, guard,
+    preconditions, layouts, allocation, launch."""
+    aten = kernel.aten
+    info = f"kOp_{aten.cpp_name}"
+    lines = _kernel_info(kernel, info) + ["", f"{aten.dispatcher_decl(kernel.wrapper_name)} {{",
+                                          f"  torch_fl::OpContext op({info});"]
+    lines += _placement_checks(kernel)
+    lines.append("  const torch_fl::DeviceGuard guard(op.device());")
+    lines += _preconditions(kernel)
+    operand_lines, operands = _operands(kernel)
+    lines += operand_lines
+    lines += _allocation(kernel)
+    lines += _launch(kernel, operands)
     lines.append("}")
     comment = [f"{aten.name}: {_source(kernel)}"]
     if kernel.derived_from:
@@ -308,10 +387,10 @@ def shards(plan: BackendPlan) -> list[Shard]:
     launch_by_name = {l.function_name: l for l in plan.launches}
     emitted_launches: set[str] = set()
     for kernel in plan.kernels:
-        index = shard_of(kernel.spec.name)
+        index = shard_of(kernel.entry)
         if kernel.launch is None:
             # An entry without a call whose policy is `error`: the op always raises.
-            if kernel.spec.fallback == FallbackPolicy.ERROR:
+            if kernel.dtypes.fallback == FallbackPolicy.ERROR:
                 regs[index].append(f'm.impl("{kernel.registration_name}", '
                                    f"torch::CppFunction::makeFromBoxedFunction<&torch_fl::unsupported_op_kernel>());")
             continue
@@ -320,7 +399,7 @@ def shards(plan: BackendPlan) -> list[Shard]:
             blocks[index].append(launch_block(plan, launch_by_name[kernel.launch.function_name], _source(kernel)))
         blocks[index].append(kernel_block(kernel))
         regs[index].append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
-        if kernel.meta_call and "at::meta::" in kernel.meta_call:
+        if kernel.allocation.kind == AllocationKind.META and kernel.aten.direct_meta:
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0].rstrip('_')}_meta_dispatch.h")
         if kernel.aten.composite_implicit:
             blocks[index].append(decomposition_block(kernel))
@@ -350,6 +429,19 @@ def _handle(kernel: KernelPlan) -> str:
     return f'c10::Dispatcher::singleton().findSchemaOrThrow({name}, "").typed<{_typed_signature(kernel.aten)}>()'
 
 
+# How a saved non-tensor argument comes back out of its IValue.
+_IVALUE_ACCESSOR = {SavedValueType.FLOAT: "toDouble", SavedValueType.INT: "toInt", SavedValueType.BOOL: "toBool"}
+
+
+def _backward_argument(argument) -> str:
+    if isinstance(argument, GradOutput):
+        return f"grad_outputs[{argument.index}]"
+    if isinstance(argument, SavedTensor):
+        return f"saved[{argument.index}]"
+    assert isinstance(argument, SavedValue)
+    return f'ctx->saved_data["{argument.name}"].{_IVALUE_ACCESSOR[argument.type]}()'
+
+
 def autograd_block(custom) -> CppBlock:
     autograd = custom.autograd
     forward, backward = autograd.forward, autograd.backward
@@ -365,8 +457,8 @@ def autograd_block(custom) -> CppBlock:
     ]
     if autograd.saved_tensors:
         lines.append(f"    ctx->save_for_backward({{{', '.join(autograd.saved_tensors)}}});")
-    for value, _ in autograd.saved_values:
-        lines.append(f'    ctx->saved_data["{value}"] = {value};')
+    for value in autograd.saved_values:
+        lines.append(f'    ctx->saved_data["{value.name}"] = {value.name};')
     lines += [
         "    at::AutoDispatchBelowADInplaceOrView below_autograd;",
         f"    static const auto op = {_handle(forward)};",
@@ -377,7 +469,7 @@ def autograd_block(custom) -> CppBlock:
         "                                                 torch::autograd::variable_list grad_outputs) {",
         "    const auto saved = ctx->get_saved_variables();",
         f"    static const auto backward_op = {_handle(backward)};",
-        f"    const auto grads = backward_op.call({', '.join(autograd.backward_arguments)});",
+        f"    const auto grads = backward_op.call({', '.join(_backward_argument(a) for a in autograd.backward_arguments)});",
     ]
     single = len(backward.aten.schema.returns) == 1
     results = []
@@ -409,7 +501,7 @@ def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
         if custom.autograd:
             blocks.append(autograd_block(custom))
             autograd_regs.append(f'm.impl("{custom.forward.aten.name}", TORCH_FN(autograd_{custom.forward.aten.name}));')
-    return CustomOpsFile(plan.spec.vendor, tuple(definitions), tuple(blocks), tuple(registrations),
+    return CustomOpsFile(plan.vendor, tuple(definitions), tuple(blocks), tuple(registrations),
                          tuple(autograd_regs))
 
 

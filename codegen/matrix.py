@@ -69,9 +69,9 @@ class SupportMatrix:
 
 
 def _status(kernel: KernelPlan, dtype: str) -> str:
-    if kernel.launch is not None and dtype in kernel.spec.dtypes:
+    if kernel.launch is not None and dtype in kernel.dtypes.native:
         return "native"
-    if kernel.spec.fallback == FallbackPolicy.ERROR or dtype in kernel.spec.error_dtypes:
+    if kernel.dtypes.fallback == FallbackPolicy.ERROR or dtype in kernel.dtypes.error_dtypes:
         return "error"
     return "fallback"
 
@@ -87,23 +87,21 @@ def _layout_text(rule) -> str:
 def build(plan: BackendPlan) -> SupportMatrix:
     rows = []
     for kernel in sorted(plan.kernels, key=lambda k: k.registration_name):
-        loc = kernel.spec.location
-        rows.append(MatrixRow(kernel.registration_name, f"{loc.path}:{loc.line}",
+        rows.append(MatrixRow(kernel.registration_name, str(kernel.provenance),
                               kernel.launch.call_text if kernel.launch else "",
                               kernel.derived_from or "",
                               tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
-                              kernel.spec.known_failure or "",
+                              kernel.known_failure or "",
                               guards.to_text(kernel.guard) if kernel.guard is not None else "",
-                              tuple((r.argument, _layout_text(r)) for r in kernel.spec.layouts),
-                              tuple((c.argument, c.dtype) for c in kernel.spec.casts)))
+                              tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
+                              tuple((c.argument, c.dtype) for c in kernel.casts)))
     custom = tuple(
-        CustomOpRow(custom.forward.aten.name, custom.schema,
-                    f"{custom.forward.spec.location.path}:{custom.forward.spec.location.line}",
+        CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
                     custom.forward.launch.call_text,
-                    tuple((d, "native" if d in custom.forward.spec.dtypes else "error") for d in MATRIX_DTYPES),
+                    tuple((d, "native" if d in custom.forward.dtypes.native else "error") for d in MATRIX_DTYPES),
                     custom.backward_schema or "", custom.reference or "")
         for custom in plan.custom_ops)
-    return SupportMatrix(plan.spec.vendor, plan.spec.device, plan.torch_version, plan.spec.path,
+    return SupportMatrix(plan.vendor, plan.device, plan.torch_version, plan.spec_path,
                          plan.spec_sha256, tuple(rows), custom_ops=custom, gated=plan.gated)
 
 

@@ -13,7 +13,7 @@ import importlib.metadata
 import os
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Union
 
 from torchgen.model import BaseTy, BaseType, FunctionSchema, SchemaKind
 
@@ -21,7 +21,8 @@ from . import cpp_text, device_names, guards, spec_file
 from .aten import AtenOp, AtenRegistry
 from .errors import ErrorSink, Location, SpecErrors, did_you_mean
 from .limits import HEADER_BYTES
-from .spec import AutocastEntry, CallArgument, Converter, OpSpec, Variant, VendorSpec
+from .spec import (AutocastEntry, CallArgument, CastRule, Converter, FallbackPolicy, LayoutRule, OpSpec, SdkSpec,
+                   Variant, VendorSpec)
 
 STREAM_ARGUMENT = "stream"
 # Expands to (pointer, bytes) of scratch memory sized by the SDK's workspace query.
@@ -52,10 +53,20 @@ class KernelKind(enum.Enum):
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """Where a plan came from: the spec entry's file and line (comments, error messages)."""
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
 class LaunchParameter:
     """One ATen value the launch function receives (and converts for the SDK)."""
-    name: str  # the name in the `call:` line
-    cpp_type: str  # how the launch function takes it
+    name: str  # the name in the `call:` line, an argument (or output) of the entry's overload
+    is_output: bool  # an output the kernel allocated or was given; else an input of the overload
     converter: Optional[Converter]  # the type's converter; None: passed as is
 
 
@@ -66,6 +77,7 @@ class LaunchPlan:
     call_text: str  # the spec's call line, for the comment
     parameters: tuple[LaunchParameter, ...]
     call_arguments: tuple[CallArgument, ...]  # including `stream`, in SDK order
+    entry: AtenOp  # the overload the spec entry names: the parameters' types are its argument types
 
 
 # ATen's names for tensor arguments that may hold indices, class targets or
@@ -103,23 +115,51 @@ class OverlapCheck:
     internal_allowed: bool  # True: elements of a written tensor may alias each other
 
 
+class AllocationKind(enum.Enum):
+    """How a kernel learns the shape and dtype of what it writes."""
+    META = "meta"  # runs this overload on meta tensors: PyTorch's own shape, dtype and argument checks
+    LIKE = "like"  # `output: {like: x}`: each output as a tensor argument, contiguous
+    RULE = "rule"  # `output: {rule: fn}`: fn(the overload's inputs) returns the expected outputs on meta
+    NONE = "none"  # an in-place kernel the spec lists itself writes self as is
+
+
+@dataclass(frozen=True)
+class Allocation:
+    kind: AllocationKind
+    like: tuple[str, ...] = ()  # LIKE: one tensor argument per output
+    rule: Optional[str] = None  # RULE: the function (checked against the glue or runtime headers)
+    inputs: tuple[str, ...] = ()  # RULE: the overload's inputs it receives, in schema order
+
+
+@dataclass(frozen=True)
+class DtypePolicy:
+    """The spec's native dtypes and what happens to the others."""
+    native: tuple[str, ...]
+    fallback: FallbackPolicy  # for dtypes not native (and for an entry without a call)
+    error_dtypes: tuple[str, ...]  # dtypes that raise whatever the policy
+
+
 @dataclass(frozen=True)
 class KernelPlan:
     aten: AtenOp
     kind: KernelKind
-    spec: OpSpec
+    provenance: Provenance
+    entry: str  # the spec entry's overload (kernels of one entry share a shard)
     launch: Optional[LaunchPlan]  # None: the entry only states a fallback policy
     derived_from: Optional[str]  # the spec entry's overload when this kernel is a derived variant
-    # Launch argument expressions in this kernel, one per launch parameter.
+    # This kernel's value for each launch parameter: one of its argument or output names.
     launch_arguments: tuple[str, ...]
     tensor_inputs: tuple[TensorInput, ...]
     output_names: tuple[str, ...]  # the names this kernel writes (returns, out args or self)
     dtype_decision: DtypeDecision
-    meta_call: Optional[str]  # C++ expression computing the expected outputs on meta
-    like_arguments: Optional[tuple[str, ...]]  # `output: {like: x}` rule, one tensor per output
+    dtypes: DtypePolicy
+    allocation: Allocation
+    layouts: tuple[LayoutRule, ...] = ()  # per tensor argument, applied before the launch
+    casts: tuple[CastRule, ...] = ()  # per tensor argument, after its layout
     namespace: str = "aten"  # "aten", or the vendor's namespace for custom ops
     guard: Optional[guards.Expr] = None  # the `when:` condition, type-checked against this overload
     overlap: Optional[OverlapCheck] = None  # None: the kernel writes only tensors it allocated
+    known_failure: Optional[str] = None  # a vendor limit the conformance run reports, not fails on
 
     @property
     def registration_name(self) -> str:
@@ -130,14 +170,43 @@ class KernelPlan:
         return f"wrap_{self.aten.cpp_name}"
 
 
+class SavedValueType(enum.Enum):
+    """The non-tensor forward arguments a backward may read (saved as IValues)."""
+    FLOAT = "float"
+    INT = "int"
+    BOOL = "bool"
+
+
+@dataclass(frozen=True)
+class GradOutput:
+    """A backward argument: the gradient of the forward's index-th return."""
+    index: int
+
+
+@dataclass(frozen=True)
+class SavedTensor:
+    """A backward argument: the index-th tensor the forward saved."""
+    index: int
+
+
+@dataclass(frozen=True)
+class SavedValue:
+    """A backward argument: a non-tensor forward argument, saved by name."""
+    name: str
+    type: SavedValueType
+
+
+BackwardArgument = Union[GradOutput, SavedTensor, SavedValue]
+
+
 @dataclass(frozen=True)
 class AutogradPlan:
     """A custom op's autograd: what the forward saves and how the backward op is called."""
     forward: KernelPlan
     backward: KernelPlan
     saved_tensors: tuple[str, ...]  # forward tensor arguments the backward reads
-    saved_values: tuple[tuple[str, str], ...]  # (name, IValue accessor) of non-tensor arguments it reads
-    backward_arguments: tuple[str, ...]  # C++ expressions, in the backward schema's order
+    saved_values: tuple[SavedValue, ...]  # non-tensor forward arguments it reads
+    backward_arguments: tuple[BackwardArgument, ...]  # in the backward schema's order
     gradient_of: tuple[Optional[int], ...]  # per forward argument: index in the backward's returns, or None
 
 
@@ -153,7 +222,10 @@ class CustomOpPlan:
 
 @dataclass(frozen=True)
 class BackendPlan:
-    spec: VendorSpec
+    vendor: str  # the custom ops' namespace too
+    device: str
+    spec_path: str  # as messages and generated comments name it
+    sdk: SdkSpec  # the SDK's conventions: headers, status, stream, workspace, two-phase calls
     spec_sha256: str
     torch_version: str
     kernels: tuple[KernelPlan, ...]
@@ -217,36 +289,6 @@ def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSin
 def _runtime_headers(repo_root: str) -> tuple[str, ...]:
     directory = os.path.join(repo_root, RUNTIME_HEADERS)
     return tuple(f"{RUNTIME_HEADERS}/{name}" for name in sorted(os.listdir(directory)) if name.endswith(".h"))
-
-
-def _meta_arguments(op: AtenOp) -> list[str]:
-    return [f"op.meta({arg.name})" if _is_tensor(arg) or _is_optional_tensor(arg) or _is_tensor_list(arg)
-            else arg.name for arg in op.schema.arguments.flat_non_out]
-
-
-def _meta_call(op: AtenOp) -> str:
-    """The overload itself, run on meta tensors: PyTorch's own shape, dtype and
-    argument checks for exactly this form (functional, out= or in-place).
-
-    functional: at::<name>(meta args...)
-    out=:       at::<name>_outf(meta args..., <out>_meta...)  (the caller declares the meta outs)
-    in-place:   at::<name>_(self_meta, meta args...) or self_meta.<name>_(...)  (the caller declares self_meta)
-    """
-    args = _meta_arguments(op)
-    name = str(op.schema.name.name)
-    # at::meta:: calls the C++ Meta kernel directly; otherwise the dispatcher runs
-    # whatever Meta kernel is registered (possibly a decomposition).
-    namespace = "at::meta" if op.direct_meta else "at"
-    if op.kind == SchemaKind.out:
-        outs = [f"{a.name}_meta" for a in op.out_arguments]
-        return f"{namespace}::{name}_outf({', '.join(args + outs)})"
-    if op.kind == SchemaKind.inplace:
-        if op.function_variant or op.direct_meta:
-            return f"{namespace}::{name}({', '.join(['self_meta'] + args[1:])})"
-        return f"self_meta.{name}({', '.join(args[1:])})"
-    if op.function_variant or op.direct_meta:
-        return f"{namespace}::{name}({', '.join(args)})"
-    return f"{args[0]}.{name}({', '.join(args[1:])})"
 
 
 class Planner:
@@ -338,8 +380,9 @@ class Planner:
         autocast = self._check_autocast()
         self.errors.raise_if_any()
         digest = hashlib.sha256(self.spec_text.encode()).hexdigest()
-        return BackendPlan(self.spec, digest, self.torch_version_text, tuple(kernels), tuple(launches),
-                           tuple(custom_ops), tuple(gated), autocast)
+        return BackendPlan(self.spec.vendor, self.spec.device, self.spec.path, self.spec.sdk, digest,
+                           self.torch_version_text, tuple(kernels), tuple(launches), tuple(custom_ops), tuple(gated),
+                           autocast)
 
     def _check_autocast(self) -> tuple[AutocastEntry, ...]:
         seen: dict[str, AutocastEntry] = {}
@@ -421,19 +464,20 @@ class Planner:
         saved_tensors, saved_values, arguments = [], [], []
         for arg in backward.aten.schema.arguments.flat_all:
             if arg.name in grad_names:
-                arguments.append(f"grad_outputs[{grad_names[arg.name]}]")
+                arguments.append(GradOutput(grad_names[arg.name]))
             elif arg.name in forward_args:
                 if _is_tensor(forward_args[arg.name]):
-                    arguments.append(f"saved[{len(saved_tensors)}]")
+                    arguments.append(SavedTensor(len(saved_tensors)))
                     saved_tensors.append(arg.name)
                 else:
-                    accessor = {"float": "toDouble", "int": "toInt", "bool": "toBool"}.get(str(arg.type))
-                    if accessor is None:
+                    value_type = {t.value: t for t in SavedValueType}.get(str(arg.type))
+                    if value_type is None:
                         self.errors.add(where, f"backward argument '{arg.name}' of type {arg.type} cannot be "
                                         "saved for the backward", "use Tensor, float, int or bool arguments")
                         return None
-                    arguments.append(f'ctx->saved_data["{arg.name}"].{accessor}()')
-                    saved_values.append((arg.name, accessor))
+                    saved = SavedValue(arg.name, value_type)
+                    arguments.append(saved)
+                    saved_values.append(saved)
             else:
                 known = sorted(grad_names) + list(forward_args)
                 self.errors.add(where, f"backward argument '{arg.name}' is neither a forward argument nor a "
@@ -485,6 +529,12 @@ class Planner:
         if launch:
             launches.append(launch)
         if op_spec.output.like is not None:
+            if kind == KernelKind.OUT or Variant.OUT in op_spec.variants:
+                # No meta function checks the caller's out= tensors (the generated
+                # C++ used to call a meta function that is not there).
+                self.errors.add(op_spec.output.location, f"'{op_spec.name}' sizes its output like a tensor "
+                                "argument: its out= form has no meta function to check the out= tensors",
+                                "remove `out` from `variants`, or size the output by `output: {rule: ...}`")
             tensor_names = [a.name for a in aten.arguments if _is_tensor(a)]
             for like in op_spec.output.like:
                 if like not in tensor_names:
@@ -556,7 +606,7 @@ class Planner:
             if name is None or name == STREAM_ARGUMENT or name in {p.name for p in parameters}:
                 continue
             if name in outputs:
-                parameters.append(LaunchParameter(name, "const at::Tensor&", self.spec.sdk.converters.get("Tensor")))
+                parameters.append(LaunchParameter(name, True, self.spec.sdk.converters.get("Tensor")))
                 continue
             arg = inputs.get(name)
             if arg is None:
@@ -572,10 +622,11 @@ class Planner:
                                 f"of '{op_spec.name}')", f"add `{type_key}: <function>` under sdk.converters")
                 ok = False
                 continue
-            parameters.append(LaunchParameter(name, _launch_cpp_type(aten, name), converter))
+            parameters.append(LaunchParameter(name, False, converter))
         if not ok:
             return None
-        return LaunchPlan(f"launch_{aten.cpp_name}", call.function, str(call), tuple(parameters), call.arguments)
+        return LaunchPlan(f"launch_{aten.cpp_name}", call.function, str(call), tuple(parameters), call.arguments,
+                          aten)
 
     def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
                 derived_from: Optional[str], entry: AtenOp, namespace: str = "aten") -> KernelPlan:
@@ -621,15 +672,7 @@ class Planner:
             index_like = tuple(t for t in tensor_inputs if t.name in INDEX_LIKE_ARGUMENTS)
         dtype_decision = DtypeDecision(operands, index_like, outputs if kind == KernelKind.OUT else (),
                                        check_result=kind == KernelKind.FUNCTIONAL)
-        # Derived variants and functional kernels learn the expected result from the
-        # functional overload's meta function; a spec-listed in-place op writes self as is.
-        meta = None
-        if launch and (derived_from or kind in (KernelKind.FUNCTIONAL, KernelKind.OUT)) and (
-                op_spec.output.like is None and op_spec.output.rule is None):
-            meta = _meta_call(aten)
-        elif launch and kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.output.rule is not None:
-            inputs = [a.name for a in aten.schema.arguments.flat_non_out]
-            meta = f"{op_spec.output.rule}({', '.join(inputs)})"
+        allocation = _allocation(op_spec, aten, kind, derived_from)
         guard = None
         if op_spec.guard is not None:
             arg_types = {a.name: str(a.type) for a in aten.schema.arguments.flat_all}
@@ -650,14 +693,28 @@ class Planner:
         if kind != KernelKind.FUNCTIONAL:
             overlap = OverlapCheck(outputs, tuple(t for t in tensor_inputs if t.name not in outputs),
                                    aten.name.split(".")[0] in _INTERNAL_OVERLAP_ALLOWED)
-        return KernelPlan(aten, kind, op_spec, launch, derived_from, tuple(launch_arguments),
-                          tuple(tensor_inputs), outputs, dtype_decision, meta, op_spec.output.like, namespace,
-                          guard, overlap)
+        loc = op_spec.location
+        return KernelPlan(aten, kind, Provenance(loc.path, loc.line), op_spec.name, launch, derived_from,
+                          tuple(launch_arguments), tuple(tensor_inputs), outputs, dtype_decision,
+                          DtypePolicy(op_spec.dtypes, op_spec.fallback, op_spec.error_dtypes), allocation,
+                          op_spec.layouts, op_spec.casts, namespace, guard, overlap, op_spec.known_failure)
 
 
-def _launch_cpp_type(aten: AtenOp, name: str) -> str:
-    """The dispatcher type of argument `name`; a launch never mutates through its parameters."""
-    for cpp_type, arg_name in aten.dispatcher_arguments():
-        if arg_name == name:
-            return "const at::Tensor &" if cpp_type.strip() == "at::Tensor &" else cpp_type
-    raise KeyError(name)
+def _allocation(op_spec: OpSpec, aten: AtenOp, kind: KernelKind, derived_from: Optional[str]) -> Allocation:
+    """Derived variants and functional kernels learn the expected result from the
+    overload's meta function (or the spec's rule); a spec-listed in-place op
+    writes self as is. A `like` rule sizes the functional form; its derived
+    in-place form writes self as is."""
+    output = op_spec.output
+    if output.like is not None:
+        return Allocation(AllocationKind.LIKE, like=output.like) if kind != KernelKind.INPLACE else \
+            Allocation(AllocationKind.NONE)
+    if output.rule is not None:
+        if kind == KernelKind.INPLACE:
+            return Allocation(AllocationKind.NONE)
+        return Allocation(AllocationKind.RULE, rule=output.rule,
+                          inputs=tuple(a.name for a in aten.schema.arguments.flat_non_out))
+    if derived_from or kind in (KernelKind.FUNCTIONAL, KernelKind.OUT):
+        return Allocation(AllocationKind.META)
+    return Allocation(AllocationKind.NONE)
+

@@ -172,7 +172,7 @@ def main() -> int:
         f.write("\n")
 
     plan = load_plan(os.path.join(REPO_ROOT, "specs", f"{args.vendor}.yaml"), REPO_ROOT)
-    verified_matrix.write(matrix.build(plan), out_path, plan.spec.path, out_dir, REPO_ROOT)
+    verified_matrix.write(matrix.build(plan), out_path, plan.spec_path, out_dir, REPO_ROOT)
 
     print(f"\n{'verdict':<10} {'pairs':>6}")
     for verdict, count in counts.items():
