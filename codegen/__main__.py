@@ -6,10 +6,11 @@ import os
 import sys
 import time
 
-from . import layering, output, render, spec
+from . import layering, output, render, spec_parser
 from .aten import AtenRegistry
 from .errors import SpecErrors, one_line
-from .plan import BackendPlan, Planner
+from .plan import Planner
+from .plan_model import BackendPlan
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,7 +21,7 @@ EXIT_DRIFT = 1
 def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | None = None):
     rel = display_path or os.path.relpath(spec_path, repo_root)
     root, texts = layering.load(spec_path, rel, repo_root)
-    model = spec.parse(rel, root)
+    model = spec_parser.parse(rel, root)
     return Planner(model, AtenRegistry.from_installed_torch(), repo_root, "\n".join(texts)).plan()
 
 

@@ -5,8 +5,8 @@ import json
 from dataclasses import dataclass
 
 from . import guards
-from .plan import BackendPlan, KernelPlan
-from .spec import FallbackPolicy, LayoutKind
+from .plan_model import BackendPlan, KernelPlan
+from .spec_model import FallbackPolicy, LayoutKind
 
 # Columns of the matrix: the dtypes PyTorch's OpInfo tests exercise most.
 MATRIX_DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64",

@@ -5,7 +5,7 @@ import os
 
 import jinja2
 
-from . import cpp_text, emit_cpp, markdown, matrix
+from . import cpp_text, emit_cpp, emit_custom, markdown, matrix
 
 _TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
 
@@ -41,7 +41,7 @@ def render(plan) -> dict[str, str]:
             banner=cpp_banner, shard=shard, vendor=plan.vendor, includes=[os.path.basename(h) for h in includes])
     if plan.custom_ops:
         files["custom_ops.cpp"] = env.get_template("custom_ops.cpp.j2").render(
-            banner=cpp_banner, file=emit_cpp.custom_ops_file(plan), includes=[os.path.basename(h) for h in includes])
+            banner=cpp_banner, file=emit_custom.custom_ops_file(plan), includes=[os.path.basename(h) for h in includes])
     if plan.autocast:
         files["autocast.cpp"] = env.get_template("autocast.cpp.j2").render(
             banner=cpp_banner, kernels=emit_cpp.autocast_kernels(plan))

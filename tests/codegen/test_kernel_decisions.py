@@ -8,8 +8,8 @@ import os
 
 from codegen.__main__ import REPO_ROOT, load_plan
 from codegen import guards
-from codegen.plan import (AllocationKind, GradOutput, KernelKind, SavedTensor, SavedValue, SavedValueType)
-from codegen.spec import FallbackPolicy
+from codegen.plan_model import AllocationKind, GradOutput, KernelKind, SavedTensor, SavedValue, SavedValueType
+from codegen.spec_model import FallbackPolicy
 
 
 @functools.cache
