@@ -34,6 +34,8 @@ backend: generate
 test: setup check-generated test-codegen
 	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python VENDOR=$$v || exit 1; done
 
+# Unit tests only: the generator's, and the conformance tool's rules (tests/conformance;
+# the tool itself, tests/conformance_tool, runs in `make conformance`).
 test-codegen: setup
 	@$(PYTHON) -m pytest -q tests/codegen tests/conformance
 
@@ -79,7 +81,7 @@ test-sanitize: generate
 	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\.|RuntimeStress\\."
 
 conformance: backend
-	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance/run.py --vendor $(VENDOR)
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance_tool/run.py --vendor $(VENDOR)
 
 demo: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m torch_fl.demo

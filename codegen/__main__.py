@@ -6,10 +6,11 @@ import os
 import sys
 import time
 
-from . import layering, matrix, output, render, spec
+from . import layering, output, render, spec_parser
 from .aten import AtenRegistry
 from .errors import SpecErrors, one_line
 from .plan import Planner
+from .plan_model import BackendPlan
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -20,18 +21,18 @@ EXIT_DRIFT = 1
 def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | None = None):
     rel = display_path or os.path.relpath(spec_path, repo_root)
     root, texts = layering.load(spec_path, rel, repo_root)
-    model = spec.parse(rel, root)
+    model = spec_parser.parse(rel, root)
     return Planner(model, AtenRegistry.from_installed_torch(), repo_root, "\n".join(texts)).plan()
 
 
 def generate_files(spec_path: str, repo_root: str = REPO_ROOT,
-                   display_path: str | None = None) -> tuple[spec.VendorSpec, dict[str, str]]:
+                   display_path: str | None = None) -> tuple[BackendPlan, dict[str, str]]:
     """Loads, validates and renders one spec; raises SpecErrors, writes nothing.
 
     display_path is how messages and generated comments name the spec
     (default: its path relative to the repository)."""
     plan = load_plan(spec_path, repo_root, display_path)
-    return plan.spec, render.render(plan)
+    return plan, render.render(plan)
 
 
 def _vendors(args) -> list[str]:
@@ -46,35 +47,30 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m codegen",
         description="Validate specs/<vendor>.yaml against the installed torch's ATen schemas and emit the "
                     "PrivateUse1 backend sources and support matrix into generated/<vendor>/.")
-    parser.add_argument("command", choices=["generate", "check", "matrix"],
+    parser.add_argument("command", choices=["generate", "check"],
                         help="generate: write generated/<vendor>/ (atomically); "
-                             "check: exit 1 if generated/ differs from what the specs produce; "
-                             "matrix: write the support matrix with --conformance verdicts merged to --out")
+                             "check: exit 1 if generated/ differs from what the specs produce")
     parser.add_argument("--vendor", help="one vendor (default: every specs/*.yaml)")
     parser.add_argument("--spec", help="a spec file to use instead of specs/<vendor>.yaml")
     parser.add_argument("--out", help="output directory (default: generated/<vendor>)")
-    parser.add_argument("--conformance", help="matrix: a build/<vendor>/conformance.json to merge")
     args = parser.parse_args(argv)
-    if args.command == "matrix":
-        return _write_verified_matrix(args)
-
     status = 0
     for vendor in _vendors(args):
         spec_path = args.spec or os.path.join(REPO_ROOT, "specs", f"{vendor}.yaml")
         started = time.perf_counter()
         try:
-            model, files = generate_files(spec_path)
+            plan, files = generate_files(spec_path)
         except SpecErrors as exc:
             return _refused(exc)
-        out_dir = args.out or os.path.join(REPO_ROOT, "generated", model.vendor)
+        out_dir = args.out or os.path.join(REPO_ROOT, "generated", plan.vendor)
         if args.command == "check":
             drift = output.differences(out_dir, files)
             if drift:
-                print(f"generated/{model.vendor} is out of date: {', '.join(drift)} "
-                      f"(run `make generate VENDOR={model.vendor}`)", file=sys.stderr)
+                print(f"generated/{plan.vendor} is out of date: {', '.join(drift)} "
+                      f"(run `make generate VENDOR={plan.vendor}`)", file=sys.stderr)
                 status = EXIT_DRIFT
             else:
-                print(f"generated/{model.vendor}: up to date")
+                print(f"generated/{plan.vendor}: up to date")
         else:
             try:
                 changed = output.write_tree(out_dir, files)
@@ -83,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("nothing was written", file=sys.stderr)
                 return EXIT_SPEC_ERROR
             elapsed = time.perf_counter() - started
-            print(f"generated/{model.vendor}: {len(files)} files, {len(changed)} changed ({elapsed:.2f} s)")
+            print(f"generated/{plan.vendor}: {len(files)} files, {len(changed)} changed ({elapsed:.2f} s)")
     return status
 
 
@@ -92,23 +88,6 @@ def _refused(exc: SpecErrors) -> int:
         print(line, file=sys.stderr)
     print(f"{len(exc.errors)} error(s); nothing was written", file=sys.stderr)
     return EXIT_SPEC_ERROR
-
-
-def _write_verified_matrix(args) -> int:
-    if not (args.vendor and args.conformance and args.out):
-        print("matrix needs --vendor, --conformance and --out", file=sys.stderr)
-        return EXIT_SPEC_ERROR
-    try:
-        plan = load_plan(args.spec or os.path.join(REPO_ROOT, "specs", f"{args.vendor}.yaml"))
-    except SpecErrors as exc:
-        return _refused(exc)
-    verified = matrix.with_conformance(matrix.build(plan), matrix.Conformance.load(args.conformance))
-    banner = f"Written by `make conformance` from {plan.spec.path} and {os.path.relpath(args.conformance, REPO_ROOT)}."
-    os.makedirs(args.out, exist_ok=True)
-    for name, text in render.render_matrix(verified, banner).items():
-        with open(os.path.join(args.out, name), "w") as f:
-            f.write(text)
-    return 0
 
 
 if __name__ == "__main__":

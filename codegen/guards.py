@@ -349,28 +349,3 @@ def to_text(expr: Expr) -> str:
         return f"len({expr.target})"
     return f"{expr.target}.{expr.method}({to_text(expr.index) if expr.index is not None else ''})"
 
-
-def to_cpp(expr: Expr) -> str:
-    """The C++ condition, over the kernel's parameters (named as the ATen arguments)."""
-    if isinstance(expr, Logical):
-        joiner = " && " if expr.operator == "and" else " || "
-        return "(" + joiner.join(to_cpp(o) for o in expr.operands) + ")"
-    if isinstance(expr, Not):
-        return f"!({to_cpp(expr.operand)})"
-    if isinstance(expr, Negate):
-        return f"-({to_cpp(expr.operand)})"
-    if isinstance(expr, Compare):
-        pairs = zip(expr.operands, expr.operators, expr.operands[1:])
-        return "(" + " && ".join(f"({to_cpp(a)} {op} {to_cpp(b)})" for a, op, b in pairs) + ")"
-    if isinstance(expr, IsNone):
-        return f"!{expr.target}.has_value()" if not expr.negated else f"{expr.target}.has_value()"
-    if isinstance(expr, Literal):
-        if isinstance(expr.value, bool):
-            return "true" if expr.value else "false"
-        # repr of a finite float is a valid C++ double literal (1e-06, 2.5, 1e+300).
-        return repr(expr.value) if isinstance(expr.value, float) else str(expr.value)
-    if isinstance(expr, Argument):
-        return expr.name
-    if isinstance(expr, Length):
-        return f"static_cast<int64_t>({expr.target}.size())"
-    return f"{expr.target}.{expr.method}({to_cpp(expr.index) if expr.index is not None else ''})"

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
-from typing import Optional
+from dataclasses import dataclass
 
 from . import guards
-from .plan import BackendPlan, KernelPlan
-from .spec import FallbackPolicy, LayoutKind
+from .plan_model import BackendPlan, KernelPlan
+from .spec_model import FallbackPolicy, LayoutKind
 
 # Columns of the matrix: the dtypes PyTorch's OpInfo tests exercise most.
 MATRIX_DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64",
@@ -41,22 +40,6 @@ class CustomOpRow:
 
 
 @dataclass(frozen=True)
-class Conformance:
-    """Measured verdicts (from `make conformance`) merged into a matrix."""
-    provenance: dict
-    headline: dict
-    # (overload, dtype) → (verdict, detail)
-    verdicts: dict[tuple[str, str], tuple[str, str]]
-
-    @classmethod
-    def load(cls, path: str) -> "Conformance":
-        with open(path) as f:
-            report = json.load(f)
-        verdicts = {(r["overload"], r["dtype"]): (r["verdict"], r["detail"]) for r in report["results"]}
-        return cls(report["provenance"], report["headline"], verdicts)
-
-
-@dataclass(frozen=True)
 class SupportMatrix:
     vendor: str
     device: str
@@ -65,20 +48,20 @@ class SupportMatrix:
     spec_sha256: str
     rows: tuple[MatrixRow, ...]
     dtype_columns: tuple[str, ...] = MATRIX_DTYPES
-    conformance: Optional[Conformance] = None
     custom_ops: tuple[CustomOpRow, ...] = ()
     gated: tuple[tuple[str, str, str], ...] = ()  # (overload, gate, source) not registered for this torch
 
-    def verdict(self, row: MatrixRow, dtype: str) -> str:
-        if self.conformance is None:
-            return ""
-        return self.conformance.verdicts.get((row.name, dtype), ("", ""))[0]
+    def annotation(self, row: MatrixRow, dtype: str) -> str:
+        """What a tool that measured the backend adds to a cell (and to its HTML
+        class); the declared matrix adds nothing. The generator knows no more of
+        measurements than this hook (tests/conformance_tool/ overrides it)."""
+        return ""
 
     def cell(self, row: MatrixRow, dtype: str) -> str:
-        """The Markdown/HTML cell: status letter, plus the verdict where measured."""
+        """The Markdown/HTML cell: status letter, plus the annotation if any."""
         status = dict(row.statuses)[dtype]
-        verdict = self.verdict(row, dtype)
-        return f"{_SHORT[status]} {verdict}" if verdict else _SHORT[status]
+        annotation = self.annotation(row, dtype)
+        return f"{_SHORT[status]} {annotation}" if annotation else _SHORT[status]
 
     @property
     def native_overloads(self) -> int:
@@ -86,9 +69,9 @@ class SupportMatrix:
 
 
 def _status(kernel: KernelPlan, dtype: str) -> str:
-    if kernel.launch is not None and dtype in kernel.spec.dtypes:
+    if kernel.launch is not None and dtype in kernel.dtypes.native:
         return "native"
-    if kernel.spec.fallback == FallbackPolicy.ERROR or dtype in kernel.spec.error_dtypes:
+    if kernel.dtypes.fallback == FallbackPolicy.ERROR or dtype in kernel.dtypes.error_dtypes:
         return "error"
     return "fallback"
 
@@ -104,40 +87,29 @@ def _layout_text(rule) -> str:
 def build(plan: BackendPlan) -> SupportMatrix:
     rows = []
     for kernel in sorted(plan.kernels, key=lambda k: k.registration_name):
-        loc = kernel.spec.location
-        rows.append(MatrixRow(kernel.registration_name, f"{loc.path}:{loc.line}",
+        rows.append(MatrixRow(kernel.registration_name, str(kernel.provenance),
                               kernel.launch.call_text if kernel.launch else "",
                               kernel.derived_from or "",
                               tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
-                              kernel.spec.known_failure or "",
+                              kernel.known_failure or "",
                               guards.to_text(kernel.guard) if kernel.guard is not None else "",
-                              tuple((r.argument, _layout_text(r)) for r in kernel.spec.layouts),
-                              tuple((c.argument, c.dtype) for c in kernel.spec.casts)))
+                              tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
+                              tuple((c.argument, c.dtype) for c in kernel.casts)))
     custom = tuple(
-        CustomOpRow(custom.forward.aten.name, custom.schema,
-                    f"{custom.forward.spec.location.path}:{custom.forward.spec.location.line}",
+        CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
                     custom.forward.launch.call_text,
-                    tuple((d, "native" if d in custom.forward.spec.dtypes else "error") for d in MATRIX_DTYPES),
+                    tuple((d, "native" if d in custom.forward.dtypes.native else "error") for d in MATRIX_DTYPES),
                     custom.backward_schema or "", custom.reference or "")
         for custom in plan.custom_ops)
-    return SupportMatrix(plan.spec.vendor, plan.spec.device, plan.torch_version, plan.spec.path,
+    return SupportMatrix(plan.vendor, plan.device, plan.torch_version, plan.spec_path,
                          plan.spec_sha256, tuple(rows), custom_ops=custom, gated=plan.gated)
 
 
-def with_conformance(matrix: SupportMatrix, conformance: Conformance) -> SupportMatrix:
-    return replace(matrix, conformance=conformance)
-
-
-def to_json(matrix: SupportMatrix) -> str:
+def to_document(matrix: SupportMatrix) -> dict:
+    """The JSON document of the matrix (the contract's shape), as a dict a tool may extend."""
     ops = []
     for row in matrix.rows:
         entry = {"name": row.name, "dtypes": dict(row.statuses), "source": row.source}
-        if matrix.conformance is not None:
-            entry["verdict"] = {d: matrix.verdict(row, d) or "UNTESTED" for d, s in row.statuses if s == "native"}
-            details = {d: matrix.conformance.verdicts[(row.name, d)][1] for d, s in row.statuses
-                       if s == "native" and matrix.conformance.verdicts.get((row.name, d), ("", ""))[1]}
-            if details:
-                entry["verdict_detail"] = details
         if row.sdk_call:
             entry["sdk_call"] = row.sdk_call
         if row.derived_from:
@@ -151,21 +123,25 @@ def to_json(matrix: SupportMatrix) -> str:
         if row.casts:
             entry["cast"] = dict(row.casts)
         ops.append(entry)
-    document = {
+    return {
         "vendor": matrix.vendor,
         "device": matrix.device,
         "torch_version": matrix.torch_version,
         "spec": matrix.spec,
         "spec_sha256": matrix.spec_sha256,
         "native_overloads": matrix.native_overloads,
+        "ops": ops,
+        "gated": [{"name": n, "requires": g, "source": src} for n, g, src in matrix.gated],
+        "custom_ops": [
+            {"name": c.name, "namespace": matrix.vendor, "schema": c.schema, "dtypes": dict(c.statuses),
+             "source": c.source, "sdk_call": c.sdk_call, "autograd": c.backward, "reference": c.reference}
+            for c in matrix.custom_ops],
     }
-    if matrix.conformance is not None:
-        document["conformance"] = {"provenance": matrix.conformance.provenance,
-                                   "headline": matrix.conformance.headline}
-    document["ops"] = ops
-    document["gated"] = [{"name": n, "requires": g, "source": src} for n, g, src in matrix.gated]
-    document["custom_ops"] = [
-        {"name": c.name, "namespace": matrix.vendor, "schema": c.schema, "dtypes": dict(c.statuses),
-         "source": c.source, "sdk_call": c.sdk_call, "autograd": c.backward, "reference": c.reference}
-        for c in matrix.custom_ops]
+
+
+def document_json(document: dict) -> str:
     return json.dumps(document, indent=2, sort_keys=False) + "\n"
+
+
+def to_json(matrix: SupportMatrix) -> str:
+    return document_json(to_document(matrix))

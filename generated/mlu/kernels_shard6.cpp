@@ -604,7 +604,7 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
-  if (!!(transposed)) {  // when: not transposed
+  if (transposed) {  // when: not transposed
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kGuard, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
   const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
@@ -656,7 +656,7 @@ static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
-  if (!!(transposed)) {  // when: not transposed
+  if (transposed) {  // when: not transposed
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kGuard, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
   const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);

@@ -45,7 +45,7 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
   const auto expected = at::meta::div(op.meta(self), op.meta(other));
@@ -79,7 +79,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -109,7 +109,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);

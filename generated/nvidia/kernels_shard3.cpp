@@ -298,7 +298,7 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
-  if (!!(half_to_float)) {  // when: not half_to_float
+  if (half_to_float) {  // when: not half_to_float
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float);
   }
   const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);

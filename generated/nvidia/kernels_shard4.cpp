@@ -42,7 +42,7 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
   const auto expected = at::meta::mul(op.meta(self), op.meta(other));
@@ -76,7 +76,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -106,7 +106,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
   const at::Tensor other_on_device = op.on_device(other);

@@ -44,7 +44,7 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
   const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
@@ -78,7 +78,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -108,7 +108,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
@@ -148,7 +148,7 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
   const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
@@ -182,7 +182,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
@@ -212,7 +212,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (!((self.scalar_type() == other.scalar_type()))) {  // when: self.scalar_type() == other.scalar_type()
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);

@@ -70,7 +70,7 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
-  if (!!(half_to_float)) {  // when: not half_to_float
+  if (half_to_float) {  // when: not half_to_float
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float);
   }
   const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);

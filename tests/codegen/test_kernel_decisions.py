@@ -1,18 +1,24 @@
 """The plan's typed decisions, checked without reading C++: which dtypes decide
-native vs fallback, and which memory-overlap rules a kernel applies."""
+native vs fallback, which memory-overlap rules a kernel applies, how it
+allocates, where it came from, and how a custom op's backward is called."""
 from __future__ import annotations
 
 import functools
 import os
 
 from codegen.__main__ import REPO_ROOT, load_plan
-from codegen.plan import KernelKind
+from codegen import guards
+from codegen.plan_model import AllocationKind, GradOutput, KernelKind, SavedTensor, SavedValue, SavedValueType
+from codegen.spec_model import FallbackPolicy
 
 
 @functools.cache
+def mlu_plan():
+    return load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml"))
+
+
 def mlu_kernels():
-    plan = load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml"))
-    return {k.aten.name: k for k in plan.kernels}
+    return {k.aten.name: k for k in mlu_plan().kernels}
 
 
 def operands(name: str) -> tuple[str, ...]:
@@ -51,3 +57,47 @@ def test_fills_may_write_aliased_elements_as_in_aten():
     for name in ("fill_.Scalar", "zero_"):
         kernel = mlu_kernels()[name]
         assert kernel.kind == KernelKind.INPLACE and kernel.overlap.internal_allowed
+
+
+def test_allocation_is_a_decision_not_code():
+    kernels = mlu_kernels()
+    assert kernels["add.Tensor"].allocation.kind == AllocationKind.META
+    assert kernels["add.out"].allocation.kind == AllocationKind.META, "a derived out= variant checks on meta"
+    assert kernels["add_.Tensor"].allocation.kind == AllocationKind.META, "so does a derived in-place one"
+    dropout = kernels["native_dropout"].allocation
+    assert dropout.kind == AllocationKind.RULE and dropout.rule == "torch_fl::output_rules::dropout"
+    assert dropout.inputs == ("input", "p", "train")
+    rms_norm = next(c for c in mlu_plan().custom_ops if c.forward.aten.name == "rms_norm")
+    assert rms_norm.forward.allocation.kind == AllocationKind.LIKE and rms_norm.forward.allocation.like == ("input",)
+
+
+def test_every_kernel_names_its_spec_line_and_entry():
+    add_out = mlu_kernels()["add.out"]
+    assert add_out.provenance.path == "specs/mlu.yaml" and add_out.provenance.line > 0
+    assert add_out.entry == "add.Tensor" and add_out.derived_from == "add.Tensor"
+    assert str(add_out.provenance) == f"specs/mlu.yaml:{add_out.provenance.line}"
+
+
+def test_the_dtype_policy_and_guard_are_typed():
+    mm = mlu_kernels()["mm"]
+    assert "float32" in mm.dtypes.native and mm.dtypes.fallback == FallbackPolicy.CPU
+    convolution = mlu_kernels()["convolution_overrideable"]
+    assert isinstance(convolution.guard, guards.Not) and convolution.guard.operand == guards.Argument(
+        "transposed", guards.GuardType.BOOL)
+
+
+def test_launch_parameters_say_what_they_bind_not_their_cpp_types():
+    launch = mlu_kernels()["add.Tensor"].launch
+    assert [(p.name, p.is_output) for p in launch.parameters] == [
+        ("self", False), ("other", False), ("alpha", False), ("out", True)]
+    assert launch.entry.name == "add.Tensor"
+    assert mlu_kernels()["add_.Tensor"].launch_arguments == ("self", "other", "alpha", "self")
+
+
+def test_a_custom_backward_reads_gradients_saved_tensors_and_saved_values():
+    autograd = next(c for c in mlu_plan().custom_ops if c.forward.aten.name == "rms_norm").autograd
+    assert autograd.saved_tensors == ("input", "weight")
+    assert autograd.saved_values == (SavedValue("eps", SavedValueType.FLOAT),)
+    assert autograd.backward_arguments == (GradOutput(0), SavedTensor(0), SavedTensor(1),
+                                           SavedValue("eps", SavedValueType.FLOAT))
+    assert autograd.gradient_of == (0, 1, None)

@@ -112,6 +112,14 @@ def test_variant_that_does_not_exist(tmp_path):
                     19, "'mm' has no inplace variant")
 
 
+def test_an_out_form_sized_like_an_argument_is_refused(tmp_path):
+    # No meta function would check the caller's out= tensors.
+    assert_rejected(tmp_path, VALID_SPEC.replace('mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                                                 'mm: {call: "mluOpMatMul(stream, self, mat2, out)", variants: [out], '
+                                                 'output: {like: self}}'),
+                    19, "'mm' sizes its output like a tensor argument: its out= form has no meta function")
+
+
 def test_composite_implicit_op_cannot_be_native(tmp_path):
     spec = VALID_SPEC + '  linear: {call: "mluOpMatMul(stream, input, weight, out)"}\n'
     assert_rejected(tmp_path, spec, 20, "'linear' is CompositeImplicitAutograd")

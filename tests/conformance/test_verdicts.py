@@ -1,12 +1,7 @@
 """The verdict rules of the conformance run, on synthetic records."""
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from verdicts import BASIC, FAILED, STRICT, UNTESTED, decide  # noqa: E402
+from verdicts import BASIC, FAILED, STRICT, UNTESTED, decide
 
 
 def record(phase="forward", ok=True, invoked=(("add.Tensor", "float32"),), fallbacks=(), sample=0, error=""):

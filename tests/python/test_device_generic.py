@@ -18,7 +18,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 
 import torch_fl
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance_tool"))
 from selection import native_overloads, select_opinfos  # noqa: E402
 
 SELECTED = select_opinfos(native_overloads(torch_fl.support_matrix()))

@@ -12,7 +12,7 @@ import sys
 import torch_fl
 from op_samples import NOT_COMPARABLE, RANDOM_OPS, SAMPLERS, CpuScalar
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance_tool"))
 from selection import covered_overloads, native_overloads  # noqa: E402
 
 MATRIX = torch_fl.support_matrix()

@@ -21,8 +21,12 @@ REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, REPO_ROOT)
 
+import verified_matrix  # noqa: E402
 from selection import RANDOM_OVERLOADS, native_overloads, select_opinfos  # noqa: E402
 from verdicts import FAILED, UNTESTED, decide  # noqa: E402
+
+from codegen import matrix  # noqa: E402
+from codegen.__main__ import load_plan  # noqa: E402
 
 def run_worker(python: str, opinfo: str, dtypes: set[str], overloads: set[str],
                timeout: int) -> tuple[str, list[dict], str]:
@@ -167,8 +171,8 @@ def main() -> int:
         json.dump(report, f, indent=2)
         f.write("\n")
 
-    subprocess.run([sys.executable, "-m", "codegen", "matrix", "--vendor", args.vendor, "--conformance", out_path,
-                    "--out", out_dir], cwd=REPO_ROOT, check=True)
+    plan = load_plan(os.path.join(REPO_ROOT, "specs", f"{args.vendor}.yaml"), REPO_ROOT)
+    verified_matrix.write(matrix.build(plan), out_path, plan.spec_path, out_dir, REPO_ROOT)
 
     print(f"\n{'verdict':<10} {'pairs':>6}")
     for verdict, count in counts.items():

@@ -1,0 +1,104 @@
+"""Vendor ops (torch.ops.<vendor>.*): their schemas, kernels and autograd."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cpp_text import string_literal
+from .emit_blocks import CppBlock, comments, source
+from .emit_kernel import kernel_block
+from .emit_launch import launch_block
+from .plan_model import BackendPlan, GradOutput, KernelPlan, SavedTensor, SavedValue, SavedValueType
+
+
+@dataclass(frozen=True)
+class CustomOpsFile:
+    namespace: str
+    definitions: tuple[str, ...]  # schemas for TORCH_LIBRARY, as C++ string literals
+    blocks: tuple[CppBlock, ...]
+    registrations: tuple[str, ...]  # PrivateUse1 kernels
+    autograd_registrations: tuple[str, ...]  # AutogradPrivateUse1 kernels
+
+
+def _typed_signature(op) -> str:
+    return f"{op.returns_type()}({', '.join(t for t, _ in op.dispatcher_arguments())})"
+
+
+def _handle(kernel: KernelPlan) -> str:
+    name = string_literal(f"{kernel.namespace}::{kernel.aten.name}")
+    return f'c10::Dispatcher::singleton().findSchemaOrThrow({name}, "").typed<{_typed_signature(kernel.aten)}>()'
+
+
+# How a saved non-tensor argument comes back out of its IValue.
+_IVALUE_ACCESSOR = {SavedValueType.FLOAT: "toDouble", SavedValueType.INT: "toInt", SavedValueType.BOOL: "toBool"}
+
+
+def _backward_argument(argument) -> str:
+    if isinstance(argument, GradOutput):
+        return f"grad_outputs[{argument.index}]"
+    if isinstance(argument, SavedTensor):
+        return f"saved[{argument.index}]"
+    assert isinstance(argument, SavedValue)
+    return f'ctx->saved_data["{argument.name}"].{_IVALUE_ACCESSOR[argument.type]}()'
+
+
+def autograd_block(custom) -> CppBlock:
+    autograd = custom.autograd
+    forward, backward = autograd.forward, autograd.backward
+    name = forward.aten.name
+    params = [f"{t} {n}" for t, n in forward.aten.dispatcher_arguments()]
+    names = [n for _, n in forward.aten.dispatcher_arguments()]
+    returns = forward.aten.returns_type()
+    cls = f"{name}_autograd"
+    lines = [
+        f"class {cls} final : public torch::autograd::Function<{cls}> {{",
+        " public:",
+        f"  static {returns} forward(torch::autograd::AutogradContext* ctx, {', '.join(params)}) {{",
+    ]
+    if autograd.saved_tensors:
+        lines.append(f"    ctx->save_for_backward({{{', '.join(autograd.saved_tensors)}}});")
+    for value in autograd.saved_values:
+        lines.append(f'    ctx->saved_data["{value.name}"] = {value.name};')
+    lines += [
+        "    at::AutoDispatchBelowADInplaceOrView below_autograd;",
+        f"    static const auto op = {_handle(forward)};",
+        f"    return op.call({', '.join(names)});",
+        "  }",
+        "",
+        "  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,",
+        "                                                 torch::autograd::variable_list grad_outputs) {",
+        "    const auto saved = ctx->get_saved_variables();",
+        f"    static const auto backward_op = {_handle(backward)};",
+        f"    const auto grads = backward_op.call({', '.join(_backward_argument(a) for a in autograd.backward_arguments)});",
+    ]
+    single = len(backward.aten.schema.returns) == 1
+    results = []
+    for index in autograd.gradient_of:
+        if index is None:
+            results.append("at::Tensor()")
+        else:
+            results.append("grads" if single else f"std::get<{index}>(grads)")
+    lines += [f"    return {{{', '.join(results)}}};", "  }", "};", ""]
+    lines.append(f"{returns} autograd_{name}({', '.join(params)}) {{")
+    lines.append(f"  return {cls}::apply({', '.join(names)});")
+    lines.append("}")
+    return CppBlock(comments(f"autograd of {forward.namespace}::{name}: gradients by "
+                              f"{backward.namespace}::{backward.aten.name}", f"from {source(forward)}"), tuple(lines))
+
+
+def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
+    launch_by_name = {l.function_name: l for l in plan.launches}
+    definitions, blocks, registrations, autograd_regs = [], [], [], []
+    for custom in plan.custom_ops:
+        definitions.append(string_literal(custom.schema))
+        kernels = [custom.forward] + ([custom.backward] if custom.backward else [])
+        if custom.backward_schema:
+            definitions.append(string_literal(custom.backward_schema))
+        for kernel in kernels:
+            blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], source(kernel)))
+            blocks.append(kernel_block(kernel))
+            registrations.append(f'm.impl("{kernel.aten.name}", TORCH_FN({kernel.wrapper_name}));')
+        if custom.autograd:
+            blocks.append(autograd_block(custom))
+            autograd_regs.append(f'm.impl("{custom.forward.aten.name}", TORCH_FN(autograd_{custom.forward.aten.name}));')
+    return CustomOpsFile(plan.vendor, tuple(definitions), tuple(blocks), tuple(registrations),
+                         tuple(autograd_regs))

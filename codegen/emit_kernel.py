@@ -1,0 +1,264 @@
+"""Kernel wrappers: one per registered overload, written as named steps in the
+order a careful engineer would write them by hand: placement checks, device
+guard, preconditions (dtypes, guard, layouts, result dtype), operands (CPU
+scalars, layouts, casts), allocation, launch."""
+from __future__ import annotations
+
+from . import cpp_text, emit_guard, guards
+from .cpp_text import string_literal
+from .emit_blocks import CppBlock, comments, dtype_list, source
+from .plan_model import AllocationKind, KernelKind, KernelPlan, TensorArgKind
+from .spec_model import DTYPES, FallbackPolicy, LayoutKind
+
+
+def fallback_statement(kernel: KernelPlan, reason: str) -> str:
+    if kernel.namespace != "aten":  # a vendor op has no CPU kernel to fall back to
+        return f"op.reject(torch_fl::FallbackReason::{reason});"
+    return f"return {fallback(kernel, reason)};"
+
+
+def fallback(kernel: KernelPlan, reason: str) -> str:
+    args = ", ".join(name for _, name in kernel.aten.dispatcher_arguments())
+    return (f"torch_fl::fallback_to_cpu<ATEN_OP({kernel.aten.cpp_name})>(op, torch_fl::FallbackReason::{reason}, "
+            f"{args})")
+
+
+def _unless(kernel: KernelPlan, condition: str, reason: str, comment: str = "") -> list[str]:
+    """Falls back (or rejects, for a vendor op) for `reason` unless `condition` holds."""
+    return [f"  if (!({condition})) {{{comment}", f"    {fallback_statement(kernel, reason)}", "  }"]
+
+
+def meta_call(kernel: KernelPlan) -> str:
+    """The overload itself, run on meta tensors: PyTorch's own shape, dtype and
+    argument checks for exactly this form (functional, out= or in-place).
+
+    functional: at::<name>(meta args...)
+    out=:       at::<name>_outf(meta args..., <out>_meta...)  (the caller declares the meta outs)
+    in-place:   at::<name>_(self_meta, meta args...) or self_meta.<name>_(...)  (the caller declares self_meta)
+    """
+    op = kernel.aten
+    tensors = {t.name for t in kernel.tensor_inputs}
+    args = [f"op.meta({a.name})" if a.name in tensors else a.name for a in op.schema.arguments.flat_non_out]
+    name = str(op.schema.name.name)
+    # at::meta:: calls the C++ Meta kernel directly; otherwise the dispatcher runs
+    # whatever Meta kernel is registered (possibly a decomposition).
+    namespace = "at::meta" if op.direct_meta else "at"
+    if kernel.kind == KernelKind.OUT:
+        outs = [f"{a.name}_meta" for a in op.out_arguments]
+        return f"{namespace}::{name}_outf({', '.join(args + outs)})"
+    if kernel.kind == KernelKind.INPLACE:
+        if op.function_variant or op.direct_meta:
+            return f"{namespace}::{name}({', '.join(['self_meta'] + args[1:])})"
+        return f"self_meta.{name}({', '.join(args[1:])})"
+    if op.function_variant or op.direct_meta:
+        return f"{namespace}::{name}({', '.join(args)})"
+    return f"{args[0]}.{name}({', '.join(args[1:])})"
+
+
+def _expected_call(kernel: KernelPlan) -> str:
+    """The expression computing the expected outputs on meta (META or RULE allocation)."""
+    allocation = kernel.allocation
+    if allocation.kind == AllocationKind.RULE:
+        return f"{allocation.rule}({', '.join(allocation.inputs)})"
+    return meta_call(kernel)
+
+
+def _expected(outputs: tuple[str, ...]) -> list[str]:
+    return ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
+
+
+def _kernel_info(kernel: KernelPlan, info: str) -> list[str]:
+    """The static facts the runtime reports with every decision and error."""
+    policy = "kError" if kernel.dtypes.fallback == FallbackPolicy.ERROR else "kCpu"
+    return [
+        f"static const torch_fl::OpInfo {info}{{",
+        f"    {string_literal(kernel.aten.name)}, {string_literal(source(kernel))},",
+        f"    torch_fl::dtype_set({{{dtype_list(kernel.dtypes.native)}}}),",
+        f"    torch_fl::FallbackPolicy::{policy},",
+        f"    torch_fl::dtype_set({{{dtype_list(kernel.dtypes.error_dtypes)}}})}};",
+    ]
+
+
+def _placement_checks(kernel: KernelPlan) -> list[str]:
+    """Every tensor on this device (a CPU scalar where one may stand in), and the
+    memory-overlap rules for what the kernel writes into."""
+    lines = []
+    for tensor in kernel.tensor_inputs:
+        name = tensor.name
+        if kernel.kind == KernelKind.INPLACE and name == "self":
+            lines.append('  op.check_output(self, "self", /*is_operand=*/true);')
+        elif tensor.kind == TensorArgKind.LIST:
+            lines.append(f'  op.check_input_list({name}, "{name}");')
+        elif tensor.kind == TensorArgKind.OPTIONAL:
+            lines.append(f'  op.check_optional_input({name}, "{name}");')
+        else:
+            scalar_ok = "true" if tensor.cpu_scalar_ok else "false"
+            lines.append(f'  op.check_input({name}, "{name}", /*cpu_scalar_ok=*/{scalar_ok});')
+    if kernel.kind == KernelKind.OUT:
+        for name in kernel.output_names:
+            lines.append(f'  op.check_output({name}, "{name}", /*is_operand=*/false);')
+    overlap = kernel.overlap
+    if overlap is not None:
+        for written in overlap.written:
+            if not overlap.internal_allowed:
+                lines.append(f"  torch_fl::check_no_internal_overlap({written});")
+            for tensor in overlap.inputs:
+                lines.append(f"  torch_fl::check_no_partial_overlap({written}, {tensor.name});")
+    return lines
+
+
+def _preconditions(kernel: KernelPlan) -> list[str]:
+    """What decides native vs fallback before anything runs: the operands' dtypes,
+    the guard, the layouts the chip can take, and the functional result's dtype."""
+    decision = kernel.dtype_decision
+    lines = []
+    checks = [f'op.dtype_is_native({t.name}, "{t.name}")' for t in decision.operands]
+    checks += [f'op.index_dtype_is_native({t.name}, "{t.name}")' for t in decision.index_like]
+    checks += [f'op.result_dtype_is_native({name}, "{name}")' for name in decision.outputs]
+    if checks:
+        lines += _unless(kernel, " && ".join(checks), "kDtype")
+    if kernel.guard is not None:
+        when = cpp_text.comment(guards.to_text(kernel.guard))
+        lines += [f"  if ({emit_guard.negated(kernel.guard)}) {{  // when: {when}",
+                  f"    {fallback_statement(kernel, 'kGuard')}", "  }"]
+    for rule in kernel.layouts:
+        if rule.kind == LayoutKind.CHANNELS_LAST:
+            lines += [f"  if (!op.layout_possible({rule.argument}, torch_fl::MemoryLayout::kChannelsLast)) {{",
+                      f"    {fallback_statement(kernel, 'kLayout')}", "  }"]
+    if kernel.kind == KernelKind.FUNCTIONAL and kernel.allocation.kind != AllocationKind.LIKE:
+        # The result's dtype (type promotion, a dtype= argument) is known from
+        # meta before anything runs on the device: it must be native too.
+        outputs = kernel.output_names
+        lines.append(f"  const auto expected = {_expected_call(kernel)};")
+        if decision.check_result:
+            checks = [f'op.result_dtype_is_native({r}, "{name}")' for r, name in zip(_expected(outputs), outputs)]
+            lines += _unless(kernel, " && ".join(checks), "kDtype")
+    return lines
+
+
+def _operands(kernel: KernelPlan) -> tuple[list[str], dict[str, str]]:
+    """CPU scalars moved to the device, then each layout and cast rule applied;
+    returns the lines and, per argument, the name of the tensor the SDK gets."""
+    lines, moved = [], {}
+    # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
+    for tensor in kernel.tensor_inputs:
+        if tensor.cpu_scalar_ok and tensor.kind == TensorArgKind.TENSOR and tensor.name in kernel.launch_arguments:
+            moved[tensor.name] = f"{tensor.name}_on_device"
+            lines.append(f"  const at::Tensor {tensor.name}_on_device = op.on_device({tensor.name});")
+    for rule in kernel.layouts:
+        current = moved.get(rule.argument, rule.argument)
+        laid = f"{rule.argument}_laid"
+        if rule.kind == LayoutKind.CONTIGUOUS:
+            lines.append(f"  const at::Tensor {laid} = op.with_layout({current}, torch_fl::MemoryLayout::kContiguous);")
+        elif rule.kind == LayoutKind.CHANNELS_LAST:
+            lines.append(f"  const at::Tensor {laid} = op.with_layout({current}, torch_fl::MemoryLayout::kChannelsLast);")
+        elif rule.kind == LayoutKind.ALIGNED:
+            lines.append(f"  const at::Tensor {laid} = op.aligned({current}, {rule.alignment});")
+        elif rule.reuse:
+            # Converted once and reused while the source is unchanged (same
+            # storage, version and geometry) on this stream.
+            lines.append(f"  const at::Tensor {laid} = op.converted({current}, {string_literal(rule.converter)}, "
+                         f"&{rule.converter});")
+        else:
+            lines.append(f"  const at::Tensor {laid} = {rule.converter}({current});")
+        moved[rule.argument] = laid
+    for rule in kernel.casts:
+        current = moved.get(rule.argument, rule.argument)
+        cast = f"{rule.argument}_as_{rule.dtype}"
+        lines.append(f"  const at::Tensor {cast} = op.cast({current}, c10::ScalarType::{DTYPES[rule.dtype]});")
+        moved[rule.argument] = cast
+    return lines, moved
+
+
+def _allocation(kernel: KernelPlan) -> list[str]:
+    """The outputs: allocated (functional), checked and resized (out=), or checked
+    on meta (in-place)."""
+    outputs, allocation = kernel.output_names, kernel.allocation
+    lines = []
+    if kernel.kind == KernelKind.FUNCTIONAL:
+        if allocation.kind == AllocationKind.LIKE:
+            for name, like in zip(outputs, allocation.like):
+                lines.append(f"  const at::Tensor {name} = op.allocate_like({like});")
+        elif len(outputs) == 1:
+            lines.append(f"  const at::Tensor {outputs[0]} = op.allocate(expected);")
+        else:
+            for i, name in enumerate(outputs):
+                lines.append(f"  const at::Tensor {name} = op.allocate(std::get<{i}>(expected));")
+    elif kernel.kind == KernelKind.OUT:
+        # The out= overload runs on meta outs of the caller's dtypes, so its own
+        # rules apply (e.g. a reduction accumulates in the out= dtype).
+        if allocation.kind == AllocationKind.RULE:
+            lines.append(f"  const auto expected = {_expected_call(kernel)};")
+            expected = _expected(outputs)
+            # A rule computes no out= dtype checks of its own: an out= tensor of
+            # another dtype goes to CPU, whose kernel casts or raises as ATen does.
+            same = [f"{name}.scalar_type() == {e}.scalar_type()" for name, e in zip(outputs, expected)]
+            lines += _unless(kernel, " && ".join(same), "kDtype")
+            for name, e in zip(outputs, expected):
+                lines.append(f"  op.resize_output({name}, {e});")
+        else:
+            for name in outputs:
+                lines.append(f"  at::Tensor {name}_meta = op.meta_output({name});")
+            lines.append(f"  {meta_call(kernel)};")
+            for name in outputs:
+                lines.append(f'  op.resize_output({name}, {name}_meta);')
+    elif allocation.kind == AllocationKind.META:
+        # The in-place overload's own shape and dtype checks, on meta.
+        lines.append("  at::Tensor self_meta = op.meta(self);")
+        lines.append(f"  {meta_call(kernel)};")
+    return lines
+
+
+def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
+    """The one SDK call, and the return."""
+    outputs = kernel.output_names
+    launch_args = ", ".join(["op"] + [operands.get(a, a) for a in kernel.launch_arguments])
+    lines = [f"  {kernel.launch.function_name}({launch_args});"]
+    if kernel.kind == KernelKind.INPLACE:
+        lines.append("  return self;")
+    elif len(outputs) == 1:
+        lines.append(f"  return {outputs[0]};")
+    elif kernel.kind == KernelKind.FUNCTIONAL:
+        lines.append(f"  return std::make_tuple({', '.join(outputs)});")
+    else:
+        lines.append(f"  return std::forward_as_tuple({', '.join(outputs)});")
+    return lines
+
+
+def kernel_block(kernel: KernelPlan) -> CppBlock:
+    """A wrapper reads as a careful engineer would write it by hand: checks, guard,
+    preconditions, layouts, allocation, launch."""
+    aten = kernel.aten
+    info = f"kOp_{aten.cpp_name}"
+    lines = _kernel_info(kernel, info) + ["", f"{aten.dispatcher_decl(kernel.wrapper_name)} {{",
+                                          f"  torch_fl::OpContext op({info});"]
+    lines += _placement_checks(kernel)
+    lines.append("  const torch_fl::DeviceGuard guard(op.device());")
+    lines += _preconditions(kernel)
+    operand_lines, operands = _operands(kernel)
+    lines += operand_lines
+    lines += _allocation(kernel)
+    lines += _launch(kernel, operands)
+    lines.append("}")
+    comment = [f"{aten.name}: {source(kernel)}"]
+    if kernel.derived_from:
+        comment.append(f"{kernel.kind.value} variant derived from {kernel.derived_from}")
+    return CppBlock(comments(*comment), tuple(lines))
+
+
+def decomposition_block(kernel: KernelPlan) -> CppBlock:
+    """AutogradPrivateUse1 kernel of a CompositeImplicitAutograd op with `autograd: decomposition`."""
+    aten = kernel.aten
+    names = [n for _, n in aten.dispatcher_arguments()]
+    tensors = [t.name for t in kernel.tensor_inputs]
+    lines = [
+        f"{aten.dispatcher_decl('autograd_' + aten.cpp_name)} {{",
+        f"  if (torch_fl::grad_required({', '.join(tensors)})) {{",
+        f"    return at::native::{aten.decomposition}({', '.join(names)});",
+        "  }",
+        "  at::AutoDispatchBelowADInplaceOrView below_autograd;",
+        f"  return {kernel.wrapper_name}({', '.join(names)});",
+        "}",
+    ]
+    return CppBlock(comments(f"{aten.name}: the decomposition (and its autograd) when a gradient is needed, "
+                              "the native kernel otherwise", f"from {source(kernel)}"), tuple(lines))
