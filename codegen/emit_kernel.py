@@ -71,7 +71,7 @@ def _kernel_info(kernel: KernelPlan, info: str) -> list[str]:
     """The static facts the runtime reports with every decision and error."""
     policy = "kError" if kernel.dtypes.fallback == FallbackPolicy.ERROR else "kCpu"
     return [
-        f"static const torch_fl::OpInfo {info}{{",
+        f"static const torch_fl::KernelInfo {info}{{",
         f"    {string_literal(kernel.aten.name)}, {string_literal(source(kernel))},",
         f"    torch_fl::dtype_set({{{dtype_list(kernel.dtypes.native)}}}),",
         f"    torch_fl::FallbackPolicy::{policy},",

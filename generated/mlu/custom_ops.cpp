@@ -29,7 +29,7 @@ static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & in
 }
 
 // rms_norm: specs/mlu.yaml:273
-static const torch_fl::OpInfo kOp_rms_norm{
+static const torch_fl::KernelInfo kOp_rms_norm{
     "rms_norm", "specs/mlu.yaml:273",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,
@@ -66,7 +66,7 @@ static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Te
 }
 
 // rms_norm_backward: specs/mlu.yaml:280
-static const torch_fl::OpInfo kOp_rms_norm_backward{
+static const torch_fl::KernelInfo kOp_rms_norm_backward{
     "rms_norm_backward", "specs/mlu.yaml:280",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,

@@ -43,7 +43,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // div.Tensor: specs/mlu.yaml:40
-static const torch_fl::OpInfo kOp_div_Tensor{
+static const torch_fl::KernelInfo kOp_div_Tensor{
     "div.Tensor", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -70,7 +70,7 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // div.out: specs/mlu.yaml:40
 // out variant derived from div.Tensor
-static const torch_fl::OpInfo kOp_div_out{
+static const torch_fl::KernelInfo kOp_div_out{
     "div.out", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -99,7 +99,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
 
 // div_.Tensor: specs/mlu.yaml:40
 // inplace variant derived from div.Tensor
-static const torch_fl::OpInfo kOp_div__Tensor{
+static const torch_fl::KernelInfo kOp_div__Tensor{
     "div_.Tensor", "specs/mlu.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -137,7 +137,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // add.Scalar: specs/mlu.yaml:41
-static const torch_fl::OpInfo kOp_add_Scalar{
+static const torch_fl::KernelInfo kOp_add_Scalar{
     "add.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -162,7 +162,7 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
 
 // add_.Scalar: specs/mlu.yaml:41
 // inplace variant derived from add.Scalar
-static const torch_fl::OpInfo kOp_add__Scalar{
+static const torch_fl::KernelInfo kOp_add__Scalar{
     "add_.Scalar", "specs/mlu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -197,7 +197,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // sub.Scalar: specs/mlu.yaml:42
-static const torch_fl::OpInfo kOp_sub_Scalar{
+static const torch_fl::KernelInfo kOp_sub_Scalar{
     "sub.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -222,7 +222,7 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
 
 // sub_.Scalar: specs/mlu.yaml:42
 // inplace variant derived from sub.Scalar
-static const torch_fl::OpInfo kOp_sub__Scalar{
+static const torch_fl::KernelInfo kOp_sub__Scalar{
     "sub_.Scalar", "specs/mlu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -256,7 +256,7 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // lt.Tensor: specs/mlu.yaml:49
-static const torch_fl::OpInfo kOp_lt_Tensor{
+static const torch_fl::KernelInfo kOp_lt_Tensor{
     "lt.Tensor", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -283,7 +283,7 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // lt.Tensor_out: specs/mlu.yaml:49
 // out variant derived from lt.Tensor
-static const torch_fl::OpInfo kOp_lt_Tensor_out{
+static const torch_fl::KernelInfo kOp_lt_Tensor_out{
     "lt.Tensor_out", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -312,7 +312,7 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
 
 // lt_.Tensor: specs/mlu.yaml:49
 // inplace variant derived from lt.Tensor
-static const torch_fl::OpInfo kOp_lt__Tensor{
+static const torch_fl::KernelInfo kOp_lt__Tensor{
     "lt_.Tensor", "specs/mlu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -349,7 +349,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // gt.Scalar: specs/mlu.yaml:54
-static const torch_fl::OpInfo kOp_gt_Scalar{
+static const torch_fl::KernelInfo kOp_gt_Scalar{
     "gt.Scalar", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -374,7 +374,7 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // gt.Scalar_out: specs/mlu.yaml:54
 // out variant derived from gt.Scalar
-static const torch_fl::OpInfo kOp_gt_Scalar_out{
+static const torch_fl::KernelInfo kOp_gt_Scalar_out{
     "gt.Scalar_out", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -400,7 +400,7 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 
 // gt_.Scalar: specs/mlu.yaml:54
 // inplace variant derived from gt.Scalar
-static const torch_fl::OpInfo kOp_gt__Scalar{
+static const torch_fl::KernelInfo kOp_gt__Scalar{
     "gt_.Scalar", "specs/mlu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -433,7 +433,7 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // sqrt: specs/mlu.yaml:60
-static const torch_fl::OpInfo kOp_sqrt{
+static const torch_fl::KernelInfo kOp_sqrt{
     "sqrt", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -458,7 +458,7 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
 
 // sqrt.out: specs/mlu.yaml:60
 // out variant derived from sqrt
-static const torch_fl::OpInfo kOp_sqrt_out{
+static const torch_fl::KernelInfo kOp_sqrt_out{
     "sqrt.out", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -484,7 +484,7 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
 
 // sqrt_: specs/mlu.yaml:60
 // inplace variant derived from sqrt
-static const torch_fl::OpInfo kOp_sqrt_{
+static const torch_fl::KernelInfo kOp_sqrt_{
     "sqrt_", "specs/mlu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -517,7 +517,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // relu: specs/mlu.yaml:63
-static const torch_fl::OpInfo kOp_relu{
+static const torch_fl::KernelInfo kOp_relu{
     "relu", "specs/mlu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -538,7 +538,7 @@ at::Tensor wrap_relu(const at::Tensor & self) {
 
 // relu_: specs/mlu.yaml:63
 // inplace variant derived from relu
-static const torch_fl::OpInfo kOp_relu_{
+static const torch_fl::KernelInfo kOp_relu_{
     "relu_", "specs/mlu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -570,7 +570,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
 }
 
 // mm: specs/mlu.yaml:87
-static const torch_fl::OpInfo kOp_mm{
+static const torch_fl::KernelInfo kOp_mm{
     "mm", "specs/mlu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -597,7 +597,7 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
 
 // mm.out: specs/mlu.yaml:87
 // out variant derived from mm
-static const torch_fl::OpInfo kOp_mm_out{
+static const torch_fl::KernelInfo kOp_mm_out{
     "mm.out", "specs/mlu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -638,7 +638,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
 }
 
 // sum.dim_IntList: specs/mlu.yaml:94
-static const torch_fl::OpInfo kOp_sum_dim_IntList{
+static const torch_fl::KernelInfo kOp_sum_dim_IntList{
     "sum.dim_IntList", "specs/mlu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -663,7 +663,7 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
 
 // sum.IntList_out: specs/mlu.yaml:94
 // out variant derived from sum.dim_IntList
-static const torch_fl::OpInfo kOp_sum_IntList_out{
+static const torch_fl::KernelInfo kOp_sum_IntList_out{
     "sum.IntList_out", "specs/mlu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -701,7 +701,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // mean.dim: specs/mlu.yaml:95
-static const torch_fl::OpInfo kOp_mean_dim{
+static const torch_fl::KernelInfo kOp_mean_dim{
     "mean.dim", "specs/mlu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -726,7 +726,7 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
 
 // mean.out: specs/mlu.yaml:95
 // out variant derived from mean.dim
-static const torch_fl::OpInfo kOp_mean_out{
+static const torch_fl::KernelInfo kOp_mean_out{
     "mean.out", "specs/mlu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -766,7 +766,7 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
 }
 
 // nll_loss_forward: specs/mlu.yaml:105
-static const torch_fl::OpInfo kOp_nll_loss_forward{
+static const torch_fl::KernelInfo kOp_nll_loss_forward{
     "nll_loss_forward", "specs/mlu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -795,7 +795,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
 
 // nll_loss_forward.output: specs/mlu.yaml:105
 // out variant derived from nll_loss_forward
-static const torch_fl::OpInfo kOp_nll_loss_forward_output{
+static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
     "nll_loss_forward.output", "specs/mlu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -844,7 +844,7 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // erf: specs/mlu.yaml:123
-static const torch_fl::OpInfo kOp_erf{
+static const torch_fl::KernelInfo kOp_erf{
     "erf", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -869,7 +869,7 @@ at::Tensor wrap_erf(const at::Tensor & self) {
 
 // erf.out: specs/mlu.yaml:123
 // out variant derived from erf
-static const torch_fl::OpInfo kOp_erf_out{
+static const torch_fl::KernelInfo kOp_erf_out{
     "erf.out", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -895,7 +895,7 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
 
 // erf_: specs/mlu.yaml:123
 // inplace variant derived from erf
-static const torch_fl::OpInfo kOp_erf_{
+static const torch_fl::KernelInfo kOp_erf_{
     "erf_", "specs/mlu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -930,7 +930,7 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
 }
 
 // gelu_backward: specs/mlu.yaml:135
-static const torch_fl::OpInfo kOp_gelu_backward{
+static const torch_fl::KernelInfo kOp_gelu_backward{
     "gelu_backward", "specs/mlu.yaml:135",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -969,7 +969,7 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // ge.Tensor: specs/mlu.yaml:143
-static const torch_fl::OpInfo kOp_ge_Tensor{
+static const torch_fl::KernelInfo kOp_ge_Tensor{
     "ge.Tensor", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -996,7 +996,7 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // ge.Tensor_out: specs/mlu.yaml:143
 // out variant derived from ge.Tensor
-static const torch_fl::OpInfo kOp_ge_Tensor_out{
+static const torch_fl::KernelInfo kOp_ge_Tensor_out{
     "ge.Tensor_out", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1025,7 +1025,7 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
 
 // ge_.Tensor: specs/mlu.yaml:143
 // inplace variant derived from ge.Tensor
-static const torch_fl::OpInfo kOp_ge__Tensor{
+static const torch_fl::KernelInfo kOp_ge__Tensor{
     "ge_.Tensor", "specs/mlu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1062,7 +1062,7 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // le.Scalar: specs/mlu.yaml:144
-static const torch_fl::OpInfo kOp_le_Scalar{
+static const torch_fl::KernelInfo kOp_le_Scalar{
     "le.Scalar", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1087,7 +1087,7 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // le.Scalar_out: specs/mlu.yaml:144
 // out variant derived from le.Scalar
-static const torch_fl::OpInfo kOp_le_Scalar_out{
+static const torch_fl::KernelInfo kOp_le_Scalar_out{
     "le.Scalar_out", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1113,7 +1113,7 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 
 // le_.Scalar: specs/mlu.yaml:144
 // inplace variant derived from le.Scalar
-static const torch_fl::OpInfo kOp_le__Scalar{
+static const torch_fl::KernelInfo kOp_le__Scalar{
     "le_.Scalar", "specs/mlu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1149,7 +1149,7 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // addcmul: specs/mlu.yaml:156
-static const torch_fl::OpInfo kOp_addcmul{
+static const torch_fl::KernelInfo kOp_addcmul{
     "addcmul", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1178,7 +1178,7 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
 
 // addcmul.out: specs/mlu.yaml:156
 // out variant derived from addcmul
-static const torch_fl::OpInfo kOp_addcmul_out{
+static const torch_fl::KernelInfo kOp_addcmul_out{
     "addcmul.out", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1210,7 +1210,7 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
 
 // addcmul_: specs/mlu.yaml:156
 // inplace variant derived from addcmul
-static const torch_fl::OpInfo kOp_addcmul_{
+static const torch_fl::KernelInfo kOp_addcmul_{
     "addcmul_", "specs/mlu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1252,7 +1252,7 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // addcdiv: specs/mlu.yaml:157
-static const torch_fl::OpInfo kOp_addcdiv{
+static const torch_fl::KernelInfo kOp_addcdiv{
     "addcdiv", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1281,7 +1281,7 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
 
 // addcdiv.out: specs/mlu.yaml:157
 // out variant derived from addcdiv
-static const torch_fl::OpInfo kOp_addcdiv_out{
+static const torch_fl::KernelInfo kOp_addcdiv_out{
     "addcdiv.out", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1313,7 +1313,7 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
 
 // addcdiv_: specs/mlu.yaml:157
 // inplace variant derived from addcdiv
-static const torch_fl::OpInfo kOp_addcdiv_{
+static const torch_fl::KernelInfo kOp_addcdiv_{
     "addcdiv_", "specs/mlu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1354,7 +1354,7 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
 }
 
 // arange.start_out: specs/mlu.yaml:161
-static const torch_fl::OpInfo kOp_arange_start_out{
+static const torch_fl::KernelInfo kOp_arange_start_out{
     "arange.start_out", "specs/mlu.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1388,7 +1388,7 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
 }
 
 // cat: specs/mlu.yaml:163
-static const torch_fl::OpInfo kOp_cat{
+static const torch_fl::KernelInfo kOp_cat{
     "cat", "specs/mlu.yaml:163",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1412,7 +1412,7 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
 
 // cat.out: specs/mlu.yaml:163
 // out variant derived from cat
-static const torch_fl::OpInfo kOp_cat_out{
+static const torch_fl::KernelInfo kOp_cat_out{
     "cat.out", "specs/mlu.yaml:163",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1449,7 +1449,7 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // all.dim: specs/mlu.yaml:165
-static const torch_fl::OpInfo kOp_all_dim{
+static const torch_fl::KernelInfo kOp_all_dim{
     "all.dim", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1474,7 +1474,7 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
 
 // all.out: specs/mlu.yaml:165
 // out variant derived from all.dim
-static const torch_fl::OpInfo kOp_all_out{
+static const torch_fl::KernelInfo kOp_all_out{
     "all.out", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1512,7 +1512,7 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // amin: specs/mlu.yaml:195
-static const torch_fl::OpInfo kOp_amin{
+static const torch_fl::KernelInfo kOp_amin{
     "amin", "specs/mlu.yaml:195",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1537,7 +1537,7 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
 
 // amin.out: specs/mlu.yaml:195
 // out variant derived from amin
-static const torch_fl::OpInfo kOp_amin_out{
+static const torch_fl::KernelInfo kOp_amin_out{
     "amin.out", "specs/mlu.yaml:195",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,

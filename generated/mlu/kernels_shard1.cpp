@@ -34,7 +34,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // mul.Scalar: specs/mlu.yaml:43
-static const torch_fl::OpInfo kOp_mul_Scalar{
+static const torch_fl::KernelInfo kOp_mul_Scalar{
     "mul.Scalar", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -59,7 +59,7 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // mul_.Scalar: specs/mlu.yaml:43
 // inplace variant derived from mul.Scalar
-static const torch_fl::OpInfo kOp_mul__Scalar{
+static const torch_fl::KernelInfo kOp_mul__Scalar{
     "mul_.Scalar", "specs/mlu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -92,7 +92,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // neg: specs/mlu.yaml:57
-static const torch_fl::OpInfo kOp_neg{
+static const torch_fl::KernelInfo kOp_neg{
     "neg", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -117,7 +117,7 @@ at::Tensor wrap_neg(const at::Tensor & self) {
 
 // neg.out: specs/mlu.yaml:57
 // out variant derived from neg
-static const torch_fl::OpInfo kOp_neg_out{
+static const torch_fl::KernelInfo kOp_neg_out{
     "neg.out", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -143,7 +143,7 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
 
 // neg_: specs/mlu.yaml:57
 // inplace variant derived from neg
-static const torch_fl::OpInfo kOp_neg_{
+static const torch_fl::KernelInfo kOp_neg_{
     "neg_", "specs/mlu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -175,7 +175,7 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
 }
 
 // zero_: specs/mlu.yaml:82
-static const torch_fl::OpInfo kOp_zero_{
+static const torch_fl::KernelInfo kOp_zero_{
     "zero_", "specs/mlu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -205,7 +205,7 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // normal_: specs/mlu.yaml:83
-static const torch_fl::OpInfo kOp_normal_{
+static const torch_fl::KernelInfo kOp_normal_{
     "normal_", "specs/mlu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -236,7 +236,7 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // reciprocal: specs/mlu.yaml:118
-static const torch_fl::OpInfo kOp_reciprocal{
+static const torch_fl::KernelInfo kOp_reciprocal{
     "reciprocal", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -261,7 +261,7 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
 
 // reciprocal.out: specs/mlu.yaml:118
 // out variant derived from reciprocal
-static const torch_fl::OpInfo kOp_reciprocal_out{
+static const torch_fl::KernelInfo kOp_reciprocal_out{
     "reciprocal.out", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -287,7 +287,7 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
 
 // reciprocal_: specs/mlu.yaml:118
 // inplace variant derived from reciprocal
-static const torch_fl::OpInfo kOp_reciprocal_{
+static const torch_fl::KernelInfo kOp_reciprocal_{
     "reciprocal_", "specs/mlu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -320,7 +320,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // silu: specs/mlu.yaml:128
-static const torch_fl::OpInfo kOp_silu{
+static const torch_fl::KernelInfo kOp_silu{
     "silu", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -345,7 +345,7 @@ at::Tensor wrap_silu(const at::Tensor & self) {
 
 // silu.out: specs/mlu.yaml:128
 // out variant derived from silu
-static const torch_fl::OpInfo kOp_silu_out{
+static const torch_fl::KernelInfo kOp_silu_out{
     "silu.out", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -371,7 +371,7 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
 
 // silu_: specs/mlu.yaml:128
 // inplace variant derived from silu
-static const torch_fl::OpInfo kOp_silu_{
+static const torch_fl::KernelInfo kOp_silu_{
     "silu_", "specs/mlu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -405,7 +405,7 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // minimum: specs/mlu.yaml:141
-static const torch_fl::OpInfo kOp_minimum{
+static const torch_fl::KernelInfo kOp_minimum{
     "minimum", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -432,7 +432,7 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
 
 // minimum.out: specs/mlu.yaml:141
 // out variant derived from minimum
-static const torch_fl::OpInfo kOp_minimum_out{
+static const torch_fl::KernelInfo kOp_minimum_out{
     "minimum.out", "specs/mlu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -473,7 +473,7 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // pow.Tensor_Scalar: specs/mlu.yaml:147
-static const torch_fl::OpInfo kOp_pow_Tensor_Scalar{
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
     "pow.Tensor_Scalar", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -498,7 +498,7 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
 
 // pow.Tensor_Scalar_out: specs/mlu.yaml:147
 // out variant derived from pow.Tensor_Scalar
-static const torch_fl::OpInfo kOp_pow_Tensor_Scalar_out{
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
     "pow.Tensor_Scalar_out", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -524,7 +524,7 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
 
 // pow_.Scalar: specs/mlu.yaml:147
 // inplace variant derived from pow.Tensor_Scalar
-static const torch_fl::OpInfo kOp_pow__Scalar{
+static const torch_fl::KernelInfo kOp_pow__Scalar{
     "pow_.Scalar", "specs/mlu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -557,7 +557,7 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // isneginf: specs/mlu.yaml:164
-static const torch_fl::OpInfo kOp_isneginf{
+static const torch_fl::KernelInfo kOp_isneginf{
     "isneginf", "specs/mlu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -582,7 +582,7 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
 
 // isneginf.out: specs/mlu.yaml:164
 // out variant derived from isneginf
-static const torch_fl::OpInfo kOp_isneginf_out{
+static const torch_fl::KernelInfo kOp_isneginf_out{
     "isneginf.out", "specs/mlu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -625,7 +625,7 @@ static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self
 }
 
 // cumsum: specs/mlu.yaml:175
-static const torch_fl::OpInfo kOp_cumsum{
+static const torch_fl::KernelInfo kOp_cumsum{
     "cumsum", "specs/mlu.yaml:175",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -650,7 +650,7 @@ at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at:
 
 // cumsum.out: specs/mlu.yaml:175
 // out variant derived from cumsum
-static const torch_fl::OpInfo kOp_cumsum_out{
+static const torch_fl::KernelInfo kOp_cumsum_out{
     "cumsum.out", "specs/mlu.yaml:175",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -676,7 +676,7 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
 
 // cumsum_: specs/mlu.yaml:175
 // inplace variant derived from cumsum
-static const torch_fl::OpInfo kOp_cumsum_{
+static const torch_fl::KernelInfo kOp_cumsum_{
     "cumsum_", "specs/mlu.yaml:175",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -710,7 +710,7 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // index_select: specs/mlu.yaml:185
-static const torch_fl::OpInfo kOp_index_select{
+static const torch_fl::KernelInfo kOp_index_select{
     "index_select", "specs/mlu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -749,7 +749,7 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // amax: specs/mlu.yaml:194
-static const torch_fl::OpInfo kOp_amax{
+static const torch_fl::KernelInfo kOp_amax{
     "amax", "specs/mlu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -774,7 +774,7 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
 
 // amax.out: specs/mlu.yaml:194
 // out variant derived from amax
-static const torch_fl::OpInfo kOp_amax_out{
+static const torch_fl::KernelInfo kOp_amax_out{
     "amax.out", "specs/mlu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -812,7 +812,7 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
 }
 
 // _softmax_backward_data: specs/mlu.yaml:266
-static const torch_fl::OpInfo kOp__softmax_backward_data{
+static const torch_fl::KernelInfo kOp__softmax_backward_data{
     "_softmax_backward_data", "specs/mlu.yaml:266",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -32,7 +32,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // eq.Scalar: specs/mlu.yaml:51
-static const torch_fl::OpInfo kOp_eq_Scalar{
+static const torch_fl::KernelInfo kOp_eq_Scalar{
     "eq.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -57,7 +57,7 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // eq.Scalar_out: specs/mlu.yaml:51
 // out variant derived from eq.Scalar
-static const torch_fl::OpInfo kOp_eq_Scalar_out{
+static const torch_fl::KernelInfo kOp_eq_Scalar_out{
     "eq.Scalar_out", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -83,7 +83,7 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 
 // eq_.Scalar: specs/mlu.yaml:51
 // inplace variant derived from eq.Scalar
-static const torch_fl::OpInfo kOp_eq__Scalar{
+static const torch_fl::KernelInfo kOp_eq__Scalar{
     "eq_.Scalar", "specs/mlu.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -117,7 +117,7 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
 }
 
 // tanh_backward: specs/mlu.yaml:70
-static const torch_fl::OpInfo kOp_tanh_backward{
+static const torch_fl::KernelInfo kOp_tanh_backward{
     "tanh_backward", "specs/mlu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -156,7 +156,7 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
 }
 
 // sigmoid_backward: specs/mlu.yaml:73
-static const torch_fl::OpInfo kOp_sigmoid_backward{
+static const torch_fl::KernelInfo kOp_sigmoid_backward{
     "sigmoid_backward", "specs/mlu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -194,7 +194,7 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // sin: specs/mlu.yaml:115
-static const torch_fl::OpInfo kOp_sin{
+static const torch_fl::KernelInfo kOp_sin{
     "sin", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -219,7 +219,7 @@ at::Tensor wrap_sin(const at::Tensor & self) {
 
 // sin.out: specs/mlu.yaml:115
 // out variant derived from sin
-static const torch_fl::OpInfo kOp_sin_out{
+static const torch_fl::KernelInfo kOp_sin_out{
     "sin.out", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -245,7 +245,7 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
 
 // sin_: specs/mlu.yaml:115
 // inplace variant derived from sin
-static const torch_fl::OpInfo kOp_sin_{
+static const torch_fl::KernelInfo kOp_sin_{
     "sin_", "specs/mlu.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -278,7 +278,7 @@ static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // log2: specs/mlu.yaml:126
-static const torch_fl::OpInfo kOp_log2{
+static const torch_fl::KernelInfo kOp_log2{
     "log2", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -303,7 +303,7 @@ at::Tensor wrap_log2(const at::Tensor & self) {
 
 // log2.out: specs/mlu.yaml:126
 // out variant derived from log2
-static const torch_fl::OpInfo kOp_log2_out{
+static const torch_fl::KernelInfo kOp_log2_out{
     "log2.out", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -329,7 +329,7 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
 
 // log2_: specs/mlu.yaml:126
 // inplace variant derived from log2
-static const torch_fl::OpInfo kOp_log2_{
+static const torch_fl::KernelInfo kOp_log2_{
     "log2_", "specs/mlu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -364,7 +364,7 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // clamp: specs/mlu.yaml:148
-static const torch_fl::OpInfo kOp_clamp{
+static const torch_fl::KernelInfo kOp_clamp{
     "clamp", "specs/mlu.yaml:148",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -389,7 +389,7 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
 
 // clamp.out: specs/mlu.yaml:148
 // out variant derived from clamp
-static const torch_fl::OpInfo kOp_clamp_out{
+static const torch_fl::KernelInfo kOp_clamp_out{
     "clamp.out", "specs/mlu.yaml:148",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -415,7 +415,7 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
 
 // clamp_: specs/mlu.yaml:148
 // inplace variant derived from clamp
-static const torch_fl::OpInfo kOp_clamp_{
+static const torch_fl::KernelInfo kOp_clamp_{
     "clamp_", "specs/mlu.yaml:148",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -449,7 +449,7 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
 }
 
 // argmax: specs/mlu.yaml:196
-static const torch_fl::OpInfo kOp_argmax{
+static const torch_fl::KernelInfo kOp_argmax{
     "argmax", "specs/mlu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -474,7 +474,7 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
 
 // argmax.out: specs/mlu.yaml:196
 // out variant derived from argmax
-static const torch_fl::OpInfo kOp_argmax_out{
+static const torch_fl::KernelInfo kOp_argmax_out{
     "argmax.out", "specs/mlu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -519,7 +519,7 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
 }
 
 // native_batch_norm_backward: specs/mlu.yaml:243
-static const torch_fl::OpInfo kOp_native_batch_norm_backward{
+static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
     "native_batch_norm_backward", "specs/mlu.yaml:243",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -569,7 +569,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
 }
 
 // native_layer_norm: specs/mlu.yaml:247
-static const torch_fl::OpInfo kOp_native_layer_norm{
+static const torch_fl::KernelInfo kOp_native_layer_norm{
     "native_layer_norm", "specs/mlu.yaml:247",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -612,7 +612,7 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
 }
 
 // native_dropout: specs/mlu.yaml:255
-static const torch_fl::OpInfo kOp_native_dropout{
+static const torch_fl::KernelInfo kOp_native_dropout{
     "native_dropout", "specs/mlu.yaml:255",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -35,7 +35,7 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // ne.Tensor: specs/mlu.yaml:48
-static const torch_fl::OpInfo kOp_ne_Tensor{
+static const torch_fl::KernelInfo kOp_ne_Tensor{
     "ne.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -62,7 +62,7 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // ne.Tensor_out: specs/mlu.yaml:48
 // out variant derived from ne.Tensor
-static const torch_fl::OpInfo kOp_ne_Tensor_out{
+static const torch_fl::KernelInfo kOp_ne_Tensor_out{
     "ne.Tensor_out", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -91,7 +91,7 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
 
 // ne_.Tensor: specs/mlu.yaml:48
 // inplace variant derived from ne.Tensor
-static const torch_fl::OpInfo kOp_ne__Tensor{
+static const torch_fl::KernelInfo kOp_ne__Tensor{
     "ne_.Tensor", "specs/mlu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -127,7 +127,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // exp: specs/mlu.yaml:58
-static const torch_fl::OpInfo kOp_exp{
+static const torch_fl::KernelInfo kOp_exp{
     "exp", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -152,7 +152,7 @@ at::Tensor wrap_exp(const at::Tensor & self) {
 
 // exp.out: specs/mlu.yaml:58
 // out variant derived from exp
-static const torch_fl::OpInfo kOp_exp_out{
+static const torch_fl::KernelInfo kOp_exp_out{
     "exp.out", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -178,7 +178,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
 
 // exp_: specs/mlu.yaml:58
 // inplace variant derived from exp
-static const torch_fl::OpInfo kOp_exp_{
+static const torch_fl::KernelInfo kOp_exp_{
     "exp_", "specs/mlu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -211,7 +211,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // sigmoid: specs/mlu.yaml:61
-static const torch_fl::OpInfo kOp_sigmoid{
+static const torch_fl::KernelInfo kOp_sigmoid{
     "sigmoid", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -236,7 +236,7 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
 
 // sigmoid.out: specs/mlu.yaml:61
 // out variant derived from sigmoid
-static const torch_fl::OpInfo kOp_sigmoid_out{
+static const torch_fl::KernelInfo kOp_sigmoid_out{
     "sigmoid.out", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -262,7 +262,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
 
 // sigmoid_: specs/mlu.yaml:61
 // inplace variant derived from sigmoid
-static const torch_fl::OpInfo kOp_sigmoid_{
+static const torch_fl::KernelInfo kOp_sigmoid_{
     "sigmoid_", "specs/mlu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -295,7 +295,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // tanh: specs/mlu.yaml:62
-static const torch_fl::OpInfo kOp_tanh{
+static const torch_fl::KernelInfo kOp_tanh{
     "tanh", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -320,7 +320,7 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
 
 // tanh.out: specs/mlu.yaml:62
 // out variant derived from tanh
-static const torch_fl::OpInfo kOp_tanh_out{
+static const torch_fl::KernelInfo kOp_tanh_out{
     "tanh.out", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -346,7 +346,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
 
 // tanh_: specs/mlu.yaml:62
 // inplace variant derived from tanh
-static const torch_fl::OpInfo kOp_tanh_{
+static const torch_fl::KernelInfo kOp_tanh_{
     "tanh_", "specs/mlu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -379,7 +379,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // _log_softmax: specs/mlu.yaml:98
-static const torch_fl::OpInfo kOp__log_softmax{
+static const torch_fl::KernelInfo kOp__log_softmax{
     "_log_softmax", "specs/mlu.yaml:98",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -404,7 +404,7 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
 
 // _log_softmax.out: specs/mlu.yaml:98
 // out variant derived from _log_softmax
-static const torch_fl::OpInfo kOp__log_softmax_out{
+static const torch_fl::KernelInfo kOp__log_softmax_out{
     "_log_softmax.out", "specs/mlu.yaml:98",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -442,7 +442,7 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
 }
 
 // _log_softmax_backward_data: specs/mlu.yaml:102
-static const torch_fl::OpInfo kOp__log_softmax_backward_data{
+static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
     "_log_softmax_backward_data", "specs/mlu.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -480,7 +480,7 @@ static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // expm1: specs/mlu.yaml:124
-static const torch_fl::OpInfo kOp_expm1{
+static const torch_fl::KernelInfo kOp_expm1{
     "expm1", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -505,7 +505,7 @@ at::Tensor wrap_expm1(const at::Tensor & self) {
 
 // expm1.out: specs/mlu.yaml:124
 // out variant derived from expm1
-static const torch_fl::OpInfo kOp_expm1_out{
+static const torch_fl::KernelInfo kOp_expm1_out{
     "expm1.out", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -531,7 +531,7 @@ at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
 
 // expm1_: specs/mlu.yaml:124
 // inplace variant derived from expm1
-static const torch_fl::OpInfo kOp_expm1_{
+static const torch_fl::KernelInfo kOp_expm1_{
     "expm1_", "specs/mlu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -564,7 +564,7 @@ static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // logical_not: specs/mlu.yaml:130
-static const torch_fl::OpInfo kOp_logical_not{
+static const torch_fl::KernelInfo kOp_logical_not{
     "logical_not", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -589,7 +589,7 @@ at::Tensor wrap_logical_not(const at::Tensor & self) {
 
 // logical_not.out: specs/mlu.yaml:130
 // out variant derived from logical_not
-static const torch_fl::OpInfo kOp_logical_not_out{
+static const torch_fl::KernelInfo kOp_logical_not_out{
     "logical_not.out", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -615,7 +615,7 @@ at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
 
 // logical_not_: specs/mlu.yaml:130
 // inplace variant derived from logical_not
-static const torch_fl::OpInfo kOp_logical_not_{
+static const torch_fl::KernelInfo kOp_logical_not_{
     "logical_not_", "specs/mlu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -650,7 +650,7 @@ static void launch_linear(const torch_fl::OpContext& op, const at::Tensor & inpu
 }
 
 // linear: specs/mlu.yaml:169
-static const torch_fl::OpInfo kOp_linear{
+static const torch_fl::KernelInfo kOp_linear{
     "linear", "specs/mlu.yaml:169",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -700,7 +700,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // bmm: specs/mlu.yaml:178
-static const torch_fl::OpInfo kOp_bmm{
+static const torch_fl::KernelInfo kOp_bmm{
     "bmm", "specs/mlu.yaml:178",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -727,7 +727,7 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
 
 // bmm.out: specs/mlu.yaml:178
 // out variant derived from bmm
-static const torch_fl::OpInfo kOp_bmm_out{
+static const torch_fl::KernelInfo kOp_bmm_out{
     "bmm.out", "specs/mlu.yaml:178",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -772,7 +772,7 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
 }
 
 // max_pool2d_with_indices: specs/mlu.yaml:213
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
     "max_pool2d_with_indices", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -798,7 +798,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
 
 // max_pool2d_with_indices.out: specs/mlu.yaml:213
 // out variant derived from max_pool2d_with_indices
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
     "max_pool2d_with_indices.out", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -848,7 +848,7 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
 }
 
 // native_layer_norm_backward: specs/mlu.yaml:251
-static const torch_fl::OpInfo kOp_native_layer_norm_backward{
+static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
     "native_layer_norm_backward", "specs/mlu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

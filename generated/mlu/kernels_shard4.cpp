@@ -33,7 +33,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // mul.Tensor: specs/mlu.yaml:39
-static const torch_fl::OpInfo kOp_mul_Tensor{
+static const torch_fl::KernelInfo kOp_mul_Tensor{
     "mul.Tensor", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -60,7 +60,7 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // mul.out: specs/mlu.yaml:39
 // out variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul_out{
+static const torch_fl::KernelInfo kOp_mul_out{
     "mul.out", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -89,7 +89,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 
 // mul_.Tensor: specs/mlu.yaml:39
 // inplace variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul__Tensor{
+static const torch_fl::KernelInfo kOp_mul__Tensor{
     "mul_.Tensor", "specs/mlu.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -129,7 +129,7 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
 }
 
 // nll_loss_backward: specs/mlu.yaml:109
-static const torch_fl::OpInfo kOp_nll_loss_backward{
+static const torch_fl::KernelInfo kOp_nll_loss_backward{
     "nll_loss_backward", "specs/mlu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -172,7 +172,7 @@ static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // round: specs/mlu.yaml:122
-static const torch_fl::OpInfo kOp_round{
+static const torch_fl::KernelInfo kOp_round{
     "round", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -197,7 +197,7 @@ at::Tensor wrap_round(const at::Tensor & self) {
 
 // round.out: specs/mlu.yaml:122
 // out variant derived from round
-static const torch_fl::OpInfo kOp_round_out{
+static const torch_fl::KernelInfo kOp_round_out{
     "round.out", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -223,7 +223,7 @@ at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
 
 // round_: specs/mlu.yaml:122
 // inplace variant derived from round
-static const torch_fl::OpInfo kOp_round_{
+static const torch_fl::KernelInfo kOp_round_{
     "round_", "specs/mlu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -257,7 +257,7 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
 }
 
 // pow.Tensor_Tensor: specs/mlu.yaml:146
-static const torch_fl::OpInfo kOp_pow_Tensor_Tensor{
+static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor{
     "pow.Tensor_Tensor", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -284,7 +284,7 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
 
 // pow.Tensor_Tensor_out: specs/mlu.yaml:146
 // out variant derived from pow.Tensor_Tensor
-static const torch_fl::OpInfo kOp_pow_Tensor_Tensor_out{
+static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor_out{
     "pow.Tensor_Tensor_out", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -313,7 +313,7 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
 
 // pow_.Tensor: specs/mlu.yaml:146
 // inplace variant derived from pow.Tensor_Tensor
-static const torch_fl::OpInfo kOp_pow__Tensor{
+static const torch_fl::KernelInfo kOp_pow__Tensor{
     "pow_.Tensor", "specs/mlu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -351,7 +351,7 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
 }
 
 // where.self_out: specs/mlu.yaml:152
-static const torch_fl::OpInfo kOp_where_self_out{
+static const torch_fl::KernelInfo kOp_where_self_out{
     "where.self_out", "specs/mlu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -396,7 +396,7 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // tril: specs/mlu.yaml:159
-static const torch_fl::OpInfo kOp_tril{
+static const torch_fl::KernelInfo kOp_tril{
     "tril", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -421,7 +421,7 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
 
 // tril.out: specs/mlu.yaml:159
 // out variant derived from tril
-static const torch_fl::OpInfo kOp_tril_out{
+static const torch_fl::KernelInfo kOp_tril_out{
     "tril.out", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -447,7 +447,7 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
 
 // tril_: specs/mlu.yaml:159
 // inplace variant derived from tril
-static const torch_fl::OpInfo kOp_tril_{
+static const torch_fl::KernelInfo kOp_tril_{
     "tril_", "specs/mlu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -480,7 +480,7 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // triu: specs/mlu.yaml:160
-static const torch_fl::OpInfo kOp_triu{
+static const torch_fl::KernelInfo kOp_triu{
     "triu", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -505,7 +505,7 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
 
 // triu.out: specs/mlu.yaml:160
 // out variant derived from triu
-static const torch_fl::OpInfo kOp_triu_out{
+static const torch_fl::KernelInfo kOp_triu_out{
     "triu.out", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -531,7 +531,7 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
 
 // triu_: specs/mlu.yaml:160
 // inplace variant derived from triu
-static const torch_fl::OpInfo kOp_triu_{
+static const torch_fl::KernelInfo kOp_triu_{
     "triu_", "specs/mlu.yaml:160",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -565,7 +565,7 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
 }
 
 // embedding_dense_backward: specs/mlu.yaml:188
-static const torch_fl::OpInfo kOp_embedding_dense_backward{
+static const torch_fl::KernelInfo kOp_embedding_dense_backward{
     "embedding_dense_backward", "specs/mlu.yaml:188",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -609,7 +609,7 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
 }
 
 // max_pool2d_with_indices_backward: specs/mlu.yaml:217
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
     "max_pool2d_with_indices_backward", "specs/mlu.yaml:217",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -638,7 +638,7 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
 
 // max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:217
 // out variant derived from max_pool2d_with_indices_backward
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward_grad_input{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
     "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:217",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -686,7 +686,7 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
 }
 
 // avg_pool2d_backward: specs/mlu.yaml:225
-static const torch_fl::OpInfo kOp_avg_pool2d_backward{
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
     "avg_pool2d_backward", "specs/mlu.yaml:225",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -713,7 +713,7 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
 
 // avg_pool2d_backward.grad_input: specs/mlu.yaml:225
 // out variant derived from avg_pool2d_backward
-static const torch_fl::OpInfo kOp_avg_pool2d_backward_grad_input{
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
     "avg_pool2d_backward.grad_input", "specs/mlu.yaml:225",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -39,7 +39,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // add.Tensor: specs/mlu.yaml:36
-static const torch_fl::OpInfo kOp_add_Tensor{
+static const torch_fl::KernelInfo kOp_add_Tensor{
     "add.Tensor", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -66,7 +66,7 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
 
 // add.out: specs/mlu.yaml:36
 // out variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add_out{
+static const torch_fl::KernelInfo kOp_add_out{
     "add.out", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -95,7 +95,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
 
 // add_.Tensor: specs/mlu.yaml:36
 // inplace variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add__Tensor{
+static const torch_fl::KernelInfo kOp_add__Tensor{
     "add_.Tensor", "specs/mlu.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -133,7 +133,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // sub.Tensor: specs/mlu.yaml:38
-static const torch_fl::OpInfo kOp_sub_Tensor{
+static const torch_fl::KernelInfo kOp_sub_Tensor{
     "sub.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -160,7 +160,7 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
 
 // sub.out: specs/mlu.yaml:38
 // out variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub_out{
+static const torch_fl::KernelInfo kOp_sub_out{
     "sub.out", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -189,7 +189,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
 
 // sub_.Tensor: specs/mlu.yaml:38
 // inplace variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub__Tensor{
+static const torch_fl::KernelInfo kOp_sub__Tensor{
     "sub_.Tensor", "specs/mlu.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -226,7 +226,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // div.Scalar: specs/mlu.yaml:44
-static const torch_fl::OpInfo kOp_div_Scalar{
+static const torch_fl::KernelInfo kOp_div_Scalar{
     "div.Scalar", "specs/mlu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -251,7 +251,7 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // div_.Scalar: specs/mlu.yaml:44
 // inplace variant derived from div.Scalar
-static const torch_fl::OpInfo kOp_div__Scalar{
+static const torch_fl::KernelInfo kOp_div__Scalar{
     "div_.Scalar", "specs/mlu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -285,7 +285,7 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // gt.Tensor: specs/mlu.yaml:50
-static const torch_fl::OpInfo kOp_gt_Tensor{
+static const torch_fl::KernelInfo kOp_gt_Tensor{
     "gt.Tensor", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -312,7 +312,7 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // gt.Tensor_out: specs/mlu.yaml:50
 // out variant derived from gt.Tensor
-static const torch_fl::OpInfo kOp_gt_Tensor_out{
+static const torch_fl::KernelInfo kOp_gt_Tensor_out{
     "gt.Tensor_out", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -341,7 +341,7 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
 
 // gt_.Tensor: specs/mlu.yaml:50
 // inplace variant derived from gt.Tensor
-static const torch_fl::OpInfo kOp_gt__Tensor{
+static const torch_fl::KernelInfo kOp_gt__Tensor{
     "gt_.Tensor", "specs/mlu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -378,7 +378,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // lt.Scalar: specs/mlu.yaml:53
-static const torch_fl::OpInfo kOp_lt_Scalar{
+static const torch_fl::KernelInfo kOp_lt_Scalar{
     "lt.Scalar", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -403,7 +403,7 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // lt.Scalar_out: specs/mlu.yaml:53
 // out variant derived from lt.Scalar
-static const torch_fl::OpInfo kOp_lt_Scalar_out{
+static const torch_fl::KernelInfo kOp_lt_Scalar_out{
     "lt.Scalar_out", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -429,7 +429,7 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 
 // lt_.Scalar: specs/mlu.yaml:53
 // inplace variant derived from lt.Scalar
-static const torch_fl::OpInfo kOp_lt__Scalar{
+static const torch_fl::KernelInfo kOp_lt__Scalar{
     "lt_.Scalar", "specs/mlu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -462,7 +462,7 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // log: specs/mlu.yaml:59
-static const torch_fl::OpInfo kOp_log{
+static const torch_fl::KernelInfo kOp_log{
     "log", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -487,7 +487,7 @@ at::Tensor wrap_log(const at::Tensor & self) {
 
 // log.out: specs/mlu.yaml:59
 // out variant derived from log
-static const torch_fl::OpInfo kOp_log_out{
+static const torch_fl::KernelInfo kOp_log_out{
     "log.out", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -513,7 +513,7 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
 
 // log_: specs/mlu.yaml:59
 // inplace variant derived from log
-static const torch_fl::OpInfo kOp_log_{
+static const torch_fl::KernelInfo kOp_log_{
     "log_", "specs/mlu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -546,7 +546,7 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // cos: specs/mlu.yaml:116
-static const torch_fl::OpInfo kOp_cos{
+static const torch_fl::KernelInfo kOp_cos{
     "cos", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -571,7 +571,7 @@ at::Tensor wrap_cos(const at::Tensor & self) {
 
 // cos.out: specs/mlu.yaml:116
 // out variant derived from cos
-static const torch_fl::OpInfo kOp_cos_out{
+static const torch_fl::KernelInfo kOp_cos_out{
     "cos.out", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -597,7 +597,7 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
 
 // cos_: specs/mlu.yaml:116
 // inplace variant derived from cos
-static const torch_fl::OpInfo kOp_cos_{
+static const torch_fl::KernelInfo kOp_cos_{
     "cos_", "specs/mlu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -630,7 +630,7 @@ static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // trunc: specs/mlu.yaml:121
-static const torch_fl::OpInfo kOp_trunc{
+static const torch_fl::KernelInfo kOp_trunc{
     "trunc", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -655,7 +655,7 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
 
 // trunc.out: specs/mlu.yaml:121
 // out variant derived from trunc
-static const torch_fl::OpInfo kOp_trunc_out{
+static const torch_fl::KernelInfo kOp_trunc_out{
     "trunc.out", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -681,7 +681,7 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
 
 // trunc_: specs/mlu.yaml:121
 // inplace variant derived from trunc
-static const torch_fl::OpInfo kOp_trunc_{
+static const torch_fl::KernelInfo kOp_trunc_{
     "trunc_", "specs/mlu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -715,7 +715,7 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
 }
 
 // silu_backward: specs/mlu.yaml:129
-static const torch_fl::OpInfo kOp_silu_backward{
+static const torch_fl::KernelInfo kOp_silu_backward{
     "silu_backward", "specs/mlu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -754,7 +754,7 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // gelu: specs/mlu.yaml:131
-static const torch_fl::OpInfo kOp_gelu{
+static const torch_fl::KernelInfo kOp_gelu{
     "gelu", "specs/mlu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -779,7 +779,7 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
 
 // gelu.out: specs/mlu.yaml:131
 // out variant derived from gelu
-static const torch_fl::OpInfo kOp_gelu_out{
+static const torch_fl::KernelInfo kOp_gelu_out{
     "gelu.out", "specs/mlu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -805,7 +805,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
 
 // gelu_: specs/mlu.yaml:131
 // inplace variant derived from gelu
-static const torch_fl::OpInfo kOp_gelu_{
+static const torch_fl::KernelInfo kOp_gelu_{
     "gelu_", "specs/mlu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -839,7 +839,7 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // le.Tensor: specs/mlu.yaml:142
-static const torch_fl::OpInfo kOp_le_Tensor{
+static const torch_fl::KernelInfo kOp_le_Tensor{
     "le.Tensor", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -866,7 +866,7 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // le.Tensor_out: specs/mlu.yaml:142
 // out variant derived from le.Tensor
-static const torch_fl::OpInfo kOp_le_Tensor_out{
+static const torch_fl::KernelInfo kOp_le_Tensor_out{
     "le.Tensor_out", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -895,7 +895,7 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
 
 // le_.Tensor: specs/mlu.yaml:142
 // inplace variant derived from le.Tensor
-static const torch_fl::OpInfo kOp_le__Tensor{
+static const torch_fl::KernelInfo kOp_le__Tensor{
     "le_.Tensor", "specs/mlu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -932,7 +932,7 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // ge.Scalar: specs/mlu.yaml:145
-static const torch_fl::OpInfo kOp_ge_Scalar{
+static const torch_fl::KernelInfo kOp_ge_Scalar{
     "ge.Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -957,7 +957,7 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // ge.Scalar_out: specs/mlu.yaml:145
 // out variant derived from ge.Scalar
-static const torch_fl::OpInfo kOp_ge_Scalar_out{
+static const torch_fl::KernelInfo kOp_ge_Scalar_out{
     "ge.Scalar_out", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -983,7 +983,7 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 
 // ge_.Scalar: specs/mlu.yaml:145
 // inplace variant derived from ge.Scalar
-static const torch_fl::OpInfo kOp_ge__Scalar{
+static const torch_fl::KernelInfo kOp_ge__Scalar{
     "ge_.Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1018,7 +1018,7 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // where.self: specs/mlu.yaml:149
-static const torch_fl::OpInfo kOp_where_self{
+static const torch_fl::KernelInfo kOp_where_self{
     "where.self", "specs/mlu.yaml:149",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1060,7 +1060,7 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // lerp.Scalar: specs/mlu.yaml:158
-static const torch_fl::OpInfo kOp_lerp_Scalar{
+static const torch_fl::KernelInfo kOp_lerp_Scalar{
     "lerp.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1087,7 +1087,7 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
 
 // lerp.Scalar_out: specs/mlu.yaml:158
 // out variant derived from lerp.Scalar
-static const torch_fl::OpInfo kOp_lerp_Scalar_out{
+static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
     "lerp.Scalar_out", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1116,7 +1116,7 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
 
 // lerp_.Scalar: specs/mlu.yaml:158
 // inplace variant derived from lerp.Scalar
-static const torch_fl::OpInfo kOp_lerp__Scalar{
+static const torch_fl::KernelInfo kOp_lerp__Scalar{
     "lerp_.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1156,7 +1156,7 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // baddbmm: specs/mlu.yaml:179
-static const torch_fl::OpInfo kOp_baddbmm{
+static const torch_fl::KernelInfo kOp_baddbmm{
     "baddbmm", "specs/mlu.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1185,7 +1185,7 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
 
 // baddbmm.out: specs/mlu.yaml:179
 // out variant derived from baddbmm
-static const torch_fl::OpInfo kOp_baddbmm_out{
+static const torch_fl::KernelInfo kOp_baddbmm_out{
     "baddbmm.out", "specs/mlu.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1217,7 +1217,7 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
 
 // baddbmm_: specs/mlu.yaml:179
 // inplace variant derived from baddbmm
-static const torch_fl::OpInfo kOp_baddbmm_{
+static const torch_fl::KernelInfo kOp_baddbmm_{
     "baddbmm_", "specs/mlu.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1257,7 +1257,7 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
 }
 
 // _adaptive_avg_pool2d: specs/mlu.yaml:229
-static const torch_fl::OpInfo kOp__adaptive_avg_pool2d{
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
     "_adaptive_avg_pool2d", "specs/mlu.yaml:229",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1294,7 +1294,7 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
 }
 
 // _adaptive_avg_pool2d_backward: specs/mlu.yaml:233
-static const torch_fl::OpInfo kOp__adaptive_avg_pool2d_backward{
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
     "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:233",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -30,7 +30,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // ne.Scalar: specs/mlu.yaml:52
-static const torch_fl::OpInfo kOp_ne_Scalar{
+static const torch_fl::KernelInfo kOp_ne_Scalar{
     "ne.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -55,7 +55,7 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // ne.Scalar_out: specs/mlu.yaml:52
 // out variant derived from ne.Scalar
-static const torch_fl::OpInfo kOp_ne_Scalar_out{
+static const torch_fl::KernelInfo kOp_ne_Scalar_out{
     "ne.Scalar_out", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -81,7 +81,7 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 
 // ne_.Scalar: specs/mlu.yaml:52
 // inplace variant derived from ne.Scalar
-static const torch_fl::OpInfo kOp_ne__Scalar{
+static const torch_fl::KernelInfo kOp_ne__Scalar{
     "ne_.Scalar", "specs/mlu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -114,7 +114,7 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // uniform_: specs/mlu.yaml:84
-static const torch_fl::OpInfo kOp_uniform_{
+static const torch_fl::KernelInfo kOp_uniform_{
     "uniform_", "specs/mlu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -145,7 +145,7 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // abs: specs/mlu.yaml:114
-static const torch_fl::OpInfo kOp_abs{
+static const torch_fl::KernelInfo kOp_abs{
     "abs", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -170,7 +170,7 @@ at::Tensor wrap_abs(const at::Tensor & self) {
 
 // abs.out: specs/mlu.yaml:114
 // out variant derived from abs
-static const torch_fl::OpInfo kOp_abs_out{
+static const torch_fl::KernelInfo kOp_abs_out{
     "abs.out", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -196,7 +196,7 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
 
 // abs_: specs/mlu.yaml:114
 // inplace variant derived from abs
-static const torch_fl::OpInfo kOp_abs_{
+static const torch_fl::KernelInfo kOp_abs_{
     "abs_", "specs/mlu.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -229,7 +229,7 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // rsqrt: specs/mlu.yaml:117
-static const torch_fl::OpInfo kOp_rsqrt{
+static const torch_fl::KernelInfo kOp_rsqrt{
     "rsqrt", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -254,7 +254,7 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
 
 // rsqrt.out: specs/mlu.yaml:117
 // out variant derived from rsqrt
-static const torch_fl::OpInfo kOp_rsqrt_out{
+static const torch_fl::KernelInfo kOp_rsqrt_out{
     "rsqrt.out", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -280,7 +280,7 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
 
 // rsqrt_: specs/mlu.yaml:117
 // inplace variant derived from rsqrt
-static const torch_fl::OpInfo kOp_rsqrt_{
+static const torch_fl::KernelInfo kOp_rsqrt_{
     "rsqrt_", "specs/mlu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -313,7 +313,7 @@ static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // floor: specs/mlu.yaml:119
-static const torch_fl::OpInfo kOp_floor{
+static const torch_fl::KernelInfo kOp_floor{
     "floor", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -338,7 +338,7 @@ at::Tensor wrap_floor(const at::Tensor & self) {
 
 // floor.out: specs/mlu.yaml:119
 // out variant derived from floor
-static const torch_fl::OpInfo kOp_floor_out{
+static const torch_fl::KernelInfo kOp_floor_out{
     "floor.out", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -364,7 +364,7 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
 
 // floor_: specs/mlu.yaml:119
 // inplace variant derived from floor
-static const torch_fl::OpInfo kOp_floor_{
+static const torch_fl::KernelInfo kOp_floor_{
     "floor_", "specs/mlu.yaml:119",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -397,7 +397,7 @@ static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // sign: specs/mlu.yaml:127
-static const torch_fl::OpInfo kOp_sign{
+static const torch_fl::KernelInfo kOp_sign{
     "sign", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -422,7 +422,7 @@ at::Tensor wrap_sign(const at::Tensor & self) {
 
 // sign.out: specs/mlu.yaml:127
 // out variant derived from sign
-static const torch_fl::OpInfo kOp_sign_out{
+static const torch_fl::KernelInfo kOp_sign_out{
     "sign.out", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -448,7 +448,7 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
 
 // sign_: specs/mlu.yaml:127
 // inplace variant derived from sign
-static const torch_fl::OpInfo kOp_sign_{
+static const torch_fl::KernelInfo kOp_sign_{
     "sign_", "specs/mlu.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -482,7 +482,7 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // maximum: specs/mlu.yaml:140
-static const torch_fl::OpInfo kOp_maximum{
+static const torch_fl::KernelInfo kOp_maximum{
     "maximum", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -509,7 +509,7 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
 
 // maximum.out: specs/mlu.yaml:140
 // out variant derived from maximum
-static const torch_fl::OpInfo kOp_maximum_out{
+static const torch_fl::KernelInfo kOp_maximum_out{
     "maximum.out", "specs/mlu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -550,7 +550,7 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
 }
 
 // masked_fill_.Scalar: specs/mlu.yaml:155
-static const torch_fl::OpInfo kOp_masked_fill__Scalar{
+static const torch_fl::KernelInfo kOp_masked_fill__Scalar{
     "masked_fill_.Scalar", "specs/mlu.yaml:155",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -589,7 +589,7 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
 }
 
 // convolution_overrideable: specs/mlu.yaml:201
-static const torch_fl::OpInfo kOp_convolution_overrideable{
+static const torch_fl::KernelInfo kOp_convolution_overrideable{
     "convolution_overrideable", "specs/mlu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -641,7 +641,7 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
 }
 
 // convolution_backward_overrideable: specs/mlu.yaml:207
-static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
+static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
     "convolution_backward_overrideable", "specs/mlu.yaml:207",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -690,7 +690,7 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
 }
 
 // native_dropout_backward: specs/mlu.yaml:259
-static const torch_fl::OpInfo kOp_native_dropout_backward{
+static const torch_fl::KernelInfo kOp_native_dropout_backward{
     "native_dropout_backward", "specs/mlu.yaml:259",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

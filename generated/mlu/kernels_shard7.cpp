@@ -32,7 +32,7 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // eq.Tensor: specs/mlu.yaml:47
-static const torch_fl::OpInfo kOp_eq_Tensor{
+static const torch_fl::KernelInfo kOp_eq_Tensor{
     "eq.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -59,7 +59,7 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // eq.Tensor_out: specs/mlu.yaml:47
 // out variant derived from eq.Tensor
-static const torch_fl::OpInfo kOp_eq_Tensor_out{
+static const torch_fl::KernelInfo kOp_eq_Tensor_out{
     "eq.Tensor_out", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -88,7 +88,7 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
 
 // eq_.Tensor: specs/mlu.yaml:47
 // inplace variant derived from eq.Tensor
-static const torch_fl::OpInfo kOp_eq__Tensor{
+static const torch_fl::KernelInfo kOp_eq__Tensor{
     "eq_.Tensor", "specs/mlu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -126,7 +126,7 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
 }
 
 // threshold_backward: specs/mlu.yaml:76
-static const torch_fl::OpInfo kOp_threshold_backward{
+static const torch_fl::KernelInfo kOp_threshold_backward{
     "threshold_backward", "specs/mlu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -164,7 +164,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // fill_.Scalar: specs/mlu.yaml:81
-static const torch_fl::OpInfo kOp_fill__Scalar{
+static const torch_fl::KernelInfo kOp_fill__Scalar{
     "fill_.Scalar", "specs/mlu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -198,7 +198,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // addmm: specs/mlu.yaml:88
-static const torch_fl::OpInfo kOp_addmm{
+static const torch_fl::KernelInfo kOp_addmm{
     "addmm", "specs/mlu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -227,7 +227,7 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
 
 // addmm.out: specs/mlu.yaml:88
 // out variant derived from addmm
-static const torch_fl::OpInfo kOp_addmm_out{
+static const torch_fl::KernelInfo kOp_addmm_out{
     "addmm.out", "specs/mlu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -259,7 +259,7 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
 
 // addmm_: specs/mlu.yaml:88
 // inplace variant derived from addmm
-static const torch_fl::OpInfo kOp_addmm_{
+static const torch_fl::KernelInfo kOp_addmm_{
     "addmm_", "specs/mlu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -298,7 +298,7 @@ static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // ceil: specs/mlu.yaml:120
-static const torch_fl::OpInfo kOp_ceil{
+static const torch_fl::KernelInfo kOp_ceil{
     "ceil", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -323,7 +323,7 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
 
 // ceil.out: specs/mlu.yaml:120
 // out variant derived from ceil
-static const torch_fl::OpInfo kOp_ceil_out{
+static const torch_fl::KernelInfo kOp_ceil_out{
     "ceil.out", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -349,7 +349,7 @@ at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
 
 // ceil_: specs/mlu.yaml:120
 // inplace variant derived from ceil
-static const torch_fl::OpInfo kOp_ceil_{
+static const torch_fl::KernelInfo kOp_ceil_{
     "ceil_", "specs/mlu.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -382,7 +382,7 @@ static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // log1p: specs/mlu.yaml:125
-static const torch_fl::OpInfo kOp_log1p{
+static const torch_fl::KernelInfo kOp_log1p{
     "log1p", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -407,7 +407,7 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
 
 // log1p.out: specs/mlu.yaml:125
 // out variant derived from log1p
-static const torch_fl::OpInfo kOp_log1p_out{
+static const torch_fl::KernelInfo kOp_log1p_out{
     "log1p.out", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -433,7 +433,7 @@ at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
 
 // log1p_: specs/mlu.yaml:125
 // inplace variant derived from log1p
-static const torch_fl::OpInfo kOp_log1p_{
+static const torch_fl::KernelInfo kOp_log1p_{
     "log1p_", "specs/mlu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -470,7 +470,7 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // avg_pool2d: specs/mlu.yaml:221
-static const torch_fl::OpInfo kOp_avg_pool2d{
+static const torch_fl::KernelInfo kOp_avg_pool2d{
     "avg_pool2d", "specs/mlu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -495,7 +495,7 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
 
 // avg_pool2d.out: specs/mlu.yaml:221
 // out variant derived from avg_pool2d
-static const torch_fl::OpInfo kOp_avg_pool2d_out{
+static const torch_fl::KernelInfo kOp_avg_pool2d_out{
     "avg_pool2d.out", "specs/mlu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -538,7 +538,7 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
 }
 
 // native_batch_norm: specs/mlu.yaml:239
-static const torch_fl::OpInfo kOp_native_batch_norm{
+static const torch_fl::KernelInfo kOp_native_batch_norm{
     "native_batch_norm", "specs/mlu.yaml:239",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -580,7 +580,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // _softmax: specs/mlu.yaml:265
-static const torch_fl::OpInfo kOp__softmax{
+static const torch_fl::KernelInfo kOp__softmax{
     "_softmax", "specs/mlu.yaml:265",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -605,7 +605,7 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
 
 // _softmax.out: specs/mlu.yaml:265
 // out variant derived from _softmax
-static const torch_fl::OpInfo kOp__softmax_out{
+static const torch_fl::KernelInfo kOp__softmax_out{
     "_softmax.out", "specs/mlu.yaml:265",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

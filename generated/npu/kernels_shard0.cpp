@@ -47,7 +47,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // div.Tensor: specs/npu.yaml:44
-static const torch_fl::OpInfo kOp_div_Tensor{
+static const torch_fl::KernelInfo kOp_div_Tensor{
     "div.Tensor", "specs/npu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -74,7 +74,7 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // div.out: specs/npu.yaml:44
 // out variant derived from div.Tensor
-static const torch_fl::OpInfo kOp_div_out{
+static const torch_fl::KernelInfo kOp_div_out{
     "div.out", "specs/npu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -103,7 +103,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
 
 // div_.Tensor: specs/npu.yaml:44
 // inplace variant derived from div.Tensor
-static const torch_fl::OpInfo kOp_div__Tensor{
+static const torch_fl::KernelInfo kOp_div__Tensor{
     "div_.Tensor", "specs/npu.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -147,7 +147,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // add.Scalar: specs/npu.yaml:45
-static const torch_fl::OpInfo kOp_add_Scalar{
+static const torch_fl::KernelInfo kOp_add_Scalar{
     "add.Scalar", "specs/npu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -172,7 +172,7 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
 
 // add_.Scalar: specs/npu.yaml:45
 // inplace variant derived from add.Scalar
-static const torch_fl::OpInfo kOp_add__Scalar{
+static const torch_fl::KernelInfo kOp_add__Scalar{
     "add_.Scalar", "specs/npu.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -212,7 +212,7 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // lt.Tensor: specs/npu.yaml:54
-static const torch_fl::OpInfo kOp_lt_Tensor{
+static const torch_fl::KernelInfo kOp_lt_Tensor{
     "lt.Tensor", "specs/npu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -239,7 +239,7 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // lt.Tensor_out: specs/npu.yaml:54
 // out variant derived from lt.Tensor
-static const torch_fl::OpInfo kOp_lt_Tensor_out{
+static const torch_fl::KernelInfo kOp_lt_Tensor_out{
     "lt.Tensor_out", "specs/npu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -286,7 +286,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // gt.Scalar: specs/npu.yaml:59
-static const torch_fl::OpInfo kOp_gt_Scalar{
+static const torch_fl::KernelInfo kOp_gt_Scalar{
     "gt.Scalar", "specs/npu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -311,7 +311,7 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // gt.Scalar_out: specs/npu.yaml:59
 // out variant derived from gt.Scalar
-static const torch_fl::OpInfo kOp_gt_Scalar_out{
+static const torch_fl::KernelInfo kOp_gt_Scalar_out{
     "gt.Scalar_out", "specs/npu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -354,7 +354,7 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // sqrt: specs/npu.yaml:66
-static const torch_fl::OpInfo kOp_sqrt{
+static const torch_fl::KernelInfo kOp_sqrt{
     "sqrt", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -379,7 +379,7 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
 
 // sqrt.out: specs/npu.yaml:66
 // out variant derived from sqrt
-static const torch_fl::OpInfo kOp_sqrt_out{
+static const torch_fl::KernelInfo kOp_sqrt_out{
     "sqrt.out", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -405,7 +405,7 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
 
 // sqrt_: specs/npu.yaml:66
 // inplace variant derived from sqrt
-static const torch_fl::OpInfo kOp_sqrt_{
+static const torch_fl::KernelInfo kOp_sqrt_{
     "sqrt_", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -444,7 +444,7 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // erf: specs/npu.yaml:73
-static const torch_fl::OpInfo kOp_erf{
+static const torch_fl::KernelInfo kOp_erf{
     "erf", "specs/npu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -469,7 +469,7 @@ at::Tensor wrap_erf(const at::Tensor & self) {
 
 // erf.out: specs/npu.yaml:73
 // out variant derived from erf
-static const torch_fl::OpInfo kOp_erf_out{
+static const torch_fl::KernelInfo kOp_erf_out{
     "erf.out", "specs/npu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -495,7 +495,7 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
 
 // erf_: specs/npu.yaml:73
 // inplace variant derived from erf
-static const torch_fl::OpInfo kOp_erf_{
+static const torch_fl::KernelInfo kOp_erf_{
     "erf_", "specs/npu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -534,7 +534,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // relu: specs/npu.yaml:76
-static const torch_fl::OpInfo kOp_relu{
+static const torch_fl::KernelInfo kOp_relu{
     "relu", "specs/npu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -555,7 +555,7 @@ at::Tensor wrap_relu(const at::Tensor & self) {
 
 // relu_: specs/npu.yaml:76
 // inplace variant derived from relu
-static const torch_fl::OpInfo kOp_relu_{
+static const torch_fl::KernelInfo kOp_relu_{
     "relu_", "specs/npu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -594,7 +594,7 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
 }
 
 // gelu_backward: specs/npu.yaml:86
-static const torch_fl::OpInfo kOp_gelu_backward{
+static const torch_fl::KernelInfo kOp_gelu_backward{
     "gelu_backward", "specs/npu.yaml:86",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -641,7 +641,7 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // addcmul: specs/npu.yaml:93
-static const torch_fl::OpInfo kOp_addcmul{
+static const torch_fl::KernelInfo kOp_addcmul{
     "addcmul", "specs/npu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -670,7 +670,7 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
 
 // addcmul.out: specs/npu.yaml:93
 // out variant derived from addcmul
-static const torch_fl::OpInfo kOp_addcmul_out{
+static const torch_fl::KernelInfo kOp_addcmul_out{
     "addcmul.out", "specs/npu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -702,7 +702,7 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
 
 // addcmul_: specs/npu.yaml:93
 // inplace variant derived from addcmul
-static const torch_fl::OpInfo kOp_addcmul_{
+static const torch_fl::KernelInfo kOp_addcmul_{
     "addcmul_", "specs/npu.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -750,7 +750,7 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // addcdiv: specs/npu.yaml:94
-static const torch_fl::OpInfo kOp_addcdiv{
+static const torch_fl::KernelInfo kOp_addcdiv{
     "addcdiv", "specs/npu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -779,7 +779,7 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
 
 // addcdiv.out: specs/npu.yaml:94
 // out variant derived from addcdiv
-static const torch_fl::OpInfo kOp_addcdiv_out{
+static const torch_fl::KernelInfo kOp_addcdiv_out{
     "addcdiv.out", "specs/npu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -811,7 +811,7 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
 
 // addcdiv_: specs/npu.yaml:94
 // inplace variant derived from addcdiv
-static const torch_fl::OpInfo kOp_addcdiv_{
+static const torch_fl::KernelInfo kOp_addcdiv_{
     "addcdiv_", "specs/npu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -858,7 +858,7 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
 }
 
 // arange.start_out: specs/npu.yaml:109
-static const torch_fl::OpInfo kOp_arange_start_out{
+static const torch_fl::KernelInfo kOp_arange_start_out{
     "arange.start_out", "specs/npu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -899,7 +899,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
 }
 
 // mm: specs/npu.yaml:122
-static const torch_fl::OpInfo kOp_mm{
+static const torch_fl::KernelInfo kOp_mm{
     "mm", "specs/npu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -926,7 +926,7 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
 
 // mm.out: specs/npu.yaml:122
 // out variant derived from mm
-static const torch_fl::OpInfo kOp_mm_out{
+static const torch_fl::KernelInfo kOp_mm_out{
     "mm.out", "specs/npu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -973,7 +973,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
 }
 
 // sum.dim_IntList: specs/npu.yaml:128
-static const torch_fl::OpInfo kOp_sum_dim_IntList{
+static const torch_fl::KernelInfo kOp_sum_dim_IntList{
     "sum.dim_IntList", "specs/npu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -998,7 +998,7 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
 
 // sum.IntList_out: specs/npu.yaml:128
 // out variant derived from sum.dim_IntList
-static const torch_fl::OpInfo kOp_sum_IntList_out{
+static const torch_fl::KernelInfo kOp_sum_IntList_out{
     "sum.IntList_out", "specs/npu.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1042,7 +1042,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // mean.dim: specs/npu.yaml:129
-static const torch_fl::OpInfo kOp_mean_dim{
+static const torch_fl::KernelInfo kOp_mean_dim{
     "mean.dim", "specs/npu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1067,7 +1067,7 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
 
 // mean.out: specs/npu.yaml:129
 // out variant derived from mean.dim
-static const torch_fl::OpInfo kOp_mean_out{
+static const torch_fl::KernelInfo kOp_mean_out{
     "mean.out", "specs/npu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1111,7 +1111,7 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // amin: specs/npu.yaml:131
-static const torch_fl::OpInfo kOp_amin{
+static const torch_fl::KernelInfo kOp_amin{
     "amin", "specs/npu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1136,7 +1136,7 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
 
 // amin.out: specs/npu.yaml:131
 // out variant derived from amin
-static const torch_fl::OpInfo kOp_amin_out{
+static const torch_fl::KernelInfo kOp_amin_out{
     "amin.out", "specs/npu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1180,7 +1180,7 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // all.dim: specs/npu.yaml:133
-static const torch_fl::OpInfo kOp_all_dim{
+static const torch_fl::KernelInfo kOp_all_dim{
     "all.dim", "specs/npu.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1205,7 +1205,7 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
 
 // all.out: specs/npu.yaml:133
 // out variant derived from all.dim
-static const torch_fl::OpInfo kOp_all_out{
+static const torch_fl::KernelInfo kOp_all_out{
     "all.out", "specs/npu.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1251,7 +1251,7 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
 }
 
 // nll_loss_forward: specs/npu.yaml:140
-static const torch_fl::OpInfo kOp_nll_loss_forward{
+static const torch_fl::KernelInfo kOp_nll_loss_forward{
     "nll_loss_forward", "specs/npu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1281,7 +1281,7 @@ static const torch_fl::OpInfo kOp_nll_loss_forward{
 
 // nll_loss_forward.output: specs/npu.yaml:140
 // out variant derived from nll_loss_forward
-static const torch_fl::OpInfo kOp_nll_loss_forward_output{
+static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
     "nll_loss_forward.output", "specs/npu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1337,7 +1337,7 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
 }
 
 // cat: specs/npu.yaml:151
-static const torch_fl::OpInfo kOp_cat{
+static const torch_fl::KernelInfo kOp_cat{
     "cat", "specs/npu.yaml:151",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1361,7 +1361,7 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
 
 // cat.out: specs/npu.yaml:151
 // out variant derived from cat
-static const torch_fl::OpInfo kOp_cat_out{
+static const torch_fl::KernelInfo kOp_cat_out{
     "cat.out", "specs/npu.yaml:151",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,

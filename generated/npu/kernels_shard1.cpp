@@ -39,7 +39,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // mul.Scalar: specs/npu.yaml:46
-static const torch_fl::OpInfo kOp_mul_Scalar{
+static const torch_fl::KernelInfo kOp_mul_Scalar{
     "mul.Scalar", "specs/npu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -64,7 +64,7 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // mul_.Scalar: specs/npu.yaml:46
 // inplace variant derived from mul.Scalar
-static const torch_fl::OpInfo kOp_mul__Scalar{
+static const torch_fl::KernelInfo kOp_mul__Scalar{
     "mul_.Scalar", "specs/npu.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -104,7 +104,7 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // minimum: specs/npu.yaml:49
-static const torch_fl::OpInfo kOp_minimum{
+static const torch_fl::KernelInfo kOp_minimum{
     "minimum", "specs/npu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -131,7 +131,7 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
 
 // minimum.out: specs/npu.yaml:49
 // out variant derived from minimum
-static const torch_fl::OpInfo kOp_minimum_out{
+static const torch_fl::KernelInfo kOp_minimum_out{
     "minimum.out", "specs/npu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -177,7 +177,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // neg: specs/npu.yaml:62
-static const torch_fl::OpInfo kOp_neg{
+static const torch_fl::KernelInfo kOp_neg{
     "neg", "specs/npu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -202,7 +202,7 @@ at::Tensor wrap_neg(const at::Tensor & self) {
 
 // neg.out: specs/npu.yaml:62
 // out variant derived from neg
-static const torch_fl::OpInfo kOp_neg_out{
+static const torch_fl::KernelInfo kOp_neg_out{
     "neg.out", "specs/npu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -228,7 +228,7 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
 
 // neg_: specs/npu.yaml:62
 // inplace variant derived from neg
-static const torch_fl::OpInfo kOp_neg_{
+static const torch_fl::KernelInfo kOp_neg_{
     "neg_", "specs/npu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -267,7 +267,7 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // reciprocal: specs/npu.yaml:72
-static const torch_fl::OpInfo kOp_reciprocal{
+static const torch_fl::KernelInfo kOp_reciprocal{
     "reciprocal", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -292,7 +292,7 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
 
 // reciprocal.out: specs/npu.yaml:72
 // out variant derived from reciprocal
-static const torch_fl::OpInfo kOp_reciprocal_out{
+static const torch_fl::KernelInfo kOp_reciprocal_out{
     "reciprocal.out", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -318,7 +318,7 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
 
 // reciprocal_: specs/npu.yaml:72
 // inplace variant derived from reciprocal
-static const torch_fl::OpInfo kOp_reciprocal_{
+static const torch_fl::KernelInfo kOp_reciprocal_{
     "reciprocal_", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -357,7 +357,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // silu: specs/npu.yaml:74
-static const torch_fl::OpInfo kOp_silu{
+static const torch_fl::KernelInfo kOp_silu{
     "silu", "specs/npu.yaml:74",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -382,7 +382,7 @@ at::Tensor wrap_silu(const at::Tensor & self) {
 
 // silu.out: specs/npu.yaml:74
 // out variant derived from silu
-static const torch_fl::OpInfo kOp_silu_out{
+static const torch_fl::KernelInfo kOp_silu_out{
     "silu.out", "specs/npu.yaml:74",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -408,7 +408,7 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
 
 // silu_: specs/npu.yaml:74
 // inplace variant derived from silu
-static const torch_fl::OpInfo kOp_silu_{
+static const torch_fl::KernelInfo kOp_silu_{
     "silu_", "specs/npu.yaml:74",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -447,7 +447,7 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // isneginf: specs/npu.yaml:75
-static const torch_fl::OpInfo kOp_isneginf{
+static const torch_fl::KernelInfo kOp_isneginf{
     "isneginf", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -472,7 +472,7 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
 
 // isneginf.out: specs/npu.yaml:75
 // out variant derived from isneginf
-static const torch_fl::OpInfo kOp_isneginf_out{
+static const torch_fl::KernelInfo kOp_isneginf_out{
     "isneginf.out", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -516,7 +516,7 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // pow.Tensor_Scalar: specs/npu.yaml:82
-static const torch_fl::OpInfo kOp_pow_Tensor_Scalar{
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
     "pow.Tensor_Scalar", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -541,7 +541,7 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
 
 // pow.Tensor_Scalar_out: specs/npu.yaml:82
 // out variant derived from pow.Tensor_Scalar
-static const torch_fl::OpInfo kOp_pow_Tensor_Scalar_out{
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
     "pow.Tensor_Scalar_out", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -567,7 +567,7 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
 
 // pow_.Scalar: specs/npu.yaml:82
 // inplace variant derived from pow.Tensor_Scalar
-static const torch_fl::OpInfo kOp_pow__Scalar{
+static const torch_fl::KernelInfo kOp_pow__Scalar{
     "pow_.Scalar", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -605,7 +605,7 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
 }
 
 // zero_: specs/npu.yaml:108
-static const torch_fl::OpInfo kOp_zero_{
+static const torch_fl::KernelInfo kOp_zero_{
     "zero_", "specs/npu.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -641,7 +641,7 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // normal_: specs/npu.yaml:110
-static const torch_fl::OpInfo kOp_normal_{
+static const torch_fl::KernelInfo kOp_normal_{
     "normal_", "specs/npu.yaml:110",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -679,7 +679,7 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // amax: specs/npu.yaml:130
-static const torch_fl::OpInfo kOp_amax{
+static const torch_fl::KernelInfo kOp_amax{
     "amax", "specs/npu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -704,7 +704,7 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
 
 // amax.out: specs/npu.yaml:130
 // out variant derived from amax
-static const torch_fl::OpInfo kOp_amax_out{
+static const torch_fl::KernelInfo kOp_amax_out{
     "amax.out", "specs/npu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -748,7 +748,7 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
 }
 
 // _softmax_backward_data: specs/npu.yaml:137
-static const torch_fl::OpInfo kOp__softmax_backward_data{
+static const torch_fl::KernelInfo kOp__softmax_backward_data{
     "_softmax_backward_data", "specs/npu.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -793,7 +793,7 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // index_select: specs/npu.yaml:152
-static const torch_fl::OpInfo kOp_index_select{
+static const torch_fl::KernelInfo kOp_index_select{
     "index_select", "specs/npu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,

@@ -37,7 +37,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // eq.Scalar: specs/npu.yaml:56
-static const torch_fl::OpInfo kOp_eq_Scalar{
+static const torch_fl::KernelInfo kOp_eq_Scalar{
     "eq.Scalar", "specs/npu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -62,7 +62,7 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // eq.Scalar_out: specs/npu.yaml:56
 // out variant derived from eq.Scalar
-static const torch_fl::OpInfo kOp_eq_Scalar_out{
+static const torch_fl::KernelInfo kOp_eq_Scalar_out{
     "eq.Scalar_out", "specs/npu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -105,7 +105,7 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // sin: specs/npu.yaml:70
-static const torch_fl::OpInfo kOp_sin{
+static const torch_fl::KernelInfo kOp_sin{
     "sin", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -130,7 +130,7 @@ at::Tensor wrap_sin(const at::Tensor & self) {
 
 // sin.out: specs/npu.yaml:70
 // out variant derived from sin
-static const torch_fl::OpInfo kOp_sin_out{
+static const torch_fl::KernelInfo kOp_sin_out{
     "sin.out", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -156,7 +156,7 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
 
 // sin_: specs/npu.yaml:70
 // inplace variant derived from sin
-static const torch_fl::OpInfo kOp_sin_{
+static const torch_fl::KernelInfo kOp_sin_{
     "sin_", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -197,7 +197,7 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // clamp: specs/npu.yaml:83
-static const torch_fl::OpInfo kOp_clamp{
+static const torch_fl::KernelInfo kOp_clamp{
     "clamp", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -222,7 +222,7 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
 
 // clamp.out: specs/npu.yaml:83
 // out variant derived from clamp
-static const torch_fl::OpInfo kOp_clamp_out{
+static const torch_fl::KernelInfo kOp_clamp_out{
     "clamp.out", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -248,7 +248,7 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
 
 // clamp_: specs/npu.yaml:83
 // inplace variant derived from clamp
-static const torch_fl::OpInfo kOp_clamp_{
+static const torch_fl::KernelInfo kOp_clamp_{
     "clamp_", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -288,7 +288,7 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
 }
 
 // tanh_backward: specs/npu.yaml:87
-static const torch_fl::OpInfo kOp_tanh_backward{
+static const torch_fl::KernelInfo kOp_tanh_backward{
     "tanh_backward", "specs/npu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -333,7 +333,7 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
 }
 
 // sigmoid_backward: specs/npu.yaml:88
-static const torch_fl::OpInfo kOp_sigmoid_backward{
+static const torch_fl::KernelInfo kOp_sigmoid_backward{
     "sigmoid_backward", "specs/npu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -380,7 +380,7 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
 }
 
 // native_dropout: specs/npu.yaml:112
-static const torch_fl::OpInfo kOp_native_dropout{
+static const torch_fl::KernelInfo kOp_native_dropout{
     "native_dropout", "specs/npu.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -424,7 +424,7 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
 }
 
 // argmax: specs/npu.yaml:132
-static const torch_fl::OpInfo kOp_argmax{
+static const torch_fl::KernelInfo kOp_argmax{
     "argmax", "specs/npu.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -449,7 +449,7 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
 
 // argmax.out: specs/npu.yaml:132
 // out variant derived from argmax
-static const torch_fl::OpInfo kOp_argmax_out{
+static const torch_fl::KernelInfo kOp_argmax_out{
     "argmax.out", "specs/npu.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -500,7 +500,7 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
 }
 
 // native_batch_norm_backward: specs/npu.yaml:212
-static const torch_fl::OpInfo kOp_native_batch_norm_backward{
+static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
     "native_batch_norm_backward", "specs/npu.yaml:212",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -556,7 +556,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
 }
 
 // native_layer_norm: specs/npu.yaml:216
-static const torch_fl::OpInfo kOp_native_layer_norm{
+static const torch_fl::KernelInfo kOp_native_layer_norm{
     "native_layer_norm", "specs/npu.yaml:216",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

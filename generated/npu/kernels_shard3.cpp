@@ -39,7 +39,7 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // ne.Tensor: specs/npu.yaml:53
-static const torch_fl::OpInfo kOp_ne_Tensor{
+static const torch_fl::KernelInfo kOp_ne_Tensor{
     "ne.Tensor", "specs/npu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -66,7 +66,7 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // ne.Tensor_out: specs/npu.yaml:53
 // out variant derived from ne.Tensor
-static const torch_fl::OpInfo kOp_ne_Tensor_out{
+static const torch_fl::KernelInfo kOp_ne_Tensor_out{
     "ne.Tensor_out", "specs/npu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -112,7 +112,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // exp: specs/npu.yaml:64
-static const torch_fl::OpInfo kOp_exp{
+static const torch_fl::KernelInfo kOp_exp{
     "exp", "specs/npu.yaml:64",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -137,7 +137,7 @@ at::Tensor wrap_exp(const at::Tensor & self) {
 
 // exp.out: specs/npu.yaml:64
 // out variant derived from exp
-static const torch_fl::OpInfo kOp_exp_out{
+static const torch_fl::KernelInfo kOp_exp_out{
     "exp.out", "specs/npu.yaml:64",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -163,7 +163,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
 
 // exp_: specs/npu.yaml:64
 // inplace variant derived from exp
-static const torch_fl::OpInfo kOp_exp_{
+static const torch_fl::KernelInfo kOp_exp_{
     "exp_", "specs/npu.yaml:64",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -202,7 +202,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // tanh: specs/npu.yaml:68
-static const torch_fl::OpInfo kOp_tanh{
+static const torch_fl::KernelInfo kOp_tanh{
     "tanh", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -227,7 +227,7 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
 
 // tanh.out: specs/npu.yaml:68
 // out variant derived from tanh
-static const torch_fl::OpInfo kOp_tanh_out{
+static const torch_fl::KernelInfo kOp_tanh_out{
     "tanh.out", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -253,7 +253,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
 
 // tanh_: specs/npu.yaml:68
 // inplace variant derived from tanh
-static const torch_fl::OpInfo kOp_tanh_{
+static const torch_fl::KernelInfo kOp_tanh_{
     "tanh_", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -292,7 +292,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // sigmoid: specs/npu.yaml:69
-static const torch_fl::OpInfo kOp_sigmoid{
+static const torch_fl::KernelInfo kOp_sigmoid{
     "sigmoid", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -317,7 +317,7 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
 
 // sigmoid.out: specs/npu.yaml:69
 // out variant derived from sigmoid
-static const torch_fl::OpInfo kOp_sigmoid_out{
+static const torch_fl::KernelInfo kOp_sigmoid_out{
     "sigmoid.out", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -343,7 +343,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
 
 // sigmoid_: specs/npu.yaml:69
 // inplace variant derived from sigmoid
-static const torch_fl::OpInfo kOp_sigmoid_{
+static const torch_fl::KernelInfo kOp_sigmoid_{
     "sigmoid_", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -383,7 +383,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // bmm: specs/npu.yaml:123
-static const torch_fl::OpInfo kOp_bmm{
+static const torch_fl::KernelInfo kOp_bmm{
     "bmm", "specs/npu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -410,7 +410,7 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
 
 // bmm.out: specs/npu.yaml:123
 // out variant derived from bmm
-static const torch_fl::OpInfo kOp_bmm_out{
+static const torch_fl::KernelInfo kOp_bmm_out{
     "bmm.out", "specs/npu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -456,7 +456,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // _log_softmax: specs/npu.yaml:138
-static const torch_fl::OpInfo kOp__log_softmax{
+static const torch_fl::KernelInfo kOp__log_softmax{
     "_log_softmax", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -481,7 +481,7 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
 
 // _log_softmax.out: specs/npu.yaml:138
 // out variant derived from _log_softmax
-static const torch_fl::OpInfo kOp__log_softmax_out{
+static const torch_fl::KernelInfo kOp__log_softmax_out{
     "_log_softmax.out", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -525,7 +525,7 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
 }
 
 // _log_softmax_backward_data: specs/npu.yaml:139
-static const torch_fl::OpInfo kOp__log_softmax_backward_data{
+static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
     "_log_softmax_backward_data", "specs/npu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -574,7 +574,7 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
 }
 
 // max_pool2d_with_indices: specs/npu.yaml:181
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
     "max_pool2d_with_indices", "specs/npu.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -600,7 +600,7 @@ static const torch_fl::OpInfo kOp_max_pool2d_with_indices{
 
 // max_pool2d_with_indices.out: specs/npu.yaml:181
 // out variant derived from max_pool2d_with_indices
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices_out{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
     "max_pool2d_with_indices.out", "specs/npu.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -656,7 +656,7 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
 }
 
 // native_layer_norm_backward: specs/npu.yaml:220
-static const torch_fl::OpInfo kOp_native_layer_norm_backward{
+static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
     "native_layer_norm_backward", "specs/npu.yaml:220",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

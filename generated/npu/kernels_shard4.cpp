@@ -37,7 +37,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // mul.Tensor: specs/npu.yaml:43
-static const torch_fl::OpInfo kOp_mul_Tensor{
+static const torch_fl::KernelInfo kOp_mul_Tensor{
     "mul.Tensor", "specs/npu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -64,7 +64,7 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // mul.out: specs/npu.yaml:43
 // out variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul_out{
+static const torch_fl::KernelInfo kOp_mul_out{
     "mul.out", "specs/npu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -93,7 +93,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 
 // mul_.Tensor: specs/npu.yaml:43
 // inplace variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul__Tensor{
+static const torch_fl::KernelInfo kOp_mul__Tensor{
     "mul_.Tensor", "specs/npu.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -137,7 +137,7 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
 }
 
 // where.self_out: specs/npu.yaml:99
-static const torch_fl::OpInfo kOp_where_self_out{
+static const torch_fl::KernelInfo kOp_where_self_out{
     "where.self_out", "specs/npu.yaml:99",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -188,7 +188,7 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // tril: specs/npu.yaml:103
-static const torch_fl::OpInfo kOp_tril{
+static const torch_fl::KernelInfo kOp_tril{
     "tril", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -213,7 +213,7 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
 
 // tril.out: specs/npu.yaml:103
 // out variant derived from tril
-static const torch_fl::OpInfo kOp_tril_out{
+static const torch_fl::KernelInfo kOp_tril_out{
     "tril.out", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -239,7 +239,7 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
 
 // tril_: specs/npu.yaml:103
 // inplace variant derived from tril
-static const torch_fl::OpInfo kOp_tril_{
+static const torch_fl::KernelInfo kOp_tril_{
     "tril_", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -278,7 +278,7 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // triu: specs/npu.yaml:104
-static const torch_fl::OpInfo kOp_triu{
+static const torch_fl::KernelInfo kOp_triu{
     "triu", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -303,7 +303,7 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
 
 // triu.out: specs/npu.yaml:104
 // out variant derived from triu
-static const torch_fl::OpInfo kOp_triu_out{
+static const torch_fl::KernelInfo kOp_triu_out{
     "triu.out", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -329,7 +329,7 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
 
 // triu_: specs/npu.yaml:104
 // inplace variant derived from triu
-static const torch_fl::OpInfo kOp_triu_{
+static const torch_fl::KernelInfo kOp_triu_{
     "triu_", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -372,7 +372,7 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
 }
 
 // nll_loss_backward: specs/npu.yaml:145
-static const torch_fl::OpInfo kOp_nll_loss_backward{
+static const torch_fl::KernelInfo kOp_nll_loss_backward{
     "nll_loss_backward", "specs/npu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -423,7 +423,7 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
 }
 
 // embedding_dense_backward: specs/npu.yaml:156
-static const torch_fl::OpInfo kOp_embedding_dense_backward{
+static const torch_fl::KernelInfo kOp_embedding_dense_backward{
     "embedding_dense_backward", "specs/npu.yaml:156",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -474,7 +474,7 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
 }
 
 // max_pool2d_with_indices_backward: specs/npu.yaml:185
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
     "max_pool2d_with_indices_backward", "specs/npu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -504,7 +504,7 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
 
 // max_pool2d_with_indices_backward.grad_input: specs/npu.yaml:185
 // out variant derived from max_pool2d_with_indices_backward
-static const torch_fl::OpInfo kOp_max_pool2d_with_indices_backward_grad_input{
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
     "max_pool2d_with_indices_backward.grad_input", "specs/npu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -559,7 +559,7 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
 }
 
 // avg_pool2d_backward: specs/npu.yaml:194
-static const torch_fl::OpInfo kOp_avg_pool2d_backward{
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
     "avg_pool2d_backward", "specs/npu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -586,7 +586,7 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
 
 // avg_pool2d_backward.grad_input: specs/npu.yaml:194
 // out variant derived from avg_pool2d_backward
-static const torch_fl::OpInfo kOp_avg_pool2d_backward_grad_input{
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
     "avg_pool2d_backward.grad_input", "specs/npu.yaml:194",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -42,7 +42,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // add.Tensor: specs/npu.yaml:41
-static const torch_fl::OpInfo kOp_add_Tensor{
+static const torch_fl::KernelInfo kOp_add_Tensor{
     "add.Tensor", "specs/npu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -69,7 +69,7 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
 
 // add.out: specs/npu.yaml:41
 // out variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add_out{
+static const torch_fl::KernelInfo kOp_add_out{
     "add.out", "specs/npu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -98,7 +98,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
 
 // add_.Tensor: specs/npu.yaml:41
 // inplace variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add__Tensor{
+static const torch_fl::KernelInfo kOp_add__Tensor{
     "add_.Tensor", "specs/npu.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -142,7 +142,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // sub.Tensor: specs/npu.yaml:42
-static const torch_fl::OpInfo kOp_sub_Tensor{
+static const torch_fl::KernelInfo kOp_sub_Tensor{
     "sub.Tensor", "specs/npu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -169,7 +169,7 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
 
 // sub.out: specs/npu.yaml:42
 // out variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub_out{
+static const torch_fl::KernelInfo kOp_sub_out{
     "sub.out", "specs/npu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -198,7 +198,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
 
 // sub_.Tensor: specs/npu.yaml:42
 // inplace variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub__Tensor{
+static const torch_fl::KernelInfo kOp_sub__Tensor{
     "sub_.Tensor", "specs/npu.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -241,7 +241,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // div.Scalar: specs/npu.yaml:47
-static const torch_fl::OpInfo kOp_div_Scalar{
+static const torch_fl::KernelInfo kOp_div_Scalar{
     "div.Scalar", "specs/npu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -266,7 +266,7 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // div_.Scalar: specs/npu.yaml:47
 // inplace variant derived from div.Scalar
-static const torch_fl::OpInfo kOp_div__Scalar{
+static const torch_fl::KernelInfo kOp_div__Scalar{
     "div_.Scalar", "specs/npu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -306,7 +306,7 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // gt.Tensor: specs/npu.yaml:55
-static const torch_fl::OpInfo kOp_gt_Tensor{
+static const torch_fl::KernelInfo kOp_gt_Tensor{
     "gt.Tensor", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -333,7 +333,7 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // gt.Tensor_out: specs/npu.yaml:55
 // out variant derived from gt.Tensor
-static const torch_fl::OpInfo kOp_gt_Tensor_out{
+static const torch_fl::KernelInfo kOp_gt_Tensor_out{
     "gt.Tensor_out", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -380,7 +380,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // lt.Scalar: specs/npu.yaml:58
-static const torch_fl::OpInfo kOp_lt_Scalar{
+static const torch_fl::KernelInfo kOp_lt_Scalar{
     "lt.Scalar", "specs/npu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -405,7 +405,7 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // lt.Scalar_out: specs/npu.yaml:58
 // out variant derived from lt.Scalar
-static const torch_fl::OpInfo kOp_lt_Scalar_out{
+static const torch_fl::KernelInfo kOp_lt_Scalar_out{
     "lt.Scalar_out", "specs/npu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -448,7 +448,7 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // log: specs/npu.yaml:65
-static const torch_fl::OpInfo kOp_log{
+static const torch_fl::KernelInfo kOp_log{
     "log", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -473,7 +473,7 @@ at::Tensor wrap_log(const at::Tensor & self) {
 
 // log.out: specs/npu.yaml:65
 // out variant derived from log
-static const torch_fl::OpInfo kOp_log_out{
+static const torch_fl::KernelInfo kOp_log_out{
     "log.out", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -499,7 +499,7 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
 
 // log_: specs/npu.yaml:65
 // inplace variant derived from log
-static const torch_fl::OpInfo kOp_log_{
+static const torch_fl::KernelInfo kOp_log_{
     "log_", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -538,7 +538,7 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // cos: specs/npu.yaml:71
-static const torch_fl::OpInfo kOp_cos{
+static const torch_fl::KernelInfo kOp_cos{
     "cos", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -563,7 +563,7 @@ at::Tensor wrap_cos(const at::Tensor & self) {
 
 // cos.out: specs/npu.yaml:71
 // out variant derived from cos
-static const torch_fl::OpInfo kOp_cos_out{
+static const torch_fl::KernelInfo kOp_cos_out{
     "cos.out", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -589,7 +589,7 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
 
 // cos_: specs/npu.yaml:71
 // inplace variant derived from cos
-static const torch_fl::OpInfo kOp_cos_{
+static const torch_fl::KernelInfo kOp_cos_{
     "cos_", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -629,7 +629,7 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // gelu: specs/npu.yaml:81
-static const torch_fl::OpInfo kOp_gelu{
+static const torch_fl::KernelInfo kOp_gelu{
     "gelu", "specs/npu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -654,7 +654,7 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
 
 // gelu.out: specs/npu.yaml:81
 // out variant derived from gelu
-static const torch_fl::OpInfo kOp_gelu_out{
+static const torch_fl::KernelInfo kOp_gelu_out{
     "gelu.out", "specs/npu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -680,7 +680,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
 
 // gelu_: specs/npu.yaml:81
 // inplace variant derived from gelu
-static const torch_fl::OpInfo kOp_gelu_{
+static const torch_fl::KernelInfo kOp_gelu_{
     "gelu_", "specs/npu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -720,7 +720,7 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
 }
 
 // silu_backward: specs/npu.yaml:89
-static const torch_fl::OpInfo kOp_silu_backward{
+static const torch_fl::KernelInfo kOp_silu_backward{
     "silu_backward", "specs/npu.yaml:89",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -766,7 +766,7 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // lerp.Scalar: specs/npu.yaml:95
-static const torch_fl::OpInfo kOp_lerp_Scalar{
+static const torch_fl::KernelInfo kOp_lerp_Scalar{
     "lerp.Scalar", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -793,7 +793,7 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
 
 // lerp.Scalar_out: specs/npu.yaml:95
 // out variant derived from lerp.Scalar
-static const torch_fl::OpInfo kOp_lerp_Scalar_out{
+static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
     "lerp.Scalar_out", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -822,7 +822,7 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
 
 // lerp_.Scalar: specs/npu.yaml:95
 // inplace variant derived from lerp.Scalar
-static const torch_fl::OpInfo kOp_lerp__Scalar{
+static const torch_fl::KernelInfo kOp_lerp__Scalar{
     "lerp_.Scalar", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -866,7 +866,7 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // where.self: specs/npu.yaml:96
-static const torch_fl::OpInfo kOp_where_self{
+static const torch_fl::KernelInfo kOp_where_self{
     "where.self", "specs/npu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -916,7 +916,7 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // baddbmm: specs/npu.yaml:125
-static const torch_fl::OpInfo kOp_baddbmm{
+static const torch_fl::KernelInfo kOp_baddbmm{
     "baddbmm", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -945,7 +945,7 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
 
 // baddbmm.out: specs/npu.yaml:125
 // out variant derived from baddbmm
-static const torch_fl::OpInfo kOp_baddbmm_out{
+static const torch_fl::KernelInfo kOp_baddbmm_out{
     "baddbmm.out", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -977,7 +977,7 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
 
 // baddbmm_: specs/npu.yaml:125
 // inplace variant derived from baddbmm
-static const torch_fl::OpInfo kOp_baddbmm_{
+static const torch_fl::KernelInfo kOp_baddbmm_{
     "baddbmm_", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1023,7 +1023,7 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
 }
 
 // _adaptive_avg_pool2d: specs/npu.yaml:198
-static const torch_fl::OpInfo kOp__adaptive_avg_pool2d{
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
     "_adaptive_avg_pool2d", "specs/npu.yaml:198",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -1066,7 +1066,7 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
 }
 
 // _adaptive_avg_pool2d_backward: specs/npu.yaml:202
-static const torch_fl::OpInfo kOp__adaptive_avg_pool2d_backward{
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
     "_adaptive_avg_pool2d_backward", "specs/npu.yaml:202",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

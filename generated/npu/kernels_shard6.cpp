@@ -34,7 +34,7 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // maximum: specs/npu.yaml:48
-static const torch_fl::OpInfo kOp_maximum{
+static const torch_fl::KernelInfo kOp_maximum{
     "maximum", "specs/npu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -61,7 +61,7 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
 
 // maximum.out: specs/npu.yaml:48
 // out variant derived from maximum
-static const torch_fl::OpInfo kOp_maximum_out{
+static const torch_fl::KernelInfo kOp_maximum_out{
     "maximum.out", "specs/npu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -108,7 +108,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // ne.Scalar: specs/npu.yaml:57
-static const torch_fl::OpInfo kOp_ne_Scalar{
+static const torch_fl::KernelInfo kOp_ne_Scalar{
     "ne.Scalar", "specs/npu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -133,7 +133,7 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
 
 // ne.Scalar_out: specs/npu.yaml:57
 // out variant derived from ne.Scalar
-static const torch_fl::OpInfo kOp_ne_Scalar_out{
+static const torch_fl::KernelInfo kOp_ne_Scalar_out{
     "ne.Scalar_out", "specs/npu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -176,7 +176,7 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // abs: specs/npu.yaml:63
-static const torch_fl::OpInfo kOp_abs{
+static const torch_fl::KernelInfo kOp_abs{
     "abs", "specs/npu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -201,7 +201,7 @@ at::Tensor wrap_abs(const at::Tensor & self) {
 
 // abs.out: specs/npu.yaml:63
 // out variant derived from abs
-static const torch_fl::OpInfo kOp_abs_out{
+static const torch_fl::KernelInfo kOp_abs_out{
     "abs.out", "specs/npu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -227,7 +227,7 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
 
 // abs_: specs/npu.yaml:63
 // inplace variant derived from abs
-static const torch_fl::OpInfo kOp_abs_{
+static const torch_fl::KernelInfo kOp_abs_{
     "abs_", "specs/npu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
@@ -266,7 +266,7 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // rsqrt: specs/npu.yaml:67
-static const torch_fl::OpInfo kOp_rsqrt{
+static const torch_fl::KernelInfo kOp_rsqrt{
     "rsqrt", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -291,7 +291,7 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
 
 // rsqrt.out: specs/npu.yaml:67
 // out variant derived from rsqrt
-static const torch_fl::OpInfo kOp_rsqrt_out{
+static const torch_fl::KernelInfo kOp_rsqrt_out{
     "rsqrt.out", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -317,7 +317,7 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
 
 // rsqrt_: specs/npu.yaml:67
 // inplace variant derived from rsqrt
-static const torch_fl::OpInfo kOp_rsqrt_{
+static const torch_fl::KernelInfo kOp_rsqrt_{
     "rsqrt_", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -357,7 +357,7 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
 }
 
 // masked_fill_.Scalar: specs/npu.yaml:102
-static const torch_fl::OpInfo kOp_masked_fill__Scalar{
+static const torch_fl::KernelInfo kOp_masked_fill__Scalar{
     "masked_fill_.Scalar", "specs/npu.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -396,7 +396,7 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // uniform_: specs/npu.yaml:111
-static const torch_fl::OpInfo kOp_uniform_{
+static const torch_fl::KernelInfo kOp_uniform_{
     "uniform_", "specs/npu.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -434,7 +434,7 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
 }
 
 // native_dropout_backward: specs/npu.yaml:116
-static const torch_fl::OpInfo kOp_native_dropout_backward{
+static const torch_fl::KernelInfo kOp_native_dropout_backward{
     "native_dropout_backward", "specs/npu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -483,7 +483,7 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
 }
 
 // convolution_overrideable: specs/npu.yaml:164
-static const torch_fl::OpInfo kOp_convolution_overrideable{
+static const torch_fl::KernelInfo kOp_convolution_overrideable{
     "convolution_overrideable", "specs/npu.yaml:164",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -540,7 +540,7 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
 }
 
 // convolution_backward_overrideable: specs/npu.yaml:170
-static const torch_fl::OpInfo kOp_convolution_backward_overrideable{
+static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
     "convolution_backward_overrideable", "specs/npu.yaml:170",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

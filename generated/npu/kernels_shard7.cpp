@@ -36,7 +36,7 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // eq.Tensor: specs/npu.yaml:52
-static const torch_fl::OpInfo kOp_eq_Tensor{
+static const torch_fl::KernelInfo kOp_eq_Tensor{
     "eq.Tensor", "specs/npu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -63,7 +63,7 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // eq.Tensor_out: specs/npu.yaml:52
 // out variant derived from eq.Tensor
-static const torch_fl::OpInfo kOp_eq_Tensor_out{
+static const torch_fl::KernelInfo kOp_eq_Tensor_out{
     "eq.Tensor_out", "specs/npu.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -111,7 +111,7 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
 }
 
 // threshold_backward: specs/npu.yaml:90
-static const torch_fl::OpInfo kOp_threshold_backward{
+static const torch_fl::KernelInfo kOp_threshold_backward{
     "threshold_backward", "specs/npu.yaml:90",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -155,7 +155,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // fill_.Scalar: specs/npu.yaml:107
-static const torch_fl::OpInfo kOp_fill__Scalar{
+static const torch_fl::KernelInfo kOp_fill__Scalar{
     "fill_.Scalar", "specs/npu.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -195,7 +195,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
 }
 
 // addmm: specs/npu.yaml:124
-static const torch_fl::OpInfo kOp_addmm{
+static const torch_fl::KernelInfo kOp_addmm{
     "addmm", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -224,7 +224,7 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
 
 // addmm.out: specs/npu.yaml:124
 // out variant derived from addmm
-static const torch_fl::OpInfo kOp_addmm_out{
+static const torch_fl::KernelInfo kOp_addmm_out{
     "addmm.out", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -256,7 +256,7 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
 
 // addmm_: specs/npu.yaml:124
 // inplace variant derived from addmm
-static const torch_fl::OpInfo kOp_addmm_{
+static const torch_fl::KernelInfo kOp_addmm_{
     "addmm_", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -301,7 +301,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // _softmax: specs/npu.yaml:136
-static const torch_fl::OpInfo kOp__softmax{
+static const torch_fl::KernelInfo kOp__softmax{
     "_softmax", "specs/npu.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -326,7 +326,7 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
 
 // _softmax.out: specs/npu.yaml:136
 // out variant derived from _softmax
-static const torch_fl::OpInfo kOp__softmax_out{
+static const torch_fl::KernelInfo kOp__softmax_out{
     "_softmax.out", "specs/npu.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -373,7 +373,7 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // avg_pool2d: specs/npu.yaml:190
-static const torch_fl::OpInfo kOp_avg_pool2d{
+static const torch_fl::KernelInfo kOp_avg_pool2d{
     "avg_pool2d", "specs/npu.yaml:190",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -398,7 +398,7 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
 
 // avg_pool2d.out: specs/npu.yaml:190
 // out variant derived from avg_pool2d
-static const torch_fl::OpInfo kOp_avg_pool2d_out{
+static const torch_fl::KernelInfo kOp_avg_pool2d_out{
     "avg_pool2d.out", "specs/npu.yaml:190",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -447,7 +447,7 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
 }
 
 // native_batch_norm: specs/npu.yaml:208
-static const torch_fl::OpInfo kOp_native_batch_norm{
+static const torch_fl::KernelInfo kOp_native_batch_norm{
     "native_batch_norm", "specs/npu.yaml:208",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -31,7 +31,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // div.Tensor: specs/nvidia.yaml:40
-static const torch_fl::OpInfo kOp_div_Tensor{
+static const torch_fl::KernelInfo kOp_div_Tensor{
     "div.Tensor", "specs/nvidia.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -61,7 +61,7 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // div.out: specs/nvidia.yaml:40
 // out variant derived from div.Tensor
-static const torch_fl::OpInfo kOp_div_out{
+static const torch_fl::KernelInfo kOp_div_out{
     "div.out", "specs/nvidia.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -93,7 +93,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
 
 // div_.Tensor: specs/nvidia.yaml:40
 // inplace variant derived from div.Tensor
-static const torch_fl::OpInfo kOp_div__Tensor{
+static const torch_fl::KernelInfo kOp_div__Tensor{
     "div_.Tensor", "specs/nvidia.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -133,7 +133,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // relu: specs/nvidia.yaml:44
-static const torch_fl::OpInfo kOp_relu{
+static const torch_fl::KernelInfo kOp_relu{
     "relu", "specs/nvidia.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -154,7 +154,7 @@ at::Tensor wrap_relu(const at::Tensor & self) {
 
 // relu_: specs/nvidia.yaml:44
 // inplace variant derived from relu
-static const torch_fl::OpInfo kOp_relu_{
+static const torch_fl::KernelInfo kOp_relu_{
     "relu_", "specs/nvidia.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -187,7 +187,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
 }
 
 // sum.dim_IntList: specs/nvidia.yaml:55
-static const torch_fl::OpInfo kOp_sum_dim_IntList{
+static const torch_fl::KernelInfo kOp_sum_dim_IntList{
     "sum.dim_IntList", "specs/nvidia.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -212,7 +212,7 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
 
 // sum.IntList_out: specs/nvidia.yaml:55
 // out variant derived from sum.dim_IntList
-static const torch_fl::OpInfo kOp_sum_IntList_out{
+static const torch_fl::KernelInfo kOp_sum_IntList_out{
     "sum.IntList_out", "specs/nvidia.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -251,7 +251,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // mean.dim: specs/nvidia.yaml:56
-static const torch_fl::OpInfo kOp_mean_dim{
+static const torch_fl::KernelInfo kOp_mean_dim{
     "mean.dim", "specs/nvidia.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -276,7 +276,7 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
 
 // mean.out: specs/nvidia.yaml:56
 // out variant derived from mean.dim
-static const torch_fl::OpInfo kOp_mean_out{
+static const torch_fl::KernelInfo kOp_mean_out{
     "mean.out", "specs/nvidia.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -317,7 +317,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
 }
 
 // mm: specs/nvidia.yaml:73
-static const torch_fl::OpInfo kOp_mm{
+static const torch_fl::KernelInfo kOp_mm{
     "mm", "specs/nvidia.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

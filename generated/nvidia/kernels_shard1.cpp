@@ -27,7 +27,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // silu: specs/nvidia.yaml:45
-static const torch_fl::OpInfo kOp_silu{
+static const torch_fl::KernelInfo kOp_silu{
     "silu", "specs/nvidia.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -52,7 +52,7 @@ at::Tensor wrap_silu(const at::Tensor & self) {
 
 // silu.out: specs/nvidia.yaml:45
 // out variant derived from silu
-static const torch_fl::OpInfo kOp_silu_out{
+static const torch_fl::KernelInfo kOp_silu_out{
     "silu.out", "specs/nvidia.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -78,7 +78,7 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
 
 // silu_: specs/nvidia.yaml:45
 // inplace variant derived from silu
-static const torch_fl::OpInfo kOp_silu_{
+static const torch_fl::KernelInfo kOp_silu_{
     "silu_", "specs/nvidia.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -112,7 +112,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // neg: specs/nvidia.yaml:49
-static const torch_fl::OpInfo kOp_neg{
+static const torch_fl::KernelInfo kOp_neg{
     "neg", "specs/nvidia.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -137,7 +137,7 @@ at::Tensor wrap_neg(const at::Tensor & self) {
 
 // neg.out: specs/nvidia.yaml:49
 // out variant derived from neg
-static const torch_fl::OpInfo kOp_neg_out{
+static const torch_fl::KernelInfo kOp_neg_out{
     "neg.out", "specs/nvidia.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -163,7 +163,7 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
 
 // neg_: specs/nvidia.yaml:49
 // inplace variant derived from neg
-static const torch_fl::OpInfo kOp_neg_{
+static const torch_fl::KernelInfo kOp_neg_{
     "neg_", "specs/nvidia.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -196,7 +196,7 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
 }
 
 // zero_: specs/nvidia.yaml:52
-static const torch_fl::OpInfo kOp_zero_{
+static const torch_fl::KernelInfo kOp_zero_{
     "zero_", "specs/nvidia.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,

@@ -29,7 +29,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
 }
 
 // native_layer_norm: specs/nvidia.yaml:67
-static const torch_fl::OpInfo kOp_native_layer_norm{
+static const torch_fl::KernelInfo kOp_native_layer_norm{
     "native_layer_norm", "specs/nvidia.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

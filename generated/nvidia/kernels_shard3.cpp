@@ -30,7 +30,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // exp: specs/nvidia.yaml:46
-static const torch_fl::OpInfo kOp_exp{
+static const torch_fl::KernelInfo kOp_exp{
     "exp", "specs/nvidia.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -55,7 +55,7 @@ at::Tensor wrap_exp(const at::Tensor & self) {
 
 // exp.out: specs/nvidia.yaml:46
 // out variant derived from exp
-static const torch_fl::OpInfo kOp_exp_out{
+static const torch_fl::KernelInfo kOp_exp_out{
     "exp.out", "specs/nvidia.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -81,7 +81,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
 
 // exp_: specs/nvidia.yaml:46
 // inplace variant derived from exp
-static const torch_fl::OpInfo kOp_exp_{
+static const torch_fl::KernelInfo kOp_exp_{
     "exp_", "specs/nvidia.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -115,7 +115,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
 }
 
 // tanh: specs/nvidia.yaml:47
-static const torch_fl::OpInfo kOp_tanh{
+static const torch_fl::KernelInfo kOp_tanh{
     "tanh", "specs/nvidia.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -140,7 +140,7 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
 
 // tanh.out: specs/nvidia.yaml:47
 // out variant derived from tanh
-static const torch_fl::OpInfo kOp_tanh_out{
+static const torch_fl::KernelInfo kOp_tanh_out{
     "tanh.out", "specs/nvidia.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -166,7 +166,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
 
 // tanh_: specs/nvidia.yaml:47
 // inplace variant derived from tanh
-static const torch_fl::OpInfo kOp_tanh_{
+static const torch_fl::KernelInfo kOp_tanh_{
     "tanh_", "specs/nvidia.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -200,7 +200,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
 }
 
 // sigmoid: specs/nvidia.yaml:48
-static const torch_fl::OpInfo kOp_sigmoid{
+static const torch_fl::KernelInfo kOp_sigmoid{
     "sigmoid", "specs/nvidia.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -225,7 +225,7 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
 
 // sigmoid.out: specs/nvidia.yaml:48
 // out variant derived from sigmoid
-static const torch_fl::OpInfo kOp_sigmoid_out{
+static const torch_fl::KernelInfo kOp_sigmoid_out{
     "sigmoid.out", "specs/nvidia.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -251,7 +251,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
 
 // sigmoid_: specs/nvidia.yaml:48
 // inplace variant derived from sigmoid
-static const torch_fl::OpInfo kOp_sigmoid_{
+static const torch_fl::KernelInfo kOp_sigmoid_{
     "sigmoid_", "specs/nvidia.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -285,7 +285,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // _log_softmax: specs/nvidia.yaml:62
-static const torch_fl::OpInfo kOp__log_softmax{
+static const torch_fl::KernelInfo kOp__log_softmax{
     "_log_softmax", "specs/nvidia.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -328,7 +328,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
 }
 
 // bmm: specs/nvidia.yaml:76
-static const torch_fl::OpInfo kOp_bmm{
+static const torch_fl::KernelInfo kOp_bmm{
     "bmm", "specs/nvidia.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

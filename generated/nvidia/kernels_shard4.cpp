@@ -28,7 +28,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // mul.Tensor: specs/nvidia.yaml:36
-static const torch_fl::OpInfo kOp_mul_Tensor{
+static const torch_fl::KernelInfo kOp_mul_Tensor{
     "mul.Tensor", "specs/nvidia.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -58,7 +58,7 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
 
 // mul.out: specs/nvidia.yaml:36
 // out variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul_out{
+static const torch_fl::KernelInfo kOp_mul_out{
     "mul.out", "specs/nvidia.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -90,7 +90,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 
 // mul_.Tensor: specs/nvidia.yaml:36
 // inplace variant derived from mul.Tensor
-static const torch_fl::OpInfo kOp_mul__Tensor{
+static const torch_fl::KernelInfo kOp_mul__Tensor{
     "mul_.Tensor", "specs/nvidia.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

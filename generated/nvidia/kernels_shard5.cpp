@@ -30,7 +30,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // add.Tensor: specs/nvidia.yaml:28
-static const torch_fl::OpInfo kOp_add_Tensor{
+static const torch_fl::KernelInfo kOp_add_Tensor{
     "add.Tensor", "specs/nvidia.yaml:28",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -60,7 +60,7 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
 
 // add.out: specs/nvidia.yaml:28
 // out variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add_out{
+static const torch_fl::KernelInfo kOp_add_out{
     "add.out", "specs/nvidia.yaml:28",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -92,7 +92,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
 
 // add_.Tensor: specs/nvidia.yaml:28
 // inplace variant derived from add.Tensor
-static const torch_fl::OpInfo kOp_add__Tensor{
+static const torch_fl::KernelInfo kOp_add__Tensor{
     "add_.Tensor", "specs/nvidia.yaml:28",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -134,7 +134,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // sub.Tensor: specs/nvidia.yaml:32
-static const torch_fl::OpInfo kOp_sub_Tensor{
+static const torch_fl::KernelInfo kOp_sub_Tensor{
     "sub.Tensor", "specs/nvidia.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -164,7 +164,7 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
 
 // sub.out: specs/nvidia.yaml:32
 // out variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub_out{
+static const torch_fl::KernelInfo kOp_sub_out{
     "sub.out", "specs/nvidia.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -196,7 +196,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
 
 // sub_.Tensor: specs/nvidia.yaml:32
 // inplace variant derived from sub.Tensor
-static const torch_fl::OpInfo kOp_sub__Tensor{
+static const torch_fl::KernelInfo kOp_sub__Tensor{
     "sub_.Tensor", "specs/nvidia.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -236,7 +236,7 @@ static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approxim
 }
 
 // gelu: specs/nvidia.yaml:50
-static const torch_fl::OpInfo kOp_gelu{
+static const torch_fl::KernelInfo kOp_gelu{
     "gelu", "specs/nvidia.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -261,7 +261,7 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
 
 // gelu.out: specs/nvidia.yaml:50
 // out variant derived from gelu
-static const torch_fl::OpInfo kOp_gelu_out{
+static const torch_fl::KernelInfo kOp_gelu_out{
     "gelu.out", "specs/nvidia.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -287,7 +287,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
 
 // gelu_: specs/nvidia.yaml:50
 // inplace variant derived from gelu
-static const torch_fl::OpInfo kOp_gelu_{
+static const torch_fl::KernelInfo kOp_gelu_{
     "gelu_", "specs/nvidia.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -26,7 +26,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
 }
 
 // fill_.Scalar: specs/nvidia.yaml:51
-static const torch_fl::OpInfo kOp_fill__Scalar{
+static const torch_fl::KernelInfo kOp_fill__Scalar{
     "fill_.Scalar", "specs/nvidia.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
@@ -57,7 +57,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
 }
 
 // _softmax: specs/nvidia.yaml:59
-static const torch_fl::OpInfo kOp__softmax{
+static const torch_fl::KernelInfo kOp__softmax{
     "_softmax", "specs/nvidia.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
@@ -100,7 +100,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
 }
 
 // addmm: specs/nvidia.yaml:79
-static const torch_fl::OpInfo kOp_addmm{
+static const torch_fl::KernelInfo kOp_addmm{
     "addmm", "specs/nvidia.yaml:79",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,

@@ -23,7 +23,7 @@ void OpContext::record_operand(const at::Tensor& tensor) {
   if (operand_count_ < kMaxOperands) operands_[operand_count_++] = &tensor;
 }
 
-OpContext::OpContext(const OpInfo& info) : info_(info) { check_not_forked(); }
+OpContext::OpContext(const KernelInfo& info) : info_(info) { check_not_forked(); }
 
 void OpContext::check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok) {
   if (!tensor.defined()) return;

@@ -106,7 +106,7 @@ def test_a_spec_file_name_is_escaped_in_comments_and_literals(tmp_path, file_nam
     files = generate_files(str(spec), REPO_ROOT)[1]
     assert_no_injected_code(files)
     shard = next(text for name, text in files.items() if "wrap_mm(" in text)
-    # The OpInfo names the spec by a literal holding exactly the file name's UTF-8 bytes.
+    # The KernelInfo names the spec by a literal holding exactly the file name's UTF-8 bytes.
     literal = re.search(r'"mm", ("(?:[^"\\]|\\.)*")', shard).group(1)
     assert _c_string_value(literal).endswith(file_name.encode() + b":19")
 

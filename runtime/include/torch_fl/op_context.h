@@ -26,7 +26,7 @@ constexpr uint64_t dtype_set(std::initializer_list<c10::ScalarType> dtypes) {
 }
 
 // Static facts about one generated kernel (one per registered overload).
-struct OpInfo {
+struct KernelInfo {
   const char* name;    // "add.Tensor"
   const char* source;  // "specs/mlu.yaml:31"
   uint64_t native_dtypes;
@@ -36,7 +36,7 @@ struct OpInfo {
 
 class OpContext {
  public:
-  explicit OpContext(const OpInfo& info);
+  explicit OpContext(const KernelInfo& info);
   OpContext(const OpContext&) = delete;
   OpContext& operator=(const OpContext&) = delete;
 
@@ -105,14 +105,14 @@ class OpContext {
   // For vendor ops, which have no CPU kernel: always raises NotImplementedError.
   [[noreturn]] void reject(FallbackReason reason) const;
 
-  const OpInfo& info() const { return info_; }
+  const KernelInfo& info() const { return info_; }
 
  private:
   static constexpr int kMaxOperands = 12;
   void check_on_device(const at::Tensor& tensor, const char* name);
   void record_operand(const at::Tensor& tensor);
 
-  const OpInfo& info_;
+  const KernelInfo& info_;
   c10::DeviceIndex device_ = -1;
   const char* device_arg_ = nullptr;
   // Device tensors seen by the checks: they decide a CPU scalar's dtype.
