@@ -127,7 +127,10 @@ at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
   for (int i = 0; i < operand_count_; ++i) state = at::native::update_result_type_state(*operands_[i], state);
   state = at::native::update_result_type_state(tensor, state);
   const c10::ScalarType common = at::native::result_type(state);
-  return tensor.to(device(), common);
+  // Asynchronous: the copy stages the number's bytes before it returns and runs
+  // in stream order before the op. A blocking copy would wait for everything
+  // queued before it, so each `x * 2.0` would drain the device queue.
+  return tensor.to(device(), common, /*non_blocking=*/true);
 }
 
 at::Tensor OpContext::meta(const at::Tensor& tensor) {

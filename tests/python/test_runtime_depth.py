@@ -183,3 +183,22 @@ def test_record_stream_keeps_a_block_until_the_other_stream_is_done(device):
     assert z.data_ptr() != address or side.query()
     side.synchronize()
     assert torch.equal(y.cpu(), torch.full((1 << 16,), 2.0))
+
+
+@pytest.mark.parametrize("expression", ["x * 2.0", "x + 1", "x.mul_(0.5)", "torch.where(x > 0, x, 0.0)"])
+def test_a_python_number_operand_does_not_wait_for_queued_work(device, expression):
+    """A Python number reaches the kernel as a CPU scalar that must move to the
+    device; the move must be stream-ordered, not a host wait on the queue."""
+    mod = getattr(torch, device.type)
+    big = torch.randn(1536, 1536, device=device)
+    x = torch.randn(4, device=device)
+    expected = eval(expression, {"torch": torch, "x": x.cpu()})
+    mod.synchronize()
+    product = big @ big  # tens of milliseconds of queued device work or more
+    queued = mod.Event()
+    queued.record()
+    result = eval(expression, {"torch": torch, "x": x})
+    still_running = not queued.query()
+    torch.testing.assert_close(result.cpu(), expected)
+    del product
+    assert still_running, f"`{expression}` waited for the work queued before it"

@@ -3,20 +3,12 @@
 #include "mlu_device.h"
 
 namespace mlu_sim {
-namespace {
-thread_local std::string last_error_detail;
-}  // namespace
 
 const torch_fl::sim::Chip& chip() {
   // Created once, thread-safely, and never destroyed: worker threads may still
   // be draining queues during static destruction.
   static const auto* mlu = new torch_fl::sim::Chip({"TORCH_FL_MLU", 2, 4096, MLU_MEMORY_ALIGNMENT});
   return *mlu;
-}
-
-mluRet_t fail(mluRet_t ret, std::string detail) {
-  last_error_detail = std::move(detail);
-  return ret;
 }
 
 }  // namespace mlu_sim
@@ -39,7 +31,7 @@ const char* mluGetErrorStr(mluRet_t ret) {
   return "MLU_RET_ERR_UNKNOWN: unknown status";
 }
 
-const char* mluGetLastErrorDetail(void) { return last_error_detail.c_str(); }
+const char* mluGetLastErrorDetail(void) { return torch_fl::sim::error_detail(); }
 
 mluRet_t mluGetDeviceCount(int* count) {
   if (!chip().configuration_error().empty()) return fail(MLU_RET_ERR_INVALID_VALUE, chip().configuration_error());
@@ -85,7 +77,7 @@ int mluPointerDevice(const void* ptr) { return chip().device_owning(ptr); }
 
 mluRet_t mluQueueCreate(int device, int priority, mluQueue_t* queue) {
   if (!chip().arena(device)) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluQueueCreate: device " + std::to_string(device));
-  *queue = new mluQueue_{std::make_unique<torch_fl::sim::WorkQueue>(device, priority)};
+  *queue = new mluQueue_{{std::make_unique<torch_fl::sim::WorkQueue>(device, priority)}};
   return MLU_RET_SUCCESS;
 }
 
@@ -108,7 +100,7 @@ int mluQueueDevice(mluQueue_t queue) { return queue->work->device(); }
 
 mluRet_t mluNotifierCreate(int device, mluNotifier_t* notifier) {
   if (!chip().arena(device)) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluNotifierCreate: device " + std::to_string(device));
-  *notifier = new mluNotifier_{std::make_shared<torch_fl::sim::Marker>(device)};
+  *notifier = new mluNotifier_{{std::make_shared<torch_fl::sim::Marker>(device)}};
   return MLU_RET_SUCCESS;
 }
 

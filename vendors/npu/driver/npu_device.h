@@ -1,27 +1,20 @@
 // Internals of the simulated NPU shared by its runtime API and its op library.
 #pragma once
 
-#include <memory>
-#include <string>
-
 #include "chip.h"
+#include "error_detail.h"
+#include "handles.h"
 #include "npu_runtime.h"
-#include "work_queue.h"
 
-struct npurtStream_ {
-  std::unique_ptr<torch_fl::sim::WorkQueue> work;
-};
-
-struct npurtEvent_ {
-  std::shared_ptr<torch_fl::sim::Marker> marker;
-};
+struct npurtStream_ : torch_fl::sim::QueueHandle {};
+struct npurtEvent_ : torch_fl::sim::MarkerHandle {};
 
 namespace npu_sim {
 
 // The devices, created on first use from TORCH_FL_NPU_* (see npu_runtime.h).
 const torch_fl::sim::Chip& chip();
 
-// Records the message for npurtGetRecentErrMsg() and returns `error`.
-npuError fail(npuError error, std::string message);
+// Records the message for npurtGetRecentErrMsg() and returns the error.
+using torch_fl::sim::fail;
 
 }  // namespace npu_sim

@@ -3,7 +3,6 @@
 
 namespace npu_sim {
 namespace {
-thread_local std::string recent_error;
 thread_local int32_t current_device = 0;
 
 torch_fl::sim::DeviceArena* current_arena() { return chip().arena(current_device); }
@@ -13,11 +12,6 @@ const torch_fl::sim::Chip& chip() {
   // Never destroyed: worker threads may still drain queues during static destruction.
   static const auto* npu = new torch_fl::sim::Chip({"TORCH_FL_NPU", 2, 4096, NPU_MEMORY_ALIGNMENT});
   return *npu;
-}
-
-npuError fail(npuError error, std::string message) {
-  recent_error = std::move(message);
-  return error;
 }
 
 }  // namespace npu_sim
@@ -40,7 +34,7 @@ const char* npurtGetErrorName(npuError error) {
   return "NPU_ERROR_UNKNOWN";
 }
 
-const char* npurtGetRecentErrMsg(void) { return recent_error.c_str(); }
+const char* npurtGetRecentErrMsg(void) { return torch_fl::sim::error_detail(); }
 
 npuError npurtGetDeviceCount(uint32_t* count) {
   if (!count) return fail(NPU_ERROR_INVALID_PARAM, "npurtGetDeviceCount: count is null");
@@ -98,7 +92,7 @@ npuError npurtPointerGetDevice(const void* ptr, int32_t* device) {
 }
 
 npuError npurtCreateStreamWithPriority(npurtStream* stream, int32_t priority) {
-  *stream = new npurtStream_{std::make_unique<torch_fl::sim::WorkQueue>(current_device, priority)};
+  *stream = new npurtStream_{{std::make_unique<torch_fl::sim::WorkQueue>(current_device, priority)}};
   return NPU_SUCCESS;
 }
 
@@ -118,7 +112,7 @@ npuError npurtStreamQuery(npurtStream stream, int32_t* complete) {
 }
 
 npuError npurtCreateEvent(npurtEvent* event) {
-  *event = new npurtEvent_{std::make_shared<torch_fl::sim::Marker>(current_device)};
+  *event = new npurtEvent_{{std::make_shared<torch_fl::sim::Marker>(current_device)}};
   return NPU_SUCCESS;
 }
 
