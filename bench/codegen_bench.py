@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 
+from bench_report import write_report  # noqa: E402  (bench/ is the script's folder)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COPIED = ("codegen", "specs", "templates", "generated", "runtime", "vendors", "tests", "CMakeLists.txt")
 
@@ -89,11 +91,7 @@ def main() -> int:
     print(f"{'one-op change: regenerate':<34} {regenerate:>10.2f} s")
     print(f"{'one-op change: rebuild':<34} {rebuild:>10.1f} s  (recompiled: "
           f"{', '.join(results['one_op_rebuilt_objects'])})")
-    out_dir = os.path.join(REPO, "build", "bench")
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "codegen.json"), "w") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
+    write_report("codegen.json", results)
     return 0
 
 

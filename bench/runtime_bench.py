@@ -24,6 +24,8 @@ import torch.nn.functional as F
 
 import torch_fl
 
+from bench_report import write_report  # noqa: E402  (bench/ is the script's folder)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -135,11 +137,7 @@ def main() -> int:
     print("large ops (CPU time / device time):")
     for name, v in large.items():
         print(f"  {name:<18} {v['device_ms']:>8.2f} ms vs {v['cpu_ms']:>8.2f} ms  {v['ratio']}")
-    out_dir = os.path.join(REPO, "build", "bench")
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "summary.json"), "w") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
+    write_report("summary.json", results)
     return 0
 
 

@@ -21,6 +21,8 @@ import torch
 
 import torch_fl
 
+from bench_report import write_report  # noqa: E402  (bench/ is the script's folder)
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests", "python"))
 
@@ -78,10 +80,7 @@ def main() -> int:
     print(f"{'metric':<22}{device.type:>14}{'torch.cuda':>14}{'ratio':>10}")
     for key in ours:
         print(f"{key:<22}{ours[key]:>14.3f}{native[key]:>14.3f}{ours[key] / native[key]:>10.3f}")
-    out_dir = os.path.join(REPO, "build", "bench")
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "vs_torch_cuda.json"), "w") as f:
-        json.dump({"vendor": vendor, "ours": ours, "torch_cuda": native}, f, indent=2)
+    write_report("vs_torch_cuda.json", {"vendor": vendor, "ours": ours, "torch_cuda": native})
     return 0
 
 
