@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz
+.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -45,6 +45,11 @@ FUZZ_SECONDS ?= 600
 fuzz: setup
 	@TORCH_FL_FUZZ_SECONDS=$(FUZZ_SECONDS) TORCH_FL_FUZZ_COMPILE=1 $(PYTHON) -m pytest -q -s -p no:cacheprovider \
 		tests/codegen/test_spec_fuzz.py
+
+# Mutation testing (issue #18), not part of `make test`: the torch_fl package's
+# listed mutants, each of which a test must kill.
+mutation: backend
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/mutation/package_mutants.py
 
 test-cpp: backend
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

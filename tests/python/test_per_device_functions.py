@@ -1,0 +1,109 @@
+"""The torch.<device> functions that take a device, in each form users write
+(an index, a string, a torch.device), on the second device while the first is
+current: a function that ignores its argument, or acts on the current device
+only, fails here. Tests that need two devices say so and skip alone."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import torch_fl
+
+needs_two_devices = pytest.mark.skipif(torch_fl.device_count() < 2,
+                                       reason="needs two devices of this vendor (the simulators have two by default)")
+
+
+@pytest.fixture
+def mod(device):
+    module = getattr(torch, device.type)
+    module.set_device(0)
+    yield module
+    module.set_device(0)
+
+
+def device_forms(device_type: str, index: int) -> list:
+    return [index, f"{device_type}:{index}", torch.device(device_type, index)]
+
+
+@needs_two_devices
+def test_memory_functions_report_the_device_they_are_given(device, mod):
+    mod.synchronize(1)
+    mod.empty_cache()
+    baseline = {form: mod.memory_allocated(form) for form in device_forms(device.type, 1)}
+    before_on_0 = mod.memory_allocated(0)
+    block = torch.empty(1 << 20, device=f"{device.type}:1")  # 4 MiB on device 1 only
+    for form in device_forms(device.type, 1):
+        assert mod.memory_allocated(form) == baseline[form] + block.nbytes, form
+        assert mod.memory_reserved(form) >= mod.memory_allocated(form), form
+        assert mod.max_memory_allocated(form) >= baseline[form] + block.nbytes, form
+        assert mod.memory_stats(form)["allocated_bytes.all.current"] == baseline[form] + block.nbytes, form
+    assert mod.memory_allocated(0) == before_on_0
+
+
+def test_peak_reserved_is_not_peak_allocated(device, mod):
+    """A 1-byte tensor holds a whole cached segment: reserved exceeds allocated."""
+    mod.synchronize()
+    mod.empty_cache()
+    mod.reset_peak_memory_stats(0)
+    tiny = torch.empty(1, device=device)
+    assert mod.max_memory_reserved(0) > mod.max_memory_allocated(0) >= tiny.nbytes
+    assert mod.max_memory_reserved(0) == mod.memory_stats(0)["reserved_bytes.all.peak"]
+
+
+@needs_two_devices
+def test_manual_seed_all_seeds_every_device(device, mod):
+    draws = []
+    for index in range(2):
+        mod.manual_seed_all(1234)
+        draws.append(torch.rand(8, device=f"{device.type}:{index}").cpu())
+    # Both devices start from the same seed, hence the same counter-based stream.
+    assert torch.equal(draws[0], draws[1])
+    mod.manual_seed_all(99)
+    with mod.device(1):
+        assert mod.initial_seed() == 99
+    mod.manual_seed(5)  # the current device only
+    with mod.device(1):
+        assert mod.initial_seed() == 99
+
+
+@needs_two_devices
+@pytest.mark.parametrize("form_index", [0, 1, 2])
+def test_rng_state_functions_act_on_the_device_they_are_given(device, mod, form_index):
+    target = device_forms(device.type, 1)[form_index]
+    mod.manual_seed_all(7)
+    saved = mod.get_rng_state(target)
+    first = torch.rand(16, device=f"{device.type}:1").cpu()
+    untouched_on_0 = mod.get_rng_state(0)
+    mod.set_rng_state(saved, target)
+    assert torch.equal(mod.get_rng_state(0), untouched_on_0), "set_rng_state changed another device"
+    again = torch.rand(16, device=f"{device.type}:1").cpu()
+    assert torch.equal(first, again), "set_rng_state did not restore the device it was given"
+
+
+@needs_two_devices
+@pytest.mark.parametrize("form_index", [0, 1, 2])
+def test_streams_belong_to_the_device_they_are_given(device, mod, form_index):
+    target = device_forms(device.type, 1)[form_index]
+    stream = mod.Stream(device=target)
+    assert stream.device == torch.device(device.type, 1)
+    assert mod.current_stream(target).device == torch.device(device.type, 1)
+    assert mod.default_stream(target).device_index == 1
+    with mod.stream(stream):  # switches the current device too, as CUDA does
+        x = torch.ones(4, device=f"{device.type}:1") * 3
+    stream.synchronize()
+    assert x.cpu().tolist() == [3.0] * 4
+
+
+def test_fallback_stats_count_calls_not_records(device):
+    """Three calls of an op no chip declares (a Bessel function) are three, in one record."""
+    x = torch.randn(3, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch_fl.reset_fallback_stats()
+        for _ in range(3):
+            torch.special.bessel_j0(x)
+    stats = torch_fl.fallback_stats()
+    assert stats.get("aten::special_bessel_j0.out") == {"Float": 3}, stats
+    assert torch_fl.fallback_count() == 3
