@@ -171,7 +171,8 @@ at::Tensor OpContext::allocate(const at::Tensor& expected) const {
 }
 
 at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {
-  return at::empty(tensor.sizes(), tensor.options().device(device()));
+  // empty_like's preserve rule, as the CPU kernel would allocate.
+  return at::empty_like(tensor, tensor.options().device(device()), at::MemoryFormat::Preserve);
 }
 
 at::Tensor OpContext::meta_output(const at::Tensor& out) {

@@ -11,12 +11,30 @@ at::TensorOptions meta_options(const at::Tensor& like, c10::ScalarType dtype) {
   return like.options().dtype(dtype).device(c10::DeviceType::Meta);
 }
 
+// empty_like's rule, as CPU kernels allocate: the input's strides when it is
+// dense, else its suggested memory format.
 at::Tensor meta_like(const at::Tensor& like) {
+  return at::empty_like(like, meta_options(like, like.scalar_type()), at::MemoryFormat::Preserve);
+}
+
+at::Tensor meta_contiguous_like(const at::Tensor& like) {
   return at::empty(like.sizes(), meta_options(like, like.scalar_type()));
 }
 
-at::Tensor meta_empty(at::IntArrayRef sizes, const at::Tensor& like, c10::ScalarType dtype) {
-  return at::empty(sizes, meta_options(like, dtype));
+at::Tensor meta_empty(at::IntArrayRef sizes, const at::Tensor& like, c10::ScalarType dtype,
+                      at::MemoryFormat format = at::MemoryFormat::Contiguous) {
+  return at::empty(sizes, meta_options(like, dtype).memory_format(format));
+}
+
+// CPU's convolution (and its backward) computes in channels_last, and returns
+// every output in it, when the input or the weight is channels_last.
+at::MemoryFormat convolution_memory_format(const at::Tensor& input, const at::Tensor& weight) {
+  const at::MemoryFormat channels_last = input.dim() == 4   ? at::MemoryFormat::ChannelsLast
+                                         : input.dim() == 5 ? at::MemoryFormat::ChannelsLast3d
+                                                            : at::MemoryFormat::Contiguous;
+  if (channels_last == at::MemoryFormat::Contiguous) return channels_last;
+  const bool either = input.suggest_memory_format() == channels_last || weight.suggest_memory_format() == channels_last;
+  return either ? channels_last : at::MemoryFormat::Contiguous;
 }
 
 // Batch-norm statistics: float for reduced-precision input with float parameters (mixed type).
@@ -36,7 +54,7 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight, const 
       transposed ? at::native::conv_input_size(input.sizes(), weight.sizes(), padding, output_padding, stride,
                                                dilation, groups)
                  : at::native::conv_output_size(input.sizes(), weight.sizes(), padding, stride, dilation);
-  return meta_empty(sizes, input, input.scalar_type());
+  return meta_empty(sizes, input, input.scalar_type(), convolution_memory_format(input, weight));
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
@@ -44,7 +62,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
     at::IntArrayRef, at::IntArrayRef, bool transposed, at::IntArrayRef, int64_t groups,
     std::array<bool, 3> output_mask) {
   const int64_t bias_size = transposed ? weight.size(1) * groups : weight.size(0);
-  return {output_mask[0] ? meta_like(input) : at::Tensor(), output_mask[1] ? meta_like(weight) : at::Tensor(),
+  const at::MemoryFormat format = convolution_memory_format(input, weight);
+  return {output_mask[0] ? meta_empty(input.sizes(), input, input.scalar_type(), format) : at::Tensor(),
+          output_mask[1] ? meta_empty(weight.sizes(), weight, weight.scalar_type(), format) : at::Tensor(),
           output_mask[2] ? meta_empty({bias_size}, grad_output, grad_output.scalar_type()) : at::Tensor()};
 }
 
@@ -75,7 +95,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& inpu
   std::vector<int64_t> stat_shape(input.sizes().begin(), input.sizes().begin() + axis);
   stat_shape.resize(input.dim(), 1);
   const c10::ScalarType stats = statistics_dtype(input, weight);
-  return {meta_like(input), meta_empty(stat_shape, input, stats), meta_empty(stat_shape, input, stats)};
+  // CPU's layer norm computes on a contiguous copy: its output is contiguous.
+  return {meta_contiguous_like(input), meta_empty(stat_shape, input, stats), meta_empty(stat_shape, input, stats)};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
@@ -84,7 +105,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
     std::array<bool, 3> output_mask) {
   const bool has_weight = weight.has_value() && weight->defined();
   const bool has_bias = bias.has_value() && bias->defined();
-  return {output_mask[0] ? meta_like(input) : at::Tensor(),
+  return {output_mask[0] ? meta_contiguous_like(input) : at::Tensor(),
           output_mask[1] && has_weight ? meta_like(*weight) : at::Tensor(),
           output_mask[2] && has_bias ? meta_like(*bias) : at::Tensor()};
 }
@@ -93,7 +114,7 @@ at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_si
   TORCH_CHECK(output_size.size() == 2, "adaptive_avg_pool2d: output_size must have 2 elements");
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 2);
   sizes.insert(sizes.end(), output_size.begin(), output_size.end());
-  return meta_empty(sizes, self, self.scalar_type());
+  return meta_empty(sizes, self, self.scalar_type(), self.suggest_memory_format());
 }
 
 at::Tensor adaptive_avg_pool2d_backward(const at::Tensor&, const at::Tensor& self) { return meta_like(self); }
