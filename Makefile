@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz
 
 setup:
 	@bash .ci/setup_env.sh
@@ -27,9 +27,17 @@ check-generated: setup
 
 backend: generate
 	@mkdir -p $(BUILD)
-	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
+	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_FL_TESTS=ON \
 		>$(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# The vendor's wheel, dist/torch_fl_<vendor>-*.whl, by scikit-build-core (pyproject.toml)
+# in the build tree of `make backend`: after it, only packing is left.
+wheel: backend
+	@mkdir -p dist
+	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps -w dist -C vendor=$(VENDOR) . \
+		>$(BUILD)/wheel.log 2>&1 || { cat $(BUILD)/wheel.log; exit 1; }
+	@ls -1 dist/torch_fl_$(VENDOR)-*.whl
 
 test: setup check-generated test-codegen
 	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python VENDOR=$$v || exit 1; done
