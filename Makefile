@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz
 
 setup:
 	@bash .ci/setup_env.sh
@@ -40,7 +40,7 @@ wheel: backend
 	@ls -1 dist/torch_fl_$(VENDOR)-*.whl
 
 test: setup check-generated test-codegen
-	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python VENDOR=$$v || exit 1; done
+	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python test-packaging VENDOR=$$v || exit 1; done
 
 test-codegen: setup
 	@$(PYTHON) -m pytest -q tests/codegen tests/conformance
@@ -58,10 +58,21 @@ test-cpp: backend
 test-python: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/python
 
+# The vendor's wheel installed into a temporary venv (torch from the cached environment):
+# autoload, its failure modes, the support matrix from the installed package.
+test-packaging: backend
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/packaging
+
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
+
+# What autoload adds to `import torch` (bench/import_bench.py), with this vendor's wheel
+# in a temporary venv.
+bench-import: wheel
+	@$(PYTHON) tests/packaging/wheel_venv.py build/import-bench-venv dist/torch_fl_$(VENDOR)-*.whl >/dev/null
+	@mkdir -p build/bench && cd build && import-bench-venv/bin/python ../bench/import_bench.py --json bench/import.json
 
 # The C++ and Python suites under AddressSanitizer + UndefinedBehaviorSanitizer; the
 # simulated driver's concurrency tests and the multi-thread, multi-stream,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import struct
 import sys
 import types
 import warnings
@@ -78,11 +79,16 @@ def problem_with(vendor_dir: str, info: dict, torch_version: str) -> str | None:
     library = os.path.join(vendor_dir, info["library"])
     try:
         with open(library, "rb") as f:
-            magic = f.read(4)
+            header, size = f.read(64), os.fstat(f.fileno()).st_size
     except OSError as error:
         return f"the {info['vendor']} backend library is missing: {library} ({error.strerror})"
-    if magic != b"\x7fELF":
-        return f"the {info['vendor']} backend library is not a shared library: {library}"
+    if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
+        return f"the {info['vendor']} backend library is not a 64-bit little-endian shared library: {library}"
+    # The section headers end the file: a truncated copy would crash dlopen (SIGBUS), not fail it.
+    section_headers_offset, = struct.unpack_from("<Q", header, 0x28)
+    entry_size, entries = struct.unpack_from("<HH", header, 0x3A)
+    if section_headers_offset + entry_size * entries > size:
+        return f"the {info['vendor']} backend library is truncated ({size} bytes): {library}"
     return None
 
 
