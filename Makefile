@@ -35,7 +35,7 @@ backend: generate
 # in the build tree of `make backend`: after it, only packing is left.
 wheel: backend
 	@mkdir -p dist
-	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps -w dist -C vendor=$(VENDOR) . \
+	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps -w dist -C vendor=$(VENDOR) -C build-dir=$(BUILD) . \
 		>$(BUILD)/wheel.log 2>&1 || { cat $(BUILD)/wheel.log; exit 1; }
 	@ls -1 dist/torch_fl_$(VENDOR)-*.whl
 

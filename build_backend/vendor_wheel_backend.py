@@ -7,9 +7,11 @@ scikit-build-core (pinned in requirements.txt and build-system.requires; the
 private entry point below is checked by tests/packaging):
 
 - the distribution name torch_fl_<vendor> and `torch==<the torch it builds against>`;
-- the CMake vendor (-DTORCH_FL_VENDOR) and build tree: build/<vendor>, the tree
-  `make backend` uses, when it links against this same torch release, so a
-  wheel after `make backend` is no second build; build/<vendor>-wheel otherwise.
+- the CMake vendor (-DTORCH_FL_VENDOR) and a build tree of its own,
+  build/<vendor>-wheel. `make wheel` passes `-C build-dir=build/<vendor>`, the
+  tree of `make backend`, so that a wheel after it is no second build. Sharing
+  that tree is safe only without build isolation: scikit-build-core clears the
+  CMake cache of a tree last configured from another isolated environment.
 
 The vendor comes from the config setting `vendor` (`pip install . -C vendor=npu`),
 else TORCH_FL_VENDOR, else mlu.
@@ -53,28 +55,8 @@ def _vendor_settings(config_settings) -> tuple[str, dict]:
         raise ValueError(f"torch_fl wheel: no spec for vendor '{vendor}' (specs/{vendor}.yaml); "
                          f"known vendors: {', '.join(known)}")
     settings["cmake.define.TORCH_FL_VENDOR"] = vendor
-    settings.setdefault("build-dir", _build_dir(vendor))
+    settings.setdefault("build-dir", f"build/{vendor}-wheel")
     return vendor, settings
-
-
-def _torch():
-    import torch  # the build environment's torch: the one the library links against
-    return torch
-
-
-def _build_dir(vendor: str) -> str:
-    shared = Path("build") / vendor
-    cache = shared / "CMakeCache.txt"
-    if not cache.is_file():
-        return str(shared)
-    torch_dir = re.search(r"^Torch_DIR:PATH=(.*)$", cache.read_text(), re.MULTILINE)
-    # .../site-packages/torch/share/cmake/Torch → torch/version.py of the torch the tree links against
-    version_file = Path(torch_dir.group(1)).parents[2] / "version.py" if torch_dir else None
-    if version_file and version_file.is_file():
-        built = re.search(r"^__version__ = '([^']+)'", version_file.read_text(), re.MULTILINE)
-        if built and built.group(1) == _torch().__version__:
-            return str(shared)
-    return str(shared) + "-wheel"
 
 
 def _vendor_pyproject(vendor: str) -> dict:
@@ -84,6 +66,7 @@ def _vendor_pyproject(vendor: str) -> dict:
     project["name"] = f"torch_fl_{vendor}"
     project["description"] = f"{project['description']} ({vendor})"
     # The library links against this torch's C++ ABI: exactly this release.
-    project["dependencies"] = [f"torch=={_torch().__version__.split('+')[0]}"]
+    import torch  # the build environment's: the one the library links against
+    project["dependencies"] = [f"torch=={torch.__version__.split('+')[0]}"]
     project["dynamic"] = [field for field in project.get("dynamic", []) if field != "dependencies"]
     return pyproject

@@ -56,8 +56,9 @@ def installed(tmp_path_factory) -> Installed:
     python = os.path.join(REPO, "build", "venv", "bin", "python")
     probe = subprocess.run([python, "-c", "import torch_fl; print(torch_fl.device_count())"], capture_output=True,
                            text=True, env=dict(os.environ, TORCH_FL_VENDOR=VENDOR), timeout=300)
-    if probe.returncode != 0 or probe.stdout.strip() == "0":
-        pytest.skip(f"no {VENDOR} device on this machine (or its backend does not load): the wheel's autoload "
+    assert probe.returncode == 0, f"the {VENDOR} backend does not load from the build tree:\n{probe.stderr}"
+    if probe.stdout.strip() == "0":
+        pytest.skip(f"no {VENDOR} device on this machine (torch_fl.device_count() == 0): the wheel's autoload "
                     "tests need one")
     build = subprocess.run(["make", "-s", "--no-print-directory", "wheel", f"VENDOR={VENDOR}"], cwd=REPO,
                            capture_output=True, text=True, timeout=3600)

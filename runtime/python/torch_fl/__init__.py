@@ -12,7 +12,6 @@ from __future__ import annotations
 import atexit
 import ctypes
 import json
-import os
 import sys
 from typing import Optional
 
