@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
 
-.PHONY: setup generate check-generated backend test test-codegen test-cpp test-python test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -27,12 +27,20 @@ check-generated: setup
 
 backend: generate
 	@mkdir -p $(BUILD)
-	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
+	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_FL_TESTS=ON \
 		>$(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The vendor's wheel, dist/torch_fl_<vendor>-*.whl, by scikit-build-core (pyproject.toml)
+# in the build tree of `make backend`: after it, only packing is left.
+wheel: backend
+	@mkdir -p dist
+	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps -w dist -C vendor=$(VENDOR) -C build-dir=$(BUILD) . \
+		>$(BUILD)/wheel.log 2>&1 || { cat $(BUILD)/wheel.log; exit 1; }
+	@ls -1 dist/torch_fl_$(VENDOR)-*.whl
+
 test: setup check-generated test-codegen
-	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python VENDOR=$$v || exit 1; done
+	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python test-packaging VENDOR=$$v || exit 1; done
 
 # Unit tests only: the generator's, and the conformance tool's rules (tests/conformance;
 # the tool itself, tests/conformance_tool, runs in `make conformance`).
@@ -57,10 +65,21 @@ test-cpp: backend
 test-python: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/python
 
+# The vendor's wheel installed into a temporary venv (torch from the cached environment):
+# autoload, its failure modes, the support matrix from the installed package.
+test-packaging: backend
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m pytest -q tests/packaging
+
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
+
+# What autoload adds to `import torch` (bench/import_bench.py), with this vendor's wheel
+# in a temporary venv.
+bench-import: wheel
+	@$(PYTHON) tests/packaging/wheel_venv.py build/import-bench-venv dist/torch_fl_$(VENDOR)-*.whl >/dev/null
+	@mkdir -p build/bench && cd build && import-bench-venv/bin/python ../bench/import_bench.py --json bench/import.json
 
 # The C++ and Python suites under AddressSanitizer + UndefinedBehaviorSanitizer; the
 # simulated driver's concurrency tests and the multi-thread, multi-stream,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import json
-import os
+import sys
 from typing import Optional
 
 import torch
@@ -30,8 +30,14 @@ def init() -> str:
         return backend.device
     if torch._C._get_privateuse1_backend_name() != backend.device:
         torch.utils.rename_privateuse1_backend(backend.device)
-    torch._register_device_module(backend.device, device_module)
-    torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+    if getattr(getattr(torch, backend.device, None), "_torch_fl_placeholder", False):
+        # Put there by the autoload hook (torch_fl_autoload), which loaded us on first use.
+        setattr(torch, backend.device, device_module)
+        sys.modules[f"torch.{backend.device}"] = device_module
+    else:
+        torch._register_device_module(backend.device, device_module)
+    if not hasattr(torch.Tensor, backend.device):  # the autoload hook may have generated them
+        torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
     _multiprocessing.register_reductions(backend.device)
     # Device work still queued at exit would run while the interpreter and
     # libtorch tear down: drain every device first.
@@ -104,10 +110,9 @@ def fallback_report() -> str:
 
 
 def support_matrix() -> dict:
-    """The generated support matrix of the loaded vendor (generated/<vendor>/support_matrix.json)."""
-    backend = _backend.load()
-    path = os.path.join(_backend.repo_root(), "generated", backend.vendor, "support_matrix.json")
-    with open(path) as f:
+    """The generated support matrix of the loaded vendor: support_matrix.json of the installed
+    wheel, or generated/<vendor>/ in the source tree."""
+    with open(_backend.data_file(_backend.load().vendor, "support_matrix.json")) as f:
         return json.load(f)
 
 

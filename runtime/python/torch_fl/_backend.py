@@ -52,6 +52,35 @@ def built_libraries() -> dict[str, str]:
     return found
 
 
+def installed_vendors() -> dict[str, str]:
+    """vendor → torch_fl/vendors/<vendor>/ of each installed Torch-FL wheel; empty in the source tree."""
+    import torch_fl_autoload
+    return torch_fl_autoload.installed_vendors()
+
+
+def _choose_installed(installed: dict[str, str], wanted: Optional[str]) -> tuple[str, str]:
+    """The installed wheel's library, checked against this torch (the autoload hook's checks)."""
+    import torch_fl_autoload
+    if wanted and wanted not in installed:
+        raise ImportError(f"torch_fl: TORCH_FL_VENDOR={wanted}, but the installed Torch-FL wheels are for "
+                          f"{', '.join(sorted(installed))}")
+    if not wanted and len(installed) > 1:
+        raise ImportError(f"torch_fl: Torch-FL wheels for several vendors are installed ({', '.join(sorted(installed))}); "
+                          "set TORCH_FL_VENDOR to choose one (one vendor per process)")
+    vendor = wanted or next(iter(installed))
+    info = torch_fl_autoload.read_build_info(installed[vendor])
+    problem = torch_fl_autoload.problem_with(installed[vendor], info, torch.__version__)
+    if problem:
+        raise ImportError(f"torch_fl: {problem}")
+    return vendor, os.path.join(installed[vendor], info["library"])
+
+
+def _autoloaded_device(vendor: str) -> Optional[str]:
+    """The device the autoload hook registered for this installed vendor, if it did."""
+    import torch_fl_autoload
+    return torch_fl_autoload.registered_device(vendor)
+
+
 def _choose_library() -> tuple[str, str]:
     explicit = os.environ.get("TORCH_FL_LIBRARY")
     wanted = os.environ.get("TORCH_FL_VENDOR")
@@ -61,6 +90,9 @@ def _choose_library() -> tuple[str, str]:
             raise ImportError(f"torch_fl: TORCH_FL_LIBRARY={explicit} is the '{named}' backend, but "
                               f"TORCH_FL_VENDOR={wanted}; unset one of them")
         return named, explicit
+    installed = installed_vendors()
+    if installed:
+        return _choose_installed(installed, wanted)
     libraries = built_libraries()
     if wanted:
         if wanted not in libraries:
@@ -117,9 +149,10 @@ def load() -> Backend:
         return _loaded
     vendor, path = _choose_library()
     # PrivateUse1 can be claimed once per process: by one Torch-FL vendor, or by
-    # another plugin. Check before loading, since loading registers kernels.
+    # another plugin. Check before loading, since loading registers kernels. The
+    # autoload hook (torch_fl_autoload) names it after this vendor's device first.
     owner = torch._C._get_privateuse1_backend_name()
-    if owner != "privateuseone":
+    if owner not in ("privateuseone", _autoloaded_device(vendor)):
         raise ImportError(f"torch_fl: cannot load the '{vendor}' backend ({path}): PrivateUse1 is already claimed "
                           f"by '{owner}' in this process. One vendor per process: set TORCH_FL_VENDOR to choose "
                           "which backend to load, and load no other PrivateUse1 plugin beside it")
@@ -134,3 +167,12 @@ def load() -> Backend:
 
 def repo_root() -> str:
     return _REPO_ROOT
+
+
+def data_file(vendor: str, name: str) -> str:
+    """A file the vendor's build ships beside its library (support_matrix.json, ...): from the
+    installed wheel's torch_fl/vendors/<vendor>/, or from generated/<vendor>/ in the source tree."""
+    installed = installed_vendors()
+    if vendor in installed:
+        return os.path.join(installed[vendor], name)
+    return os.path.join(_REPO_ROOT, "generated", vendor, name)

@@ -1,0 +1,186 @@
+"""PyTorch's autoload hook for an installed Torch-FL wheel (entry point group
+`torch.backends`, called at the end of `import torch`; TORCH_DEVICE_BACKEND_AUTOLOAD=0
+turns it off).
+
+Loading the backend library costs tens of milliseconds, so the hook only names
+the device and leaves the load to its first use: it renames PrivateUse1 after
+the vendor's device and registers `torch.<device>` as a placeholder. PyTorch
+calls `torch.<device>._lazy_init()` before a factory or `.to()` touches the
+device, and any other attribute of `torch.<device>` goes through the same
+load; then `import torch_fl` replaces the placeholder with the real module.
+
+The hook never breaks `import torch`. What it can check without loading the
+library (the torch the wheel was built for, the library file, the vendor
+choice, PrivateUse1 still free) gives one warning at import and leaves the
+reason in the placeholder, whose use raises RuntimeError saying it. A library
+that fails to load raises at first use the same way. This module lives outside
+the torch_fl package: importing torch_fl loads the backend.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import struct
+import sys
+import types
+import warnings
+
+_WARNING_PREFIX = "torch_fl autoload"
+_done = False
+_registered: dict[str, str] = {}  # vendor → the device this hook named PrivateUse1 after
+
+
+def registered_device(vendor: str) -> str | None:
+    return _registered.get(vendor)
+
+
+def autoload() -> None:
+    global _done
+    if _done:  # each installed vendor wheel declares the entry point
+        return
+    _done = True
+    try:
+        _autoload()
+    except Exception as error:  # noqa: BLE001 - never break `import torch`
+        warnings.warn(f"{_WARNING_PREFIX}: skipped ({type(error).__name__}: {error}); torch works without "
+                      "the device (TORCH_DEVICE_BACKEND_AUTOLOAD=0 turns autoload off)", RuntimeWarning,
+                      stacklevel=2)
+
+
+def installed_vendors() -> dict[str, str]:
+    """vendor → its directory torch_fl/vendors/<vendor>/ in the installed wheels, without importing torch_fl."""
+    spec = importlib.util.find_spec("torch_fl")
+    found: dict[str, str] = {}
+    for package_dir in (spec.submodule_search_locations or []) if spec else []:
+        vendors_dir = os.path.join(package_dir, "vendors")
+        for vendor in sorted(os.listdir(vendors_dir)) if os.path.isdir(vendors_dir) else []:
+            if os.path.isfile(os.path.join(vendors_dir, vendor, "build_info.json")):
+                found.setdefault(vendor, os.path.join(vendors_dir, vendor))
+    return found
+
+
+def read_build_info(vendor_dir: str) -> dict:
+    with open(os.path.join(vendor_dir, "build_info.json")) as f:
+        return json.load(f)
+
+
+def public_version(version: str) -> str:
+    """'2.13.0+cpu' → '2.13.0': the C++ ABI is the release's; the local label names the build flavour."""
+    return version.split("+")[0]
+
+
+def problem_with(vendor_dir: str, info: dict, torch_version: str) -> str | None:
+    """Why the vendor's library cannot be loaded into this torch, or None; checks only what is cheap."""
+    if public_version(info["torch_version"]) != public_version(torch_version):
+        return (f"the torch_fl_{info['vendor']} wheel was built for torch {info['torch_version']}, "
+                f"but this is torch {torch_version}; install torch=={public_version(info['torch_version'])} "
+                f"or a torch_fl_{info['vendor']} wheel built for torch {torch_version}")
+    library = os.path.join(vendor_dir, info["library"])
+    try:
+        with open(library, "rb") as f:
+            header, size = f.read(64), os.fstat(f.fileno()).st_size
+    except OSError as error:
+        return f"the {info['vendor']} backend library is missing: {library} ({error.strerror})"
+    if len(header) < 64 or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
+        return f"the {info['vendor']} backend library is not a 64-bit little-endian shared library: {library}"
+    # The section headers end the file: a truncated copy would crash dlopen (SIGBUS), not fail it.
+    section_headers_offset, = struct.unpack_from("<Q", header, 0x28)
+    entry_size, entries = struct.unpack_from("<HH", header, 0x3A)
+    if section_headers_offset + entry_size * entries > size:
+        return f"the {info['vendor']} backend library is truncated ({size} bytes): {library}"
+    return None
+
+
+def _autoload() -> None:
+    import torch  # partly imported (we run inside `import torch`); what the hook uses is defined
+
+    vendors = installed_vendors()
+    wanted = os.environ.get("TORCH_FL_VENDOR")
+    if wanted:
+        if wanted not in vendors:
+            _warn(f"TORCH_FL_VENDOR={wanted}, but the installed Torch-FL wheels are for "
+                  f"{', '.join(vendors) or 'no vendor'}")
+            return
+        vendors = {wanted: vendors[wanted]}
+    if not vendors:
+        return
+    infos = {vendor: read_build_info(path) for vendor, path in vendors.items()}
+    if len(vendors) > 1:
+        # Only one vendor per process can own PrivateUse1; which one is the user's choice.
+        reason = (f"Torch-FL wheels for several vendors are installed ({', '.join(vendors)}): set "
+                  "TORCH_FL_VENDOR to the one this process uses")
+        for info in infos.values():
+            _install_placeholder(torch, info["device"], reason)
+        return
+    (vendor, vendor_dir), = vendors.items()
+    info = infos[vendor]
+    device = info["device"]
+    owner = torch._C._get_privateuse1_backend_name()
+    if owner not in ("privateuseone", device):
+        _warn(f"the {device} device is not registered: PrivateUse1 is already claimed by '{owner}' in this process")
+        return
+    problem = problem_with(vendor_dir, info, torch.__version__)
+    if problem:
+        _warn(f"the {device} device is unavailable: {problem}. torch works; using the device raises this error")
+    if owner == "privateuseone":
+        torch.utils.rename_privateuse1_backend(device)
+    _registered[vendor] = device
+    _install_placeholder(torch, device, problem)
+    if problem is None and not hasattr(torch.Tensor, device):
+        torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"{_WARNING_PREFIX}: {message}", RuntimeWarning, stacklevel=4)
+
+
+def _install_placeholder(torch, device: str, problem: str | None) -> None:
+    if hasattr(torch, device):
+        return
+    placeholder = DevicePlaceholder(device, problem)
+    setattr(torch, device, placeholder)
+    sys.modules[f"torch.{device}"] = placeholder
+
+
+class DevicePlaceholder(types.ModuleType):
+    """`torch.<device>` until the backend is loaded: the first use loads it (import torch_fl),
+    or raises RuntimeError with the reason it cannot be loaded."""
+
+    _torch_fl_placeholder = True  # torch_fl.init() replaces it
+
+    def __init__(self, device: str, problem: str | None) -> None:
+        super().__init__(f"torch.{device}", f"torch.{device}: loads the Torch-FL backend on first use")
+        self._device = device
+        self._problem = problem
+
+    def _load(self) -> types.ModuleType:
+        if self._problem is not None:
+            raise RuntimeError(f"torch_fl: {self._problem}")
+        try:
+            import torch_fl
+        except Exception as error:
+            self._problem = f"the {self._device} backend failed to load: {type(error).__name__}: {error}"
+            raise RuntimeError(f"torch_fl: {self._problem}") from error
+        return torch_fl.device_module
+
+    def _lazy_init(self) -> None:
+        self._load()._lazy_init()
+
+    def is_available(self) -> bool:
+        """False, not an error, when the backend cannot load (as torch.cuda.is_available)."""
+        try:
+            return self._load().is_available()
+        except RuntimeError:
+            return False
+
+    def device_count(self) -> int:
+        try:
+            return self._load().device_count()
+        except RuntimeError:
+            return 0
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._load(), name)
