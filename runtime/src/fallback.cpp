@@ -84,6 +84,7 @@ const char* to_string(FallbackReason reason) {
     case FallbackReason::kDtype: return "dtype not native";
     case FallbackReason::kGuard: return "guard not met";
     case FallbackReason::kLayout: return "layout not supported";
+    case FallbackReason::kForced: return "forced";
   }
   return "unknown";
 }

@@ -18,6 +18,7 @@
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/fallback.h>
+#include <torch_fl/forced_fallback.h>
 #include <torch_fl/generator.h>
 #include <torch_fl/stream.h>
 
@@ -186,6 +187,26 @@ const char* tfl_fallback_stats_json() {
   }
   out << "]";
   json_buffer = out.str();
+  return json_buffer.c_str();
+}
+
+// `ops`: newline-separated "aten::name[.overload]"; empty restores every kernel.
+int tfl_set_forced_fallbacks(const char* ops) {
+  return guarded([&] {
+    std::vector<std::string> names;
+    std::istringstream lines(ops);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) names.push_back(line);
+    }
+    torch_fl::set_forced_fallbacks(names);
+  });
+}
+
+// The forced ops, newline-separated.
+const char* tfl_forced_fallbacks() {
+  std::string joined;
+  for (const std::string& name : torch_fl::forced_fallbacks()) joined += name + "\n";
+  json_buffer = joined;
   return json_buffer.c_str();
 }
 

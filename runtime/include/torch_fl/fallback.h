@@ -11,7 +11,7 @@
 
 namespace torch_fl {
 
-enum class FallbackReason { kNotInSpec, kDtype, kGuard, kLayout };
+enum class FallbackReason { kNotInSpec, kDtype, kGuard, kLayout, kForced };
 const char* to_string(FallbackReason reason);
 
 enum class FallbackMode { kWarn, kSilent, kStrict };

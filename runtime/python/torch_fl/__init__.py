@@ -17,7 +17,8 @@ from typing import Optional
 
 import torch
 
-from . import _backend, device_module, multiprocessing as _multiprocessing
+from . import _backend, device_module, forced_fallback as _forced_fallback, multiprocessing as _multiprocessing
+from .forced_fallback import force_fallback, forced_fallbacks  # noqa: F401  (public API)
 
 _initialized = False
 
@@ -39,6 +40,7 @@ def init() -> str:
     if not hasattr(torch.Tensor, backend.device):  # the autoload hook may have generated them
         torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
     _multiprocessing.register_reductions(backend.device)
+    _forced_fallback.apply_environment()
     # Device work still queued at exit would run while the interpreter and
     # libtorch tear down: drain every device first.
     atexit.register(_drain_devices)
