@@ -20,6 +20,7 @@
 #include <torch_fl/fallback.h>
 #include <torch_fl/forced_fallback.h>
 #include <torch_fl/generator.h>
+#include <torch_fl/logging.h>
 #include <torch_fl/stream.h>
 
 namespace {
@@ -208,6 +209,18 @@ const char* tfl_forced_fallbacks() {
   for (const std::string& name : torch_fl::forced_fallbacks()) joined += name + "\n";
   json_buffer = joined;
   return json_buffer.c_str();
+}
+
+// 0 off, 1 info, 2 debug; the sink receives (level, line) instead of stderr.
+int tfl_set_log_level(int level) {
+  return guarded([&] {
+    TORCH_CHECK_VALUE(level >= 0 && level <= 2, "log level must be 0 (off), 1 (info) or 2 (debug), got ", level);
+    torch_fl::set_log_level(static_cast<torch_fl::LogLevel>(level));
+  });
+}
+
+int tfl_set_log_sink(torch_fl::LogSink sink) {
+  return guarded([&] { torch_fl::set_log_sink(sink); });
 }
 
 int tfl_reset_fallback_stats() {

@@ -19,6 +19,7 @@ import torch
 
 from . import _backend, device_module, forced_fallback as _forced_fallback, multiprocessing as _multiprocessing
 from .forced_fallback import force_fallback, forced_fallbacks  # noqa: F401  (public API)
+from .log import set_log_level  # noqa: F401  (public API)
 
 _initialized = False
 

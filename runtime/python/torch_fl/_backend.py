@@ -128,6 +128,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_memory_info": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
         "tfl_reset_fallback_stats": [],
         "tfl_set_forced_fallbacks": [c_char_p],
+        "tfl_set_log_level": [c_int],
+        "tfl_set_log_sink": [ctypes.c_void_p],
         "tfl_manual_seed": [c_int, c_uint64],
         "tfl_seed": [c_int, ctypes.POINTER(c_uint64)],
         "tfl_initial_seed": [c_int, ctypes.POINTER(c_uint64)],

@@ -1,0 +1,38 @@
+"""torch_fl's log lines through Python's logging (logger "torch_fl"), so that
+applications route them like their own. TORCH_FL_LOG=info|debug still works
+without Python and prints to stderr until set_log_level is called."""
+from __future__ import annotations
+
+import ctypes
+import logging
+
+from . import _backend
+
+LOGGER = logging.getLogger("torch_fl")
+_RUNTIME_LEVELS = {"warning": 0, "info": 1, "debug": 2}
+_PYTHON_LEVELS = {1: logging.INFO, 2: logging.DEBUG}
+_SINK_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p)
+
+
+def _forward(level: int, line: bytes) -> None:
+    LOGGER.log(_PYTHON_LEVELS.get(level, logging.DEBUG), line.decode(errors="replace"))
+
+
+_sink = _SINK_TYPE(_forward)  # kept alive for as long as the runtime may call it
+
+
+def set_log_level(level: str) -> None:
+    """"debug" (one line per dispatch decision), "info", or "warning" (only
+    warnings, which arrive as Python warnings). Lines go to the "torch_fl"
+    logger; if neither it nor the root logger has a handler, one that writes
+    to stderr is added, so that the lines show as they did before."""
+    if level not in _RUNTIME_LEVELS:
+        raise ValueError(f"torch_fl.set_log_level: level must be one of {sorted(_RUNTIME_LEVELS)}, got {level!r}")
+    lib = _backend.load()
+    lib.call("tfl_set_log_sink", ctypes.cast(_sink, ctypes.c_void_p))
+    lib.call("tfl_set_log_level", _RUNTIME_LEVELS[level])
+    LOGGER.setLevel(getattr(logging, level.upper()))
+    if not LOGGER.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("[torch_fl] %(message)s"))
+        LOGGER.addHandler(handler)
