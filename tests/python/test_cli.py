@@ -1,0 +1,90 @@
+"""`torch-fl` (python -m torch_fl): info, inventory and matrix, run as a user
+runs them, in a fresh process."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import torch_fl
+
+SCRIPT = """
+import sys, torch, torch_fl
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)).to(torch_fl.device())
+x = torch.randn(16, 4, device=torch_fl.device())
+for _ in range(int(sys.argv[1])):
+    loss = torch.special.erfcx(model(x)).sum()  # erfcx: no chip declares it, so it falls back
+    loss.backward()
+if sys.argv[2] == "fail":
+    raise RuntimeError("the training script failed")
+"""
+
+
+def torch_fl_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TORCH_FL_FALLBACK="silent")
+    return subprocess.run([sys.executable, "-m", "torch_fl", *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(SCRIPT)
+    return path
+
+
+def test_info_reports_devices_memory_and_versions_as_json(device):
+    run = torch_fl_cli("info", "--json")
+    assert run.returncode == 0, run.stderr
+    info = json.loads(run.stdout)
+    assert info["vendor"] == torch_fl.vendor() and info["device_count"] == torch_fl.device_count()
+    assert info["native_overloads"] == torch_fl.support_matrix()["native_overloads"]
+    for entry in info["devices"]:
+        assert entry["total_bytes"] > 0
+        assert entry["fragmentation_bytes"] == entry["reserved_bytes"] - entry["allocated_bytes"]
+
+
+def test_inventory_lists_native_and_fallback_overloads_with_their_counts(device, script, tmp_path):
+    report_path = tmp_path / "inventory.json"
+    run = torch_fl_cli("inventory", "--json", str(report_path), "--", "python", str(script), "3", "ok")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(report_path.read_text())
+    ops = {row["overload"]: row for row in report["ops"]}
+    assert ops["aten::special_erfcx"]["fallback_calls"] == 3, ops["aten::special_erfcx"]
+    assert ops["aten::special_erfcx"]["reasons"] == {"not in spec": 3}
+    assert ops["aten::addmm"]["native_calls"] == 6 and ops["aten::addmm"]["fallback_calls"] == 0
+    assert ops["aten::addmm"]["spec"].startswith(f"specs/{torch_fl.vendor()}.yaml:")
+    assert report["calls"] == sum(row["calls"] for row in report["ops"])
+    assert 0 < report["fallback_share"] < 1
+    assert "on the CPU fallback" in run.stderr
+
+
+def test_inventory_fails_on_fallback_when_asked(device, script):
+    run = torch_fl_cli("inventory", "--fail-on-fallback", "--", "python", str(script), "1", "ok")
+    assert run.returncode == 3
+
+
+def test_inventory_of_a_failing_script_still_reports_and_keeps_its_status(device, script, tmp_path):
+    report_path = tmp_path / "inventory.json"
+    run = torch_fl_cli("inventory", "--json", str(report_path), "--", "python", str(script), "1", "fail")
+    assert run.returncode == 1
+    assert "the training script failed" in run.stderr
+    report = json.loads(report_path.read_text())
+    assert report["script_exit_status"] == 1 and report["calls"] > 0
+
+
+def test_matrix_prints_the_summary_and_writes_the_page(device, tmp_path):
+    run = torch_fl_cli("matrix")
+    assert run.returncode == 0 and torch_fl.vendor() in run.stdout
+    page = tmp_path / "matrix.html"
+    assert torch_fl_cli("matrix", "--html", str(page)).returncode == 0
+    assert page.read_text().lstrip().lower().startswith("<!doctype html")
+
+
+def test_unknown_arguments_print_usage_and_exit_2():
+    run = torch_fl_cli("bogus")
+    assert run.returncode == 2 and "usage: torch-fl" in run.stderr
+    assert torch_fl_cli("inventory").returncode == 2
