@@ -20,6 +20,8 @@ import torch
 from . import _backend, amp, device_module, forced_fallback as _forced_fallback, multiprocessing as _multiprocessing
 from .forced_fallback import force_fallback, forced_fallbacks  # noqa: F401  (public API)
 from .log import set_log_level  # noqa: F401  (public API)
+from . import cuda_compatibility as _cuda_compatibility
+from .cuda_compatibility import cuda_compat  # noqa: F401  (public API)
 
 _initialized = False
 
@@ -46,6 +48,7 @@ def init() -> str:
     # libtorch tear down: drain every device first.
     atexit.register(_drain_devices)
     _initialized = True
+    _cuda_compatibility.apply_environment()  # after: enabling it initialises torch_fl
     return backend.device
 
 

@@ -1,0 +1,182 @@
+"""Opt-in compatibility for code written for CUDA: inside torch_fl.cuda_compat()
+(or after enable(), or with TORCH_FL_CUDA_COMPAT=1), `.cuda()`, `device="cuda"`,
+`"cuda:1"`, `torch.device("cuda")`, `.to(0)`, `torch.cuda.*`, `torch.cuda.amp`,
+`torch.autocast("cuda")`, `torch.amp.GradScaler("cuda")` and
+`torch.load(map_location="cuda")` mean the loaded vendor's device.
+
+It works by wrapping the Python entry points that take a device (PyTorch parses
+device strings in C++, where "cuda" cannot be renamed), so it is never on by
+default; disable() puts every original object back. With a real CUDA device
+present it refuses unless forced: silently moving work off a GPU would be worse
+than an error."""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+
+from . import _backend, amp, device_module
+
+ENV_VAR = "TORCH_FL_CUDA_COMPAT"
+
+# torch functions that take a `device=` keyword (factories and *_like).
+_FACTORIES = ("tensor", "as_tensor", "scalar_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint",
+              "randperm", "arange", "range", "linspace", "logspace", "eye", "empty_strided", "zeros_like",
+              "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "tril_indices",
+              "triu_indices")
+# torch.cuda functions and classes that the vendor module has under the same name.
+_CUDA_NAMES = ("is_available", "device_count", "current_device", "set_device", "device", "synchronize",
+               "memory_allocated", "memory_reserved", "max_memory_allocated", "max_memory_reserved", "memory_stats",
+               "reset_peak_memory_stats", "empty_cache", "mem_get_info", "Stream", "Event", "current_stream",
+               "default_stream", "stream", "set_stream", "manual_seed", "manual_seed_all", "seed", "seed_all",
+               "initial_seed", "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all",
+               "get_device_name", "get_device_properties", "get_device_capability", "is_initialized", "init")
+
+
+@dataclass
+class _Patch:
+    owner: Any
+    name: str
+    original: Any
+    owned: bool  # the attribute was the owner's own (not inherited): restore it, else delete ours
+
+
+_patches: list[_Patch] = []
+
+
+def _vendor() -> str:
+    return _backend.load().device
+
+
+def _map_device(value: Any) -> Any:
+    """"cuda", "cuda:N", torch.device("cuda", N) and an int index → the vendor's device."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return torch.device(_vendor(), value)
+    if isinstance(value, str) and (value == "cuda" or value.startswith("cuda:")):
+        return torch.device(value.replace("cuda", _vendor(), 1))
+    if isinstance(value, torch.device) and value.type == "cuda":
+        return torch.device(_vendor(), value.index) if value.index is not None else torch.device(_vendor())
+    return value
+
+
+def _with_device_keyword(function: Callable) -> Callable:
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if "device" in kwargs:
+            kwargs["device"] = _map_device(kwargs["device"])
+        return function(*args, **kwargs)
+    return wrapper
+
+
+def _with_device_arguments(function: Callable) -> Callable:
+    """Tensor.to / Module.to: a device may come first, positionally."""
+    @functools.wraps(function)
+    def wrapper(self, *args, **kwargs):
+        if args and isinstance(args[0], (str, int, torch.device)) and not isinstance(args[0], bool):
+            args = (_map_device(args[0]),) + args[1:]
+        if "device" in kwargs:
+            kwargs["device"] = _map_device(kwargs["device"])
+        return function(self, *args, **kwargs)
+    return wrapper
+
+
+def _to_vendor(self, device=None, non_blocking: bool = False, **kwargs):
+    """Tensor.cuda / Module.cuda."""
+    index = device_module.current_device() if device is None else _map_device(device)
+    target = index if isinstance(index, torch.device) else torch.device(_vendor(), index)
+    if isinstance(self, torch.nn.Module):
+        return self.to(target)
+    return self.to(target, non_blocking=non_blocking, **kwargs)
+
+
+class _autocast(torch.autocast):
+    def __init__(self, device_type: str, *args, **kwargs):
+        super().__init__(_vendor() if device_type == "cuda" else device_type, *args, **kwargs)
+
+
+class _GradScaler(torch.amp.GradScaler):
+    def __init__(self, device: str = "cuda", *args, **kwargs):
+        super().__init__(_vendor() if device == "cuda" else device, *args, **kwargs)
+
+
+def _patch(owner: Any, name: str, replacement: Any) -> None:
+    owned = name in vars(owner)
+    _patches.append(_Patch(owner, name, getattr(owner, name, None), owned))
+    setattr(owner, name, replacement)
+
+
+def _real_cuda_present() -> bool:
+    return bool(torch.backends.cuda.is_built()) and torch._C._cuda_getDeviceCount() > 0
+
+
+def is_enabled() -> bool:
+    return bool(_patches)
+
+
+def enable(force: bool = False) -> None:
+    """Makes CUDA spellings mean the vendor's device until disable()."""
+    if _patches:
+        return
+    if _real_cuda_present() and not force:
+        raise RuntimeError("torch_fl.cuda_compat: this machine has a real CUDA device, and compatibility mode would "
+                           f"send code written for it to '{_vendor()}' instead; pass force=True if that is meant")
+    import torch_fl
+    torch_fl.init()
+    vendor_module = getattr(torch, _vendor())
+    for name in _FACTORIES:
+        _patch(torch, name, _with_device_keyword(getattr(torch, name)))
+    _patch(torch.Tensor, "to", _with_device_arguments(torch.Tensor.to))
+    _patch(torch.nn.Module, "to", _with_device_arguments(torch.nn.Module.to))
+    _patch(torch.Tensor, "cuda", _to_vendor)
+    _patch(torch.nn.Module, "cuda", _to_vendor)
+    _patch(torch.Tensor, "is_cuda", property(lambda self: self.device.type in ("cuda", _vendor())))
+    for name in _CUDA_NAMES:
+        if hasattr(vendor_module, name):
+            _patch(torch.cuda, name, getattr(vendor_module, name))
+    _patch(torch.cuda.amp, "autocast", amp.autocast)
+    _patch(torch.cuda.amp, "GradScaler", amp.GradScaler)
+    _patch(torch, "autocast", _autocast)
+    _patch(torch.amp, "autocast", _autocast)
+    _patch(torch.amp, "GradScaler", _GradScaler)
+    load = torch.load
+    _patch(torch, "load", functools.wraps(load)(
+        lambda *args, map_location=None, **kwargs: load(*args, map_location=_map_device(map_location), **kwargs)))
+
+
+def disable() -> None:
+    """Puts back every object enable() replaced."""
+    while _patches:
+        patch = _patches.pop()
+        if patch.owned:
+            setattr(patch.owner, patch.name, patch.original)
+        else:
+            delattr(patch.owner, patch.name)
+
+
+@contextlib.contextmanager
+def cuda_compat(force: bool = False):
+    """`with torch_fl.cuda_compat():` code written for CUDA runs on the vendor's device."""
+    already = is_enabled()
+    enable(force=force)
+    try:
+        yield
+    finally:
+        if not already:
+            disable()
+
+
+# torch_fl.cuda_compat.enable() / .disable() / .is_enabled(), beside the context manager itself.
+cuda_compat.enable = enable
+cuda_compat.disable = disable
+cuda_compat.is_enabled = is_enabled
+
+
+def apply_environment() -> None:
+    if os.environ.get(ENV_VAR, "") not in ("", "0"):
+        enable(force=os.environ[ENV_VAR] == "force")

@@ -1,0 +1,104 @@
+"""CUDA-code compatibility (opt-in): a training script written exactly as for
+CUDA runs on the vendor's device with compat on, matches CPU, and fails as it
+would without a GPU when compat is off; disable() restores every object."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import torch_fl
+from torch_fl import cuda_compatibility
+
+# Written as a user writes it for a GPU: nothing here names the vendor.
+CUDA_TRAINING_SCRIPT = r"""
+import io, sys, torch
+assert torch.cuda.is_available() and torch.cuda.device_count() >= 1
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1)).cuda()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+scaler = torch.cuda.amp.GradScaler(init_scale=2.0**10)
+x = torch.randn(32, 8).cuda()
+y = torch.zeros(32, 1, device="cuda") + x.sum(dim=1, keepdim=True).to("cuda:0") * 0.5
+for _ in range(20):
+    optimizer.zero_grad()
+    with torch.cuda.amp.autocast():
+        loss = torch.nn.functional.mse_loss(model(x).float(), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+torch.cuda.synchronize()
+buffer = io.BytesIO()
+torch.save(model.state_dict(), buffer)
+buffer.seek(0)
+state = torch.load(buffer, map_location="cuda")
+assert all(t.is_cuda for t in state.values())
+print(next(iter(state.values())).device.type, f"{loss.item():.6f}", torch.cuda.memory_allocated() > 0)
+"""
+
+
+def run_script(compat: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TORCH_FL_FALLBACK="silent", TORCH_FL_CUDA_COMPAT=compat)
+    code = "import torch_fl\n" + CUDA_TRAINING_SCRIPT
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_a_cuda_training_script_runs_on_the_device_with_compat_on(device):
+    run = run_script("1")
+    assert run.returncode == 0, run.stderr
+    device_type, loss, allocated = run.stdout.split()
+    assert device_type == device.type and allocated == "True"
+    assert float(loss) < 1.0
+
+
+def test_the_same_script_fails_cleanly_with_compat_off(device):
+    run = run_script("0")
+    assert run.returncode != 0
+    assert "AssertionError" in run.stderr and "Traceback" in run.stderr
+
+
+def test_compat_results_match_cpu(device):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 3)
+    x = torch.randn(5, 4)
+    expected = model(x)
+    with torch_fl.cuda_compat():
+        got = model.cuda()(x.to("cuda"))
+        assert got.device.type == device.type
+        assert torch.zeros(2, device=torch.device("cuda", 1)).device == torch.device(device.type, 1)
+        assert x.to(0).device == torch.device(device.type, 0)
+        with torch.autocast("cuda", dtype=torch.float16):
+            assert torch.mm(got.float(), torch.ones(3, 2, device="cuda")).dtype == torch.float16
+    torch.testing.assert_close(got.cpu(), expected.detach())
+
+
+def test_disable_restores_every_patched_object(device):
+    watched = [(torch, "zeros"), (torch, "load"), (torch, "autocast"), (torch.Tensor, "to"), (torch.Tensor, "cuda"),
+               (torch.nn.Module, "to"), (torch.cuda, "is_available"), (torch.cuda, "Stream"),
+               (torch.cuda.amp, "autocast"), (torch.amp, "GradScaler")]
+    before = [getattr(owner, name) for owner, name in watched]
+    is_cuda_before = "is_cuda" in vars(torch.Tensor)
+    torch_fl.cuda_compat.enable()
+    assert torch.cuda.is_available is getattr(torch, device.type).is_available
+    torch_fl.cuda_compat.disable()
+    after = [getattr(owner, name) for owner, name in watched]
+    assert all(a is b for a, b in zip(after, before))
+    assert ("is_cuda" in vars(torch.Tensor)) == is_cuda_before
+    assert not torch_fl.cuda_compat.is_enabled()
+
+
+def test_compat_is_never_on_by_default(device):
+    assert not torch_fl.cuda_compat.is_enabled()
+    assert torch.cuda.is_available is not getattr(torch, device.type).is_available
+
+
+def test_a_real_cuda_device_makes_compat_refuse_unless_forced(device, monkeypatch):
+    monkeypatch.setattr(cuda_compatibility, "_real_cuda_present", lambda: True)
+    with pytest.raises(RuntimeError, match="real CUDA device.*force=True"):
+        torch_fl.cuda_compat.enable()
+    assert not torch_fl.cuda_compat.is_enabled()
+    with torch_fl.cuda_compat(force=True):
+        assert torch.ones(1, device="cuda").device.type == device.type
