@@ -17,7 +17,7 @@ from typing import Optional
 
 import torch
 
-from . import _backend, amp, device_module, forced_fallback as _forced_fallback, multiprocessing as _multiprocessing
+from . import _backend, amp, device_module, placement, forced_fallback as _forced_fallback, multiprocessing as _multiprocessing
 from .forced_fallback import force_fallback, forced_fallbacks  # noqa: F401  (public API)
 from .log import set_log_level  # noqa: F401  (public API)
 from . import cuda_compatibility as _cuda_compatibility

@@ -1,0 +1,129 @@
+"""Placement policy: which submodules of a model run on the vendor's device and
+which on CPU, with activations moved at the boundaries (forward pre-hooks) only
+where the device changes. Gradients flow back across them, since the moves are
+ordinary differentiable `.to()` calls.
+
+    policy = DevicePlacementPolicy({"embedding": "cpu", "*": "mlu"})
+    policy.apply(model)
+
+Keys are submodule names as `model.named_modules()` gives them, or globs over
+them; the most specific key wins (an exact name before a glob, a longer glob
+before a shorter one, "*" last). The value "auto" runs one batch
+(`example_inputs`) and places on CPU every leaf module whose ops fell back,
+on the device every other; apply() returns what it decided, and logs it."""
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import logging
+from typing import Any, Sequence
+
+import torch
+from torch.utils._pytree import tree_map
+
+from . import _backend, device_module
+
+LOGGER = logging.getLogger("torch_fl")
+
+
+class DevicePlacementPolicy:
+    def __init__(self, rules: dict[str, str]) -> None:
+        if not rules:
+            raise ValueError("DevicePlacementPolicy: give at least one rule, e.g. {'*': '<device>'}")
+        self.rules = dict(rules)
+        self._hooks: list = []
+
+    def _check_rules_name_modules(self, names: list[str]) -> None:
+        for pattern in self.rules:
+            if pattern != "*" and not fnmatch.filter(names, pattern):
+                close = difflib.get_close_matches(pattern, names, n=5, cutoff=0.5)
+                raise ValueError(f"DevicePlacementPolicy: the rule '{pattern}' names no submodule of the model"
+                                 + (f"; close names: {', '.join(close)}" if close else ""))
+
+    def _rule_for(self, name: str) -> str | None:
+        """The most specific rule matching this module's name (None: inherit the
+        parent's). "*" is the root's default only: a rule for a module covers its children."""
+        matching = [p for p in self.rules if (p != "*" or name == "") and fnmatch.fnmatchcase(name, p)]
+        if not matching:
+            return None
+        exact = [p for p in matching if p == name]
+        return self.rules[exact[0] if exact else max(matching, key=len)]
+
+    def apply(self, model: torch.nn.Module, example_inputs: Sequence[Any] = ()) -> dict[str, str]:
+        """Moves each submodule to its device and installs the boundary hooks;
+        returns {submodule name: device} for every module that owns parameters,
+        buffers, or is a leaf."""
+        names = [name for name, _ in model.named_modules() if name]
+        self._check_rules_name_modules(names)
+        auto_cpu = self._leaves_that_fall_back(model, example_inputs) if "auto" in self.rules.values() else set()
+        vendor = _backend.load().device
+        placement: dict[str, str] = {}
+        # The rule each module falls under (its own, or its parent's), resolved per module:
+        # "auto" decides leaf by leaf.
+        inherited: dict[str, str] = {"": self._rule_for("") or "cpu"}
+        for name, module in model.named_modules():
+            if name:
+                parent = inherited[name.rsplit(".", 1)[0] if "." in name else ""]
+                rule = self._rule_for(name)
+                inherited[name] = rule if rule is not None else parent
+            resolved = self._resolve(inherited[name], name, auto_cpu)
+            device = torch.device(vendor if resolved == vendor else resolved)
+            own = list(module.parameters(recurse=False)) + list(module.buffers(recurse=False))
+            if own or not list(module.children()):
+                placement[name or "<root>"] = str(device)
+                # Module._apply replaces parameters across device types (.data cannot).
+                module._apply(lambda tensor: tensor.to(device), recurse=False)
+                self._hooks.append(module.register_forward_pre_hook(_move_inputs_to(device), with_kwargs=True))
+        LOGGER.info("torch_fl placement: %s", ", ".join(f"{n} -> {d}" for n, d in placement.items()))
+        return placement
+
+    def _resolve(self, rule: str, name: str, auto_cpu: set[str]) -> str:
+        if rule != "auto":
+            return torch.device(rule).type if ":" not in rule else rule
+        return "cpu" if name in auto_cpu else _backend.load().device
+
+    def remove_hooks(self) -> None:
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks.clear()
+
+    @staticmethod
+    def _leaves_that_fall_back(model: torch.nn.Module, example_inputs: Sequence[Any]) -> set[str]:
+        """One batch on the device; leaf modules during whose forward a CPU fallback happened."""
+        if not example_inputs:
+            raise ValueError("DevicePlacementPolicy: 'auto' needs example_inputs (one batch) to find the fallbacks")
+        import copy
+        vendor = torch.device(_backend.load().device)
+        probe = copy.deepcopy(model).to(vendor)
+        fell_back: set[str] = set()
+        handles = []
+        for name, module in probe.named_modules():
+            if name and not list(module.children()):
+                def before(_module, _args, name=name):
+                    _module._torch_fl_fallbacks_before = device_module_fallback_count()
+
+                def after(_module, _args, _output, name=name):
+                    if device_module_fallback_count() != _module._torch_fl_fallbacks_before:
+                        fell_back.add(name)
+                handles += [module.register_forward_pre_hook(before), module.register_forward_hook(after)]
+        inputs = tree_map(lambda v: v.to(vendor) if isinstance(v, torch.Tensor) else v, tuple(example_inputs))
+        with torch.no_grad():
+            probe(*inputs)
+        for handle in handles:
+            handle.remove()
+        return fell_back
+
+
+def device_module_fallback_count() -> int:
+    return sum(record["count"] for record in device_module._fallback_records())
+
+
+def _move_inputs_to(device: torch.device):
+    def move(tensor):
+        if isinstance(tensor, torch.Tensor) and tensor.device != device and tensor.device.type != "meta":
+            return tensor.to(device)
+        return tensor
+
+    def hook(_module, args, kwargs):
+        return tree_map(move, args), tree_map(move, kwargs)
+    return hook
