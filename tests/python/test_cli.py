@@ -62,6 +62,15 @@ def test_inventory_lists_native_and_fallback_overloads_with_their_counts(device,
     assert "on the CPU fallback" in run.stderr
 
 
+def test_inventory_of_the_demo_module(device, tmp_path):
+    report_path = tmp_path / "demo.json"
+    run = torch_fl_cli("inventory", "--json", str(report_path), "--", "python", "-m", "torch_fl.demo")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(report_path.read_text())
+    assert report["calls"] > 100 and any(row["overload"] == "aten::convolution_overrideable" or
+                                         row["overload"].startswith("aten::addmm") for row in report["ops"])
+
+
 def test_inventory_fails_on_fallback_when_asked(device, script):
     run = torch_fl_cli("inventory", "--fail-on-fallback", "--", "python", str(script), "1", "ok")
     assert run.returncode == 3

@@ -57,16 +57,21 @@ def cmd_inventory(args) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if command[:1] and os.path.basename(command[0]).startswith("python"):
         command = command[1:]  # `-- python train.py ARGS`: this interpreter runs the script
-    if not command:
-        print("torch-fl inventory: give a script: torch-fl inventory -- python train.py ARGS", file=sys.stderr)
+    module = command[1] if command[:1] == ["-m"] and len(command) > 1 else None
+    if not command or (command[0] == "-m" and module is None):
+        print("torch-fl inventory: give a script: torch-fl inventory -- python train.py ARGS "
+              "(or -- python -m package.module ARGS)", file=sys.stderr)
         return 2
     torch_fl.init()
     status = 0
     inventory = OpInventory()
-    sys.argv = command
+    sys.argv = command[1:] if module else command
     try:
         with inventory:
-            runpy.run_path(command[0], run_name="__main__")
+            if module:
+                runpy.run_module(module, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(command[0], run_name="__main__")
     except SystemExit as exit_:
         status = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except BaseException as error:  # the report is still written, with the script's failure
