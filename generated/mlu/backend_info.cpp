@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "9b2d35bbee1bafe32ae8d9264ce11a0446a3ea4f4256572d1e6dd5f07cd42814", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "c1c229bdd3d85be79921c9442ce7e8394080ea100ad911e3f8d1d6c555dff6dc", "2.13.0"};
