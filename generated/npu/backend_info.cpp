@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "ab4933bb3b5e8d79c903ba7a30e9502407e9f6ae7e4424c05e4e77ccb9f18af6", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "8ff39e8e5512a9982461fcc75b06deae7bbdf8e4d275400cfd299de768382f2a", "2.13.0"};
