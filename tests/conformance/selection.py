@@ -13,7 +13,8 @@ SUFFIXES = ("_backward_data", "_backward", "_forward", "_overrideable", "_with_i
 # PyTorch routes these user-facing ops to the named backend op on out-of-tree
 # devices, so their OpInfos exercise it (knowledge of PyTorch, not a skip list).
 BACKEND_OP_ALIASES = {"convolution": ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"),
-                      "prelu_kernel": ("prelu",), "nll_loss2d": ("nll_loss",)}
+                      "prelu_kernel": ("prelu",), "nll_loss2d": ("nll_loss",),
+                      **{f"{mode}_pad{rank}d": ("pad",) for mode in ("reflection", "replication") for rank in (1, 2, 3)}}
 
 
 def base_name(overload: str) -> str:

@@ -181,6 +181,23 @@ def nll_loss2d_backward() -> Iterator[Sample]:
         yield (grad, logp, target, weight, reduction, -100, total_weight), {}
 
 
+def padding(rank: int) -> Callable[[], Iterator[Sample]]:
+    def samples():
+        pad = [1, 2, 2, 1, 1, 0][: 2 * rank]
+        shape = (2, 3, 4, 5, 6)[: rank + 2]
+        yield (randn(*shape), pad), {}
+        yield (randn(*shape[1:]), pad), {}  # unbatched
+    return samples
+
+
+def padding_backward(forward: str, rank: int) -> Callable[[], Iterator[Sample]]:
+    def samples():
+        for (x, pad), _ in padding(rank)():
+            out = getattr(torch.ops.aten, forward)(x, pad)
+            yield (randn(*out.shape, seed=3), x, pad), {}
+    return samples
+
+
 SAMPLERS: dict[str, Callable[[], Iterator[Sample]]] = {
     "add.Tensor": binary(alpha=True),
     "sub.Tensor": binary(alpha=True),
@@ -222,6 +239,9 @@ SAMPLERS: dict[str, Callable[[], Iterator[Sample]]] = {
     "nll_loss2d_backward": nll_loss2d_backward,
     "fractional_max_pool2d": fractional_max_pool2d,
     "fractional_max_pool2d_backward": fractional_max_pool2d_backward,
+    **{f"{mode}_pad{rank}d": padding(rank) for mode in ("reflection", "replication") for rank in (1, 2, 3)},
+    **{f"{mode}_pad{rank}d_backward": padding_backward(f"{mode}_pad{rank}d", rank)
+       for mode in ("reflection", "replication") for rank in (1, 2, 3)},
 }
 
 # Random ops are checked for reproducibility and distribution, not CPU parity.
