@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "c1c229bdd3d85be79921c9442ce7e8394080ea100ad911e3f8d1d6c555dff6dc", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "ec9555824d78aeb7c1663320ad5ea9f4d9924210c4c3b38fc2e827742536e4d4", "2.13.0"};

@@ -701,7 +701,7 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
 // mish: specs/mlu.yaml:312
 static const torch_fl::OpInfo kOp_mish{
     "mish", "specs/mlu.yaml:312",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -722,37 +722,11 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   return out;
 }
 
-// mish.out: specs/mlu.yaml:312
-// out variant derived from mish
-static const torch_fl::OpInfo kOp_mish_out{
-    "mish.out", "specs/mlu.yaml:312",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_mish_out(const at::Tensor & self, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_mish_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mish_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::mish_outf(op.meta(self), out_meta);
-  op.resize_output(out, out_meta);
-  launch_mish(op, self_on_device, out);
-  return out;
-}
-
 // mish_: specs/mlu.yaml:312
 // inplace variant derived from mish
 static const torch_fl::OpInfo kOp_mish_{
     "mish_", "specs/mlu.yaml:312",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -803,32 +777,6 @@ at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef paddin
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad1d(op, self_on_device, padding, out);
-  return out;
-}
-
-// reflection_pad1d.out: specs/mlu.yaml:425
-// out variant derived from reflection_pad1d
-static const torch_fl::OpInfo kOp_reflection_pad1d_out{
-    "reflection_pad1d.out", "specs/mlu.yaml:425",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_reflection_pad1d_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_reflection_pad1d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d_out)>(op, torch_fl::FallbackReason::kDtype, self, padding, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::reflection_pad1d_outf(op.meta(self), padding, out_meta);
-  op.resize_output(out, out_meta);
   launch_reflection_pad1d(op, self_on_device, padding, out);
   return out;
 }
@@ -906,32 +854,6 @@ at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef paddi
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad3d(op, self_on_device, padding, out);
-  return out;
-}
-
-// replication_pad3d.out: specs/mlu.yaml:444
-// out variant derived from replication_pad3d
-static const torch_fl::OpInfo kOp_replication_pad3d_out{
-    "replication_pad3d.out", "specs/mlu.yaml:444",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_replication_pad3d_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_replication_pad3d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d_out)>(op, torch_fl::FallbackReason::kDtype, self, padding, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::replication_pad3d_outf(op.meta(self), padding, out_meta);
-  op.resize_output(out, out_meta);
   launch_replication_pad3d(op, self_on_device, padding, out);
   return out;
 }
@@ -1380,32 +1302,6 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod.Scalar_out: specs/mlu.yaml:502
-// out variant derived from fmod.Scalar
-static const torch_fl::OpInfo kOp_fmod_Scalar_out{
-    "fmod.Scalar_out", "specs/mlu.yaml:502",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_fmod_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_fmod_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::fmod_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_fmod_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
 // fmod_.Scalar: specs/mlu.yaml:502
 // inplace variant derived from fmod.Scalar
 static const torch_fl::OpInfo kOp_fmod__Scalar{
@@ -1452,13 +1348,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
   m.impl("softshrink_backward", TORCH_FN(wrap_softshrink_backward));
   m.impl("mish", TORCH_FN(wrap_mish));
-  m.impl("mish.out", TORCH_FN(wrap_mish_out));
   m.impl("mish_", TORCH_FN(wrap_mish_));
   m.impl("reflection_pad1d", TORCH_FN(wrap_reflection_pad1d));
-  m.impl("reflection_pad1d.out", TORCH_FN(wrap_reflection_pad1d_out));
   m.impl("reflection_pad1d_backward", TORCH_FN(wrap_reflection_pad1d_backward));
   m.impl("replication_pad3d", TORCH_FN(wrap_replication_pad3d));
-  m.impl("replication_pad3d.out", TORCH_FN(wrap_replication_pad3d_out));
   m.impl("asin", TORCH_FN(wrap_asin));
   m.impl("asin.out", TORCH_FN(wrap_asin_out));
   m.impl("asin_", TORCH_FN(wrap_asin_));
@@ -1474,6 +1367,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("hypot.out", TORCH_FN(wrap_hypot_out));
   m.impl("hypot_", TORCH_FN(wrap_hypot_));
   m.impl("fmod.Scalar", TORCH_FN(wrap_fmod_Scalar));
-  m.impl("fmod.Scalar_out", TORCH_FN(wrap_fmod_Scalar_out));
   m.impl("fmod_.Scalar", TORCH_FN(wrap_fmod__Scalar));
 }

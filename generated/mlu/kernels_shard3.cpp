@@ -1090,35 +1090,6 @@ at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   return out;
 }
 
-// mse_loss.out: specs/mlu.yaml:334
-// out variant derived from mse_loss
-static const torch_fl::OpInfo kOp_mse_loss_out{
-    "mse_loss.out", "specs/mlu.yaml:334",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_mse_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_mse_loss_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, target);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss_out)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::mse_loss_outf(op.meta(self), op.meta(target), reduction, out_meta);
-  op.resize_output(out, out_meta);
-  launch_mse_loss(op, self_on_device, target_on_device, reduction, out);
-  return out;
-}
-
 // mluOpMseLossBackward(stream, grad_output, self, target, reduction, out)
 // from specs/mlu.yaml:335
 static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
@@ -1350,32 +1321,6 @@ at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef paddi
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad2d(op, self_on_device, padding, out);
-  return out;
-}
-
-// replication_pad2d.out: specs/mlu.yaml:439
-// out variant derived from replication_pad2d
-static const torch_fl::OpInfo kOp_replication_pad2d_out{
-    "replication_pad2d.out", "specs/mlu.yaml:439",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_replication_pad2d_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_replication_pad2d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d_out)>(op, torch_fl::FallbackReason::kDtype, self, padding, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::replication_pad2d_outf(op.meta(self), padding, out_meta);
-  op.resize_output(out, out_meta);
   launch_replication_pad2d(op, self_on_device, padding, out);
   return out;
 }
@@ -2128,14 +2073,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("hardswish", TORCH_FN(wrap_hardswish));
   m.impl("hardswish_", TORCH_FN(wrap_hardswish_));
   m.impl("mse_loss", TORCH_FN(wrap_mse_loss));
-  m.impl("mse_loss.out", TORCH_FN(wrap_mse_loss_out));
   m.impl("mse_loss_backward", TORCH_FN(wrap_mse_loss_backward));
   m.impl("max_pool3d_with_indices", TORCH_FN(wrap_max_pool3d_with_indices));
   m.impl("max_pool3d_with_indices_backward", TORCH_FN(wrap_max_pool3d_with_indices_backward));
   m.impl("reflection_pad2d_backward", TORCH_FN(wrap_reflection_pad2d_backward));
   m.impl("reflection_pad3d_backward", TORCH_FN(wrap_reflection_pad3d_backward));
   m.impl("replication_pad2d", TORCH_FN(wrap_replication_pad2d));
-  m.impl("replication_pad2d.out", TORCH_FN(wrap_replication_pad2d_out));
   m.impl("cosh", TORCH_FN(wrap_cosh));
   m.impl("cosh.out", TORCH_FN(wrap_cosh_out));
   m.impl("cosh_", TORCH_FN(wrap_cosh_));

@@ -1484,37 +1484,6 @@ static const torch_fl::OpInfo kOp_adaptive_max_pool3d{
   return std::make_tuple(out0, out1);
 }
 
-// adaptive_max_pool3d.out: specs/mlu.yaml:405
-// out variant derived from adaptive_max_pool3d
-static const torch_fl::OpInfo kOp_adaptive_max_pool3d_out{
-    "adaptive_max_pool3d.out", "specs/mlu.yaml:405",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_adaptive_max_pool3d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_adaptive_max_pool3d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  op.check_output(indices, "indices", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_internal_overlap(indices);
-  torch_fl::check_no_partial_overlap(indices, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_out)>(op, torch_fl::FallbackReason::kDtype, self, output_size, out, indices);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::Tensor indices_meta = op.meta_output(indices);
-  at::meta::adaptive_max_pool3d_outf(op.meta(self), output_size, out_meta, indices_meta);
-  op.resize_output(out, out_meta);
-  op.resize_output(indices, indices_meta);
-  launch_adaptive_max_pool3d(op, self_on_device, output_size, out, indices);
-  return std::forward_as_tuple(out, indices);
-}
-
 // mluOpAdaptiveAvgPool3dBackward(stream, grad_output, self, out)
 // from specs/mlu.yaml:413
 static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
@@ -2224,7 +2193,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("huber_loss_backward", TORCH_FN(wrap_huber_loss_backward));
   m.impl("nll_loss2d_forward", TORCH_FN(wrap_nll_loss2d_forward));
   m.impl("adaptive_max_pool3d", TORCH_FN(wrap_adaptive_max_pool3d));
-  m.impl("adaptive_max_pool3d.out", TORCH_FN(wrap_adaptive_max_pool3d_out));
   m.impl("_adaptive_avg_pool3d_backward", TORCH_FN(wrap__adaptive_avg_pool3d_backward));
   m.impl("replication_pad2d_backward", TORCH_FN(wrap_replication_pad2d_backward));
   m.impl("replication_pad3d_backward", TORCH_FN(wrap_replication_pad3d_backward));

@@ -808,32 +808,6 @@ at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_
   return out;
 }
 
-// leaky_relu.out: specs/mlu.yaml:283
-// out variant derived from leaky_relu
-static const torch_fl::OpInfo kOp_leaky_relu_out{
-    "leaky_relu.out", "specs/mlu.yaml:283",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_leaky_relu_out(const at::Tensor & self, const at::Scalar & negative_slope, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_leaky_relu_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_out)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::leaky_relu_outf(op.meta(self), negative_slope, out_meta);
-  op.resize_output(out, out_meta);
-  launch_leaky_relu(op, self_on_device, negative_slope, out);
-  return out;
-}
-
 // leaky_relu_: specs/mlu.yaml:283
 // inplace variant derived from leaky_relu
 static const torch_fl::OpInfo kOp_leaky_relu_{
@@ -991,32 +965,6 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_threshold(op, self_on_device, threshold, value, out);
-  return out;
-}
-
-// threshold.out: specs/mlu.yaml:313
-// out variant derived from threshold
-static const torch_fl::OpInfo kOp_threshold_out{
-    "threshold.out", "specs/mlu.yaml:313",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_threshold_out(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_threshold_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_out)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::threshold_outf(op.meta(self), threshold, value, out_meta);
-  op.resize_output(out, out_meta);
   launch_threshold(op, self_on_device, threshold, value, out);
   return out;
 }
@@ -1651,13 +1599,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("hardtanh", TORCH_FN(wrap_hardtanh));
   m.impl("hardtanh_", TORCH_FN(wrap_hardtanh_));
   m.impl("leaky_relu", TORCH_FN(wrap_leaky_relu));
-  m.impl("leaky_relu.out", TORCH_FN(wrap_leaky_relu_out));
   m.impl("leaky_relu_", TORCH_FN(wrap_leaky_relu_));
   m.impl("softshrink", TORCH_FN(wrap_softshrink));
   m.impl("softshrink.out", TORCH_FN(wrap_softshrink_out));
   m.impl("log_sigmoid_backward", TORCH_FN(wrap_log_sigmoid_backward));
   m.impl("threshold", TORCH_FN(wrap_threshold));
-  m.impl("threshold.out", TORCH_FN(wrap_threshold_out));
   m.impl("threshold_", TORCH_FN(wrap_threshold_));
   m.impl("_prelu_kernel", TORCH_FN(wrap__prelu_kernel));
   m.impl("multilabel_margin_loss_forward", TORCH_FN(wrap_multilabel_margin_loss_forward));

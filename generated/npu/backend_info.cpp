@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "8ff39e8e5512a9982461fcc75b06deae7bbdf8e4d275400cfd299de768382f2a", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "a921894b264344d2a0633fc1eddea6f88463fb5d3acbfcb3dcc7e6d12b4481cf", "2.13.0"};

@@ -1585,32 +1585,6 @@ at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef paddin
   return out;
 }
 
-// reflection_pad3d.out: specs/npu.yaml:323
-// out variant derived from reflection_pad3d
-static const torch_fl::OpInfo kOp_reflection_pad3d_out{
-    "reflection_pad3d.out", "specs/npu.yaml:323",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_reflection_pad3d_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_reflection_pad3d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d_out)>(op, torch_fl::FallbackReason::kDtype, self, padding, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::reflection_pad3d_outf(op.meta(self), padding, out_meta);
-  op.resize_output(out, out_meta);
-  launch_reflection_pad3d(op, self_on_device, padding, out);
-  return out;
-}
-
 // npunnReplicationPad1d(self, padding, out)
 // from specs/npu.yaml:325
 static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
@@ -1650,32 +1624,6 @@ at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef paddi
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad1d(op, self_on_device, padding, out);
-  return out;
-}
-
-// replication_pad1d.out: specs/npu.yaml:325
-// out variant derived from replication_pad1d
-static const torch_fl::OpInfo kOp_replication_pad1d_out{
-    "replication_pad1d.out", "specs/npu.yaml:325",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_replication_pad1d_out(const at::Tensor & self, at::IntArrayRef padding, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_replication_pad1d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_out)>(op, torch_fl::FallbackReason::kDtype, self, padding, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::replication_pad1d_outf(op.meta(self), padding, out_meta);
-  op.resize_output(out, out_meta);
   launch_replication_pad1d(op, self_on_device, padding, out);
   return out;
 }
@@ -2102,37 +2050,6 @@ static const torch_fl::OpInfo kOp_max_dim{
   return std::make_tuple(values, indices);
 }
 
-// max.dim_max: specs/npu.yaml:392
-// out variant derived from max.dim
-static const torch_fl::OpInfo kOp_max_dim_max{
-    "max.dim_max", "specs/npu.yaml:392",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_max_dim_max(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & max, at::Tensor & max_values) {
-  torch_fl::OpContext op(kOp_max_dim_max);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(max, "max", /*is_operand=*/false);
-  op.check_output(max_values, "max_values", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(max);
-  torch_fl::check_no_partial_overlap(max, self);
-  torch_fl::check_no_internal_overlap(max_values);
-  torch_fl::check_no_partial_overlap(max_values, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(max, "max") && op.result_dtype_is_native(max_values, "max_values"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim_max)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, max, max_values);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor max_meta = op.meta_output(max);
-  at::Tensor max_values_meta = op.meta_output(max_values);
-  at::meta::max_outf(op.meta(self), dim, keepdim, max_meta, max_values_meta);
-  op.resize_output(max, max_meta);
-  op.resize_output(max_values, max_values_meta);
-  launch_max_dim(op, self_on_device, dim, keepdim, max, max_values);
-  return std::forward_as_tuple(max, max_values);
-}
-
 // npunnIndexAdd(self, dim, index, source, alpha, out)
 // from specs/npu.yaml:402
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
@@ -2291,9 +2208,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("nll_loss2d_backward", TORCH_FN(wrap_nll_loss2d_backward));
   m.impl("fractional_max_pool2d_backward", TORCH_FN(wrap_fractional_max_pool2d_backward));
   m.impl("reflection_pad3d", TORCH_FN(wrap_reflection_pad3d));
-  m.impl("reflection_pad3d.out", TORCH_FN(wrap_reflection_pad3d_out));
   m.impl("replication_pad1d", TORCH_FN(wrap_replication_pad1d));
-  m.impl("replication_pad1d.out", TORCH_FN(wrap_replication_pad1d_out));
   m.impl("native_group_norm", TORCH_FN(wrap_native_group_norm));
   m.impl("erfc", TORCH_FN(wrap_erfc));
   m.impl("erfc.out", TORCH_FN(wrap_erfc_out));
@@ -2306,7 +2221,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fmax", TORCH_FN(wrap_fmax));
   m.impl("fmax.out", TORCH_FN(wrap_fmax_out));
   m.impl("max.dim", TORCH_FN(wrap_max_dim));
-  m.impl("max.dim_max", TORCH_FN(wrap_max_dim_max));
   m.impl("index_add", TORCH_FN(wrap_index_add));
   m.impl("index_add.out", TORCH_FN(wrap_index_add_out));
   m.impl("index_add_", TORCH_FN(wrap_index_add_));

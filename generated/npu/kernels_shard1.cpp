@@ -872,32 +872,6 @@ at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at:
   return out;
 }
 
-// elu.out: specs/npu.yaml:226
-// out variant derived from elu
-static const torch_fl::OpInfo kOp_elu_out{
-    "elu.out", "specs/npu.yaml:226",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_elu_out(const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_elu_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(elu_out)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::elu_outf(op.meta(self), alpha, scale, input_scale, out_meta);
-  op.resize_output(out, out_meta);
-  launch_elu(op, self_on_device, alpha, scale, input_scale, out);
-  return out;
-}
-
 // elu_: specs/npu.yaml:226
 // inplace variant derived from elu
 static const torch_fl::OpInfo kOp_elu_{
@@ -1944,7 +1918,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
   m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("elu", TORCH_FN(wrap_elu));
-  m.impl("elu.out", TORCH_FN(wrap_elu_out));
   m.impl("elu_", TORCH_FN(wrap_elu_));
   m.impl("hardshrink_backward", TORCH_FN(wrap_hardshrink_backward));
   m.impl("_prelu_kernel_backward", TORCH_FN(wrap__prelu_kernel_backward));

@@ -954,35 +954,6 @@ at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & targe
   return out;
 }
 
-// smooth_l1_loss.out: specs/npu.yaml:256
-// out variant derived from smooth_l1_loss
-static const torch_fl::OpInfo kOp_smooth_l1_loss_out{
-    "smooth_l1_loss.out", "specs/npu.yaml:256",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_smooth_l1_loss_out(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_smooth_l1_loss_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, target);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_out)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::smooth_l1_loss_outf(op.meta(self), op.meta(target), reduction, beta, out_meta);
-  op.resize_output(out, out_meta);
-  launch_smooth_l1_loss(op, self_on_device, target_on_device, reduction, beta, out);
-  return out;
-}
-
 // npunnBinaryCrossEntropy(self, target, weight, reduction, out)
 // from specs/npu.yaml:260
 static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
@@ -1122,37 +1093,6 @@ static const torch_fl::OpInfo kOp_adaptive_max_pool2d{
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_adaptive_max_pool2d(op, self_on_device, output_size, out0, out1);
   return std::make_tuple(out0, out1);
-}
-
-// adaptive_max_pool2d.out: specs/npu.yaml:311
-// out variant derived from adaptive_max_pool2d
-static const torch_fl::OpInfo kOp_adaptive_max_pool2d_out{
-    "adaptive_max_pool2d.out", "specs/npu.yaml:311",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_adaptive_max_pool2d_out(const at::Tensor & self, at::IntArrayRef output_size, at::Tensor & out, at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_adaptive_max_pool2d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  op.check_output(indices, "indices", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_internal_overlap(indices);
-  torch_fl::check_no_partial_overlap(indices, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, output_size, out, indices);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::Tensor indices_meta = op.meta_output(indices);
-  at::meta::adaptive_max_pool2d_outf(op.meta(self), output_size, out_meta, indices_meta);
-  op.resize_output(out, out_meta);
-  op.resize_output(indices, indices_meta);
-  launch_adaptive_max_pool2d(op, self_on_device, output_size, out, indices);
-  return std::forward_as_tuple(out, indices);
 }
 
 // npunnAdaptiveMaxPool2dBackward(grad_output, self, indices, out)
@@ -1343,41 +1283,6 @@ static const torch_fl::OpInfo kOp_fractional_max_pool2d{
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, out0, out1);
   return std::make_tuple(out0, out1);
-}
-
-// fractional_max_pool2d.output: specs/npu.yaml:317
-// out variant derived from fractional_max_pool2d
-static const torch_fl::OpInfo kOp_fractional_max_pool2d_output{
-    "fractional_max_pool2d.output", "specs/npu.yaml:317",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_fractional_max_pool2d_output(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, at::Tensor & output, at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_fractional_max_pool2d_output);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
-  op.check_output(output, "output", /*is_operand=*/false);
-  op.check_output(indices, "indices", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(output);
-  torch_fl::check_no_partial_overlap(output, self);
-  torch_fl::check_no_partial_overlap(output, random_samples);
-  torch_fl::check_no_internal_overlap(indices);
-  torch_fl::check_no_partial_overlap(indices, self);
-  torch_fl::check_no_partial_overlap(indices, random_samples);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_output)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples, output, indices);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor random_samples_on_device = op.on_device(random_samples);
-  at::Tensor output_meta = op.meta_output(output);
-  at::Tensor indices_meta = op.meta_output(indices);
-  at::meta::fractional_max_pool2d_outf(op.meta(self), kernel_size, output_size, op.meta(random_samples), output_meta, indices_meta);
-  op.resize_output(output, output_meta);
-  op.resize_output(indices, indices_meta);
-  launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, output, indices);
-  return std::forward_as_tuple(output, indices);
 }
 
 // npunnReplicationPad1dBackward(grad_output, self, padding, out)
@@ -1758,32 +1663,6 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   return out;
 }
 
-// remainder.Scalar_out: specs/npu.yaml:385
-// out variant derived from remainder.Scalar
-static const torch_fl::OpInfo kOp_remainder_Scalar_out{
-    "remainder.Scalar_out", "specs/npu.yaml:385",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_remainder_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_remainder_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::remainder_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_remainder_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
 // remainder_.Scalar: specs/npu.yaml:385
 // inplace variant derived from remainder.Scalar
 static const torch_fl::OpInfo kOp_remainder__Scalar{
@@ -1846,32 +1725,6 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
-  return out;
-}
-
-// norm.out: specs/npu.yaml:395
-// out variant derived from norm.ScalarOpt_dim
-static const torch_fl::OpInfo kOp_norm_out{
-    "norm.out", "specs/npu.yaml:395",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_norm_out(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_norm_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(norm_out)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::norm_outf(op.meta(self), p, dim, keepdim, out_meta);
-  op.resize_output(out, out_meta);
   launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
   return out;
 }
@@ -2015,16 +1868,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sgn.out", TORCH_FN(wrap_sgn_out));
   m.impl("sgn_", TORCH_FN(wrap_sgn_));
   m.impl("smooth_l1_loss", TORCH_FN(wrap_smooth_l1_loss));
-  m.impl("smooth_l1_loss.out", TORCH_FN(wrap_smooth_l1_loss_out));
   m.impl("binary_cross_entropy", TORCH_FN(wrap_binary_cross_entropy));
   m.impl("avg_pool3d_backward", TORCH_FN(wrap_avg_pool3d_backward));
   m.impl("adaptive_max_pool2d", TORCH_FN(wrap_adaptive_max_pool2d));
-  m.impl("adaptive_max_pool2d.out", TORCH_FN(wrap_adaptive_max_pool2d_out));
   m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrap_adaptive_max_pool2d_backward));
   m.impl("adaptive_max_pool3d_backward", TORCH_FN(wrap_adaptive_max_pool3d_backward));
   m.impl("_adaptive_avg_pool3d", TORCH_FN(wrap__adaptive_avg_pool3d));
   m.impl("fractional_max_pool2d", TORCH_FN(wrap_fractional_max_pool2d));
-  m.impl("fractional_max_pool2d.output", TORCH_FN(wrap_fractional_max_pool2d_output));
   m.impl("replication_pad1d_backward", TORCH_FN(wrap_replication_pad1d_backward));
   m.impl("bitwise_xor.Tensor", TORCH_FN(wrap_bitwise_xor_Tensor));
   m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrap_bitwise_xor_Tensor_out));
@@ -2036,10 +1886,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
   m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
   m.impl("remainder.Scalar", TORCH_FN(wrap_remainder_Scalar));
-  m.impl("remainder.Scalar_out", TORCH_FN(wrap_remainder_Scalar_out));
   m.impl("remainder_.Scalar", TORCH_FN(wrap_remainder__Scalar));
   m.impl("norm.ScalarOpt_dim", TORCH_FN(wrap_norm_ScalarOpt_dim));
-  m.impl("norm.out", TORCH_FN(wrap_norm_out));
   m.impl("scatter.src", TORCH_FN(wrap_scatter_src));
   m.impl("scatter.src_out", TORCH_FN(wrap_scatter_src_out));
   m.impl("scatter_.src", TORCH_FN(wrap_scatter__src));

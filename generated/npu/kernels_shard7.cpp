@@ -576,32 +576,6 @@ at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
   return out;
 }
 
-// glu.out: specs/npu.yaml:245
-// out variant derived from glu
-static const torch_fl::OpInfo kOp_glu_out{
-    "glu.out", "specs/npu.yaml:245",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_glu_out(const at::Tensor & self, int64_t dim, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_glu_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(glu_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::glu_outf(op.meta(self), dim, out_meta);
-  op.resize_output(out, out_meta);
-  launch_glu(op, self_on_device, dim, out);
-  return out;
-}
-
 // npunnClampMin(self, min, out)
 // from specs/npu.yaml:250
 static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
@@ -641,32 +615,6 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_clamp_min(op, self_on_device, min, out);
-  return out;
-}
-
-// clamp_min.out: specs/npu.yaml:250
-// out variant derived from clamp_min
-static const torch_fl::OpInfo kOp_clamp_min_out{
-    "clamp_min.out", "specs/npu.yaml:250",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_clamp_min_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_out)>(op, torch_fl::FallbackReason::kDtype, self, min, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::clamp_min_outf(op.meta(self), min, out_meta);
-  op.resize_output(out, out_meta);
   launch_clamp_min(op, self_on_device, min, out);
   return out;
 }
@@ -1370,7 +1318,7 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
 // prod.dim_int: specs/npu.yaml:388
 static const torch_fl::OpInfo kOp_prod_dim_int{
     "prod.dim_int", "specs/npu.yaml:388",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1387,32 +1335,6 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_prod_dim_int(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// prod.int_out: specs/npu.yaml:388
-// out variant derived from prod.dim_int
-static const torch_fl::OpInfo kOp_prod_int_out{
-    "prod.int_out", "specs/npu.yaml:388",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_prod_int_out(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_prod_int_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(prod_int_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::prod_outf(op.meta(self), dim, keepdim, dtype, out_meta);
-  op.resize_output(out, out_meta);
   launch_prod_dim_int(op, self_on_device, dim, keepdim, out);
   return out;
 }
@@ -1459,37 +1381,6 @@ static const torch_fl::OpInfo kOp_min_dim{
   const at::Tensor indices = op.allocate(std::get<1>(expected));
   launch_min_dim(op, self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
-}
-
-// min.dim_min: specs/npu.yaml:393
-// out variant derived from min.dim
-static const torch_fl::OpInfo kOp_min_dim_min{
-    "min.dim_min", "specs/npu.yaml:393",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_min_dim_min(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & min, at::Tensor & min_indices) {
-  torch_fl::OpContext op(kOp_min_dim_min);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(min, "min", /*is_operand=*/false);
-  op.check_output(min_indices, "min_indices", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(min);
-  torch_fl::check_no_partial_overlap(min, self);
-  torch_fl::check_no_internal_overlap(min_indices);
-  torch_fl::check_no_partial_overlap(min_indices, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(min, "min") && op.result_dtype_is_native(min_indices, "min_indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim_min)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, min, min_indices);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor min_meta = op.meta_output(min);
-  at::Tensor min_indices_meta = op.meta_output(min_indices);
-  at::meta::min_outf(op.meta(self), dim, keepdim, min_meta, min_indices_meta);
-  op.resize_output(min, min_meta);
-  op.resize_output(min_indices, min_indices_meta);
-  launch_min_dim(op, self_on_device, dim, keepdim, min, min_indices);
-  return std::forward_as_tuple(min, min_indices);
 }
 
 // npunnScatterAdd(self, dim, index, src, out)
@@ -1620,9 +1511,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
   m.impl("leaky_relu_backward", TORCH_FN(wrap_leaky_relu_backward));
   m.impl("glu", TORCH_FN(wrap_glu));
-  m.impl("glu.out", TORCH_FN(wrap_glu_out));
   m.impl("clamp_min", TORCH_FN(wrap_clamp_min));
-  m.impl("clamp_min.out", TORCH_FN(wrap_clamp_min_out));
   m.impl("clamp_min_", TORCH_FN(wrap_clamp_min_));
   m.impl("multi_margin_loss", TORCH_FN(wrap_multi_margin_loss));
   m.impl("native_group_norm_backward", TORCH_FN(wrap_native_group_norm_backward));
@@ -1645,9 +1534,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fmod.Tensor_out", TORCH_FN(wrap_fmod_Tensor_out));
   m.impl("fmod_.Tensor", TORCH_FN(wrap_fmod__Tensor));
   m.impl("prod.dim_int", TORCH_FN(wrap_prod_dim_int));
-  m.impl("prod.int_out", TORCH_FN(wrap_prod_int_out));
   m.impl("min.dim", TORCH_FN(wrap_min_dim));
-  m.impl("min.dim_min", TORCH_FN(wrap_min_dim_min));
   m.impl("scatter_add", TORCH_FN(wrap_scatter_add));
   m.impl("scatter_add.out", TORCH_FN(wrap_scatter_add_out));
   m.impl("scatter_add_", TORCH_FN(wrap_scatter_add_));
