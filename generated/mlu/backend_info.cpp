@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "9b2d35bbee1bafe32ae8d9264ce11a0446a3ea4f4256572d1e6dd5f07cd42814", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "ec9555824d78aeb7c1663320ad5ea9f4d9924210c4c3b38fc2e827742536e4d4", "2.13.0"};

@@ -24,6 +24,16 @@
 #include <ATen/ops/cat_meta_dispatch.h>
 #include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/amin_meta_dispatch.h>
+#include <ATen/ops/softplus_backward_meta_dispatch.h>
+#include <ATen/ops/fractional_max_pool2d_backward_meta_dispatch.h>
+#include <ATen/ops/reflection_pad3d_meta_dispatch.h>
+#include <ATen/ops/replication_pad1d_meta_dispatch.h>
+#include <ATen/ops/erfc_meta_dispatch.h>
+#include <ATen/ops/bitwise_not_meta_dispatch.h>
+#include <ATen/ops/logaddexp2_meta_dispatch.h>
+#include <ATen/ops/fmax_meta_dispatch.h>
+#include <ATen/ops/max_meta_dispatch.h>
+#include <ATen/ops/index_add_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -1561,6 +1571,697 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   return out;
 }
 
+// mluOpSoftplusBackward(stream, grad_output, self, beta, threshold, out)
+// from specs/mlu.yaml:288
+static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto beta_arg = mlu_glue::scalar(beta);
+  const auto threshold_arg = mlu_glue::scalar(threshold);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSoftplusBackward(stream_arg, &grad_output_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// softplus_backward: specs/mlu.yaml:288
+static const torch_fl::KernelInfo kOp_softplus_backward{
+    "softplus_backward", "specs/mlu.yaml:288",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  torch_fl::OpContext op(kOp_softplus_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
+  }
+  const auto expected = at::meta::softplus_backward(op.meta(grad_output), op.meta(self), beta, threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softplus_backward(op, grad_output_on_device, self_on_device, beta, threshold, out);
+  return out;
+}
+
+// mluOpNllLoss2dBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
+// from specs/mlu.yaml:362
+static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto total_weight_arg = mlu_glue::describe(total_weight);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpNllLoss2dBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// nll_loss2d_backward: specs/mlu.yaml:362
+static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
+    "nll_loss2d_backward", "specs/mlu.yaml:362",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
+  torch_fl::OpContext op(kOp_nll_loss2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor total_weight_on_device = op.on_device(total_weight);
+  const at::Tensor out = op.allocate_like(self);
+  launch_nll_loss2d_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, out);
+  return out;
+}
+
+// mluOpFractionalMaxPool2dBackward(stream, grad_output, self, kernel_size, output_size, indices, out)
+// from specs/mlu.yaml:422
+static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpFractionalMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, output_size_arg, &indices_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fractional_max_pool2d_backward: specs/mlu.yaml:422
+static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
+    "fractional_max_pool2d_backward", "specs/mlu.yaml:422",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_fractional_max_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
+  }
+  const auto expected = at::meta::fractional_max_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, output_size, op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_fractional_max_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, output_size, indices_on_device, out);
+  return out;
+}
+
+// mluOpReflectionPad(stream, self, padding, out)
+// from specs/mlu.yaml:435
+static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// reflection_pad3d: specs/mlu.yaml:435
+static const torch_fl::KernelInfo kOp_reflection_pad3d{
+    "reflection_pad3d", "specs/mlu.yaml:435",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = at::meta::reflection_pad3d(op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reflection_pad3d(op, self_on_device, padding, out);
+  return out;
+}
+
+// mluOpReplicationPad(stream, self, padding, out)
+// from specs/mlu.yaml:437
+static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// replication_pad1d: specs/mlu.yaml:437
+static const torch_fl::KernelInfo kOp_replication_pad1d{
+    "replication_pad1d", "specs/mlu.yaml:437",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad1d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = at::meta::replication_pad1d(op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_replication_pad1d(op, self_on_device, padding, out);
+  return out;
+}
+
+// mluOpGroupNorm(stream, input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
+// from specs/mlu.yaml:451
+static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  const mluRet_t status = mluOpGroupNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, N, C, HxW, group, eps, &out0_arg, &out1_arg, &out2_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_group_norm: specs/mlu.yaml:451
+static const torch_fl::KernelInfo kOp_native_group_norm{
+    "native_group_norm", "specs/mlu.yaml:451",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  torch_fl::OpContext op(kOp_native_group_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
+  }
+  const auto expected = torch_fl::output_rules::group_norm(input, weight, bias, N, C, HxW, group, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
+  }
+  const at::Tensor input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_group_norm(op, input_on_device, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// mluOpErfc(stream, self, out)
+// from specs/mlu.yaml:473
+static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpErfc(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// erfc: specs/mlu.yaml:473
+static const torch_fl::KernelInfo kOp_erfc{
+    "erfc", "specs/mlu.yaml:473",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_erfc(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erfc);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::erfc(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_erfc(op, self_on_device, out);
+  return out;
+}
+
+// erfc.out: specs/mlu.yaml:473
+// out variant derived from erfc
+static const torch_fl::KernelInfo kOp_erfc_out{
+    "erfc.out", "specs/mlu.yaml:473",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_erfc_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::erfc_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_erfc(op, self_on_device, out);
+  return out;
+}
+
+// erfc_: specs/mlu.yaml:473
+// inplace variant derived from erfc
+static const torch_fl::KernelInfo kOp_erfc_{
+    "erfc_", "specs/mlu.yaml:473",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_erfc_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erfc_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::erfc_(self_meta);
+  launch_erfc(op, self, self);
+  return self;
+}
+
+// mluOpBitwiseNot(stream, self, out)
+// from specs/mlu.yaml:478
+static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBitwiseNot(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// bitwise_not: specs/mlu.yaml:478
+static const torch_fl::KernelInfo kOp_bitwise_not{
+    "bitwise_not", "specs/mlu.yaml:478",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_not(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_bitwise_not);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::bitwise_not(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_not(op, self_on_device, out);
+  return out;
+}
+
+// bitwise_not.out: specs/mlu.yaml:478
+// out variant derived from bitwise_not
+static const torch_fl::KernelInfo kOp_bitwise_not_out{
+    "bitwise_not.out", "specs/mlu.yaml:478",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_not_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_not_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_not(op, self_on_device, out);
+  return out;
+}
+
+// bitwise_not_: specs/mlu.yaml:478
+// inplace variant derived from bitwise_not
+static const torch_fl::KernelInfo kOp_bitwise_not_{
+    "bitwise_not_", "specs/mlu.yaml:478",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_bitwise_not_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_not_(self_meta);
+  launch_bitwise_not(op, self, self);
+  return self;
+}
+
+// mluOpLogAddExp2(stream, self, other, out)
+// from specs/mlu.yaml:496
+static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLogAddExp2(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// logaddexp2: specs/mlu.yaml:496
+static const torch_fl::KernelInfo kOp_logaddexp2{
+    "logaddexp2", "specs/mlu.yaml:496",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logaddexp2);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::logaddexp2(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logaddexp2(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logaddexp2.out: specs/mlu.yaml:496
+// out variant derived from logaddexp2
+static const torch_fl::KernelInfo kOp_logaddexp2_out{
+    "logaddexp2.out", "specs/mlu.yaml:496",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logaddexp2_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::logaddexp2_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logaddexp2(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// mluOpFmax(stream, self, other, out)
+// from specs/mlu.yaml:497
+static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpFmax(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fmax: specs/mlu.yaml:497
+static const torch_fl::KernelInfo kOp_fmax{
+    "fmax", "specs/mlu.yaml:497",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::fmax(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmax(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// fmax.out: specs/mlu.yaml:497
+// out variant derived from fmax
+static const torch_fl::KernelInfo kOp_fmax_out{
+    "fmax.out", "specs/mlu.yaml:497",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_fmax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmax_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::fmax_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_fmax(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// mluOpMaxDim(stream, self, dim, keepdim, values, indices)
+// from specs/mlu.yaml:510
+static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto values_arg = mlu_glue::describe(values);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const mluRet_t status = mluOpMaxDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// max.dim: specs/mlu.yaml:510
+static const torch_fl::KernelInfo kOp_max_dim{
+    "max.dim", "specs/mlu.yaml:510",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_max_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::max(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor values = op.allocate(std::get<0>(expected));
+  const at::Tensor indices = op.allocate(std::get<1>(expected));
+  launch_max_dim(op, self_on_device, dim, keepdim, values, indices);
+  return std::make_tuple(values, indices);
+}
+
+// mluOpIndexAdd(stream, self, dim, index, source, alpha, out)
+// from specs/mlu.yaml:520
+static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto index_arg = mlu_glue::describe(index);
+  const auto source_arg = mlu_glue::describe(source);
+  const auto alpha_arg = mlu_glue::scalar(alpha);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpIndexAdd(stream_arg, &self_arg, dim, &index_arg, &source_arg, alpha_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// index_add: specs/mlu.yaml:520
+static const torch_fl::KernelInfo kOp_index_add{
+    "index_add", "specs/mlu.yaml:520",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_index_add);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(source, "source", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(source, "source") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha);
+  }
+  const auto expected = at::meta::index_add(op.meta(self), dim, op.meta(index), op.meta(source), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor source_on_device = op.on_device(source);
+  const at::Tensor out = op.allocate(expected);
+  launch_index_add(op, self_on_device, dim, index_on_device, source_on_device, alpha, out);
+  return out;
+}
+
+// index_add.out: specs/mlu.yaml:520
+// out variant derived from index_add
+static const torch_fl::KernelInfo kOp_index_add_out{
+    "index_add.out", "specs/mlu.yaml:520",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_index_add_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(source, "source", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, index);
+  torch_fl::check_no_partial_overlap(out, source);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(source, "source") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_add_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor source_on_device = op.on_device(source);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::index_add_outf(op.meta(self), dim, op.meta(index), op.meta(source), alpha, out_meta);
+  op.resize_output(out, out_meta);
+  launch_index_add(op, self_on_device, dim, index_on_device, source_on_device, alpha, out);
+  return out;
+}
+
+// index_add_: specs/mlu.yaml:520
+// inplace variant derived from index_add
+static const torch_fl::KernelInfo kOp_index_add_{
+    "index_add_", "specs/mlu.yaml:520",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_index_add_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(source, "source", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, index);
+  torch_fl::check_no_partial_overlap(self, source);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(source, "source") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_add_)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha);
+  }
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor source_on_device = op.on_device(source);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::index_add_(self_meta, dim, op.meta(index), op.meta(source), alpha);
+  launch_index_add(op, self, dim, index_on_device, source_on_device, alpha, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1613,4 +2314,24 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("all.out", TORCH_FN(wrap_all_out));
   m.impl("amin", TORCH_FN(wrap_amin));
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
+  m.impl("softplus_backward", TORCH_FN(wrap_softplus_backward));
+  m.impl("nll_loss2d_backward", TORCH_FN(wrap_nll_loss2d_backward));
+  m.impl("fractional_max_pool2d_backward", TORCH_FN(wrap_fractional_max_pool2d_backward));
+  m.impl("reflection_pad3d", TORCH_FN(wrap_reflection_pad3d));
+  m.impl("replication_pad1d", TORCH_FN(wrap_replication_pad1d));
+  m.impl("native_group_norm", TORCH_FN(wrap_native_group_norm));
+  m.impl("erfc", TORCH_FN(wrap_erfc));
+  m.impl("erfc.out", TORCH_FN(wrap_erfc_out));
+  m.impl("erfc_", TORCH_FN(wrap_erfc_));
+  m.impl("bitwise_not", TORCH_FN(wrap_bitwise_not));
+  m.impl("bitwise_not.out", TORCH_FN(wrap_bitwise_not_out));
+  m.impl("bitwise_not_", TORCH_FN(wrap_bitwise_not_));
+  m.impl("logaddexp2", TORCH_FN(wrap_logaddexp2));
+  m.impl("logaddexp2.out", TORCH_FN(wrap_logaddexp2_out));
+  m.impl("fmax", TORCH_FN(wrap_fmax));
+  m.impl("fmax.out", TORCH_FN(wrap_fmax_out));
+  m.impl("max.dim", TORCH_FN(wrap_max_dim));
+  m.impl("index_add", TORCH_FN(wrap_index_add));
+  m.impl("index_add.out", TORCH_FN(wrap_index_add_out));
+  m.impl("index_add_", TORCH_FN(wrap_index_add_));
 }

@@ -13,6 +13,16 @@
 #include <ATen/ops/log2_meta_dispatch.h>
 #include <ATen/ops/clamp_meta_dispatch.h>
 #include <ATen/ops/argmax_meta_dispatch.h>
+#include <ATen/ops/softshrink_backward_meta_dispatch.h>
+#include <ATen/ops/mish_meta_dispatch.h>
+#include <ATen/ops/reflection_pad1d_meta_dispatch.h>
+#include <ATen/ops/reflection_pad1d_backward_meta_dispatch.h>
+#include <ATen/ops/replication_pad3d_meta_dispatch.h>
+#include <ATen/ops/asin_meta_dispatch.h>
+#include <ATen/ops/sinh_meta_dispatch.h>
+#include <ATen/ops/sinc_meta_dispatch.h>
+#include <ATen/ops/signbit_meta_dispatch.h>
+#include <ATen/ops/hypot_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -499,7 +509,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/mlu.yaml:243
+// from specs/mlu.yaml:241
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -518,9 +528,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/mlu.yaml:243
+// native_batch_norm_backward: specs/mlu.yaml:241
 static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/mlu.yaml:243",
+    "native_batch_norm_backward", "specs/mlu.yaml:241",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -552,7 +562,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
 }
 
 // mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/mlu.yaml:247
+// from specs/mlu.yaml:245
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -568,9 +578,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/mlu.yaml:247
+// native_layer_norm: specs/mlu.yaml:245
 static const torch_fl::KernelInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/mlu.yaml:247",
+    "native_layer_norm", "specs/mlu.yaml:245",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -597,7 +607,7 @@ static const torch_fl::KernelInfo kOp_native_layer_norm{
 }
 
 // mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
-// from specs/mlu.yaml:255
+// from specs/mlu.yaml:253
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -611,9 +621,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/mlu.yaml:255
+// native_dropout: specs/mlu.yaml:253
 static const torch_fl::KernelInfo kOp_native_dropout{
-    "native_dropout", "specs/mlu.yaml:255",
+    "native_dropout", "specs/mlu.yaml:253",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -634,6 +644,684 @@ static const torch_fl::KernelInfo kOp_native_dropout{
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   launch_native_dropout(op, input_on_device, p, train, out0, out1);
   return std::make_tuple(out0, out1);
+}
+
+// mluOpSoftshrinkBackward(stream, grad_output, self, lambd, out)
+// from specs/mlu.yaml:292
+static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto lambd_arg = mlu_glue::scalar(lambd);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSoftshrinkBackward(stream_arg, &grad_output_arg, &self_arg, lambd_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// softshrink_backward: specs/mlu.yaml:292
+static const torch_fl::KernelInfo kOp_softshrink_backward{
+    "softshrink_backward", "specs/mlu.yaml:292",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_softshrink_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
+  }
+  const auto expected = at::meta::softshrink_backward(op.meta(grad_output), op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softshrink_backward(op, grad_output_on_device, self_on_device, lambd, out);
+  return out;
+}
+
+// mluOpMish(stream, self, out)
+// from specs/mlu.yaml:312
+static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpMish(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// mish: specs/mlu.yaml:312
+static const torch_fl::KernelInfo kOp_mish{
+    "mish", "specs/mlu.yaml:312",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mish(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_mish);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::mish(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_mish(op, self_on_device, out);
+  return out;
+}
+
+// mish_: specs/mlu.yaml:312
+// inplace variant derived from mish
+static const torch_fl::KernelInfo kOp_mish_{
+    "mish_", "specs/mlu.yaml:312",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mish_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_mish_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mish_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::mish_(self_meta);
+  launch_mish(op, self, self);
+  return self;
+}
+
+// mluOpReflectionPad(stream, self, padding, out)
+// from specs/mlu.yaml:425
+static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// reflection_pad1d: specs/mlu.yaml:425
+static const torch_fl::KernelInfo kOp_reflection_pad1d{
+    "reflection_pad1d", "specs/mlu.yaml:425",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad1d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = at::meta::reflection_pad1d(op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reflection_pad1d(op, self_on_device, padding, out);
+  return out;
+}
+
+// mluOpReflectionPadBackward(stream, grad_output, self, padding, out)
+// from specs/mlu.yaml:426
+static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReflectionPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// reflection_pad1d_backward: specs/mlu.yaml:426
+static const torch_fl::KernelInfo kOp_reflection_pad1d_backward{
+    "reflection_pad1d_backward", "specs/mlu.yaml:426",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad1d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const auto expected = at::meta::reflection_pad1d_backward(op.meta(grad_output), op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reflection_pad1d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  return out;
+}
+
+// mluOpReplicationPad(stream, self, padding, out)
+// from specs/mlu.yaml:444
+static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// replication_pad3d: specs/mlu.yaml:444
+static const torch_fl::KernelInfo kOp_replication_pad3d{
+    "replication_pad3d", "specs/mlu.yaml:444",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = at::meta::replication_pad3d(op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_replication_pad3d(op, self_on_device, padding, out);
+  return out;
+}
+
+// mluOpAsin(stream, self, out)
+// from specs/mlu.yaml:462
+static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAsin(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// asin: specs/mlu.yaml:462
+static const torch_fl::KernelInfo kOp_asin{
+    "asin", "specs/mlu.yaml:462",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_asin(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::asin(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_asin(op, self_on_device, out);
+  return out;
+}
+
+// asin.out: specs/mlu.yaml:462
+// out variant derived from asin
+static const torch_fl::KernelInfo kOp_asin_out{
+    "asin.out", "specs/mlu.yaml:462",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_asin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::asin_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_asin(op, self_on_device, out);
+  return out;
+}
+
+// asin_: specs/mlu.yaml:462
+// inplace variant derived from asin
+static const torch_fl::KernelInfo kOp_asin_{
+    "asin_", "specs/mlu.yaml:462",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asin_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asin_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::asin_(self_meta);
+  launch_asin(op, self, self);
+  return self;
+}
+
+// mluOpSinh(stream, self, out)
+// from specs/mlu.yaml:465
+static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSinh(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// sinh: specs/mlu.yaml:465
+static const torch_fl::KernelInfo kOp_sinh{
+    "sinh", "specs/mlu.yaml:465",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sinh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sinh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sinh(op, self_on_device, out);
+  return out;
+}
+
+// sinh.out: specs/mlu.yaml:465
+// out variant derived from sinh
+static const torch_fl::KernelInfo kOp_sinh_out{
+    "sinh.out", "specs/mlu.yaml:465",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sinh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sinh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sinh(op, self_on_device, out);
+  return out;
+}
+
+// sinh_: specs/mlu.yaml:465
+// inplace variant derived from sinh
+static const torch_fl::KernelInfo kOp_sinh_{
+    "sinh_", "specs/mlu.yaml:465",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sinh_(self_meta);
+  launch_sinh(op, self, self);
+  return self;
+}
+
+// mluOpSinc(stream, self, out)
+// from specs/mlu.yaml:477
+static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSinc(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// sinc: specs/mlu.yaml:477
+static const torch_fl::KernelInfo kOp_sinc{
+    "sinc", "specs/mlu.yaml:477",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sinc(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinc);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sinc(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sinc(op, self_on_device, out);
+  return out;
+}
+
+// sinc.out: specs/mlu.yaml:477
+// out variant derived from sinc
+static const torch_fl::KernelInfo kOp_sinc_out{
+    "sinc.out", "specs/mlu.yaml:477",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sinc_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sinc_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sinc(op, self_on_device, out);
+  return out;
+}
+
+// sinc_: specs/mlu.yaml:477
+// inplace variant derived from sinc
+static const torch_fl::KernelInfo kOp_sinc_{
+    "sinc_", "specs/mlu.yaml:477",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinc_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinc_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sinc_(self_meta);
+  launch_sinc(op, self, self);
+  return self;
+}
+
+// mluOpSignbit(stream, self, out)
+// from specs/mlu.yaml:479
+static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSignbit(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// signbit: specs/mlu.yaml:479
+static const torch_fl::KernelInfo kOp_signbit{
+    "signbit", "specs/mlu.yaml:479",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_signbit(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_signbit);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::signbit(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_signbit(op, self_on_device, out);
+  return out;
+}
+
+// signbit.out: specs/mlu.yaml:479
+// out variant derived from signbit
+static const torch_fl::KernelInfo kOp_signbit_out{
+    "signbit.out", "specs/mlu.yaml:479",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_signbit_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(signbit_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::signbit_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_signbit(op, self_on_device, out);
+  return out;
+}
+
+// mluOpHypot(stream, self, other, out)
+// from specs/mlu.yaml:492
+static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpHypot(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hypot: specs/mlu.yaml:492
+static const torch_fl::KernelInfo kOp_hypot{
+    "hypot", "specs/mlu.yaml:492",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_hypot);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::hypot(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_hypot(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// hypot.out: specs/mlu.yaml:492
+// out variant derived from hypot
+static const torch_fl::KernelInfo kOp_hypot_out{
+    "hypot.out", "specs/mlu.yaml:492",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hypot_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hypot_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_hypot(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// hypot_: specs/mlu.yaml:492
+// inplace variant derived from hypot
+static const torch_fl::KernelInfo kOp_hypot_{
+    "hypot_", "specs/mlu.yaml:492",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_hypot_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::hypot_(self_meta, op.meta(other));
+  launch_hypot(op, self, other_on_device, self);
+  return self;
+}
+
+// mluOpFmodScalar(stream, self, other, out)
+// from specs/mlu.yaml:502
+static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpFmodScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fmod.Scalar: specs/mlu.yaml:502
+static const torch_fl::KernelInfo kOp_fmod_Scalar{
+    "fmod.Scalar", "specs/mlu.yaml:502",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_fmod_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::fmod(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmod_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// fmod_.Scalar: specs/mlu.yaml:502
+// inplace variant derived from fmod.Scalar
+static const torch_fl::KernelInfo kOp_fmod__Scalar{
+    "fmod_.Scalar", "specs/mlu.yaml:502",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_fmod__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.fmod_(other);
+  launch_fmod_Scalar(op, self, other, self);
+  return self;
 }
 
 }  // namespace
@@ -658,4 +1346,26 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_batch_norm_backward", TORCH_FN(wrap_native_batch_norm_backward));
   m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));
   m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
+  m.impl("softshrink_backward", TORCH_FN(wrap_softshrink_backward));
+  m.impl("mish", TORCH_FN(wrap_mish));
+  m.impl("mish_", TORCH_FN(wrap_mish_));
+  m.impl("reflection_pad1d", TORCH_FN(wrap_reflection_pad1d));
+  m.impl("reflection_pad1d_backward", TORCH_FN(wrap_reflection_pad1d_backward));
+  m.impl("replication_pad3d", TORCH_FN(wrap_replication_pad3d));
+  m.impl("asin", TORCH_FN(wrap_asin));
+  m.impl("asin.out", TORCH_FN(wrap_asin_out));
+  m.impl("asin_", TORCH_FN(wrap_asin_));
+  m.impl("sinh", TORCH_FN(wrap_sinh));
+  m.impl("sinh.out", TORCH_FN(wrap_sinh_out));
+  m.impl("sinh_", TORCH_FN(wrap_sinh_));
+  m.impl("sinc", TORCH_FN(wrap_sinc));
+  m.impl("sinc.out", TORCH_FN(wrap_sinc_out));
+  m.impl("sinc_", TORCH_FN(wrap_sinc_));
+  m.impl("signbit", TORCH_FN(wrap_signbit));
+  m.impl("signbit.out", TORCH_FN(wrap_signbit_out));
+  m.impl("hypot", TORCH_FN(wrap_hypot));
+  m.impl("hypot.out", TORCH_FN(wrap_hypot_out));
+  m.impl("hypot_", TORCH_FN(wrap_hypot_));
+  m.impl("fmod.Scalar", TORCH_FN(wrap_fmod_Scalar));
+  m.impl("fmod_.Scalar", TORCH_FN(wrap_fmod__Scalar));
 }

@@ -14,6 +14,19 @@
 #include <ATen/ops/triu_meta_dispatch.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
 #include <ATen/ops/avg_pool2d_backward_meta_dispatch.h>
+#include <ATen/ops/hardshrink_meta_dispatch.h>
+#include <ATen/ops/sgn_meta_dispatch.h>
+#include <ATen/ops/any_meta_dispatch.h>
+#include <ATen/ops/smooth_l1_loss_meta_dispatch.h>
+#include <ATen/ops/avg_pool3d_backward_meta_dispatch.h>
+#include <ATen/ops/adaptive_max_pool2d_meta_dispatch.h>
+#include <ATen/ops/adaptive_max_pool2d_backward_meta_dispatch.h>
+#include <ATen/ops/adaptive_max_pool3d_backward_meta_dispatch.h>
+#include <ATen/ops/fractional_max_pool2d_meta_dispatch.h>
+#include <ATen/ops/replication_pad1d_backward_meta_dispatch.h>
+#include <ATen/ops/bitwise_xor_meta_dispatch.h>
+#include <ATen/ops/norm_meta_dispatch.h>
+#include <ATen/ops/scatter_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -591,7 +604,7 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
 }
 
 // mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu.yaml:217
+// from specs/mlu.yaml:215
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -608,9 +621,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/mlu.yaml:217
+// max_pool2d_with_indices_backward: specs/mlu.yaml:215
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/mlu.yaml:217",
+    "max_pool2d_with_indices_backward", "specs/mlu.yaml:215",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -636,10 +649,10 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:217
+// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:215
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:217",
+    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:215",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -669,7 +682,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:225
+// from specs/mlu.yaml:223
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -685,9 +698,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/mlu.yaml:225
+// avg_pool2d_backward: specs/mlu.yaml:223
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/mlu.yaml:225",
+    "avg_pool2d_backward", "specs/mlu.yaml:223",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -711,10 +724,10 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/mlu.yaml:225
+// avg_pool2d_backward.grad_input: specs/mlu.yaml:223
 // out variant derived from avg_pool2d_backward
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:225",
+    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:223",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -738,6 +751,1193 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   op.resize_output(grad_input, grad_input_meta);
   launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   return grad_input;
+}
+
+// mluOpHardtanhBackward(stream, grad_output, self, min_val, max_val, out)
+// from specs/mlu.yaml:279
+static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto min_val_arg = mlu_glue::scalar(min_val);
+  const auto max_val_arg = mlu_glue::scalar(max_val);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpHardtanhBackward(stream_arg, &grad_output_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardtanh_backward: specs/mlu.yaml:279
+static const torch_fl::KernelInfo kOp_hardtanh_backward{
+    "hardtanh_backward", "specs/mlu.yaml:279",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, min_val, max_val);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardtanh_backward(op, grad_output_on_device, self_on_device, min_val, max_val, out);
+  return out;
+}
+
+// mluOpHardshrink(stream, self, lambd, out)
+// from specs/mlu.yaml:293
+static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto lambd_arg = mlu_glue::scalar(lambd);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpHardshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardshrink: specs/mlu.yaml:293
+static const torch_fl::KernelInfo kOp_hardshrink{
+    "hardshrink", "specs/mlu.yaml:293",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_hardshrink);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const auto expected = at::meta::hardshrink(op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// hardshrink.out: specs/mlu.yaml:293
+// out variant derived from hardshrink
+static const torch_fl::KernelInfo kOp_hardshrink_out{
+    "hardshrink.out", "specs/mlu.yaml:293",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardshrink_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardshrink_outf(op.meta(self), lambd, out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// mluOpHardswishBackward(stream, grad_output, self, out)
+// from specs/mlu.yaml:300
+static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpHardswishBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardswish_backward: specs/mlu.yaml:300
+static const torch_fl::KernelInfo kOp_hardswish_backward{
+    "hardswish_backward", "specs/mlu.yaml:300",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardswish_backward(op, grad_output_on_device, self_on_device, out);
+  return out;
+}
+
+// mluOpGluBackward(stream, grad_output, self, dim, out)
+// from specs/mlu.yaml:315
+static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpGluBackward(stream_arg, &grad_output_arg, &self_arg, dim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// glu_backward: specs/mlu.yaml:315
+static const torch_fl::KernelInfo kOp_glu_backward{
+    "glu_backward", "specs/mlu.yaml:315",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim) {
+  torch_fl::OpContext op(kOp_glu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(glu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, dim);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_glu_backward(op, grad_output_on_device, self_on_device, dim, out);
+  return out;
+}
+
+// mluOpSgn(stream, self, out)
+// from specs/mlu.yaml:328
+static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSgn(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// sgn: specs/mlu.yaml:328
+static const torch_fl::KernelInfo kOp_sgn{
+    "sgn", "specs/mlu.yaml:328",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sgn(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sgn(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sgn(op, self_on_device, out);
+  return out;
+}
+
+// sgn.out: specs/mlu.yaml:328
+// out variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_out{
+    "sgn.out", "specs/mlu.yaml:328",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sgn_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sgn_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sgn(op, self_on_device, out);
+  return out;
+}
+
+// sgn_: specs/mlu.yaml:328
+// inplace variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_{
+    "sgn_", "specs/mlu.yaml:328",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sgn_(self_meta);
+  launch_sgn(op, self, self);
+  return self;
+}
+
+// mluOpAnyAll(stream, self, out)
+// from specs/mlu.yaml:330
+static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAnyAll(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// any: specs/mlu.yaml:330
+static const torch_fl::KernelInfo kOp_any{
+    "any", "specs/mlu.yaml:330",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_any);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::any(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any(op, self_on_device, out);
+  return out;
+}
+
+// any.all_out: specs/mlu.yaml:330
+// out variant derived from any
+static const torch_fl::KernelInfo kOp_any_all_out{
+    "any.all_out", "specs/mlu.yaml:330",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_all_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_any(op, self_on_device, out);
+  return out;
+}
+
+// mluOpSmoothL1Loss(stream, self, target, reduction, beta, out)
+// from specs/mlu.yaml:339
+static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSmoothL1Loss(stream_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// smooth_l1_loss: specs/mlu.yaml:339
+static const torch_fl::KernelInfo kOp_smooth_l1_loss{
+    "smooth_l1_loss", "specs/mlu.yaml:339",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  torch_fl::OpContext op(kOp_smooth_l1_loss);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
+  }
+  const auto expected = at::meta::smooth_l1_loss(op.meta(self), op.meta(target), reduction, beta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_smooth_l1_loss(op, self_on_device, target_on_device, reduction, beta, out);
+  return out;
+}
+
+// mluOpBinaryCrossEntropy(stream, self, target, weight, reduction, out)
+// from specs/mlu.yaml:350
+static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBinaryCrossEntropy(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// binary_cross_entropy: specs/mlu.yaml:350
+static const torch_fl::KernelInfo kOp_binary_cross_entropy{
+    "binary_cross_entropy", "specs/mlu.yaml:350",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_binary_cross_entropy);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
+  }
+  const auto expected = torch_fl::output_rules::binary_cross_entropy(self, target, weight, reduction);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_binary_cross_entropy(op, self_on_device, target_on_device, weight, reduction, out);
+  return out;
+}
+
+// mluOpAvgPool3dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+// from specs/mlu.yaml:390
+static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// avg_pool3d_backward: specs/mlu.yaml:390
+static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
+    "avg_pool3d_backward", "specs/mlu.yaml:390",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool3d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool3d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// mluOpAdaptiveMaxPool2d(stream, self, output_size, out0, out1)
+// from specs/mlu.yaml:401
+static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const mluRet_t status = mluOpAdaptiveMaxPool2d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// adaptive_max_pool2d: specs/mlu.yaml:401
+static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
+    "adaptive_max_pool2d", "specs/mlu.yaml:401",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = at::meta::adaptive_max_pool2d(op.meta(self), output_size);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_adaptive_max_pool2d(op, self_on_device, output_size, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// mluOpAdaptiveMaxPool2dBackward(stream, grad_output, self, indices, out)
+// from specs/mlu.yaml:402
+static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAdaptiveMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// adaptive_max_pool2d_backward: specs/mlu.yaml:402
+static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
+    "adaptive_max_pool2d_backward", "specs/mlu.yaml:402",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const auto expected = at::meta::adaptive_max_pool2d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_adaptive_max_pool2d_backward(op, grad_output_on_device, self_on_device, indices_on_device, out);
+  return out;
+}
+
+// mluOpAdaptiveMaxPool3dBackward(stream, grad_output, self, indices, out)
+// from specs/mlu.yaml:406
+static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAdaptiveMaxPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// adaptive_max_pool3d_backward: specs/mlu.yaml:406
+static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
+    "adaptive_max_pool3d_backward", "specs/mlu.yaml:406",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const auto expected = at::meta::adaptive_max_pool3d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_adaptive_max_pool3d_backward(op, grad_output_on_device, self_on_device, indices_on_device, out);
+  return out;
+}
+
+// mluOpAdaptiveAvgPool3d(stream, self, output_size, out)
+// from specs/mlu.yaml:409
+static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAdaptiveAvgPool3d(stream_arg, &self_arg, output_size_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _adaptive_avg_pool3d: specs/mlu.yaml:409
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
+    "_adaptive_avg_pool3d", "specs/mlu.yaml:409",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool3d(self, output_size);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__adaptive_avg_pool3d(op, self_on_device, output_size, out);
+  return out;
+}
+
+// mluOpFractionalMaxPool2d(stream, self, kernel_size, output_size, random_samples, out0, out1)
+// from specs/mlu.yaml:418
+static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto random_samples_arg = mlu_glue::describe(random_samples);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const mluRet_t status = mluOpFractionalMaxPool2d(stream_arg, &self_arg, kernel_size_arg, output_size_arg, &random_samples_arg, &out0_arg, &out1_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fractional_max_pool2d: specs/mlu.yaml:418
+static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
+    "fractional_max_pool2d", "specs/mlu.yaml:418",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_fractional_max_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples) {
+  torch_fl::OpContext op(kOp_fractional_max_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
+  }
+  const auto expected = at::meta::fractional_max_pool2d(op.meta(self), kernel_size, output_size, op.meta(random_samples));
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor random_samples_on_device = op.on_device(random_samples);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// fractional_max_pool2d.output: specs/mlu.yaml:418
+// out variant derived from fractional_max_pool2d
+static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
+    "fractional_max_pool2d.output", "specs/mlu.yaml:418",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrap_fractional_max_pool2d_output(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, at::Tensor & output, at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_fractional_max_pool2d_output);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
+  op.check_output(output, "output", /*is_operand=*/false);
+  op.check_output(indices, "indices", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(output);
+  torch_fl::check_no_partial_overlap(output, self);
+  torch_fl::check_no_partial_overlap(output, random_samples);
+  torch_fl::check_no_internal_overlap(indices);
+  torch_fl::check_no_partial_overlap(indices, self);
+  torch_fl::check_no_partial_overlap(indices, random_samples);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_output)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples, output, indices);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor random_samples_on_device = op.on_device(random_samples);
+  at::Tensor output_meta = op.meta_output(output);
+  at::Tensor indices_meta = op.meta_output(indices);
+  at::meta::fractional_max_pool2d_outf(op.meta(self), kernel_size, output_size, op.meta(random_samples), output_meta, indices_meta);
+  op.resize_output(output, output_meta);
+  op.resize_output(indices, indices_meta);
+  launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, output, indices);
+  return std::forward_as_tuple(output, indices);
+}
+
+// mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
+// from specs/mlu.yaml:438
+static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// replication_pad1d_backward: specs/mlu.yaml:438
+static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
+    "replication_pad1d_backward", "specs/mlu.yaml:438",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad1d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const auto expected = at::meta::replication_pad1d_backward(op.meta(grad_output), op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_replication_pad1d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  return out;
+}
+
+// mluOpBitwiseXor(stream, self, other, out)
+// from specs/mlu.yaml:485
+static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBitwiseXor(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// bitwise_xor.Tensor: specs/mlu.yaml:485
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
+    "bitwise_xor.Tensor", "specs/mlu.yaml:485",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_xor(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_xor_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_xor.Tensor_out: specs/mlu.yaml:485
+// out variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
+    "bitwise_xor.Tensor_out", "specs/mlu.yaml:485",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_xor_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_xor_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_xor_.Tensor: specs/mlu.yaml:485
+// inplace variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
+    "bitwise_xor_.Tensor", "specs/mlu.yaml:485",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_xor_(self_meta, op.meta(other));
+  launch_bitwise_xor_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// mluOpLogicalXor(stream, self, other, out)
+// from specs/mlu.yaml:488
+static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLogicalXor(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// logical_xor: specs/mlu.yaml:488
+static const torch_fl::KernelInfo kOp_logical_xor{
+    "logical_xor", "specs/mlu.yaml:488",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_xor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::logical_xor(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_xor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_xor.out: specs/mlu.yaml:488
+// out variant derived from logical_xor
+static const torch_fl::KernelInfo kOp_logical_xor_out{
+    "logical_xor.out", "specs/mlu.yaml:488",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_xor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_xor_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_xor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_xor_: specs/mlu.yaml:488
+// inplace variant derived from logical_xor
+static const torch_fl::KernelInfo kOp_logical_xor_{
+    "logical_xor_", "specs/mlu.yaml:488",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_xor_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_xor_(op.meta(other));
+  launch_logical_xor(op, self, other_on_device, self);
+  return self;
+}
+
+// mluOpBitwiseAndScalar(stream, self, other, out)
+// from specs/mlu.yaml:499
+static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBitwiseAndScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// bitwise_and.Scalar: specs/mlu.yaml:499
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
+    "bitwise_and.Scalar", "specs/mlu.yaml:499",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_and(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and.Scalar_out: specs/mlu.yaml:499
+// out variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
+    "bitwise_and.Scalar_out", "specs/mlu.yaml:499",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_and_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and_.Scalar: specs/mlu.yaml:499
+// inplace variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
+    "bitwise_and_.Scalar", "specs/mlu.yaml:499",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_and_(other);
+  launch_bitwise_and_Scalar(op, self, other, self);
+  return self;
+}
+
+// mluOpRemainderScalar(stream, self, other, out)
+// from specs/mlu.yaml:503
+static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpRemainderScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// remainder.Scalar: specs/mlu.yaml:503
+static const torch_fl::KernelInfo kOp_remainder_Scalar{
+    "remainder.Scalar", "specs/mlu.yaml:503",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::remainder(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_remainder_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// remainder_.Scalar: specs/mlu.yaml:503
+// inplace variant derived from remainder.Scalar
+static const torch_fl::KernelInfo kOp_remainder__Scalar{
+    "remainder_.Scalar", "specs/mlu.yaml:503",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.remainder_(other);
+  launch_remainder_Scalar(op, self, other, self);
+  return self;
+}
+
+// mluOpVectorNorm(stream, self, p, dim, keepdim, out)
+// from specs/mlu.yaml:513
+static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto p_arg = mlu_glue::optional_scalar(p);
+  const auto dim_arg = mlu_glue::int_list(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpVectorNorm(stream_arg, &self_arg, p_arg, dim_arg, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// norm.ScalarOpt_dim: specs/mlu.yaml:513
+static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
+    "norm.ScalarOpt_dim", "specs/mlu.yaml:513",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_norm_ScalarOpt_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const auto expected = at::meta::norm(op.meta(self), p, dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
+  return out;
+}
+
+// mluOpScatter(stream, self, dim, index, src, out)
+// from specs/mlu.yaml:517
+static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto index_arg = mlu_glue::describe(index);
+  const auto src_arg = mlu_glue::describe(src);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpScatter(stream_arg, &self_arg, dim, &index_arg, &src_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// scatter.src: specs/mlu.yaml:517
+static const torch_fl::KernelInfo kOp_scatter_src{
+    "scatter.src", "specs/mlu.yaml:517",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  torch_fl::OpContext op(kOp_scatter_src);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const auto expected = at::meta::scatter(op.meta(self), dim, op.meta(index), op.meta(src));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  const at::Tensor out = op.allocate(expected);
+  launch_scatter_src(op, self_on_device, dim, index_on_device, src_on_device, out);
+  return out;
+}
+
+// scatter.src_out: specs/mlu.yaml:517
+// out variant derived from scatter.src
+static const torch_fl::KernelInfo kOp_scatter_src_out{
+    "scatter.src_out", "specs/mlu.yaml:517",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_scatter_src_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, index);
+  torch_fl::check_no_partial_overlap(out, src);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::scatter_outf(op.meta(self), dim, op.meta(index), op.meta(src), out_meta);
+  op.resize_output(out, out_meta);
+  launch_scatter_src(op, self_on_device, dim, index_on_device, src_on_device, out);
+  return out;
+}
+
+// scatter_.src: specs/mlu.yaml:517
+// inplace variant derived from scatter.src
+static const torch_fl::KernelInfo kOp_scatter__src{
+    "scatter_.src", "specs/mlu.yaml:517",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  torch_fl::OpContext op(kOp_scatter__src);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, index);
+  torch_fl::check_no_partial_overlap(self, src);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter__src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::scatter_(self_meta, dim, op.meta(index), op.meta(src));
+  launch_scatter_src(op, self, dim, index_on_device, src_on_device, self);
+  return self;
 }
 
 }  // namespace
@@ -765,4 +1965,39 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrap_max_pool2d_with_indices_backward_grad_input));
   m.impl("avg_pool2d_backward", TORCH_FN(wrap_avg_pool2d_backward));
   m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrap_avg_pool2d_backward_grad_input));
+  m.impl("hardtanh_backward", TORCH_FN(wrap_hardtanh_backward));
+  m.impl("hardshrink", TORCH_FN(wrap_hardshrink));
+  m.impl("hardshrink.out", TORCH_FN(wrap_hardshrink_out));
+  m.impl("hardswish_backward", TORCH_FN(wrap_hardswish_backward));
+  m.impl("glu_backward", TORCH_FN(wrap_glu_backward));
+  m.impl("sgn", TORCH_FN(wrap_sgn));
+  m.impl("sgn.out", TORCH_FN(wrap_sgn_out));
+  m.impl("sgn_", TORCH_FN(wrap_sgn_));
+  m.impl("any", TORCH_FN(wrap_any));
+  m.impl("any.all_out", TORCH_FN(wrap_any_all_out));
+  m.impl("smooth_l1_loss", TORCH_FN(wrap_smooth_l1_loss));
+  m.impl("binary_cross_entropy", TORCH_FN(wrap_binary_cross_entropy));
+  m.impl("avg_pool3d_backward", TORCH_FN(wrap_avg_pool3d_backward));
+  m.impl("adaptive_max_pool2d", TORCH_FN(wrap_adaptive_max_pool2d));
+  m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrap_adaptive_max_pool2d_backward));
+  m.impl("adaptive_max_pool3d_backward", TORCH_FN(wrap_adaptive_max_pool3d_backward));
+  m.impl("_adaptive_avg_pool3d", TORCH_FN(wrap__adaptive_avg_pool3d));
+  m.impl("fractional_max_pool2d", TORCH_FN(wrap_fractional_max_pool2d));
+  m.impl("fractional_max_pool2d.output", TORCH_FN(wrap_fractional_max_pool2d_output));
+  m.impl("replication_pad1d_backward", TORCH_FN(wrap_replication_pad1d_backward));
+  m.impl("bitwise_xor.Tensor", TORCH_FN(wrap_bitwise_xor_Tensor));
+  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrap_bitwise_xor_Tensor_out));
+  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrap_bitwise_xor__Tensor));
+  m.impl("logical_xor", TORCH_FN(wrap_logical_xor));
+  m.impl("logical_xor.out", TORCH_FN(wrap_logical_xor_out));
+  m.impl("logical_xor_", TORCH_FN(wrap_logical_xor_));
+  m.impl("bitwise_and.Scalar", TORCH_FN(wrap_bitwise_and_Scalar));
+  m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
+  m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
+  m.impl("remainder.Scalar", TORCH_FN(wrap_remainder_Scalar));
+  m.impl("remainder_.Scalar", TORCH_FN(wrap_remainder__Scalar));
+  m.impl("norm.ScalarOpt_dim", TORCH_FN(wrap_norm_ScalarOpt_dim));
+  m.impl("scatter.src", TORCH_FN(wrap_scatter_src));
+  m.impl("scatter.src_out", TORCH_FN(wrap_scatter_src_out));
+  m.impl("scatter_.src", TORCH_FN(wrap_scatter__src));
 }

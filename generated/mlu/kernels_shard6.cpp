@@ -11,6 +11,14 @@
 #include <ATen/ops/floor_meta_dispatch.h>
 #include <ATen/ops/sign_meta_dispatch.h>
 #include <ATen/ops/maximum_meta_dispatch.h>
+#include <ATen/ops/leaky_relu_meta_dispatch.h>
+#include <ATen/ops/softshrink_meta_dispatch.h>
+#include <ATen/ops/threshold_meta_dispatch.h>
+#include <ATen/ops/avg_pool3d_meta_dispatch.h>
+#include <ATen/ops/asinh_meta_dispatch.h>
+#include <ATen/ops/lgamma_meta_dispatch.h>
+#include <ATen/ops/digamma_meta_dispatch.h>
+#include <ATen/ops/bitwise_or_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -604,9 +612,6 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
-  if (transposed) {  // when: not transposed
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kGuard, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  }
   const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
@@ -621,7 +626,7 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
 }
 
 // mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu.yaml:207
+// from specs/mlu.yaml:206
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -640,9 +645,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/mlu.yaml:207
+// convolution_backward_overrideable: specs/mlu.yaml:206
 static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu.yaml:207",
+    "convolution_backward_overrideable", "specs/mlu.yaml:206",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -655,9 +660,6 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  }
-  if (transposed) {  // when: not transposed
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kGuard, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
   const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
@@ -677,7 +679,7 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
 }
 
 // mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:259
+// from specs/mlu.yaml:257
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -689,9 +691,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/mlu.yaml:259
+// native_dropout_backward: specs/mlu.yaml:257
 static const torch_fl::KernelInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:259",
+    "native_dropout_backward", "specs/mlu.yaml:257",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -713,6 +715,860 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
   const at::Tensor out = op.allocate(expected);
   launch_native_dropout_backward(op, grad_output_on_device, mask_on_device, scale, out);
   return out;
+}
+
+// mluOpHardtanh(stream, self, min_val, max_val, out)
+// from specs/mlu.yaml:274
+static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto min_val_arg = mlu_glue::scalar(min_val);
+  const auto max_val_arg = mlu_glue::scalar(max_val);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpHardtanh(stream_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardtanh: specs/mlu.yaml:274
+static const torch_fl::KernelInfo kOp_hardtanh{
+    "hardtanh", "specs/mlu.yaml:274",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardtanh(op, self_on_device, min_val, max_val, out);
+  return out;
+}
+
+// hardtanh_: specs/mlu.yaml:274
+// inplace variant derived from hardtanh
+static const torch_fl::KernelInfo kOp_hardtanh_{
+    "hardtanh_", "specs/mlu.yaml:274",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
+  }
+  launch_hardtanh(op, self, min_val, max_val, self);
+  return self;
+}
+
+// mluOpLeakyRelu(stream, self, negative_slope, out)
+// from specs/mlu.yaml:283
+static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLeakyRelu(stream_arg, &self_arg, negative_slope_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// leaky_relu: specs/mlu.yaml:283
+static const torch_fl::KernelInfo kOp_leaky_relu{
+    "leaky_relu", "specs/mlu.yaml:283",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_slope) {
+  torch_fl::OpContext op(kOp_leaky_relu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  const auto expected = at::meta::leaky_relu(op.meta(self), negative_slope);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_leaky_relu(op, self_on_device, negative_slope, out);
+  return out;
+}
+
+// leaky_relu_: specs/mlu.yaml:283
+// inplace variant derived from leaky_relu
+static const torch_fl::KernelInfo kOp_leaky_relu_{
+    "leaky_relu_", "specs/mlu.yaml:283",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slope) {
+  torch_fl::OpContext op(kOp_leaky_relu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::leaky_relu_(self_meta, negative_slope);
+  launch_leaky_relu(op, self, negative_slope, self);
+  return self;
+}
+
+// mluOpSoftshrink(stream, self, lambd, out)
+// from specs/mlu.yaml:291
+static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto lambd_arg = mlu_glue::scalar(lambd);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSoftshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// softshrink: specs/mlu.yaml:291
+static const torch_fl::KernelInfo kOp_softshrink{
+    "softshrink", "specs/mlu.yaml:291",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_softshrink);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const auto expected = at::meta::softshrink(op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// softshrink.out: specs/mlu.yaml:291
+// out variant derived from softshrink
+static const torch_fl::KernelInfo kOp_softshrink_out{
+    "softshrink.out", "specs/mlu.yaml:291",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_softshrink_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::softshrink_outf(op.meta(self), lambd, out_meta);
+  op.resize_output(out, out_meta);
+  launch_softshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// mluOpLogSigmoidBackward(stream, grad_output, self, buffer, out)
+// from specs/mlu.yaml:308
+static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto buffer_arg = mlu_glue::describe(buffer);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLogSigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &buffer_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// log_sigmoid_backward: specs/mlu.yaml:308
+static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
+    "log_sigmoid_backward", "specs/mlu.yaml:308",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer) {
+  torch_fl::OpContext op(kOp_log_sigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(buffer, "buffer", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(buffer, "buffer"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, buffer);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor buffer_on_device = op.on_device(buffer);
+  const at::Tensor out = op.allocate_like(self);
+  launch_log_sigmoid_backward(op, grad_output_on_device, self_on_device, buffer_on_device, out);
+  return out;
+}
+
+// mluOpThreshold(stream, self, threshold, value, out)
+// from specs/mlu.yaml:313
+static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto threshold_arg = mlu_glue::scalar(threshold);
+  const auto value_arg = mlu_glue::scalar(value);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpThreshold(stream_arg, &self_arg, threshold_arg, value_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// threshold: specs/mlu.yaml:313
+static const torch_fl::KernelInfo kOp_threshold{
+    "threshold", "specs/mlu.yaml:313",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_threshold);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  const auto expected = at::meta::threshold(op.meta(self), threshold, value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_threshold(op, self_on_device, threshold, value, out);
+  return out;
+}
+
+// threshold_: specs/mlu.yaml:313
+// inplace variant derived from threshold
+static const torch_fl::KernelInfo kOp_threshold_{
+    "threshold_", "specs/mlu.yaml:313",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_threshold_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::threshold_(self_meta, threshold, value);
+  launch_threshold(op, self, threshold, value, self);
+  return self;
+}
+
+// mluOpPrelu(stream, self, weight, out)
+// from specs/mlu.yaml:319
+static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpPrelu(stream_arg, &self_arg, &weight_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _prelu_kernel: specs/mlu.yaml:319
+static const torch_fl::KernelInfo kOp__prelu_kernel{
+    "_prelu_kernel", "specs/mlu.yaml:319",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight) {
+  torch_fl::OpContext op(kOp__prelu_kernel);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel)>(op, torch_fl::FallbackReason::kDtype, self, weight);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor weight_on_device = op.on_device(weight);
+  const at::Tensor out = op.allocate_like(self);
+  launch__prelu_kernel(op, self_on_device, weight_on_device, out);
+  return out;
+}
+
+// mluOpMultilabelMarginLoss(stream, self, target, reduction, output, is_target)
+// from specs/mlu.yaml:376
+static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto is_target_arg = mlu_glue::describe(is_target);
+  const mluRet_t status = mluOpMultilabelMarginLoss(stream_arg, &self_arg, &target_arg, reduction, &output_arg, &is_target_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// multilabel_margin_loss_forward: specs/mlu.yaml:376
+static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
+    "multilabel_margin_loss_forward", "specs/mlu.yaml:376",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_multilabel_margin_loss_forward(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  torch_fl::OpContext op(kOp_multilabel_margin_loss_forward);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const auto expected = torch_fl::output_rules::multilabel_margin_loss(self, target, reduction);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "is_target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor output = op.allocate(std::get<0>(expected));
+  const at::Tensor is_target = op.allocate(std::get<1>(expected));
+  launch_multilabel_margin_loss_forward(op, self_on_device, target_on_device, reduction, output, is_target);
+  return std::make_tuple(output, is_target);
+}
+
+// mluOpAvgPool3d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+// from specs/mlu.yaml:386
+static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAvgPool3d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// avg_pool3d: specs/mlu.yaml:386
+static const torch_fl::KernelInfo kOp_avg_pool3d{
+    "avg_pool3d", "specs/mlu.yaml:386",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool3d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool3d.out: specs/mlu.yaml:386
+// out variant derived from avg_pool3d
+static const torch_fl::KernelInfo kOp_avg_pool3d_out{
+    "avg_pool3d.out", "specs/mlu.yaml:386",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_avg_pool3d_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::avg_pool3d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
+  op.resize_output(out, out_meta);
+  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// mluOpAsinh(stream, self, out)
+// from specs/mlu.yaml:467
+static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAsinh(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// asinh: specs/mlu.yaml:467
+static const torch_fl::KernelInfo kOp_asinh{
+    "asinh", "specs/mlu.yaml:467",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_asinh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asinh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::asinh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_asinh(op, self_on_device, out);
+  return out;
+}
+
+// asinh.out: specs/mlu.yaml:467
+// out variant derived from asinh
+static const torch_fl::KernelInfo kOp_asinh_out{
+    "asinh.out", "specs/mlu.yaml:467",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_asinh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::asinh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_asinh(op, self_on_device, out);
+  return out;
+}
+
+// asinh_: specs/mlu.yaml:467
+// inplace variant derived from asinh
+static const torch_fl::KernelInfo kOp_asinh_{
+    "asinh_", "specs/mlu.yaml:467",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asinh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asinh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::asinh_(self_meta);
+  launch_asinh(op, self, self);
+  return self;
+}
+
+// mluOpLgamma(stream, self, out)
+// from specs/mlu.yaml:475
+static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLgamma(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// lgamma: specs/mlu.yaml:475
+static const torch_fl::KernelInfo kOp_lgamma{
+    "lgamma", "specs/mlu.yaml:475",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lgamma(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_lgamma);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::lgamma(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_lgamma(op, self_on_device, out);
+  return out;
+}
+
+// lgamma.out: specs/mlu.yaml:475
+// out variant derived from lgamma
+static const torch_fl::KernelInfo kOp_lgamma_out{
+    "lgamma.out", "specs/mlu.yaml:475",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lgamma_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lgamma_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_lgamma(op, self_on_device, out);
+  return out;
+}
+
+// lgamma_: specs/mlu.yaml:475
+// inplace variant derived from lgamma
+static const torch_fl::KernelInfo kOp_lgamma_{
+    "lgamma_", "specs/mlu.yaml:475",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lgamma_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_lgamma_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lgamma_(self_meta);
+  launch_lgamma(op, self, self);
+  return self;
+}
+
+// mluOpDigamma(stream, self, out)
+// from specs/mlu.yaml:476
+static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpDigamma(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// digamma: specs/mlu.yaml:476
+static const torch_fl::KernelInfo kOp_digamma{
+    "digamma", "specs/mlu.yaml:476",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_digamma(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_digamma);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::digamma(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_digamma(op, self_on_device, out);
+  return out;
+}
+
+// digamma.out: specs/mlu.yaml:476
+// out variant derived from digamma
+static const torch_fl::KernelInfo kOp_digamma_out{
+    "digamma.out", "specs/mlu.yaml:476",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_digamma_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::digamma_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_digamma(op, self_on_device, out);
+  return out;
+}
+
+// digamma_: specs/mlu.yaml:476
+// inplace variant derived from digamma
+static const torch_fl::KernelInfo kOp_digamma_{
+    "digamma_", "specs/mlu.yaml:476",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_digamma_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_digamma_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::digamma_(self_meta);
+  launch_digamma(op, self, self);
+  return self;
+}
+
+// mluOpBitwiseOr(stream, self, other, out)
+// from specs/mlu.yaml:484
+static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBitwiseOr(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// bitwise_or.Tensor: specs/mlu.yaml:484
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
+    "bitwise_or.Tensor", "specs/mlu.yaml:484",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_or.Tensor_out: specs/mlu.yaml:484
+// out variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
+    "bitwise_or.Tensor_out", "specs/mlu.yaml:484",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_or_.Tensor: specs/mlu.yaml:484
+// inplace variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
+    "bitwise_or_.Tensor", "specs/mlu.yaml:484",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_or_(self_meta, op.meta(other));
+  launch_bitwise_or_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// mluOpLogicalOr(stream, self, other, out)
+// from specs/mlu.yaml:487
+static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLogicalOr(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// logical_or: specs/mlu.yaml:487
+static const torch_fl::KernelInfo kOp_logical_or{
+    "logical_or", "specs/mlu.yaml:487",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_or);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::logical_or(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_or(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_or.out: specs/mlu.yaml:487
+// out variant derived from logical_or
+static const torch_fl::KernelInfo kOp_logical_or_out{
+    "logical_or.out", "specs/mlu.yaml:487",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_or_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_or_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_or(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_or_: specs/mlu.yaml:487
+// inplace variant derived from logical_or
+static const torch_fl::KernelInfo kOp_logical_or_{
+    "logical_or_", "specs/mlu.yaml:487",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_or_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_or_(op.meta(other));
+  launch_logical_or(op, self, other_on_device, self);
+  return self;
 }
 
 }  // namespace
@@ -740,4 +1596,32 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
   m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
+  m.impl("hardtanh", TORCH_FN(wrap_hardtanh));
+  m.impl("hardtanh_", TORCH_FN(wrap_hardtanh_));
+  m.impl("leaky_relu", TORCH_FN(wrap_leaky_relu));
+  m.impl("leaky_relu_", TORCH_FN(wrap_leaky_relu_));
+  m.impl("softshrink", TORCH_FN(wrap_softshrink));
+  m.impl("softshrink.out", TORCH_FN(wrap_softshrink_out));
+  m.impl("log_sigmoid_backward", TORCH_FN(wrap_log_sigmoid_backward));
+  m.impl("threshold", TORCH_FN(wrap_threshold));
+  m.impl("threshold_", TORCH_FN(wrap_threshold_));
+  m.impl("_prelu_kernel", TORCH_FN(wrap__prelu_kernel));
+  m.impl("multilabel_margin_loss_forward", TORCH_FN(wrap_multilabel_margin_loss_forward));
+  m.impl("avg_pool3d", TORCH_FN(wrap_avg_pool3d));
+  m.impl("avg_pool3d.out", TORCH_FN(wrap_avg_pool3d_out));
+  m.impl("asinh", TORCH_FN(wrap_asinh));
+  m.impl("asinh.out", TORCH_FN(wrap_asinh_out));
+  m.impl("asinh_", TORCH_FN(wrap_asinh_));
+  m.impl("lgamma", TORCH_FN(wrap_lgamma));
+  m.impl("lgamma.out", TORCH_FN(wrap_lgamma_out));
+  m.impl("lgamma_", TORCH_FN(wrap_lgamma_));
+  m.impl("digamma", TORCH_FN(wrap_digamma));
+  m.impl("digamma.out", TORCH_FN(wrap_digamma_out));
+  m.impl("digamma_", TORCH_FN(wrap_digamma_));
+  m.impl("bitwise_or.Tensor", TORCH_FN(wrap_bitwise_or_Tensor));
+  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrap_bitwise_or_Tensor_out));
+  m.impl("bitwise_or_.Tensor", TORCH_FN(wrap_bitwise_or__Tensor));
+  m.impl("logical_or", TORCH_FN(wrap_logical_or));
+  m.impl("logical_or.out", TORCH_FN(wrap_logical_or_out));
+  m.impl("logical_or_", TORCH_FN(wrap_logical_or_));
 }

@@ -13,6 +13,18 @@
 #include <ATen/ops/log1p_meta_dispatch.h>
 #include <ATen/ops/avg_pool2d_meta_dispatch.h>
 #include <ATen/ops/_softmax_meta_dispatch.h>
+#include <ATen/ops/leaky_relu_backward_meta_dispatch.h>
+#include <ATen/ops/glu_meta_dispatch.h>
+#include <ATen/ops/clamp_min_meta_dispatch.h>
+#include <ATen/ops/tan_meta_dispatch.h>
+#include <ATen/ops/atan_meta_dispatch.h>
+#include <ATen/ops/acosh_meta_dispatch.h>
+#include <ATen/ops/atanh_meta_dispatch.h>
+#include <ATen/ops/log10_meta_dispatch.h>
+#include <ATen/ops/fmod_meta_dispatch.h>
+#include <ATen/ops/prod_meta_dispatch.h>
+#include <ATen/ops/min_meta_dispatch.h>
+#include <ATen/ops/scatter_add_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -454,7 +466,7 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
 }
 
 // mluOpAvgPool2d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:221
+// from specs/mlu.yaml:219
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -469,9 +481,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/mlu.yaml:221
+// avg_pool2d: specs/mlu.yaml:219
 static const torch_fl::KernelInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/mlu.yaml:221",
+    "avg_pool2d", "specs/mlu.yaml:219",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -493,10 +505,10 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool2d.out: specs/mlu.yaml:221
+// avg_pool2d.out: specs/mlu.yaml:219
 // out variant derived from avg_pool2d
 static const torch_fl::KernelInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/mlu.yaml:221",
+    "avg_pool2d.out", "specs/mlu.yaml:219",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -520,7 +532,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // mluOpBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/mlu.yaml:239
+// from specs/mlu.yaml:237
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -537,9 +549,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/mlu.yaml:239
+// native_batch_norm: specs/mlu.yaml:237
 static const torch_fl::KernelInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/mlu.yaml:239",
+    "native_batch_norm", "specs/mlu.yaml:237",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -568,7 +580,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
 }
 
 // mluOpSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:265
+// from specs/mlu.yaml:263
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -579,9 +591,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/mlu.yaml:265
+// _softmax: specs/mlu.yaml:263
 static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/mlu.yaml:265",
+    "_softmax", "specs/mlu.yaml:263",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -603,10 +615,10 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   return out;
 }
 
-// _softmax.out: specs/mlu.yaml:265
+// _softmax.out: specs/mlu.yaml:263
 // out variant derived from _softmax
 static const torch_fl::KernelInfo kOp__softmax_out{
-    "_softmax.out", "specs/mlu.yaml:265",
+    "_softmax.out", "specs/mlu.yaml:263",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -627,6 +639,924 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   op.resize_output(out, out_meta);
   launch__softmax(op, self_on_device, dim, out);
   return out;
+}
+
+// mluOpLeakyReluBackward(stream, grad_output, self, negative_slope, self_is_result, out)
+// from specs/mlu.yaml:284
+static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLeakyReluBackward(stream_arg, &grad_output_arg, &self_arg, negative_slope_arg, self_is_result, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// leaky_relu_backward: specs/mlu.yaml:284
+static const torch_fl::KernelInfo kOp_leaky_relu_backward{
+    "leaky_relu_backward", "specs/mlu.yaml:284",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result) {
+  torch_fl::OpContext op(kOp_leaky_relu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, negative_slope, self_is_result);
+  }
+  const auto expected = at::meta::leaky_relu_backward(op.meta(grad_output), op.meta(self), negative_slope, self_is_result);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, negative_slope, self_is_result);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_leaky_relu_backward(op, grad_output_on_device, self_on_device, negative_slope, self_is_result, out);
+  return out;
+}
+
+// mluOpGlu(stream, self, dim, out)
+// from specs/mlu.yaml:314
+static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpGlu(stream_arg, &self_arg, dim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// glu: specs/mlu.yaml:314
+static const torch_fl::KernelInfo kOp_glu{
+    "glu", "specs/mlu.yaml:314",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
+  torch_fl::OpContext op(kOp_glu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(glu)>(op, torch_fl::FallbackReason::kDtype, self, dim);
+  }
+  const auto expected = at::meta::glu(op.meta(self), dim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(glu)>(op, torch_fl::FallbackReason::kDtype, self, dim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_glu(op, self_on_device, dim, out);
+  return out;
+}
+
+// mluOpClampMin(stream, self, min, out)
+// from specs/mlu.yaml:329
+static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto min_arg = mlu_glue::scalar(min);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpClampMin(stream_arg, &self_arg, min_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// clamp_min: specs/mlu.yaml:329
+static const torch_fl::KernelInfo kOp_clamp_min{
+    "clamp_min", "specs/mlu.yaml:329",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
+  torch_fl::OpContext op(kOp_clamp_min);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  const auto expected = at::meta::clamp_min(op.meta(self), min);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_clamp_min(op, self_on_device, min, out);
+  return out;
+}
+
+// clamp_min_: specs/mlu.yaml:329
+// inplace variant derived from clamp_min
+static const torch_fl::KernelInfo kOp_clamp_min_{
+    "clamp_min_", "specs/mlu.yaml:329",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
+  torch_fl::OpContext op(kOp_clamp_min_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::clamp_min_(self_meta, min);
+  launch_clamp_min(op, self, min, self);
+  return self;
+}
+
+// mluOpMultiMarginLoss(stream, self, target, p, margin, weight, reduction, out)
+// from specs/mlu.yaml:368
+static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto p_arg = mlu_glue::scalar(p);
+  const auto margin_arg = mlu_glue::scalar(margin);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpMultiMarginLoss(stream_arg, &self_arg, &target_arg, p_arg, margin_arg, &weight_arg, reduction, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// multi_margin_loss: specs/mlu.yaml:368
+static const torch_fl::KernelInfo kOp_multi_margin_loss{
+    "multi_margin_loss", "specs/mlu.yaml:368",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_multi_margin_loss(const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_multi_margin_loss);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, p, margin, weight, reduction);
+  }
+  const auto expected = torch_fl::output_rules::multi_margin_loss(self, target, p, margin, weight, reduction);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, p, margin, weight, reduction);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_multi_margin_loss(op, self_on_device, target_on_device, p, margin, weight, reduction, out);
+  return out;
+}
+
+// mluOpGroupNormBackward(stream, grad_out, input, mean, rstd, weight, N, C, HxW, group, out0, out1, out2)
+// from specs/mlu.yaml:455
+static void launch_native_group_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, int64_t N, int64_t C, int64_t HxW, int64_t group, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_out_arg = mlu_glue::describe(grad_out);
+  const auto input_arg = mlu_glue::describe(input);
+  const auto mean_arg = mlu_glue::describe(mean);
+  const auto rstd_arg = mlu_glue::describe(rstd);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  const mluRet_t status = mluOpGroupNormBackward(stream_arg, &grad_out_arg, &input_arg, &mean_arg, &rstd_arg, &weight_arg, N, C, HxW, group, &out0_arg, &out1_arg, &out2_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_group_norm_backward: specs/mlu.yaml:455
+static const torch_fl::KernelInfo kOp_native_group_norm_backward{
+    "native_group_norm_backward", "specs/mlu.yaml:455",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_group_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, int64_t N, int64_t C, int64_t HxW, int64_t group, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_group_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(mean, "mean", /*cpu_scalar_ok=*/true);
+  op.check_input(rstd, "rstd", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(mean, "mean") && op.dtype_is_native(rstd, "rstd") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  }
+  const at::Tensor grad_out_on_device = op.on_device(grad_out);
+  const at::Tensor input_on_device = op.on_device(input);
+  const at::Tensor mean_on_device = op.on_device(mean);
+  const at::Tensor rstd_on_device = op.on_device(rstd);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_group_norm_backward(op, grad_out_on_device, input_on_device, mean_on_device, rstd_on_device, weight, N, C, HxW, group, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// mluOpTan(stream, self, out)
+// from specs/mlu.yaml:461
+static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpTan(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// tan: specs/mlu.yaml:461
+static const torch_fl::KernelInfo kOp_tan{
+    "tan", "specs/mlu.yaml:461",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_tan(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_tan);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::tan(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_tan(op, self_on_device, out);
+  return out;
+}
+
+// tan.out: specs/mlu.yaml:461
+// out variant derived from tan
+static const torch_fl::KernelInfo kOp_tan_out{
+    "tan.out", "specs/mlu.yaml:461",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_tan_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::tan_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_tan(op, self_on_device, out);
+  return out;
+}
+
+// tan_: specs/mlu.yaml:461
+// inplace variant derived from tan
+static const torch_fl::KernelInfo kOp_tan_{
+    "tan_", "specs/mlu.yaml:461",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tan_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_tan_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::tan_(self_meta);
+  launch_tan(op, self, self);
+  return self;
+}
+
+// mluOpAtan(stream, self, out)
+// from specs/mlu.yaml:464
+static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAtan(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// atan: specs/mlu.yaml:464
+static const torch_fl::KernelInfo kOp_atan{
+    "atan", "specs/mlu.yaml:464",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_atan(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atan);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::atan(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_atan(op, self_on_device, out);
+  return out;
+}
+
+// atan.out: specs/mlu.yaml:464
+// out variant derived from atan
+static const torch_fl::KernelInfo kOp_atan_out{
+    "atan.out", "specs/mlu.yaml:464",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_atan_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::atan_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_atan(op, self_on_device, out);
+  return out;
+}
+
+// atan_: specs/mlu.yaml:464
+// inplace variant derived from atan
+static const torch_fl::KernelInfo kOp_atan_{
+    "atan_", "specs/mlu.yaml:464",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atan_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atan_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::atan_(self_meta);
+  launch_atan(op, self, self);
+  return self;
+}
+
+// mluOpAcosh(stream, self, out)
+// from specs/mlu.yaml:468
+static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAcosh(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// acosh: specs/mlu.yaml:468
+static const torch_fl::KernelInfo kOp_acosh{
+    "acosh", "specs/mlu.yaml:468",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_acosh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_acosh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::acosh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_acosh(op, self_on_device, out);
+  return out;
+}
+
+// acosh.out: specs/mlu.yaml:468
+// out variant derived from acosh
+static const torch_fl::KernelInfo kOp_acosh_out{
+    "acosh.out", "specs/mlu.yaml:468",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_acosh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::acosh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_acosh(op, self_on_device, out);
+  return out;
+}
+
+// acosh_: specs/mlu.yaml:468
+// inplace variant derived from acosh
+static const torch_fl::KernelInfo kOp_acosh_{
+    "acosh_", "specs/mlu.yaml:468",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_acosh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_acosh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::acosh_(self_meta);
+  launch_acosh(op, self, self);
+  return self;
+}
+
+// mluOpAtanh(stream, self, out)
+// from specs/mlu.yaml:469
+static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAtanh(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// atanh: specs/mlu.yaml:469
+static const torch_fl::KernelInfo kOp_atanh{
+    "atanh", "specs/mlu.yaml:469",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_atanh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atanh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::atanh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_atanh(op, self_on_device, out);
+  return out;
+}
+
+// atanh.out: specs/mlu.yaml:469
+// out variant derived from atanh
+static const torch_fl::KernelInfo kOp_atanh_out{
+    "atanh.out", "specs/mlu.yaml:469",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_atanh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::atanh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_atanh(op, self_on_device, out);
+  return out;
+}
+
+// atanh_: specs/mlu.yaml:469
+// inplace variant derived from atanh
+static const torch_fl::KernelInfo kOp_atanh_{
+    "atanh_", "specs/mlu.yaml:469",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atanh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atanh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::atanh_(self_meta);
+  launch_atanh(op, self, self);
+  return self;
+}
+
+// mluOpLog10(stream, self, out)
+// from specs/mlu.yaml:471
+static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLog10(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// log10: specs/mlu.yaml:471
+static const torch_fl::KernelInfo kOp_log10{
+    "log10", "specs/mlu.yaml:471",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_log10(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log10);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log10(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_log10(op, self_on_device, out);
+  return out;
+}
+
+// log10.out: specs/mlu.yaml:471
+// out variant derived from log10
+static const torch_fl::KernelInfo kOp_log10_out{
+    "log10.out", "specs/mlu.yaml:471",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_log10_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::log10_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_log10(op, self_on_device, out);
+  return out;
+}
+
+// log10_: specs/mlu.yaml:471
+// inplace variant derived from log10
+static const torch_fl::KernelInfo kOp_log10_{
+    "log10_", "specs/mlu.yaml:471",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log10_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log10_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::log10_(self_meta);
+  launch_log10(op, self, self);
+  return self;
+}
+
+// mluOpFmod(stream, self, other, out)
+// from specs/mlu.yaml:490
+static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpFmod(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fmod.Tensor: specs/mlu.yaml:490
+static const torch_fl::KernelInfo kOp_fmod_Tensor{
+    "fmod.Tensor", "specs/mlu.yaml:490",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmod_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::fmod(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmod_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// fmod.Tensor_out: specs/mlu.yaml:490
+// out variant derived from fmod.Tensor
+static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
+    "fmod.Tensor_out", "specs/mlu.yaml:490",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_fmod_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::fmod_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_fmod_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// fmod_.Tensor: specs/mlu.yaml:490
+// inplace variant derived from fmod.Tensor
+static const torch_fl::KernelInfo kOp_fmod__Tensor{
+    "fmod_.Tensor", "specs/mlu.yaml:490",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmod__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::fmod_(self_meta, op.meta(other));
+  launch_fmod_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// mluOpReduceProd(stream, self, dim, keepdim, out)
+// from specs/mlu.yaml:506
+static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReduceProd(stream_arg, &self_arg, dim, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// prod.dim_int: specs/mlu.yaml:506
+static const torch_fl::KernelInfo kOp_prod_dim_int{
+    "prod.dim_int", "specs/mlu.yaml:506",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_prod_dim_int);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod_dim_int)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::prod(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod_dim_int)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_prod_dim_int(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// mluOpMinDim(stream, self, dim, keepdim, values, indices)
+// from specs/mlu.yaml:511
+static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto values_arg = mlu_glue::describe(values);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const mluRet_t status = mluOpMinDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// min.dim: specs/mlu.yaml:511
+static const torch_fl::KernelInfo kOp_min_dim{
+    "min.dim", "specs/mlu.yaml:511",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_min_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::min(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor values = op.allocate(std::get<0>(expected));
+  const at::Tensor indices = op.allocate(std::get<1>(expected));
+  launch_min_dim(op, self_on_device, dim, keepdim, values, indices);
+  return std::make_tuple(values, indices);
+}
+
+// mluOpScatterAdd(stream, self, dim, index, src, out)
+// from specs/mlu.yaml:519
+static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto index_arg = mlu_glue::describe(index);
+  const auto src_arg = mlu_glue::describe(src);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpScatterAdd(stream_arg, &self_arg, dim, &index_arg, &src_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// scatter_add: specs/mlu.yaml:519
+static const torch_fl::KernelInfo kOp_scatter_add{
+    "scatter_add", "specs/mlu.yaml:519",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  torch_fl::OpContext op(kOp_scatter_add);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const auto expected = at::meta::scatter_add(op.meta(self), dim, op.meta(index), op.meta(src));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  const at::Tensor out = op.allocate(expected);
+  launch_scatter_add(op, self_on_device, dim, index_on_device, src_on_device, out);
+  return out;
+}
+
+// scatter_add.out: specs/mlu.yaml:519
+// out variant derived from scatter_add
+static const torch_fl::KernelInfo kOp_scatter_add_out{
+    "scatter_add.out", "specs/mlu.yaml:519",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_scatter_add_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, index);
+  torch_fl::check_no_partial_overlap(out, src);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::scatter_add_outf(op.meta(self), dim, op.meta(index), op.meta(src), out_meta);
+  op.resize_output(out, out_meta);
+  launch_scatter_add(op, self_on_device, dim, index_on_device, src_on_device, out);
+  return out;
+}
+
+// scatter_add_: specs/mlu.yaml:519
+// inplace variant derived from scatter_add
+static const torch_fl::KernelInfo kOp_scatter_add_{
+    "scatter_add_", "specs/mlu.yaml:519",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  torch_fl::OpContext op(kOp_scatter_add_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, index);
+  torch_fl::check_no_partial_overlap(self, src);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add_)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::scatter_add_(self_meta, dim, op.meta(index), op.meta(src));
+  launch_scatter_add(op, self, dim, index_on_device, src_on_device, self);
+  return self;
 }
 
 }  // namespace
@@ -651,4 +1581,33 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
   m.impl("_softmax", TORCH_FN(wrap__softmax));
   m.impl("_softmax.out", TORCH_FN(wrap__softmax_out));
+  m.impl("leaky_relu_backward", TORCH_FN(wrap_leaky_relu_backward));
+  m.impl("glu", TORCH_FN(wrap_glu));
+  m.impl("clamp_min", TORCH_FN(wrap_clamp_min));
+  m.impl("clamp_min_", TORCH_FN(wrap_clamp_min_));
+  m.impl("multi_margin_loss", TORCH_FN(wrap_multi_margin_loss));
+  m.impl("native_group_norm_backward", TORCH_FN(wrap_native_group_norm_backward));
+  m.impl("tan", TORCH_FN(wrap_tan));
+  m.impl("tan.out", TORCH_FN(wrap_tan_out));
+  m.impl("tan_", TORCH_FN(wrap_tan_));
+  m.impl("atan", TORCH_FN(wrap_atan));
+  m.impl("atan.out", TORCH_FN(wrap_atan_out));
+  m.impl("atan_", TORCH_FN(wrap_atan_));
+  m.impl("acosh", TORCH_FN(wrap_acosh));
+  m.impl("acosh.out", TORCH_FN(wrap_acosh_out));
+  m.impl("acosh_", TORCH_FN(wrap_acosh_));
+  m.impl("atanh", TORCH_FN(wrap_atanh));
+  m.impl("atanh.out", TORCH_FN(wrap_atanh_out));
+  m.impl("atanh_", TORCH_FN(wrap_atanh_));
+  m.impl("log10", TORCH_FN(wrap_log10));
+  m.impl("log10.out", TORCH_FN(wrap_log10_out));
+  m.impl("log10_", TORCH_FN(wrap_log10_));
+  m.impl("fmod.Tensor", TORCH_FN(wrap_fmod_Tensor));
+  m.impl("fmod.Tensor_out", TORCH_FN(wrap_fmod_Tensor_out));
+  m.impl("fmod_.Tensor", TORCH_FN(wrap_fmod__Tensor));
+  m.impl("prod.dim_int", TORCH_FN(wrap_prod_dim_int));
+  m.impl("min.dim", TORCH_FN(wrap_min_dim));
+  m.impl("scatter_add", TORCH_FN(wrap_scatter_add));
+  m.impl("scatter_add.out", TORCH_FN(wrap_scatter_add_out));
+  m.impl("scatter_add_", TORCH_FN(wrap_scatter_add_));
 }

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "ab4933bb3b5e8d79c903ba7a30e9502407e9f6ae7e4424c05e4e77ccb9f18af6", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "a921894b264344d2a0633fc1eddea6f88463fb5d3acbfcb3dcc7e6d12b4481cf", "2.13.0"};

@@ -14,6 +14,14 @@
 #include <ATen/ops/pow_meta_dispatch.h>
 #include <ATen/ops/amax_meta_dispatch.h>
 #include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
+#include <ATen/ops/elu_meta_dispatch.h>
+#include <ATen/ops/hardshrink_backward_meta_dispatch.h>
+#include <ATen/ops/any_meta_dispatch.h>
+#include <ATen/ops/frac_meta_dispatch.h>
+#include <ATen/ops/bitwise_and_meta_dispatch.h>
+#include <ATen/ops/remainder_meta_dispatch.h>
+#include <ATen/ops/fmin_meta_dispatch.h>
+#include <ATen/ops/scatter_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
@@ -819,6 +827,1069 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   return out;
 }
 
+// npunnElu(self, alpha, scale, input_scale, out)
+// from specs/npu.yaml:226
+static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto alpha_arg = npu_glue::scalar(alpha);
+  const auto scale_arg = npu_glue::scalar(scale);
+  const auto input_scale_arg = npu_glue::scalar(input_scale);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnEluGetWorkspaceSize(self_arg, alpha_arg, scale_arg, input_scale_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnElu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// elu: specs/npu.yaml:226
+static const torch_fl::KernelInfo kOp_elu{
+    "elu", "specs/npu.yaml:226",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  torch_fl::OpContext op(kOp_elu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  const auto expected = at::meta::elu(op.meta(self), alpha, scale, input_scale);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_elu(op, self_on_device, alpha, scale, input_scale, out);
+  return out;
+}
+
+// elu_: specs/npu.yaml:226
+// inplace variant derived from elu
+static const torch_fl::KernelInfo kOp_elu_{
+    "elu_", "specs/npu.yaml:226",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  torch_fl::OpContext op(kOp_elu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu_)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::elu_(self_meta, alpha, scale, input_scale);
+  launch_elu(op, self, alpha, scale, input_scale, self);
+  return self;
+}
+
+// npunnHardshrinkBackward(grad_out, self, lambd, out)
+// from specs/npu.yaml:238
+static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto grad_out_arg = npu_glue::tensor(grad_out);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto lambd_arg = npu_glue::scalar(lambd);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardshrinkBackwardGetWorkspaceSize(grad_out_arg, self_arg, lambd_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardshrinkBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardshrink_backward: specs/npu.yaml:238
+static const torch_fl::KernelInfo kOp_hardshrink_backward{
+    "hardshrink_backward", "specs/npu.yaml:238",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_hardshrink_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
+  }
+  const auto expected = at::meta::hardshrink_backward(op.meta(grad_out), op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
+  }
+  const at::Tensor grad_out_on_device = op.on_device(grad_out);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardshrink_backward(op, grad_out_on_device, self_on_device, lambd, out);
+  return out;
+}
+
+// npunnPreluBackward(grad_output, self, weight, out0, out1)
+// from specs/npu.yaml:248
+static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto weight_arg = npu_glue::tensor(weight);
+  const auto out0_arg = npu_glue::tensor(out0);
+  const auto out1_arg = npu_glue::tensor(out1);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnPreluBackwardGetWorkspaceSize(grad_output_arg, self_arg, weight_arg, out0_arg, out1_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnPreluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// _prelu_kernel_backward: specs/npu.yaml:248
+static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
+    "_prelu_kernel_backward", "specs/npu.yaml:248",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap__prelu_kernel_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight) {
+  torch_fl::OpContext op(kOp__prelu_kernel_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, weight);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor weight_on_device = op.on_device(weight);
+  const at::Tensor out0 = op.allocate_like(self);
+  const at::Tensor out1 = op.allocate_like(self);
+  launch__prelu_kernel_backward(op, grad_output_on_device, self_on_device, weight_on_device, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// npunnAny(self, npu_glue::optional_int(dim), keepdim, out)
+// from specs/npu.yaml:251
+static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto dim_arg1 = npu_glue::optional_int(dim);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAnyGetWorkspaceSize(self_arg, dim_arg1, keepdim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAny(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// any.dim: specs/npu.yaml:251
+static const torch_fl::KernelInfo kOp_any_dim{
+    "any.dim", "specs/npu.yaml:251",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_any_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::any(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// any.out: specs/npu.yaml:251
+// out variant derived from any.dim
+static const torch_fl::KernelInfo kOp_any_out{
+    "any.out", "specs/npu.yaml:251",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// npunnSmoothL1LossBackward(grad_output, self, target, reduction, beta, out)
+// from specs/npu.yaml:257
+static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnSmoothL1LossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, reduction, beta, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnSmoothL1LossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// smooth_l1_loss_backward: specs/npu.yaml:257
+static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
+    "smooth_l1_loss_backward", "specs/npu.yaml:257",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  torch_fl::OpContext op(kOp_smooth_l1_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
+  }
+  const auto expected = at::smooth_l1_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), reduction, beta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_smooth_l1_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, beta, out);
+  return out;
+}
+
+// npunnHuberLoss(self, target, reduction, delta, out)
+// from specs/npu.yaml:258
+static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHuberLossGetWorkspaceSize(self_arg, target_arg, reduction, delta, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHuberLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// huber_loss: specs/npu.yaml:258
+static const torch_fl::KernelInfo kOp_huber_loss{
+    "huber_loss", "specs/npu.yaml:258",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  torch_fl::OpContext op(kOp_huber_loss);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
+  }
+  const auto expected = torch_fl::output_rules::huber_loss(self, target, reduction, delta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_huber_loss(op, self_on_device, target_on_device, reduction, delta, out);
+  return out;
+}
+
+// npunnBinaryCrossEntropyBackward(grad_output, self, target, weight, reduction, out)
+// from specs/npu.yaml:261
+static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto weight_arg = npu_glue::optional_tensor(weight);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBinaryCrossEntropyBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, weight_arg, reduction, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBinaryCrossEntropyBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// binary_cross_entropy_backward: specs/npu.yaml:261
+static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
+    "binary_cross_entropy_backward", "specs/npu.yaml:261",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_binary_cross_entropy_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate_like(self);
+  launch_binary_cross_entropy_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, out);
+  return out;
+}
+
+// npunnMultiMarginLossBackward(grad_output, self, target, p, margin, weight, reduction, out)
+// from specs/npu.yaml:278
+static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto p_arg = npu_glue::scalar(p);
+  const auto margin_arg = npu_glue::scalar(margin);
+  const auto weight_arg = npu_glue::optional_tensor(weight);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnMultiMarginLossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, p_arg, margin_arg, weight_arg, reduction, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnMultiMarginLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// multi_margin_loss_backward: specs/npu.yaml:278
+static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
+    "multi_margin_loss_backward", "specs/npu.yaml:278",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_multi_margin_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, p, margin, weight, reduction);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const at::Tensor out = op.allocate_like(self);
+  launch_multi_margin_loss_backward(op, grad_output_on_device, self_on_device, target_as_int32, p, margin, weight, reduction, out);
+  return out;
+}
+
+// npunnMultilabelMarginLossBackward(grad_output, self, target, reduction, is_target, out)
+// from specs/npu.yaml:288
+static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto is_target_arg = npu_glue::tensor(is_target);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnMultilabelMarginLossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, reduction, is_target_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnMultilabelMarginLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// multilabel_margin_loss_backward: specs/npu.yaml:288
+static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
+    "multilabel_margin_loss_backward", "specs/npu.yaml:288",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target) {
+  torch_fl::OpContext op(kOp_multilabel_margin_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_input(is_target, "is_target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(is_target, "is_target") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, is_target);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor is_target_on_device = op.on_device(is_target);
+  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const at::Tensor out = op.allocate_like(self);
+  launch_multilabel_margin_loss_backward(op, grad_output_on_device, self_on_device, target_as_int32, reduction, is_target_on_device, out);
+  return out;
+}
+
+// npunnReflectionPad2d(self, padding, out)
+// from specs/npu.yaml:321
+static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnReflectionPad2dGetWorkspaceSize(self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnReflectionPad2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// reflection_pad2d: specs/npu.yaml:321
+static const torch_fl::KernelInfo kOp_reflection_pad2d{
+    "reflection_pad2d", "specs/npu.yaml:321",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = torch_fl::output_rules::reflection_pad2d(self, padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reflection_pad2d(op, self_on_device, padding, out);
+  return out;
+}
+
+// npunnFrac(self, out)
+// from specs/npu.yaml:354
+static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnFracGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnFrac(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// frac: specs/npu.yaml:354
+static const torch_fl::KernelInfo kOp_frac{
+    "frac", "specs/npu.yaml:354",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_frac(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_frac);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::frac(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_frac(op, self_on_device, out);
+  return out;
+}
+
+// frac.out: specs/npu.yaml:354
+// out variant derived from frac
+static const torch_fl::KernelInfo kOp_frac_out{
+    "frac.out", "specs/npu.yaml:354",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_frac_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::frac_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_frac(op, self_on_device, out);
+  return out;
+}
+
+// frac_: specs/npu.yaml:354
+// inplace variant derived from frac
+static const torch_fl::KernelInfo kOp_frac_{
+    "frac_", "specs/npu.yaml:354",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_frac_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_frac_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::frac_(self_meta);
+  launch_frac(op, self, self);
+  return self;
+}
+
+// npunnBitwiseAndTensor(self, other, out)
+// from specs/npu.yaml:365
+static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseAndTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseAndTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_and.Tensor: specs/npu.yaml:365
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
+    "bitwise_and.Tensor", "specs/npu.yaml:365",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_and(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_and_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_and.Tensor_out: specs/npu.yaml:365
+// out variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
+    "bitwise_and.Tensor_out", "specs/npu.yaml:365",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_and_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_and_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_and_.Tensor: specs/npu.yaml:365
+// inplace variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
+    "bitwise_and_.Tensor", "specs/npu.yaml:365",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_and_(self_meta, op.meta(other));
+  launch_bitwise_and_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// npunnRemainderTensorTensor(self, other, out)
+// from specs/npu.yaml:373
+static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnRemainderTensorTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnRemainderTensorTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// remainder.Tensor: specs/npu.yaml:373
+static const torch_fl::KernelInfo kOp_remainder_Tensor{
+    "remainder.Tensor", "specs/npu.yaml:373",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_remainder_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::remainder(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_remainder_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// remainder.Tensor_out: specs/npu.yaml:373
+// out variant derived from remainder.Tensor
+static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
+    "remainder.Tensor_out", "specs/npu.yaml:373",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_remainder_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::remainder_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_remainder_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// remainder_.Tensor: specs/npu.yaml:373
+// inplace variant derived from remainder.Tensor
+static const torch_fl::KernelInfo kOp_remainder__Tensor{
+    "remainder_.Tensor", "specs/npu.yaml:373",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_remainder__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::remainder_(self_meta, op.meta(other));
+  launch_remainder_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// npunnFmin(self, other, out)
+// from specs/npu.yaml:380
+static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnFminGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnFmin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// fmin: specs/npu.yaml:380
+static const torch_fl::KernelInfo kOp_fmin{
+    "fmin", "specs/npu.yaml:380",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmin)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::fmin(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmin)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmin(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// fmin.out: specs/npu.yaml:380
+// out variant derived from fmin
+static const torch_fl::KernelInfo kOp_fmin_out{
+    "fmin.out", "specs/npu.yaml:380",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_fmin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmin_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::fmin_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_fmin(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// npunnBitwiseXorScalar(self, other, out)
+// from specs/npu.yaml:383
+static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseXorScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseXorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_xor.Scalar: specs/npu.yaml:383
+static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
+    "bitwise_xor.Scalar", "specs/npu.yaml:383",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_xor(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_xor.Scalar_out: specs/npu.yaml:383
+// out variant derived from bitwise_xor.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
+    "bitwise_xor.Scalar_out", "specs/npu.yaml:383",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_xor_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_xor_.Scalar: specs/npu.yaml:383
+// inplace variant derived from bitwise_xor.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
+    "bitwise_xor_.Scalar", "specs/npu.yaml:383",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_xor_(other);
+  launch_bitwise_xor_Scalar(op, self, other, self);
+  return self;
+}
+
+// npunnScatterValue(self, dim, index, value, out)
+// from specs/npu.yaml:400
+static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto index_arg = npu_glue::tensor(index);
+  const auto value_arg = npu_glue::scalar(value);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnScatterValueGetWorkspaceSize(self_arg, dim, index_arg, value_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnScatterValue(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// scatter.value: specs/npu.yaml:400
+static const torch_fl::KernelInfo kOp_scatter_value{
+    "scatter.value", "specs/npu.yaml:400",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_scatter_value);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
+  }
+  const auto expected = at::meta::scatter(op.meta(self), dim, op.meta(index), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const at::Tensor out = op.allocate(expected);
+  launch_scatter_value(op, self_on_device, dim, index_as_int32, value, out);
+  return out;
+}
+
+// scatter.value_out: specs/npu.yaml:400
+// out variant derived from scatter.value
+static const torch_fl::KernelInfo kOp_scatter_value_out{
+    "scatter.value_out", "specs/npu.yaml:400",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_scatter_value_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, index);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::scatter_outf(op.meta(self), dim, op.meta(index), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_scatter_value(op, self_on_device, dim, index_as_int32, value, out);
+  return out;
+}
+
+// scatter_.value: specs/npu.yaml:400
+// inplace variant derived from scatter.value
+static const torch_fl::KernelInfo kOp_scatter__value{
+    "scatter_.value", "specs/npu.yaml:400",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_scatter__value);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, index);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter__value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
+  }
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::scatter_(self_meta, dim, op.meta(index), value);
+  launch_scatter_value(op, self, dim, index_as_int32, value, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -846,4 +1917,33 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amax.out", TORCH_FN(wrap_amax_out));
   m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
   m.impl("index_select", TORCH_FN(wrap_index_select));
+  m.impl("elu", TORCH_FN(wrap_elu));
+  m.impl("elu_", TORCH_FN(wrap_elu_));
+  m.impl("hardshrink_backward", TORCH_FN(wrap_hardshrink_backward));
+  m.impl("_prelu_kernel_backward", TORCH_FN(wrap__prelu_kernel_backward));
+  m.impl("any.dim", TORCH_FN(wrap_any_dim));
+  m.impl("any.out", TORCH_FN(wrap_any_out));
+  m.impl("smooth_l1_loss_backward", TORCH_FN(wrap_smooth_l1_loss_backward));
+  m.impl("huber_loss", TORCH_FN(wrap_huber_loss));
+  m.impl("binary_cross_entropy_backward", TORCH_FN(wrap_binary_cross_entropy_backward));
+  m.impl("multi_margin_loss_backward", TORCH_FN(wrap_multi_margin_loss_backward));
+  m.impl("multilabel_margin_loss_backward", TORCH_FN(wrap_multilabel_margin_loss_backward));
+  m.impl("reflection_pad2d", TORCH_FN(wrap_reflection_pad2d));
+  m.impl("frac", TORCH_FN(wrap_frac));
+  m.impl("frac.out", TORCH_FN(wrap_frac_out));
+  m.impl("frac_", TORCH_FN(wrap_frac_));
+  m.impl("bitwise_and.Tensor", TORCH_FN(wrap_bitwise_and_Tensor));
+  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrap_bitwise_and_Tensor_out));
+  m.impl("bitwise_and_.Tensor", TORCH_FN(wrap_bitwise_and__Tensor));
+  m.impl("remainder.Tensor", TORCH_FN(wrap_remainder_Tensor));
+  m.impl("remainder.Tensor_out", TORCH_FN(wrap_remainder_Tensor_out));
+  m.impl("remainder_.Tensor", TORCH_FN(wrap_remainder__Tensor));
+  m.impl("fmin", TORCH_FN(wrap_fmin));
+  m.impl("fmin.out", TORCH_FN(wrap_fmin_out));
+  m.impl("bitwise_xor.Scalar", TORCH_FN(wrap_bitwise_xor_Scalar));
+  m.impl("bitwise_xor.Scalar_out", TORCH_FN(wrap_bitwise_xor_Scalar_out));
+  m.impl("bitwise_xor_.Scalar", TORCH_FN(wrap_bitwise_xor__Scalar));
+  m.impl("scatter.value", TORCH_FN(wrap_scatter_value));
+  m.impl("scatter.value_out", TORCH_FN(wrap_scatter_value_out));
+  m.impl("scatter_.value", TORCH_FN(wrap_scatter__value));
 }

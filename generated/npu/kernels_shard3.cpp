@@ -14,6 +14,18 @@
 #include <ATen/ops/_log_softmax_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
+#include <ATen/ops/elu_backward_meta_dispatch.h>
+#include <ATen/ops/softplus_meta_dispatch.h>
+#include <ATen/ops/mse_loss_meta_dispatch.h>
+#include <ATen/ops/reflection_pad3d_backward_meta_dispatch.h>
+#include <ATen/ops/replication_pad2d_meta_dispatch.h>
+#include <ATen/ops/cosh_meta_dispatch.h>
+#include <ATen/ops/exp2_meta_dispatch.h>
+#include <ATen/ops/isposinf_meta_dispatch.h>
+#include <ATen/ops/copysign_meta_dispatch.h>
+#include <ATen/ops/argmin_meta_dispatch.h>
+#include <ATen/ops/cumprod_meta_dispatch.h>
+#include <ATen/ops/linalg_vector_norm_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
@@ -689,6 +701,1265 @@ static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
   return std::make_tuple(out0, out1, out2);
 }
 
+// npunnEluBackward(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
+// from specs/npu.yaml:227
+static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, bool is_result, const at::Tensor & self_or_result, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto alpha_arg = npu_glue::scalar(alpha);
+  const auto scale_arg = npu_glue::scalar(scale);
+  const auto input_scale_arg = npu_glue::scalar(input_scale);
+  const auto self_or_result_arg = npu_glue::tensor(self_or_result);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnEluBackwardGetWorkspaceSize(grad_output_arg, alpha_arg, scale_arg, input_scale_arg, is_result, self_or_result_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnEluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// elu_backward: specs/npu.yaml:227
+static const torch_fl::KernelInfo kOp_elu_backward{
+    "elu_backward", "specs/npu.yaml:227",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_elu_backward(const at::Tensor & grad_output, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, bool is_result, const at::Tensor & self_or_result) {
+  torch_fl::OpContext op(kOp_elu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self_or_result, "self_or_result", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self_or_result, "self_or_result"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, alpha, scale, input_scale, is_result, self_or_result);
+  }
+  const auto expected = at::meta::elu_backward(op.meta(grad_output), alpha, scale, input_scale, is_result, op.meta(self_or_result));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, alpha, scale, input_scale, is_result, self_or_result);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_or_result_on_device = op.on_device(self_or_result);
+  const at::Tensor out = op.allocate(expected);
+  launch_elu_backward(op, grad_output_on_device, alpha, scale, input_scale, is_result, self_or_result_on_device, out);
+  return out;
+}
+
+// npunnSoftplus(self, beta, threshold, out)
+// from specs/npu.yaml:233
+static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto beta_arg = npu_glue::scalar(beta);
+  const auto threshold_arg = npu_glue::scalar(threshold);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnSoftplusGetWorkspaceSize(self_arg, beta_arg, threshold_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnSoftplus(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// softplus: specs/npu.yaml:233
+static const torch_fl::KernelInfo kOp_softplus{
+    "softplus", "specs/npu.yaml:233",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softplus(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  torch_fl::OpContext op(kOp_softplus);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold);
+  }
+  const auto expected = at::meta::softplus(op.meta(self), beta, threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softplus(op, self_on_device, beta, threshold, out);
+  return out;
+}
+
+// softplus.out: specs/npu.yaml:233
+// out variant derived from softplus
+static const torch_fl::KernelInfo kOp_softplus_out{
+    "softplus.out", "specs/npu.yaml:233",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_softplus_out(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_softplus_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_out)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::softplus_outf(op.meta(self), beta, threshold, out_meta);
+  op.resize_output(out, out_meta);
+  launch_softplus(op, self_on_device, beta, threshold, out);
+  return out;
+}
+
+// npunnHardswish(self, out)
+// from specs/npu.yaml:239
+static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardswishGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardswish(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardswish: specs/npu.yaml:239
+static const torch_fl::KernelInfo kOp_hardswish{
+    "hardswish", "specs/npu.yaml:239",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardswish(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardswish(op, self_on_device, out);
+  return out;
+}
+
+// hardswish_: specs/npu.yaml:239
+// inplace variant derived from hardswish
+static const torch_fl::KernelInfo kOp_hardswish_{
+    "hardswish_", "specs/npu.yaml:239",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardswish_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  launch_hardswish(op, self, self);
+  return self;
+}
+
+// npunnMseLoss(self, target, reduction, out)
+// from specs/npu.yaml:254
+static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnMseLossGetWorkspaceSize(self_arg, target_arg, reduction, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnMseLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// mse_loss: specs/npu.yaml:254
+static const torch_fl::KernelInfo kOp_mse_loss{
+    "mse_loss", "specs/npu.yaml:254",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  torch_fl::OpContext op(kOp_mse_loss);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const auto expected = at::meta::mse_loss(op.meta(self), op.meta(target), reduction);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_mse_loss(op, self_on_device, target_on_device, reduction, out);
+  return out;
+}
+
+// npunnMseLossBackward(grad_output, self, target, reduction, out)
+// from specs/npu.yaml:255
+static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnMseLossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, reduction, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnMseLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// mse_loss_backward: specs/npu.yaml:255
+static const torch_fl::KernelInfo kOp_mse_loss_backward{
+    "mse_loss_backward", "specs/npu.yaml:255",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mse_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  torch_fl::OpContext op(kOp_mse_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate_like(self);
+  launch_mse_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, out);
+  return out;
+}
+
+// npunnMaxPool3dWithIndices(self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
+// from specs/npu.yaml:302
+static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto kernel_size_arg = npu_glue::int_array(kernel_size);
+  const auto stride_arg = npu_glue::int_array(stride);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto dilation_arg = npu_glue::int_array(dilation);
+  const auto out0_arg = npu_glue::tensor(out0);
+  const auto out1_arg = npu_glue::tensor(out1);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnMaxPool3dWithIndicesGetWorkspaceSize(self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, out0_arg, out1_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnMaxPool3dWithIndices(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// max_pool3d_with_indices: specs/npu.yaml:302
+static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
+    "max_pool3d_with_indices", "specs/npu.yaml:302",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_max_pool3d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  torch_fl::OpContext op(kOp_max_pool3d_with_indices);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool3d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const auto expected = torch_fl::output_rules::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool3d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_max_pool3d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// npunnMaxPool3dWithIndicesBackward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
+// from specs/npu.yaml:306
+static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto kernel_size_arg = npu_glue::int_array(kernel_size);
+  const auto stride_arg = npu_glue::int_array(stride);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto dilation_arg = npu_glue::int_array(dilation);
+  const auto indices_arg = npu_glue::tensor(indices);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnMaxPool3dWithIndicesBackwardGetWorkspaceSize(grad_output_arg, self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, indices_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnMaxPool3dWithIndicesBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// max_pool3d_with_indices_backward: specs/npu.yaml:306
+static const torch_fl::KernelInfo kOp_max_pool3d_with_indices_backward{
+    "max_pool3d_with_indices_backward", "specs/npu.yaml:306",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_max_pool3d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_max_pool3d_with_indices_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool3d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const at::Tensor out = op.allocate_like(self);
+  launch_max_pool3d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, out);
+  return out;
+}
+
+// npunnReflectionPad2dBackward(grad_output, self, padding, out)
+// from specs/npu.yaml:322
+static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnReflectionPad2dBackwardGetWorkspaceSize(grad_output_arg, self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnReflectionPad2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// reflection_pad2d_backward: specs/npu.yaml:322
+static const torch_fl::KernelInfo kOp_reflection_pad2d_backward{
+    "reflection_pad2d_backward", "specs/npu.yaml:322",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_reflection_pad2d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  return out;
+}
+
+// npunnReflectionPad3dBackward(grad_output, self, padding, out)
+// from specs/npu.yaml:324
+static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnReflectionPad3dBackwardGetWorkspaceSize(grad_output_arg, self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnReflectionPad3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// reflection_pad3d_backward: specs/npu.yaml:324
+static const torch_fl::KernelInfo kOp_reflection_pad3d_backward{
+    "reflection_pad3d_backward", "specs/npu.yaml:324",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const auto expected = at::meta::reflection_pad3d_backward(op.meta(grad_output), op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reflection_pad3d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  return out;
+}
+
+// npunnReplicationPad2d(self, padding, out)
+// from specs/npu.yaml:327
+static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnReplicationPad2dGetWorkspaceSize(self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnReplicationPad2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// replication_pad2d: specs/npu.yaml:327
+static const torch_fl::KernelInfo kOp_replication_pad2d{
+    "replication_pad2d", "specs/npu.yaml:327",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = at::meta::replication_pad2d(op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_replication_pad2d(op, self_on_device, padding, out);
+  return out;
+}
+
+// npunnCosh(self, out)
+// from specs/npu.yaml:348
+static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnCoshGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnCosh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// cosh: specs/npu.yaml:348
+static const torch_fl::KernelInfo kOp_cosh{
+    "cosh", "specs/npu.yaml:348",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cosh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_cosh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::cosh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_cosh(op, self_on_device, out);
+  return out;
+}
+
+// cosh.out: specs/npu.yaml:348
+// out variant derived from cosh
+static const torch_fl::KernelInfo kOp_cosh_out{
+    "cosh.out", "specs/npu.yaml:348",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cosh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cosh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_cosh(op, self_on_device, out);
+  return out;
+}
+
+// cosh_: specs/npu.yaml:348
+// inplace variant derived from cosh
+static const torch_fl::KernelInfo kOp_cosh_{
+    "cosh_", "specs/npu.yaml:348",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cosh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_cosh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::cosh_(self_meta);
+  launch_cosh(op, self, self);
+  return self;
+}
+
+// npunnExp2(self, out)
+// from specs/npu.yaml:352
+static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnExp2GetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnExp2(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// exp2: specs/npu.yaml:352
+static const torch_fl::KernelInfo kOp_exp2{
+    "exp2", "specs/npu.yaml:352",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_exp2(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_exp2);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::exp2(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_exp2(op, self_on_device, out);
+  return out;
+}
+
+// exp2.out: specs/npu.yaml:352
+// out variant derived from exp2
+static const torch_fl::KernelInfo kOp_exp2_out{
+    "exp2.out", "specs/npu.yaml:352",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_exp2_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::exp2_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_exp2(op, self_on_device, out);
+  return out;
+}
+
+// exp2_: specs/npu.yaml:352
+// inplace variant derived from exp2
+static const torch_fl::KernelInfo kOp_exp2_{
+    "exp2_", "specs/npu.yaml:352",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_exp2_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_exp2_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::exp2_(self_meta);
+  launch_exp2(op, self, self);
+  return self;
+}
+
+// npunnIsPosInf(self, out)
+// from specs/npu.yaml:362
+static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnIsPosInfGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnIsPosInf(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// isposinf: specs/npu.yaml:362
+static const torch_fl::KernelInfo kOp_isposinf{
+    "isposinf", "specs/npu.yaml:362",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_isposinf(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_isposinf);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isposinf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::isposinf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isposinf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_isposinf(op, self_on_device, out);
+  return out;
+}
+
+// isposinf.out: specs/npu.yaml:362
+// out variant derived from isposinf
+static const torch_fl::KernelInfo kOp_isposinf_out{
+    "isposinf.out", "specs/npu.yaml:362",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_isposinf_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isposinf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::isposinf_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_isposinf(op, self_on_device, out);
+  return out;
+}
+
+// npunnLogicalAnd(self, other, out)
+// from specs/npu.yaml:368
+static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnLogicalAndGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnLogicalAnd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// logical_and: specs/npu.yaml:368
+static const torch_fl::KernelInfo kOp_logical_and{
+    "logical_and", "specs/npu.yaml:368",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_and);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::logical_and(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_and(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_and.out: specs/npu.yaml:368
+// out variant derived from logical_and
+static const torch_fl::KernelInfo kOp_logical_and_out{
+    "logical_and.out", "specs/npu.yaml:368",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_and_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_and_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_and(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_and_: specs/npu.yaml:368
+// inplace variant derived from logical_and
+static const torch_fl::KernelInfo kOp_logical_and_{
+    "logical_and_", "specs/npu.yaml:368",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_and_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_and_(op.meta(other));
+  launch_logical_and(op, self, other_on_device, self);
+  return self;
+}
+
+// npunnCopysign(self, other, out)
+// from specs/npu.yaml:375
+static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnCopysignGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnCopysign(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// copysign.Tensor: specs/npu.yaml:375
+static const torch_fl::KernelInfo kOp_copysign_Tensor{
+    "copysign.Tensor", "specs/npu.yaml:375",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::copysign(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// copysign.out: specs/npu.yaml:375
+// out variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign_out{
+    "copysign.out", "specs/npu.yaml:375",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_copysign_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// copysign_.Tensor: specs/npu.yaml:375
+// inplace variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign__Tensor{
+    "copysign_.Tensor", "specs/npu.yaml:375",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::copysign_(self_meta, op.meta(other));
+  launch_copysign_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// npunnBitwiseOrScalar(self, other, out)
+// from specs/npu.yaml:382
+static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseOrScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseOrScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_or.Scalar: specs/npu.yaml:382
+static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
+    "bitwise_or.Scalar", "specs/npu.yaml:382",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_or_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_or(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_or_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_or.Scalar_out: specs/npu.yaml:382
+// out variant derived from bitwise_or.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
+    "bitwise_or.Scalar_out", "specs/npu.yaml:382",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_or_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_or_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_or_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_or_.Scalar: specs/npu.yaml:382
+// inplace variant derived from bitwise_or.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
+    "bitwise_or_.Scalar", "specs/npu.yaml:382",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_or__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_or_(other);
+  launch_bitwise_or_Scalar(op, self, other, self);
+  return self;
+}
+
+// npunnArgMin(self, npu_glue::optional_int(dim), keepdim, out)
+// from specs/npu.yaml:389
+static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto dim_arg1 = npu_glue::optional_int(dim);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnArgMinGetWorkspaceSize(self_arg, dim_arg1, keepdim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnArgMin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// argmin: specs/npu.yaml:389
+static const torch_fl::KernelInfo kOp_argmin{
+    "argmin", "specs/npu.yaml:389",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_argmin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::argmin(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_argmin(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// argmin.out: specs/npu.yaml:389
+// out variant derived from argmin
+static const torch_fl::KernelInfo kOp_argmin_out{
+    "argmin.out", "specs/npu.yaml:389",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_argmin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::argmin_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_argmin(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// npunnCumprod(self, dim, out)
+// from specs/npu.yaml:391
+static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnCumprodGetWorkspaceSize(self_arg, dim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnCumprod(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// cumprod: specs/npu.yaml:391
+static const torch_fl::KernelInfo kOp_cumprod{
+    "cumprod", "specs/npu.yaml:391",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumprod);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  const auto expected = at::meta::cumprod(op.meta(self), dim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_cumprod(op, self_on_device, dim, out);
+  return out;
+}
+
+// cumprod.out: specs/npu.yaml:391
+// out variant derived from cumprod
+static const torch_fl::KernelInfo kOp_cumprod_out{
+    "cumprod.out", "specs/npu.yaml:391",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cumprod_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cumprod_outf(op.meta(self), dim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_cumprod(op, self_on_device, dim, out);
+  return out;
+}
+
+// cumprod_: specs/npu.yaml:391
+// inplace variant derived from cumprod
+static const torch_fl::KernelInfo kOp_cumprod_{
+    "cumprod_", "specs/npu.yaml:391",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumprod_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::cumprod_(self_meta, dim, dtype);
+  launch_cumprod(op, self, dim, self);
+  return self;
+}
+
+// npunnNorm(self, ord, dim, keepdim, out)
+// from specs/npu.yaml:394
+static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto ord_arg = npu_glue::scalar(ord);
+  const auto dim_arg = npu_glue::optional_int_array(dim);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnNormGetWorkspaceSize(self_arg, ord_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// linalg_vector_norm: specs/npu.yaml:394
+static const torch_fl::KernelInfo kOp_linalg_vector_norm{
+    "linalg_vector_norm", "specs/npu.yaml:394",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_linalg_vector_norm);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::linalg_vector_norm(op.meta(self), ord, dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_linalg_vector_norm(op, self_on_device, ord, dim, keepdim, out);
+  return out;
+}
+
+// linalg_vector_norm.out: specs/npu.yaml:394
+// out variant derived from linalg_vector_norm
+static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
+    "linalg_vector_norm.out", "specs/npu.yaml:394",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_linalg_vector_norm_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm_out)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::linalg_vector_norm_outf(op.meta(self), ord, dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_linalg_vector_norm(op, self_on_device, ord, dim, keepdim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -711,4 +1982,40 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
   m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
   m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
+  m.impl("elu_backward", TORCH_FN(wrap_elu_backward));
+  m.impl("softplus", TORCH_FN(wrap_softplus));
+  m.impl("softplus.out", TORCH_FN(wrap_softplus_out));
+  m.impl("hardswish", TORCH_FN(wrap_hardswish));
+  m.impl("hardswish_", TORCH_FN(wrap_hardswish_));
+  m.impl("mse_loss", TORCH_FN(wrap_mse_loss));
+  m.impl("mse_loss_backward", TORCH_FN(wrap_mse_loss_backward));
+  m.impl("max_pool3d_with_indices", TORCH_FN(wrap_max_pool3d_with_indices));
+  m.impl("max_pool3d_with_indices_backward", TORCH_FN(wrap_max_pool3d_with_indices_backward));
+  m.impl("reflection_pad2d_backward", TORCH_FN(wrap_reflection_pad2d_backward));
+  m.impl("reflection_pad3d_backward", TORCH_FN(wrap_reflection_pad3d_backward));
+  m.impl("replication_pad2d", TORCH_FN(wrap_replication_pad2d));
+  m.impl("cosh", TORCH_FN(wrap_cosh));
+  m.impl("cosh.out", TORCH_FN(wrap_cosh_out));
+  m.impl("cosh_", TORCH_FN(wrap_cosh_));
+  m.impl("exp2", TORCH_FN(wrap_exp2));
+  m.impl("exp2.out", TORCH_FN(wrap_exp2_out));
+  m.impl("exp2_", TORCH_FN(wrap_exp2_));
+  m.impl("isposinf", TORCH_FN(wrap_isposinf));
+  m.impl("isposinf.out", TORCH_FN(wrap_isposinf_out));
+  m.impl("logical_and", TORCH_FN(wrap_logical_and));
+  m.impl("logical_and.out", TORCH_FN(wrap_logical_and_out));
+  m.impl("logical_and_", TORCH_FN(wrap_logical_and_));
+  m.impl("copysign.Tensor", TORCH_FN(wrap_copysign_Tensor));
+  m.impl("copysign.out", TORCH_FN(wrap_copysign_out));
+  m.impl("copysign_.Tensor", TORCH_FN(wrap_copysign__Tensor));
+  m.impl("bitwise_or.Scalar", TORCH_FN(wrap_bitwise_or_Scalar));
+  m.impl("bitwise_or.Scalar_out", TORCH_FN(wrap_bitwise_or_Scalar_out));
+  m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
+  m.impl("argmin", TORCH_FN(wrap_argmin));
+  m.impl("argmin.out", TORCH_FN(wrap_argmin_out));
+  m.impl("cumprod", TORCH_FN(wrap_cumprod));
+  m.impl("cumprod.out", TORCH_FN(wrap_cumprod_out));
+  m.impl("cumprod_", TORCH_FN(wrap_cumprod_));
+  m.impl("linalg_vector_norm", TORCH_FN(wrap_linalg_vector_norm));
+  m.impl("linalg_vector_norm.out", TORCH_FN(wrap_linalg_vector_norm_out));
 }

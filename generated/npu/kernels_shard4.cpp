@@ -12,6 +12,18 @@
 #include <ATen/ops/nll_loss_backward_meta_dispatch.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
 #include <ATen/ops/avg_pool2d_backward_meta_dispatch.h>
+#include <ATen/ops/hardshrink_meta_dispatch.h>
+#include <ATen/ops/sgn_meta_dispatch.h>
+#include <ATen/ops/smooth_l1_loss_meta_dispatch.h>
+#include <ATen/ops/avg_pool3d_backward_meta_dispatch.h>
+#include <ATen/ops/adaptive_max_pool2d_meta_dispatch.h>
+#include <ATen/ops/adaptive_max_pool2d_backward_meta_dispatch.h>
+#include <ATen/ops/adaptive_max_pool3d_backward_meta_dispatch.h>
+#include <ATen/ops/fractional_max_pool2d_meta_dispatch.h>
+#include <ATen/ops/replication_pad1d_backward_meta_dispatch.h>
+#include <ATen/ops/bitwise_xor_meta_dispatch.h>
+#include <ATen/ops/norm_meta_dispatch.h>
+#include <ATen/ops/scatter_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
@@ -613,6 +625,1221 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   return grad_input;
 }
 
+// npunnHardtanhBackward(grad_output, self, min_val, max_val, out)
+// from specs/npu.yaml:230
+static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto min_val_arg = npu_glue::scalar(min_val);
+  const auto max_val_arg = npu_glue::scalar(max_val);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardtanhBackwardGetWorkspaceSize(grad_output_arg, self_arg, min_val_arg, max_val_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardtanhBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardtanh_backward: specs/npu.yaml:230
+static const torch_fl::KernelInfo kOp_hardtanh_backward{
+    "hardtanh_backward", "specs/npu.yaml:230",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, min_val, max_val);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardtanh_backward(op, grad_output_on_device, self_on_device, min_val, max_val, out);
+  return out;
+}
+
+// npunnHardshrink(self, lambd, out)
+// from specs/npu.yaml:237
+static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto lambd_arg = npu_glue::scalar(lambd);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardshrinkGetWorkspaceSize(self_arg, lambd_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardshrink(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardshrink: specs/npu.yaml:237
+static const torch_fl::KernelInfo kOp_hardshrink{
+    "hardshrink", "specs/npu.yaml:237",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_hardshrink);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const auto expected = at::meta::hardshrink(op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// hardshrink.out: specs/npu.yaml:237
+// out variant derived from hardshrink
+static const torch_fl::KernelInfo kOp_hardshrink_out{
+    "hardshrink.out", "specs/npu.yaml:237",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardshrink_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardshrink_outf(op.meta(self), lambd, out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// npunnHardswishBackward(grad_output, self, out)
+// from specs/npu.yaml:240
+static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardswishBackwardGetWorkspaceSize(grad_output_arg, self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardswishBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardswish_backward: specs/npu.yaml:240
+static const torch_fl::KernelInfo kOp_hardswish_backward{
+    "hardswish_backward", "specs/npu.yaml:240",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardswish_backward(op, grad_output_on_device, self_on_device, out);
+  return out;
+}
+
+// npunnGluBackward(grad_output, self, dim, out)
+// from specs/npu.yaml:246
+static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnGluBackwardGetWorkspaceSize(grad_output_arg, self_arg, dim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnGluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// glu_backward: specs/npu.yaml:246
+static const torch_fl::KernelInfo kOp_glu_backward{
+    "glu_backward", "specs/npu.yaml:246",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim) {
+  torch_fl::OpContext op(kOp_glu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(glu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, dim);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_glu_backward(op, grad_output_on_device, self_on_device, dim, out);
+  return out;
+}
+
+// npunnSgn(self, out)
+// from specs/npu.yaml:249
+static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnSgnGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnSgn(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// sgn: specs/npu.yaml:249
+static const torch_fl::KernelInfo kOp_sgn{
+    "sgn", "specs/npu.yaml:249",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sgn(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sgn(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sgn(op, self_on_device, out);
+  return out;
+}
+
+// sgn.out: specs/npu.yaml:249
+// out variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_out{
+    "sgn.out", "specs/npu.yaml:249",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sgn_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sgn_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sgn(op, self_on_device, out);
+  return out;
+}
+
+// sgn_: specs/npu.yaml:249
+// inplace variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_{
+    "sgn_", "specs/npu.yaml:249",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sgn_(self_meta);
+  launch_sgn(op, self, self);
+  return self;
+}
+
+// npunnSmoothL1Loss(self, target, reduction, beta, out)
+// from specs/npu.yaml:256
+static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnSmoothL1LossGetWorkspaceSize(self_arg, target_arg, reduction, beta, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnSmoothL1Loss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// smooth_l1_loss: specs/npu.yaml:256
+static const torch_fl::KernelInfo kOp_smooth_l1_loss{
+    "smooth_l1_loss", "specs/npu.yaml:256",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  torch_fl::OpContext op(kOp_smooth_l1_loss);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
+  }
+  const auto expected = at::meta::smooth_l1_loss(op.meta(self), op.meta(target), reduction, beta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_smooth_l1_loss(op, self_on_device, target_on_device, reduction, beta, out);
+  return out;
+}
+
+// npunnBinaryCrossEntropy(self, target, weight, reduction, out)
+// from specs/npu.yaml:260
+static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto weight_arg = npu_glue::optional_tensor(weight);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBinaryCrossEntropyGetWorkspaceSize(self_arg, target_arg, weight_arg, reduction, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBinaryCrossEntropy(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// binary_cross_entropy: specs/npu.yaml:260
+static const torch_fl::KernelInfo kOp_binary_cross_entropy{
+    "binary_cross_entropy", "specs/npu.yaml:260",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_binary_cross_entropy);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
+  }
+  const auto expected = torch_fl::output_rules::binary_cross_entropy(self, target, weight, reduction);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_binary_cross_entropy(op, self_on_device, target_on_device, weight, reduction, out);
+  return out;
+}
+
+// npunnAvgPool3dBackward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
+// from specs/npu.yaml:299
+static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto kernel_size_arg = npu_glue::int_array(kernel_size);
+  const auto stride_arg = npu_glue::int_array(stride);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto divisor_override_arg7 = npu_glue::divisor(divisor_override);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAvgPool3dBackwardGetWorkspaceSize(grad_output_arg, self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg7, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAvgPool3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// avg_pool3d_backward: specs/npu.yaml:299
+static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
+    "avg_pool3d_backward", "specs/npu.yaml:299",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool3d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool3d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// npunnAdaptiveMaxPool2d(self, output_size, out0, out1)
+// from specs/npu.yaml:311
+static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto output_size_arg = npu_glue::int_array(output_size);
+  const auto out0_arg = npu_glue::tensor(out0);
+  const auto out1_arg = npu_glue::tensor(out1);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAdaptiveMaxPool2dGetWorkspaceSize(self_arg, output_size_arg, out0_arg, out1_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAdaptiveMaxPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// adaptive_max_pool2d: specs/npu.yaml:311
+static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
+    "adaptive_max_pool2d", "specs/npu.yaml:311",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = at::meta::adaptive_max_pool2d(op.meta(self), output_size);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_adaptive_max_pool2d(op, self_on_device, output_size, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// npunnAdaptiveMaxPool2dBackward(grad_output, self, indices, out)
+// from specs/npu.yaml:312
+static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto indices_arg = npu_glue::tensor(indices);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAdaptiveMaxPool2dBackwardGetWorkspaceSize(grad_output_arg, self_arg, indices_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAdaptiveMaxPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// adaptive_max_pool2d_backward: specs/npu.yaml:312
+static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
+    "adaptive_max_pool2d_backward", "specs/npu.yaml:312",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const auto expected = at::meta::adaptive_max_pool2d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const at::Tensor out = op.allocate(expected);
+  launch_adaptive_max_pool2d_backward(op, grad_output_on_device, self_on_device, indices_as_int32, out);
+  return out;
+}
+
+// npunnAdaptiveMaxPool3dBackward(grad_output, self, indices, out)
+// from specs/npu.yaml:314
+static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto indices_arg = npu_glue::tensor(indices);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAdaptiveMaxPool3dBackwardGetWorkspaceSize(grad_output_arg, self_arg, indices_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAdaptiveMaxPool3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// adaptive_max_pool3d_backward: specs/npu.yaml:314
+static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
+    "adaptive_max_pool3d_backward", "specs/npu.yaml:314",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const auto expected = at::meta::adaptive_max_pool3d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const at::Tensor out = op.allocate(expected);
+  launch_adaptive_max_pool3d_backward(op, grad_output_on_device, self_on_device, indices_as_int32, out);
+  return out;
+}
+
+// npunnAdaptiveAvgPool3d(self, output_size, out)
+// from specs/npu.yaml:315
+static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto output_size_arg = npu_glue::int_array(output_size);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAdaptiveAvgPool3dGetWorkspaceSize(self_arg, output_size_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAdaptiveAvgPool3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// _adaptive_avg_pool3d: specs/npu.yaml:315
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
+    "_adaptive_avg_pool3d", "specs/npu.yaml:315",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool3d(self, output_size);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__adaptive_avg_pool3d(op, self_on_device, output_size, out);
+  return out;
+}
+
+// npunnFractionalMaxPool2d(self, kernel_size, output_size, random_samples, out0, out1)
+// from specs/npu.yaml:317
+static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto kernel_size_arg = npu_glue::int_array(kernel_size);
+  const auto output_size_arg = npu_glue::int_array(output_size);
+  const auto random_samples_arg = npu_glue::tensor(random_samples);
+  const auto out0_arg = npu_glue::tensor(out0);
+  const auto out1_arg = npu_glue::tensor(out1);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnFractionalMaxPool2dGetWorkspaceSize(self_arg, kernel_size_arg, output_size_arg, random_samples_arg, out0_arg, out1_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnFractionalMaxPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// fractional_max_pool2d: specs/npu.yaml:317
+static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
+    "fractional_max_pool2d", "specs/npu.yaml:317",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_fractional_max_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples) {
+  torch_fl::OpContext op(kOp_fractional_max_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
+  }
+  const auto expected = at::meta::fractional_max_pool2d(op.meta(self), kernel_size, output_size, op.meta(random_samples));
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor random_samples_on_device = op.on_device(random_samples);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// npunnReplicationPad1dBackward(grad_output, self, padding, out)
+// from specs/npu.yaml:326
+static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnReplicationPad1dBackwardGetWorkspaceSize(grad_output_arg, self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnReplicationPad1dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// replication_pad1d_backward: specs/npu.yaml:326
+static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
+    "replication_pad1d_backward", "specs/npu.yaml:326",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad1d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const auto expected = at::meta::replication_pad1d_backward(op.meta(grad_output), op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_replication_pad1d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  return out;
+}
+
+// npunnBitwiseXorTensor(self, other, out)
+// from specs/npu.yaml:367
+static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseXorTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseXorTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_xor.Tensor: specs/npu.yaml:367
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
+    "bitwise_xor.Tensor", "specs/npu.yaml:367",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_xor(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_xor_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_xor.Tensor_out: specs/npu.yaml:367
+// out variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
+    "bitwise_xor.Tensor_out", "specs/npu.yaml:367",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_xor_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_xor_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_xor_.Tensor: specs/npu.yaml:367
+// inplace variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
+    "bitwise_xor_.Tensor", "specs/npu.yaml:367",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_xor_(self_meta, op.meta(other));
+  launch_bitwise_xor_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// npunnLogicalXor(self, other, out)
+// from specs/npu.yaml:370
+static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnLogicalXorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnLogicalXor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// logical_xor: specs/npu.yaml:370
+static const torch_fl::KernelInfo kOp_logical_xor{
+    "logical_xor", "specs/npu.yaml:370",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_xor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::logical_xor(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_xor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_xor.out: specs/npu.yaml:370
+// out variant derived from logical_xor
+static const torch_fl::KernelInfo kOp_logical_xor_out{
+    "logical_xor.out", "specs/npu.yaml:370",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_xor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_xor_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_xor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_xor_: specs/npu.yaml:370
+// inplace variant derived from logical_xor
+static const torch_fl::KernelInfo kOp_logical_xor_{
+    "logical_xor_", "specs/npu.yaml:370",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_xor_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_xor_(op.meta(other));
+  launch_logical_xor(op, self, other_on_device, self);
+  return self;
+}
+
+// npunnBitwiseAndScalar(self, other, out)
+// from specs/npu.yaml:381
+static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseAndScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseAndScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_and.Scalar: specs/npu.yaml:381
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
+    "bitwise_and.Scalar", "specs/npu.yaml:381",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_and(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and.Scalar_out: specs/npu.yaml:381
+// out variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
+    "bitwise_and.Scalar_out", "specs/npu.yaml:381",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_and_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and_.Scalar: specs/npu.yaml:381
+// inplace variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
+    "bitwise_and_.Scalar", "specs/npu.yaml:381",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_and_(other);
+  launch_bitwise_and_Scalar(op, self, other, self);
+  return self;
+}
+
+// npunnRemainderTensorScalar(self, other, out)
+// from specs/npu.yaml:385
+static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnRemainderTensorScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnRemainderTensorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// remainder.Scalar: specs/npu.yaml:385
+static const torch_fl::KernelInfo kOp_remainder_Scalar{
+    "remainder.Scalar", "specs/npu.yaml:385",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::remainder(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_remainder_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// remainder_.Scalar: specs/npu.yaml:385
+// inplace variant derived from remainder.Scalar
+static const torch_fl::KernelInfo kOp_remainder__Scalar{
+    "remainder_.Scalar", "specs/npu.yaml:385",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.remainder_(other);
+  launch_remainder_Scalar(op, self, other, self);
+  return self;
+}
+
+// npunnNorm(self, p, dim, keepdim, out)
+// from specs/npu.yaml:395
+static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto p_arg = npu_glue::optional_scalar(p);
+  const auto dim_arg = npu_glue::int_array(dim);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnNormGetWorkspaceSize(self_arg, p_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// norm.ScalarOpt_dim: specs/npu.yaml:395
+static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
+    "norm.ScalarOpt_dim", "specs/npu.yaml:395",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_norm_ScalarOpt_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const auto expected = at::meta::norm(op.meta(self), p, dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
+  return out;
+}
+
+// npunnScatter(self, dim, index, src, out)
+// from specs/npu.yaml:399
+static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto index_arg = npu_glue::tensor(index);
+  const auto src_arg = npu_glue::tensor(src);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnScatterGetWorkspaceSize(self_arg, dim, index_arg, src_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnScatter(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// scatter.src: specs/npu.yaml:399
+static const torch_fl::KernelInfo kOp_scatter_src{
+    "scatter.src", "specs/npu.yaml:399",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  torch_fl::OpContext op(kOp_scatter_src);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const auto expected = at::meta::scatter(op.meta(self), dim, op.meta(index), op.meta(src));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const at::Tensor out = op.allocate(expected);
+  launch_scatter_src(op, self_on_device, dim, index_as_int32, src_on_device, out);
+  return out;
+}
+
+// scatter.src_out: specs/npu.yaml:399
+// out variant derived from scatter.src
+static const torch_fl::KernelInfo kOp_scatter_src_out{
+    "scatter.src_out", "specs/npu.yaml:399",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_scatter_src_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, index);
+  torch_fl::check_no_partial_overlap(out, src);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::scatter_outf(op.meta(self), dim, op.meta(index), op.meta(src), out_meta);
+  op.resize_output(out, out_meta);
+  launch_scatter_src(op, self_on_device, dim, index_as_int32, src_on_device, out);
+  return out;
+}
+
+// scatter_.src: specs/npu.yaml:399
+// inplace variant derived from scatter.src
+static const torch_fl::KernelInfo kOp_scatter__src{
+    "scatter_.src", "specs/npu.yaml:399",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src) {
+  torch_fl::OpContext op(kOp_scatter__src);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_input(src, "src", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, index);
+  torch_fl::check_no_partial_overlap(self, src);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter__src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
+  }
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::scatter_(self_meta, dim, op.meta(index), op.meta(src));
+  launch_scatter_src(op, self, dim, index_as_int32, src_on_device, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -632,4 +1859,36 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrap_max_pool2d_with_indices_backward_grad_input));
   m.impl("avg_pool2d_backward", TORCH_FN(wrap_avg_pool2d_backward));
   m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrap_avg_pool2d_backward_grad_input));
+  m.impl("hardtanh_backward", TORCH_FN(wrap_hardtanh_backward));
+  m.impl("hardshrink", TORCH_FN(wrap_hardshrink));
+  m.impl("hardshrink.out", TORCH_FN(wrap_hardshrink_out));
+  m.impl("hardswish_backward", TORCH_FN(wrap_hardswish_backward));
+  m.impl("glu_backward", TORCH_FN(wrap_glu_backward));
+  m.impl("sgn", TORCH_FN(wrap_sgn));
+  m.impl("sgn.out", TORCH_FN(wrap_sgn_out));
+  m.impl("sgn_", TORCH_FN(wrap_sgn_));
+  m.impl("smooth_l1_loss", TORCH_FN(wrap_smooth_l1_loss));
+  m.impl("binary_cross_entropy", TORCH_FN(wrap_binary_cross_entropy));
+  m.impl("avg_pool3d_backward", TORCH_FN(wrap_avg_pool3d_backward));
+  m.impl("adaptive_max_pool2d", TORCH_FN(wrap_adaptive_max_pool2d));
+  m.impl("adaptive_max_pool2d_backward", TORCH_FN(wrap_adaptive_max_pool2d_backward));
+  m.impl("adaptive_max_pool3d_backward", TORCH_FN(wrap_adaptive_max_pool3d_backward));
+  m.impl("_adaptive_avg_pool3d", TORCH_FN(wrap__adaptive_avg_pool3d));
+  m.impl("fractional_max_pool2d", TORCH_FN(wrap_fractional_max_pool2d));
+  m.impl("replication_pad1d_backward", TORCH_FN(wrap_replication_pad1d_backward));
+  m.impl("bitwise_xor.Tensor", TORCH_FN(wrap_bitwise_xor_Tensor));
+  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrap_bitwise_xor_Tensor_out));
+  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrap_bitwise_xor__Tensor));
+  m.impl("logical_xor", TORCH_FN(wrap_logical_xor));
+  m.impl("logical_xor.out", TORCH_FN(wrap_logical_xor_out));
+  m.impl("logical_xor_", TORCH_FN(wrap_logical_xor_));
+  m.impl("bitwise_and.Scalar", TORCH_FN(wrap_bitwise_and_Scalar));
+  m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
+  m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
+  m.impl("remainder.Scalar", TORCH_FN(wrap_remainder_Scalar));
+  m.impl("remainder_.Scalar", TORCH_FN(wrap_remainder__Scalar));
+  m.impl("norm.ScalarOpt_dim", TORCH_FN(wrap_norm_ScalarOpt_dim));
+  m.impl("scatter.src", TORCH_FN(wrap_scatter_src));
+  m.impl("scatter.src_out", TORCH_FN(wrap_scatter_src_out));
+  m.impl("scatter_.src", TORCH_FN(wrap_scatter__src));
 }

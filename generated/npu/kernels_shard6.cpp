@@ -9,6 +9,14 @@
 #include <ATen/ops/maximum_meta_dispatch.h>
 #include <ATen/ops/ne_meta_dispatch.h>
 #include <ATen/ops/rsqrt_meta_dispatch.h>
+#include <ATen/ops/leaky_relu_meta_dispatch.h>
+#include <ATen/ops/softshrink_meta_dispatch.h>
+#include <ATen/ops/threshold_meta_dispatch.h>
+#include <ATen/ops/avg_pool3d_meta_dispatch.h>
+#include <ATen/ops/asinh_meta_dispatch.h>
+#include <ATen/ops/lgamma_meta_dispatch.h>
+#include <ATen/ops/digamma_meta_dispatch.h>
+#include <ATen/ops/bitwise_or_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
@@ -575,6 +583,939 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
   return std::make_tuple(grad_input, grad_weight, grad_bias);
 }
 
+// npunnHardtanh(self, min_val, max_val, out)
+// from specs/npu.yaml:229
+static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto min_val_arg = npu_glue::scalar(min_val);
+  const auto max_val_arg = npu_glue::scalar(max_val);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardtanhGetWorkspaceSize(self_arg, min_val_arg, max_val_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardtanh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardtanh: specs/npu.yaml:229
+static const torch_fl::KernelInfo kOp_hardtanh{
+    "hardtanh", "specs/npu.yaml:229",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardtanh(op, self_on_device, min_val, max_val, out);
+  return out;
+}
+
+// hardtanh_: specs/npu.yaml:229
+// inplace variant derived from hardtanh
+static const torch_fl::KernelInfo kOp_hardtanh_{
+    "hardtanh_", "specs/npu.yaml:229",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
+  }
+  launch_hardtanh(op, self, min_val, max_val, self);
+  return self;
+}
+
+// npunnLeakyRelu(self, negative_slope, out)
+// from specs/npu.yaml:231
+static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto negative_slope_arg = npu_glue::scalar(negative_slope);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnLeakyReluGetWorkspaceSize(self_arg, negative_slope_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnLeakyRelu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// leaky_relu: specs/npu.yaml:231
+static const torch_fl::KernelInfo kOp_leaky_relu{
+    "leaky_relu", "specs/npu.yaml:231",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_slope) {
+  torch_fl::OpContext op(kOp_leaky_relu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  const auto expected = at::meta::leaky_relu(op.meta(self), negative_slope);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_leaky_relu(op, self_on_device, negative_slope, out);
+  return out;
+}
+
+// leaky_relu_: specs/npu.yaml:231
+// inplace variant derived from leaky_relu
+static const torch_fl::KernelInfo kOp_leaky_relu_{
+    "leaky_relu_", "specs/npu.yaml:231",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slope) {
+  torch_fl::OpContext op(kOp_leaky_relu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::leaky_relu_(self_meta, negative_slope);
+  launch_leaky_relu(op, self, negative_slope, self);
+  return self;
+}
+
+// npunnSoftshrink(self, lambd, out)
+// from specs/npu.yaml:235
+static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto lambd_arg = npu_glue::scalar(lambd);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnSoftshrinkGetWorkspaceSize(self_arg, lambd_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnSoftshrink(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// softshrink: specs/npu.yaml:235
+static const torch_fl::KernelInfo kOp_softshrink{
+    "softshrink", "specs/npu.yaml:235",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_softshrink);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const auto expected = at::meta::softshrink(op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// softshrink.out: specs/npu.yaml:235
+// out variant derived from softshrink
+static const torch_fl::KernelInfo kOp_softshrink_out{
+    "softshrink.out", "specs/npu.yaml:235",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_softshrink_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::softshrink_outf(op.meta(self), lambd, out_meta);
+  op.resize_output(out, out_meta);
+  launch_softshrink(op, self_on_device, lambd, out);
+  return out;
+}
+
+// npunnLogSigmoidBackward(grad_output, self, buffer, out)
+// from specs/npu.yaml:242
+static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto buffer_arg = npu_glue::tensor(buffer);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnLogSigmoidBackwardGetWorkspaceSize(grad_output_arg, self_arg, buffer_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnLogSigmoidBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// log_sigmoid_backward: specs/npu.yaml:242
+static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
+    "log_sigmoid_backward", "specs/npu.yaml:242",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer) {
+  torch_fl::OpContext op(kOp_log_sigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(buffer, "buffer", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(buffer, "buffer"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, buffer);
+  }
+  const at::Tensor grad_output_on_device = op.on_device(grad_output);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor buffer_on_device = op.on_device(buffer);
+  const at::Tensor out = op.allocate_like(self);
+  launch_log_sigmoid_backward(op, grad_output_on_device, self_on_device, buffer_on_device, out);
+  return out;
+}
+
+// npunnThreshold(self, threshold, value, out)
+// from specs/npu.yaml:244
+static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto threshold_arg = npu_glue::scalar(threshold);
+  const auto value_arg = npu_glue::scalar(value);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnThresholdGetWorkspaceSize(self_arg, threshold_arg, value_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnThreshold(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// threshold: specs/npu.yaml:244
+static const torch_fl::KernelInfo kOp_threshold{
+    "threshold", "specs/npu.yaml:244",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_threshold);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  const auto expected = at::meta::threshold(op.meta(self), threshold, value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_threshold(op, self_on_device, threshold, value, out);
+  return out;
+}
+
+// threshold_: specs/npu.yaml:244
+// inplace variant derived from threshold
+static const torch_fl::KernelInfo kOp_threshold_{
+    "threshold_", "specs/npu.yaml:244",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_threshold_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::threshold_(self_meta, threshold, value);
+  launch_threshold(op, self, threshold, value, self);
+  return self;
+}
+
+// npunnPrelu(self, weight, out)
+// from specs/npu.yaml:247
+static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto weight_arg = npu_glue::tensor(weight);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnPreluGetWorkspaceSize(self_arg, weight_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnPrelu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// _prelu_kernel: specs/npu.yaml:247
+static const torch_fl::KernelInfo kOp__prelu_kernel{
+    "_prelu_kernel", "specs/npu.yaml:247",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight) {
+  torch_fl::OpContext op(kOp__prelu_kernel);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel)>(op, torch_fl::FallbackReason::kDtype, self, weight);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor weight_on_device = op.on_device(weight);
+  const at::Tensor out = op.allocate_like(self);
+  launch__prelu_kernel(op, self_on_device, weight_on_device, out);
+  return out;
+}
+
+// npunnMultilabelMarginLoss(self, target, reduction, output, is_target)
+// from specs/npu.yaml:283
+static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto target_arg = npu_glue::tensor(target);
+  const auto output_arg = npu_glue::tensor(output);
+  const auto is_target_arg = npu_glue::tensor(is_target);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnMultilabelMarginLossGetWorkspaceSize(self_arg, target_arg, reduction, output_arg, is_target_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnMultilabelMarginLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// multilabel_margin_loss_forward: specs/npu.yaml:283
+static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
+    "multilabel_margin_loss_forward", "specs/npu.yaml:283",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_multilabel_margin_loss_forward(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  torch_fl::OpContext op(kOp_multilabel_margin_loss_forward);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const auto expected = torch_fl::output_rules::multilabel_margin_loss(self, target, reduction);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "is_target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const at::Tensor output = op.allocate(std::get<0>(expected));
+  const at::Tensor is_target = op.allocate(std::get<1>(expected));
+  launch_multilabel_margin_loss_forward(op, self_on_device, target_as_int32, reduction, output, is_target);
+  return std::make_tuple(output, is_target);
+}
+
+// npunnAvgPool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
+// from specs/npu.yaml:295
+static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto kernel_size_arg = npu_glue::int_array(kernel_size);
+  const auto stride_arg = npu_glue::int_array(stride);
+  const auto padding_arg = npu_glue::int_array(padding);
+  const auto divisor_override_arg6 = npu_glue::divisor(divisor_override);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAvgPool3dGetWorkspaceSize(self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg6, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAvgPool3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// avg_pool3d: specs/npu.yaml:295
+static const torch_fl::KernelInfo kOp_avg_pool3d{
+    "avg_pool3d", "specs/npu.yaml:295",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool3d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool3d.out: specs/npu.yaml:295
+// out variant derived from avg_pool3d
+static const torch_fl::KernelInfo kOp_avg_pool3d_out{
+    "avg_pool3d.out", "specs/npu.yaml:295",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_avg_pool3d_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::avg_pool3d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
+  op.resize_output(out, out_meta);
+  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// npunnAsinh(self, out)
+// from specs/npu.yaml:349
+static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAsinhGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAsinh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// asinh: specs/npu.yaml:349
+static const torch_fl::KernelInfo kOp_asinh{
+    "asinh", "specs/npu.yaml:349",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_asinh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asinh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::asinh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_asinh(op, self_on_device, out);
+  return out;
+}
+
+// asinh.out: specs/npu.yaml:349
+// out variant derived from asinh
+static const torch_fl::KernelInfo kOp_asinh_out{
+    "asinh.out", "specs/npu.yaml:349",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_asinh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::asinh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_asinh(op, self_on_device, out);
+  return out;
+}
+
+// asinh_: specs/npu.yaml:349
+// inplace variant derived from asinh
+static const torch_fl::KernelInfo kOp_asinh_{
+    "asinh_", "specs/npu.yaml:349",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asinh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asinh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asinh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::asinh_(self_meta);
+  launch_asinh(op, self, self);
+  return self;
+}
+
+// npunnLgamma(self, out)
+// from specs/npu.yaml:357
+static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnLgammaGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnLgamma(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// lgamma: specs/npu.yaml:357
+static const torch_fl::KernelInfo kOp_lgamma{
+    "lgamma", "specs/npu.yaml:357",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lgamma(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_lgamma);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::lgamma(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_lgamma(op, self_on_device, out);
+  return out;
+}
+
+// lgamma.out: specs/npu.yaml:357
+// out variant derived from lgamma
+static const torch_fl::KernelInfo kOp_lgamma_out{
+    "lgamma.out", "specs/npu.yaml:357",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lgamma_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lgamma_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_lgamma(op, self_on_device, out);
+  return out;
+}
+
+// lgamma_: specs/npu.yaml:357
+// inplace variant derived from lgamma
+static const torch_fl::KernelInfo kOp_lgamma_{
+    "lgamma_", "specs/npu.yaml:357",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lgamma_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_lgamma_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lgamma_(self_meta);
+  launch_lgamma(op, self, self);
+  return self;
+}
+
+// npunnDigamma(self, out)
+// from specs/npu.yaml:358
+static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnDigammaGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnDigamma(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// digamma: specs/npu.yaml:358
+static const torch_fl::KernelInfo kOp_digamma{
+    "digamma", "specs/npu.yaml:358",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_digamma(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_digamma);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::digamma(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_digamma(op, self_on_device, out);
+  return out;
+}
+
+// digamma.out: specs/npu.yaml:358
+// out variant derived from digamma
+static const torch_fl::KernelInfo kOp_digamma_out{
+    "digamma.out", "specs/npu.yaml:358",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_digamma_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::digamma_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_digamma(op, self_on_device, out);
+  return out;
+}
+
+// digamma_: specs/npu.yaml:358
+// inplace variant derived from digamma
+static const torch_fl::KernelInfo kOp_digamma_{
+    "digamma_", "specs/npu.yaml:358",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_digamma_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_digamma_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(digamma_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::digamma_(self_meta);
+  launch_digamma(op, self, self);
+  return self;
+}
+
+// npunnBitwiseOrTensor(self, other, out)
+// from specs/npu.yaml:366
+static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseOrTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseOrTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_or.Tensor: specs/npu.yaml:366
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
+    "bitwise_or.Tensor", "specs/npu.yaml:366",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_or.Tensor_out: specs/npu.yaml:366
+// out variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
+    "bitwise_or.Tensor_out", "specs/npu.yaml:366",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// bitwise_or_.Tensor: specs/npu.yaml:366
+// inplace variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
+    "bitwise_or_.Tensor", "specs/npu.yaml:366",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_or_(self_meta, op.meta(other));
+  launch_bitwise_or_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
+// npunnLogicalOr(self, other, out)
+// from specs/npu.yaml:369
+static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnLogicalOrGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnLogicalOr(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// logical_or: specs/npu.yaml:369
+static const torch_fl::KernelInfo kOp_logical_or{
+    "logical_or", "specs/npu.yaml:369",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_or);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::logical_or(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_or(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_or.out: specs/npu.yaml:369
+// out variant derived from logical_or
+static const torch_fl::KernelInfo kOp_logical_or_out{
+    "logical_or.out", "specs/npu.yaml:369",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_or_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_or_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_or(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// logical_or_: specs/npu.yaml:369
+// inplace variant derived from logical_or
+static const torch_fl::KernelInfo kOp_logical_or_{
+    "logical_or_", "specs/npu.yaml:369",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_or_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_or_(op.meta(other));
+  launch_logical_or(op, self, other_on_device, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -593,4 +1534,32 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
   m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
+  m.impl("hardtanh", TORCH_FN(wrap_hardtanh));
+  m.impl("hardtanh_", TORCH_FN(wrap_hardtanh_));
+  m.impl("leaky_relu", TORCH_FN(wrap_leaky_relu));
+  m.impl("leaky_relu_", TORCH_FN(wrap_leaky_relu_));
+  m.impl("softshrink", TORCH_FN(wrap_softshrink));
+  m.impl("softshrink.out", TORCH_FN(wrap_softshrink_out));
+  m.impl("log_sigmoid_backward", TORCH_FN(wrap_log_sigmoid_backward));
+  m.impl("threshold", TORCH_FN(wrap_threshold));
+  m.impl("threshold_", TORCH_FN(wrap_threshold_));
+  m.impl("_prelu_kernel", TORCH_FN(wrap__prelu_kernel));
+  m.impl("multilabel_margin_loss_forward", TORCH_FN(wrap_multilabel_margin_loss_forward));
+  m.impl("avg_pool3d", TORCH_FN(wrap_avg_pool3d));
+  m.impl("avg_pool3d.out", TORCH_FN(wrap_avg_pool3d_out));
+  m.impl("asinh", TORCH_FN(wrap_asinh));
+  m.impl("asinh.out", TORCH_FN(wrap_asinh_out));
+  m.impl("asinh_", TORCH_FN(wrap_asinh_));
+  m.impl("lgamma", TORCH_FN(wrap_lgamma));
+  m.impl("lgamma.out", TORCH_FN(wrap_lgamma_out));
+  m.impl("lgamma_", TORCH_FN(wrap_lgamma_));
+  m.impl("digamma", TORCH_FN(wrap_digamma));
+  m.impl("digamma.out", TORCH_FN(wrap_digamma_out));
+  m.impl("digamma_", TORCH_FN(wrap_digamma_));
+  m.impl("bitwise_or.Tensor", TORCH_FN(wrap_bitwise_or_Tensor));
+  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrap_bitwise_or_Tensor_out));
+  m.impl("bitwise_or_.Tensor", TORCH_FN(wrap_bitwise_or__Tensor));
+  m.impl("logical_or", TORCH_FN(wrap_logical_or));
+  m.impl("logical_or.out", TORCH_FN(wrap_logical_or_out));
+  m.impl("logical_or_", TORCH_FN(wrap_logical_or_));
 }

@@ -1,7 +1,9 @@
 #include <torch_fl/output_rules.h>
 
 #include <ATen/ExpandUtils.h>
+#include <ATen/core/Reduction.h>
 #include <ATen/native/ConvUtils.h>
+#include <ATen/native/Pool.h>
 #include <ATen/native/TypeProperties.h>
 
 namespace torch_fl::output_rules {
@@ -141,6 +143,93 @@ std::tuple<at::Tensor, at::Tensor> dropout(const at::Tensor& input, double, std:
 
 at::Tensor dropout_backward(const at::Tensor& grad_output, const at::Tensor&, double) {
   return meta_like(grad_output);
+}
+
+namespace {
+
+// A reduced loss is a 0-dim tensor; `none` keeps the per-element shape.
+at::Tensor reduced_or(const at::Tensor& like, at::IntArrayRef unreduced, int64_t reduction, c10::ScalarType dtype) {
+  return reduction == at::Reduction::None ? meta_empty(unreduced, like, dtype) : meta_empty({}, like, dtype);
+}
+
+}  // namespace
+
+at::Tensor huber_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double) {
+  return reduced_or(self, at::infer_size(self.sizes(), target.sizes()), reduction, at::result_type(self, target));
+}
+
+at::Tensor binary_cross_entropy(const at::Tensor& self, const at::Tensor&, const std::optional<at::Tensor>&,
+                                int64_t reduction) {
+  return reduced_or(self, self.sizes(), reduction, self.scalar_type());
+}
+
+std::tuple<at::Tensor, at::Tensor> nll_loss2d(const at::Tensor& self, const at::Tensor& target,
+                                              const std::optional<at::Tensor>&, int64_t reduction, int64_t) {
+  return {reduced_or(self, target.sizes(), reduction, self.scalar_type()), meta_empty({}, self, self.scalar_type())};
+}
+
+at::Tensor multi_margin_loss(const at::Tensor& self, const at::Tensor& target, const at::Scalar&, const at::Scalar&,
+                             const std::optional<at::Tensor>&, int64_t reduction) {
+  // CPU: a per-sample loss only when unreduced and the target has a batch dimension.
+  const int64_t frames = self.dim() <= 1 ? 1 : self.size(0);
+  if (reduction == at::Reduction::None && target.dim() > 0) return meta_empty({frames}, self, self.scalar_type());
+  return meta_empty({}, self, self.scalar_type());
+}
+
+std::tuple<at::Tensor, at::Tensor> multilabel_margin_loss(const at::Tensor& self, const at::Tensor& target,
+                                                          int64_t reduction) {
+  const int64_t frames = self.dim() <= 1 ? 1 : self.size(0);
+  at::Tensor output = reduction != at::Reduction::None || target.dim() <= 1
+                          ? meta_empty({}, self, self.scalar_type())
+                          : meta_empty({frames}, self, self.scalar_type());
+  return {output, meta_empty(target.sizes(), self, self.scalar_type())};
+}
+
+std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices(const at::Tensor& self, at::IntArrayRef kernel_size,
+                                                           at::IntArrayRef stride, at::IntArrayRef padding,
+                                                           at::IntArrayRef dilation, bool ceil_mode) {
+  auto pick = [](at::IntArrayRef values, size_t i, int64_t otherwise) {
+    return values.empty() ? otherwise : values.size() == 1 ? values[0] : values[i];
+  };
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 3);
+  for (size_t i = 0; i < 3; ++i) {
+    const int64_t kernel = pick(kernel_size, i, 1);
+    sizes.push_back(at::native::pooling_output_shape<int64_t>(self.size(self.dim() - 3 + static_cast<int64_t>(i)),
+                                                              kernel, pick(padding, i, 0), pick(stride, i, kernel),
+                                                              pick(dilation, i, 1), ceil_mode));
+  }
+  return {meta_empty(sizes, self, self.scalar_type()), meta_empty(sizes, self, c10::ScalarType::Long)};
+}
+
+at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size) {
+  TORCH_CHECK(output_size.size() == 3, "adaptive_avg_pool3d: output_size must have 3 elements");
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 3);
+  sizes.insert(sizes.end(), output_size.begin(), output_size.end());
+  return meta_empty(sizes, self, self.scalar_type());
+}
+
+at::Tensor reflection_pad2d(const at::Tensor& self, at::IntArrayRef padding) {
+  TORCH_CHECK(padding.size() == 4, "reflection_pad2d: padding must have 4 elements");
+  std::vector<int64_t> sizes = self.sizes().vec();
+  sizes[sizes.size() - 1] += padding[0] + padding[1];
+  sizes[sizes.size() - 2] += padding[2] + padding[3];
+  return meta_empty(sizes, self, self.scalar_type());
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm(const at::Tensor& input, const std::optional<at::Tensor>&,
+                                                          const std::optional<at::Tensor>&, int64_t N, int64_t,
+                                                          int64_t, int64_t group, double) {
+  return {meta_like(input), meta_empty({N, group}, input, input.scalar_type()),
+          meta_empty({N, group}, input, input.scalar_type())};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm_backward(
+    const at::Tensor&, const at::Tensor& input, const at::Tensor&, const at::Tensor&,
+    const std::optional<at::Tensor>& weight, int64_t, int64_t C, int64_t, int64_t, std::array<bool, 3> output_mask) {
+  const bool has_weight = weight.has_value() && weight->defined();
+  auto parameter = [&] { return has_weight ? meta_like(*weight) : meta_empty({C}, input, input.scalar_type()); };
+  return {output_mask[0] ? meta_like(input) : at::Tensor(), output_mask[1] ? parameter() : at::Tensor(),
+          output_mask[2] ? parameter() : at::Tensor()};
 }
 
 }  // namespace torch_fl::output_rules

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 # Overloads whose results are random: checked for reproducibility by the
 # Python suite (tests/python/test_native_ops.py), not comparable with CPU.
-RANDOM_OVERLOADS = {"normal_", "uniform_", "native_dropout"}
+RANDOM_OVERLOADS = {"normal_", "uniform_", "native_dropout",
+                    # Its OpInfo draws the pooling regions with each device's own generator;
+                    # op_samples.py gives it explicit regions, which makes it deterministic.
+                    "fractional_max_pool2d", "fractional_max_pool2d_backward"}
 SUFFIXES = ("_backward_data", "_backward", "_forward", "_overrideable", "_with_indices", "_dense")
 # PyTorch routes these user-facing ops to the named backend op on out-of-tree
 # devices, so their OpInfos exercise it (knowledge of PyTorch, not a skip list).
-BACKEND_OP_ALIASES = {"convolution": ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d")}
+BACKEND_OP_ALIASES = {"convolution": ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"),
+                      "prelu_kernel": ("prelu",), "nll_loss2d": ("nll_loss",),
+                      **{f"{mode}_pad{rank}d": ("pad",) for mode in ("reflection", "replication") for rank in (1, 2, 3)}}
 
 
 def base_name(overload: str) -> str:

@@ -149,6 +149,55 @@ def zero() -> Iterator[Sample]:
     yield (randn(5, 4).t(),), {}
 
 
+def fractional_max_pool2d() -> Iterator[Sample]:
+    # Explicit pooling regions (random_samples) make the op deterministic.
+    x = randn(2, 3, 9, 9)
+    samples = torch.rand(2, 3, 2, generator=_g(3))
+    yield (x, [2, 2], [4, 4], samples), {}
+    yield (x[0], [3, 3], [5, 5], samples[:1]), {}
+
+
+def fractional_max_pool2d_backward() -> Iterator[Sample]:
+    x = randn(2, 3, 9, 9)
+    samples = torch.rand(2, 3, 2, generator=_g(3))
+    _, indices = torch.ops.aten.fractional_max_pool2d(x, [2, 2], [4, 4], samples)
+    yield (randn(2, 3, 4, 4, seed=4), x, [2, 2], [4, 4], indices), {}
+
+
+def nll_loss2d() -> Iterator[Sample]:
+    logp = torch.log_softmax(randn(2, 5, 3, 4), 1)
+    target = ints(2, 3, 4) % 5
+    for reduction in (0, 1, 2):
+        yield (logp, target, None, reduction, -100), {}
+    yield (logp, target, positive(5), 1, 2), {}
+
+
+def nll_loss2d_backward() -> Iterator[Sample]:
+    logp = torch.log_softmax(randn(2, 5, 3, 4), 1)
+    target = ints(2, 3, 4) % 5
+    for reduction, weight in ((0, None), (1, None), (2, positive(5))):
+        _, total_weight = torch.ops.aten.nll_loss2d_forward(logp, target, weight, reduction, -100)
+        grad = randn(2, 3, 4) if reduction == 0 else randn(seed=5)
+        yield (grad, logp, target, weight, reduction, -100, total_weight), {}
+
+
+def padding(rank: int) -> Callable[[], Iterator[Sample]]:
+    def samples():
+        pad = [1, 2, 2, 1, 1, 0][: 2 * rank]
+        shape = (2, 3, 4, 5, 6)[: rank + 2]
+        yield (randn(*shape), pad), {}
+        yield (randn(*shape[1:]), pad), {}  # unbatched
+    return samples
+
+
+def padding_backward(forward: str, rank: int) -> Callable[[], Iterator[Sample]]:
+    def samples():
+        for (x, pad), _ in padding(rank)():
+            out = getattr(torch.ops.aten, forward)(x, pad)
+            yield (randn(*out.shape, seed=3), x, pad), {}
+    return samples
+
+
 SAMPLERS: dict[str, Callable[[], Iterator[Sample]]] = {
     "add.Tensor": binary(alpha=True),
     "sub.Tensor": binary(alpha=True),
@@ -186,6 +235,13 @@ SAMPLERS: dict[str, Callable[[], Iterator[Sample]]] = {
     "_log_softmax_backward_data": log_softmax_backward,
     "nll_loss_forward": nll_loss,
     "nll_loss_backward": nll_loss_backward,
+    "nll_loss2d_forward": nll_loss2d,
+    "nll_loss2d_backward": nll_loss2d_backward,
+    "fractional_max_pool2d": fractional_max_pool2d,
+    "fractional_max_pool2d_backward": fractional_max_pool2d_backward,
+    **{f"{mode}_pad{rank}d": padding(rank) for mode in ("reflection", "replication") for rank in (1, 2, 3)},
+    **{f"{mode}_pad{rank}d_backward": padding_backward(f"{mode}_pad{rank}d", rank)
+       for mode in ("reflection", "replication") for rank in (1, 2, 3)},
 }
 
 # Random ops are checked for reproducibility and distribution, not CPU parity.

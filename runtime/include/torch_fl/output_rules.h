@@ -58,4 +58,33 @@ at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::
 std::tuple<at::Tensor, at::Tensor> dropout(const at::Tensor& input, double p, std::optional<bool> train);
 at::Tensor dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask, double scale);
 
+// Losses whose CPU kernels size their result by `reduction` (0: none).
+at::Tensor huber_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction, double delta);
+at::Tensor binary_cross_entropy(const at::Tensor& self, const at::Tensor& target,
+                                const std::optional<at::Tensor>& weight, int64_t reduction);
+std::tuple<at::Tensor, at::Tensor> nll_loss2d(const at::Tensor& self, const at::Tensor& target,
+                                              const std::optional<at::Tensor>& weight, int64_t reduction,
+                                              int64_t ignore_index);
+at::Tensor multi_margin_loss(const at::Tensor& self, const at::Tensor& target, const at::Scalar& p,
+                             const at::Scalar& margin, const std::optional<at::Tensor>& weight, int64_t reduction);
+std::tuple<at::Tensor, at::Tensor> multilabel_margin_loss(const at::Tensor& self, const at::Tensor& target,
+                                                          int64_t reduction);
+
+// Pooling and padding with no C++ meta function.
+std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices(const at::Tensor& self, at::IntArrayRef kernel_size,
+                                                           at::IntArrayRef stride, at::IntArrayRef padding,
+                                                           at::IntArrayRef dilation, bool ceil_mode);
+at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size);
+at::Tensor reflection_pad2d(const at::Tensor& self, at::IntArrayRef padding);
+
+// Group norm: mean and rstd are (N, group) in the input's dtype, as on CPU.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm(const at::Tensor& input,
+                                                          const std::optional<at::Tensor>& weight,
+                                                          const std::optional<at::Tensor>& bias, int64_t N, int64_t C,
+                                                          int64_t HxW, int64_t group, double eps);
+std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean, const at::Tensor& rstd,
+    const std::optional<at::Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
+    std::array<bool, 3> output_mask);
+
 }  // namespace torch_fl::output_rules

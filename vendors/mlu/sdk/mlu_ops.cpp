@@ -733,3 +733,568 @@ mluRet_t mluOpCumsum(mluQueue_t q, const mluTensor_t* x, int64_t dim, void* work
 }
 
 }  // extern "C"
+
+// ---- activations, losses, 3-D/adaptive pooling, padding, group norm --------
+// Each validates its descriptors now and queues the ATen CPU computation; the
+// result lands in the caller's output views.
+
+extern "C" {
+
+mluRet_t mluOpElu(mluQueue_t q, const mluTensor_t* x, mluScalar_t alpha, mluScalar_t scale, mluScalar_t input_scale,
+                  const mluTensor_t* out) {
+  return launch("mluOpElu", q, {x, out}, [x = *x, alpha, scale, input_scale, o = *out] {
+    store(o, at::elu(host_view(x), aten_scalar(alpha), aten_scalar(scale), aten_scalar(input_scale)));
+  });
+}
+
+mluRet_t mluOpEluBackward(mluQueue_t q, const mluTensor_t* grad, mluScalar_t alpha, mluScalar_t scale,
+                          mluScalar_t input_scale, bool is_result, const mluTensor_t* x_or_y, const mluTensor_t* out) {
+  return launch("mluOpEluBackward", q, {grad, x_or_y, out},
+                [g = *grad, alpha, scale, input_scale, is_result, x = *x_or_y, o = *out] {
+                  store(o, at::elu_backward(host_view(g), aten_scalar(alpha), aten_scalar(scale),
+                                            aten_scalar(input_scale), is_result, host_view(x)));
+                });
+}
+
+mluRet_t mluOpHardtanh(mluQueue_t q, const mluTensor_t* x, mluScalar_t min, mluScalar_t max, const mluTensor_t* out) {
+  return launch("mluOpHardtanh", q, {x, out}, [x = *x, min, max, o = *out] {
+    store(o, at::hardtanh(host_view(x), aten_scalar(min), aten_scalar(max)));
+  });
+}
+
+mluRet_t mluOpHardtanhBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t min,
+                               mluScalar_t max, const mluTensor_t* out) {
+  return launch("mluOpHardtanhBackward", q, {grad, x, out}, [g = *grad, x = *x, min, max, o = *out] {
+    store(o, at::hardtanh_backward(host_view(g), host_view(x), aten_scalar(min), aten_scalar(max)));
+  });
+}
+
+mluRet_t mluOpLeakyRelu(mluQueue_t q, const mluTensor_t* x, mluScalar_t slope, const mluTensor_t* out) {
+  return launch("mluOpLeakyRelu", q, {x, out},
+                [x = *x, slope, o = *out] { store(o, at::leaky_relu(host_view(x), aten_scalar(slope))); });
+}
+
+mluRet_t mluOpLeakyReluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t slope,
+                                bool x_is_result, const mluTensor_t* out) {
+  return launch("mluOpLeakyReluBackward", q, {grad, x, out}, [g = *grad, x = *x, slope, x_is_result, o = *out] {
+    store(o, at::leaky_relu_backward(host_view(g), host_view(x), aten_scalar(slope), x_is_result));
+  });
+}
+
+mluRet_t mluOpSoftplus(mluQueue_t q, const mluTensor_t* x, mluScalar_t beta, mluScalar_t threshold,
+                       const mluTensor_t* out) {
+  return launch("mluOpSoftplus", q, {x, out}, [x = *x, beta, threshold, o = *out] {
+    store(o, at::softplus(host_view(x), aten_scalar(beta), aten_scalar(threshold)));
+  });
+}
+
+mluRet_t mluOpSoftplusBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t beta,
+                               mluScalar_t threshold, const mluTensor_t* out) {
+  return launch("mluOpSoftplusBackward", q, {grad, x, out}, [g = *grad, x = *x, beta, threshold, o = *out] {
+    store(o, at::softplus_backward(host_view(g), host_view(x), aten_scalar(beta), aten_scalar(threshold)));
+  });
+}
+
+#define MLU_SHRINK(NAME, ATEN)                                                                                   \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, mluScalar_t lambd, const mluTensor_t* out) {                 \
+    return launch(#NAME, q, {x, out},                                                                            \
+                  [x = *x, lambd, o = *out] { store(o, at::ATEN(host_view(x), aten_scalar(lambd))); });          \
+  }                                                                                                              \
+  mluRet_t NAME##Backward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t lambd,        \
+                          const mluTensor_t* out) {                                                              \
+    return launch(#NAME "Backward", q, {grad, x, out}, [g = *grad, x = *x, lambd, o = *out] {                    \
+      store(o, at::ATEN##_backward(host_view(g), host_view(x), aten_scalar(lambd)));                             \
+    });                                                                                                          \
+  }
+
+MLU_SHRINK(mluOpSoftshrink, softshrink)
+MLU_SHRINK(mluOpHardshrink, hardshrink)
+
+mluRet_t mluOpHardswish(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out) {
+  return launch("mluOpHardswish", q, {x, out}, [x = *x, o = *out] { store(o, at::hardswish(host_view(x))); });
+}
+
+mluRet_t mluOpHardswishBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* out) {
+  return launch("mluOpHardswishBackward", q, {grad, x, out},
+                [g = *grad, x = *x, o = *out] { store(o, at::hardswish_backward(host_view(g), host_view(x))); });
+}
+
+mluRet_t mluOpLogSigmoid(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out, const mluTensor_t* buffer) {
+  return launch("mluOpLogSigmoid", q, {x, out, buffer}, [x = *x, o = *out, b = *buffer] {
+    auto [y, saved] = at::log_sigmoid_forward(host_view(x));
+    store(o, y);
+    store(b, saved);
+  });
+}
+
+mluRet_t mluOpLogSigmoidBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                 const mluTensor_t* buffer, const mluTensor_t* out) {
+  return launch("mluOpLogSigmoidBackward", q, {grad, x, buffer, out}, [g = *grad, x = *x, b = *buffer, o = *out] {
+    store(o, at::log_sigmoid_backward(host_view(g), host_view(x), host_view(b)));
+  });
+}
+
+mluRet_t mluOpMish(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out) {
+  return launch("mluOpMish", q, {x, out}, [x = *x, o = *out] { store(o, at::mish(host_view(x))); });
+}
+
+mluRet_t mluOpThreshold(mluQueue_t q, const mluTensor_t* x, mluScalar_t threshold, mluScalar_t value,
+                        const mluTensor_t* out) {
+  return launch("mluOpThreshold", q, {x, out}, [x = *x, threshold, value, o = *out] {
+    store(o, at::threshold(host_view(x), aten_scalar(threshold), aten_scalar(value)));
+  });
+}
+
+mluRet_t mluOpGlu(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out) {
+  return launch("mluOpGlu", q, {x, out}, [x = *x, dim, o = *out] { store(o, at::glu(host_view(x), dim)); });
+}
+
+mluRet_t mluOpGluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, int64_t dim,
+                          const mluTensor_t* out) {
+  return launch("mluOpGluBackward", q, {grad, x, out}, [g = *grad, x = *x, dim, o = *out] {
+    store(o, at::glu_backward(host_view(g), host_view(x), dim));
+  });
+}
+
+mluRet_t mluOpPrelu(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* weight, const mluTensor_t* out) {
+  return launch("mluOpPrelu", q, {x, weight, out},
+                [x = *x, w = *weight, o = *out] { store(o, at::_prelu_kernel(host_view(x), host_view(w))); });
+}
+
+mluRet_t mluOpPreluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* weight,
+                            const mluTensor_t* grad_x, const mluTensor_t* grad_weight) {
+  return launch("mluOpPreluBackward", q, {grad, x, weight, grad_x, grad_weight},
+                [g = *grad, x = *x, w = *weight, gx = *grad_x, gw = *grad_weight] {
+                  auto [dx, dw] = at::_prelu_kernel_backward(host_view(g), host_view(x), host_view(w));
+                  store(gx, dx);
+                  store(gw, dw);
+                });
+}
+
+MLU_UNARY(mluOpSgn, at::sgn_out)
+
+mluRet_t mluOpClampMin(mluQueue_t q, const mluTensor_t* x, mluScalar_t min, const mluTensor_t* out) {
+  return launch("mluOpClampMin", q, {x, out},
+                [x = *x, min, o = *out] { store(o, at::clamp_min(host_view(x), aten_scalar(min))); });
+}
+
+mluRet_t mluOpAny(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpAny", q, {x, out}, [x = *x, dim, keepdim, o = *out] {
+    store(o, dim.count < 1 ? at::any(host_view(x)) : at::any(host_view(x), dim.values[0], keepdim));
+  });
+}
+
+mluRet_t mluOpAnyAll(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out) {
+  return launch("mluOpAnyAll", q, {x, out}, [x = *x, o = *out] { store(o, at::any(host_view(x))); });
+}
+
+mluRet_t mluOpMseLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction,
+                      const mluTensor_t* out) {
+  return launch("mluOpMseLoss", q, {x, target, out}, [x = *x, t = *target, reduction, o = *out] {
+    store(o, at::mse_loss(host_view(x), host_view(t), reduction));
+  });
+}
+
+mluRet_t mluOpMseLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* target,
+                              int64_t reduction, const mluTensor_t* out) {
+  return launch("mluOpMseLossBackward", q, {grad, x, target, out}, [g = *grad, x = *x, t = *target, reduction, o = *out] {
+    store(o, at::mse_loss_backward(host_view(g), host_view(x), host_view(t), reduction));
+  });
+}
+
+mluRet_t mluOpSmoothL1Loss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction,
+                           double beta, const mluTensor_t* out) {
+  return launch("mluOpSmoothL1Loss", q, {x, target, out}, [x = *x, t = *target, reduction, beta, o = *out] {
+    store(o, at::smooth_l1_loss(host_view(x), host_view(t), reduction, beta));
+  });
+}
+
+mluRet_t mluOpSmoothL1LossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                   const mluTensor_t* target, int64_t reduction, double beta, const mluTensor_t* out) {
+  return launch("mluOpSmoothL1LossBackward", q, {grad, x, target, out},
+                [g = *grad, x = *x, t = *target, reduction, beta, o = *out] {
+                  store(o, at::smooth_l1_loss_backward(host_view(g), host_view(x), host_view(t), reduction, beta));
+                });
+}
+
+mluRet_t mluOpHuberLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction, double delta,
+                        const mluTensor_t* out) {
+  return launch("mluOpHuberLoss", q, {x, target, out}, [x = *x, t = *target, reduction, delta, o = *out] {
+    store(o, at::huber_loss(host_view(x), host_view(t), reduction, delta));
+  });
+}
+
+mluRet_t mluOpHuberLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* target,
+                                int64_t reduction, double delta, const mluTensor_t* out) {
+  return launch("mluOpHuberLossBackward", q, {grad, x, target, out},
+                [g = *grad, x = *x, t = *target, reduction, delta, o = *out] {
+                  store(o, at::huber_loss_backward(host_view(g), host_view(x), host_view(t), reduction, delta));
+                });
+}
+
+mluRet_t mluOpBinaryCrossEntropy(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target,
+                                 const mluTensor_t* weight, int64_t reduction, const mluTensor_t* out) {
+  return launch("mluOpBinaryCrossEntropy", q, {x, target, weight, out},
+                [x = *x, t = *target, w = *weight, reduction, o = *out] {
+                  store(o, at::binary_cross_entropy(host_view(x), host_view(t), optional_host_view(w), reduction));
+                });
+}
+
+mluRet_t mluOpBinaryCrossEntropyBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                         const mluTensor_t* target, const mluTensor_t* weight, int64_t reduction,
+                                         const mluTensor_t* out) {
+  return launch("mluOpBinaryCrossEntropyBackward", q, {grad, x, target, weight, out},
+                [g = *grad, x = *x, t = *target, w = *weight, reduction, o = *out] {
+                  store(o, at::binary_cross_entropy_backward(host_view(g), host_view(x), host_view(t),
+                                                             optional_host_view(w), reduction));
+                });
+}
+
+mluRet_t mluOpNllLoss2d(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, const mluTensor_t* weight,
+                        int64_t reduction, int64_t ignore_index, const mluTensor_t* out,
+                        const mluTensor_t* total_weight) {
+  return launch("mluOpNllLoss2d", q, {x, target, weight, out, total_weight},
+                [x = *x, t = *target, w = *weight, reduction, ignore_index, o = *out, tw = *total_weight] {
+                  auto [loss, total] = at::nll_loss2d_forward(host_view(x), host_view(t), optional_host_view(w),
+                                                              reduction, ignore_index);
+                  store(o, loss);
+                  store(tw, total);
+                });
+}
+
+mluRet_t mluOpNllLoss2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* target,
+                                const mluTensor_t* weight, int64_t reduction, int64_t ignore_index,
+                                const mluTensor_t* total_weight, const mluTensor_t* out) {
+  return launch("mluOpNllLoss2dBackward", q, {grad, x, target, weight, total_weight, out},
+                [g = *grad, x = *x, t = *target, w = *weight, reduction, ignore_index, tw = *total_weight, o = *out] {
+                  store(o, at::nll_loss2d_backward(host_view(g), host_view(x), host_view(t), optional_host_view(w),
+                                                   reduction, ignore_index, host_view(tw)));
+                });
+}
+
+mluRet_t mluOpMultiMarginLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, mluScalar_t p,
+                              mluScalar_t margin, const mluTensor_t* weight, int64_t reduction,
+                              const mluTensor_t* out) {
+  return launch("mluOpMultiMarginLoss", q, {x, target, weight, out},
+                [x = *x, t = *target, p, margin, w = *weight, reduction, o = *out] {
+                  store(o, at::multi_margin_loss(host_view(x), host_view(t), aten_scalar(p), aten_scalar(margin),
+                                                 optional_host_view(w), reduction));
+                });
+}
+
+mluRet_t mluOpMultiMarginLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                      const mluTensor_t* target, mluScalar_t p, mluScalar_t margin,
+                                      const mluTensor_t* weight, int64_t reduction, const mluTensor_t* out) {
+  return launch("mluOpMultiMarginLossBackward", q, {grad, x, target, weight, out},
+                [g = *grad, x = *x, t = *target, p, margin, w = *weight, reduction, o = *out] {
+                  store(o, at::multi_margin_loss_backward(host_view(g), host_view(x), host_view(t), aten_scalar(p),
+                                                          aten_scalar(margin), optional_host_view(w), reduction));
+                });
+}
+
+mluRet_t mluOpMultilabelMarginLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction,
+                                   const mluTensor_t* out, const mluTensor_t* is_target) {
+  return launch("mluOpMultilabelMarginLoss", q, {x, target, out, is_target},
+                [x = *x, t = *target, reduction, o = *out, it = *is_target] {
+                  auto [loss, marks] = at::multilabel_margin_loss_forward(host_view(x), host_view(t), reduction);
+                  store(o, loss);
+                  store(it, marks);
+                });
+}
+
+mluRet_t mluOpMultilabelMarginLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                           const mluTensor_t* target, int64_t reduction, const mluTensor_t* is_target,
+                                           const mluTensor_t* out) {
+  return launch("mluOpMultilabelMarginLossBackward", q, {grad, x, target, is_target, out},
+                [g = *grad, x = *x, t = *target, reduction, it = *is_target, o = *out] {
+                  store(o, at::multilabel_margin_loss_backward(host_view(g), host_view(x), host_view(t), reduction,
+                                                               host_view(it)));
+                });
+}
+
+mluRet_t mluOpAvgPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, bool ceil_mode, bool count_include_pad, mluIntList_t divisor_override,
+                        const mluTensor_t* out) {
+  return launch("mluOpAvgPool3d", q, {x, out},
+                [x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, o = *out] {
+                  store(o, at::avg_pool3d(host_view(x), ints(kernel), ints(stride), ints(padding), ceil_mode,
+                                          count_include_pad, optional_int(divisor_override)));
+                });
+}
+
+mluRet_t mluOpAvgPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, bool ceil_mode, bool count_include_pad,
+                                mluIntList_t divisor_override, const mluTensor_t* out) {
+  return launch("mluOpAvgPool3dBackward", q, {grad, x, out},
+                [g = *grad, x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                 o = *out] {
+                  store(o, at::avg_pool3d_backward(host_view(g), host_view(x), ints(kernel), ints(stride),
+                                                   ints(padding), ceil_mode, count_include_pad,
+                                                   optional_int(divisor_override)));
+                });
+}
+
+mluRet_t mluOpMaxPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, mluIntList_t dilation, bool ceil_mode, const mluTensor_t* out,
+                        const mluTensor_t* indices) {
+  return launch("mluOpMaxPool3d", q, {x, out, indices},
+                [x = *x, kernel, stride, padding, dilation, ceil_mode, o = *out, i = *indices] {
+                  auto [values, where] = at::max_pool3d_with_indices(host_view(x), ints(kernel), ints(stride),
+                                                                     ints(padding), ints(dilation), ceil_mode);
+                  store(o, values);
+                  store(i, where);
+                });
+}
+
+mluRet_t mluOpMaxPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, mluIntList_t dilation, bool ceil_mode,
+                                const mluTensor_t* indices, const mluTensor_t* out) {
+  return launch("mluOpMaxPool3dBackward", q, {grad, x, indices, out},
+                [g = *grad, x = *x, kernel, stride, padding, dilation, ceil_mode, i = *indices, o = *out] {
+                  store(o, at::max_pool3d_with_indices_backward(host_view(g), host_view(x), ints(kernel),
+                                                                ints(stride), ints(padding), ints(dilation), ceil_mode,
+                                                                host_view(i)));
+                });
+}
+
+#define MLU_ADAPTIVE_MAX_POOL(NAME, ATEN)                                                                         \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out,              \
+                const mluTensor_t* indices) {                                                                      \
+    return launch(#NAME, q, {x, out, indices}, [x = *x, output_size, o = *out, i = *indices] {                     \
+      auto [values, where] = at::ATEN(host_view(x), ints(output_size));                                            \
+      store(o, values);                                                                                            \
+      store(i, where);                                                                                             \
+    });                                                                                                            \
+  }                                                                                                                \
+  mluRet_t NAME##Backward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* indices,  \
+                          const mluTensor_t* out) {                                                                \
+    return launch(#NAME "Backward", q, {grad, x, indices, out}, [g = *grad, x = *x, i = *indices, o = *out] {      \
+      store(o, at::ATEN##_backward(host_view(g), host_view(x), host_view(i)));                                     \
+    });                                                                                                            \
+  }
+
+MLU_ADAPTIVE_MAX_POOL(mluOpAdaptiveMaxPool2d, adaptive_max_pool2d)
+MLU_ADAPTIVE_MAX_POOL(mluOpAdaptiveMaxPool3d, adaptive_max_pool3d)
+
+mluRet_t mluOpAdaptiveAvgPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out) {
+  return launch("mluOpAdaptiveAvgPool3d", q, {x, out}, [x = *x, output_size, o = *out] {
+    store(o, at::_adaptive_avg_pool3d(host_view(x), ints(output_size)));
+  });
+}
+
+mluRet_t mluOpAdaptiveAvgPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                        const mluTensor_t* out) {
+  return launch("mluOpAdaptiveAvgPool3dBackward", q, {grad, x, out}, [g = *grad, x = *x, o = *out] {
+    store(o, at::_adaptive_avg_pool3d_backward(host_view(g), host_view(x)));
+  });
+}
+
+mluRet_t mluOpFractionalMaxPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t output_size,
+                                  const mluTensor_t* samples, const mluTensor_t* out, const mluTensor_t* indices) {
+  return launch("mluOpFractionalMaxPool2d", q, {x, samples, out, indices},
+                [x = *x, kernel, output_size, s = *samples, o = *out, i = *indices] {
+                  auto [values, where] =
+                      at::fractional_max_pool2d(host_view(x), ints(kernel), ints(output_size), host_view(s));
+                  store(o, values);
+                  store(i, where);
+                });
+}
+
+mluRet_t mluOpFractionalMaxPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                          mluIntList_t kernel, mluIntList_t output_size, const mluTensor_t* indices,
+                                          const mluTensor_t* out) {
+  return launch("mluOpFractionalMaxPool2dBackward", q, {grad, x, indices, out},
+                [g = *grad, x = *x, kernel, output_size, i = *indices, o = *out] {
+                  store(o, at::fractional_max_pool2d_backward(host_view(g), host_view(x), ints(kernel),
+                                                              ints(output_size), host_view(i)));
+                });
+}
+
+// One padding unit for 1-D, 2-D and 3-D: the padding list's length picks it.
+#define MLU_PAD(NAME, ATEN)                                                                                      \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, mluIntList_t padding, const mluTensor_t* out) {              \
+    if (padding.count != 2 && padding.count != 4 && padding.count != 6) {                                        \
+      return fail(MLU_RET_ERR_INVALID_VALUE, #NAME ": padding must have 2, 4 or 6 entries");                     \
+    }                                                                                                            \
+    return launch(#NAME, q, {x, out}, [x = *x, padding, o = *out] {                                              \
+      const at::Tensor v = host_view(x);                                                                         \
+      store(o, padding.count == 2   ? at::ATEN##1d(v, ints(padding))                                             \
+               : padding.count == 4 ? at::ATEN##2d(v, ints(padding))                                             \
+                                    : at::ATEN##3d(v, ints(padding)));                                           \
+    });                                                                                                          \
+  }                                                                                                              \
+  mluRet_t NAME##Backward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t padding,     \
+                          const mluTensor_t* out) {                                                              \
+    if (padding.count != 2 && padding.count != 4 && padding.count != 6) {                                        \
+      return fail(MLU_RET_ERR_INVALID_VALUE, #NAME "Backward: padding must have 2, 4 or 6 entries");             \
+    }                                                                                                            \
+    return launch(#NAME "Backward", q, {grad, x, out}, [g = *grad, x = *x, padding, o = *out] {                  \
+      const at::Tensor dy = host_view(g), v = host_view(x);                                                      \
+      store(o, padding.count == 2   ? at::ATEN##1d_backward(dy, v, ints(padding))                                \
+               : padding.count == 4 ? at::ATEN##2d_backward(dy, v, ints(padding))                                \
+                                    : at::ATEN##3d_backward(dy, v, ints(padding)));                              \
+    });                                                                                                          \
+  }
+
+MLU_PAD(mluOpReflectionPad, reflection_pad)
+MLU_PAD(mluOpReplicationPad, replication_pad)
+
+mluRet_t mluOpGroupNorm(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* bias,
+                        int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, const mluTensor_t* out,
+                        const mluTensor_t* mean, const mluTensor_t* rstd) {
+  return launch("mluOpGroupNorm", q, {input, weight, bias, out, mean, rstd},
+                [x = *input, w = *weight, b = *bias, n, c, hxw, group, eps, o = *out, m = *mean, r = *rstd] {
+                  auto [y, mu, rs] = at::native_group_norm(host_view(x), optional_host_view(w), optional_host_view(b),
+                                                           n, c, hxw, group, eps);
+                  store(o, y);
+                  store(m, mu);
+                  store(r, rs);
+                });
+}
+
+mluRet_t mluOpGroupNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                const mluTensor_t* mean, const mluTensor_t* rstd, const mluTensor_t* weight,
+                                int64_t n, int64_t c, int64_t hxw, int64_t group, const mluTensor_t* grad_input,
+                                const mluTensor_t* grad_weight, const mluTensor_t* grad_bias) {
+  return launch("mluOpGroupNormBackward", q, {grad, input, mean, rstd, weight, grad_input, grad_weight, grad_bias},
+                [g = *grad, x = *input, m = *mean, r = *rstd, w = *weight, n, c, hxw, group, gi = *grad_input,
+                 gw = *grad_weight, gb = *grad_bias] {
+                  const std::array<bool, 3> mask{gi.data != nullptr, gw.data != nullptr, gb.data != nullptr};
+                  auto [dx, dw, db] = at::native_group_norm_backward(host_view(g), host_view(x), host_view(m),
+                                                                     host_view(r), optional_host_view(w), n, c, hxw,
+                                                                     group, mask);
+                  if (mask[0]) store(gi, dx);
+                  if (mask[1]) store(gw, dw);
+                  if (mask[2]) store(gb, db);
+                });
+}
+
+}  // extern "C"
+
+// ---- more elementwise, reductions, gather/scatter --------------------------
+
+extern "C" {
+
+MLU_UNARY(mluOpTan, at::tan_out)
+MLU_UNARY(mluOpAsin, at::asin_out)
+MLU_UNARY(mluOpAcos, at::acos_out)
+MLU_UNARY(mluOpAtan, at::atan_out)
+MLU_UNARY(mluOpSinh, at::sinh_out)
+MLU_UNARY(mluOpCosh, at::cosh_out)
+MLU_UNARY(mluOpAsinh, at::asinh_out)
+MLU_UNARY(mluOpAcosh, at::acosh_out)
+MLU_UNARY(mluOpAtanh, at::atanh_out)
+MLU_UNARY(mluOpExp2, at::exp2_out)
+MLU_UNARY(mluOpLog10, at::log10_out)
+MLU_UNARY(mluOpFrac, at::frac_out)
+MLU_UNARY(mluOpErfc, at::erfc_out)
+MLU_UNARY(mluOpErfinv, at::erfinv_out)
+MLU_UNARY(mluOpLgamma, at::lgamma_out)
+MLU_UNARY(mluOpDigamma, at::digamma_out)
+MLU_UNARY(mluOpSinc, at::sinc_out)
+MLU_UNARY(mluOpBitwiseNot, at::bitwise_not_out)
+MLU_UNARY(mluOpSignbit, at::signbit_out)
+MLU_UNARY(mluOpIsPosInf, at::isposinf_out)
+
+MLU_BINARY(mluOpBitwiseAnd, at::bitwise_and_out)
+MLU_BINARY(mluOpBitwiseOr, at::bitwise_or_out)
+MLU_BINARY(mluOpBitwiseXor, at::bitwise_xor_out)
+MLU_BINARY(mluOpFmod, at::fmod_out)
+MLU_BINARY(mluOpRemainder, at::remainder_out)
+
+#define MLU_BINARY_TENSOR(NAME, ATEN)                                                                    \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out) {      \
+    return launch(#NAME, q, {a, b, out},                                                                 \
+                  [a = *a, b = *b, o = *out] { ATEN(lvalue(host_view(o)), host_view(a), host_view(b)); }); \
+  }
+
+MLU_BINARY_TENSOR(mluOpLogicalAnd, at::logical_and_out)
+MLU_BINARY_TENSOR(mluOpLogicalOr, at::logical_or_out)
+MLU_BINARY_TENSOR(mluOpLogicalXor, at::logical_xor_out)
+MLU_BINARY_TENSOR(mluOpAtan2, at::atan2_out)
+MLU_BINARY_TENSOR(mluOpHypot, at::hypot_out)
+MLU_BINARY_TENSOR(mluOpCopysign, at::copysign_out)
+MLU_BINARY_TENSOR(mluOpXlogy, at::xlogy_out)
+MLU_BINARY_TENSOR(mluOpLogAddExp, at::logaddexp_out)
+MLU_BINARY_TENSOR(mluOpLogAddExp2, at::logaddexp2_out)
+MLU_BINARY_TENSOR(mluOpFmax, at::fmax_out)
+MLU_BINARY_TENSOR(mluOpFmin, at::fmin_out)
+
+mluRet_t mluOpReduceProd(mluQueue_t q, const mluTensor_t* x, int64_t dim, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpReduceProd", q, {x, out}, [x = *x, dim, keepdim, o = *out] {
+    store(o, at::prod(host_view(x), dim, keepdim, aten_dtype(o.dtype)));
+  });
+}
+
+mluRet_t mluOpArgMin(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpArgMin", q, {x, out}, [x = *x, dim, keepdim, o = *out] {
+    store(o, at::argmin(host_view(x), optional_int(dim), keepdim));
+  });
+}
+
+mluRet_t mluOpLogSumExp(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out) {
+  return launch("mluOpLogSumExp", q, {x, out},
+                [x = *x, dims, keepdim, o = *out] { store(o, at::logsumexp(host_view(x), ints(dims), keepdim)); });
+}
+
+mluRet_t mluOpCumprod(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out) {
+  return launch("mluOpCumprod", q, {x, out},
+                [x = *x, dim, o = *out] { store(o, at::cumprod(host_view(x), dim, aten_dtype(o.dtype))); });
+}
+
+#define MLU_REDUCE_WITH_INDICES(NAME, ATEN)                                                                    \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, int64_t dim, bool keepdim, const mluTensor_t* values,      \
+                const mluTensor_t* indices) {                                                                  \
+    return launch(#NAME, q, {x, values, indices}, [x = *x, dim, keepdim, v = *values, i = *indices] {           \
+      auto [value, index] = ATEN(host_view(x), dim, keepdim);                                                  \
+      store(v, value);                                                                                         \
+      store(i, index);                                                                                         \
+    });                                                                                                        \
+  }
+
+MLU_REDUCE_WITH_INDICES(mluOpMaxDim, at::max)
+MLU_REDUCE_WITH_INDICES(mluOpMinDim, at::min)
+
+mluRet_t mluOpVectorNorm(mluQueue_t q, const mluTensor_t* x, mluScalar_t p, mluIntList_t dims, bool keepdim,
+                         const mluTensor_t* out) {
+  return launch("mluOpVectorNorm", q, {x, out}, [x = *x, p, dims, keepdim, o = *out] {
+    const at::Scalar ord = p.kind == MLU_SCALAR_NONE ? at::Scalar(2.0) : aten_scalar(p);
+    store(o, at::linalg_vector_norm(host_view(x), ord, dims_of(dims), keepdim, aten_dtype(o.dtype)));
+  });
+}
+
+mluRet_t mluOpGather(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index, const mluTensor_t* out) {
+  return launch("mluOpGather", q, {x, index, out}, [x = *x, dim, i = *index, o = *out] {
+    at::gather_out(lvalue(host_view(o)), host_view(x), dim, host_view(i));
+  });
+}
+
+mluRet_t mluOpScatter(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index, const mluTensor_t* src,
+                      const mluTensor_t* out) {
+  return launch("mluOpScatter", q, {x, index, src, out}, [x = *x, dim, i = *index, s = *src, o = *out] {
+    store(o, at::scatter(host_view(x), dim, host_view(i), host_view(s)));
+  });
+}
+
+mluRet_t mluOpScatterValue(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                           mluScalar_t value, const mluTensor_t* out) {
+  return launch("mluOpScatterValue", q, {x, index, out}, [x = *x, dim, i = *index, value, o = *out] {
+    store(o, at::scatter(host_view(x), dim, host_view(i), aten_scalar(value)));
+  });
+}
+
+mluRet_t mluOpScatterAdd(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                         const mluTensor_t* src, const mluTensor_t* out) {
+  return launch("mluOpScatterAdd", q, {x, index, src, out}, [x = *x, dim, i = *index, s = *src, o = *out] {
+    store(o, at::scatter_add(host_view(x), dim, host_view(i), host_view(s)));
+  });
+}
+
+mluRet_t mluOpIndexAdd(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                       const mluTensor_t* source, mluScalar_t alpha, const mluTensor_t* out) {
+  return launch("mluOpIndexAdd", q, {x, index, source, out}, [x = *x, dim, i = *index, s = *source, alpha, o = *out] {
+    store(o, at::index_add(host_view(x), dim, host_view(i), host_view(s), aten_scalar(alpha)));
+  });
+}
+
+}  // extern "C"

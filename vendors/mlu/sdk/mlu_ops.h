@@ -257,6 +257,202 @@ mluRet_t mluOpNllLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
 mluRet_t mluOpRandNormal(mluQueue_t q, const mluTensor_t* x, double mean, double std, mluRandState_t state);
 mluRet_t mluOpRandUniform(mluQueue_t q, const mluTensor_t* x, double low, double high, mluRandState_t state);
 
+/* activations and their gradients (the ATen argument meanings) */
+mluRet_t mluOpElu(mluQueue_t q, const mluTensor_t* x, mluScalar_t alpha, mluScalar_t scale, mluScalar_t input_scale,
+                  const mluTensor_t* out);
+mluRet_t mluOpEluBackward(mluQueue_t q, const mluTensor_t* grad, mluScalar_t alpha, mluScalar_t scale,
+                          mluScalar_t input_scale, bool is_result, const mluTensor_t* x_or_y, const mluTensor_t* out);
+mluRet_t mluOpHardtanh(mluQueue_t q, const mluTensor_t* x, mluScalar_t min, mluScalar_t max, const mluTensor_t* out);
+mluRet_t mluOpHardtanhBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t min,
+                               mluScalar_t max, const mluTensor_t* out);
+mluRet_t mluOpLeakyRelu(mluQueue_t q, const mluTensor_t* x, mluScalar_t slope, const mluTensor_t* out);
+mluRet_t mluOpLeakyReluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t slope,
+                                bool x_is_result, const mluTensor_t* out);
+mluRet_t mluOpSoftplus(mluQueue_t q, const mluTensor_t* x, mluScalar_t beta, mluScalar_t threshold,
+                       const mluTensor_t* out);
+mluRet_t mluOpSoftplusBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t beta,
+                               mluScalar_t threshold, const mluTensor_t* out);
+mluRet_t mluOpSoftshrink(mluQueue_t q, const mluTensor_t* x, mluScalar_t lambd, const mluTensor_t* out);
+mluRet_t mluOpSoftshrinkBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t lambd,
+                                 const mluTensor_t* out);
+mluRet_t mluOpHardshrink(mluQueue_t q, const mluTensor_t* x, mluScalar_t lambd, const mluTensor_t* out);
+mluRet_t mluOpHardshrinkBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t lambd,
+                                 const mluTensor_t* out);
+mluRet_t mluOpHardswish(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpHardswishBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* out);
+/* buffer: the forward's saved intermediate, same shape as x */
+mluRet_t mluOpLogSigmoid(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out, const mluTensor_t* buffer);
+mluRet_t mluOpLogSigmoidBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                 const mluTensor_t* buffer, const mluTensor_t* out);
+mluRet_t mluOpMish(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpThreshold(mluQueue_t q, const mluTensor_t* x, mluScalar_t threshold, mluScalar_t value,
+                        const mluTensor_t* out);
+mluRet_t mluOpGlu(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
+mluRet_t mluOpGluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, int64_t dim,
+                          const mluTensor_t* out);
+mluRet_t mluOpPrelu(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* weight, const mluTensor_t* out);
+mluRet_t mluOpPreluBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* weight,
+                            const mluTensor_t* grad_x, const mluTensor_t* grad_weight);
+mluRet_t mluOpSgn(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpClampMin(mluQueue_t q, const mluTensor_t* x, mluScalar_t min, const mluTensor_t* out);
+/* any(x != 0) over dim (count 1) or all dims (count -1) */
+mluRet_t mluOpAny(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out);
+mluRet_t mluOpAnyAll(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+
+/* losses; reduction: 0 none, 1 mean, 2 sum */
+mluRet_t mluOpMseLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction,
+                      const mluTensor_t* out);
+mluRet_t mluOpMseLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* target,
+                              int64_t reduction, const mluTensor_t* out);
+mluRet_t mluOpSmoothL1Loss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction,
+                           double beta, const mluTensor_t* out);
+mluRet_t mluOpSmoothL1LossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                   const mluTensor_t* target, int64_t reduction, double beta, const mluTensor_t* out);
+mluRet_t mluOpHuberLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction, double delta,
+                        const mluTensor_t* out);
+mluRet_t mluOpHuberLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* target,
+                                int64_t reduction, double delta, const mluTensor_t* out);
+mluRet_t mluOpBinaryCrossEntropy(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target,
+                                 const mluTensor_t* weight, int64_t reduction, const mluTensor_t* out);
+mluRet_t mluOpBinaryCrossEntropyBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                         const mluTensor_t* target, const mluTensor_t* weight, int64_t reduction,
+                                         const mluTensor_t* out);
+/* x (N, C, H, W), target (N, H, W) int64 class indices */
+mluRet_t mluOpNllLoss2d(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, const mluTensor_t* weight,
+                        int64_t reduction, int64_t ignore_index, const mluTensor_t* out,
+                        const mluTensor_t* total_weight);
+mluRet_t mluOpNllLoss2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* target,
+                                const mluTensor_t* weight, int64_t reduction, int64_t ignore_index,
+                                const mluTensor_t* total_weight, const mluTensor_t* out);
+mluRet_t mluOpMultiMarginLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, mluScalar_t p,
+                              mluScalar_t margin, const mluTensor_t* weight, int64_t reduction,
+                              const mluTensor_t* out);
+mluRet_t mluOpMultiMarginLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                      const mluTensor_t* target, mluScalar_t p, mluScalar_t margin,
+                                      const mluTensor_t* weight, int64_t reduction, const mluTensor_t* out);
+mluRet_t mluOpMultilabelMarginLoss(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* target, int64_t reduction,
+                                   const mluTensor_t* out, const mluTensor_t* is_target);
+mluRet_t mluOpMultilabelMarginLossBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                           const mluTensor_t* target, int64_t reduction, const mluTensor_t* is_target,
+                                           const mluTensor_t* out);
+
+/* 3-D and adaptive pooling, padding (NC[D]HW or C[D]HW) */
+mluRet_t mluOpAvgPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, bool ceil_mode, bool count_include_pad, mluIntList_t divisor_override,
+                        const mluTensor_t* out);
+mluRet_t mluOpAvgPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, bool ceil_mode, bool count_include_pad,
+                                mluIntList_t divisor_override, const mluTensor_t* out);
+mluRet_t mluOpMaxPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
+                        mluIntList_t padding, mluIntList_t dilation, bool ceil_mode, const mluTensor_t* out,
+                        const mluTensor_t* indices);
+mluRet_t mluOpMaxPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
+                                mluIntList_t stride, mluIntList_t padding, mluIntList_t dilation, bool ceil_mode,
+                                const mluTensor_t* indices, const mluTensor_t* out);
+mluRet_t mluOpAdaptiveMaxPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out,
+                                const mluTensor_t* indices);
+mluRet_t mluOpAdaptiveMaxPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                        const mluTensor_t* indices, const mluTensor_t* out);
+mluRet_t mluOpAdaptiveMaxPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out,
+                                const mluTensor_t* indices);
+mluRet_t mluOpAdaptiveMaxPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                        const mluTensor_t* indices, const mluTensor_t* out);
+mluRet_t mluOpAdaptiveAvgPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out);
+mluRet_t mluOpAdaptiveAvgPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                        const mluTensor_t* out);
+/* samples (N, C, 2): the pooling regions' offsets in [0, 1) */
+mluRet_t mluOpFractionalMaxPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t output_size,
+                                  const mluTensor_t* samples, const mluTensor_t* out, const mluTensor_t* indices);
+mluRet_t mluOpFractionalMaxPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                          mluIntList_t kernel, mluIntList_t output_size, const mluTensor_t* indices,
+                                          const mluTensor_t* out);
+/* padding: 2, 4 or 6 entries (last dim first) */
+mluRet_t mluOpReflectionPad(mluQueue_t q, const mluTensor_t* x, mluIntList_t padding, const mluTensor_t* out);
+mluRet_t mluOpReflectionPadBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t padding,
+                                    const mluTensor_t* out);
+mluRet_t mluOpReplicationPad(mluQueue_t q, const mluTensor_t* x, mluIntList_t padding, const mluTensor_t* out);
+mluRet_t mluOpReplicationPadBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
+                                     mluIntList_t padding, const mluTensor_t* out);
+
+/* group normalization over (N, C, HxW) with `group` groups */
+mluRet_t mluOpGroupNorm(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* bias,
+                        int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, const mluTensor_t* out,
+                        const mluTensor_t* mean, const mluTensor_t* rstd);
+mluRet_t mluOpGroupNormBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                const mluTensor_t* mean, const mluTensor_t* rstd, const mluTensor_t* weight,
+                                int64_t n, int64_t c, int64_t hxw, int64_t group, const mluTensor_t* grad_input,
+                                const mluTensor_t* grad_weight, const mluTensor_t* grad_bias);
+
+/* more elementwise: trigonometric, hyperbolic, special functions */
+mluRet_t mluOpTan(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpAsin(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpAcos(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpAtan(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpSinh(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpCosh(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpAsinh(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpAcosh(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpAtanh(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpExp2(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpLog10(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpFrac(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpErfc(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpErfinv(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpLgamma(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpDigamma(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpSinc(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpBitwiseNot(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpSignbit(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+mluRet_t mluOpIsPosInf(mluQueue_t q, const mluTensor_t* x, const mluTensor_t* out);
+
+/* more elementwise binary (broadcasting, type promotion into out's dtype) */
+mluRet_t mluOpBitwiseAnd(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpBitwiseOr(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpBitwiseXor(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpBitwiseAndScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t b, const mluTensor_t* out);
+mluRet_t mluOpBitwiseOrScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t b, const mluTensor_t* out);
+mluRet_t mluOpBitwiseXorScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t b, const mluTensor_t* out);
+mluRet_t mluOpLogicalAnd(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpLogicalOr(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpLogicalXor(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpAtan2(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpFmod(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpFmodScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t b, const mluTensor_t* out);
+mluRet_t mluOpRemainder(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpRemainderScalar(mluQueue_t q, const mluTensor_t* a, mluScalar_t b, const mluTensor_t* out);
+mluRet_t mluOpHypot(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpCopysign(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpXlogy(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpLogAddExp(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpLogAddExp2(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpFmax(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+mluRet_t mluOpFmin(mluQueue_t q, const mluTensor_t* a, const mluTensor_t* b, const mluTensor_t* out);
+
+/* more reductions; the result dtype is out's */
+mluRet_t mluOpReduceProd(mluQueue_t q, const mluTensor_t* x, int64_t dim, bool keepdim, const mluTensor_t* out);
+/* argmin over one dim (count 1) or all (count -1) */
+mluRet_t mluOpArgMin(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool keepdim, const mluTensor_t* out);
+mluRet_t mluOpLogSumExp(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out);
+mluRet_t mluOpCumprod(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
+mluRet_t mluOpMaxDim(mluQueue_t q, const mluTensor_t* x, int64_t dim, bool keepdim, const mluTensor_t* values,
+                     const mluTensor_t* indices);
+mluRet_t mluOpMinDim(mluQueue_t q, const mluTensor_t* x, int64_t dim, bool keepdim, const mluTensor_t* values,
+                     const mluTensor_t* indices);
+/* p-norm over dims (count -1: all); an absent p is 2 */
+mluRet_t mluOpVectorNorm(mluQueue_t q, const mluTensor_t* x, mluScalar_t p, mluIntList_t dims, bool keepdim,
+                         const mluTensor_t* out);
+
+/* gather and scatter along dim (int64 indices) */
+mluRet_t mluOpGather(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index, const mluTensor_t* out);
+mluRet_t mluOpScatter(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index, const mluTensor_t* src,
+                      const mluTensor_t* out);
+mluRet_t mluOpScatterValue(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                           mluScalar_t value, const mluTensor_t* out);
+mluRet_t mluOpScatterAdd(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                         const mluTensor_t* src, const mluTensor_t* out);
+mluRet_t mluOpIndexAdd(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* index,
+                       const mluTensor_t* source, mluScalar_t alpha, const mluTensor_t* out);
+
 #ifdef __cplusplus
 }
 #endif

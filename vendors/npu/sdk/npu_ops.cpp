@@ -965,4 +965,587 @@ npuError npunnLayerNormBackwardGetWorkspaceSize(const npuTensor* grad, const npu
 }
 NPUNN_RUN(LayerNormBackward)
 
+// ---- activations, losses, 3-D/adaptive pooling, padding, group norm ---------
+
+npuError npunnEluGetWorkspaceSize(const npuTensor* self, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnElu: null alpha");
+  if (!scale) return fail(NPU_ERROR_INVALID_PARAM, "npunnElu: null scale");
+  if (!inputScale) return fail(NPU_ERROR_INVALID_PARAM, "npunnElu: null inputScale");
+  return prepare("npunnElu", {self, out}, [self = desc(self), alpha = *alpha, scale = *scale, inputScale = *inputScale, out = desc(out)] {
+    alu::store(view(out), at::elu(view(self), aten_scalar(alpha), aten_scalar(scale), aten_scalar(inputScale)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Elu)
+
+npuError npunnEluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, bool isResult, const npuTensor* selfOrResult, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnEluBackward: null alpha");
+  if (!scale) return fail(NPU_ERROR_INVALID_PARAM, "npunnEluBackward: null scale");
+  if (!inputScale) return fail(NPU_ERROR_INVALID_PARAM, "npunnEluBackward: null inputScale");
+  return prepare("npunnEluBackward", {gradOutput, selfOrResult, out}, [gradOutput = desc(gradOutput), alpha = *alpha, scale = *scale, inputScale = *inputScale, isResult, selfOrResult = desc(selfOrResult), out = desc(out)] {
+    alu::store(view(out), at::elu_backward(view(gradOutput), aten_scalar(alpha), aten_scalar(scale), aten_scalar(inputScale), isResult, view(selfOrResult)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(EluBackward)
+
+npuError npunnHardtanhGetWorkspaceSize(const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!minVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanh: null minVal");
+  if (!maxVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanh: null maxVal");
+  return prepare("npunnHardtanh", {self, out}, [self = desc(self), minVal = *minVal, maxVal = *maxVal, out = desc(out)] {
+    alu::store(view(out), at::hardtanh(view(self), aten_scalar(minVal), aten_scalar(maxVal)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Hardtanh)
+
+npuError npunnHardtanhBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!minVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanhBackward: null minVal");
+  if (!maxVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanhBackward: null maxVal");
+  return prepare("npunnHardtanhBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), minVal = *minVal, maxVal = *maxVal, out = desc(out)] {
+    alu::store(view(out), at::hardtanh_backward(view(gradOutput), view(self), aten_scalar(minVal), aten_scalar(maxVal)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(HardtanhBackward)
+
+npuError npunnLeakyReluGetWorkspaceSize(const npuTensor* self, const npuScalar* negativeSlope, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!negativeSlope) return fail(NPU_ERROR_INVALID_PARAM, "npunnLeakyRelu: null negativeSlope");
+  return prepare("npunnLeakyRelu", {self, out}, [self = desc(self), negativeSlope = *negativeSlope, out = desc(out)] {
+    alu::store(view(out), at::leaky_relu(view(self), aten_scalar(negativeSlope)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LeakyRelu)
+
+npuError npunnLeakyReluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* negativeSlope, bool selfIsResult, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!negativeSlope) return fail(NPU_ERROR_INVALID_PARAM, "npunnLeakyReluBackward: null negativeSlope");
+  return prepare("npunnLeakyReluBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), negativeSlope = *negativeSlope, selfIsResult, out = desc(out)] {
+    alu::store(view(out), at::leaky_relu_backward(view(gradOutput), view(self), aten_scalar(negativeSlope), selfIsResult));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LeakyReluBackward)
+
+npuError npunnSoftplusGetWorkspaceSize(const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!beta) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplus: null beta");
+  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplus: null threshold");
+  return prepare("npunnSoftplus", {self, out}, [self = desc(self), beta = *beta, threshold = *threshold, out = desc(out)] {
+    alu::store(view(out), at::softplus(view(self), aten_scalar(beta), aten_scalar(threshold)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Softplus)
+
+npuError npunnSoftplusBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!beta) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplusBackward: null beta");
+  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplusBackward: null threshold");
+  return prepare("npunnSoftplusBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), beta = *beta, threshold = *threshold, out = desc(out)] {
+    alu::store(view(out), at::softplus_backward(view(gradOutput), view(self), aten_scalar(beta), aten_scalar(threshold)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(SoftplusBackward)
+
+npuError npunnSoftshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftshrink: null lambd");
+  return prepare("npunnSoftshrink", {self, out}, [self = desc(self), lambd = *lambd, out = desc(out)] {
+    alu::store(view(out), at::softshrink(view(self), aten_scalar(lambd)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Softshrink)
+
+npuError npunnSoftshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftshrinkBackward: null lambd");
+  return prepare("npunnSoftshrinkBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), lambd = *lambd, out = desc(out)] {
+    alu::store(view(out), at::softshrink_backward(view(gradOutput), view(self), aten_scalar(lambd)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(SoftshrinkBackward)
+
+npuError npunnHardshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardshrink: null lambd");
+  return prepare("npunnHardshrink", {self, out}, [self = desc(self), lambd = *lambd, out = desc(out)] {
+    alu::store(view(out), at::hardshrink(view(self), aten_scalar(lambd)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Hardshrink)
+
+npuError npunnHardshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardshrinkBackward: null lambd");
+  return prepare("npunnHardshrinkBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), lambd = *lambd, out = desc(out)] {
+    alu::store(view(out), at::hardshrink_backward(view(gradOutput), view(self), aten_scalar(lambd)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(HardshrinkBackward)
+
+NPU_UNARY(Hardswish, at::hardswish_out)
+
+npuError npunnHardswishBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnHardswishBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), out = desc(out)] {
+    alu::store(view(out), at::hardswish_backward(view(gradOutput), view(self)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(HardswishBackward)
+
+npuError npunnLogSigmoidGetWorkspaceSize(const npuTensor* self, npuTensor* out, npuTensor* buffer, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSigmoid", {self, out, buffer}, [self = desc(self), out = desc(out), buffer = desc(buffer)] {
+    auto [y, saved] = at::log_sigmoid_forward(view(self));
+    alu::store(view(out), y);
+    alu::store(view(buffer), saved);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSigmoid)
+
+npuError npunnLogSigmoidBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* buffer, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSigmoidBackward", {gradOutput, self, buffer, out}, [gradOutput = desc(gradOutput), self = desc(self), buffer = desc(buffer), out = desc(out)] {
+    alu::store(view(out), at::log_sigmoid_backward(view(gradOutput), view(self), view(buffer)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSigmoidBackward)
+
+NPU_UNARY(Mish, at::mish_out)
+
+npuError npunnThresholdGetWorkspaceSize(const npuTensor* self, const npuScalar* threshold, const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnThreshold: null threshold");
+  if (!value) return fail(NPU_ERROR_INVALID_PARAM, "npunnThreshold: null value");
+  return prepare("npunnThreshold", {self, out}, [self = desc(self), threshold = *threshold, value = *value, out = desc(out)] {
+    alu::store(view(out), at::threshold(view(self), aten_scalar(threshold), aten_scalar(value)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Threshold)
+
+npuError npunnGluGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnGlu", {self, out}, [self = desc(self), dim, out = desc(out)] {
+    alu::store(view(out), at::glu(view(self), dim));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Glu)
+
+npuError npunnGluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnGluBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), dim, out = desc(out)] {
+    alu::store(view(out), at::glu_backward(view(gradOutput), view(self), dim));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(GluBackward)
+
+npuError npunnPreluGetWorkspaceSize(const npuTensor* self, const npuTensor* weight, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnPrelu", {self, weight, out}, [self = desc(self), weight = desc(weight), out = desc(out)] {
+    alu::store(view(out), at::_prelu_kernel(view(self), view(weight)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Prelu)
+
+npuError npunnPreluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* weight, npuTensor* gradInput, npuTensor* gradWeight, NPUNN_QUERY_ARGS) {
+  return prepare("npunnPreluBackward", {gradOutput, self, weight, gradInput, gradWeight}, [gradOutput = desc(gradOutput), self = desc(self), weight = desc(weight), gradInput = desc(gradInput), gradWeight = desc(gradWeight)] {
+    auto [dx, dw] = at::_prelu_kernel_backward(view(gradOutput), view(self), view(weight));
+    alu::store(view(gradInput), dx);
+    alu::store(view(gradWeight), dw);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(PreluBackward)
+
+NPU_UNARY(Sgn, at::sgn_out)
+
+npuError npunnClampMinGetWorkspaceSize(const npuTensor* self, const npuScalar* min, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (!min) return fail(NPU_ERROR_INVALID_PARAM, "npunnClampMin: null min");
+  return prepare("npunnClampMin", {self, out}, [self = desc(self), min = *min, out = desc(out)] {
+    alu::store(view(out), at::clamp_min(view(self), aten_scalar(min)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(ClampMin)
+
+npuError npunnAnyGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAny", {self, out}, [self = desc(self), dim = ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), dim.size() == 1 ? at::any(view(self), dim[0], keepdim) : at::any(view(self)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Any)
+
+npuError npunnMseLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMseLoss", {self, target, out}, [self = desc(self), target = desc(target), reduction, out = desc(out)] {
+    alu::store(view(out), at::mse_loss(view(self), view(target), reduction));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MseLoss)
+
+npuError npunnMseLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMseLossBackward", {gradOutput, self, target, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), reduction, out = desc(out)] {
+    alu::store(view(out), at::mse_loss_backward(view(gradOutput), view(self), view(target), reduction));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MseLossBackward)
+
+npuError npunnSmoothL1LossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, double beta, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnSmoothL1Loss", {self, target, out}, [self = desc(self), target = desc(target), reduction, beta, out = desc(out)] {
+    alu::store(view(out), at::smooth_l1_loss(view(self), view(target), reduction, beta));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(SmoothL1Loss)
+
+npuError npunnSmoothL1LossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, double beta, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnSmoothL1LossBackward", {gradOutput, self, target, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), reduction, beta, out = desc(out)] {
+    alu::store(view(out), at::smooth_l1_loss_backward(view(gradOutput), view(self), view(target), reduction, beta));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(SmoothL1LossBackward)
+
+npuError npunnHuberLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, double delta, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnHuberLoss", {self, target, out}, [self = desc(self), target = desc(target), reduction, delta, out = desc(out)] {
+    alu::store(view(out), at::huber_loss(view(self), view(target), reduction, delta));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(HuberLoss)
+
+npuError npunnHuberLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, double delta, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnHuberLossBackward", {gradOutput, self, target, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), reduction, delta, out = desc(out)] {
+    alu::store(view(out), at::huber_loss_backward(view(gradOutput), view(self), view(target), reduction, delta));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(HuberLossBackward)
+
+npuError npunnBinaryCrossEntropyGetWorkspaceSize(const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnBinaryCrossEntropy", {self, target, weight, out}, [self = desc(self), target = desc(target), weight = desc(weight), reduction, out = desc(out)] {
+    alu::store(view(out), at::binary_cross_entropy(view(self), view(target), optional_view(weight), reduction));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(BinaryCrossEntropy)
+
+npuError npunnBinaryCrossEntropyBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnBinaryCrossEntropyBackward", {gradOutput, self, target, weight, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), weight = desc(weight), reduction, out = desc(out)] {
+    alu::store(view(out), at::binary_cross_entropy_backward(view(gradOutput), view(self), view(target), optional_view(weight), reduction));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(BinaryCrossEntropyBackward)
+
+npuError npunnNLLLoss2dGetWorkspaceSize(const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, int64_t ignoreIndex, npuTensor* out, npuTensor* totalWeight, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnNLLLoss2d", "target", target); e != NPU_SUCCESS) return e;
+  return prepare("npunnNLLLoss2d", {self, target, weight, out, totalWeight}, [self = desc(self), target = desc(target), weight = desc(weight), reduction, ignoreIndex, out = desc(out), totalWeight = desc(totalWeight)] {
+    auto [loss, total] = at::nll_loss2d_forward(view(self), view(target).to(at::kLong), optional_view(weight), reduction, ignoreIndex);
+    alu::store(view(out), loss);
+    alu::store(view(totalWeight), total);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(NLLLoss2d)
+
+npuError npunnNLLLoss2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, int64_t ignoreIndex, const npuTensor* totalWeight, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnNLLLoss2dBackward", "target", target); e != NPU_SUCCESS) return e;
+  return prepare("npunnNLLLoss2dBackward", {gradOutput, self, target, weight, totalWeight, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), weight = desc(weight), reduction, ignoreIndex, totalWeight = desc(totalWeight), out = desc(out)] {
+    alu::store(view(out), at::nll_loss2d_backward(view(gradOutput), view(self), view(target).to(at::kLong), optional_view(weight), reduction, ignoreIndex, view(totalWeight)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(NLLLoss2dBackward)
+
+npuError npunnMultiMarginLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, const npuScalar* p, const npuScalar* margin, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnMultiMarginLoss", "target", target); e != NPU_SUCCESS) return e;
+  if (!p) return fail(NPU_ERROR_INVALID_PARAM, "npunnMultiMarginLoss: null p");
+  if (!margin) return fail(NPU_ERROR_INVALID_PARAM, "npunnMultiMarginLoss: null margin");
+  return prepare("npunnMultiMarginLoss", {self, target, weight, out}, [self = desc(self), target = desc(target), p = *p, margin = *margin, weight = desc(weight), reduction, out = desc(out)] {
+    alu::store(view(out), at::multi_margin_loss(view(self), view(target).to(at::kLong), aten_scalar(p), aten_scalar(margin), optional_view(weight), reduction));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MultiMarginLoss)
+
+npuError npunnMultiMarginLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, const npuScalar* p, const npuScalar* margin, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnMultiMarginLossBackward", "target", target); e != NPU_SUCCESS) return e;
+  if (!p) return fail(NPU_ERROR_INVALID_PARAM, "npunnMultiMarginLossBackward: null p");
+  if (!margin) return fail(NPU_ERROR_INVALID_PARAM, "npunnMultiMarginLossBackward: null margin");
+  return prepare("npunnMultiMarginLossBackward", {gradOutput, self, target, weight, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), p = *p, margin = *margin, weight = desc(weight), reduction, out = desc(out)] {
+    alu::store(view(out), at::multi_margin_loss_backward(view(gradOutput), view(self), view(target).to(at::kLong), aten_scalar(p), aten_scalar(margin), optional_view(weight), reduction));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MultiMarginLossBackward)
+
+npuError npunnMultilabelMarginLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, npuTensor* isTarget, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnMultilabelMarginLoss", "target", target); e != NPU_SUCCESS) return e;
+  return prepare("npunnMultilabelMarginLoss", {self, target, out, isTarget}, [self = desc(self), target = desc(target), reduction, out = desc(out), isTarget = desc(isTarget)] {
+    auto [loss, marks] = at::multilabel_margin_loss_forward(view(self), view(target).to(at::kLong), reduction);
+    alu::store(view(out), loss);
+    alu::store(view(isTarget), marks);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MultilabelMarginLoss)
+
+npuError npunnMultilabelMarginLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, const npuTensor* isTarget, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnMultilabelMarginLossBackward", "target", target); e != NPU_SUCCESS) return e;
+  return prepare("npunnMultilabelMarginLossBackward", {gradOutput, self, target, isTarget, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), reduction, isTarget = desc(isTarget), out = desc(out)] {
+    alu::store(view(out), at::multilabel_margin_loss_backward(view(gradOutput), view(self), view(target).to(at::kLong), reduction, view(isTarget)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MultilabelMarginLossBackward)
+
+npuError npunnAvgPool3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, bool ceilMode, bool countIncludePad, int64_t divisorOverride, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAvgPool3d", {self, out}, [self = desc(self), kernelSize = ints(kernelSize), stride = ints(stride), padding = ints(padding), ceilMode, countIncludePad, divisorOverride, out = desc(out)] {
+    alu::store(view(out), at::avg_pool3d(view(self), kernelSize, stride, padding, ceilMode, countIncludePad, divisorOverride ? std::optional<int64_t>(divisorOverride) : std::nullopt));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AvgPool3d)
+
+npuError npunnAvgPool3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, bool ceilMode, bool countIncludePad, int64_t divisorOverride, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAvgPool3dBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), kernelSize = ints(kernelSize), stride = ints(stride), padding = ints(padding), ceilMode, countIncludePad, divisorOverride, out = desc(out)] {
+    alu::store(view(out), at::avg_pool3d_backward(view(gradOutput), view(self), kernelSize, stride, padding, ceilMode, countIncludePad, divisorOverride ? std::optional<int64_t>(divisorOverride) : std::nullopt));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AvgPool3dBackward)
+
+npuError npunnMaxPool3dWithIndicesGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, const npuIntArray* dilation, bool ceilMode, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMaxPool3dWithIndices", {self, out, indices}, [self = desc(self), kernelSize = ints(kernelSize), stride = ints(stride), padding = ints(padding), dilation = ints(dilation), ceilMode, out = desc(out), indices = desc(indices)] {
+    auto [values, where] = at::max_pool3d_with_indices(view(self), kernelSize, stride, padding, dilation, ceilMode);
+    alu::store(view(out), values);
+    alu::store(view(indices), where);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MaxPool3dWithIndices)
+
+npuError npunnMaxPool3dWithIndicesBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, const npuIntArray* dilation, bool ceilMode, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnMaxPool3dWithIndicesBackward", "indices", indices); e != NPU_SUCCESS) return e;
+  return prepare("npunnMaxPool3dWithIndicesBackward", {gradOutput, self, indices, out}, [gradOutput = desc(gradOutput), self = desc(self), kernelSize = ints(kernelSize), stride = ints(stride), padding = ints(padding), dilation = ints(dilation), ceilMode, indices = desc(indices), out = desc(out)] {
+    alu::store(view(out), at::max_pool3d_with_indices_backward(view(gradOutput), view(self), kernelSize, stride, padding, dilation, ceilMode, view(indices).to(at::kLong)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MaxPool3dWithIndicesBackward)
+
+npuError npunnAdaptiveMaxPool2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAdaptiveMaxPool2d", {self, out, indices}, [self = desc(self), outputSize = ints(outputSize), out = desc(out), indices = desc(indices)] {
+    auto [values, where] = at::adaptive_max_pool2d(view(self), outputSize);
+    alu::store(view(out), values);
+    alu::store(view(indices), where);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveMaxPool2d)
+
+npuError npunnAdaptiveMaxPool2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnAdaptiveMaxPool2dBackward", "indices", indices); e != NPU_SUCCESS) return e;
+  return prepare("npunnAdaptiveMaxPool2dBackward", {gradOutput, self, indices, out}, [gradOutput = desc(gradOutput), self = desc(self), indices = desc(indices), out = desc(out)] {
+    alu::store(view(out), at::adaptive_max_pool2d_backward(view(gradOutput), view(self), view(indices).to(at::kLong)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveMaxPool2dBackward)
+
+npuError npunnAdaptiveMaxPool3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAdaptiveMaxPool3d", {self, out, indices}, [self = desc(self), outputSize = ints(outputSize), out = desc(out), indices = desc(indices)] {
+    auto [values, where] = at::adaptive_max_pool3d(view(self), outputSize);
+    alu::store(view(out), values);
+    alu::store(view(indices), where);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveMaxPool3d)
+
+npuError npunnAdaptiveMaxPool3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnAdaptiveMaxPool3dBackward", "indices", indices); e != NPU_SUCCESS) return e;
+  return prepare("npunnAdaptiveMaxPool3dBackward", {gradOutput, self, indices, out}, [gradOutput = desc(gradOutput), self = desc(self), indices = desc(indices), out = desc(out)] {
+    alu::store(view(out), at::adaptive_max_pool3d_backward(view(gradOutput), view(self), view(indices).to(at::kLong)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveMaxPool3dBackward)
+
+npuError npunnAdaptiveAvgPool3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAdaptiveAvgPool3d", {self, out}, [self = desc(self), outputSize = ints(outputSize), out = desc(out)] {
+    alu::store(view(out), at::_adaptive_avg_pool3d(view(self), outputSize));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveAvgPool3d)
+
+npuError npunnAdaptiveAvgPool3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAdaptiveAvgPool3dBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), out = desc(out)] {
+    alu::store(view(out), at::_adaptive_avg_pool3d_backward(view(gradOutput), view(self)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveAvgPool3dBackward)
+
+npuError npunnFractionalMaxPool2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* outputSize, const npuTensor* randomSamples, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnFractionalMaxPool2d", {self, randomSamples, out, indices}, [self = desc(self), kernelSize = ints(kernelSize), outputSize = ints(outputSize), randomSamples = desc(randomSamples), out = desc(out), indices = desc(indices)] {
+    auto [values, where] = at::fractional_max_pool2d(view(self), kernelSize, outputSize, view(randomSamples));
+    alu::store(view(out), values);
+    alu::store(view(indices), where);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(FractionalMaxPool2d)
+
+npuError npunnFractionalMaxPool2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* outputSize, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnFractionalMaxPool2dBackward", "indices", indices); e != NPU_SUCCESS) return e;
+  return prepare("npunnFractionalMaxPool2dBackward", {gradOutput, self, indices, out}, [gradOutput = desc(gradOutput), self = desc(self), kernelSize = ints(kernelSize), outputSize = ints(outputSize), indices = desc(indices), out = desc(out)] {
+    alu::store(view(out), at::fractional_max_pool2d_backward(view(gradOutput), view(self), kernelSize, outputSize, view(indices).to(at::kLong)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(FractionalMaxPool2dBackward)
+
+// Padding: one operator per mode and rank, as ATen has.
+#define NPU_PAD(NAME, ATEN)                                                                                      \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuIntArray* padding, npuTensor* out,       \
+                                         NPUNN_QUERY_ARGS) {                                                     \
+    return prepare("npunn" #NAME, {self, out}, [x = desc(self), p = ints(padding), o = desc(out)] {               \
+      alu::store(view(o), ATEN(view(x), p));                                                                     \
+    }, workspace_size, executor);                                                                                \
+  }                                                                                                              \
+  NPUNN_RUN(NAME)                                                                                                \
+  npuError npunn##NAME##BackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self,              \
+                                                 const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS) { \
+    return prepare("npunn" #NAME "Backward", {gradOutput, self, out},                                            \
+                   [g = desc(gradOutput), x = desc(self), p = ints(padding), o = desc(out)] {                    \
+                     alu::store(view(o), ATEN##_backward(view(g), view(x), p));                                  \
+                   }, workspace_size, executor);                                                                 \
+  }                                                                                                              \
+  NPUNN_RUN(NAME##Backward)
+
+NPU_PAD(ReflectionPad1d, at::reflection_pad1d)
+NPU_PAD(ReflectionPad2d, at::reflection_pad2d)
+NPU_PAD(ReflectionPad3d, at::reflection_pad3d)
+NPU_PAD(ReplicationPad1d, at::replication_pad1d)
+NPU_PAD(ReplicationPad2d, at::replication_pad2d)
+NPU_PAD(ReplicationPad3d, at::replication_pad3d)
+
+npuError npunnGroupNormGetWorkspaceSize(const npuTensor* self, const npuTensor* gamma, const npuTensor* beta, int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, npuTensor* out, npuTensor* meanOut, npuTensor* rstdOut, NPUNN_QUERY_ARGS) {
+  return prepare("npunnGroupNorm", {self, gamma, beta, out, meanOut, rstdOut}, [self = desc(self), gamma = desc(gamma), beta = desc(beta), n, c, hxw, group, eps, out = desc(out), meanOut = desc(meanOut), rstdOut = desc(rstdOut)] {
+    auto [y, mu, rs] = at::native_group_norm(view(self), optional_view(gamma), optional_view(beta), n, c, hxw, group, eps);
+    alu::store(view(out), y);
+    alu::store(view(meanOut), mu);
+    alu::store(view(rstdOut), rs);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(GroupNorm)
+
+npuError npunnGroupNormBackwardGetWorkspaceSize(const npuTensor* gradOut, const npuTensor* self, const npuTensor* mean, const npuTensor* rstd, const npuTensor* gamma, int64_t n, int64_t c, int64_t hxw, int64_t group, npuTensor* gradInput, npuTensor* gradGamma, npuTensor* gradBeta, NPUNN_QUERY_ARGS) {
+  return prepare("npunnGroupNormBackward", {gradOut, self, mean, rstd, gamma, gradInput, gradGamma, gradBeta}, [gradOut = desc(gradOut), self = desc(self), mean = desc(mean), rstd = desc(rstd), gamma = desc(gamma), n, c, hxw, group, gradInput = desc(gradInput), gradGamma = desc(gradGamma), gradBeta = desc(gradBeta)] {
+    auto [dx, dg, db] = at::native_group_norm_backward(view(gradOut), view(self), view(mean), view(rstd), optional_view(gamma), n, c, hxw, group, {gradInput.present, gradGamma.present, gradBeta.present});
+    if (gradInput.present) alu::store(view(gradInput), dx);
+    if (gradGamma.present) alu::store(view(gradGamma), dg);
+    if (gradBeta.present) alu::store(view(gradBeta), db);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(GroupNormBackward)
+
+// ---- more elementwise, reductions, gather/scatter -------------------------
+
+NPU_UNARY(Tan, at::tan_out)
+NPU_UNARY(Asin, at::asin_out)
+NPU_UNARY(Acos, at::acos_out)
+NPU_UNARY(Atan, at::atan_out)
+NPU_UNARY(Sinh, at::sinh_out)
+NPU_UNARY(Cosh, at::cosh_out)
+NPU_UNARY(Asinh, at::asinh_out)
+NPU_UNARY(Acosh, at::acosh_out)
+NPU_UNARY(Atanh, at::atanh_out)
+NPU_UNARY(Exp2, at::exp2_out)
+NPU_UNARY(Log10, at::log10_out)
+NPU_UNARY(Frac, at::frac_out)
+NPU_UNARY(Erfc, at::erfc_out)
+NPU_UNARY(Erfinv, at::erfinv_out)
+NPU_UNARY(Lgamma, at::lgamma_out)
+NPU_UNARY(Digamma, at::digamma_out)
+NPU_UNARY(Sinc, at::sinc_out)
+NPU_UNARY(BitwiseNot, at::bitwise_not_out)
+NPU_UNARY(Signbit, at::signbit_out)
+NPU_UNARY(IsPosInf, at::isposinf_out)
+
+NPU_BINARY(BitwiseAndTensor, at::bitwise_and_out)
+NPU_BINARY(BitwiseOrTensor, at::bitwise_or_out)
+NPU_BINARY(BitwiseXorTensor, at::bitwise_xor_out)
+NPU_BINARY(LogicalAnd, at::logical_and_out)
+NPU_BINARY(LogicalOr, at::logical_or_out)
+NPU_BINARY(LogicalXor, at::logical_xor_out)
+NPU_BINARY(Atan2, at::atan2_out)
+NPU_BINARY(FmodTensor, at::fmod_out)
+NPU_BINARY(RemainderTensorTensor, at::remainder_out)
+NPU_BINARY(Hypot, at::hypot_out)
+NPU_BINARY(Copysign, at::copysign_out)
+NPU_BINARY(XLogYTensor, at::xlogy_out)
+NPU_BINARY(LogAddExp, at::logaddexp_out)
+NPU_BINARY(LogAddExp2, at::logaddexp2_out)
+NPU_BINARY(Fmax, at::fmax_out)
+NPU_BINARY(Fmin, at::fmin_out)
+
+NPU_BINARY_SCALAR(BitwiseAndScalar, at::bitwise_and_out)
+NPU_BINARY_SCALAR(BitwiseOrScalar, at::bitwise_or_out)
+NPU_BINARY_SCALAR(BitwiseXorScalar, at::bitwise_xor_out)
+NPU_BINARY_SCALAR(FmodScalar, at::fmod_out)
+NPU_BINARY_SCALAR(RemainderTensorScalar, at::remainder_out)
+
+npuError npunnProdGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnProd", {self, out}, [self = desc(self), dim, keepdim, out = desc(out)] {
+    alu::store(view(out), at::prod(view(self), dim, keepdim, view(out).scalar_type()));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Prod)
+
+npuError npunnArgMinGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnArgMin", {self, out}, [self = desc(self), dim = ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), at::argmin(view(self), dim.empty() ? std::nullopt : std::optional<int64_t>(dim[0]), keepdim));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(ArgMin)
+
+npuError npunnLogSumExpGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSumExp", {self, out}, [self = desc(self), dim = ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), at::logsumexp(view(self), dim, keepdim));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSumExp)
+
+npuError npunnCumprodGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnCumprod", {self, out}, [self = desc(self), dim, out = desc(out)] {
+    alu::store(view(out), at::cumprod(view(self), dim, view(out).scalar_type()));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Cumprod)
+
+npuError npunnMaxDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMaxDim", {self, out, indices}, [self = desc(self), dim, keepdim, out = desc(out), indices = desc(indices)] {
+    auto [value, index] = at::max(view(self), dim, keepdim);
+    alu::store(view(out), value);
+    alu::store(view(indices), index);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MaxDim)
+
+npuError npunnMinDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMinDim", {self, out, indices}, [self = desc(self), dim, keepdim, out = desc(out), indices = desc(indices)] {
+    auto [value, index] = at::min(view(self), dim, keepdim);
+    alu::store(view(out), value);
+    alu::store(view(indices), index);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MinDim)
+
+npuError npunnNormGetWorkspaceSize(const npuTensor* self, const npuScalar* p, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnNorm", {self, out}, [self = desc(self), p = p ? std::optional<npuScalar>(*p) : std::nullopt, dim = optional_ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), at::linalg_vector_norm(view(self), p ? aten_scalar(*p) : at::Scalar(2.0), at::OptionalIntArrayRef(dim), keepdim, view(out).scalar_type()));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Norm)
+
+npuError npunnGatherGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnGather", "index", index); e != NPU_SUCCESS) return e;
+  return prepare("npunnGather", {self, index, out}, [self = desc(self), dim, index = desc(index), out = desc(out)] {
+    alu::store(view(out), at::gather(view(self), dim, view(index).to(at::kLong)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Gather)
+
+npuError npunnScatterGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* src, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnScatter", "index", index); e != NPU_SUCCESS) return e;
+  return prepare("npunnScatter", {self, index, src, out}, [self = desc(self), dim, index = desc(index), src = desc(src), out = desc(out)] {
+    alu::store(view(out), at::scatter(view(self), dim, view(index).to(at::kLong), view(src)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Scatter)
+
+npuError npunnScatterValueGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnScatterValue", "index", index); e != NPU_SUCCESS) return e;
+  if (!value) return fail(NPU_ERROR_INVALID_PARAM, "npunnScatterValue: null value");
+  return prepare("npunnScatterValue", {self, index, out}, [self = desc(self), dim, index = desc(index), value = *value, out = desc(out)] {
+    alu::store(view(out), at::scatter(view(self), dim, view(index).to(at::kLong), aten_scalar(value)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(ScatterValue)
+
+npuError npunnScatterAddGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* src, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnScatterAdd", "index", index); e != NPU_SUCCESS) return e;
+  return prepare("npunnScatterAdd", {self, index, src, out}, [self = desc(self), dim, index = desc(index), src = desc(src), out = desc(out)] {
+    alu::store(view(out), at::scatter_add(view(self), dim, view(index).to(at::kLong), view(src)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(ScatterAdd)
+
+npuError npunnIndexAddGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* source, const npuScalar* alpha, npuTensor* out, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnIndexAdd", "index", index); e != NPU_SUCCESS) return e;
+  if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnIndexAdd: null alpha");
+  return prepare("npunnIndexAdd", {self, index, source, out}, [self = desc(self), dim, index = desc(index), source = desc(source), alpha = *alpha, out = desc(out)] {
+    alu::store(view(out), at::index_add(view(self), dim, view(index).to(at::kLong), view(source), aten_scalar(alpha)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(IndexAdd)
+
 }  // extern "C"

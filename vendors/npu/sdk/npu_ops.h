@@ -272,6 +272,268 @@ npuError npunnLayerNorm(NPUNN_RUN_ARGS);
 npuError npunnLayerNormBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* input, const npuIntArray* normalized_shape, const npuTensor* mean, const npuTensor* rstd, const npuTensor* weight, const npuTensor* bias, npuTensor* grad_input, npuTensor* grad_weight, npuTensor* grad_bias, NPUNN_QUERY_ARGS);
 npuError npunnLayerNormBackward(NPUNN_RUN_ARGS);
 
+/* activations and their gradients (the ATen argument meanings) */
+npuError npunnEluGetWorkspaceSize(const npuTensor* self, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnElu(NPUNN_RUN_ARGS);
+npuError npunnEluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, bool isResult, const npuTensor* selfOrResult, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnEluBackward(NPUNN_RUN_ARGS);
+npuError npunnHardtanhGetWorkspaceSize(const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHardtanh(NPUNN_RUN_ARGS);
+npuError npunnHardtanhBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHardtanhBackward(NPUNN_RUN_ARGS);
+npuError npunnLeakyReluGetWorkspaceSize(const npuTensor* self, const npuScalar* negativeSlope, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLeakyRelu(NPUNN_RUN_ARGS);
+npuError npunnLeakyReluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* negativeSlope, bool selfIsResult, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLeakyReluBackward(NPUNN_RUN_ARGS);
+npuError npunnSoftplusGetWorkspaceSize(const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSoftplus(NPUNN_RUN_ARGS);
+npuError npunnSoftplusBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSoftplusBackward(NPUNN_RUN_ARGS);
+npuError npunnSoftshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSoftshrink(NPUNN_RUN_ARGS);
+npuError npunnSoftshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSoftshrinkBackward(NPUNN_RUN_ARGS);
+npuError npunnHardshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHardshrink(NPUNN_RUN_ARGS);
+npuError npunnHardshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHardshrinkBackward(NPUNN_RUN_ARGS);
+npuError npunnHardswishGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHardswish(NPUNN_RUN_ARGS);
+npuError npunnHardswishBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHardswishBackward(NPUNN_RUN_ARGS);
+
+/* buffer: the forward's saved intermediate (same shape as self) */
+npuError npunnLogSigmoidGetWorkspaceSize(const npuTensor* self, npuTensor* out, npuTensor* buffer, NPUNN_QUERY_ARGS);
+npuError npunnLogSigmoid(NPUNN_RUN_ARGS);
+npuError npunnLogSigmoidBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* buffer, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLogSigmoidBackward(NPUNN_RUN_ARGS);
+npuError npunnMishGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnMish(NPUNN_RUN_ARGS);
+npuError npunnThresholdGetWorkspaceSize(const npuTensor* self, const npuScalar* threshold, const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnThreshold(NPUNN_RUN_ARGS);
+npuError npunnGluGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnGlu(NPUNN_RUN_ARGS);
+npuError npunnGluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnGluBackward(NPUNN_RUN_ARGS);
+npuError npunnPreluGetWorkspaceSize(const npuTensor* self, const npuTensor* weight, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnPrelu(NPUNN_RUN_ARGS);
+npuError npunnPreluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* weight, npuTensor* gradInput, npuTensor* gradWeight, NPUNN_QUERY_ARGS);
+npuError npunnPreluBackward(NPUNN_RUN_ARGS);
+npuError npunnSgnGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSgn(NPUNN_RUN_ARGS);
+npuError npunnClampMinGetWorkspaceSize(const npuTensor* self, const npuScalar* min, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnClampMin(NPUNN_RUN_ARGS);
+
+/* dim: one dimension; NULL reduces over all dims */
+npuError npunnAnyGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAny(NPUNN_RUN_ARGS);
+
+/* losses; reduction: 0 none, 1 mean, 2 sum; class-index targets are int32 */
+npuError npunnMseLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnMseLoss(NPUNN_RUN_ARGS);
+npuError npunnMseLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnMseLossBackward(NPUNN_RUN_ARGS);
+npuError npunnSmoothL1LossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, double beta, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSmoothL1Loss(NPUNN_RUN_ARGS);
+npuError npunnSmoothL1LossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, double beta, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSmoothL1LossBackward(NPUNN_RUN_ARGS);
+npuError npunnHuberLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, double delta, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHuberLoss(NPUNN_RUN_ARGS);
+npuError npunnHuberLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, double delta, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHuberLossBackward(NPUNN_RUN_ARGS);
+npuError npunnBinaryCrossEntropyGetWorkspaceSize(const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBinaryCrossEntropy(NPUNN_RUN_ARGS);
+npuError npunnBinaryCrossEntropyBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBinaryCrossEntropyBackward(NPUNN_RUN_ARGS);
+npuError npunnNLLLoss2dGetWorkspaceSize(const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, int64_t ignoreIndex, npuTensor* out, npuTensor* totalWeight, NPUNN_QUERY_ARGS);
+npuError npunnNLLLoss2d(NPUNN_RUN_ARGS);
+npuError npunnNLLLoss2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, const npuTensor* weight, int64_t reduction, int64_t ignoreIndex, const npuTensor* totalWeight, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnNLLLoss2dBackward(NPUNN_RUN_ARGS);
+npuError npunnMultiMarginLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, const npuScalar* p, const npuScalar* margin, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnMultiMarginLoss(NPUNN_RUN_ARGS);
+npuError npunnMultiMarginLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, const npuScalar* p, const npuScalar* margin, const npuTensor* weight, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnMultiMarginLossBackward(NPUNN_RUN_ARGS);
+npuError npunnMultilabelMarginLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, npuTensor* isTarget, NPUNN_QUERY_ARGS);
+npuError npunnMultilabelMarginLoss(NPUNN_RUN_ARGS);
+npuError npunnMultilabelMarginLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, const npuTensor* isTarget, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnMultilabelMarginLossBackward(NPUNN_RUN_ARGS);
+
+/* 3-D and adaptive pooling; divisor_override == 0: none; indices are written int64, read int32 */
+npuError npunnAvgPool3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, bool ceilMode, bool countIncludePad, int64_t divisorOverride, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAvgPool3d(NPUNN_RUN_ARGS);
+npuError npunnAvgPool3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, bool ceilMode, bool countIncludePad, int64_t divisorOverride, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAvgPool3dBackward(NPUNN_RUN_ARGS);
+npuError npunnMaxPool3dWithIndicesGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, const npuIntArray* dilation, bool ceilMode, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS);
+npuError npunnMaxPool3dWithIndices(NPUNN_RUN_ARGS);
+npuError npunnMaxPool3dWithIndicesBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* stride, const npuIntArray* padding, const npuIntArray* dilation, bool ceilMode, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnMaxPool3dWithIndicesBackward(NPUNN_RUN_ARGS);
+npuError npunnAdaptiveMaxPool2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS);
+npuError npunnAdaptiveMaxPool2d(NPUNN_RUN_ARGS);
+npuError npunnAdaptiveMaxPool2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAdaptiveMaxPool2dBackward(NPUNN_RUN_ARGS);
+npuError npunnAdaptiveMaxPool3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS);
+npuError npunnAdaptiveMaxPool3d(NPUNN_RUN_ARGS);
+npuError npunnAdaptiveMaxPool3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAdaptiveMaxPool3dBackward(NPUNN_RUN_ARGS);
+npuError npunnAdaptiveAvgPool3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAdaptiveAvgPool3d(NPUNN_RUN_ARGS);
+npuError npunnAdaptiveAvgPool3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAdaptiveAvgPool3dBackward(NPUNN_RUN_ARGS);
+
+/* randomSamples (N, C, 2): the pooling regions' offsets, drawn by the caller */
+npuError npunnFractionalMaxPool2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* outputSize, const npuTensor* randomSamples, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS);
+npuError npunnFractionalMaxPool2d(NPUNN_RUN_ARGS);
+npuError npunnFractionalMaxPool2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* kernelSize, const npuIntArray* outputSize, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnFractionalMaxPool2dBackward(NPUNN_RUN_ARGS);
+
+/* padding, one operator per rank */
+npuError npunnReflectionPad1dGetWorkspaceSize(const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReflectionPad1d(NPUNN_RUN_ARGS);
+npuError npunnReflectionPad1dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReflectionPad1dBackward(NPUNN_RUN_ARGS);
+npuError npunnReflectionPad2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReflectionPad2d(NPUNN_RUN_ARGS);
+npuError npunnReflectionPad2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReflectionPad2dBackward(NPUNN_RUN_ARGS);
+npuError npunnReflectionPad3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReflectionPad3d(NPUNN_RUN_ARGS);
+npuError npunnReflectionPad3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReflectionPad3dBackward(NPUNN_RUN_ARGS);
+npuError npunnReplicationPad1dGetWorkspaceSize(const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReplicationPad1d(NPUNN_RUN_ARGS);
+npuError npunnReplicationPad1dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReplicationPad1dBackward(NPUNN_RUN_ARGS);
+npuError npunnReplicationPad2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReplicationPad2d(NPUNN_RUN_ARGS);
+npuError npunnReplicationPad2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReplicationPad2dBackward(NPUNN_RUN_ARGS);
+npuError npunnReplicationPad3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReplicationPad3d(NPUNN_RUN_ARGS);
+npuError npunnReplicationPad3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuIntArray* padding, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnReplicationPad3dBackward(NPUNN_RUN_ARGS);
+
+/* group normalization; a null gradInput / gradGamma / gradBeta is not computed */
+npuError npunnGroupNormGetWorkspaceSize(const npuTensor* self, const npuTensor* gamma, const npuTensor* beta, int64_t n, int64_t c, int64_t hxw, int64_t group, double eps, npuTensor* out, npuTensor* meanOut, npuTensor* rstdOut, NPUNN_QUERY_ARGS);
+npuError npunnGroupNorm(NPUNN_RUN_ARGS);
+npuError npunnGroupNormBackwardGetWorkspaceSize(const npuTensor* gradOut, const npuTensor* self, const npuTensor* mean, const npuTensor* rstd, const npuTensor* gamma, int64_t n, int64_t c, int64_t hxw, int64_t group, npuTensor* gradInput, npuTensor* gradGamma, npuTensor* gradBeta, NPUNN_QUERY_ARGS);
+npuError npunnGroupNormBackward(NPUNN_RUN_ARGS);
+
+/* more elementwise unary: trigonometric, hyperbolic, special functions */
+npuError npunnTanGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnTan(NPUNN_RUN_ARGS);
+npuError npunnAsinGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAsin(NPUNN_RUN_ARGS);
+npuError npunnAcosGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAcos(NPUNN_RUN_ARGS);
+npuError npunnAtanGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAtan(NPUNN_RUN_ARGS);
+npuError npunnSinhGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSinh(NPUNN_RUN_ARGS);
+npuError npunnCoshGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnCosh(NPUNN_RUN_ARGS);
+npuError npunnAsinhGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAsinh(NPUNN_RUN_ARGS);
+npuError npunnAcoshGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAcosh(NPUNN_RUN_ARGS);
+npuError npunnAtanhGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAtanh(NPUNN_RUN_ARGS);
+npuError npunnExp2GetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnExp2(NPUNN_RUN_ARGS);
+npuError npunnLog10GetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLog10(NPUNN_RUN_ARGS);
+npuError npunnFracGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnFrac(NPUNN_RUN_ARGS);
+npuError npunnErfcGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnErfc(NPUNN_RUN_ARGS);
+npuError npunnErfinvGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnErfinv(NPUNN_RUN_ARGS);
+npuError npunnLgammaGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLgamma(NPUNN_RUN_ARGS);
+npuError npunnDigammaGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnDigamma(NPUNN_RUN_ARGS);
+npuError npunnSincGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSinc(NPUNN_RUN_ARGS);
+npuError npunnBitwiseNotGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBitwiseNot(NPUNN_RUN_ARGS);
+npuError npunnSignbitGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSignbit(NPUNN_RUN_ARGS);
+npuError npunnIsPosInfGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnIsPosInf(NPUNN_RUN_ARGS);
+
+/* more elementwise binary (broadcasting; out's dtype is the result type) */
+npuError npunnBitwiseAndTensorGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBitwiseAndTensor(NPUNN_RUN_ARGS);
+npuError npunnBitwiseOrTensorGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBitwiseOrTensor(NPUNN_RUN_ARGS);
+npuError npunnBitwiseXorTensorGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBitwiseXorTensor(NPUNN_RUN_ARGS);
+npuError npunnLogicalAndGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLogicalAnd(NPUNN_RUN_ARGS);
+npuError npunnLogicalOrGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLogicalOr(NPUNN_RUN_ARGS);
+npuError npunnLogicalXorGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLogicalXor(NPUNN_RUN_ARGS);
+npuError npunnAtan2GetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnAtan2(NPUNN_RUN_ARGS);
+npuError npunnFmodTensorGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnFmodTensor(NPUNN_RUN_ARGS);
+npuError npunnRemainderTensorTensorGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnRemainderTensorTensor(NPUNN_RUN_ARGS);
+npuError npunnHypotGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnHypot(NPUNN_RUN_ARGS);
+npuError npunnCopysignGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnCopysign(NPUNN_RUN_ARGS);
+npuError npunnXLogYTensorGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnXLogYTensor(NPUNN_RUN_ARGS);
+npuError npunnLogAddExpGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLogAddExp(NPUNN_RUN_ARGS);
+npuError npunnLogAddExp2GetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLogAddExp2(NPUNN_RUN_ARGS);
+npuError npunnFmaxGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnFmax(NPUNN_RUN_ARGS);
+npuError npunnFminGetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnFmin(NPUNN_RUN_ARGS);
+npuError npunnBitwiseAndScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBitwiseAndScalar(NPUNN_RUN_ARGS);
+npuError npunnBitwiseOrScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBitwiseOrScalar(NPUNN_RUN_ARGS);
+npuError npunnBitwiseXorScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnBitwiseXorScalar(NPUNN_RUN_ARGS);
+npuError npunnFmodScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnFmodScalar(NPUNN_RUN_ARGS);
+npuError npunnRemainderTensorScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnRemainderTensorScalar(NPUNN_RUN_ARGS);
+
+/* more reductions: the result dtype is out's; dim: NULL means all dims */
+npuError npunnProdGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnProd(NPUNN_RUN_ARGS);
+npuError npunnArgMinGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnArgMin(NPUNN_RUN_ARGS);
+npuError npunnLogSumExpGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnLogSumExp(NPUNN_RUN_ARGS);
+npuError npunnCumprodGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnCumprod(NPUNN_RUN_ARGS);
+npuError npunnMaxDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS);
+npuError npunnMaxDim(NPUNN_RUN_ARGS);
+npuError npunnMinDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS);
+npuError npunnMinDim(NPUNN_RUN_ARGS);
+
+/* p: NULL is 2 */
+npuError npunnNormGetWorkspaceSize(const npuTensor* self, const npuScalar* p, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnNorm(NPUNN_RUN_ARGS);
+
+/* gather and scatter along dim; index tensors are int32 */
+npuError npunnGatherGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnGather(NPUNN_RUN_ARGS);
+npuError npunnScatterGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* src, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnScatter(NPUNN_RUN_ARGS);
+npuError npunnScatterValueGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnScatterValue(NPUNN_RUN_ARGS);
+npuError npunnScatterAddGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* src, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnScatterAdd(NPUNN_RUN_ARGS);
+npuError npunnIndexAddGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* source, const npuScalar* alpha, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnIndexAdd(NPUNN_RUN_ARGS);
+
 #ifdef __cplusplus
 }
 #endif
