@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from torchgen.model import SchemaKind
+
 from . import guards
 from .plan_model import BackendPlan, KernelPlan
 from .spec_model import FallbackPolicy, LayoutKind
@@ -26,6 +28,7 @@ class MatrixRow:
     guard: str = ""
     layouts: tuple[tuple[str, str], ...] = ()
     casts: tuple[tuple[str, str], ...] = ()  # (argument, dtype the SDK takes)
+    functional: bool = True  # a functional ATen schema, not an out= or in-place variant
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,20 @@ class SupportMatrix:
 
     @property
     def native_overloads(self) -> int:
-        return sum(1 for r in self.rows if any(s == "native" for _, s in r.statuses))
+        return sum(1 for r in self.rows if _is_native(r))
+
+    @property
+    def native_functional_overloads(self) -> int:
+        """What a vendor's coverage is measured by: out= and in-place forms come with their functional op."""
+        return sum(1 for r in self.rows if _is_native(r) and r.functional)
+
+    @property
+    def native_variant_overloads(self) -> int:
+        return self.native_overloads - self.native_functional_overloads
+
+
+def _is_native(row: MatrixRow) -> bool:
+    return any(status == "native" for _, status in row.statuses)
 
 
 def _status(kernel: KernelPlan, dtype: str) -> str:
@@ -94,7 +110,8 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               kernel.known_failure or "",
                               guards.to_text(kernel.guard) if kernel.guard is not None else "",
                               tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
-                              tuple((c.argument, c.dtype) for c in kernel.casts)))
+                              tuple((c.argument, c.dtype) for c in kernel.casts),
+                              kernel.aten.kind == SchemaKind.functional))
     custom = tuple(
         CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
                     custom.forward.launch.call_text,
@@ -130,6 +147,8 @@ def to_document(matrix: SupportMatrix) -> dict:
         "spec": matrix.spec,
         "spec_sha256": matrix.spec_sha256,
         "native_overloads": matrix.native_overloads,
+        "native_functional_overloads": matrix.native_functional_overloads,
+        "native_variant_overloads": matrix.native_variant_overloads,
         "ops": ops,
         "gated": [{"name": n, "requires": g, "source": src} for n, g, src in matrix.gated],
         "custom_ops": [

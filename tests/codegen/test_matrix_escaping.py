@@ -71,3 +71,14 @@ def test_code_spans_hold_backticks_and_pipes(tmp_path):
     assert markdown.code("`x") == "`` `x ``"
     assert markdown.code("x | y\nz") == "`x \\| y z`"
 
+
+
+def test_the_matrix_counts_functional_overloads_apart_from_their_variants(tmp_path):
+    """add.Tensor with out= and in-place forms, and mm: 2 functional, 2 variants."""
+    spec = tmp_path / "mlu.yaml"
+    spec.write_text(VALID_SPEC)
+    support = matrix.build(load_plan(str(spec), REPO_ROOT))
+    assert (support.native_overloads, support.native_functional_overloads, support.native_variant_overloads) == (4, 2, 2)
+    document = matrix.to_document(support)
+    assert document["native_functional_overloads"] == 2 and document["native_variant_overloads"] == 2
+    assert "(2 functional, 2 out=/in-place variants)" in render.render_matrix(support, "banner")["support_matrix.md"]

@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     if fallbacks:
         print(torch_fl.fallback_report())
     print(f"support: {native} ATen overloads native on {matrix['device']} "
+          f"({matrix['native_functional_overloads']} functional, {matrix['native_variant_overloads']} "
+          f"out=/in-place variants) "
           f"(generated from {matrix['spec']} for torch {matrix['torch_version']}); "
           f"everything else falls back to CPU")
     print(f"time: {elapsed:.2f} s for {args.steps} steps on both devices")
