@@ -81,9 +81,13 @@ def test_every_kernel_names_its_spec_line_and_entry():
 def test_the_dtype_policy_and_guard_are_typed():
     mm = mlu_kernels()["mm"]
     assert "float32" in mm.dtypes.native and mm.dtypes.fallback == FallbackPolicy.CPU
-    convolution = mlu_kernels()["convolution_overrideable"]
-    assert isinstance(convolution.guard, guards.Not) and convolution.guard.operand == guards.Argument(
-        "transposed", guards.GuardType.BOOL)
+    # npu: `when: not transposed and groups == 1 and input.dim() == 4`
+    convolution = {k.aten.name: k for k in load_plan(os.path.join(REPO_ROOT, "specs", "npu.yaml")).kernels}[
+        "convolution_overrideable"]
+    guard = convolution.guard
+    assert isinstance(guard, guards.Logical) and guard.operator == "and" and len(guard.operands) == 3
+    assert guard.operands[0] == guards.Not(guards.Argument("transposed", guards.GuardType.BOOL))
+    assert isinstance(guard.operands[2], guards.Compare) and guard.operands[2].operators == ("==",)
 
 
 def test_launch_parameters_say_what_they_bind_not_their_cpp_types():
