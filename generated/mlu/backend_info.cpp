@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "ec9555824d78aeb7c1663320ad5ea9f4d9924210c4c3b38fc2e827742536e4d4", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "dc10a7360a640f68b05a6866b337254b2fa9f229bf81ca98337101b6ee4740e9", "2.13.0"};

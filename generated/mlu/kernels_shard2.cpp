@@ -17,7 +17,6 @@
 #include <ATen/ops/mish_meta_dispatch.h>
 #include <ATen/ops/reflection_pad1d_meta_dispatch.h>
 #include <ATen/ops/reflection_pad1d_backward_meta_dispatch.h>
-#include <ATen/ops/replication_pad3d_meta_dispatch.h>
 #include <ATen/ops/asin_meta_dispatch.h>
 #include <ATen/ops/sinh_meta_dispatch.h>
 #include <ATen/ops/sinc_meta_dispatch.h>
@@ -848,7 +847,7 @@ at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const auto expected = at::meta::replication_pad3d(op.meta(self), padding);
+  const auto expected = torch_fl::output_rules::replication_pad3d(self, padding);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }

@@ -20,7 +20,6 @@
 #include <ATen/ops/softplus_meta_dispatch.h>
 #include <ATen/ops/mse_loss_meta_dispatch.h>
 #include <ATen/ops/reflection_pad3d_backward_meta_dispatch.h>
-#include <ATen/ops/replication_pad2d_meta_dispatch.h>
 #include <ATen/ops/cosh_meta_dispatch.h>
 #include <ATen/ops/exp2_meta_dispatch.h>
 #include <ATen/ops/isposinf_meta_dispatch.h>
@@ -1315,7 +1314,7 @@ at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const auto expected = at::meta::replication_pad2d(op.meta(self), padding);
+  const auto expected = torch_fl::output_rules::replication_pad2d(self, padding);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }

@@ -147,9 +147,21 @@ at::Tensor dropout_backward(const at::Tensor& grad_output, const at::Tensor&, do
 
 namespace {
 
-// A reduced loss is a 0-dim tensor; `none` keeps the per-element shape.
+// A reduced loss is a 0-dim tensor; `none` keeps the per-element shape, and
+// the input's layout where the shapes agree (CPU's element-wise kernels do).
 at::Tensor reduced_or(const at::Tensor& like, at::IntArrayRef unreduced, int64_t reduction, c10::ScalarType dtype) {
-  return reduction == at::Reduction::None ? meta_empty(unreduced, like, dtype) : meta_empty({}, like, dtype);
+  if (reduction != at::Reduction::None) return meta_empty({}, like, dtype);
+  if (like.sizes() == unreduced) return at::empty_like(like, meta_options(like, dtype), at::MemoryFormat::Preserve);
+  return meta_empty(unreduced, like, dtype);
+}
+
+// The last padding.size() / 2 dims grow by their padding; CPU keeps a
+// channels_last input's format (PyTorch's meta function does not).
+at::Tensor padded(const at::Tensor& self, at::IntArrayRef padding) {
+  std::vector<int64_t> sizes = self.sizes().vec();
+  const size_t dims = padding.size() / 2;
+  for (size_t i = 0; i < dims; ++i) sizes[sizes.size() - 1 - i] += padding[2 * i] + padding[2 * i + 1];
+  return meta_empty(sizes, self, self.scalar_type(), self.suggest_memory_format());
 }
 
 }  // namespace
@@ -198,9 +210,12 @@ std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices(const at::Tensor& sel
                                                               kernel, pick(padding, i, 0), pick(stride, i, kernel),
                                                               pick(dilation, i, 1), ceil_mode));
   }
-  return {meta_empty(sizes, self, self.scalar_type()), meta_empty(sizes, self, c10::ScalarType::Long)};
+  // CPU's max_pool3d keeps a channels_last_3d input's format in both outputs.
+  const at::MemoryFormat format = self.suggest_memory_format();
+  return {meta_empty(sizes, self, self.scalar_type(), format), meta_empty(sizes, self, c10::ScalarType::Long, format)};
 }
 
+// Contiguous whatever the input's format, as CPU's adaptive_avg_pool3d returns.
 at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size) {
   TORCH_CHECK(output_size.size() == 3, "adaptive_avg_pool3d: output_size must have 3 elements");
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 3);
@@ -210,10 +225,17 @@ at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_si
 
 at::Tensor reflection_pad2d(const at::Tensor& self, at::IntArrayRef padding) {
   TORCH_CHECK(padding.size() == 4, "reflection_pad2d: padding must have 4 elements");
-  std::vector<int64_t> sizes = self.sizes().vec();
-  sizes[sizes.size() - 1] += padding[0] + padding[1];
-  sizes[sizes.size() - 2] += padding[2] + padding[3];
-  return meta_empty(sizes, self, self.scalar_type());
+  return padded(self, padding);
+}
+
+at::Tensor replication_pad2d(const at::Tensor& self, at::IntArrayRef padding) {
+  TORCH_CHECK(padding.size() == 4, "replication_pad2d: padding must have 4 elements");
+  return padded(self, padding);
+}
+
+at::Tensor replication_pad3d(const at::Tensor& self, at::IntArrayRef padding) {
+  TORCH_CHECK(padding.size() == 6, "replication_pad3d: padding must have 6 elements");
+  return padded(self, padding);
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm(const at::Tensor& input, const std::optional<at::Tensor>&,

@@ -60,12 +60,22 @@ def test_autocast_follows_the_spec_policy(device, dtype, fallback_mode):
 def test_support_matrix_shows_guards_layouts_and_gates():
     """The matrix built into the backend states the spec's guard and layout rules."""
     with open(os.path.join(REPO, "specs", f"{torch_fl.vendor()}.yaml")) as f:
-        entry = yaml.safe_load(f)["ops"]["convolution_overrideable"]
+        entries = yaml.safe_load(f)["ops"]
     matrix = torch_fl.support_matrix()
-    conv = next(row for row in matrix["ops"] if row["name"] == "convolution_overrideable")
-    assert conv["guard"] == entry["when"]
-    assert set(conv["layout"]) == set(entry["layout"])
     assert "gated" in matrix and isinstance(matrix["gated"], list)
+    rows = {row["name"]: row for row in matrix["ops"]}
+    checked = 0
+    for name, entry in entries.items():
+        if not isinstance(entry, dict) or name not in rows:
+            continue
+        if "when" in entry:
+            assert rows[name]["guard"] == entry["when"], name
+            checked += 1
+        if "layout" in entry:
+            assert set(rows[name]["layout"]) == set(entry["layout"]), name
+            checked += 1
+    if checked == 0:
+        pytest.skip(f"the {torch_fl.vendor()} spec declares no guard and no layout rule")
 
 
 class OpRecorder:

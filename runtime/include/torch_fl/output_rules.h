@@ -76,6 +76,8 @@ std::tuple<at::Tensor, at::Tensor> max_pool3d_with_indices(const at::Tensor& sel
                                                            at::IntArrayRef dilation, bool ceil_mode);
 at::Tensor adaptive_avg_pool3d(const at::Tensor& self, at::IntArrayRef output_size);
 at::Tensor reflection_pad2d(const at::Tensor& self, at::IntArrayRef padding);
+at::Tensor replication_pad2d(const at::Tensor& self, at::IntArrayRef padding);
+at::Tensor replication_pad3d(const at::Tensor& self, at::IntArrayRef padding);
 
 // Group norm: mean and rstd are (N, group) in the input's dtype, as on CPU.
 std::tuple<at::Tensor, at::Tensor, at::Tensor> group_norm(const at::Tensor& input,
