@@ -9,6 +9,7 @@ calls to the CPU). The bookkeeping costs tens of microseconds per op: this is
 a porting tool, not a profiler."""
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -33,7 +34,6 @@ class OverloadUse:
 
 
 def _spec_sources() -> dict[str, str]:
-    import json
     with open(_backend.data_file(_backend.load().vendor, "support_matrix.json")) as f:
         matrix = json.load(f)
     return {f"aten::{row['name']}": row.get("source", "") for row in matrix["ops"]}

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import torch
 from torch.utils._pytree import tree_map
 
-from . import _backend, device_module
+from . import _backend
 
 LOGGER = logging.getLogger("torch_fl")
 
@@ -93,17 +93,19 @@ class DevicePlacementPolicy:
         if not example_inputs:
             raise ValueError("DevicePlacementPolicy: 'auto' needs example_inputs (one batch) to find the fallbacks")
         import copy
+
+        import torch_fl  # the package imports this module: not at import time
         vendor = torch.device(_backend.load().device)
         probe = copy.deepcopy(model).to(vendor)
         fell_back: set[str] = set()
         handles = []
         for name, module in probe.named_modules():
             if name and not list(module.children()):
-                def before(_module, _args, name=name):
-                    _module._torch_fl_fallbacks_before = device_module_fallback_count()
+                def before(_module, _args):
+                    _module._torch_fl_fallbacks_before = torch_fl.fallback_count()
 
                 def after(_module, _args, _output, name=name):
-                    if device_module_fallback_count() != _module._torch_fl_fallbacks_before:
+                    if torch_fl.fallback_count() != _module._torch_fl_fallbacks_before:
                         fell_back.add(name)
                 handles += [module.register_forward_pre_hook(before), module.register_forward_hook(after)]
         inputs = tree_map(lambda v: v.to(vendor) if isinstance(v, torch.Tensor) else v, tuple(example_inputs))
@@ -112,10 +114,6 @@ class DevicePlacementPolicy:
         for handle in handles:
             handle.remove()
         return fell_back
-
-
-def device_module_fallback_count() -> int:
-    return sum(record["count"] for record in device_module._fallback_records())
 
 
 def _move_inputs_to(device: torch.device):
