@@ -2,16 +2,32 @@
 SHELL := /bin/bash
 VENDOR ?= mlu
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-PYTHON := $(ROOT)/build/venv/bin/python
-BUILD := $(ROOT)/build/$(VENDOR)
+# TORCH=<version> builds and tests against another torch of .ci/torch_versions; the
+# first line there is the default, whose output is the committed generated/.
+DEFAULT_TORCH := $(shell grep -v '^\#' $(ROOT)/.ci/torch_versions | head -1 | cut -d'|' -f1 | tr -d ' ')
+TORCH ?= $(DEFAULT_TORCH)
+export TORCH_FL_TORCH := $(TORCH)
+ifeq ($(TORCH),$(DEFAULT_TORCH))
+BUILD_ROOT := $(ROOT)/build
+GENERATED := $(ROOT)/generated
+else
+BUILD_ROOT := $(ROOT)/build/torch-$(TORCH)
+GENERATED := $(BUILD_ROOT)/generated
+endif
+PYTHON := $(BUILD_ROOT)/venv/bin/python
+BUILD := $(BUILD_ROOT)/$(VENDOR)
 # Vendors whose spec exists; `make test` builds and tests each.
 VENDORS := $(patsubst specs/%.yaml,%,$(wildcard specs/*.yaml))
 JOBS ?= $(shell nproc)
 # ccache hits across clones (CI builds in a fresh clone): paths relative to the repo.
 export CCACHE_BASEDIR := $(ROOT)
 export CCACHE_NOHASHDIR := 1
+# A CUDA build of torch (2.14.1+cu130, 2.11.0) makes its CMake config pick GPU
+# architectures; its default list (sm_50 ... sm_120a) has ones nvcc 13 refuses.
+# Hopper, the lent machine's GPU; override for another.
+export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize conformance bench demo python-path clean gpu-check vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance bench demo python-path clean gpu-check vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -20,14 +36,20 @@ python-path: setup
 	@echo $(PYTHON)
 
 generate: setup
-	@$(PYTHON) -m codegen generate --vendor $(VENDOR)
+	@$(PYTHON) -m codegen generate --vendor $(VENDOR) --out $(GENERATED)/$(VENDOR)
 
+# generated/ is the default torch's output; another torch's lives in its build tree.
 check-generated: setup
+ifeq ($(TORCH),$(DEFAULT_TORCH))
 	@$(PYTHON) -m codegen check
+else
+	@echo "generated/ is checked against torch $(DEFAULT_TORCH); torch $(TORCH) generates into $(GENERATED)"
+endif
 
 backend: generate
 	@mkdir -p $(BUILD)
 	@cmake -S . -B $(BUILD) -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) -DTORCH_FL_TESTS=ON \
+		-DTORCH_FL_GENERATED_DIR=$(GENERATED) \
 		>$(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
 	@cmake --build $(BUILD) -j $(JOBS)
 
@@ -87,7 +109,7 @@ bench-import: wheel
 test-sanitize: generate
 	@mkdir -p $(BUILD)-asan $(BUILD)-tsan
 	@cmake -S . -B $(BUILD)-asan -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
-		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" \
+		-DTORCH_FL_GENERATED_DIR=$(GENERATED) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" \
 		>$(BUILD)-asan/configure.log 2>&1 || { cat $(BUILD)-asan/configure.log; exit 1; }
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	@cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=0:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -99,7 +121,7 @@ test-sanitize: generate
 		TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_LIBRARY=$(BUILD)-asan/vendors/$(VENDOR)/libtorch_fl_$(VENDOR).so \
 		$(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 	@cmake -S . -B $(BUILD)-tsan -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
-		-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
+		-DTORCH_FL_GENERATED_DIR=$(GENERATED) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
 		>$(BUILD)-tsan/configure.log 2>&1 || { cat $(BUILD)-tsan/configure.log; exit 1; }
 	@cmake --build $(BUILD)-tsan -j $(JOBS) --target $(VENDOR)_driver_test runtime_stress_test
 	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\.|RuntimeStress\\."
@@ -109,6 +131,18 @@ conformance: backend
 
 demo: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m torch_fl.demo
+
+# ATen overloads added, removed and changed between two torch releases, and the spec
+# entries each change touches: `make diff-torch FROM=2.13.0 TO=2.14.1` (sets up both).
+FROM ?= $(DEFAULT_TORCH)
+diff-torch:
+	@test -n "$(TO)" || { echo "usage: make diff-torch [FROM=<version>] TO=<version> (versions: .ci/torch_versions)"; exit 2; }
+	@mkdir -p build/reports
+	@yaml() { $$($(MAKE) --no-print-directory -s python-path TORCH=$$1) -c \
+		"import os, torchgen; print(os.path.join(os.path.dirname(torchgen.__file__), 'packaged/ATen/native/native_functions.yaml'))"; }; \
+		before=$$(yaml $(FROM)) && after=$$(yaml $(TO)) && \
+		$(PYTHON) -m codegen diff-torch "$$before" "$$after" --names $(FROM) $(TO) \
+			--json build/reports/torch_diff_$(FROM)_$(TO).json
 
 # Lines each vendor wrote (spec, driver, SDK, glue, ABI adapter): the cost of a new chip.
 vendor-lines: setup

@@ -11,6 +11,17 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache_root=${TORCH_FL_CACHE:-$HOME/.cache/torch_fl}
+# TORCH_FL_TORCH=<version>: an environment for another torch of .ci/torch_versions
+# (`make ... TORCH=<version>`); its interpreter is build/torch-<version>/venv.
+versions_file="$repo/.ci/torch_versions"
+default_torch=$(grep -v '^#' "$versions_file" | head -1 | cut -d'|' -f1 | tr -d ' ')
+torch_version=${TORCH_FL_TORCH:-$default_torch}
+torch_line=$(grep -v '^#' "$versions_file" | awk -F'|' -v OFS='|' -v v="$torch_version" '{gsub(/ /, "", $1)} $1 == v')
+if [ -z "$torch_line" ]; then
+  echo "setup: torch $torch_version is not supported; the supported versions (.ci/torch_versions) are:" >&2
+  grep -v '^#' "$versions_file" | awk -F'|' '{printf "  %s:%s\n", $1, $3}' >&2
+  exit 2
+fi
 
 need_apt=()
 for pkg in libgtest-dev ninja-build ccache cmake g++; do
@@ -22,22 +33,32 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
-req_hash=$(sha256sum "$repo/requirements.txt" | cut -c1-12)
+# requirements.txt with torch pinned to the version asked for, plus that version's extras.
+requirements=$(sed "s/^torch==.*/torch==$torch_version/" "$repo/requirements.txt")
+extras=$(echo "$torch_line" | cut -d'|' -f2 | tr -d ' ')
+[ "$extras" = "-" ] || requirements+=$'\n'"${extras// /$'\n'}"
+req_hash=$(printf '%s\n' "$requirements" | sha256sum | cut -c1-12)
+[ "$torch_version" = "$default_torch" ] && req_hash=$(sha256sum "$repo/requirements.txt" | cut -c1-12)
 shared_env="$cache_root/env-$req_hash"
 if [ ! -f "$shared_env/.complete" ]; then
   echo "setup: creating the shared Python environment $shared_env" >&2
   rm -rf "$shared_env"
   mkdir -p "$cache_root"
   python3 -m venv "$shared_env"
-  "$shared_env/bin/pip" install -q -r "$repo/requirements.txt" 2>&1 | grep -v "^WARNING: Location" >&2 || true
+  printf '%s\n' "$requirements" > "$shared_env.requirements.txt"
+  "$shared_env/bin/pip" install -q -r "$shared_env.requirements.txt" 2>&1 | grep -v "^WARNING: Location" >&2 || true
   "$shared_env/bin/python" -c "import torch, jinja2, yaml, pytest, expecttest" \
     || { echo "setup: the shared environment is incomplete" >&2; exit 1; }
+  "$shared_env/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" \
+    || { echo "setup: the shared environment has no torch $torch_version" >&2; exit 1; }
   touch "$shared_env/.complete"
 fi
 
 clone_env="$repo/build/venv"
+[ "$torch_version" = "$default_torch" ] || clone_env="$repo/build/torch-$torch_version/venv"
 shared_site=$("$shared_env/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 if [ ! -x "$clone_env/bin/python" ]; then
+  mkdir -p "$(dirname "$clone_env")"
   python3 -m venv --without-pip "$clone_env"
 fi
 clone_site=$("$clone_env/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")

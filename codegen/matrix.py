@@ -29,6 +29,7 @@ class MatrixRow:
     layouts: tuple[tuple[str, str], ...] = ()
     casts: tuple[tuple[str, str], ...] = ()  # (argument, dtype the SDK takes)
     functional: bool = True  # a functional ATen schema, not an out= or in-place variant
+    schema: str = ""  # the ATen schema registered against, in this torch
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               guards.to_text(kernel.guard) if kernel.guard is not None else "",
                               tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
                               tuple((c.argument, c.dtype) for c in kernel.casts),
-                              kernel.aten.kind == SchemaKind.functional))
+                              kernel.aten.kind == SchemaKind.functional, str(kernel.aten.schema)))
     custom = tuple(
         CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
                     custom.forward.launch.call_text,
@@ -127,6 +128,8 @@ def to_document(matrix: SupportMatrix) -> dict:
     ops = []
     for row in matrix.rows:
         entry = {"name": row.name, "dtypes": dict(row.statuses), "source": row.source}
+        if row.schema:
+            entry["schema"] = row.schema
         if row.sdk_call:
             entry["sdk_call"] = row.sdk_call
         if row.derived_from:

@@ -5,7 +5,7 @@
 # the autoload hook reads it before loading anything). Two vendors' wheels
 # installed together share torch_fl/ and keep their own vendors/<vendor>/.
 set(_vendor_dir torch_fl/vendors/${TORCH_FL_VENDOR})
-set(_generated ${PROJECT_SOURCE_DIR}/generated/${TORCH_FL_VENDOR})
+set(_generated ${TORCH_FL_GENERATED_DIR}/${TORCH_FL_VENDOR})
 
 file(READ ${_generated}/support_matrix.json _matrix)
 string(JSON TORCH_FL_DEVICE GET "${_matrix}" device)

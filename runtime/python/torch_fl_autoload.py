@@ -112,6 +112,7 @@ def _autoload() -> None:
                   "TORCH_FL_VENDOR to the one this process uses")
         for info in infos.values():
             _install_placeholder(torch, info["device"], reason)
+        _refuse_device_strings_until_chosen(torch, [info["device"] for info in infos.values()], reason)
         return
     (vendor, vendor_dir), = vendors.items()
     info = infos[vendor]
@@ -141,6 +142,33 @@ def _install_placeholder(torch, device: str, problem: str | None) -> None:
     placeholder = DevicePlaceholder(device, problem)
     setattr(torch, device, placeholder)
     sys.modules[f"torch.{device}"] = placeholder
+
+
+def _refuse_device_strings_until_chosen(torch, devices: list[str], reason: str) -> None:
+    """With no vendor chosen, PrivateUse1 has no name, so `device="mlu"` would meet PyTorch's
+    "Expected one of cpu, cuda, ... device type" error, which does not say what to do. A torch
+    function mode sees the string first (the argument parser only checks it is a str) and raises
+    the reason instead. It is pushed only in this misconfigured case (it costs every torch call a
+    Python frame), on the importing thread (modes are per thread), and stands aside once a vendor
+    is loaded. `torch.device("mlu")` itself is parsed in C++ and keeps PyTorch's message."""
+    from torch.overrides import TorchFunctionMode
+
+    class RefuseUnchosenVendorDevices(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if torch._C._get_privateuse1_backend_name() == "privateuseone":
+                for value in (*args, *kwargs.values()):
+                    if isinstance(value, str) and value.split(":")[0] in devices:
+                        raise RuntimeError(f"torch_fl: {reason} (device '{value}' in {_name_of(func)})")
+            return func(*args, **kwargs)
+
+    RefuseUnchosenVendorDevices().__enter__()
+
+
+def _name_of(func) -> str:
+    name = getattr(func, "__name__", repr(func))
+    owner = getattr(func, "__objclass__", None) or getattr(func, "__self__", None)
+    return f"{getattr(owner, '__name__', 'torch')}.{name}" if owner is not None else f"torch.{name}"
 
 
 class DevicePlaceholder(types.ModuleType):

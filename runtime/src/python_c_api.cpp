@@ -176,6 +176,15 @@ int tfl_memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes) {
   });
 }
 
+int tfl_device_busy_time(int device, uint64_t* busy_ns, uint64_t* elapsed_ns) {
+  return guarded([&] {
+    uint64_t busy = 0, elapsed = 0;
+    TORCH_FL_DRIVER_CHECK(torch_fl::driver().busy_time(resolve(device), &busy, &elapsed));
+    *busy_ns = busy;
+    *elapsed_ns = elapsed;
+  });
+}
+
 // A JSON list of {"op", "dtype", "reason", "count"}.
 const char* tfl_fallback_stats_json() {
   std::ostringstream out;

@@ -234,6 +234,14 @@ def test_two_vendor_wheels_need_torch_fl_vendor_and_say_so_on_first_use(installe
     assert "RuntimeError: torch_fl: Torch-FL wheels for several vendors are installed" in result.stderr
     assert "set TORCH_FL_VENDOR" in result.stderr
 
+    # A device string names the unchosen device: our reason, not PyTorch's "Expected one of cpu, ...".
+    for use in (f"torch.randn(2, device='{installed.device}')", f"torch.ones(2).to('{installed.device}:0')",
+                f"torch.zeros(2, device='{twin_vendor}')"):
+        refused = installed.run(f"import torch\ntry:\n    {use}\nexcept RuntimeError as e:\n    print(e)\n")
+        assert refused.returncode == 0, refused.stderr
+        assert "Torch-FL wheels for several vendors are installed" in refused.stdout, (use, refused.stdout)
+        assert "set TORCH_FL_VENDOR" in refused.stdout and "device '" in refused.stdout, refused.stdout
+
     chosen = installed.run(f"import torch\nprint(torch.randn(2, device='{installed.device}').device.type)\n",
                            TORCH_FL_VENDOR=VENDOR)
     assert chosen.returncode == 0, chosen.stderr

@@ -6,8 +6,10 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
+import torch
 
 import torch_fl
 
@@ -45,6 +47,29 @@ def test_info_reports_devices_memory_and_versions_as_json(device):
     for entry in info["devices"]:
         assert entry["total_bytes"] > 0
         assert entry["fragmentation_bytes"] == entry["reserved_bytes"] - entry["allocated_bytes"]
+        assert 0.0 <= entry["busy_share_since_start"] <= 1.0
+        assert entry["busy_share_since_start"] == round(entry["busy_ns"] / entry["elapsed_ns"], 4)
+        assert entry["busy_share_interval"] is None  # one reading: no interval yet
+
+
+def test_info_under_watch_reports_the_busy_share_since_the_last_reading(device):
+    """`info --watch` computes each refresh's share from two readings: a busy interval shows
+    near 1 and an idle one near 0, whatever the share since start."""
+    from torch_fl import cli
+    module = getattr(torch, device.type)
+    module.synchronize()
+    first = cli._info()
+    a = torch.randn(384, 384, device=device)
+    for _ in range(30):
+        a = (a @ a).tanh()
+    module.synchronize()
+    busy = cli._info(first)
+    time.sleep(0.3)
+    idle = cli._info(busy)
+    index = device.index or 0
+    assert busy["devices"][index]["busy_share_interval"] > 0.4, busy["devices"][index]
+    assert idle["devices"][index]["busy_share_interval"] < 0.1, idle["devices"][index]
+    assert "% since the last reading" in cli._format_utilisation(idle["devices"][index])
 
 
 def test_inventory_lists_native_and_fallback_overloads_with_their_counts(device, script, tmp_path):

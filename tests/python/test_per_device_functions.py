@@ -4,6 +4,7 @@ current: a function that ignores its argument, or acts on the current device
 only, fails here. Tests that need two devices say so and skip alone."""
 from __future__ import annotations
 
+import time
 import warnings
 
 import pytest
@@ -107,3 +108,30 @@ def test_fallback_stats_count_calls_not_records(device):
     stats = torch_fl.fallback_stats()
     assert stats.get("aten::special_bessel_j0.out") == {"Float": 3}, stats
     assert torch_fl.fallback_count() == 3
+
+
+@needs_two_devices
+def test_busy_time_counts_work_on_the_device_given_and_not_idle_time(device, mod):
+    """What `torch-fl info` reports as utilisation: queued matmuls on device 1 keep it busy for
+    most of the wall time they take; device 0 is not charged; an idle second is not busy."""
+    mod.synchronize(0)
+    mod.synchronize(1)
+    a = torch.randn(384, 384, device=f"{device.type}:1")
+    mod.synchronize(1)
+    busy_before, elapsed_before = mod.busy_time(f"{device.type}:1")
+    other_before, _ = mod.busy_time(0)
+    started = time.perf_counter()
+    for _ in range(30):
+        a = (a @ a).tanh()
+    mod.synchronize(1)
+    wall_ns = (time.perf_counter() - started) * 1e9
+    busy_after, elapsed_after = mod.busy_time(torch.device(device.type, 1))
+    assert busy_after - busy_before >= 0.5 * wall_ns, (busy_after - busy_before, wall_ns)
+    assert elapsed_after - elapsed_before >= busy_after - busy_before
+    assert mod.busy_time(0)[0] == other_before, "device 1's work was charged to device 0"
+
+    time.sleep(0.2)
+    busy_idle, elapsed_idle = mod.busy_time(1)
+    assert busy_idle - busy_after < 0.02e9, "an idle device counted as busy"
+    assert elapsed_idle - elapsed_after >= 0.2e9
+    assert abs(mod.utilization(1) - 100 * busy_idle / elapsed_idle) <= 1  # percent since the device came up

@@ -31,6 +31,14 @@ tflStatus memory_info(int32_t device, size_t* free_bytes, size_t* total_bytes) {
   return mluMemGetInfo(device, free_bytes, total_bytes);
 }
 
+tflStatus busy_time(int32_t device, uint64_t* busy_ns, uint64_t* elapsed_ns) {
+  uint64_t busy_us = 0, uptime_us = 0;
+  const mluRet_t ret = mluDeviceGetBusyTime(device, &busy_us, &uptime_us);
+  *busy_ns = busy_us * 1000;
+  *elapsed_ns = uptime_us * 1000;
+  return ret;
+}
+
 tflStatus device_malloc(int32_t device, size_t bytes, void** ptr) { return mluMalloc(device, ptr, bytes); }
 tflStatus device_free(int32_t, void* ptr) { return mluFree(ptr); }
 int32_t device_of_pointer(const void* ptr) { return mluPointerDevice(ptr); }

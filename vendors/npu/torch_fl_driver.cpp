@@ -36,6 +36,15 @@ tflStatus memory_info(int32_t device, size_t* free_bytes, size_t* total_bytes) {
   return error != NPU_SUCCESS ? error : npurtGetMemInfo(free_bytes, total_bytes);
 }
 
+tflStatus busy_time(int32_t device, uint64_t* busy_ns, uint64_t* elapsed_ns) {
+  npurtUtilization utilization{};
+  npuError error = npurtSetDevice(device);
+  if (error == NPU_SUCCESS) error = npurtGetDeviceUtilization(&utilization);
+  *busy_ns = utilization.busyNs;
+  *elapsed_ns = utilization.uptimeNs;
+  return error;
+}
+
 tflStatus device_malloc(int32_t device, size_t bytes, void** ptr) {
   const npuError error = npurtSetDevice(device);
   return error != NPU_SUCCESS ? error : npurtMalloc(ptr, bytes);

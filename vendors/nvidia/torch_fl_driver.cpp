@@ -47,6 +47,14 @@ tflStatus memory_info(int32_t device, size_t* free_bytes, size_t* total_bytes) {
   return noted(error, "cudaMemGetInfo");
 }
 
+// The CUDA runtime has no busy-time query (NVML's utilisation samples do; this
+// library does not link NVML), so `torch-fl info` shows the utilisation as unknown.
+tflStatus busy_time(int32_t, uint64_t* busy_ns, uint64_t* elapsed_ns) {
+  *busy_ns = *elapsed_ns = 0;
+  last_detail = "busy_time: the CUDA runtime has no device busy-time query (NVML has; not linked)";
+  return static_cast<tflStatus>(cudaErrorNotSupported);
+}
+
 tflStatus device_malloc(int32_t device, size_t bytes, void** ptr) {
   cudaError_t error = cudaSetDevice(device);
   if (error == cudaSuccess) error = cudaMalloc(ptr, bytes);

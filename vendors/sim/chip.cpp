@@ -46,9 +46,11 @@ Chip::Chip(const ChipConfig& config) : alignment_(config.alignment) {
   try {
     for (size_t i = 0; i < *count; ++i) {
       arenas_.push_back(std::make_unique<DeviceArena>(*memory_mb << 20, config.alignment, *protect != 0));
+      busy_clocks_.push_back(std::make_unique<BusyClock>());
     }
   } catch (const std::exception& error) {  // e.g. the address space cannot be reserved: no C++ exception crosses the C API
     arenas_.clear();
+    busy_clocks_.clear();
     configuration_error_ = config.env_prefix + "_DEVICES=" + std::to_string(*count) + " x " + config.env_prefix +
                            "_MEMORY_MB=" + std::to_string(*memory_mb) + ": " + error.what();
   }
@@ -64,6 +66,14 @@ std::string Chip::out_of_memory_detail(int device, size_t bytes) const {
 
 DeviceArena* Chip::arena(int device) const {
   return device >= 0 && static_cast<size_t>(device) < arenas_.size() ? arenas_[device].get() : nullptr;
+}
+
+BusyClock* Chip::busy_clock(int device) const {
+  return arena(device) ? busy_clocks_[device].get() : nullptr;
+}
+
+std::unique_ptr<WorkQueue> Chip::new_queue(int device, int priority) const {
+  return std::make_unique<WorkQueue>(device, priority, busy_clock(device));
 }
 
 int Chip::device_owning(const void* ptr) const {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "busy_clock.h"
 #include "device_arena.h"
 #include "work_queue.h"
 
@@ -47,6 +48,11 @@ class Chip {
   // Whether [ptr, ptr + bytes) lies inside one live allocation of some device.
   bool resident(const void* ptr, size_t bytes) const;
 
+  // A new queue of `device` (which must exist), counted in the device's busy time.
+  std::unique_ptr<WorkQueue> new_queue(int device, int priority) const;
+  // nullptr for an index out of range.
+  BusyClock* busy_clock(int device) const;
+
   // Queues `work` on `queue`; it runs with every device's memory accessible
   // to the simulator (see DeviceArena's protection mode).
   void enqueue(WorkQueue& queue, WorkQueue::Task work) const;
@@ -56,6 +62,7 @@ class Chip {
 
  private:
   std::vector<std::unique_ptr<DeviceArena>> arenas_;
+  std::vector<std::unique_ptr<BusyClock>> busy_clocks_;  // one per arena
   size_t alignment_;
   std::string configuration_error_;
 };

@@ -5,7 +5,8 @@
 
 namespace torch_fl::sim {
 
-WorkQueue::WorkQueue(int device, int priority) : device_(device), priority_(priority) {
+WorkQueue::WorkQueue(int device, int priority, BusyClock* busy_clock)
+    : device_(device), priority_(priority), busy_clock_(busy_clock) {
   worker_ = std::thread([this] { run(); });
 }
 
@@ -21,6 +22,7 @@ WorkQueue::~WorkQueue() {
 void WorkQueue::submit(Task task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (busy_clock_ && submitted_ == completed_) busy_clock_->queue_became_busy();
     tasks_.push_back(std::move(task));
     ++submitted_;
     submitted_signal_.store(submitted_, std::memory_order_release);
@@ -74,6 +76,7 @@ void WorkQueue::run() {
     lock.lock();
     if (!error.empty() && first_error_.empty()) first_error_ = std::move(error);
     ++completed_;
+    if (busy_clock_ && completed_ == submitted_) busy_clock_->queue_became_idle();
     work_done_.notify_all();
   }
 }

@@ -14,6 +14,8 @@
 #include <string>
 #include <thread>
 
+#include "busy_clock.h"
+
 namespace torch_fl::sim {
 
 class WorkQueue {
@@ -21,7 +23,8 @@ class WorkQueue {
   // A task returns an empty string on success, or the failure's message.
   using Task = std::function<std::string()>;
 
-  WorkQueue(int device, int priority);
+  // `busy_clock` (the device's, may be null) hears when this queue gains and drains work.
+  WorkQueue(int device, int priority, BusyClock* busy_clock = nullptr);
   ~WorkQueue();
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
@@ -42,6 +45,7 @@ class WorkQueue {
 
   const int device_;
   const int priority_;
+  BusyClock* const busy_clock_;
   std::atomic<uint64_t> submitted_signal_{0};  // submitted_, readable without the lock
   std::mutex mutex_;  // guards everything below
   std::condition_variable work_ready_;

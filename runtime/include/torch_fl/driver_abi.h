@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TFL_DRIVER_ABI_VERSION 2
+#define TFL_DRIVER_ABI_VERSION 3
 #define TFL_MAX_DIMS 12
 
 typedef int32_t tflStatus;
@@ -111,6 +111,11 @@ typedef struct {
   /* Host→device copy ordered on `stream` that returns once the data is on the
    * device: no staging copy is needed, since the host buffer is read in place. */
   tflStatus (*memcpy_h2d_sync)(void* dst, const void* src, size_t bytes, tflStream stream);
+
+  /* How long the device has had work queued or running on any stream (overlap counted
+   * once), and how long since it came up, in nanoseconds: `torch-fl info`'s utilisation.
+   * A chip that cannot tell returns a failure status (last_error_detail says why). */
+  tflStatus (*busy_time)(int32_t device, uint64_t* busy_ns, uint64_t* elapsed_ns);
 } TflDriver;
 
 /* For an adapter that names its functions after the table's fields (as
@@ -123,7 +128,7 @@ typedef struct {
         device_malloc, device_free, device_of_pointer, stream_create, stream_destroy, stream_synchronize,  \
         stream_query, event_create, event_destroy, event_record, event_query, event_synchronize,           \
         stream_wait_event, event_elapsed_ms, memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided,             \
-        status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync                         \
+        status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync, busy_time              \
   }
 
 /* Implemented by each vendor library. */

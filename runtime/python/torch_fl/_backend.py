@@ -41,13 +41,21 @@ class Backend:
             raise _ERRORS.get(status, RuntimeError)(message)
 
 
+def source_build_root() -> str:
+    """Where `make backend` put this torch's builds: build/ for the default torch,
+    build/torch-<version>/ for another (make TORCH=<version>)."""
+    versioned = os.path.join(_REPO_ROOT, "build", f"torch-{torch.__version__.split('+')[0]}")
+    return versioned if os.path.isdir(versioned) else os.path.join(_REPO_ROOT, "build")
+
+
 def built_libraries() -> dict[str, str]:
-    """vendor → backend library path, for every vendor built by `make backend`
-    (build/<vendor>/; sanitizer builds such as build/<vendor>-asan are not loadable)."""
+    """vendor → backend library path, for every vendor built by `make backend` for this torch
+    (<build root>/<vendor>/; sanitizer builds such as build/<vendor>-asan are not loadable)."""
+    root = source_build_root()
     found = {}
-    for path in glob.glob(os.path.join(_REPO_ROOT, "build", "*", "vendors", "*", "libtorch_fl_*.so")):
+    for path in glob.glob(os.path.join(root, "*", "vendors", "*", "libtorch_fl_*.so")):
         vendor = os.path.basename(path)[len("libtorch_fl_"):-len(".so")]
-        if os.path.relpath(path, os.path.join(_REPO_ROOT, "build")).split(os.sep)[0] == vendor:
+        if os.path.relpath(path, root).split(os.sep)[0] == vendor:
             found[vendor] = path
     return found
 
@@ -126,6 +134,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_reset_peak_memory_stats": [c_int],
         "tfl_empty_cache": [],
         "tfl_memory_info": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
+        "tfl_device_busy_time": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
         "tfl_reset_fallback_stats": [],
         "tfl_set_forced_fallbacks": [c_char_p],
         "tfl_set_log_level": [c_int],
@@ -174,8 +183,10 @@ def repo_root() -> str:
 
 def data_file(vendor: str, name: str) -> str:
     """A file the vendor's build ships beside its library (support_matrix.json, ...): from the
-    installed wheel's torch_fl/vendors/<vendor>/, or from generated/<vendor>/ in the source tree."""
+    installed wheel's torch_fl/vendors/<vendor>/, or in the source tree from generated/<vendor>/
+    (build/torch-<version>/generated/<vendor>/ for a torch other than the default)."""
     installed = installed_vendors()
     if vendor in installed:
         return os.path.join(installed[vendor], name)
-    return os.path.join(_REPO_ROOT, "generated", vendor, name)
+    versioned = os.path.join(source_build_root(), "generated", vendor, name)
+    return versioned if os.path.exists(versioned) else os.path.join(_REPO_ROOT, "generated", vendor, name)

@@ -10,7 +10,25 @@ import sys
 import time
 
 
-def _info() -> dict:
+def _busy_share(busy_ns: int, elapsed_ns: int) -> float:
+    return round(busy_ns / elapsed_ns, 4) if elapsed_ns > 0 else 0.0
+
+
+def _utilisation(device_module, index: int, previous: dict | None) -> dict:
+    """Busy share of the device's queues since it came up and, under --watch, since the last reading;
+    None where the chip cannot tell (the driver's reason is kept)."""
+    try:
+        busy, elapsed = device_module.busy_time(index)
+    except RuntimeError as error:
+        return {"busy_share_since_start": None, "busy_share_interval": None, "utilisation_unknown": str(error)}
+    interval = None
+    if previous and previous.get("busy_ns") is not None:
+        interval = _busy_share(busy - previous["busy_ns"], elapsed - previous["elapsed_ns"])
+    return {"busy_ns": busy, "elapsed_ns": elapsed, "busy_share_since_start": _busy_share(busy, elapsed),
+            "busy_share_interval": interval}
+
+
+def _info(previous: dict | None = None) -> dict:
     import torch
     import torch_fl
     from torch_fl import device_module
@@ -20,9 +38,10 @@ def _info() -> dict:
         stats = device_module.memory_stats(index)
         free, total = device_module.mem_get_info(index)
         allocated, reserved = stats["allocated_bytes.all.current"], stats["reserved_bytes.all.current"]
+        before = previous["devices"][index] if previous and index < len(previous["devices"]) else None
         devices.append({"index": index, "name": device_module.get_device_name(index), "allocated_bytes": allocated,
                         "reserved_bytes": reserved, "fragmentation_bytes": reserved - allocated,
-                        "total_bytes": total, "free_bytes": free})
+                        "total_bytes": total, "free_bytes": free, **_utilisation(device_module, index, before)})
     fallbacks = torch_fl.fallback_count()
     return {"vendor": torch_fl.vendor(), "device": torch_fl.device().type, "torch": torch.__version__,
             "built_for_torch": matrix.get("torch_version"), "spec_sha256": matrix.get("spec_sha256"),
@@ -37,14 +56,24 @@ def _print_info(info: dict) -> None:
         mib = 1 << 20
         print(f"  {info['device']}:{d['index']} {d['name']}: {d['allocated_bytes'] / mib:.1f} MiB allocated, "
               f"{d['reserved_bytes'] / mib:.1f} MiB reserved ({d['fragmentation_bytes'] / mib:.1f} MiB cached, "
-              f"unallocated), {d['total_bytes'] / mib:.0f} MiB total")
+              f"unallocated), {d['total_bytes'] / mib:.0f} MiB total, {_format_utilisation(d)}")
     print(f"  CPU fallback calls in this process: {info['fallback_calls']}; forced: "
           f"{', '.join(info['forced_fallbacks']) or 'none'}")
 
 
+def _format_utilisation(d: dict) -> str:
+    if d["busy_share_since_start"] is None:
+        return "utilisation unknown"
+    text = f"queues busy {100 * d['busy_share_since_start']:.1f}% since start"
+    if d["busy_share_interval"] is not None:
+        text += f", {100 * d['busy_share_interval']:.1f}% since the last reading"
+    return text
+
+
 def cmd_info(args) -> int:
+    info = None
     while True:
-        info = _info()
+        info = _info(info)
         print(json.dumps(info, indent=1)) if args.json else _print_info(info)
         if not args.watch:
             return 0

@@ -34,7 +34,8 @@ _CUDA_NAMES = ("is_available", "device_count", "current_device", "set_device", "
                "reset_peak_memory_stats", "empty_cache", "mem_get_info", "Stream", "Event", "current_stream",
                "default_stream", "stream", "set_stream", "manual_seed", "manual_seed_all", "seed", "seed_all",
                "initial_seed", "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all",
-               "get_device_name", "get_device_properties", "get_device_capability", "is_initialized", "init")
+               "get_device_name", "get_device_properties", "get_device_capability", "is_initialized", "init",
+               "utilization")
 
 
 @dataclass

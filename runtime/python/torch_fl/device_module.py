@@ -242,6 +242,21 @@ def mem_get_info(device: DeviceLike = None) -> tuple[int, int]:
     return free.value, total.value
 
 
+def busy_time(device: DeviceLike = None) -> tuple[int, int]:
+    """(busy, elapsed) nanoseconds: how long the device has had work queued or running on
+    any stream, and how long since it came up. Two readings give the utilisation between them."""
+    busy, elapsed = ctypes.c_uint64(), ctypes.c_uint64()
+    _lib().call("tfl_device_busy_time", _index(device), ctypes.byref(busy), ctypes.byref(elapsed))
+    return busy.value, elapsed.value
+
+
+def utilization(device: DeviceLike = None) -> int:
+    """Percent of the time since the device came up that it had work (as torch.cuda.utilization,
+    whose window is NVML's sample period instead)."""
+    busy, elapsed = busy_time(device)
+    return round(100 * busy / elapsed) if elapsed else 0
+
+
 def manual_seed(seed: int) -> None:
     _lib().call("tfl_manual_seed", current_device(), int(seed) & 0xFFFF_FFFF_FFFF_FFFF)
 

@@ -73,11 +73,21 @@ mluRet_t mluMemGetInfo(int device, size_t* free_bytes, size_t* total_bytes) {
   return MLU_RET_SUCCESS;
 }
 
+mluRet_t mluDeviceGetBusyTime(int device, uint64_t* busy_us, uint64_t* uptime_us) {
+  torch_fl::sim::BusyClock* clock = chip().busy_clock(device);
+  if (!clock) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluDeviceGetBusyTime: device " + std::to_string(device));
+  uint64_t busy_ns = 0, uptime_ns = 0;
+  clock->read(&busy_ns, &uptime_ns);
+  *busy_us = busy_ns / 1000;
+  *uptime_us = uptime_ns / 1000;
+  return MLU_RET_SUCCESS;
+}
+
 int mluPointerDevice(const void* ptr) { return chip().device_owning(ptr); }
 
 mluRet_t mluQueueCreate(int device, int priority, mluQueue_t* queue) {
   if (!chip().arena(device)) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluQueueCreate: device " + std::to_string(device));
-  *queue = new mluQueue_{{std::make_unique<torch_fl::sim::WorkQueue>(device, priority)}};
+  *queue = new mluQueue_{{chip().new_queue(device, priority)}};
   return MLU_RET_SUCCESS;
 }
 

@@ -52,6 +52,8 @@ mluRet_t mluGetDeviceProperties(int device, mluDeviceProp_t* prop);
 mluRet_t mluMalloc(int device, void** ptr, size_t bytes);
 mluRet_t mluFree(void* ptr);
 mluRet_t mluMemGetInfo(int device, size_t* free_bytes, size_t* total_bytes);
+/* Microseconds the device has had work in any queue, and since it came up. */
+mluRet_t mluDeviceGetBusyTime(int device, uint64_t* busy_us, uint64_t* uptime_us);
 /* The device owning ptr, or -1. */
 int mluPointerDevice(const void* ptr);
 

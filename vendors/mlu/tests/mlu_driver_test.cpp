@@ -178,6 +178,45 @@ TEST(MluDriver, NotifiersMeasureElapsedTime) {
   mluQueueDestroy(q);
 }
 
+// Busy time is the union of the device's queues' work: two queues holding work
+// through the same 80 ms count 80 ms, not 160; an idle device does not count;
+// another device's work is not this one's.
+TEST(MluDriver, BusyTimeCountsOverlappingQueuesOnce) {
+  mluQueue_t first = nullptr, second = nullptr;
+  ASSERT_EQ(mluQueueCreate(0, 0, &first), MLU_RET_SUCCESS);
+  ASSERT_EQ(mluQueueCreate(0, 0, &second), MLU_RET_SUCCESS);
+  uint64_t busy0 = 0, uptime0 = 0, other_busy0 = 0, other_uptime0 = 0;
+  ASSERT_EQ(mluDeviceGetBusyTime(0, &busy0, &uptime0), MLU_RET_SUCCESS);
+  ASSERT_EQ(mluDeviceGetBusyTime(1, &other_busy0, &other_uptime0), MLU_RET_SUCCESS);
+  std::atomic<bool> release{false};
+  for (mluQueue_t q : {first, second}) {
+    mlu_sim::enqueue(q, [&]() -> std::string {
+      while (!release) std::this_thread::sleep_for(std::chrono::microseconds(200));
+      return "";
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  release = true;
+  ASSERT_EQ(mluQueueSync(first), MLU_RET_SUCCESS);
+  ASSERT_EQ(mluQueueSync(second), MLU_RET_SUCCESS);
+  uint64_t busy1 = 0, uptime1 = 0;
+  ASSERT_EQ(mluDeviceGetBusyTime(0, &busy1, &uptime1), MLU_RET_SUCCESS);
+  EXPECT_GE(busy1 - busy0, 78'000u);
+  EXPECT_LT(busy1 - busy0, 140'000u) << "overlapping queues were counted twice";
+  EXPECT_GE(uptime1 - uptime0, busy1 - busy0);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  uint64_t busy2 = 0, uptime2 = 0, other_busy1 = 0, other_uptime1 = 0;
+  ASSERT_EQ(mluDeviceGetBusyTime(0, &busy2, &uptime2), MLU_RET_SUCCESS);
+  EXPECT_LT(busy2 - busy1, 5'000u) << "an idle device counted as busy";
+  EXPECT_GE(uptime2 - uptime1, 50'000u);
+  ASSERT_EQ(mluDeviceGetBusyTime(1, &other_busy1, &other_uptime1), MLU_RET_SUCCESS);
+  EXPECT_EQ(other_busy1, other_busy0) << "device 0's work counted on device 1";
+  EXPECT_EQ(mluDeviceGetBusyTime(7, &busy2, &uptime2), MLU_RET_ERR_INVALID_DEVICE);
+  mluQueueDestroy(first);
+  mluQueueDestroy(second);
+}
+
 // Protection mode: a host read of device memory must crash, not pass. Run in
 // a child process (death test) with protection switched on before the devices exist.
 TEST(MluDriverDeathTest, HostAccessToProtectedDeviceMemoryCrashes) {

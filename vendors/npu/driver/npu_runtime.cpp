@@ -86,13 +86,20 @@ npuError npurtGetMemInfo(size_t* free_bytes, size_t* total_bytes) {
   return NPU_SUCCESS;
 }
 
+npuError npurtGetDeviceUtilization(npurtUtilization* utilization) {
+  torch_fl::sim::BusyClock* clock = chip().busy_clock(current_device);
+  if (!clock) return fail(NPU_ERROR_INVALID_DEVICE, "npurtGetDeviceUtilization: no current device");
+  clock->read(&utilization->busyNs, &utilization->uptimeNs);
+  return NPU_SUCCESS;
+}
+
 npuError npurtPointerGetDevice(const void* ptr, int32_t* device) {
   *device = chip().device_owning(ptr);
   return *device < 0 ? fail(NPU_ERROR_INVALID_ADDRESS, "npurtPointerGetDevice: not device memory") : NPU_SUCCESS;
 }
 
 npuError npurtCreateStreamWithPriority(npurtStream* stream, int32_t priority) {
-  *stream = new npurtStream_{{std::make_unique<torch_fl::sim::WorkQueue>(current_device, priority)}};
+  *stream = new npurtStream_{{chip().new_queue(current_device, priority)}};
   return NPU_SUCCESS;
 }
 

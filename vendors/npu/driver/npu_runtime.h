@@ -65,6 +65,11 @@ npuError npurtGetDevice(int32_t* device);
 npuError npurtMalloc(void** ptr, size_t size);
 npuError npurtFree(void* ptr);
 npuError npurtGetMemInfo(size_t* free_bytes, size_t* total_bytes);
+typedef struct {
+  uint64_t busyNs;   /* time with work in any stream */
+  uint64_t uptimeNs; /* time since the device came up */
+} npurtUtilization;
+npuError npurtGetDeviceUtilization(npurtUtilization* utilization);
 /* NPU_ERROR_INVALID_ADDRESS when ptr is not device memory. */
 npuError npurtPointerGetDevice(const void* ptr, int32_t* device);
 

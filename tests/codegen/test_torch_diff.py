@@ -1,0 +1,83 @@
+"""`codegen diff-torch` and the notes `generate` prints for another torch: ATen's
+changes between releases, tied to the spec entries they touch."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from codegen import torch_diff
+from codegen.__main__ import REPO_ROOT
+
+BEFORE = """
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+- func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+- func: frobnicate(Tensor self) -> Tensor
+- func: old_only(Tensor self) -> Tensor
+"""
+AFTER = """
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1, bool fast=False) -> Tensor
+- func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+- func: frobnicate(Tensor  self) -> Tensor
+- func: new_only(Tensor self) -> Tensor
+"""
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_diff_lists_added_removed_changed_and_the_spec_entries_touched(tmp_path):
+    result = torch_diff.diff(torch_diff.read_schemas(write(tmp_path, "a.yaml", BEFORE)),
+                             torch_diff.read_schemas(write(tmp_path, "b.yaml", AFTER)),
+                             torch_diff.load_specs(REPO_ROOT), "2.13.0", "2.14.1")
+    kinds = {c.overload: c.kind for c in result.changes}
+    # Whitespace alone is not a change; add_.Tensor is unchanged.
+    assert kinds == {"aten::add.Tensor": "changed", "aten::old_only": "removed", "aten::new_only": "added"}
+    add = next(c for c in result.changes if c.overload == "aten::add.Tensor")
+    assert "bool fast=False" in add.after and "fast" not in add.before
+    touched = {(e.vendor, e.op) for e in add.touches}
+    assert {("mlu", "add.Tensor"), ("npu", "add.Tensor")} <= touched
+    assert all(e.location.startswith(f"specs/{e.vendor}.yaml:") for e in add.touches)
+    assert result.changes[0].overload == "aten::add.Tensor"  # what touches a spec comes first
+    report = "\n".join(torch_diff.format_report(result))
+    assert "1 overloads added, 1 removed, 1 changed; 1 of them touch a spec entry" in report
+    assert "specs/mlu.yaml:" in report
+
+
+def test_the_command_line_prints_the_report_and_writes_json(tmp_path):
+    out = tmp_path / "diff.json"
+    run = subprocess.run([sys.executable, "-m", "codegen", "diff-torch", write(tmp_path, "a.yaml", BEFORE),
+                          write(tmp_path, "b.yaml", AFTER), "--names", "2.13.0", "2.14.1", "--json", str(out)],
+                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "ATen from torch 2.13.0 to 2.14.1" in run.stdout
+    document = json.loads(out.read_text())
+    assert document["counts"] == {"added": 1, "removed": 1, "changed": 1}
+    missing = subprocess.run([sys.executable, "-m", "codegen", "diff-torch", "no-such.yaml", "b.yaml"],
+                             cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "no such file: no-such.yaml" in missing.stderr
+
+
+def test_generating_for_another_torch_notes_each_registered_schema_that_changed():
+    reference = {"torch_version": "2.13.0", "ops": [
+        {"name": "add.Tensor", "source": "specs/mlu.yaml:36", "schema": "add.Tensor(Tensor self) -> Tensor"},
+        {"name": "relu", "source": "specs/mlu.yaml:63", "schema": "relu(Tensor self) -> Tensor"},
+        {"name": "gone", "source": "specs/mlu.yaml:70", "schema": "gone(Tensor self) -> Tensor"}]}
+    current = {"torch_version": "2.14.1", "ops": [
+        {"name": "add.Tensor", "source": "specs/mlu.yaml:36", "schema": "add.Tensor(Tensor self, bool f=False) -> Tensor"},
+        {"name": "relu", "source": "specs/mlu.yaml:63", "schema": "relu(Tensor self) -> Tensor"}]}
+    notes = torch_diff.notes_against_reference(reference, current)
+    assert len(notes) == 2, notes
+    assert notes[0].startswith("note: specs/mlu.yaml:36: aten::add.Tensor: the schema changed from torch 2.13.0 to 2.14.1")
+    assert "bool f=False" in notes[0]
+    assert "aten::gone is registered for torch 2.13.0 but not for 2.14.1" in notes[1]
+
+
+def test_the_committed_matrix_records_each_registered_schema():
+    with open(os.path.join(REPO_ROOT, "generated", "mlu", "support_matrix.json")) as f:
+        ops = {op["name"]: op for op in json.load(f)["ops"]}
+    assert ops["add.Tensor"]["schema"].startswith("add.Tensor(Tensor self, Tensor other")
