@@ -10,9 +10,11 @@ export TORCH_FL_TORCH := $(TORCH)
 ifeq ($(TORCH),$(DEFAULT_TORCH))
 BUILD_ROOT := $(ROOT)/build
 GENERATED := $(ROOT)/generated
+DIST := dist
 else
 BUILD_ROOT := $(ROOT)/build/torch-$(TORCH)
 GENERATED := $(BUILD_ROOT)/generated
+DIST := dist/torch-$(TORCH)
 endif
 PYTHON := $(BUILD_ROOT)/venv/bin/python
 BUILD := $(BUILD_ROOT)/$(VENDOR)
@@ -27,7 +29,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance bench demo python-path clean gpu-check vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -53,13 +55,14 @@ backend: generate
 		>$(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# The vendor's wheel, dist/torch_fl_<vendor>-*.whl, by scikit-build-core (pyproject.toml)
+# The vendor's wheel, dist/torch_fl_<vendor>-*.whl (dist/torch-<version>/ for another
+# torch), by scikit-build-core (pyproject.toml)
 # in the build tree of `make backend`: after it, only packing is left.
 wheel: backend
-	@mkdir -p dist
-	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps -w dist -C vendor=$(VENDOR) -C build-dir=$(BUILD) . \
+	@mkdir -p $(DIST)
+	@$(PYTHON) -m pip wheel -q --no-build-isolation --no-deps -w $(DIST) -C vendor=$(VENDOR) -C build-dir=$(BUILD) . \
 		>$(BUILD)/wheel.log 2>&1 || { cat $(BUILD)/wheel.log; exit 1; }
-	@ls -1 dist/torch_fl_$(VENDOR)-*.whl
+	@ls -1 $(DIST)/torch_fl_$(VENDOR)-*.whl
 
 test: setup check-generated test-codegen
 	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python test-packaging VENDOR=$$v || exit 1; done
@@ -128,6 +131,12 @@ test-sanitize: generate
 
 conformance: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance_tool/run.py --vendor $(VENDOR)
+
+# The published support site, build/site/ (static): every vendor x torch this checkout
+# generated or verified (conformance where it ran), the vendor comparison and the
+# torch diffs of build/reports/; a screenshot beside it where chromium is installed.
+site: setup
+	@$(PYTHON) tests/conformance_tool/support_site.py --out build/site
 
 demo: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) -m torch_fl.demo

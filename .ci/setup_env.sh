@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up for Torch-FL (`make setup` runs this).
 #
-# 1. Debian packages the C++ build and tests need, installed only if missing.
+# 1. Debian packages the C++ build and tests need (chromium: the support site's
+#    browser test), installed only if missing.
 # 2. A shared Python environment, cached outside the clone and keyed by the hash
 #    of requirements.txt, so every clone of the repository (CI is a fresh clone)
 #    reuses it instead of reinstalling torch.
@@ -24,7 +25,7 @@ if [ -z "$torch_line" ]; then
 fi
 
 need_apt=()
-for pkg in libgtest-dev ninja-build ccache cmake g++; do
+for pkg in libgtest-dev ninja-build ccache cmake g++ chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

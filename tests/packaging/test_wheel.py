@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import email.parser
-import glob
 import json
 import os
 import shutil
@@ -53,17 +52,20 @@ class Installed:
 
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory) -> Installed:
-    python = os.path.join(REPO, "build", "venv", "bin", "python")
+    python = sys.executable  # the interpreter of `make test-packaging`, for its torch (TORCH=<version>)
     probe = subprocess.run([python, "-c", "import torch_fl; print(torch_fl.device_count())"], capture_output=True,
                            text=True, env=dict(os.environ, TORCH_FL_VENDOR=VENDOR), timeout=300)
     assert probe.returncode == 0, f"the {VENDOR} backend does not load from the build tree:\n{probe.stderr}"
     if probe.stdout.strip() == "0":
         pytest.skip(f"no {VENDOR} device on this machine (torch_fl.device_count() == 0): the wheel's autoload "
                     "tests need one")
-    build = subprocess.run(["make", "-s", "--no-print-directory", "wheel", f"VENDOR={VENDOR}"], cwd=REPO,
+    torch_version = os.environ.get("TORCH_FL_TORCH")  # set by the Makefile
+    build = subprocess.run(["make", "-s", "--no-print-directory", "wheel", f"VENDOR={VENDOR}",
+                            *([f"TORCH={torch_version}"] if torch_version else [])], cwd=REPO,
                            capture_output=True, text=True, timeout=3600)
     assert build.returncode == 0, build.stdout + build.stderr
-    wheel, = glob.glob(os.path.join(REPO, "dist", f"torch_fl_{VENDOR}-*.whl"))
+    wheel = os.path.join(REPO, build.stdout.strip().splitlines()[-1])  # `make wheel` prints the wheel's path
+    assert os.path.isfile(wheel), build.stdout
     root = tmp_path_factory.mktemp("wheel")
     venv_python = make_wheel_venv(str(root / "venv"), [wheel])
     site = subprocess.run([venv_python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
