@@ -4,8 +4,12 @@ VENDOR ?= mlu
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 # TORCH=<version> builds and tests against another torch of .ci/torch_versions; the
 # first line there is the default, whose output is the committed generated/.
-DEFAULT_TORCH := $(shell grep -v '^\#' $(ROOT)/.ci/torch_versions | head -1 | cut -d'|' -f1 | tr -d ' ')
+DEFAULT_TORCH := $(shell grep -v '^\#' $(ROOT)/.ci/torch_versions | grep -v '^ *$$' | head -1 | cut -d'|' -f1 | tr -d ' ')
 TORCH ?= $(DEFAULT_TORCH)
+SUPPORTED_TORCH := $(shell grep -v '^\#' $(ROOT)/.ci/torch_versions | grep -v '^ *$$' | cut -d'|' -f1 | tr -d ' ')
+ifeq ($(filter $(TORCH),$(SUPPORTED_TORCH)),)
+$(error TORCH=$(TORCH) is not supported; the supported versions are $(SUPPORTED_TORCH) (.ci/torch_versions says why each is there))
+endif
 export TORCH_FL_TORCH := $(TORCH)
 ifeq ($(TORCH),$(DEFAULT_TORCH))
 BUILD_ROOT := $(ROOT)/build
@@ -29,7 +33,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -103,8 +107,9 @@ bench: backend
 # What autoload adds to `import torch` (bench/import_bench.py), with this vendor's wheel
 # in a temporary venv.
 bench-import: wheel
-	@$(PYTHON) tests/packaging/wheel_venv.py build/import-bench-venv dist/torch_fl_$(VENDOR)-*.whl >/dev/null
-	@mkdir -p build/bench && cd build && import-bench-venv/bin/python ../bench/import_bench.py --json bench/import.json
+	@$(PYTHON) tests/packaging/wheel_venv.py $(BUILD_ROOT)/import-bench-venv $(DIST)/torch_fl_$(VENDOR)-*.whl >/dev/null
+	@mkdir -p $(BUILD_ROOT)/bench && cd $(BUILD_ROOT) && import-bench-venv/bin/python $(ROOT)/bench/import_bench.py \
+		--json bench/import.json
 
 # The C++ and Python suites under AddressSanitizer + UndefinedBehaviorSanitizer; the
 # simulated driver's concurrency tests and the multi-thread, multi-stream,
@@ -130,7 +135,8 @@ test-sanitize: generate
 	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\.|RuntimeStress\\."
 
 conformance: backend
-	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance_tool/run.py --vendor $(VENDOR)
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance_tool/run.py --vendor $(VENDOR) \
+		--generated $(GENERATED) --out-dir $(BUILD)
 
 # The published support site, build/site/ (static): every vendor x torch this checkout
 # generated or verified (conformance where it ran), the vendor comparison and the
@@ -160,8 +166,16 @@ vendor-lines: setup
 clean:
 	rm -rf build
 
-# The checks that need a GPU, as one command for a machine lent with one (see
-# README, "A real vendor"): the nvidia vendor's tests, its conformance and its
-# benchmark against torch.cuda. Needs the prepared environment (make setup).
+# The checks that need a GPU, as one command for a lent machine with one (see README,
+# "A real vendor"): offline, with that machine's python3 and torch, no `make setup`
+# (vendors/nvidia/gpu_check.sh says what it runs and where the logs go: $OUT).
+# `make gpu-deps` here fills build/gpu-deps/ with what that machine lacks (carry it).
+STAGE ?= all
 gpu-check:
-	@$(MAKE) --no-print-directory test-cpp test-python conformance bench VENDOR=nvidia
+	@STAGE=$(STAGE) bash vendors/nvidia/gpu_check.sh
+
+gpu-deps: setup
+	@mkdir -p build/gpu-deps
+	@$(PYTHON) -m pip download -q --no-deps --only-binary=:all: -d build/gpu-deps expecttest==0.3.0
+	@rm -rf build/gpu-deps/googletest && cp -r /usr/src/googletest build/gpu-deps/googletest
+	@du -sh build/gpu-deps

@@ -15,12 +15,13 @@ cache_root=${TORCH_FL_CACHE:-$HOME/.cache/torch_fl}
 # TORCH_FL_TORCH=<version>: an environment for another torch of .ci/torch_versions
 # (`make ... TORCH=<version>`); its interpreter is build/torch-<version>/venv.
 versions_file="$repo/.ci/torch_versions"
-default_torch=$(grep -v '^#' "$versions_file" | head -1 | cut -d'|' -f1 | tr -d ' ')
+versions=$(grep -v '^#' "$versions_file" | grep -v '^ *$')
+default_torch=$(echo "$versions" | head -1 | cut -d'|' -f1 | tr -d ' ')
 torch_version=${TORCH_FL_TORCH:-$default_torch}
-torch_line=$(grep -v '^#' "$versions_file" | awk -F'|' -v OFS='|' -v v="$torch_version" '{gsub(/ /, "", $1)} $1 == v')
+torch_line=$(echo "$versions" | awk -F'|' -v OFS='|' -v v="$torch_version" '{gsub(/ /, "", $1)} $1 == v')
 if [ -z "$torch_line" ]; then
   echo "setup: torch $torch_version is not supported; the supported versions (.ci/torch_versions) are:" >&2
-  grep -v '^#' "$versions_file" | awk -F'|' '{printf "  %s:%s\n", $1, $3}' >&2
+  echo "$versions" | awk -F'|' '{printf "  %s:%s\n", $1, $3}' >&2
   exit 2
 fi
 
@@ -36,8 +37,8 @@ fi
 
 # requirements.txt with torch pinned to the version asked for, plus that version's extras.
 requirements=$(sed "s/^torch==.*/torch==$torch_version/" "$repo/requirements.txt")
-extras=$(echo "$torch_line" | cut -d'|' -f2 | tr -d ' ')
-[ "$extras" = "-" ] || requirements+=$'\n'"${extras// /$'\n'}"
+extras=$(echo "$torch_line" | cut -d'|' -f2 | xargs)  # xargs trims; several are space-separated
+[ "$extras" = "-" ] || requirements+=$'\n'"$(echo "$extras" | tr -s ' ' '\n')"
 req_hash=$(printf '%s\n' "$requirements" | sha256sum | cut -c1-12)
 [ "$torch_version" = "$default_torch" ] && req_hash=$(sha256sum "$repo/requirements.txt" | cut -c1-12)
 shared_env="$cache_root/env-$req_hash"

@@ -79,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m codegen",
         description="Validate specs/<vendor>.yaml against the installed torch's ATen schemas and emit the "
                     "PrivateUse1 backend sources and support matrix into generated/<vendor>/.")
-    parser.add_argument("command", choices=["generate", "check", "diff-torch"],
+    parser.add_argument("command", choices=["generate", "check"],
                         help="generate: write generated/<vendor>/ (atomically); "
-                             "check: exit 1 if generated/ differs from what the specs produce; "
-                             "diff-torch: ATen changes between two torch releases (diff-torch --help)")
+                             "check: exit 1 if generated/ differs from what the specs produce "
+                             "(also: `diff-torch`, first, for ATen's changes between two torch releases)")
     parser.add_argument("--vendor", help="one vendor (default: every specs/*.yaml)")
     parser.add_argument("--spec", help="a spec file to use instead of specs/<vendor>.yaml")
     parser.add_argument("--out", help="output directory (default: generated/<vendor>)")

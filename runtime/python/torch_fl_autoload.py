@@ -150,7 +150,8 @@ def _refuse_device_strings_until_chosen(torch, devices: list[str], reason: str) 
     function mode sees the string first (the argument parser only checks it is a str) and raises
     the reason instead. It is pushed only in this misconfigured case (it costs every torch call a
     Python frame), on the importing thread (modes are per thread), and stands aside once a vendor
-    is loaded. `torch.device("mlu")` itself is parsed in C++ and keeps PyTorch's message."""
+    is loaded. It sees `torch.device("mlu")`, `Module.to("mlu")` and `set_default_device` too;
+    a string nested in a list, or `torch.load(map_location="mlu")`, keeps PyTorch's message."""
     from torch.overrides import TorchFunctionMode
 
     class RefuseUnchosenVendorDevices(TorchFunctionMode):
@@ -166,9 +167,8 @@ def _refuse_device_strings_until_chosen(torch, devices: list[str], reason: str) 
 
 
 def _name_of(func) -> str:
-    name = getattr(func, "__name__", repr(func))
-    owner = getattr(func, "__objclass__", None) or getattr(func, "__self__", None)
-    return f"{getattr(owner, '__name__', 'torch')}.{name}" if owner is not None else f"torch.{name}"
+    from torch.overrides import resolve_name
+    return resolve_name(func) or getattr(func, "__name__", repr(func))
 
 
 class DevicePlaceholder(types.ModuleType):

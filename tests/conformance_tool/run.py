@@ -92,6 +92,9 @@ def main() -> int:
     parser.add_argument("--vendor", required=True)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=int, default=300, help="seconds per OpInfo")
+    parser.add_argument("--generated", default=os.path.join(REPO_ROOT, "generated"),
+                        help="codegen's output for this torch (make passes build/torch-<v>/generated for another)")
+    parser.add_argument("--out-dir", help="where conformance.json and the verified matrix go (default build/<vendor>)")
     args = parser.parse_args()
 
     devices = subprocess.run([sys.executable, "-c", "import torch_fl; print(torch_fl.device_count())"],
@@ -100,7 +103,7 @@ def main() -> int:
         print(f"conformance: skipped: no {args.vendor} device on this machine (nothing can be verified)")
         return 0
     started = time.time()
-    declared_path = os.path.join(REPO_ROOT, "generated", args.vendor, "support_matrix.json")
+    declared_path = os.path.join(args.generated, args.vendor, "support_matrix.json")
     with open(declared_path) as f:
         declared = json.load(f)
     native = native_overloads(declared)
@@ -164,7 +167,7 @@ def main() -> int:
         "custom_ops": custom_results,
         "results": [r.__dict__ for r in results],
     }
-    out_dir = os.path.join(REPO_ROOT, "build", args.vendor)
+    out_dir = args.out_dir or os.path.join(REPO_ROOT, "build", args.vendor)
     os.makedirs(out_dir, exist_ok=True)
     out_path = os.path.join(out_dir, "conformance.json")
     with open(out_path, "w") as f:
@@ -190,7 +193,8 @@ def main() -> int:
             print(f"  {tag}: {r.overload} [{r.dtype}] {r.detail}")
     for name, problem in worker_problems.items():
         print(f"  worker problem: {name}: {problem}")
-    print(f"wrote {os.path.relpath(out_path, REPO_ROOT)} and build/{args.vendor}/support_matrix.{{json,md,html}}")
+    print(f"wrote {os.path.relpath(out_path, REPO_ROOT)} and {os.path.relpath(out_dir, REPO_ROOT)}/"
+          "support_matrix.{json,md,html}")
     return 1 if gating else 0
 
 

@@ -110,11 +110,26 @@ def find_matrices(repo_root: str) -> list[MatrixPage]:
         with open(path) as f:
             document = json.load(f)
         verified = may_be_verified and "conformance" in document
+        if verified and not _same_spec(document, repo_root):
+            continue  # a verified matrix of an older spec: the declared one of this spec is shown instead
         key = (document["vendor"], document["torch_version"])
         if key in pages and (pages[key].verified or not verified):
             continue
         pages[key] = load_page(document, verified)
-    return sorted(pages.values(), key=lambda p: (p.vendor, [int(x) for x in p.torch_version.split(".")]))
+    return sorted(pages.values(), key=lambda p: (p.vendor, _version_key(p.torch_version)))
+
+
+def _version_key(version: str) -> tuple:
+    """2.13.0 < 2.14.1; a dev or local version (2.15.0.dev20261101) sorts by its numeric parts."""
+    return tuple(int(part) if part.isdigit() else 0 for part in version.replace("+", ".").split("."))
+
+
+def _same_spec(document: dict, repo_root: str) -> bool:
+    declared = os.path.join(repo_root, "generated", document["vendor"], "support_matrix.json")
+    if not os.path.isfile(declared):
+        return True
+    with open(declared) as f:
+        return json.load(f).get("spec_sha256") == document.get("spec_sha256")
 
 
 def find_diffs(repo_root: str) -> list[TorchDiffPage]:

@@ -8,6 +8,7 @@
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -20,18 +21,20 @@
 namespace {
 
 TEST(RuntimeStress, ThreadsOnSeveralStreamsAndDevicesComputeExactly) {
-  if (torch_fl::device_count() < 2) {
-    GTEST_SKIP() << "needs 2 " << torch_fl::driver().vendor << " devices, this machine has "
-                 << static_cast<int>(torch_fl::device_count());
+  if (torch_fl::device_count() < 1) {
+    GTEST_SKIP() << "needs a " << torch_fl::driver().vendor << " device, this machine has none";
   }
+  // Two devices where there are two; on a one-GPU machine the cross-device copy becomes
+  // a copy within the device and the threads share it.
+  const int devices = std::min<int>(torch_fl::device_count(), 2);
   constexpr int kThreads = 8, kIterations = 40;
   std::atomic<int> mismatches{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([t, &mismatches] {
-      const c10::DeviceIndex device = static_cast<c10::DeviceIndex>(t % 2);
+    threads.emplace_back([t, devices, &mismatches] {
+      const c10::DeviceIndex device = static_cast<c10::DeviceIndex>(t % devices);
       const c10::Device here(c10::DeviceType::PrivateUse1, device);
-      const c10::Device there(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(1 - device));
+      const c10::Device there(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>((device + 1) % devices));
       c10::DeviceGuard guard(here);
       // Half the threads on a pool stream of their own, half on the default stream.
       if (t % 4 < 2) torch_fl::exchange_stream(torch_fl::stream_from_pool(device, t % 2 == 0 ? 0 : -1));
@@ -49,8 +52,7 @@ TEST(RuntimeStress, ThreadsOnSeveralStreamsAndDevicesComputeExactly) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(mismatches.load(), 0);
   torch_fl::empty_cache();
-  EXPECT_EQ(torch_fl::memory_stats(0).allocated_bytes, 0);
-  EXPECT_EQ(torch_fl::memory_stats(1).allocated_bytes, 0);
+  for (int device = 0; device < devices; ++device) EXPECT_EQ(torch_fl::memory_stats(device).allocated_bytes, 0);
 }
 
 }  // namespace

@@ -21,7 +21,12 @@
 
 namespace {
 
-// Each test starts with this: skipped, with the reason, without two devices.
+// Each test starts with one of these: skipped, with the reason, without the devices it
+// needs. Only tests that use a second device need two (a real GPU machine may have one).
+#define REQUIRE_A_DEVICE()                                                                            \
+  if (torch_fl::device_count() < 1)                                                                  \
+  GTEST_SKIP() << "needs a " << torch_fl::driver().vendor << " device, this machine has none"
+
 #define REQUIRE_TWO_DEVICES()                                                                        \
   if (torch_fl::device_count() < 2)                                                                  \
   GTEST_SKIP() << "needs 2 " << torch_fl::driver().vendor << " devices, this machine has "          \
@@ -42,7 +47,7 @@ TEST(DeviceGuard, SwitchesAndRestoresTheCurrentDevice) {
 }
 
 TEST(DeviceGuard, RejectsAnInvalidIndexAsCudaDoes) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   try {
     torch_fl::set_current_device(9);
     FAIL() << "set_current_device(9) did not throw";
@@ -54,12 +59,13 @@ TEST(DeviceGuard, RejectsAnInvalidIndexAsCudaDoes) {
 }
 
 TEST(Driver, ReportsDevicePropertiesThroughTheAbi) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   tflDeviceProperties properties{};
-  ASSERT_EQ(torch_fl::driver().device_properties(1, &properties), TFL_SUCCESS);
+  const int32_t last = torch_fl::device_count() - 1;  // the second device where there are two
+  ASSERT_EQ(torch_fl::driver().device_properties(last, &properties), TFL_SUCCESS);
   EXPECT_GT(std::strlen(properties.name), 0u);
   size_t free_bytes = 0, total_bytes = 0;
-  ASSERT_EQ(torch_fl::driver().memory_info(1, &free_bytes, &total_bytes), TFL_SUCCESS);
+  ASSERT_EQ(torch_fl::driver().memory_info(last, &free_bytes, &total_bytes), TFL_SUCCESS);
   EXPECT_EQ(properties.total_memory, total_bytes);
   EXPECT_NE(torch_fl::driver().device_properties(torch_fl::device_count(), &properties), TFL_SUCCESS);
 }
@@ -79,7 +85,7 @@ TEST(DeviceDecompositions, EachNamesAnAtenOpWithoutACpuKernel) {
 }
 
 TEST(Allocator, ReusesAFreedBlockWithoutCallingTheDriver) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   torch_fl::empty_cache();
   const auto before = torch_fl::memory_stats(0);
   { at::Tensor t = at::empty({1024}, at::TensorOptions().device(kDevice0)); }
@@ -95,7 +101,7 @@ TEST(Allocator, ReusesAFreedBlockWithoutCallingTheDriver) {
 }
 
 TEST(Allocator, SmallTensorsShareOneSegmentAndFreedNeighboursMerge) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   torch_fl::empty_cache();
   const auto before = torch_fl::memory_stats(0);
   at::Tensor a = at::empty({1000}, at::TensorOptions().device(kDevice0));
@@ -121,7 +127,7 @@ TEST(Allocator, SmallTensorsShareOneSegmentAndFreedNeighboursMerge) {
 }
 
 TEST(Allocator, ABigCachedBlockIsSplitForASmallerLargeRequest) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   torch_fl::empty_cache();
   { at::Tensor big = at::empty({8 << 20}, at::TensorOptions().device(kDevice0)); }  // 32 MiB, cached
   const auto cached = torch_fl::memory_stats(0);
@@ -150,7 +156,7 @@ TEST(AllocatorConfig, ParsesKeysAndRejectsMistakesByName) {
 }
 
 TEST(Allocator, OutOfMemoryRaisesAndTheDeviceStaysUsable) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   // CTest runs this binary with 4 GiB per device (the default).
   EXPECT_THROW(at::empty({int64_t{8} << 30}, at::TensorOptions().device(kDevice0).dtype(at::kByte)),
                c10::OutOfMemoryError);
@@ -159,14 +165,14 @@ TEST(Allocator, OutOfMemoryRaisesAndTheDeviceStaysUsable) {
 }
 
 TEST(Copy, HostDeviceRoundTripPreservesValues) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   const at::Tensor host = at::randn({7, 5});
   const at::Tensor back = host.to(kDevice0).cpu();
   EXPECT_TRUE(at::equal(host, back));
 }
 
 TEST(Copy, NonContiguousAndCastingCopies) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   const at::Tensor host = at::arange(24, at::kFloat).reshape({4, 6});
   const at::Tensor dev = host.to(kDevice0);
   EXPECT_TRUE(at::equal(dev.t().cpu(), host.t()));
@@ -186,7 +192,7 @@ TEST(Copy, CrossDeviceCopy) {
 }
 
 TEST(Streams, PoolStreamsAreDistinctFromTheDefaultStream) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   const c10::Stream pooled = torch_fl::stream_from_pool(0, 0);
   EXPECT_NE(pooled, torch_fl::default_stream(0));
   const c10::Stream previous = torch_fl::exchange_stream(pooled);
@@ -196,7 +202,7 @@ TEST(Streams, PoolStreamsAreDistinctFromTheDefaultStream) {
 }
 
 TEST(Streams, EventRecordedOnAStreamCompletes) {
-  REQUIRE_TWO_DEVICES();
+  REQUIRE_A_DEVICE();
   c10::impl::VirtualGuardImpl impl(c10::DeviceType::PrivateUse1);
   void* event = nullptr;
   const c10::Stream stream = torch_fl::current_stream(0);

@@ -64,8 +64,9 @@ def installed(tmp_path_factory) -> Installed:
                             *([f"TORCH={torch_version}"] if torch_version else [])], cwd=REPO,
                            capture_output=True, text=True, timeout=3600)
     assert build.returncode == 0, build.stdout + build.stderr
-    wheel = os.path.join(REPO, build.stdout.strip().splitlines()[-1])  # `make wheel` prints the wheel's path
-    assert os.path.isfile(wheel), build.stdout
+    wheels = build.stdout.strip().splitlines()  # `make wheel` lists the vendor's wheels in its dist folder
+    assert len(wheels) == 1, f"expected one {VENDOR} wheel, found {wheels}: remove the stale ones"
+    wheel = os.path.join(REPO, wheels[0])
     root = tmp_path_factory.mktemp("wheel")
     venv_python = make_wheel_venv(str(root / "venv"), [wheel])
     site = subprocess.run([venv_python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -238,7 +239,8 @@ def test_two_vendor_wheels_need_torch_fl_vendor_and_say_so_on_first_use(installe
 
     # A device string names the unchosen device: our reason, not PyTorch's "Expected one of cpu, ...".
     for use in (f"torch.randn(2, device='{installed.device}')", f"torch.ones(2).to('{installed.device}:0')",
-                f"torch.zeros(2, device='{twin_vendor}')"):
+                f"torch.zeros(2, device='{twin_vendor}')", f"torch.device('{installed.device}')",
+                f"torch.nn.Linear(2, 2).to('{installed.device}')"):
         refused = installed.run(f"import torch\ntry:\n    {use}\nexcept RuntimeError as e:\n    print(e)\n")
         assert refused.returncode == 0, refused.stderr
         assert "Torch-FL wheels for several vendors are installed" in refused.stdout, (use, refused.stdout)

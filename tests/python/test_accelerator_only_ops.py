@@ -48,6 +48,7 @@ NOT_REACHED = {
         "_sparse_semi_structured_apply", "_sparse_semi_structured_apply_dense", "_sparse_semi_structured_linear",
         "_sparse_semi_structured_mm", "_sparse_semi_structured_addmm", "_to_sparse_semi_structured",
         "_mixed_dtypes_linear", "_scaled_grouped_mm", "_scaled_grouped_mm_v2", "_scaled_grouped_mm_v2.out",
+        "_scaled_mm_v2", "_scaled_mm_v2.out",
         "_philox_key_split",
         "_philox_key_fold_in", "_philox_normal_", "_philox_uniform_",
     ],
@@ -56,12 +57,17 @@ NOT_REACHED = {
 
 # Overloads that are accelerator-only in some supported torch releases only (.ci/torch_versions):
 # (first release, first release no longer) where they are; elsewhere the audit must not expect
-# them. torch 2.14 added _scaled_grouped_mm_v2.out and gave the philox ops and
-# _scaled_grouped_mm_v2 CPU kernels (which the CPU fallback then runs).
+# them (read off each release's native_functions.yaml and dispatcher: 2.11 has the
+# _scaled_mm_v2 pair CUDA-only and lacks the philox ops and the in-place flash forward; 2.14
+# added _scaled_grouped_mm_v2.out and gave the philox ops and _scaled_grouped_mm_v2 CPU
+# kernels, which the CPU fallback then runs).
 ACCELERATOR_ONLY_IN = {
+    "_scaled_mm_v2": ((0, 0), (2, 13)), "_scaled_mm_v2.out": ((0, 0), (2, 13)),
+    "_flash_attention_forward_no_dropout_inplace": ((2, 13), (99, 0)),
+    **{name: ((2, 13), (2, 14)) for name in ("_philox_key_split", "_philox_key_fold_in", "_philox_normal_",
+                                              "_philox_uniform_")},
+    "_scaled_grouped_mm_v2": ((0, 0), (2, 14)),
     "_scaled_grouped_mm_v2.out": ((2, 14), (99, 0)),
-    **{name: ((0, 0), (2, 14)) for name in ("_scaled_grouped_mm_v2", "_philox_key_split", "_philox_key_fold_in",
-                                             "_philox_normal_", "_philox_uniform_")},
 }
 
 

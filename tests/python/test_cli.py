@@ -47,6 +47,9 @@ def test_info_reports_devices_memory_and_versions_as_json(device):
     for entry in info["devices"]:
         assert entry["total_bytes"] > 0
         assert entry["fragmentation_bytes"] == entry["reserved_bytes"] - entry["allocated_bytes"]
+        if entry["busy_share_since_start"] is None:  # a chip whose driver cannot tell (nvidia): says why
+            assert entry["utilisation_unknown"] and entry["busy_share_interval"] is None
+            continue
         assert 0.0 <= entry["busy_share_since_start"] <= 1.0
         assert entry["busy_share_since_start"] == round(entry["busy_ns"] / entry["elapsed_ns"], 4)
         assert entry["busy_share_interval"] is None  # one reading: no interval yet
@@ -57,6 +60,10 @@ def test_info_under_watch_reports_the_busy_share_since_the_last_reading(device):
     near 1 and an idle one near 0, whatever the share since start."""
     from torch_fl import cli
     module = getattr(torch, device.type)
+    try:
+        module.busy_time(device)
+    except RuntimeError as error:
+        pytest.skip(f"the {torch_fl.vendor()} driver reports no busy time: {error}")
     module.synchronize()
     first = cli._info()
     a = torch.randn(384, 384, device=device)

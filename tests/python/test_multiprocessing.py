@@ -29,7 +29,7 @@ def test_spawned_dataloader_workers_get_the_datasets_device_tensors(device, tmp_
 
         class OnDevice(Dataset):
             def __init__(self):
-                self.data = torch.arange(12.0).reshape(6, 2).to("{device.type}:1")
+                self.data = torch.arange(12.0).reshape(6, 2).to("{device.type}:{torch_fl.device_count() - 1}")
             def __len__(self):
                 return 6
             def __getitem__(self, i):
@@ -39,7 +39,7 @@ def test_spawned_dataloader_workers_get_the_datasets_device_tensors(device, tmp_
             loader = DataLoader(OnDevice(), batch_size=3, num_workers=1, multiprocessing_context="spawn",
                                 timeout=120)
             batches = list(loader)
-            assert [b.device for b in batches] == [torch.device("{device.type}", 1)] * 2, batches
+            assert [b.device for b in batches] == [torch.device("{device.type}", {torch_fl.device_count() - 1})] * 2, batches
             torch.testing.assert_close(torch.cat([b.cpu() for b in batches]), torch.arange(12.0).reshape(6, 2) * 2)
             print("ok")
     """, tmp_path)

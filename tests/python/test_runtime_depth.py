@@ -27,18 +27,20 @@ def test_save_and_load_device_tensors_and_state_dicts(device):
     cpu_buffer = io.BytesIO()
     torch.save(x, cpu_buffer)
     cpu_buffer.seek(0)
-    moved = torch.load(cpu_buffer, map_location=f"{device.type}:1")
-    assert moved.device == torch_fl.device(1) and torch.equal(moved.cpu(), x)
+    last = torch_fl.device_count() - 1  # device 1 on the simulators; 0 on a one-GPU machine
+    moved = torch.load(cpu_buffer, map_location=f"{device.type}:{last}")
+    assert moved.device == torch_fl.device(last) and torch.equal(moved.cpu(), x)
 
 
 def test_torch_accelerator_drives_the_device(device):
     assert torch.accelerator.current_accelerator().type == device.type
     assert torch.accelerator.device_count() == torch_fl.device_count()
     previous = torch.accelerator.current_device_index()
+    last = torch_fl.device_count() - 1  # device 1 on the simulators; 0 on a one-GPU machine
     try:
-        torch.accelerator.set_device_index(1)
-        assert torch.accelerator.current_device_index() == 1
-        assert torch.empty(1, device=device.type).device.index == 1
+        torch.accelerator.set_device_index(last)
+        assert torch.accelerator.current_device_index() == last
+        assert torch.empty(1, device=device.type).device.index == last
     finally:
         torch.accelerator.set_device_index(previous)
     stream = torch.accelerator.current_stream()
