@@ -24,6 +24,24 @@ def device() -> torch.device:
     return torch_fl.device(0)
 
 
+@pytest.fixture(autouse=True)
+def fresh_device_state():
+    """Each test starts where the last one would have if it had passed: device 0 current,
+    the caching allocator emptied and its peaks reset. Without this, memory a failing test
+    left behind (held by its traceback) or an asynchronous error it queued fails the next,
+    unrelated test; here the error surfaces in the teardown of the test that queued it."""
+    yield
+    if torch_fl.device_count() == 0:
+        return
+    module = getattr(torch, torch_fl.device().type)
+    for index in range(torch_fl.device_count()):
+        module.synchronize(index)
+    module.set_device(0)
+    module.empty_cache()
+    for index in range(torch_fl.device_count()):
+        module.reset_peak_memory_stats(index)
+
+
 @pytest.fixture
 def fallback_mode():
     """Sets TORCH_FL_FALLBACK for one test and restores it afterwards."""
