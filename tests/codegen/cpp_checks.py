@@ -87,6 +87,13 @@ def _include_flags(vendor_dir: str) -> list[str]:
     return flags
 
 
+def _cxx_standard() -> str:
+    """As CMakeLists.txt: torch 2.14's headers need C++20."""
+    import torch
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    return "gnu++20" if (major, minor) >= (2, 14) else "gnu++17"
+
+
 def syntax_check(files: dict[str, str], vendor_dir: str = "vendors/mlu",
                  timeout: float = 300) -> subprocess.CompletedProcess:
     """g++ -fsyntax-only over the generated .cpp files, as one translation unit
@@ -97,5 +104,5 @@ def syntax_check(files: dict[str, str], vendor_dir: str = "vendors/mlu",
             for name in sorted(files):
                 if name.endswith(".cpp"):
                     f.write(f"// ---- {name}\n{files[name]}\n")
-        command = [compiler(), "-std=gnu++17", "-fsyntax-only", *_include_flags(vendor_dir), unit]
+        command = [compiler(), f"-std={_cxx_standard()}", "-fsyntax-only", *_include_flags(vendor_dir), unit]
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 
-from conftest import REPO_ROOT
+from conftest import GENERATED_DIR, REPO_ROOT
 
 from codegen import output
 from codegen.__main__ import generate_files
@@ -22,7 +22,7 @@ def test_output_is_deterministic():
 
 def test_checked_in_output_matches_the_spec():
     files = mlu_files()
-    assert output.differences(os.path.join(REPO_ROOT, "generated", "mlu"), files) == []
+    assert output.differences(os.path.join(GENERATED_DIR, "mlu"), files) == []
 
 
 def test_every_wrapper_names_its_spec_line():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 
-from conftest import REPO_ROOT
+from conftest import GENERATED_DIR, REPO_ROOT
 from test_spec_errors import assert_rejected
 
 from codegen import output
@@ -18,7 +18,7 @@ NPU_SPEC = os.path.join(REPO_ROOT, "specs", "npu.yaml")
 
 def npu_shards() -> str:
     files = generate_files(NPU_SPEC, REPO_ROOT)[1]
-    assert output.differences(os.path.join(REPO_ROOT, "generated", "npu"), files) == []
+    assert output.differences(os.path.join(GENERATED_DIR, "npu"), files) == []
     return "".join(text for name, text in files.items() if name.startswith("kernels_shard"))
 
 
