@@ -6,7 +6,8 @@ import json
 import os
 import shutil
 
-from conftest import GENERATED_DIR, REPO_ROOT
+from conftest import REPO_ROOT
+from generated_output import GENERATED_DIR
 
 from codegen import output
 from codegen.__main__ import generate_files

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 import re
 
-from conftest import GENERATED_DIR, REPO_ROOT
+from conftest import REPO_ROOT
+from generated_output import GENERATED_DIR
 from test_spec_errors import assert_rejected
 
 from codegen import output
