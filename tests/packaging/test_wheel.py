@@ -64,7 +64,8 @@ def installed(tmp_path_factory) -> Installed:
                             *([f"TORCH={torch_version}"] if torch_version else [])], cwd=REPO,
                            capture_output=True, text=True, timeout=3600)
     assert build.returncode == 0, build.stdout + build.stderr
-    wheels = build.stdout.strip().splitlines()  # `make wheel` lists the vendor's wheels in its dist folder
+    # `make wheel` lists the vendor's wheels in its dist folder (after what generate and ninja print).
+    wheels = [line for line in build.stdout.splitlines() if line.endswith(".whl")]
     assert len(wheels) == 1, f"expected one {VENDOR} wheel, found {wheels}: remove the stale ones"
     wheel = os.path.join(REPO, wheels[0])
     root = tmp_path_factory.mktemp("wheel")
