@@ -58,6 +58,28 @@ def _drain_devices() -> None:
             device_module.synchronize(index)
         except RuntimeError:
             pass  # an asynchronous error nobody synchronized on: nothing left to report it to
+    _drain_autograd_device_threads()
+
+
+def _drain_autograd_device_threads() -> None:
+    """Lets each autograd device thread drop the last backward's graph task before Python finalizes.
+
+    torch stashes a Python object (a contextvars copy) in the thread-local state every backward
+    captures. The device thread that ran the backward frees that graph task just after the
+    caller has been told it finished, and freeing it takes the GIL. A script that ends right after
+    `loss.backward()` can reach interpreter finalization first; the thread is then killed inside
+    that free, and the process aborts ("terminate called without an active exception", about 1
+    run in 10). A device thread takes its work in order and frees a graph task before taking the
+    next, so a trivial backward run on each device, through the engine directly (no Python object
+    stashed, so its own graph task frees without the GIL), returns only after the last one is freed."""
+    engine = torch.autograd.Variable._execution_engine
+    device_type = torch._C._get_privateuse1_backend_name()
+    for index in range(device_module.device_count()):
+        try:
+            leaf = torch.zeros((), device=torch.device(device_type, index), requires_grad=True)
+            engine.run_backward((leaf * 1,), (torch.ones((), device=leaf.device),), False, False, (), True, True)
+        except Exception:  # noqa: BLE001 - at exit, a device that cannot run this has nothing to drain
+            pass
 
 
 def device(index: Optional[int] = None) -> torch.device:
