@@ -19,7 +19,9 @@ from .emit_launch import launch_block
 from .plan_model import AllocationKind, BackendPlan
 from .spec_model import FallbackPolicy
 
-# Shards bound the rebuild after a spec edit: one entry's kernels all land in one shard.
+# Shards bound the rebuild after a spec edit: the kernels of one op family
+# (mul.Tensor, mul.Scalar and their variants) all land in one shard, so a kernel
+# can call the launch of its Scalar overload (plan_model.ScalarForm).
 SHARD_COUNT = 8
 
 
@@ -33,7 +35,8 @@ class Shard:
 
 
 def shard_of(entry_name: str) -> int:
-    return zlib.crc32(entry_name.encode()) % SHARD_COUNT
+    family = entry_name.split(".")[0]
+    return zlib.crc32(family.encode()) % SHARD_COUNT
 
 
 def shards(plan: BackendPlan) -> list[Shard]:
@@ -51,9 +54,13 @@ def shards(plan: BackendPlan) -> list[Shard]:
                 regs[index].append(f'm.impl("{kernel.registration_name}", '
                                    f"torch::CppFunction::makeFromBoxedFunction<&torch_fl::unsupported_op_kernel>());")
             continue
-        if kernel.launch.function_name not in emitted_launches:
-            emitted_launches.add(kernel.launch.function_name)
-            blocks[index].append(launch_block(plan, launch_by_name[kernel.launch.function_name], source(kernel)))
+        launches = [(kernel.launch, source(kernel))]
+        if kernel.scalar_form is not None:  # defined before the kernel that calls it
+            launches.insert(0, (kernel.scalar_form.launch, str(kernel.scalar_form.provenance)))
+        for launch, where in launches:
+            if launch.function_name not in emitted_launches:
+                emitted_launches.add(launch.function_name)
+                blocks[index].append(launch_block(plan, launch_by_name[launch.function_name], where))
         blocks[index].append(kernel_block(kernel))
         regs[index].append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
         if kernel.allocation.kind == AllocationKind.META and kernel.aten.direct_meta:

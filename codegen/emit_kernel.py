@@ -141,8 +141,12 @@ def _operands(kernel: KernelPlan) -> tuple[list[str], dict[str, str]]:
     returns the lines and, per argument, the name of the tensor the SDK gets."""
     lines, moved = [], {}
     # CPU scalars (Python numbers wrapped as 0-dim CPU tensors) move to the device.
+    # A Python number the SDK takes by value (kernel.scalar_form) moves only
+    # when it is another CPU scalar; the launch step decides.
+    by_value = kernel.scalar_form.argument if kernel.scalar_form else None
     for tensor in kernel.tensor_inputs:
-        if tensor.cpu_scalar_ok and tensor.kind == TensorArgKind.TENSOR and tensor.name in kernel.launch_arguments:
+        if (tensor.cpu_scalar_ok and tensor.kind == TensorArgKind.TENSOR and tensor.name in kernel.launch_arguments
+                and tensor.name != by_value):
             moved[tensor.name] = f"{tensor.name}_on_device"
             lines.append(f"  const at::Tensor {tensor.name}_on_device = op.on_device({tensor.name});")
     for rule in kernel.layouts:
@@ -210,10 +214,23 @@ def _allocation(kernel: KernelPlan) -> list[str]:
 
 
 def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
-    """The one SDK call, and the return."""
+    """The one SDK call (the Scalar overload's for a Python number), and the return."""
     outputs = kernel.output_names
-    launch_args = ", ".join(["op"] + [operands.get(a, a) for a in kernel.launch_arguments])
-    lines = [f"  {kernel.launch.function_name}({launch_args});"]
+    form = kernel.scalar_form
+    if form is None:
+        launch_args = ", ".join(["op"] + [operands.get(a, a) for a in kernel.launch_arguments])
+        lines = [f"  {kernel.launch.function_name}({launch_args});"]
+    else:
+        number = form.argument
+        scalar_args = ", ".join(["op"] + [f"torch_fl::python_number({a})" if a == number else operands.get(a, a)
+                                          for a in form.launch_arguments])
+        tensor_args = ", ".join(["op"] + [f"op.on_device({a})" if a == number else operands.get(a, a)
+                                          for a in kernel.launch_arguments])
+        lines = [f"  if (torch_fl::is_python_number({number})) {{  // by value, through {form.entry}'s call",
+                 f"    {form.launch.function_name}({scalar_args});",
+                 "  } else {",
+                 f"    {kernel.launch.function_name}({tensor_args});",
+                 "  }"]
     if kernel.kind == KernelKind.INPLACE:
         lines.append("  return self;")
     elif len(outputs) == 1:

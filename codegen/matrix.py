@@ -30,6 +30,8 @@ class MatrixRow:
     casts: tuple[tuple[str, str], ...] = ()  # (argument, dtype the SDK takes)
     functional: bool = True  # a functional ATen schema, not an out= or in-place variant
     schema: str = ""  # the ATen schema registered against, in this torch
+    # (argument, overload): a Python number for the argument goes by value through that overload's call
+    scalar_form: tuple[str, str] = ()
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,8 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               guards.to_text(kernel.guard) if kernel.guard is not None else "",
                               tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
                               tuple((c.argument, c.dtype) for c in kernel.casts),
-                              kernel.aten.kind == SchemaKind.functional, str(kernel.aten.schema)))
+                              kernel.aten.kind == SchemaKind.functional, str(kernel.aten.schema),
+                              (kernel.scalar_form.argument, kernel.scalar_form.entry) if kernel.scalar_form else ()))
     custom = tuple(
         CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
                     custom.forward.launch.call_text,
@@ -142,6 +145,9 @@ def to_document(matrix: SupportMatrix) -> dict:
             entry["layout"] = dict(row.layouts)
         if row.casts:
             entry["cast"] = dict(row.casts)
+        if row.scalar_form:
+            argument, through = row.scalar_form
+            entry["python_number"] = {"argument": argument, "by_value_through": through}
         ops.append(entry)
     return {
         "vendor": matrix.vendor,

@@ -19,6 +19,7 @@ from .limits import HEADER_BYTES
 from .plan_custom import CustomOpPlanner
 from .plan_model import BackendPlan, KernelPlan, LaunchPlan
 from .plan_ops import OpPlanner
+from .plan_scalar_forms import pair_scalar_forms
 from .spec_model import AutocastEntry, OpSpec, VendorSpec
 
 
@@ -144,7 +145,8 @@ class Planner:
         self.errors.raise_if_any()
         digest = hashlib.sha256(self.spec_text.encode()).hexdigest()
         return BackendPlan(self.spec.vendor, self.spec.device, self.spec.path, self.spec.sdk, digest,
-                           self.torch_version_text, tuple(kernels), tuple(launches), tuple(custom_ops), tuple(gated),
+                           self.torch_version_text, pair_scalar_forms(tuple(kernels)), tuple(launches),
+                           tuple(custom_ops), tuple(gated),
                            autocast)
 
     def _check_autocast(self) -> tuple[AutocastEntry, ...]:

@@ -41,6 +41,25 @@ class TensorInput:
     cpu_scalar_ok: bool  # a 0-dim CPU tensor (a Python number) may stand in
 
 
+@dataclass(frozen=True)
+class ScalarForm:
+    """Where a Python number goes when it stands in for a tensor argument.
+
+    PyTorch wraps `x * 2.0` as mul.Tensor with a 0-dim CPU tensor for 2.0. When
+    the spec also lists the overload that takes that argument as a Scalar
+    (mul.Scalar), the number goes to that entry's SDK call by value: no device
+    tensor, no host-to-device copy, nothing to wait for. ATen defines the Scalar
+    overload as the Tensor one with the number wrapped, so the result is the same.
+    """
+    argument: str  # the tensor argument a Python number may stand in for
+    launch: "LaunchPlan"  # the Scalar overload's launch
+    # This kernel's value for each of that launch's parameters (`argument` itself
+    # is passed as the number).
+    launch_arguments: tuple[str, ...]
+    provenance: "Provenance"  # the Scalar overload's spec entry
+    entry: str  # that entry's overload, e.g. "mul.Scalar"
+
+
 class KernelKind(enum.Enum):
     FUNCTIONAL = "functional"  # allocates its outputs
     OUT = "out"  # writes into caller-provided out= tensors
@@ -140,6 +159,7 @@ class KernelPlan:
     guard: Optional[guards.Expr] = None  # the `when:` condition, type-checked against this overload
     overlap: Optional[OverlapCheck] = None  # None: the kernel writes only tensors it allocated
     known_failure: Optional[str] = None  # a vendor limit the conformance run reports, not fails on
+    scalar_form: Optional[ScalarForm] = None  # where a Python number for one tensor argument goes
 
     @property
     def registration_name(self) -> str:

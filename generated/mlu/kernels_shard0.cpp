@@ -6,23 +6,17 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/div_meta_dispatch.h>
-#include <ATen/ops/lt_meta_dispatch.h>
-#include <ATen/ops/gt_meta_dispatch.h>
 #include <ATen/ops/sqrt_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
-#include <ATen/ops/sum_meta_dispatch.h>
 #include <ATen/ops/mean_meta_dispatch.h>
 #include <ATen/ops/nll_loss_forward_meta_dispatch.h>
 #include <ATen/ops/erf_meta_dispatch.h>
 #include <ATen/ops/gelu_backward_meta_dispatch.h>
 #include <ATen/ops/ge_meta_dispatch.h>
-#include <ATen/ops/le_meta_dispatch.h>
 #include <ATen/ops/addcmul_meta_dispatch.h>
 #include <ATen/ops/addcdiv_meta_dispatch.h>
 #include <ATen/ops/arange_meta_dispatch.h>
 #include <ATen/ops/cat_meta_dispatch.h>
-#include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/amin_meta_dispatch.h>
 #include <ATen/ops/softplus_backward_meta_dispatch.h>
 #include <ATen/ops/fractional_max_pool2d_backward_meta_dispatch.h>
@@ -30,405 +24,17 @@
 #include <ATen/ops/replication_pad1d_meta_dispatch.h>
 #include <ATen/ops/erfc_meta_dispatch.h>
 #include <ATen/ops/bitwise_not_meta_dispatch.h>
+#include <ATen/ops/bitwise_and_meta_dispatch.h>
+#include <ATen/ops/copysign_meta_dispatch.h>
 #include <ATen/ops/logaddexp2_meta_dispatch.h>
 #include <ATen/ops/fmax_meta_dispatch.h>
-#include <ATen/ops/max_meta_dispatch.h>
+#include <ATen/ops/min_meta_dispatch.h>
+#include <ATen/ops/norm_meta_dispatch.h>
 #include <ATen/ops/index_add_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
 namespace {
-
-// mluOpDiv(stream, self, other, out)
-// from specs/mlu.yaml:40
-static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpDiv(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// div.Tensor: specs/mlu.yaml:40
-static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/mlu.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_div_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::div(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// div.out: specs/mlu.yaml:40
-// out variant derived from div.Tensor
-static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/mlu.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_div_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// div_.Tensor: specs/mlu.yaml:40
-// inplace variant derived from div.Tensor
-static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/mlu.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_div__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::div_(self_meta, op.meta(other));
-  launch_div_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// mluOpAddScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:41
-static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpAddScalar(stream_arg, &self_arg, other_arg, alpha_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// add.Scalar: specs/mlu.yaml:41
-static const torch_fl::KernelInfo kOp_add_Scalar{
-    "add.Scalar", "specs/mlu.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const auto expected = at::add(op.meta(self), other, alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_add_Scalar(op, self_on_device, other, alpha, out);
-  return out;
-}
-
-// add_.Scalar: specs/mlu.yaml:41
-// inplace variant derived from add.Scalar
-static const torch_fl::KernelInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/mlu.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.add_(other, alpha);
-  launch_add_Scalar(op, self, other, alpha, self);
-  return self;
-}
-
-// mluOpSubScalar(stream, self, other, alpha, out)
-// from specs/mlu.yaml:42
-static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpSubScalar(stream_arg, &self_arg, other_arg, alpha_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// sub.Scalar: specs/mlu.yaml:42
-static const torch_fl::KernelInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/mlu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const auto expected = at::sub(op.meta(self), other, alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_sub_Scalar(op, self_on_device, other, alpha, out);
-  return out;
-}
-
-// sub_.Scalar: specs/mlu.yaml:42
-// inplace variant derived from sub.Scalar
-static const torch_fl::KernelInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/mlu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.sub_(other, alpha);
-  launch_sub_Scalar(op, self, other, alpha, self);
-  return self;
-}
-
-// mluOpLt(stream, self, other, out)
-// from specs/mlu.yaml:49
-static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpLt(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// lt.Tensor: specs/mlu.yaml:49
-static const torch_fl::KernelInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/mlu.yaml:49",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_lt_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_lt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// lt.Tensor_out: specs/mlu.yaml:49
-// out variant derived from lt.Tensor
-static const torch_fl::KernelInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/mlu.yaml:49",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_lt_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::lt_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_lt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// lt_.Tensor: specs/mlu.yaml:49
-// inplace variant derived from lt.Tensor
-static const torch_fl::KernelInfo kOp_lt__Tensor{
-    "lt_.Tensor", "specs/mlu.yaml:49",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_lt__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lt_(self_meta, op.meta(other));
-  launch_lt_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// mluOpGtScalar(stream, self, other, out)
-// from specs/mlu.yaml:54
-static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpGtScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// gt.Scalar: specs/mlu.yaml:54
-static const torch_fl::KernelInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/mlu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_gt_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::gt(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_gt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// gt.Scalar_out: specs/mlu.yaml:54
-// out variant derived from gt.Scalar
-static const torch_fl::KernelInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/mlu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_gt_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::gt_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_gt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// gt_.Scalar: specs/mlu.yaml:54
-// inplace variant derived from gt.Scalar
-static const torch_fl::KernelInfo kOp_gt__Scalar{
-    "gt_.Scalar", "specs/mlu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_gt__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::gt_(self_meta, other);
-  launch_gt_Scalar(op, self, other, self);
-  return self;
-}
 
 // mluOpSqrt(stream, self, out)
 // from specs/mlu.yaml:60
@@ -631,69 +237,6 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   at::meta::mm_outf(op.meta(self), op.meta(mat2), out_meta);
   op.resize_output(out, out_meta);
   launch_mm(op, self_on_device, mat2_on_device, out);
-  return out;
-}
-
-// mluOpReduceSum(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:94
-static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto dim_arg = mlu_glue::int_list(dim);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpReduceSum(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// sum.dim_IntList: specs/mlu.yaml:94
-static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/mlu.yaml:94",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
-  torch_fl::OpContext op(kOp_sum_dim_IntList);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
-  }
-  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// sum.IntList_out: specs/mlu.yaml:94
-// out variant derived from sum.dim_IntList
-static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/mlu.yaml:94",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sum_IntList_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
-  op.resize_output(out, out_meta);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -965,6 +508,19 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   return out;
 }
 
+// mluOpGeScalar(stream, self, other, out)
+// from specs/mlu.yaml:145
+static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpGeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
 // mluOpGe(stream, self, other, out)
 // from specs/mlu.yaml:143
 static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
@@ -998,9 +554,12 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_ge_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
+    launch_ge_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ge_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
@@ -1025,11 +584,14 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ge_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_ge_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
+    launch_ge_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ge_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
@@ -1051,95 +613,85 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::ge_(self_meta, op.meta(other));
-  launch_ge_Tensor(op, self, other_on_device, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
+    launch_ge_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_ge_Tensor(op, self, op.on_device(other), self);
+  }
   return self;
 }
 
-// mluOpLeScalar(stream, self, other, out)
-// from specs/mlu.yaml:144
-static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpLeScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// le.Scalar: specs/mlu.yaml:144
-static const torch_fl::KernelInfo kOp_le_Scalar{
-    "le.Scalar", "specs/mlu.yaml:144",
+// ge.Scalar: specs/mlu.yaml:145
+static const torch_fl::KernelInfo kOp_ge_Scalar{
+    "ge.Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_le_Scalar);
+at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ge_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::le(op.meta(self), other);
+  const auto expected = at::meta::ge(op.meta(self), other);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_le_Scalar(op, self_on_device, other, out);
+  launch_ge_Scalar(op, self_on_device, other, out);
   return out;
 }
 
-// le.Scalar_out: specs/mlu.yaml:144
-// out variant derived from le.Scalar
-static const torch_fl::KernelInfo kOp_le_Scalar_out{
-    "le.Scalar_out", "specs/mlu.yaml:144",
+// ge.Scalar_out: specs/mlu.yaml:145
+// out variant derived from ge.Scalar
+static const torch_fl::KernelInfo kOp_ge_Scalar_out{
+    "ge.Scalar_out", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_le_Scalar_out);
+at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ge_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::le_outf(op.meta(self), other, out_meta);
+  at::meta::ge_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_le_Scalar(op, self_on_device, other, out);
+  launch_ge_Scalar(op, self_on_device, other, out);
   return out;
 }
 
-// le_.Scalar: specs/mlu.yaml:144
-// inplace variant derived from le.Scalar
-static const torch_fl::KernelInfo kOp_le__Scalar{
-    "le_.Scalar", "specs/mlu.yaml:144",
+// ge_.Scalar: specs/mlu.yaml:145
+// inplace variant derived from ge.Scalar
+static const torch_fl::KernelInfo kOp_ge__Scalar{
+    "ge_.Scalar", "specs/mlu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_le__Scalar);
+at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ge__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  at::meta::le_(self_meta, other);
-  launch_le_Scalar(op, self, other, self);
+  at::meta::ge_(self_meta, other);
+  launch_ge_Scalar(op, self, other, self);
   return self;
 }
 
@@ -1442,69 +994,6 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
   at::meta::cat_outf(op.meta(tensors), dim, out_meta);
   op.resize_output(out, out_meta);
   launch_cat(op, tensors, dim, out);
-  return out;
-}
-
-// mluOpAll(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:165
-static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto dim_arg2 = mlu_glue::optional_int(dim);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpAll(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// all.dim: specs/mlu.yaml:165
-static const torch_fl::KernelInfo kOp_all_dim{
-    "all.dim", "specs/mlu.yaml:165",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_all_dim);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// all.out: specs/mlu.yaml:165
-// out variant derived from all.dim
-static const torch_fl::KernelInfo kOp_all_out{
-    "all.out", "specs/mlu.yaml:165",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_all_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
-  op.resize_output(out, out_meta);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1985,6 +1474,214 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
   return self;
 }
 
+// mluOpBitwiseAndScalar(stream, self, other, out)
+// from specs/mlu.yaml:499
+static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBitwiseAndScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// mluOpBitwiseAnd(stream, self, other, out)
+// from specs/mlu.yaml:483
+static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpBitwiseAnd(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// bitwise_and.Tensor: specs/mlu.yaml:483
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
+    "bitwise_and.Tensor", "specs/mlu.yaml:483",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_and(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_and.Tensor_out: specs/mlu.yaml:483
+// out variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
+    "bitwise_and.Tensor_out", "specs/mlu.yaml:483",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_and_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_and_.Tensor: specs/mlu.yaml:483
+// inplace variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
+    "bitwise_and_.Tensor", "specs/mlu.yaml:483",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_and_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_bitwise_and_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// mluOpCopysign(stream, self, other, out)
+// from specs/mlu.yaml:493
+static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpCopysign(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// copysign.Tensor: specs/mlu.yaml:493
+static const torch_fl::KernelInfo kOp_copysign_Tensor{
+    "copysign.Tensor", "specs/mlu.yaml:493",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::copysign(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// copysign.out: specs/mlu.yaml:493
+// out variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign_out{
+    "copysign.out", "specs/mlu.yaml:493",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_copysign_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// copysign_.Tensor: specs/mlu.yaml:493
+// inplace variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign__Tensor{
+    "copysign_.Tensor", "specs/mlu.yaml:493",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::copysign_(self_meta, op.meta(other));
+  launch_copysign_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
 // mluOpLogAddExp2(stream, self, other, out)
 // from specs/mlu.yaml:496
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
@@ -2121,42 +1818,152 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// mluOpMaxDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:510
-static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
+// bitwise_and.Scalar: specs/mlu.yaml:499
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
+    "bitwise_and.Scalar", "specs/mlu.yaml:499",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_and(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and.Scalar_out: specs/mlu.yaml:499
+// out variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
+    "bitwise_and.Scalar_out", "specs/mlu.yaml:499",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_and_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and_.Scalar: specs/mlu.yaml:499
+// inplace variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
+    "bitwise_and_.Scalar", "specs/mlu.yaml:499",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_and_(other);
+  launch_bitwise_and_Scalar(op, self, other, self);
+  return self;
+}
+
+// mluOpMinDim(stream, self, dim, keepdim, values, indices)
+// from specs/mlu.yaml:511
+static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto values_arg = mlu_glue::describe(values);
   const auto indices_arg = mlu_glue::describe(indices);
-  const mluRet_t status = mluOpMaxDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
+  const mluRet_t status = mluOpMinDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// max.dim: specs/mlu.yaml:510
-static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/mlu.yaml:510",
+// min.dim: specs/mlu.yaml:511
+static const torch_fl::KernelInfo kOp_min_dim{
+    "min.dim", "specs/mlu.yaml:511",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-::std::tuple<at::Tensor,at::Tensor> wrap_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_max_dim);
+::std::tuple<at::Tensor,at::Tensor> wrap_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_min_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const auto expected = at::meta::max(op.meta(self), dim, keepdim);
+  const auto expected = at::meta::min(op.meta(self), dim, keepdim);
   if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor values = op.allocate(std::get<0>(expected));
   const at::Tensor indices = op.allocate(std::get<1>(expected));
-  launch_max_dim(op, self_on_device, dim, keepdim, values, indices);
+  launch_min_dim(op, self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
+}
+
+// mluOpVectorNorm(stream, self, p, dim, keepdim, out)
+// from specs/mlu.yaml:513
+static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto p_arg = mlu_glue::optional_scalar(p);
+  const auto dim_arg = mlu_glue::int_list(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpVectorNorm(stream_arg, &self_arg, p_arg, dim_arg, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// norm.ScalarOpt_dim: specs/mlu.yaml:513
+static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
+    "norm.ScalarOpt_dim", "specs/mlu.yaml:513",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_norm_ScalarOpt_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const auto expected = at::meta::norm(op.meta(self), p, dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
+  return out;
 }
 
 // mluOpIndexAdd(stream, self, dim, index, source, alpha, out)
@@ -2265,19 +2072,6 @@ at::Tensor & wrap_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("div.Tensor", TORCH_FN(wrap_div_Tensor));
-  m.impl("div.out", TORCH_FN(wrap_div_out));
-  m.impl("div_.Tensor", TORCH_FN(wrap_div__Tensor));
-  m.impl("add.Scalar", TORCH_FN(wrap_add_Scalar));
-  m.impl("add_.Scalar", TORCH_FN(wrap_add__Scalar));
-  m.impl("sub.Scalar", TORCH_FN(wrap_sub_Scalar));
-  m.impl("sub_.Scalar", TORCH_FN(wrap_sub__Scalar));
-  m.impl("lt.Tensor", TORCH_FN(wrap_lt_Tensor));
-  m.impl("lt.Tensor_out", TORCH_FN(wrap_lt_Tensor_out));
-  m.impl("lt_.Tensor", TORCH_FN(wrap_lt__Tensor));
-  m.impl("gt.Scalar", TORCH_FN(wrap_gt_Scalar));
-  m.impl("gt.Scalar_out", TORCH_FN(wrap_gt_Scalar_out));
-  m.impl("gt_.Scalar", TORCH_FN(wrap_gt__Scalar));
   m.impl("sqrt", TORCH_FN(wrap_sqrt));
   m.impl("sqrt.out", TORCH_FN(wrap_sqrt_out));
   m.impl("sqrt_", TORCH_FN(wrap_sqrt_));
@@ -2285,8 +2079,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("relu_", TORCH_FN(wrap_relu_));
   m.impl("mm", TORCH_FN(wrap_mm));
   m.impl("mm.out", TORCH_FN(wrap_mm_out));
-  m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
-  m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
   m.impl("mean.dim", TORCH_FN(wrap_mean_dim));
   m.impl("mean.out", TORCH_FN(wrap_mean_out));
   m.impl("nll_loss_forward", TORCH_FN(wrap_nll_loss_forward));
@@ -2298,9 +2090,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("ge.Tensor", TORCH_FN(wrap_ge_Tensor));
   m.impl("ge.Tensor_out", TORCH_FN(wrap_ge_Tensor_out));
   m.impl("ge_.Tensor", TORCH_FN(wrap_ge__Tensor));
-  m.impl("le.Scalar", TORCH_FN(wrap_le_Scalar));
-  m.impl("le.Scalar_out", TORCH_FN(wrap_le_Scalar_out));
-  m.impl("le_.Scalar", TORCH_FN(wrap_le__Scalar));
+  m.impl("ge.Scalar", TORCH_FN(wrap_ge_Scalar));
+  m.impl("ge.Scalar_out", TORCH_FN(wrap_ge_Scalar_out));
+  m.impl("ge_.Scalar", TORCH_FN(wrap_ge__Scalar));
   m.impl("addcmul", TORCH_FN(wrap_addcmul));
   m.impl("addcmul.out", TORCH_FN(wrap_addcmul_out));
   m.impl("addcmul_", TORCH_FN(wrap_addcmul_));
@@ -2310,8 +2102,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));
   m.impl("cat", TORCH_FN(wrap_cat));
   m.impl("cat.out", TORCH_FN(wrap_cat_out));
-  m.impl("all.dim", TORCH_FN(wrap_all_dim));
-  m.impl("all.out", TORCH_FN(wrap_all_out));
   m.impl("amin", TORCH_FN(wrap_amin));
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
   m.impl("softplus_backward", TORCH_FN(wrap_softplus_backward));
@@ -2326,11 +2116,21 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_not", TORCH_FN(wrap_bitwise_not));
   m.impl("bitwise_not.out", TORCH_FN(wrap_bitwise_not_out));
   m.impl("bitwise_not_", TORCH_FN(wrap_bitwise_not_));
+  m.impl("bitwise_and.Tensor", TORCH_FN(wrap_bitwise_and_Tensor));
+  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrap_bitwise_and_Tensor_out));
+  m.impl("bitwise_and_.Tensor", TORCH_FN(wrap_bitwise_and__Tensor));
+  m.impl("copysign.Tensor", TORCH_FN(wrap_copysign_Tensor));
+  m.impl("copysign.out", TORCH_FN(wrap_copysign_out));
+  m.impl("copysign_.Tensor", TORCH_FN(wrap_copysign__Tensor));
   m.impl("logaddexp2", TORCH_FN(wrap_logaddexp2));
   m.impl("logaddexp2.out", TORCH_FN(wrap_logaddexp2_out));
   m.impl("fmax", TORCH_FN(wrap_fmax));
   m.impl("fmax.out", TORCH_FN(wrap_fmax_out));
-  m.impl("max.dim", TORCH_FN(wrap_max_dim));
+  m.impl("bitwise_and.Scalar", TORCH_FN(wrap_bitwise_and_Scalar));
+  m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
+  m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
+  m.impl("min.dim", TORCH_FN(wrap_min_dim));
+  m.impl("norm.ScalarOpt_dim", TORCH_FN(wrap_norm_ScalarOpt_dim));
   m.impl("index_add", TORCH_FN(wrap_index_add));
   m.impl("index_add.out", TORCH_FN(wrap_index_add_out));
   m.impl("index_add_", TORCH_FN(wrap_index_add_));

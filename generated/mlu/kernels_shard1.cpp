@@ -6,23 +6,24 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/mul_meta_dispatch.h>
+#include <ATen/ops/div_meta_dispatch.h>
+#include <ATen/ops/ne_meta_dispatch.h>
+#include <ATen/ops/lt_meta_dispatch.h>
 #include <ATen/ops/neg_meta_dispatch.h>
 #include <ATen/ops/reciprocal_meta_dispatch.h>
 #include <ATen/ops/silu_meta_dispatch.h>
 #include <ATen/ops/minimum_meta_dispatch.h>
-#include <ATen/ops/pow_meta_dispatch.h>
 #include <ATen/ops/isneginf_meta_dispatch.h>
 #include <ATen/ops/cumsum_meta_dispatch.h>
 #include <ATen/ops/amax_meta_dispatch.h>
 #include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/elu_meta_dispatch.h>
 #include <ATen/ops/hardshrink_backward_meta_dispatch.h>
-#include <ATen/ops/any_meta_dispatch.h>
 #include <ATen/ops/frac_meta_dispatch.h>
-#include <ATen/ops/bitwise_and_meta_dispatch.h>
-#include <ATen/ops/remainder_meta_dispatch.h>
+#include <ATen/ops/fmod_meta_dispatch.h>
 #include <ATen/ops/fmin_meta_dispatch.h>
-#include <ATen/ops/scatter_meta_dispatch.h>
+#include <ATen/ops/max_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -39,6 +40,223 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
+}
+
+// mluOpMul(stream, self, other, out)
+// from specs/mlu.yaml:39
+static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpMul(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// mul.Tensor: specs/mlu.yaml:39
+static const torch_fl::KernelInfo kOp_mul_Tensor{
+    "mul.Tensor", "specs/mlu.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_mul_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_mul_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// mul.out: specs/mlu.yaml:39
+// out variant derived from mul.Tensor
+static const torch_fl::KernelInfo kOp_mul_out{
+    "mul.out", "specs/mlu.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_mul_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_mul_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// mul_.Tensor: specs/mlu.yaml:39
+// inplace variant derived from mul.Tensor
+static const torch_fl::KernelInfo kOp_mul__Tensor{
+    "mul_.Tensor", "specs/mlu.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_mul__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::mul_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_mul_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// mluOpDivScalar(stream, self, other, out)
+// from specs/mlu.yaml:44
+static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpDivScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// mluOpDiv(stream, self, other, out)
+// from specs/mlu.yaml:40
+static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpDiv(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// div.Tensor: specs/mlu.yaml:40
+static const torch_fl::KernelInfo kOp_div_Tensor{
+    "div.Tensor", "specs/mlu.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_div_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::div(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_div_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// div.out: specs/mlu.yaml:40
+// out variant derived from div.Tensor
+static const torch_fl::KernelInfo kOp_div_out{
+    "div.out", "specs/mlu.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_div_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_div_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// div_.Tensor: specs/mlu.yaml:40
+// inplace variant derived from div.Tensor
+static const torch_fl::KernelInfo kOp_div__Tensor{
+    "div_.Tensor", "specs/mlu.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_div__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::div_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_div_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
 }
 
 // mul.Scalar: specs/mlu.yaml:43
@@ -84,6 +302,426 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   at::Tensor self_meta = op.meta(self);
   self_meta.mul_(other);
   launch_mul_Scalar(op, self, other, self);
+  return self;
+}
+
+// div.Scalar: specs/mlu.yaml:44
+static const torch_fl::KernelInfo kOp_div_Scalar{
+    "div.Scalar", "specs/mlu.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_div_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::div(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_div_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// div_.Scalar: specs/mlu.yaml:44
+// inplace variant derived from div.Scalar
+static const torch_fl::KernelInfo kOp_div__Scalar{
+    "div_.Scalar", "specs/mlu.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_div__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.div_(other);
+  launch_div_Scalar(op, self, other, self);
+  return self;
+}
+
+// mluOpNeScalar(stream, self, other, out)
+// from specs/mlu.yaml:52
+static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpNeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// mluOpNe(stream, self, other, out)
+// from specs/mlu.yaml:48
+static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpNe(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// ne.Tensor: specs/mlu.yaml:48
+static const torch_fl::KernelInfo kOp_ne_Tensor{
+    "ne.Tensor", "specs/mlu.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ne_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
+    launch_ne_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ne_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// ne.Tensor_out: specs/mlu.yaml:48
+// out variant derived from ne.Tensor
+static const torch_fl::KernelInfo kOp_ne_Tensor_out{
+    "ne.Tensor_out", "specs/mlu.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ne_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::ne_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
+    launch_ne_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ne_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// ne_.Tensor: specs/mlu.yaml:48
+// inplace variant derived from ne.Tensor
+static const torch_fl::KernelInfo kOp_ne__Tensor{
+    "ne_.Tensor", "specs/mlu.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ne__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::ne_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
+    launch_ne_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_ne_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// mluOpLtScalar(stream, self, other, out)
+// from specs/mlu.yaml:53
+static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLtScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// mluOpLt(stream, self, other, out)
+// from specs/mlu.yaml:49
+static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLt(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// lt.Tensor: specs/mlu.yaml:49
+static const torch_fl::KernelInfo kOp_lt_Tensor{
+    "lt.Tensor", "specs/mlu.yaml:49",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_lt_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
+    launch_lt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_lt_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// lt.Tensor_out: specs/mlu.yaml:49
+// out variant derived from lt.Tensor
+static const torch_fl::KernelInfo kOp_lt_Tensor_out{
+    "lt.Tensor_out", "specs/mlu.yaml:49",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lt_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lt_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
+    launch_lt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_lt_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// lt_.Tensor: specs/mlu.yaml:49
+// inplace variant derived from lt.Tensor
+static const torch_fl::KernelInfo kOp_lt__Tensor{
+    "lt_.Tensor", "specs/mlu.yaml:49",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_lt__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lt_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
+    launch_lt_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_lt_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// ne.Scalar: specs/mlu.yaml:52
+static const torch_fl::KernelInfo kOp_ne_Scalar{
+    "ne.Scalar", "specs/mlu.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ne_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_ne_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// ne.Scalar_out: specs/mlu.yaml:52
+// out variant derived from ne.Scalar
+static const torch_fl::KernelInfo kOp_ne_Scalar_out{
+    "ne.Scalar_out", "specs/mlu.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ne_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::ne_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_ne_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// ne_.Scalar: specs/mlu.yaml:52
+// inplace variant derived from ne.Scalar
+static const torch_fl::KernelInfo kOp_ne__Scalar{
+    "ne_.Scalar", "specs/mlu.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ne__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::ne_(self_meta, other);
+  launch_ne_Scalar(op, self, other, self);
+  return self;
+}
+
+// lt.Scalar: specs/mlu.yaml:53
+static const torch_fl::KernelInfo kOp_lt_Scalar{
+    "lt.Scalar", "specs/mlu.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_lt_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_lt_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// lt.Scalar_out: specs/mlu.yaml:53
+// out variant derived from lt.Scalar
+static const torch_fl::KernelInfo kOp_lt_Scalar_out{
+    "lt.Scalar_out", "specs/mlu.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lt_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lt_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_lt_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// lt_.Scalar: specs/mlu.yaml:53
+// inplace variant derived from lt.Scalar
+static const torch_fl::KernelInfo kOp_lt__Scalar{
+    "lt_.Scalar", "specs/mlu.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_lt__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lt_(self_meta, other);
+  launch_lt_Scalar(op, self, other, self);
   return self;
 }
 
@@ -465,91 +1103,6 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   op.resize_output(out, out_meta);
   launch_minimum(op, self_on_device, other_on_device, out);
   return out;
-}
-
-// mluOpPowScalar(stream, self, exponent, out)
-// from specs/mlu.yaml:147
-static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto exponent_arg = mlu_glue::scalar(exponent);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpPowScalar(stream_arg, &self_arg, exponent_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// pow.Tensor_Scalar: specs/mlu.yaml:147
-static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
-    "pow.Tensor_Scalar", "specs/mlu.yaml:147",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
-  torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
-  }
-  const auto expected = at::meta::pow(op.meta(self), exponent);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
-  return out;
-}
-
-// pow.Tensor_Scalar_out: specs/mlu.yaml:147
-// out variant derived from pow.Tensor_Scalar
-static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
-    "pow.Tensor_Scalar_out", "specs/mlu.yaml:147",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::pow_outf(op.meta(self), exponent, out_meta);
-  op.resize_output(out, out_meta);
-  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
-  return out;
-}
-
-// pow_.Scalar: specs/mlu.yaml:147
-// inplace variant derived from pow.Tensor_Scalar
-static const torch_fl::KernelInfo kOp_pow__Scalar{
-    "pow_.Scalar", "specs/mlu.yaml:147",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
-  torch_fl::OpContext op(kOp_pow__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::pow_(self_meta, exponent);
-  launch_pow_Tensor_Scalar(op, self, exponent, self);
-  return self;
 }
 
 // mluOpIsNegInf(stream, self, out)
@@ -986,69 +1539,6 @@ static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
   return std::make_tuple(out0, out1);
 }
 
-// mluOpAny(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:331
-static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto dim_arg2 = mlu_glue::optional_int(dim);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpAny(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// any.dim: specs/mlu.yaml:331
-static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/mlu.yaml:331",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_any_dim);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const auto expected = at::meta::any(op.meta(self), dim, keepdim);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_any_dim(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// any.out: specs/mlu.yaml:331
-// out variant derived from any.dim
-static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/mlu.yaml:331",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_any_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
-  op.resize_output(out, out_meta);
-  launch_any_dim(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
 // mluOpSmoothL1LossBackward(stream, grad_output, self, target, reduction, beta, out)
 // from specs/mlu.yaml:340
 static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
@@ -1374,55 +1864,71 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
   return self;
 }
 
-// mluOpBitwiseAnd(stream, self, other, out)
-// from specs/mlu.yaml:483
-static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+// mluOpFmodScalar(stream, self, other, out)
+// from specs/mlu.yaml:502
+static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
+  const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpBitwiseAnd(stream_arg, &self_arg, &other_arg, &out_arg);
+  const mluRet_t status = mluOpFmodScalar(stream_arg, &self_arg, other_arg, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// bitwise_and.Tensor: specs/mlu.yaml:483
-static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/mlu.yaml:483",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// mluOpFmod(stream, self, other, out)
+// from specs/mlu.yaml:490
+static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpFmod(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fmod.Tensor: specs/mlu.yaml:490
+static const torch_fl::KernelInfo kOp_fmod_Tensor{
+    "fmod.Tensor", "specs/mlu.yaml:490",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_and_Tensor);
+at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmod_Tensor);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::bitwise_and(op.meta(self), op.meta(other));
+  const auto expected = at::meta::fmod(op.meta(self), op.meta(other));
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_and_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
+    launch_fmod_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_fmod_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/mlu.yaml:483
-// out variant derived from bitwise_and.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/mlu.yaml:483",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// fmod.Tensor_out: specs/mlu.yaml:490
+// out variant derived from fmod.Tensor
+static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
+    "fmod.Tensor_out", "specs/mlu.yaml:490",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_and_Tensor_out);
+at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_fmod_Tensor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
@@ -1431,132 +1937,45 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::bitwise_and_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::fmod_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_and_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
+    launch_fmod_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_fmod_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
-// bitwise_and_.Tensor: specs/mlu.yaml:483
-// inplace variant derived from bitwise_and.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/mlu.yaml:483",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// fmod_.Tensor: specs/mlu.yaml:490
+// inplace variant derived from fmod.Tensor
+static const torch_fl::KernelInfo kOp_fmod__Tensor{
+    "fmod_.Tensor", "specs/mlu.yaml:490",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_and__Tensor);
+at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmod__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_and_(self_meta, op.meta(other));
-  launch_bitwise_and_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// mluOpRemainder(stream, self, other, out)
-// from specs/mlu.yaml:491
-static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpRemainder(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  at::meta::fmod_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
+    launch_fmod_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_fmod_Tensor(op, self, op.on_device(other), self);
   }
-}
-
-// remainder.Tensor: specs/mlu.yaml:491
-static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/mlu.yaml:491",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_remainder_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::remainder(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_remainder_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// remainder.Tensor_out: specs/mlu.yaml:491
-// out variant derived from remainder.Tensor
-static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/mlu.yaml:491",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_remainder_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::remainder_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_remainder_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// remainder_.Tensor: specs/mlu.yaml:491
-// inplace variant derived from remainder.Tensor
-static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/mlu.yaml:491",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_remainder__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::remainder_(self_meta, op.meta(other));
-  launch_remainder_Tensor(op, self, other_on_device, self);
   return self;
 }
 
@@ -1628,190 +2047,115 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// mluOpBitwiseXorScalar(stream, self, other, out)
-// from specs/mlu.yaml:501
-static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+// fmod.Scalar: specs/mlu.yaml:502
+static const torch_fl::KernelInfo kOp_fmod_Scalar{
+    "fmod.Scalar", "specs/mlu.yaml:502",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_fmod_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::fmod(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmod_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// fmod_.Scalar: specs/mlu.yaml:502
+// inplace variant derived from fmod.Scalar
+static const torch_fl::KernelInfo kOp_fmod__Scalar{
+    "fmod_.Scalar", "specs/mlu.yaml:502",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_fmod__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.fmod_(other);
+  launch_fmod_Scalar(op, self, other, self);
+  return self;
+}
+
+// mluOpMaxDim(stream, self, dim, keepdim, values, indices)
+// from specs/mlu.yaml:510
+static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpBitwiseXorScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  const auto values_arg = mlu_glue::describe(values);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const mluRet_t status = mluOpMaxDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// bitwise_xor.Scalar: specs/mlu.yaml:501
-static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/mlu.yaml:501",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// max.dim: specs/mlu.yaml:510
+static const torch_fl::KernelInfo kOp_max_dim{
+    "max.dim", "specs/mlu.yaml:510",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_xor_Scalar);
+::std::tuple<at::Tensor,at::Tensor> wrap_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_max_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const auto expected = at::bitwise_xor(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_xor.Scalar_out: specs/mlu.yaml:501
-// out variant derived from bitwise_xor.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/mlu.yaml:501",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_xor_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  const auto expected = at::meta::max(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::bitwise_xor_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_xor_.Scalar: specs/mlu.yaml:501
-// inplace variant derived from bitwise_xor.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/mlu.yaml:501",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_xor__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.bitwise_xor_(other);
-  launch_bitwise_xor_Scalar(op, self, other, self);
-  return self;
-}
-
-// mluOpScatterValue(stream, self, dim, index, value, out)
-// from specs/mlu.yaml:518
-static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto index_arg = mlu_glue::describe(index);
-  const auto value_arg = mlu_glue::scalar(value);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpScatterValue(stream_arg, &self_arg, dim, &index_arg, value_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// scatter.value: specs/mlu.yaml:518
-static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/mlu.yaml:518",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
-  torch_fl::OpContext op(kOp_scatter_value);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
-  }
-  const auto expected = at::meta::scatter(op.meta(self), dim, op.meta(index), value);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor out = op.allocate(expected);
-  launch_scatter_value(op, self_on_device, dim, index_on_device, value, out);
-  return out;
-}
-
-// scatter.value_out: specs/mlu.yaml:518
-// out variant derived from scatter.value
-static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/mlu.yaml:518",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_scatter_value_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, index);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::scatter_outf(op.meta(self), dim, op.meta(index), value, out_meta);
-  op.resize_output(out, out_meta);
-  launch_scatter_value(op, self_on_device, dim, index_on_device, value, out);
-  return out;
-}
-
-// scatter_.value: specs/mlu.yaml:518
-// inplace variant derived from scatter.value
-static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/mlu.yaml:518",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
-  torch_fl::OpContext op(kOp_scatter__value);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, index);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(scatter__value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
-  }
-  const at::Tensor index_on_device = op.on_device(index);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::scatter_(self_meta, dim, op.meta(index), value);
-  launch_scatter_value(op, self, dim, index_on_device, value, self);
-  return self;
+  const at::Tensor values = op.allocate(std::get<0>(expected));
+  const at::Tensor indices = op.allocate(std::get<1>(expected));
+  launch_max_dim(op, self_on_device, dim, keepdim, values, indices);
+  return std::make_tuple(values, indices);
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
+  m.impl("mul.out", TORCH_FN(wrap_mul_out));
+  m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));
+  m.impl("div.Tensor", TORCH_FN(wrap_div_Tensor));
+  m.impl("div.out", TORCH_FN(wrap_div_out));
+  m.impl("div_.Tensor", TORCH_FN(wrap_div__Tensor));
   m.impl("mul.Scalar", TORCH_FN(wrap_mul_Scalar));
   m.impl("mul_.Scalar", TORCH_FN(wrap_mul__Scalar));
+  m.impl("div.Scalar", TORCH_FN(wrap_div_Scalar));
+  m.impl("div_.Scalar", TORCH_FN(wrap_div__Scalar));
+  m.impl("ne.Tensor", TORCH_FN(wrap_ne_Tensor));
+  m.impl("ne.Tensor_out", TORCH_FN(wrap_ne_Tensor_out));
+  m.impl("ne_.Tensor", TORCH_FN(wrap_ne__Tensor));
+  m.impl("lt.Tensor", TORCH_FN(wrap_lt_Tensor));
+  m.impl("lt.Tensor_out", TORCH_FN(wrap_lt_Tensor_out));
+  m.impl("lt_.Tensor", TORCH_FN(wrap_lt__Tensor));
+  m.impl("ne.Scalar", TORCH_FN(wrap_ne_Scalar));
+  m.impl("ne.Scalar_out", TORCH_FN(wrap_ne_Scalar_out));
+  m.impl("ne_.Scalar", TORCH_FN(wrap_ne__Scalar));
+  m.impl("lt.Scalar", TORCH_FN(wrap_lt_Scalar));
+  m.impl("lt.Scalar_out", TORCH_FN(wrap_lt_Scalar_out));
+  m.impl("lt_.Scalar", TORCH_FN(wrap_lt__Scalar));
   m.impl("neg", TORCH_FN(wrap_neg));
   m.impl("neg.out", TORCH_FN(wrap_neg_out));
   m.impl("neg_", TORCH_FN(wrap_neg_));
@@ -1825,9 +2169,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("silu_", TORCH_FN(wrap_silu_));
   m.impl("minimum", TORCH_FN(wrap_minimum));
   m.impl("minimum.out", TORCH_FN(wrap_minimum_out));
-  m.impl("pow.Tensor_Scalar", TORCH_FN(wrap_pow_Tensor_Scalar));
-  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrap_pow_Tensor_Scalar_out));
-  m.impl("pow_.Scalar", TORCH_FN(wrap_pow__Scalar));
   m.impl("isneginf", TORCH_FN(wrap_isneginf));
   m.impl("isneginf.out", TORCH_FN(wrap_isneginf_out));
   m.impl("cumsum", TORCH_FN(wrap_cumsum));
@@ -1841,8 +2182,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("elu_", TORCH_FN(wrap_elu_));
   m.impl("hardshrink_backward", TORCH_FN(wrap_hardshrink_backward));
   m.impl("_prelu_kernel_backward", TORCH_FN(wrap__prelu_kernel_backward));
-  m.impl("any.dim", TORCH_FN(wrap_any_dim));
-  m.impl("any.out", TORCH_FN(wrap_any_out));
   m.impl("smooth_l1_loss_backward", TORCH_FN(wrap_smooth_l1_loss_backward));
   m.impl("huber_loss", TORCH_FN(wrap_huber_loss));
   m.impl("binary_cross_entropy_backward", TORCH_FN(wrap_binary_cross_entropy_backward));
@@ -1852,18 +2191,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("frac", TORCH_FN(wrap_frac));
   m.impl("frac.out", TORCH_FN(wrap_frac_out));
   m.impl("frac_", TORCH_FN(wrap_frac_));
-  m.impl("bitwise_and.Tensor", TORCH_FN(wrap_bitwise_and_Tensor));
-  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrap_bitwise_and_Tensor_out));
-  m.impl("bitwise_and_.Tensor", TORCH_FN(wrap_bitwise_and__Tensor));
-  m.impl("remainder.Tensor", TORCH_FN(wrap_remainder_Tensor));
-  m.impl("remainder.Tensor_out", TORCH_FN(wrap_remainder_Tensor_out));
-  m.impl("remainder_.Tensor", TORCH_FN(wrap_remainder__Tensor));
+  m.impl("fmod.Tensor", TORCH_FN(wrap_fmod_Tensor));
+  m.impl("fmod.Tensor_out", TORCH_FN(wrap_fmod_Tensor_out));
+  m.impl("fmod_.Tensor", TORCH_FN(wrap_fmod__Tensor));
   m.impl("fmin", TORCH_FN(wrap_fmin));
   m.impl("fmin.out", TORCH_FN(wrap_fmin_out));
-  m.impl("bitwise_xor.Scalar", TORCH_FN(wrap_bitwise_xor_Scalar));
-  m.impl("bitwise_xor.Scalar_out", TORCH_FN(wrap_bitwise_xor_Scalar_out));
-  m.impl("bitwise_xor_.Scalar", TORCH_FN(wrap_bitwise_xor__Scalar));
-  m.impl("scatter.value", TORCH_FN(wrap_scatter_value));
-  m.impl("scatter.value_out", TORCH_FN(wrap_scatter_value_out));
-  m.impl("scatter_.value", TORCH_FN(wrap_scatter__value));
+  m.impl("fmod.Scalar", TORCH_FN(wrap_fmod_Scalar));
+  m.impl("fmod_.Scalar", TORCH_FN(wrap_fmod__Scalar));
+  m.impl("max.dim", TORCH_FN(wrap_max_dim));
 }

@@ -6,13 +6,13 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/ne_meta_dispatch.h>
 #include <ATen/ops/exp_meta_dispatch.h>
 #include <ATen/ops/sigmoid_meta_dispatch.h>
 #include <ATen/ops/tanh_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/expm1_meta_dispatch.h>
+#include <ATen/ops/le_meta_dispatch.h>
 #include <ATen/ops/linear_native.h>
 #include <ATen/ops/bmm_meta_dispatch.h>
 #include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
@@ -23,7 +23,6 @@
 #include <ATen/ops/cosh_meta_dispatch.h>
 #include <ATen/ops/exp2_meta_dispatch.h>
 #include <ATen/ops/isposinf_meta_dispatch.h>
-#include <ATen/ops/copysign_meta_dispatch.h>
 #include <ATen/ops/argmin_meta_dispatch.h>
 #include <ATen/ops/cumprod_meta_dispatch.h>
 #include <ATen/ops/linalg_vector_norm_meta_dispatch.h>
@@ -31,99 +30,6 @@
 #include "mlu_glue.h"
 
 namespace {
-
-// mluOpNe(stream, self, other, out)
-// from specs/mlu.yaml:48
-static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpNe(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// ne.Tensor: specs/mlu.yaml:48
-static const torch_fl::KernelInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/mlu.yaml:48",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_ne_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_ne_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// ne.Tensor_out: specs/mlu.yaml:48
-// out variant derived from ne.Tensor
-static const torch_fl::KernelInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/mlu.yaml:48",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_ne_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::ne_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_ne_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// ne_.Tensor: specs/mlu.yaml:48
-// inplace variant derived from ne.Tensor
-static const torch_fl::KernelInfo kOp_ne__Tensor{
-    "ne_.Tensor", "specs/mlu.yaml:48",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_ne__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::ne_(self_meta, op.meta(other));
-  launch_ne_Tensor(op, self, other_on_device, self);
-  return self;
-}
 
 // mluOpExp(stream, self, out)
 // from specs/mlu.yaml:58
@@ -374,6 +280,36 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
   at::Tensor self_meta = op.meta(self);
   at::meta::tanh_(self_meta);
   launch_tanh(op, self, self);
+  return self;
+}
+
+// mluOpFill(stream, self, value)
+// from specs/mlu.yaml:81
+static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto value_arg = mlu_glue::scalar(value);
+  const mluRet_t status = mluOpFill(stream_arg, &self_arg, value_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fill_.Scalar: specs/mlu.yaml:81
+static const torch_fl::KernelInfo kOp_fill__Scalar{
+    "fill_.Scalar", "specs/mlu.yaml:81",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_fill__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
+  }
+  launch_fill__Scalar(op, self, value);
   return self;
 }
 
@@ -643,6 +579,193 @@ at::Tensor & wrap_logical_not_(at::Tensor & self) {
   at::Tensor self_meta = op.meta(self);
   self_meta.logical_not_();
   launch_logical_not(op, self, self);
+  return self;
+}
+
+// mluOpLeScalar(stream, self, other, out)
+// from specs/mlu.yaml:144
+static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// mluOpLe(stream, self, other, out)
+// from specs/mlu.yaml:142
+static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpLe(stream_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// le.Tensor: specs/mlu.yaml:142
+static const torch_fl::KernelInfo kOp_le_Tensor{
+    "le.Tensor", "specs/mlu.yaml:142",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_le_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::le(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
+    launch_le_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_le_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// le.Tensor_out: specs/mlu.yaml:142
+// out variant derived from le.Tensor
+static const torch_fl::KernelInfo kOp_le_Tensor_out{
+    "le.Tensor_out", "specs/mlu.yaml:142",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_le_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::le_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
+    launch_le_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_le_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// le_.Tensor: specs/mlu.yaml:142
+// inplace variant derived from le.Tensor
+static const torch_fl::KernelInfo kOp_le__Tensor{
+    "le_.Tensor", "specs/mlu.yaml:142",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_le__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::le_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
+    launch_le_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_le_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// le.Scalar: specs/mlu.yaml:144
+static const torch_fl::KernelInfo kOp_le_Scalar{
+    "le.Scalar", "specs/mlu.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_le_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::le(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_le_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// le.Scalar_out: specs/mlu.yaml:144
+// out variant derived from le.Scalar
+static const torch_fl::KernelInfo kOp_le_Scalar_out{
+    "le.Scalar_out", "specs/mlu.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_le_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::le_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_le_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// le_.Scalar: specs/mlu.yaml:144
+// inplace variant derived from le.Scalar
+static const torch_fl::KernelInfo kOp_le__Scalar{
+    "le_.Scalar", "specs/mlu.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_le__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::le_(self_meta, other);
+  launch_le_Scalar(op, self, other, self);
   return self;
 }
 
@@ -1647,184 +1770,6 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// mluOpCopysign(stream, self, other, out)
-// from specs/mlu.yaml:493
-static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpCopysign(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// copysign.Tensor: specs/mlu.yaml:493
-static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/mlu.yaml:493",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_copysign_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::copysign(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// copysign.out: specs/mlu.yaml:493
-// out variant derived from copysign.Tensor
-static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/mlu.yaml:493",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_copysign_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// copysign_.Tensor: specs/mlu.yaml:493
-// inplace variant derived from copysign.Tensor
-static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/mlu.yaml:493",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_copysign__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::copysign_(self_meta, op.meta(other));
-  launch_copysign_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// mluOpBitwiseOrScalar(stream, self, other, out)
-// from specs/mlu.yaml:500
-static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpBitwiseOrScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// bitwise_or.Scalar: specs/mlu.yaml:500
-static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/mlu.yaml:500",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_or_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::bitwise_or(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_or.Scalar_out: specs/mlu.yaml:500
-// out variant derived from bitwise_or.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/mlu.yaml:500",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_or_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::bitwise_or_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_or_.Scalar: specs/mlu.yaml:500
-// inplace variant derived from bitwise_or.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/mlu.yaml:500",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_or__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.bitwise_or_(other);
-  launch_bitwise_or_Scalar(op, self, other, self);
-  return self;
-}
-
 // mluOpArgMin(stream, self, mlu_glue::optional_int(dim), keepdim, out)
 // from specs/mlu.yaml:507
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
@@ -2039,9 +1984,6 @@ at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("ne.Tensor", TORCH_FN(wrap_ne_Tensor));
-  m.impl("ne.Tensor_out", TORCH_FN(wrap_ne_Tensor_out));
-  m.impl("ne_.Tensor", TORCH_FN(wrap_ne__Tensor));
   m.impl("exp", TORCH_FN(wrap_exp));
   m.impl("exp.out", TORCH_FN(wrap_exp_out));
   m.impl("exp_", TORCH_FN(wrap_exp_));
@@ -2051,6 +1993,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("tanh", TORCH_FN(wrap_tanh));
   m.impl("tanh.out", TORCH_FN(wrap_tanh_out));
   m.impl("tanh_", TORCH_FN(wrap_tanh_));
+  m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
   m.impl("_log_softmax.out", TORCH_FN(wrap__log_softmax_out));
   m.impl("_log_softmax_backward_data", TORCH_FN(wrap__log_softmax_backward_data));
@@ -2060,6 +2003,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_not", TORCH_FN(wrap_logical_not));
   m.impl("logical_not.out", TORCH_FN(wrap_logical_not_out));
   m.impl("logical_not_", TORCH_FN(wrap_logical_not_));
+  m.impl("le.Tensor", TORCH_FN(wrap_le_Tensor));
+  m.impl("le.Tensor_out", TORCH_FN(wrap_le_Tensor_out));
+  m.impl("le_.Tensor", TORCH_FN(wrap_le__Tensor));
+  m.impl("le.Scalar", TORCH_FN(wrap_le_Scalar));
+  m.impl("le.Scalar_out", TORCH_FN(wrap_le_Scalar_out));
+  m.impl("le_.Scalar", TORCH_FN(wrap_le__Scalar));
   m.impl("linear", TORCH_FN(wrap_linear));
   m.impl("bmm", TORCH_FN(wrap_bmm));
   m.impl("bmm.out", TORCH_FN(wrap_bmm_out));
@@ -2089,12 +2038,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_and", TORCH_FN(wrap_logical_and));
   m.impl("logical_and.out", TORCH_FN(wrap_logical_and_out));
   m.impl("logical_and_", TORCH_FN(wrap_logical_and_));
-  m.impl("copysign.Tensor", TORCH_FN(wrap_copysign_Tensor));
-  m.impl("copysign.out", TORCH_FN(wrap_copysign_out));
-  m.impl("copysign_.Tensor", TORCH_FN(wrap_copysign__Tensor));
-  m.impl("bitwise_or.Scalar", TORCH_FN(wrap_bitwise_or_Scalar));
-  m.impl("bitwise_or.Scalar_out", TORCH_FN(wrap_bitwise_or_Scalar_out));
-  m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
   m.impl("argmin", TORCH_FN(wrap_argmin));
   m.impl("argmin.out", TORCH_FN(wrap_argmin_out));
   m.impl("cumprod", TORCH_FN(wrap_cumprod));

@@ -6,10 +6,10 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/mul_meta_dispatch.h>
+#include <ATen/ops/sub_meta_dispatch.h>
 #include <ATen/ops/nll_loss_backward_meta_dispatch.h>
 #include <ATen/ops/round_meta_dispatch.h>
-#include <ATen/ops/pow_meta_dispatch.h>
+#include <ATen/ops/lerp_meta_dispatch.h>
 #include <ATen/ops/tril_meta_dispatch.h>
 #include <ATen/ops/triu_meta_dispatch.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
@@ -24,63 +24,79 @@
 #include <ATen/ops/adaptive_max_pool3d_backward_meta_dispatch.h>
 #include <ATen/ops/fractional_max_pool2d_meta_dispatch.h>
 #include <ATen/ops/replication_pad1d_backward_meta_dispatch.h>
-#include <ATen/ops/bitwise_xor_meta_dispatch.h>
-#include <ATen/ops/norm_meta_dispatch.h>
 #include <ATen/ops/scatter_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
 namespace {
 
-// mluOpMul(stream, self, other, out)
-// from specs/mlu.yaml:39
-static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+// mluOpSubScalar(stream, self, other, alpha, out)
+// from specs/mlu.yaml:42
+static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
+  const auto other_arg = mlu_glue::scalar(other);
+  const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpMul(stream_arg, &self_arg, &other_arg, &out_arg);
+  const mluRet_t status = mluOpSubScalar(stream_arg, &self_arg, other_arg, alpha_arg, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// mul.Tensor: specs/mlu.yaml:39
-static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/mlu.yaml:39",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// mluOpSub(stream, self, other, alpha, out)
+// from specs/mlu.yaml:38
+static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto alpha_arg = mlu_glue::scalar(alpha);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpSub(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// sub.Tensor: specs/mlu.yaml:38
+static const torch_fl::KernelInfo kOp_sub_Tensor{
+    "sub.Tensor", "specs/mlu.yaml:38",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_mul_Tensor);
+at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub_Tensor);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
+  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// mul.out: specs/mlu.yaml:39
-// out variant derived from mul.Tensor
-static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/mlu.yaml:39",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// sub.out: specs/mlu.yaml:38
+// out variant derived from sub.Tensor
+static const torch_fl::KernelInfo kOp_sub_out{
+    "sub.out", "specs/mlu.yaml:38",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_mul_out);
+at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sub_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
@@ -89,39 +105,91 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// mul_.Tensor: specs/mlu.yaml:39
-// inplace variant derived from mul.Tensor
-static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/mlu.yaml:39",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// sub_.Tensor: specs/mlu.yaml:38
+// inplace variant derived from sub.Tensor
+static const torch_fl::KernelInfo kOp_sub__Tensor{
+    "sub_.Tensor", "specs/mlu.yaml:38",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_mul__Tensor);
+at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  at::meta::mul_(self_meta, op.meta(other));
-  launch_mul_Tensor(op, self, other_on_device, self);
+  at::meta::sub_(self_meta, op.meta(other), alpha);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, self, torch_fl::python_number(other), alpha, self);
+  } else {
+    launch_sub_Tensor(op, self, op.on_device(other), alpha, self);
+  }
+  return self;
+}
+
+// sub.Scalar: specs/mlu.yaml:42
+static const torch_fl::KernelInfo kOp_sub_Scalar{
+    "sub.Scalar", "specs/mlu.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::sub(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sub_Scalar(op, self_on_device, other, alpha, out);
+  return out;
+}
+
+// sub_.Scalar: specs/mlu.yaml:42
+// inplace variant derived from sub.Scalar
+static const torch_fl::KernelInfo kOp_sub__Scalar{
+    "sub_.Scalar", "specs/mlu.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.sub_(other, alpha);
+  launch_sub_Scalar(op, self, other, alpha, self);
   return self;
 }
 
@@ -256,144 +324,98 @@ at::Tensor & wrap_round_(at::Tensor & self) {
   return self;
 }
 
-// mluOpPow(stream, self, exponent, out)
-// from specs/mlu.yaml:146
-static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & exponent, const at::Tensor& out) {
+// mluOpLerp(stream, self, end, weight, out)
+// from specs/mlu.yaml:158
+static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  const auto exponent_arg = mlu_glue::describe(exponent);
+  const auto end_arg = mlu_glue::describe(end);
+  const auto weight_arg = mlu_glue::scalar(weight);
   const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpPow(stream_arg, &self_arg, &exponent_arg, &out_arg);
+  const mluRet_t status = mluOpLerp(stream_arg, &self_arg, &end_arg, weight_arg, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// pow.Tensor_Tensor: specs/mlu.yaml:146
-static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor{
-    "pow.Tensor_Tensor", "specs/mlu.yaml:146",
+// lerp.Scalar: specs/mlu.yaml:158
+static const torch_fl::KernelInfo kOp_lerp_Scalar{
+    "lerp.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
-  torch_fl::OpContext op(kOp_pow_Tensor_Tensor);
+at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  torch_fl::OpContext op(kOp_lerp_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const auto expected = at::meta::pow(op.meta(self), op.meta(exponent));
+  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor exponent_on_device = op.on_device(exponent);
+  const at::Tensor end_on_device = op.on_device(end);
   const at::Tensor out = op.allocate(expected);
-  launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
+  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
   return out;
 }
 
-// pow.Tensor_Tensor_out: specs/mlu.yaml:146
-// out variant derived from pow.Tensor_Tensor
-static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor_out{
-    "pow.Tensor_Tensor_out", "specs/mlu.yaml:146",
+// lerp.Scalar_out: specs/mlu.yaml:158
+// out variant derived from lerp.Scalar
+static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
+    "lerp.Scalar_out", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_pow_Tensor_Tensor_out);
+at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lerp_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, exponent);
+  torch_fl::check_no_partial_overlap(out, end);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor exponent_on_device = op.on_device(exponent);
+  const at::Tensor end_on_device = op.on_device(end);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::pow_outf(op.meta(self), op.meta(exponent), out_meta);
+  at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
   op.resize_output(out, out_meta);
-  launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
+  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
   return out;
 }
 
-// pow_.Tensor: specs/mlu.yaml:146
-// inplace variant derived from pow.Tensor_Tensor
-static const torch_fl::KernelInfo kOp_pow__Tensor{
-    "pow_.Tensor", "specs/mlu.yaml:146",
+// lerp_.Scalar: specs/mlu.yaml:158
+// inplace variant derived from lerp.Scalar
+static const torch_fl::KernelInfo kOp_lerp__Scalar{
+    "lerp_.Scalar", "specs/mlu.yaml:158",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
-  torch_fl::OpContext op(kOp_pow__Tensor);
+at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  torch_fl::OpContext op(kOp_lerp__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, exponent);
+  torch_fl::check_no_partial_overlap(self, end);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const at::Tensor exponent_on_device = op.on_device(exponent);
+  const at::Tensor end_on_device = op.on_device(end);
   at::Tensor self_meta = op.meta(self);
-  at::meta::pow_(self_meta, op.meta(exponent));
-  launch_pow_Tensor_Tensor(op, self, exponent_on_device, self);
+  at::meta::lerp_(self_meta, op.meta(end), weight);
+  launch_lerp_Scalar(op, self, end_on_device, weight, self);
   return self;
-}
-
-// mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:152
-static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto condition_arg = mlu_glue::describe(condition);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// where.self_out: specs/mlu.yaml:152
-static const torch_fl::KernelInfo kOp_where_self_out{
-    "where.self_out", "specs/mlu.yaml:152",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_where_self_out);
-  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, condition);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
-  }
-  const at::Tensor condition_on_device = op.on_device(condition);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const auto expected = torch_fl::output_rules::where(condition, self, other);
-  if (!(out.scalar_type() == expected.scalar_type())) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
-  }
-  op.resize_output(out, expected);
-  launch_where_self_out(op, condition_on_device, self_on_device, other_on_device, out);
-  return out;
 }
 
 // mluOpTril(stream, self, diagonal, out)
@@ -1069,6 +1091,69 @@ at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
+// mluOpAny(stream, self, mlu_glue::optional_int(dim), keepdim, out)
+// from specs/mlu.yaml:331
+static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto dim_arg2 = mlu_glue::optional_int(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpAny(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// any.dim: specs/mlu.yaml:331
+static const torch_fl::KernelInfo kOp_any_dim{
+    "any.dim", "specs/mlu.yaml:331",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_any_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::any(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// any.out: specs/mlu.yaml:331
+// out variant derived from any.dim
+static const torch_fl::KernelInfo kOp_any_out{
+    "any.out", "specs/mlu.yaml:331",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
 // mluOpSmoothL1Loss(stream, self, target, reduction, beta, out)
 // from specs/mlu.yaml:339
 static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
@@ -1470,99 +1555,6 @@ at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const
   return out;
 }
 
-// mluOpBitwiseXor(stream, self, other, out)
-// from specs/mlu.yaml:485
-static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpBitwiseXor(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// bitwise_xor.Tensor: specs/mlu.yaml:485
-static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/mlu.yaml:485",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_xor_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::bitwise_xor(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_bitwise_xor_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// bitwise_xor.Tensor_out: specs/mlu.yaml:485
-// out variant derived from bitwise_xor.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/mlu.yaml:485",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_xor_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::bitwise_xor_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_bitwise_xor_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// bitwise_xor_.Tensor: specs/mlu.yaml:485
-// inplace variant derived from bitwise_xor.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/mlu.yaml:485",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_xor__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_xor_(self_meta, op.meta(other));
-  launch_bitwise_xor_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
 // mluOpLogicalXor(stream, self, other, out)
 // from specs/mlu.yaml:488
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
@@ -1654,188 +1646,6 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
   self_meta.logical_xor_(op.meta(other));
   launch_logical_xor(op, self, other_on_device, self);
   return self;
-}
-
-// mluOpBitwiseAndScalar(stream, self, other, out)
-// from specs/mlu.yaml:499
-static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpBitwiseAndScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// bitwise_and.Scalar: specs/mlu.yaml:499
-static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/mlu.yaml:499",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_and_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::bitwise_and(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_bitwise_and_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_and.Scalar_out: specs/mlu.yaml:499
-// out variant derived from bitwise_and.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/mlu.yaml:499",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_and_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::bitwise_and_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_bitwise_and_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_and_.Scalar: specs/mlu.yaml:499
-// inplace variant derived from bitwise_and.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/mlu.yaml:499",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_and__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.bitwise_and_(other);
-  launch_bitwise_and_Scalar(op, self, other, self);
-  return self;
-}
-
-// mluOpRemainderScalar(stream, self, other, out)
-// from specs/mlu.yaml:503
-static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpRemainderScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// remainder.Scalar: specs/mlu.yaml:503
-static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/mlu.yaml:503",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_remainder_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::remainder(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_remainder_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// remainder_.Scalar: specs/mlu.yaml:503
-// inplace variant derived from remainder.Scalar
-static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/mlu.yaml:503",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_remainder__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_remainder__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.remainder_(other);
-  launch_remainder_Scalar(op, self, other, self);
-  return self;
-}
-
-// mluOpVectorNorm(stream, self, p, dim, keepdim, out)
-// from specs/mlu.yaml:513
-static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto p_arg = mlu_glue::optional_scalar(p);
-  const auto dim_arg = mlu_glue::int_list(dim);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpVectorNorm(stream_arg, &self_arg, p_arg, dim_arg, keepdim, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// norm.ScalarOpt_dim: specs/mlu.yaml:513
-static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/mlu.yaml:513",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_norm_ScalarOpt_dim);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
-  }
-  const auto expected = at::meta::norm(op.meta(self), p, dim, keepdim);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
-  return out;
 }
 
 // mluOpScatter(stream, self, dim, index, src, out)
@@ -1940,20 +1750,115 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
   return self;
 }
 
+// mluOpScatterValue(stream, self, dim, index, value, out)
+// from specs/mlu.yaml:518
+static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto index_arg = mlu_glue::describe(index);
+  const auto value_arg = mlu_glue::scalar(value);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpScatterValue(stream_arg, &self_arg, dim, &index_arg, value_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// scatter.value: specs/mlu.yaml:518
+static const torch_fl::KernelInfo kOp_scatter_value{
+    "scatter.value", "specs/mlu.yaml:518",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_scatter_value);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
+  }
+  const auto expected = at::meta::scatter(op.meta(self), dim, op.meta(index), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  const at::Tensor out = op.allocate(expected);
+  launch_scatter_value(op, self_on_device, dim, index_on_device, value, out);
+  return out;
+}
+
+// scatter.value_out: specs/mlu.yaml:518
+// out variant derived from scatter.value
+static const torch_fl::KernelInfo kOp_scatter_value_out{
+    "scatter.value_out", "specs/mlu.yaml:518",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_scatter_value_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, index);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor index_on_device = op.on_device(index);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::scatter_outf(op.meta(self), dim, op.meta(index), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_scatter_value(op, self_on_device, dim, index_on_device, value, out);
+  return out;
+}
+
+// scatter_.value: specs/mlu.yaml:518
+// inplace variant derived from scatter.value
+static const torch_fl::KernelInfo kOp_scatter__value{
+    "scatter_.value", "specs/mlu.yaml:518",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_scatter__value(at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_scatter__value);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, index);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(scatter__value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
+  }
+  const at::Tensor index_on_device = op.on_device(index);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::scatter_(self_meta, dim, op.meta(index), value);
+  launch_scatter_value(op, self, dim, index_on_device, value, self);
+  return self;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
-  m.impl("mul.out", TORCH_FN(wrap_mul_out));
-  m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));
+  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
+  m.impl("sub.out", TORCH_FN(wrap_sub_out));
+  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
+  m.impl("sub.Scalar", TORCH_FN(wrap_sub_Scalar));
+  m.impl("sub_.Scalar", TORCH_FN(wrap_sub__Scalar));
   m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
   m.impl("round", TORCH_FN(wrap_round));
   m.impl("round.out", TORCH_FN(wrap_round_out));
   m.impl("round_", TORCH_FN(wrap_round_));
-  m.impl("pow.Tensor_Tensor", TORCH_FN(wrap_pow_Tensor_Tensor));
-  m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrap_pow_Tensor_Tensor_out));
-  m.impl("pow_.Tensor", TORCH_FN(wrap_pow__Tensor));
-  m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
+  m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
+  m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
+  m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));
   m.impl("tril", TORCH_FN(wrap_tril));
   m.impl("tril.out", TORCH_FN(wrap_tril_out));
   m.impl("tril_", TORCH_FN(wrap_tril_));
@@ -1975,6 +1880,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sgn_", TORCH_FN(wrap_sgn_));
   m.impl("any", TORCH_FN(wrap_any));
   m.impl("any.all_out", TORCH_FN(wrap_any_all_out));
+  m.impl("any.dim", TORCH_FN(wrap_any_dim));
+  m.impl("any.out", TORCH_FN(wrap_any_out));
   m.impl("smooth_l1_loss", TORCH_FN(wrap_smooth_l1_loss));
   m.impl("binary_cross_entropy", TORCH_FN(wrap_binary_cross_entropy));
   m.impl("avg_pool3d_backward", TORCH_FN(wrap_avg_pool3d_backward));
@@ -1985,19 +1892,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fractional_max_pool2d", TORCH_FN(wrap_fractional_max_pool2d));
   m.impl("fractional_max_pool2d.output", TORCH_FN(wrap_fractional_max_pool2d_output));
   m.impl("replication_pad1d_backward", TORCH_FN(wrap_replication_pad1d_backward));
-  m.impl("bitwise_xor.Tensor", TORCH_FN(wrap_bitwise_xor_Tensor));
-  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrap_bitwise_xor_Tensor_out));
-  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrap_bitwise_xor__Tensor));
   m.impl("logical_xor", TORCH_FN(wrap_logical_xor));
   m.impl("logical_xor.out", TORCH_FN(wrap_logical_xor_out));
   m.impl("logical_xor_", TORCH_FN(wrap_logical_xor_));
-  m.impl("bitwise_and.Scalar", TORCH_FN(wrap_bitwise_and_Scalar));
-  m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
-  m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
-  m.impl("remainder.Scalar", TORCH_FN(wrap_remainder_Scalar));
-  m.impl("remainder_.Scalar", TORCH_FN(wrap_remainder__Scalar));
-  m.impl("norm.ScalarOpt_dim", TORCH_FN(wrap_norm_ScalarOpt_dim));
   m.impl("scatter.src", TORCH_FN(wrap_scatter_src));
   m.impl("scatter.src_out", TORCH_FN(wrap_scatter_src_out));
   m.impl("scatter_.src", TORCH_FN(wrap_scatter__src));
+  m.impl("scatter.value", TORCH_FN(wrap_scatter_value));
+  m.impl("scatter.value_out", TORCH_FN(wrap_scatter_value_out));
+  m.impl("scatter_.value", TORCH_FN(wrap_scatter__value));
 }

@@ -6,18 +6,14 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/add_meta_dispatch.h>
-#include <ATen/ops/sub_meta_dispatch.h>
-#include <ATen/ops/gt_meta_dispatch.h>
-#include <ATen/ops/lt_meta_dispatch.h>
 #include <ATen/ops/log_meta_dispatch.h>
+#include <ATen/ops/sum_meta_dispatch.h>
 #include <ATen/ops/cos_meta_dispatch.h>
 #include <ATen/ops/trunc_meta_dispatch.h>
 #include <ATen/ops/silu_backward_meta_dispatch.h>
 #include <ATen/ops/gelu_meta_dispatch.h>
-#include <ATen/ops/le_meta_dispatch.h>
-#include <ATen/ops/ge_meta_dispatch.h>
-#include <ATen/ops/lerp_meta_dispatch.h>
+#include <ATen/ops/pow_meta_dispatch.h>
+#include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/baddbmm_meta_dispatch.h>
 #include <ATen/ops/adaptive_max_pool3d_meta_dispatch.h>
 #include <ATen/ops/acos_meta_dispatch.h>
@@ -30,431 +26,6 @@
 #include "mlu_glue.h"
 
 namespace {
-
-// mluOpAdd(stream, self, other, alpha, out)
-// from specs/mlu.yaml:36
-static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpAdd(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// add.Tensor: specs/mlu.yaml:36
-static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/mlu.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add.out: specs/mlu.yaml:36
-// out variant derived from add.Tensor
-static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/mlu.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_add_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add_.Tensor: specs/mlu.yaml:36
-// inplace variant derived from add.Tensor
-static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/mlu.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::add_(self_meta, op.meta(other), alpha);
-  launch_add_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
-
-// mluOpSub(stream, self, other, alpha, out)
-// from specs/mlu.yaml:38
-static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpSub(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// sub.Tensor: specs/mlu.yaml:38
-static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/mlu.yaml:38",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub.out: specs/mlu.yaml:38
-// out variant derived from sub.Tensor
-static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/mlu.yaml:38",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sub_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub_.Tensor: specs/mlu.yaml:38
-// inplace variant derived from sub.Tensor
-static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/mlu.yaml:38",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sub_(self_meta, op.meta(other), alpha);
-  launch_sub_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
-
-// mluOpDivScalar(stream, self, other, out)
-// from specs/mlu.yaml:44
-static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpDivScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// div.Scalar: specs/mlu.yaml:44
-static const torch_fl::KernelInfo kOp_div_Scalar{
-    "div.Scalar", "specs/mlu.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_div_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::div(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_div_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// div_.Scalar: specs/mlu.yaml:44
-// inplace variant derived from div.Scalar
-static const torch_fl::KernelInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/mlu.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_div__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.div_(other);
-  launch_div_Scalar(op, self, other, self);
-  return self;
-}
-
-// mluOpGt(stream, self, other, out)
-// from specs/mlu.yaml:50
-static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpGt(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// gt.Tensor: specs/mlu.yaml:50
-static const torch_fl::KernelInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/mlu.yaml:50",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_gt_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_gt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// gt.Tensor_out: specs/mlu.yaml:50
-// out variant derived from gt.Tensor
-static const torch_fl::KernelInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/mlu.yaml:50",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_gt_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::gt_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_gt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// gt_.Tensor: specs/mlu.yaml:50
-// inplace variant derived from gt.Tensor
-static const torch_fl::KernelInfo kOp_gt__Tensor{
-    "gt_.Tensor", "specs/mlu.yaml:50",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_gt__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::gt_(self_meta, op.meta(other));
-  launch_gt_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// mluOpLtScalar(stream, self, other, out)
-// from specs/mlu.yaml:53
-static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpLtScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// lt.Scalar: specs/mlu.yaml:53
-static const torch_fl::KernelInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/mlu.yaml:53",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_lt_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::lt(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_lt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// lt.Scalar_out: specs/mlu.yaml:53
-// out variant derived from lt.Scalar
-static const torch_fl::KernelInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/mlu.yaml:53",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_lt_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::lt_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_lt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// lt_.Scalar: specs/mlu.yaml:53
-// inplace variant derived from lt.Scalar
-static const torch_fl::KernelInfo kOp_lt__Scalar{
-    "lt_.Scalar", "specs/mlu.yaml:53",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_lt__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lt_(self_meta, other);
-  launch_lt_Scalar(op, self, other, self);
-  return self;
-}
 
 // mluOpLog(stream, self, out)
 // from specs/mlu.yaml:59
@@ -538,6 +109,69 @@ at::Tensor & wrap_log_(at::Tensor & self) {
   at::meta::log_(self_meta);
   launch_log(op, self, self);
   return self;
+}
+
+// mluOpReduceSum(stream, self, dim, keepdim, out)
+// from specs/mlu.yaml:94
+static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto dim_arg = mlu_glue::int_list(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpReduceSum(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// sum.dim_IntList: specs/mlu.yaml:94
+static const torch_fl::KernelInfo kOp_sum_dim_IntList{
+    "sum.dim_IntList", "specs/mlu.yaml:94",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_sum_dim_IntList);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// sum.IntList_out: specs/mlu.yaml:94
+// out variant derived from sum.dim_IntList
+static const torch_fl::KernelInfo kOp_sum_IntList_out{
+    "sum.IntList_out", "specs/mlu.yaml:94",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sum_IntList_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  return out;
 }
 
 // mluOpCos(stream, self, out)
@@ -832,318 +466,245 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   return self;
 }
 
-// mluOpLe(stream, self, other, out)
-// from specs/mlu.yaml:142
-static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+// mluOpPow(stream, self, exponent, out)
+// from specs/mlu.yaml:146
+static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
+  const auto exponent_arg = mlu_glue::describe(exponent);
   const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpLe(stream_arg, &self_arg, &other_arg, &out_arg);
+  const mluRet_t status = mluOpPow(stream_arg, &self_arg, &exponent_arg, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// le.Tensor: specs/mlu.yaml:142
-static const torch_fl::KernelInfo kOp_le_Tensor{
-    "le.Tensor", "specs/mlu.yaml:142",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// pow.Tensor_Tensor: specs/mlu.yaml:146
+static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor{
+    "pow.Tensor_Tensor", "specs/mlu.yaml:146",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_le_Tensor);
+at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Tensor);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const auto expected = at::meta::le(op.meta(self), op.meta(other));
+  const auto expected = at::meta::pow(op.meta(self), op.meta(exponent));
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor exponent_on_device = op.on_device(exponent);
   const at::Tensor out = op.allocate(expected);
-  launch_le_Tensor(op, self_on_device, other_on_device, out);
+  launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
   return out;
 }
 
-// le.Tensor_out: specs/mlu.yaml:142
-// out variant derived from le.Tensor
-static const torch_fl::KernelInfo kOp_le_Tensor_out{
-    "le.Tensor_out", "specs/mlu.yaml:142",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// pow.Tensor_Tensor_out: specs/mlu.yaml:146
+// out variant derived from pow.Tensor_Tensor
+static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor_out{
+    "pow.Tensor_Tensor_out", "specs/mlu.yaml:146",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_le_Tensor_out);
+at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Tensor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
+  torch_fl::check_no_partial_overlap(out, exponent);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor exponent_on_device = op.on_device(exponent);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::le_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::pow_outf(op.meta(self), op.meta(exponent), out_meta);
   op.resize_output(out, out_meta);
-  launch_le_Tensor(op, self_on_device, other_on_device, out);
+  launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
   return out;
 }
 
-// le_.Tensor: specs/mlu.yaml:142
-// inplace variant derived from le.Tensor
-static const torch_fl::KernelInfo kOp_le__Tensor{
-    "le_.Tensor", "specs/mlu.yaml:142",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// pow_.Tensor: specs/mlu.yaml:146
+// inplace variant derived from pow.Tensor_Tensor
+static const torch_fl::KernelInfo kOp_pow__Tensor{
+    "pow_.Tensor", "specs/mlu.yaml:146",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_le__Tensor);
+at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
+  torch_fl::OpContext op(kOp_pow__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
   torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
+  torch_fl::check_no_partial_overlap(self, exponent);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(le__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor exponent_on_device = op.on_device(exponent);
   at::Tensor self_meta = op.meta(self);
-  at::meta::le_(self_meta, op.meta(other));
-  launch_le_Tensor(op, self, other_on_device, self);
+  at::meta::pow_(self_meta, op.meta(exponent));
+  launch_pow_Tensor_Tensor(op, self, exponent_on_device, self);
   return self;
 }
 
-// mluOpGeScalar(stream, self, other, out)
-// from specs/mlu.yaml:145
-static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+// mluOpPowScalar(stream, self, exponent, out)
+// from specs/mlu.yaml:147
+static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
+  const auto exponent_arg = mlu_glue::scalar(exponent);
   const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpGeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  const mluRet_t status = mluOpPowScalar(stream_arg, &self_arg, exponent_arg, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// ge.Scalar: specs/mlu.yaml:145
-static const torch_fl::KernelInfo kOp_ge_Scalar{
-    "ge.Scalar", "specs/mlu.yaml:145",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// pow.Tensor_Scalar: specs/mlu.yaml:147
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
+    "pow.Tensor_Scalar", "specs/mlu.yaml:147",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_ge_Scalar);
+at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const auto expected = at::meta::ge(op.meta(self), other);
+  const auto expected = at::meta::pow(op.meta(self), exponent);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_ge_Scalar(op, self_on_device, other, out);
+  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
   return out;
 }
 
-// ge.Scalar_out: specs/mlu.yaml:145
-// out variant derived from ge.Scalar
-static const torch_fl::KernelInfo kOp_ge_Scalar_out{
-    "ge.Scalar_out", "specs/mlu.yaml:145",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// pow.Tensor_Scalar_out: specs/mlu.yaml:147
+// out variant derived from pow.Tensor_Scalar
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
+    "pow.Tensor_Scalar_out", "specs/mlu.yaml:147",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_ge_Scalar_out);
+at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::ge_outf(op.meta(self), other, out_meta);
+  at::meta::pow_outf(op.meta(self), exponent, out_meta);
   op.resize_output(out, out_meta);
-  launch_ge_Scalar(op, self_on_device, other, out);
+  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
   return out;
 }
 
-// ge_.Scalar: specs/mlu.yaml:145
-// inplace variant derived from ge.Scalar
-static const torch_fl::KernelInfo kOp_ge__Scalar{
-    "ge_.Scalar", "specs/mlu.yaml:145",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// pow_.Scalar: specs/mlu.yaml:147
+// inplace variant derived from pow.Tensor_Scalar
+static const torch_fl::KernelInfo kOp_pow__Scalar{
+    "pow_.Scalar", "specs/mlu.yaml:147",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_ge__Scalar);
+at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ge__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   at::Tensor self_meta = op.meta(self);
-  at::meta::ge_(self_meta, other);
-  launch_ge_Scalar(op, self, other, self);
+  at::meta::pow_(self_meta, exponent);
+  launch_pow_Tensor_Scalar(op, self, exponent, self);
   return self;
 }
 
-// mluOpWhere(stream, condition, self, other, out)
-// from specs/mlu.yaml:149
-static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+// mluOpAll(stream, self, mlu_glue::optional_int(dim), keepdim, out)
+// from specs/mlu.yaml:165
+static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto condition_arg = mlu_glue::describe(condition);
   const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
+  const auto dim_arg2 = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  const mluRet_t status = mluOpAll(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
 }
 
-// where.self: specs/mlu.yaml:149
-static const torch_fl::KernelInfo kOp_where_self{
-    "where.self", "specs/mlu.yaml:149",
+// all.dim: specs/mlu.yaml:165
+static const torch_fl::KernelInfo kOp_all_dim{
+    "all.dim", "specs/mlu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_where_self);
-  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_all_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor condition_on_device = op.on_device(condition);
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
+  launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
-// mluOpLerp(stream, self, end, weight, out)
-// from specs/mlu.yaml:158
-static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto end_arg = mlu_glue::describe(end);
-  const auto weight_arg = mlu_glue::scalar(weight);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpLerp(stream_arg, &self_arg, &end_arg, weight_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// lerp.Scalar: specs/mlu.yaml:158
-static const torch_fl::KernelInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/mlu.yaml:158",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+// all.out: specs/mlu.yaml:165
+// out variant derived from all.dim
+static const torch_fl::KernelInfo kOp_all_out{
+    "all.out", "specs/mlu.yaml:165",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  torch_fl::OpContext op(kOp_lerp_Scalar);
+at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_all_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
-  }
-  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
-  const at::Tensor out = op.allocate(expected);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
-  return out;
-}
-
-// lerp.Scalar_out: specs/mlu.yaml:158
-// out variant derived from lerp.Scalar
-static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/mlu.yaml:158",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_lerp_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, end);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
+  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
+  launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
-}
-
-// lerp_.Scalar: specs/mlu.yaml:158
-// inplace variant derived from lerp.Scalar
-static const torch_fl::KernelInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/mlu.yaml:158",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  torch_fl::OpContext op(kOp_lerp__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, end);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
-  }
-  const at::Tensor end_on_device = op.on_device(end);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lerp_(self_meta, op.meta(end), weight);
-  launch_lerp_Scalar(op, self, end_on_device, weight, self);
-  return self;
 }
 
 // mluOpBaddbmm(stream, self, batch1, batch2, beta, alpha, out)
@@ -2147,23 +1708,11 @@ at::Tensor & wrap_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
-  m.impl("add.out", TORCH_FN(wrap_add_out));
-  m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
-  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
-  m.impl("sub.out", TORCH_FN(wrap_sub_out));
-  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
-  m.impl("div.Scalar", TORCH_FN(wrap_div_Scalar));
-  m.impl("div_.Scalar", TORCH_FN(wrap_div__Scalar));
-  m.impl("gt.Tensor", TORCH_FN(wrap_gt_Tensor));
-  m.impl("gt.Tensor_out", TORCH_FN(wrap_gt_Tensor_out));
-  m.impl("gt_.Tensor", TORCH_FN(wrap_gt__Tensor));
-  m.impl("lt.Scalar", TORCH_FN(wrap_lt_Scalar));
-  m.impl("lt.Scalar_out", TORCH_FN(wrap_lt_Scalar_out));
-  m.impl("lt_.Scalar", TORCH_FN(wrap_lt__Scalar));
   m.impl("log", TORCH_FN(wrap_log));
   m.impl("log.out", TORCH_FN(wrap_log_out));
   m.impl("log_", TORCH_FN(wrap_log_));
+  m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
+  m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
   m.impl("cos", TORCH_FN(wrap_cos));
   m.impl("cos.out", TORCH_FN(wrap_cos_out));
   m.impl("cos_", TORCH_FN(wrap_cos_));
@@ -2174,16 +1723,14 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("gelu", TORCH_FN(wrap_gelu));
   m.impl("gelu.out", TORCH_FN(wrap_gelu_out));
   m.impl("gelu_", TORCH_FN(wrap_gelu_));
-  m.impl("le.Tensor", TORCH_FN(wrap_le_Tensor));
-  m.impl("le.Tensor_out", TORCH_FN(wrap_le_Tensor_out));
-  m.impl("le_.Tensor", TORCH_FN(wrap_le__Tensor));
-  m.impl("ge.Scalar", TORCH_FN(wrap_ge_Scalar));
-  m.impl("ge.Scalar_out", TORCH_FN(wrap_ge_Scalar_out));
-  m.impl("ge_.Scalar", TORCH_FN(wrap_ge__Scalar));
-  m.impl("where.self", TORCH_FN(wrap_where_self));
-  m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
-  m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
-  m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));
+  m.impl("pow.Tensor_Tensor", TORCH_FN(wrap_pow_Tensor_Tensor));
+  m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrap_pow_Tensor_Tensor_out));
+  m.impl("pow_.Tensor", TORCH_FN(wrap_pow__Tensor));
+  m.impl("pow.Tensor_Scalar", TORCH_FN(wrap_pow_Tensor_Scalar));
+  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrap_pow_Tensor_Scalar_out));
+  m.impl("pow_.Scalar", TORCH_FN(wrap_pow__Scalar));
+  m.impl("all.dim", TORCH_FN(wrap_all_dim));
+  m.impl("all.out", TORCH_FN(wrap_all_out));
   m.impl("baddbmm", TORCH_FN(wrap_baddbmm));
   m.impl("baddbmm.out", TORCH_FN(wrap_baddbmm_out));
   m.impl("baddbmm_", TORCH_FN(wrap_baddbmm_));

@@ -6,7 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/ne_meta_dispatch.h>
 #include <ATen/ops/rsqrt_meta_dispatch.h>
 #include <ATen/ops/floor_meta_dispatch.h>
 #include <ATen/ops/sign_meta_dispatch.h>
@@ -18,96 +17,10 @@
 #include <ATen/ops/asinh_meta_dispatch.h>
 #include <ATen/ops/lgamma_meta_dispatch.h>
 #include <ATen/ops/digamma_meta_dispatch.h>
-#include <ATen/ops/bitwise_or_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
 namespace {
-
-// mluOpNeScalar(stream, self, other, out)
-// from specs/mlu.yaml:52
-static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::scalar(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpNeScalar(stream_arg, &self_arg, other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// ne.Scalar: specs/mlu.yaml:52
-static const torch_fl::KernelInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/mlu.yaml:52",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_ne_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::ne(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_ne_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// ne.Scalar_out: specs/mlu.yaml:52
-// out variant derived from ne.Scalar
-static const torch_fl::KernelInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/mlu.yaml:52",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_ne_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::ne_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_ne_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// ne_.Scalar: specs/mlu.yaml:52
-// inplace variant derived from ne.Scalar
-static const torch_fl::KernelInfo kOp_ne__Scalar{
-    "ne_.Scalar", "specs/mlu.yaml:52",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_ne__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::ne_(self_meta, other);
-  launch_ne_Scalar(op, self, other, self);
-  return self;
-}
 
 // mluOpRandUniform(stream, self, from, to, generator)
 // from specs/mlu.yaml:84
@@ -541,6 +454,95 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   at::meta::maximum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_maximum(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// mluOpWhere(stream, condition, self, other, out)
+// from specs/mlu.yaml:149
+static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto condition_arg = mlu_glue::describe(condition);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// where.self: specs/mlu.yaml:149
+static const torch_fl::KernelInfo kOp_where_self{
+    "where.self", "specs/mlu.yaml:149",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_where_self);
+  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const at::Tensor condition_on_device = op.on_device(condition);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
+  return out;
+}
+
+// mluOpWhere(stream, condition, self, other, out)
+// from specs/mlu.yaml:152
+static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto condition_arg = mlu_glue::describe(condition);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto other_arg = mlu_glue::describe(other);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// where.self_out: specs/mlu.yaml:152
+static const torch_fl::KernelInfo kOp_where_self_out{
+    "where.self_out", "specs/mlu.yaml:152",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_where_self_out);
+  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, condition);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
+  const at::Tensor condition_on_device = op.on_device(condition);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(out.scalar_type() == expected.scalar_type())) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
+  op.resize_output(out, expected);
+  launch_where_self_out(op, condition_on_device, self_on_device, other_on_device, out);
   return out;
 }
 
@@ -1385,99 +1387,6 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
   return self;
 }
 
-// mluOpBitwiseOr(stream, self, other, out)
-// from specs/mlu.yaml:484
-static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto other_arg = mlu_glue::describe(other);
-  const auto out_arg = mlu_glue::describe(out);
-  const mluRet_t status = mluOpBitwiseOr(stream_arg, &self_arg, &other_arg, &out_arg);
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// bitwise_or.Tensor: specs/mlu.yaml:484
-static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/mlu.yaml:484",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_or_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// bitwise_or.Tensor_out: specs/mlu.yaml:484
-// out variant derived from bitwise_or.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/mlu.yaml:484",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_or_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// bitwise_or_.Tensor: specs/mlu.yaml:484
-// inplace variant derived from bitwise_or.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/mlu.yaml:484",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_or__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_or_(self_meta, op.meta(other));
-  launch_bitwise_or_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
 // mluOpLogicalOr(stream, self, other, out)
 // from specs/mlu.yaml:487
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
@@ -1574,9 +1483,6 @@ at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("ne.Scalar", TORCH_FN(wrap_ne_Scalar));
-  m.impl("ne.Scalar_out", TORCH_FN(wrap_ne_Scalar_out));
-  m.impl("ne_.Scalar", TORCH_FN(wrap_ne__Scalar));
   m.impl("uniform_", TORCH_FN(wrap_uniform_));
   m.impl("abs", TORCH_FN(wrap_abs));
   m.impl("abs.out", TORCH_FN(wrap_abs_out));
@@ -1592,6 +1498,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sign_", TORCH_FN(wrap_sign_));
   m.impl("maximum", TORCH_FN(wrap_maximum));
   m.impl("maximum.out", TORCH_FN(wrap_maximum_out));
+  m.impl("where.self", TORCH_FN(wrap_where_self));
+  m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrap_masked_fill__Scalar));
   m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
@@ -1618,9 +1526,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("digamma", TORCH_FN(wrap_digamma));
   m.impl("digamma.out", TORCH_FN(wrap_digamma_out));
   m.impl("digamma_", TORCH_FN(wrap_digamma_));
-  m.impl("bitwise_or.Tensor", TORCH_FN(wrap_bitwise_or_Tensor));
-  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrap_bitwise_or_Tensor_out));
-  m.impl("bitwise_or_.Tensor", TORCH_FN(wrap_bitwise_or__Tensor));
   m.impl("logical_or", TORCH_FN(wrap_logical_or));
   m.impl("logical_or.out", TORCH_FN(wrap_logical_or_out));
   m.impl("logical_or_", TORCH_FN(wrap_logical_or_));

@@ -6,9 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/div_meta_dispatch.h>
-#include <ATen/ops/lt_meta_dispatch.h>
-#include <ATen/ops/gt_meta_dispatch.h>
 #include <ATen/ops/sqrt_meta_dispatch.h>
 #include <ATen/ops/erf_meta_dispatch.h>
 #include <ATen/ops/gelu_backward_meta_dispatch.h>
@@ -16,10 +13,8 @@
 #include <ATen/ops/addcdiv_meta_dispatch.h>
 #include <ATen/ops/arange_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
-#include <ATen/ops/sum_meta_dispatch.h>
 #include <ATen/ops/mean_meta_dispatch.h>
 #include <ATen/ops/amin_meta_dispatch.h>
-#include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/nll_loss_forward_meta_dispatch.h>
 #include <ATen/ops/cat_meta_dispatch.h>
 #include <ATen/ops/softplus_backward_meta_dispatch.h>
@@ -28,322 +23,17 @@
 #include <ATen/ops/replication_pad1d_meta_dispatch.h>
 #include <ATen/ops/erfc_meta_dispatch.h>
 #include <ATen/ops/bitwise_not_meta_dispatch.h>
+#include <ATen/ops/bitwise_and_meta_dispatch.h>
+#include <ATen/ops/copysign_meta_dispatch.h>
 #include <ATen/ops/logaddexp2_meta_dispatch.h>
 #include <ATen/ops/fmax_meta_dispatch.h>
-#include <ATen/ops/max_meta_dispatch.h>
+#include <ATen/ops/min_meta_dispatch.h>
+#include <ATen/ops/norm_meta_dispatch.h>
 #include <ATen/ops/index_add_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
 namespace {
-
-// npunnDiv(self, other, out)
-// from specs/npu.yaml:44
-static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnDivGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnDiv(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// div.Tensor: specs/npu.yaml:44
-static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/npu.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_div_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::div(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// div.out: specs/npu.yaml:44
-// out variant derived from div.Tensor
-static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/npu.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_div_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// div_.Tensor: specs/npu.yaml:44
-// inplace variant derived from div.Tensor
-static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/npu.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_div__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::div_(self_meta, op.meta(other));
-  launch_div_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// npunnAdds(self, other, alpha, out)
-// from specs/npu.yaml:45
-static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::scalar(other);
-  const auto alpha_arg = npu_glue::scalar(alpha);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnAddsGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnAdds(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// add.Scalar: specs/npu.yaml:45
-static const torch_fl::KernelInfo kOp_add_Scalar{
-    "add.Scalar", "specs/npu.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const auto expected = at::add(op.meta(self), other, alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_add_Scalar(op, self_on_device, other, alpha, out);
-  return out;
-}
-
-// add_.Scalar: specs/npu.yaml:45
-// inplace variant derived from add.Scalar
-static const torch_fl::KernelInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/npu.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.add_(other, alpha);
-  launch_add_Scalar(op, self, other, alpha, self);
-  return self;
-}
-
-// npunnLtTensor(self, other, out)
-// from specs/npu.yaml:54
-static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnLtTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnLtTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// lt.Tensor: specs/npu.yaml:54
-static const torch_fl::KernelInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/npu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_lt_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_lt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// lt.Tensor_out: specs/npu.yaml:54
-// out variant derived from lt.Tensor
-static const torch_fl::KernelInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/npu.yaml:54",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_lt_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::lt_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_lt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// npunnGtScalar(self, other, out)
-// from specs/npu.yaml:59
-static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::scalar(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnGtScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnGtScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// gt.Scalar: specs/npu.yaml:59
-static const torch_fl::KernelInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/npu.yaml:59",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_gt_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::gt(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_gt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// gt.Scalar_out: specs/npu.yaml:59
-// out variant derived from gt.Scalar
-static const torch_fl::KernelInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/npu.yaml:59",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_gt_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::gt_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_gt_Scalar(op, self_on_device, other, out);
-  return out;
-}
 
 // npunnSqrt(self, out)
 // from specs/npu.yaml:66
@@ -963,75 +653,6 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   return out;
 }
 
-// npunnReduceSum(self, dim, keepdim, out)
-// from specs/npu.yaml:128
-static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto dim_arg = npu_glue::optional_int_array(dim);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnReduceSumGetWorkspaceSize(self_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnReduceSum(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// sum.dim_IntList: specs/npu.yaml:128
-static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/npu.yaml:128",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
-  torch_fl::OpContext op(kOp_sum_dim_IntList);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
-  }
-  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// sum.IntList_out: specs/npu.yaml:128
-// out variant derived from sum.dim_IntList
-static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/npu.yaml:128",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sum_IntList_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
-  op.resize_output(out, out_meta);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
 // npunnMean(self, dim, keepdim, out)
 // from specs/npu.yaml:129
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
@@ -1167,75 +788,6 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   at::meta::amin_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
   launch_amin(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// npunnAll(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:133
-static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto dim_arg1 = npu_glue::optional_int(dim);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnAllGetWorkspaceSize(self_arg, dim_arg1, keepdim, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnAll(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// all.dim: specs/npu.yaml:133
-static const torch_fl::KernelInfo kOp_all_dim{
-    "all.dim", "specs/npu.yaml:133",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_all_dim);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// all.out: specs/npu.yaml:133
-// out variant derived from all.dim
-static const torch_fl::KernelInfo kOp_all_out{
-    "all.out", "specs/npu.yaml:133",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_all_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
-  op.resize_output(out, out_meta);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1858,6 +1410,232 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
   return self;
 }
 
+// npunnBitwiseAndScalar(self, other, out)
+// from specs/npu.yaml:381
+static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseAndScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseAndScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// npunnBitwiseAndTensor(self, other, out)
+// from specs/npu.yaml:365
+static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseAndTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseAndTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_and.Tensor: specs/npu.yaml:365
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
+    "bitwise_and.Tensor", "specs/npu.yaml:365",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_and(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_and.Tensor_out: specs/npu.yaml:365
+// out variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
+    "bitwise_and.Tensor_out", "specs/npu.yaml:365",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_and_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_and_.Tensor: specs/npu.yaml:365
+// inplace variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
+    "bitwise_and_.Tensor", "specs/npu.yaml:365",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_and_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_bitwise_and_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// npunnCopysign(self, other, out)
+// from specs/npu.yaml:375
+static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnCopysignGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnCopysign(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// copysign.Tensor: specs/npu.yaml:375
+static const torch_fl::KernelInfo kOp_copysign_Tensor{
+    "copysign.Tensor", "specs/npu.yaml:375",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::copysign(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// copysign.out: specs/npu.yaml:375
+// out variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign_out{
+    "copysign.out", "specs/npu.yaml:375",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_copysign_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  return out;
+}
+
+// copysign_.Tensor: specs/npu.yaml:375
+// inplace variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign__Tensor{
+    "copysign_.Tensor", "specs/npu.yaml:375",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::copysign_(self_meta, op.meta(other));
+  launch_copysign_Tensor(op, self, other_on_device, self);
+  return self;
+}
+
 // npunnLogAddExp2(self, other, out)
 // from specs/npu.yaml:378
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
@@ -2006,48 +1784,164 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// npunnMaxDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:392
-static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
+// bitwise_and.Scalar: specs/npu.yaml:381
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
+    "bitwise_and.Scalar", "specs/npu.yaml:381",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_and(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and.Scalar_out: specs/npu.yaml:381
+// out variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
+    "bitwise_and.Scalar_out", "specs/npu.yaml:381",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_and_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and_.Scalar: specs/npu.yaml:381
+// inplace variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
+    "bitwise_and_.Scalar", "specs/npu.yaml:381",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_and_(other);
+  launch_bitwise_and_Scalar(op, self, other, self);
+  return self;
+}
+
+// npunnMinDim(self, dim, keepdim, values, indices)
+// from specs/npu.yaml:393
+static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto self_arg = npu_glue::tensor(self);
   const auto values_arg = npu_glue::tensor(values);
   const auto indices_arg = npu_glue::tensor(indices);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnMaxDimGetWorkspaceSize(self_arg, dim, keepdim, values_arg, indices_arg, &workspace_bytes, &executor);
+  const npuError query_status = npunnMinDimGetWorkspaceSize(self_arg, dim, keepdim, values_arg, indices_arg, &workspace_bytes, &executor);
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnMaxDim(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  const npuError status = npunnMinDim(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
 }
 
-// max.dim: specs/npu.yaml:392
-static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/npu.yaml:392",
+// min.dim: specs/npu.yaml:393
+static const torch_fl::KernelInfo kOp_min_dim{
+    "min.dim", "specs/npu.yaml:393",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-::std::tuple<at::Tensor,at::Tensor> wrap_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_max_dim);
+::std::tuple<at::Tensor,at::Tensor> wrap_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_min_dim);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const auto expected = at::meta::max(op.meta(self), dim, keepdim);
+  const auto expected = at::meta::min(op.meta(self), dim, keepdim);
   if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor values = op.allocate(std::get<0>(expected));
   const at::Tensor indices = op.allocate(std::get<1>(expected));
-  launch_max_dim(op, self_on_device, dim, keepdim, values, indices);
+  launch_min_dim(op, self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
+}
+
+// npunnNorm(self, p, dim, keepdim, out)
+// from specs/npu.yaml:395
+static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto p_arg = npu_glue::optional_scalar(p);
+  const auto dim_arg = npu_glue::int_array(dim);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnNormGetWorkspaceSize(self_arg, p_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// norm.ScalarOpt_dim: specs/npu.yaml:395
+static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
+    "norm.ScalarOpt_dim", "specs/npu.yaml:395",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_norm_ScalarOpt_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const auto expected = at::meta::norm(op.meta(self), p, dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
+  return out;
 }
 
 // npunnIndexAdd(self, dim, index, source, alpha, out)
@@ -2165,15 +2059,6 @@ at::Tensor & wrap_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("div.Tensor", TORCH_FN(wrap_div_Tensor));
-  m.impl("div.out", TORCH_FN(wrap_div_out));
-  m.impl("div_.Tensor", TORCH_FN(wrap_div__Tensor));
-  m.impl("add.Scalar", TORCH_FN(wrap_add_Scalar));
-  m.impl("add_.Scalar", TORCH_FN(wrap_add__Scalar));
-  m.impl("lt.Tensor", TORCH_FN(wrap_lt_Tensor));
-  m.impl("lt.Tensor_out", TORCH_FN(wrap_lt_Tensor_out));
-  m.impl("gt.Scalar", TORCH_FN(wrap_gt_Scalar));
-  m.impl("gt.Scalar_out", TORCH_FN(wrap_gt_Scalar_out));
   m.impl("sqrt", TORCH_FN(wrap_sqrt));
   m.impl("sqrt.out", TORCH_FN(wrap_sqrt_out));
   m.impl("sqrt_", TORCH_FN(wrap_sqrt_));
@@ -2192,14 +2077,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));
   m.impl("mm", TORCH_FN(wrap_mm));
   m.impl("mm.out", TORCH_FN(wrap_mm_out));
-  m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
-  m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
   m.impl("mean.dim", TORCH_FN(wrap_mean_dim));
   m.impl("mean.out", TORCH_FN(wrap_mean_out));
   m.impl("amin", TORCH_FN(wrap_amin));
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
-  m.impl("all.dim", TORCH_FN(wrap_all_dim));
-  m.impl("all.out", TORCH_FN(wrap_all_out));
   m.impl("nll_loss_forward", TORCH_FN(wrap_nll_loss_forward));
   m.impl("nll_loss_forward.output", TORCH_FN(wrap_nll_loss_forward_output));
   m.impl("cat", TORCH_FN(wrap_cat));
@@ -2216,11 +2097,21 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_not", TORCH_FN(wrap_bitwise_not));
   m.impl("bitwise_not.out", TORCH_FN(wrap_bitwise_not_out));
   m.impl("bitwise_not_", TORCH_FN(wrap_bitwise_not_));
+  m.impl("bitwise_and.Tensor", TORCH_FN(wrap_bitwise_and_Tensor));
+  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrap_bitwise_and_Tensor_out));
+  m.impl("bitwise_and_.Tensor", TORCH_FN(wrap_bitwise_and__Tensor));
+  m.impl("copysign.Tensor", TORCH_FN(wrap_copysign_Tensor));
+  m.impl("copysign.out", TORCH_FN(wrap_copysign_out));
+  m.impl("copysign_.Tensor", TORCH_FN(wrap_copysign__Tensor));
   m.impl("logaddexp2", TORCH_FN(wrap_logaddexp2));
   m.impl("logaddexp2.out", TORCH_FN(wrap_logaddexp2_out));
   m.impl("fmax", TORCH_FN(wrap_fmax));
   m.impl("fmax.out", TORCH_FN(wrap_fmax_out));
-  m.impl("max.dim", TORCH_FN(wrap_max_dim));
+  m.impl("bitwise_and.Scalar", TORCH_FN(wrap_bitwise_and_Scalar));
+  m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
+  m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
+  m.impl("min.dim", TORCH_FN(wrap_min_dim));
+  m.impl("norm.ScalarOpt_dim", TORCH_FN(wrap_norm_ScalarOpt_dim));
   m.impl("index_add", TORCH_FN(wrap_index_add));
   m.impl("index_add.out", TORCH_FN(wrap_index_add_out));
   m.impl("index_add_", TORCH_FN(wrap_index_add_));

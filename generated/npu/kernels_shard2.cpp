@@ -6,7 +6,7 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/eq_meta_dispatch.h>
+#include <ATen/ops/gt_meta_dispatch.h>
 #include <ATen/ops/sin_meta_dispatch.h>
 #include <ATen/ops/clamp_meta_dispatch.h>
 #include <ATen/ops/tanh_backward_meta_dispatch.h>
@@ -20,78 +20,160 @@
 #include <ATen/ops/sinh_meta_dispatch.h>
 #include <ATen/ops/sinc_meta_dispatch.h>
 #include <ATen/ops/signbit_meta_dispatch.h>
+#include <ATen/ops/bitwise_or_meta_dispatch.h>
+#include <ATen/ops/remainder_meta_dispatch.h>
 #include <ATen/ops/hypot_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
 namespace {
 
-// npunnEqScalar(self, other, out)
-// from specs/npu.yaml:56
-static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+// npunnGtScalar(self, other, out)
+// from specs/npu.yaml:59
+static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnEqScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  const npuError query_status = npunnGtScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnEqScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  const npuError status = npunnGtScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
 }
 
-// eq.Scalar: specs/npu.yaml:56
-static const torch_fl::KernelInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/npu.yaml:56",
+// npunnGtTensor(self, other, out)
+// from specs/npu.yaml:55
+static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnGtTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnGtTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// gt.Tensor: specs/npu.yaml:55
+static const torch_fl::KernelInfo kOp_gt_Tensor{
+    "gt.Tensor", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_eq_Scalar);
+at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_gt_Tensor);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::eq(op.meta(self), other);
+  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_eq_Scalar(op, self_on_device, other, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
+    launch_gt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_gt_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
-// eq.Scalar_out: specs/npu.yaml:56
-// out variant derived from eq.Scalar
-static const torch_fl::KernelInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/npu.yaml:56",
+// gt.Tensor_out: specs/npu.yaml:55
+// out variant derived from gt.Tensor
+static const torch_fl::KernelInfo kOp_gt_Tensor_out{
+    "gt.Tensor_out", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_eq_Scalar_out);
+at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_gt_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::gt_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
+    launch_gt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_gt_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// gt.Scalar: specs/npu.yaml:59
+static const torch_fl::KernelInfo kOp_gt_Scalar{
+    "gt.Scalar", "specs/npu.yaml:59",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_gt_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_gt_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// gt.Scalar_out: specs/npu.yaml:59
+// out variant derived from gt.Scalar
+static const torch_fl::KernelInfo kOp_gt_Scalar_out{
+    "gt.Scalar_out", "specs/npu.yaml:59",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_gt_Scalar_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
   torch_fl::check_no_internal_overlap(out);
   torch_fl::check_no_partial_overlap(out, self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::eq_outf(op.meta(self), other, out_meta);
+  at::meta::gt_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_eq_Scalar(op, self_on_device, other, out);
+  launch_gt_Scalar(op, self_on_device, other, out);
   return out;
 }
 
@@ -1172,6 +1254,260 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
+// npunnBitwiseOrScalar(self, other, out)
+// from specs/npu.yaml:382
+static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseOrScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseOrScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// npunnBitwiseOrTensor(self, other, out)
+// from specs/npu.yaml:366
+static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseOrTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseOrTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_or.Tensor: specs/npu.yaml:366
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
+    "bitwise_or.Tensor", "specs/npu.yaml:366",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
+    launch_bitwise_or_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_or_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_or.Tensor_out: specs/npu.yaml:366
+// out variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
+    "bitwise_or.Tensor_out", "specs/npu.yaml:366",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
+    launch_bitwise_or_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_or_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_or_.Tensor: specs/npu.yaml:366
+// inplace variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
+    "bitwise_or_.Tensor", "specs/npu.yaml:366",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_or_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
+    launch_bitwise_or_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_bitwise_or_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// npunnRemainderTensorScalar(self, other, out)
+// from specs/npu.yaml:385
+static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnRemainderTensorScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnRemainderTensorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// npunnRemainderTensorTensor(self, other, out)
+// from specs/npu.yaml:373
+static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnRemainderTensorTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnRemainderTensorTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// remainder.Tensor: specs/npu.yaml:373
+static const torch_fl::KernelInfo kOp_remainder_Tensor{
+    "remainder.Tensor", "specs/npu.yaml:373",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_remainder_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::remainder(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
+    launch_remainder_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_remainder_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// remainder.Tensor_out: specs/npu.yaml:373
+// out variant derived from remainder.Tensor
+static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
+    "remainder.Tensor_out", "specs/npu.yaml:373",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_remainder_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::remainder_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
+    launch_remainder_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_remainder_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// remainder_.Tensor: specs/npu.yaml:373
+// inplace variant derived from remainder.Tensor
+static const torch_fl::KernelInfo kOp_remainder__Tensor{
+    "remainder_.Tensor", "specs/npu.yaml:373",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_remainder__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::remainder_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
+    launch_remainder_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_remainder_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
 // npunnHypot(self, other, out)
 // from specs/npu.yaml:374
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
@@ -1271,76 +1607,131 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// npunnFmodScalar(self, other, out)
-// from specs/npu.yaml:384
-static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::scalar(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnFmodScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnFmodScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// fmod.Scalar: specs/npu.yaml:384
-static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/npu.yaml:384",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+// bitwise_or.Scalar: specs/npu.yaml:382
+static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
+    "bitwise_or.Scalar", "specs/npu.yaml:382",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_fmod_Scalar);
+at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_or_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::fmod(op.meta(self), other);
+  const auto expected = at::bitwise_or(op.meta(self), other);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_fmod_Scalar(op, self_on_device, other, out);
+  launch_bitwise_or_Scalar(op, self_on_device, other, out);
   return out;
 }
 
-// fmod_.Scalar: specs/npu.yaml:384
-// inplace variant derived from fmod.Scalar
-static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/npu.yaml:384",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+// bitwise_or.Scalar_out: specs/npu.yaml:382
+// out variant derived from bitwise_or.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
+    "bitwise_or.Scalar_out", "specs/npu.yaml:382",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_fmod__Scalar);
+at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_or_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_or_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_or_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_or_.Scalar: specs/npu.yaml:382
+// inplace variant derived from bitwise_or.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
+    "bitwise_or_.Scalar", "specs/npu.yaml:382",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_or__Scalar);
   op.check_output(self, "self", /*is_operand=*/true);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   at::Tensor self_meta = op.meta(self);
-  self_meta.fmod_(other);
-  launch_fmod_Scalar(op, self, other, self);
+  self_meta.bitwise_or_(other);
+  launch_bitwise_or_Scalar(op, self, other, self);
+  return self;
+}
+
+// remainder.Scalar: specs/npu.yaml:385
+static const torch_fl::KernelInfo kOp_remainder_Scalar{
+    "remainder.Scalar", "specs/npu.yaml:385",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::remainder(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_remainder_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// remainder_.Scalar: specs/npu.yaml:385
+// inplace variant derived from remainder.Scalar
+static const torch_fl::KernelInfo kOp_remainder__Scalar{
+    "remainder_.Scalar", "specs/npu.yaml:385",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.remainder_(other);
+  launch_remainder_Scalar(op, self, other, self);
   return self;
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("eq.Scalar", TORCH_FN(wrap_eq_Scalar));
-  m.impl("eq.Scalar_out", TORCH_FN(wrap_eq_Scalar_out));
+  m.impl("gt.Tensor", TORCH_FN(wrap_gt_Tensor));
+  m.impl("gt.Tensor_out", TORCH_FN(wrap_gt_Tensor_out));
+  m.impl("gt.Scalar", TORCH_FN(wrap_gt_Scalar));
+  m.impl("gt.Scalar_out", TORCH_FN(wrap_gt_Scalar_out));
   m.impl("sin", TORCH_FN(wrap_sin));
   m.impl("sin.out", TORCH_FN(wrap_sin_out));
   m.impl("sin_", TORCH_FN(wrap_sin_));
@@ -1371,9 +1762,18 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sinc_", TORCH_FN(wrap_sinc_));
   m.impl("signbit", TORCH_FN(wrap_signbit));
   m.impl("signbit.out", TORCH_FN(wrap_signbit_out));
+  m.impl("bitwise_or.Tensor", TORCH_FN(wrap_bitwise_or_Tensor));
+  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrap_bitwise_or_Tensor_out));
+  m.impl("bitwise_or_.Tensor", TORCH_FN(wrap_bitwise_or__Tensor));
+  m.impl("remainder.Tensor", TORCH_FN(wrap_remainder_Tensor));
+  m.impl("remainder.Tensor_out", TORCH_FN(wrap_remainder_Tensor_out));
+  m.impl("remainder_.Tensor", TORCH_FN(wrap_remainder__Tensor));
   m.impl("hypot", TORCH_FN(wrap_hypot));
   m.impl("hypot.out", TORCH_FN(wrap_hypot_out));
   m.impl("hypot_", TORCH_FN(wrap_hypot_));
-  m.impl("fmod.Scalar", TORCH_FN(wrap_fmod_Scalar));
-  m.impl("fmod_.Scalar", TORCH_FN(wrap_fmod__Scalar));
+  m.impl("bitwise_or.Scalar", TORCH_FN(wrap_bitwise_or_Scalar));
+  m.impl("bitwise_or.Scalar_out", TORCH_FN(wrap_bitwise_or_Scalar_out));
+  m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
+  m.impl("remainder.Scalar", TORCH_FN(wrap_remainder_Scalar));
+  m.impl("remainder_.Scalar", TORCH_FN(wrap_remainder__Scalar));
 }

@@ -6,7 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/ne_meta_dispatch.h>
 #include <ATen/ops/exp_meta_dispatch.h>
 #include <ATen/ops/tanh_meta_dispatch.h>
 #include <ATen/ops/sigmoid_meta_dispatch.h>
@@ -21,7 +20,6 @@
 #include <ATen/ops/cosh_meta_dispatch.h>
 #include <ATen/ops/exp2_meta_dispatch.h>
 #include <ATen/ops/isposinf_meta_dispatch.h>
-#include <ATen/ops/copysign_meta_dispatch.h>
 #include <ATen/ops/argmin_meta_dispatch.h>
 #include <ATen/ops/cumprod_meta_dispatch.h>
 #include <ATen/ops/linalg_vector_norm_meta_dispatch.h>
@@ -29,80 +27,6 @@
 #include "npu_glue.h"
 
 namespace {
-
-// npunnNeTensor(self, other, out)
-// from specs/npu.yaml:53
-static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnNeTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnNeTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// ne.Tensor: specs/npu.yaml:53
-static const torch_fl::KernelInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/npu.yaml:53",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_ne_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_ne_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// ne.Tensor_out: specs/npu.yaml:53
-// out variant derived from ne.Tensor
-static const torch_fl::KernelInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/npu.yaml:53",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_ne_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::ne_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_ne_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
 
 // npunnExp(self, out)
 // from specs/npu.yaml:64
@@ -371,6 +295,42 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   at::Tensor self_meta = op.meta(self);
   at::meta::sigmoid_(self_meta);
   launch_sigmoid(op, self, self);
+  return self;
+}
+
+// npunnInplaceFillScalar(self, value)
+// from specs/npu.yaml:107
+static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto value_arg = npu_glue::scalar(value);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnInplaceFillScalarGetWorkspaceSize(self_arg, value_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnInplaceFillScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// fill_.Scalar: specs/npu.yaml:107
+static const torch_fl::KernelInfo kOp_fill__Scalar{
+    "fill_.Scalar", "specs/npu.yaml:107",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_fill__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
+  }
+  launch_fill__Scalar(op, self, value);
   return self;
 }
 
@@ -1540,196 +1500,6 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// npunnCopysign(self, other, out)
-// from specs/npu.yaml:375
-static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnCopysignGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnCopysign(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// copysign.Tensor: specs/npu.yaml:375
-static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/npu.yaml:375",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_copysign_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::copysign(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// copysign.out: specs/npu.yaml:375
-// out variant derived from copysign.Tensor
-static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/npu.yaml:375",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_copysign_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// copysign_.Tensor: specs/npu.yaml:375
-// inplace variant derived from copysign.Tensor
-static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/npu.yaml:375",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_copysign__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::copysign_(self_meta, op.meta(other));
-  launch_copysign_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
-// npunnBitwiseOrScalar(self, other, out)
-// from specs/npu.yaml:382
-static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::scalar(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnBitwiseOrScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnBitwiseOrScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// bitwise_or.Scalar: specs/npu.yaml:382
-static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/npu.yaml:382",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_or_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::bitwise_or(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_or.Scalar_out: specs/npu.yaml:382
-// out variant derived from bitwise_or.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/npu.yaml:382",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_or_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::bitwise_or_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// bitwise_or_.Scalar: specs/npu.yaml:382
-// inplace variant derived from bitwise_or.Scalar
-static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/npu.yaml:382",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_bitwise_or__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.bitwise_or_(other);
-  launch_bitwise_or_Scalar(op, self, other, self);
-  return self;
-}
-
 // npunnArgMin(self, npu_glue::optional_int(dim), keepdim, out)
 // from specs/npu.yaml:389
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
@@ -1962,8 +1732,6 @@ at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("ne.Tensor", TORCH_FN(wrap_ne_Tensor));
-  m.impl("ne.Tensor_out", TORCH_FN(wrap_ne_Tensor_out));
   m.impl("exp", TORCH_FN(wrap_exp));
   m.impl("exp.out", TORCH_FN(wrap_exp_out));
   m.impl("exp_", TORCH_FN(wrap_exp_));
@@ -1973,6 +1741,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sigmoid", TORCH_FN(wrap_sigmoid));
   m.impl("sigmoid.out", TORCH_FN(wrap_sigmoid_out));
   m.impl("sigmoid_", TORCH_FN(wrap_sigmoid_));
+  m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
   m.impl("bmm", TORCH_FN(wrap_bmm));
   m.impl("bmm.out", TORCH_FN(wrap_bmm_out));
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
@@ -2004,12 +1773,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_and", TORCH_FN(wrap_logical_and));
   m.impl("logical_and.out", TORCH_FN(wrap_logical_and_out));
   m.impl("logical_and_", TORCH_FN(wrap_logical_and_));
-  m.impl("copysign.Tensor", TORCH_FN(wrap_copysign_Tensor));
-  m.impl("copysign.out", TORCH_FN(wrap_copysign_out));
-  m.impl("copysign_.Tensor", TORCH_FN(wrap_copysign__Tensor));
-  m.impl("bitwise_or.Scalar", TORCH_FN(wrap_bitwise_or_Scalar));
-  m.impl("bitwise_or.Scalar_out", TORCH_FN(wrap_bitwise_or_Scalar_out));
-  m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
   m.impl("argmin", TORCH_FN(wrap_argmin));
   m.impl("argmin.out", TORCH_FN(wrap_argmin_out));
   m.impl("cumprod", TORCH_FN(wrap_cumprod));

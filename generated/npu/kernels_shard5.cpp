@@ -6,16 +6,14 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/add_meta_dispatch.h>
-#include <ATen/ops/sub_meta_dispatch.h>
-#include <ATen/ops/gt_meta_dispatch.h>
-#include <ATen/ops/lt_meta_dispatch.h>
 #include <ATen/ops/log_meta_dispatch.h>
 #include <ATen/ops/cos_meta_dispatch.h>
 #include <ATen/ops/gelu_meta_dispatch.h>
+#include <ATen/ops/pow_meta_dispatch.h>
 #include <ATen/ops/silu_backward_meta_dispatch.h>
-#include <ATen/ops/lerp_meta_dispatch.h>
 #include <ATen/ops/baddbmm_meta_dispatch.h>
+#include <ATen/ops/sum_meta_dispatch.h>
+#include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/adaptive_max_pool3d_meta_dispatch.h>
 #include <ATen/ops/acos_meta_dispatch.h>
 #include <ATen/ops/erfinv_meta_dispatch.h>
@@ -27,414 +25,6 @@
 #include "npu_glue.h"
 
 namespace {
-
-// npunnAdd(self, other, alpha, out)
-// from specs/npu.yaml:41
-static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto alpha_arg = npu_glue::scalar(alpha);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnAddGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// add.Tensor: specs/npu.yaml:41
-static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/npu.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add.out: specs/npu.yaml:41
-// out variant derived from add.Tensor
-static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/npu.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_add_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add_.Tensor: specs/npu.yaml:41
-// inplace variant derived from add.Tensor
-static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/npu.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::add_(self_meta, op.meta(other), alpha);
-  launch_add_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
-
-// npunnSub(self, other, alpha, out)
-// from specs/npu.yaml:42
-static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto alpha_arg = npu_glue::scalar(alpha);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnSubGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnSub(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// sub.Tensor: specs/npu.yaml:42
-static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/npu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub.out: specs/npu.yaml:42
-// out variant derived from sub.Tensor
-static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/npu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sub_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub_.Tensor: specs/npu.yaml:42
-// inplace variant derived from sub.Tensor
-static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/npu.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sub_(self_meta, op.meta(other), alpha);
-  launch_sub_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
-
-// npunnDivs(self, other, out)
-// from specs/npu.yaml:47
-static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::scalar(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnDivsGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnDivs(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// div.Scalar: specs/npu.yaml:47
-static const torch_fl::KernelInfo kOp_div_Scalar{
-    "div.Scalar", "specs/npu.yaml:47",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_div_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::div(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_div_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// div_.Scalar: specs/npu.yaml:47
-// inplace variant derived from div.Scalar
-static const torch_fl::KernelInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/npu.yaml:47",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_div__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  at::Tensor self_meta = op.meta(self);
-  self_meta.div_(other);
-  launch_div_Scalar(op, self, other, self);
-  return self;
-}
-
-// npunnGtTensor(self, other, out)
-// from specs/npu.yaml:55
-static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnGtTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnGtTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// gt.Tensor: specs/npu.yaml:55
-static const torch_fl::KernelInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/npu.yaml:55",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_gt_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_gt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// gt.Tensor_out: specs/npu.yaml:55
-// out variant derived from gt.Tensor
-static const torch_fl::KernelInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/npu.yaml:55",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_gt_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::gt_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_gt_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// npunnLtScalar(self, other, out)
-// from specs/npu.yaml:58
-static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::scalar(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnLtScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnLtScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// lt.Scalar: specs/npu.yaml:58
-static const torch_fl::KernelInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/npu.yaml:58",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_lt_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::lt(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_lt_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// lt.Scalar_out: specs/npu.yaml:58
-// out variant derived from lt.Scalar
-static const torch_fl::KernelInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/npu.yaml:58",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_lt_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::lt_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_lt_Scalar(op, self_on_device, other, out);
-  return out;
-}
 
 // npunnLog(self, out)
 // from specs/npu.yaml:65
@@ -707,6 +297,97 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   return self;
 }
 
+// npunnPowTensorScalar(self, exponent, out)
+// from specs/npu.yaml:82
+static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto exponent_arg = npu_glue::scalar(exponent);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnPowTensorScalarGetWorkspaceSize(self_arg, exponent_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnPowTensorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// pow.Tensor_Scalar: specs/npu.yaml:82
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
+    "pow.Tensor_Scalar", "specs/npu.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const auto expected = at::meta::pow(op.meta(self), exponent);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  return out;
+}
+
+// pow.Tensor_Scalar_out: specs/npu.yaml:82
+// out variant derived from pow.Tensor_Scalar
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
+    "pow.Tensor_Scalar_out", "specs/npu.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::pow_outf(op.meta(self), exponent, out_meta);
+  op.resize_output(out, out_meta);
+  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  return out;
+}
+
+// pow_.Scalar: specs/npu.yaml:82
+// inplace variant derived from pow.Tensor_Scalar
+static const torch_fl::KernelInfo kOp_pow__Scalar{
+    "pow_.Scalar", "specs/npu.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::pow_(self_meta, exponent);
+  launch_pow_Tensor_Scalar(op, self, exponent, self);
+  return self;
+}
+
 // npunnSiluBackward(grad_output, self, out)
 // from specs/npu.yaml:89
 static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
@@ -749,154 +430,6 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   launch_silu_backward(op, grad_output_on_device, self_on_device, out);
-  return out;
-}
-
-// npunnLerps(self, end, weight, out)
-// from specs/npu.yaml:95
-static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto end_arg = npu_glue::tensor(end);
-  const auto weight_arg = npu_glue::scalar(weight);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnLerpsGetWorkspaceSize(self_arg, end_arg, weight_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnLerps(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// lerp.Scalar: specs/npu.yaml:95
-static const torch_fl::KernelInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/npu.yaml:95",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  torch_fl::OpContext op(kOp_lerp_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
-  }
-  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
-  const at::Tensor out = op.allocate(expected);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
-  return out;
-}
-
-// lerp.Scalar_out: specs/npu.yaml:95
-// out variant derived from lerp.Scalar
-static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/npu.yaml:95",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_lerp_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, end);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
-  op.resize_output(out, out_meta);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
-  return out;
-}
-
-// lerp_.Scalar: specs/npu.yaml:95
-// inplace variant derived from lerp.Scalar
-static const torch_fl::KernelInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/npu.yaml:95",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
-  torch_fl::OpContext op(kOp_lerp__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, end);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
-  }
-  const at::Tensor end_on_device = op.on_device(end);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lerp_(self_meta, op.meta(end), weight);
-  launch_lerp_Scalar(op, self, end_on_device, weight, self);
-  return self;
-}
-
-// npunnWhere(condition, self, other, out)
-// from specs/npu.yaml:96
-static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto condition_arg = npu_glue::tensor(condition);
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnWhereGetWorkspaceSize(condition_arg, self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnWhere(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// where.self: specs/npu.yaml:96
-static const torch_fl::KernelInfo kOp_where_self{
-    "where.self", "specs/npu.yaml:96",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_where_self);
-  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
-  }
-  const auto expected = torch_fl::output_rules::where(condition, self, other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
-  }
-  const at::Tensor condition_on_device = op.on_device(condition);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
   return out;
 }
 
@@ -1008,6 +541,144 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   at::meta::baddbmm_(self_meta, op.meta(batch1), op.meta(batch2), beta, alpha);
   launch_baddbmm(op, self, batch1_on_device, batch2_on_device, beta, alpha, self);
   return self;
+}
+
+// npunnReduceSum(self, dim, keepdim, out)
+// from specs/npu.yaml:128
+static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto dim_arg = npu_glue::optional_int_array(dim);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnReduceSumGetWorkspaceSize(self_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnReduceSum(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// sum.dim_IntList: specs/npu.yaml:128
+static const torch_fl::KernelInfo kOp_sum_dim_IntList{
+    "sum.dim_IntList", "specs/npu.yaml:128",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_sum_dim_IntList);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// sum.IntList_out: specs/npu.yaml:128
+// out variant derived from sum.dim_IntList
+static const torch_fl::KernelInfo kOp_sum_IntList_out{
+    "sum.IntList_out", "specs/npu.yaml:128",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sum_IntList_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// npunnAll(self, npu_glue::optional_int(dim), keepdim, out)
+// from specs/npu.yaml:133
+static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto dim_arg1 = npu_glue::optional_int(dim);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAllGetWorkspaceSize(self_arg, dim_arg1, keepdim, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAll(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// all.dim: specs/npu.yaml:133
+static const torch_fl::KernelInfo kOp_all_dim{
+    "all.dim", "specs/npu.yaml:133",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_all_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// all.out: specs/npu.yaml:133
+// out variant derived from all.dim
+static const torch_fl::KernelInfo kOp_all_out{
+    "all.out", "specs/npu.yaml:133",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  return out;
 }
 
 // npunnAdaptiveAvgPool2d(self, output_size, out)
@@ -2006,18 +1677,6 @@ at::Tensor & wrap_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
-  m.impl("add.out", TORCH_FN(wrap_add_out));
-  m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
-  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
-  m.impl("sub.out", TORCH_FN(wrap_sub_out));
-  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
-  m.impl("div.Scalar", TORCH_FN(wrap_div_Scalar));
-  m.impl("div_.Scalar", TORCH_FN(wrap_div__Scalar));
-  m.impl("gt.Tensor", TORCH_FN(wrap_gt_Tensor));
-  m.impl("gt.Tensor_out", TORCH_FN(wrap_gt_Tensor_out));
-  m.impl("lt.Scalar", TORCH_FN(wrap_lt_Scalar));
-  m.impl("lt.Scalar_out", TORCH_FN(wrap_lt_Scalar_out));
   m.impl("log", TORCH_FN(wrap_log));
   m.impl("log.out", TORCH_FN(wrap_log_out));
   m.impl("log_", TORCH_FN(wrap_log_));
@@ -2027,14 +1686,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("gelu", TORCH_FN(wrap_gelu));
   m.impl("gelu.out", TORCH_FN(wrap_gelu_out));
   m.impl("gelu_", TORCH_FN(wrap_gelu_));
+  m.impl("pow.Tensor_Scalar", TORCH_FN(wrap_pow_Tensor_Scalar));
+  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrap_pow_Tensor_Scalar_out));
+  m.impl("pow_.Scalar", TORCH_FN(wrap_pow__Scalar));
   m.impl("silu_backward", TORCH_FN(wrap_silu_backward));
-  m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
-  m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
-  m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));
-  m.impl("where.self", TORCH_FN(wrap_where_self));
   m.impl("baddbmm", TORCH_FN(wrap_baddbmm));
   m.impl("baddbmm.out", TORCH_FN(wrap_baddbmm_out));
   m.impl("baddbmm_", TORCH_FN(wrap_baddbmm_));
+  m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
+  m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
+  m.impl("all.dim", TORCH_FN(wrap_all_dim));
+  m.impl("all.out", TORCH_FN(wrap_all_out));
   m.impl("_adaptive_avg_pool2d", TORCH_FN(wrap__adaptive_avg_pool2d));
   m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrap__adaptive_avg_pool2d_backward));
   m.impl("log_sigmoid_forward", TORCH_FN(wrap_log_sigmoid_forward));

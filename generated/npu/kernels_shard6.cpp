@@ -7,7 +7,6 @@
 
 #include <torch_fl/generated_kernel_support.h>
 #include <ATen/ops/maximum_meta_dispatch.h>
-#include <ATen/ops/ne_meta_dispatch.h>
 #include <ATen/ops/rsqrt_meta_dispatch.h>
 #include <ATen/ops/leaky_relu_meta_dispatch.h>
 #include <ATen/ops/softshrink_meta_dispatch.h>
@@ -16,7 +15,6 @@
 #include <ATen/ops/asinh_meta_dispatch.h>
 #include <ATen/ops/lgamma_meta_dispatch.h>
 #include <ATen/ops/digamma_meta_dispatch.h>
-#include <ATen/ops/bitwise_or_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
@@ -93,75 +91,6 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   at::meta::maximum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   launch_maximum(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// npunnNeScalar(self, other, out)
-// from specs/npu.yaml:57
-static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::scalar(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnNeScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnNeScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// ne.Scalar: specs/npu.yaml:57
-static const torch_fl::KernelInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/npu.yaml:57",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
-  torch_fl::OpContext op(kOp_ne_Scalar);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::ne(op.meta(self), other);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_ne_Scalar(op, self_on_device, other, out);
-  return out;
-}
-
-// ne.Scalar_out: specs/npu.yaml:57
-// out variant derived from ne.Scalar
-static const torch_fl::KernelInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/npu.yaml:57",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_ne_Scalar_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::ne_outf(op.meta(self), other, out_meta);
-  op.resize_output(out, out_meta);
-  launch_ne_Scalar(op, self_on_device, other, out);
   return out;
 }
 
@@ -343,6 +272,107 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
   at::meta::rsqrt_(self_meta);
   launch_rsqrt(op, self, self);
   return self;
+}
+
+// npunnWhere(condition, self, other, out)
+// from specs/npu.yaml:96
+static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto condition_arg = npu_glue::tensor(condition);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnWhereGetWorkspaceSize(condition_arg, self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnWhere(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// where.self: specs/npu.yaml:96
+static const torch_fl::KernelInfo kOp_where_self{
+    "where.self", "specs/npu.yaml:96",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_where_self);
+  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const at::Tensor condition_on_device = op.on_device(condition);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
+  return out;
+}
+
+// npunnWhere(condition, self, other, out)
+// from specs/npu.yaml:99
+static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto condition_arg = npu_glue::tensor(condition);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnWhereGetWorkspaceSize(condition_arg, self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnWhere(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// where.self_out: specs/npu.yaml:99
+static const torch_fl::KernelInfo kOp_where_self_out{
+    "where.self_out", "specs/npu.yaml:99",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_where_self_out);
+  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, condition);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
+  const at::Tensor condition_on_device = op.on_device(condition);
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(out.scalar_type() == expected.scalar_type())) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
+  op.resize_output(out, expected);
+  launch_where_self_out(op, condition_on_device, self_on_device, other_on_device, out);
+  return out;
 }
 
 // npunnInplaceMaskedFillScalar(self, mask, value)
@@ -1318,105 +1348,6 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
   return self;
 }
 
-// npunnBitwiseOrTensor(self, other, out)
-// from specs/npu.yaml:366
-static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
-  const auto out_arg = npu_glue::tensor(out);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnBitwiseOrTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnBitwiseOrTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// bitwise_or.Tensor: specs/npu.yaml:366
-static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/npu.yaml:366",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_or_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// bitwise_or.Tensor_out: specs/npu.yaml:366
-// out variant derived from bitwise_or.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/npu.yaml:366",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_bitwise_or_Tensor_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_bitwise_or_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// bitwise_or_.Tensor: specs/npu.yaml:366
-// inplace variant derived from bitwise_or.Tensor
-static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/npu.yaml:366",
-    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_bitwise_or__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_or_(self_meta, op.meta(other));
-  launch_bitwise_or_Tensor(op, self, other_on_device, self);
-  return self;
-}
-
 // npunnLogicalOr(self, other, out)
 // from specs/npu.yaml:369
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
@@ -1521,14 +1452,14 @@ at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("maximum", TORCH_FN(wrap_maximum));
   m.impl("maximum.out", TORCH_FN(wrap_maximum_out));
-  m.impl("ne.Scalar", TORCH_FN(wrap_ne_Scalar));
-  m.impl("ne.Scalar_out", TORCH_FN(wrap_ne_Scalar_out));
   m.impl("abs", TORCH_FN(wrap_abs));
   m.impl("abs.out", TORCH_FN(wrap_abs_out));
   m.impl("abs_", TORCH_FN(wrap_abs_));
   m.impl("rsqrt", TORCH_FN(wrap_rsqrt));
   m.impl("rsqrt.out", TORCH_FN(wrap_rsqrt_out));
   m.impl("rsqrt_", TORCH_FN(wrap_rsqrt_));
+  m.impl("where.self", TORCH_FN(wrap_where_self));
+  m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrap_masked_fill__Scalar));
   m.impl("uniform_", TORCH_FN(wrap_uniform_));
   m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
@@ -1556,9 +1487,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("digamma", TORCH_FN(wrap_digamma));
   m.impl("digamma.out", TORCH_FN(wrap_digamma_out));
   m.impl("digamma_", TORCH_FN(wrap_digamma_));
-  m.impl("bitwise_or.Tensor", TORCH_FN(wrap_bitwise_or_Tensor));
-  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrap_bitwise_or_Tensor_out));
-  m.impl("bitwise_or_.Tensor", TORCH_FN(wrap_bitwise_or__Tensor));
   m.impl("logical_or", TORCH_FN(wrap_logical_or));
   m.impl("logical_or.out", TORCH_FN(wrap_logical_or_out));
   m.impl("logical_or_", TORCH_FN(wrap_logical_or_));

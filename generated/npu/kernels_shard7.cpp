@@ -6,6 +6,7 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/add_meta_dispatch.h>
 #include <ATen/ops/eq_meta_dispatch.h>
 #include <ATen/ops/threshold_backward_meta_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
@@ -19,14 +20,207 @@
 #include <ATen/ops/acosh_meta_dispatch.h>
 #include <ATen/ops/atanh_meta_dispatch.h>
 #include <ATen/ops/log10_meta_dispatch.h>
-#include <ATen/ops/fmod_meta_dispatch.h>
+#include <ATen/ops/bitwise_xor_meta_dispatch.h>
 #include <ATen/ops/prod_meta_dispatch.h>
-#include <ATen/ops/min_meta_dispatch.h>
 #include <ATen/ops/scatter_add_meta_dispatch.h>
 #include "npu_ops.h"
 #include "npu_glue.h"
 
 namespace {
+
+// npunnAdds(self, other, alpha, out)
+// from specs/npu.yaml:45
+static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto alpha_arg = npu_glue::scalar(alpha);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAddsGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAdds(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// npunnAdd(self, other, alpha, out)
+// from specs/npu.yaml:41
+static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto alpha_arg = npu_glue::scalar(alpha);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnAddGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// add.Tensor: specs/npu.yaml:41
+static const torch_fl::KernelInfo kOp_add_Tensor{
+    "add.Tensor", "specs/npu.yaml:41",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_add_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+  }
+  return out;
+}
+
+// add.out: specs/npu.yaml:41
+// out variant derived from add.Tensor
+static const torch_fl::KernelInfo kOp_add_out{
+    "add.out", "specs/npu.yaml:41",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_add_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_add_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+  }
+  return out;
+}
+
+// add_.Tensor: specs/npu.yaml:41
+// inplace variant derived from add.Tensor
+static const torch_fl::KernelInfo kOp_add__Tensor{
+    "add_.Tensor", "specs/npu.yaml:41",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::add_(self_meta, op.meta(other), alpha);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
+  } else {
+    launch_add_Tensor(op, self, op.on_device(other), alpha, self);
+  }
+  return self;
+}
+
+// add.Scalar: specs/npu.yaml:45
+static const torch_fl::KernelInfo kOp_add_Scalar{
+    "add.Scalar", "specs/npu.yaml:45",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::add(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_add_Scalar(op, self_on_device, other, alpha, out);
+  return out;
+}
+
+// add_.Scalar: specs/npu.yaml:45
+// inplace variant derived from add.Scalar
+static const torch_fl::KernelInfo kOp_add__Scalar{
+    "add_.Scalar", "specs/npu.yaml:45",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.add_(other, alpha);
+  launch_add_Scalar(op, self, other, alpha, self);
+  return self;
+}
+
+// npunnEqScalar(self, other, out)
+// from specs/npu.yaml:56
+static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnEqScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnEqScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
 
 // npunnEqTensor(self, other, out)
 // from specs/npu.yaml:52
@@ -67,9 +261,12 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_eq_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
+    launch_eq_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_eq_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
@@ -94,11 +291,64 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::eq_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_eq_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
+    launch_eq_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_eq_Tensor(op, self_on_device, op.on_device(other), out);
+  }
+  return out;
+}
+
+// eq.Scalar: specs/npu.yaml:56
+static const torch_fl::KernelInfo kOp_eq_Scalar{
+    "eq.Scalar", "specs/npu.yaml:56",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_eq_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::eq(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_eq_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// eq.Scalar_out: specs/npu.yaml:56
+// out variant derived from eq.Scalar
+static const torch_fl::KernelInfo kOp_eq_Scalar_out{
+    "eq.Scalar_out", "specs/npu.yaml:56",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_eq_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::eq_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_eq_Scalar(op, self_on_device, other, out);
   return out;
 }
 
@@ -146,42 +396,6 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   const at::Tensor out = op.allocate(expected);
   launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
   return out;
-}
-
-// npunnInplaceFillScalar(self, value)
-// from specs/npu.yaml:107
-static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto value_arg = npu_glue::scalar(value);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnInplaceFillScalarGetWorkspaceSize(self_arg, value_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnInplaceFillScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// fill_.Scalar: specs/npu.yaml:107
-static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/npu.yaml:107",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
-  torch_fl::OpContext op(kOp_fill__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
-  }
-  launch_fill__Scalar(op, self, value);
-  return self;
 }
 
 // npunnAddmm(self, mat1, mat2, beta, alpha, out)
@@ -1198,61 +1412,83 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
   return self;
 }
 
-// npunnFmodTensor(self, other, out)
-// from specs/npu.yaml:372
-static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+// npunnBitwiseXorScalar(self, other, out)
+// from specs/npu.yaml:383
+static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
-  const auto other_arg = npu_glue::tensor(other);
+  const auto other_arg = npu_glue::scalar(other);
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnFmodTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  const npuError query_status = npunnBitwiseXorScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnFmodTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  const npuError status = npunnBitwiseXorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
 }
 
-// fmod.Tensor: specs/npu.yaml:372
-static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/npu.yaml:372",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+// npunnBitwiseXorTensor(self, other, out)
+// from specs/npu.yaml:367
+static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::tensor(other);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnBitwiseXorTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnBitwiseXorTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// bitwise_xor.Tensor: specs/npu.yaml:367
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
+    "bitwise_xor.Tensor", "specs/npu.yaml:367",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_fmod_Tensor);
+at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::fmod(op.meta(self), op.meta(other));
+  const auto expected = at::meta::bitwise_xor(op.meta(self), op.meta(other));
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_fmod_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
+    launch_bitwise_xor_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_xor_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
-// fmod.Tensor_out: specs/npu.yaml:372
-// out variant derived from fmod.Tensor
-static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/npu.yaml:372",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+// bitwise_xor.Tensor_out: specs/npu.yaml:367
+// out variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
+    "bitwise_xor.Tensor_out", "specs/npu.yaml:367",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_fmod_Tensor_out);
+at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
@@ -1261,39 +1497,117 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::fmod_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::bitwise_xor_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_fmod_Tensor(op, self_on_device, other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
+    launch_bitwise_xor_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_xor_Tensor(op, self_on_device, op.on_device(other), out);
+  }
   return out;
 }
 
-// fmod_.Tensor: specs/npu.yaml:372
-// inplace variant derived from fmod.Tensor
-static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/npu.yaml:372",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+// bitwise_xor_.Tensor: specs/npu.yaml:367
+// inplace variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
+    "bitwise_xor_.Tensor", "specs/npu.yaml:367",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_fmod__Tensor);
+at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  at::meta::fmod_(self_meta, op.meta(other));
-  launch_fmod_Tensor(op, self, other_on_device, self);
+  at::meta::bitwise_xor_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
+    launch_bitwise_xor_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_bitwise_xor_Tensor(op, self, op.on_device(other), self);
+  }
+  return self;
+}
+
+// bitwise_xor.Scalar: specs/npu.yaml:383
+static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
+    "bitwise_xor.Scalar", "specs/npu.yaml:383",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_xor(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_xor.Scalar_out: specs/npu.yaml:383
+// out variant derived from bitwise_xor.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
+    "bitwise_xor.Scalar_out", "specs/npu.yaml:383",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_xor_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  return out;
+}
+
+// bitwise_xor_.Scalar: specs/npu.yaml:383
+// inplace variant derived from bitwise_xor.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
+    "bitwise_xor_.Scalar", "specs/npu.yaml:383",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_xor_(other);
+  launch_bitwise_xor_Scalar(op, self, other, self);
   return self;
 }
 
@@ -1337,50 +1651,6 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
   const at::Tensor out = op.allocate(expected);
   launch_prod_dim_int(op, self_on_device, dim, keepdim, out);
   return out;
-}
-
-// npunnMinDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:393
-static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
-  const auto self_arg = npu_glue::tensor(self);
-  const auto values_arg = npu_glue::tensor(values);
-  const auto indices_arg = npu_glue::tensor(indices);
-  uint64_t workspace_bytes = 0;
-  npunnExecutor* executor = nullptr;
-  const npuError query_status = npunnMinDimGetWorkspaceSize(self_arg, dim, keepdim, values_arg, indices_arg, &workspace_bytes, &executor);
-  if (query_status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
-  }
-  const at::Tensor workspace = op.workspace(workspace_bytes);
-  const npuError status = npunnMinDim(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
-  if (status != NPU_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
-  }
-}
-
-// min.dim: specs/npu.yaml:393
-static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/npu.yaml:393",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_min_dim);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const auto expected = at::meta::min(op.meta(self), dim, keepdim);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor values = op.allocate(std::get<0>(expected));
-  const at::Tensor indices = op.allocate(std::get<1>(expected));
-  launch_min_dim(op, self_on_device, dim, keepdim, values, indices);
-  return std::make_tuple(values, indices);
 }
 
 // npunnScatterAdd(self, dim, index, src, out)
@@ -1497,10 +1767,16 @@ at::Tensor & wrap_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
+  m.impl("add.out", TORCH_FN(wrap_add_out));
+  m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
+  m.impl("add.Scalar", TORCH_FN(wrap_add_Scalar));
+  m.impl("add_.Scalar", TORCH_FN(wrap_add__Scalar));
   m.impl("eq.Tensor", TORCH_FN(wrap_eq_Tensor));
   m.impl("eq.Tensor_out", TORCH_FN(wrap_eq_Tensor_out));
+  m.impl("eq.Scalar", TORCH_FN(wrap_eq_Scalar));
+  m.impl("eq.Scalar_out", TORCH_FN(wrap_eq_Scalar_out));
   m.impl("threshold_backward", TORCH_FN(wrap_threshold_backward));
-  m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
   m.impl("addmm", TORCH_FN(wrap_addmm));
   m.impl("addmm.out", TORCH_FN(wrap_addmm_out));
   m.impl("addmm_", TORCH_FN(wrap_addmm_));
@@ -1530,11 +1806,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("log10", TORCH_FN(wrap_log10));
   m.impl("log10.out", TORCH_FN(wrap_log10_out));
   m.impl("log10_", TORCH_FN(wrap_log10_));
-  m.impl("fmod.Tensor", TORCH_FN(wrap_fmod_Tensor));
-  m.impl("fmod.Tensor_out", TORCH_FN(wrap_fmod_Tensor_out));
-  m.impl("fmod_.Tensor", TORCH_FN(wrap_fmod__Tensor));
+  m.impl("bitwise_xor.Tensor", TORCH_FN(wrap_bitwise_xor_Tensor));
+  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrap_bitwise_xor_Tensor_out));
+  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrap_bitwise_xor__Tensor));
+  m.impl("bitwise_xor.Scalar", TORCH_FN(wrap_bitwise_xor_Scalar));
+  m.impl("bitwise_xor.Scalar_out", TORCH_FN(wrap_bitwise_xor_Scalar_out));
+  m.impl("bitwise_xor_.Scalar", TORCH_FN(wrap_bitwise_xor__Scalar));
   m.impl("prod.dim_int", TORCH_FN(wrap_prod_dim_int));
-  m.impl("min.dim", TORCH_FN(wrap_min_dim));
   m.impl("scatter_add", TORCH_FN(wrap_scatter_add));
   m.impl("scatter_add.out", TORCH_FN(wrap_scatter_add_out));
   m.impl("scatter_add_", TORCH_FN(wrap_scatter_add_));

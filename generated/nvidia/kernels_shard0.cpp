@@ -6,118 +6,12 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/div_meta_dispatch.h>
-#include <ATen/ops/sum_meta_dispatch.h>
 #include <ATen/ops/mean_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
-
-// nvopsBinary(stream, nv_glue::div_op(), self, other, nv_glue::one(), out)
-// from specs/nvidia.yaml:40
-static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
-  const auto stream_arg = nv_glue::stream_of(op.stream());
-  const auto computed_arg1 = nv_glue::div_op();
-  const auto self_arg = nv_glue::describe(self);
-  const auto other_arg = nv_glue::describe(other);
-  const auto computed_arg4 = nv_glue::one();
-  const auto out_arg = nv_glue::describe(out);
-  const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
-  if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
-  }
-}
-
-// div.Tensor: specs/nvidia.yaml:40
-static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/nvidia.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_div_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
-  }
-  const auto expected = at::meta::div(op.meta(self), op.meta(other));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// div.out: specs/nvidia.yaml:40
-// out variant derived from div.Tensor
-static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/nvidia.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_div_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
-  op.resize_output(out, out_meta);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
-  return out;
-}
-
-// div_.Tensor: specs/nvidia.yaml:40
-// inplace variant derived from div.Tensor
-static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/nvidia.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_div__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::div_(self_meta, op.meta(other));
-  launch_div_Tensor(op, self, other_on_device, self);
-  return self;
-}
 
 // nvopsUnary(stream, nv_glue::relu_op(), self, out)
 // from specs/nvidia.yaml:44
@@ -170,70 +64,6 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
   }
   launch_relu(op, self, self);
   return self;
-}
-
-// nvopsReduceSum(stream, self, dim, nv_glue::sum_mode(), out)
-// from specs/nvidia.yaml:55
-static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, const at::Tensor& out) {
-  const auto stream_arg = nv_glue::stream_of(op.stream());
-  const auto self_arg = nv_glue::describe(self);
-  const auto dim_arg = nv_glue::dims(dim);
-  const auto computed_arg3 = nv_glue::sum_mode();
-  const auto out_arg = nv_glue::describe(out);
-  const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
-  if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
-  }
-}
-
-// sum.dim_IntList: specs/nvidia.yaml:55
-static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/nvidia.yaml:55",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
-  torch_fl::OpContext op(kOp_sum_dim_IntList);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
-  }
-  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_sum_dim_IntList(op, self_on_device, dim, out);
-  return out;
-}
-
-// sum.IntList_out: specs/nvidia.yaml:55
-// out variant derived from sum.dim_IntList
-static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/nvidia.yaml:55",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sum_IntList_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
-  op.resize_output(out, out_meta);
-  launch_sum_dim_IntList(op, self_on_device, dim, out);
-  return out;
 }
 
 // nvopsReduceSum(stream, self, dim, nv_glue::mean_mode(), out)
@@ -347,13 +177,8 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("div.Tensor", TORCH_FN(wrap_div_Tensor));
-  m.impl("div.out", TORCH_FN(wrap_div_out));
-  m.impl("div_.Tensor", TORCH_FN(wrap_div__Tensor));
   m.impl("relu", TORCH_FN(wrap_relu));
   m.impl("relu_", TORCH_FN(wrap_relu_));
-  m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
-  m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
   m.impl("mean.dim", TORCH_FN(wrap_mean_dim));
   m.impl("mean.out", TORCH_FN(wrap_mean_out));
   m.impl("mm", TORCH_FN(wrap_mm));

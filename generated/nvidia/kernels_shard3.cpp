@@ -271,6 +271,36 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
   return self;
 }
 
+// nvopsFill(stream, self, value)
+// from specs/nvidia.yaml:51
+static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto value_arg = nv_glue::scalar(value);
+  const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, value_arg);
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+  }
+}
+
+// fill_.Scalar: specs/nvidia.yaml:51
+static const torch_fl::KernelInfo kOp_fill__Scalar{
+    "fill_.Scalar", "specs/nvidia.yaml:51",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_fill__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
+  }
+  launch_fill__Scalar(op, self, value);
+  return self;
+}
+
 // nvopsSoftmax(stream, self, dim, nv_glue::log_softmax_mode(), out)
 // from specs/nvidia.yaml:62
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
@@ -367,6 +397,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sigmoid", TORCH_FN(wrap_sigmoid));
   m.impl("sigmoid.out", TORCH_FN(wrap_sigmoid_out));
   m.impl("sigmoid_", TORCH_FN(wrap_sigmoid_));
+  m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
   m.impl("bmm", TORCH_FN(wrap_bmm));
 }

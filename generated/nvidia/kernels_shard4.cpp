@@ -6,66 +6,66 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/mul_meta_dispatch.h>
+#include <ATen/ops/sub_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
 
-// nvopsBinary(stream, nv_glue::mul_op(), self, other, nv_glue::one(), out)
-// from specs/nvidia.yaml:36
-static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+// nvopsBinary(stream, nv_glue::sub_op(), self, other, alpha, out)
+// from specs/nvidia.yaml:32
+static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
-  const auto computed_arg1 = nv_glue::mul_op();
+  const auto computed_arg1 = nv_glue::sub_op();
   const auto self_arg = nv_glue::describe(self);
   const auto other_arg = nv_glue::describe(other);
-  const auto computed_arg4 = nv_glue::one();
+  const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
-  const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
 }
 
-// mul.Tensor: specs/nvidia.yaml:36
-static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/nvidia.yaml:36",
+// sub.Tensor: specs/nvidia.yaml:32
+static const torch_fl::KernelInfo kOp_sub_Tensor{
+    "sub.Tensor", "specs/nvidia.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_mul_Tensor);
+at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub_Tensor);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
-  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
+  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
+  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
 }
 
-// mul.out: specs/nvidia.yaml:36
-// out variant derived from mul.Tensor
-static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/nvidia.yaml:36",
+// sub.out: specs/nvidia.yaml:32
+// out variant derived from sub.Tensor
+static const torch_fl::KernelInfo kOp_sub_out{
+    "sub.out", "specs/nvidia.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_mul_out);
+at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sub_out);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   op.check_output(out, "out", /*is_operand=*/false);
@@ -74,52 +74,52 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   torch_fl::check_no_partial_overlap(out, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
   }
   const at::Tensor self_on_device = op.on_device(self);
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
-  at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
+  at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
+  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
   return out;
 }
 
-// mul_.Tensor: specs/nvidia.yaml:36
-// inplace variant derived from mul.Tensor
-static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/nvidia.yaml:36",
+// sub_.Tensor: specs/nvidia.yaml:32
+// inplace variant derived from sub.Tensor
+static const torch_fl::KernelInfo kOp_sub__Tensor{
+    "sub_.Tensor", "specs/nvidia.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
-  torch_fl::OpContext op(kOp_mul__Tensor);
+at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub__Tensor);
   op.check_output(self, "self", /*is_operand=*/true);
   op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   torch_fl::check_no_internal_overlap(self);
   torch_fl::check_no_partial_overlap(self, other);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
   const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
-  at::meta::mul_(self_meta, op.meta(other));
-  launch_mul_Tensor(op, self, other_on_device, self);
+  at::meta::sub_(self_meta, op.meta(other), alpha);
+  launch_sub_Tensor(op, self, other_on_device, alpha, self);
   return self;
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
-  m.impl("mul.out", TORCH_FN(wrap_mul_out));
-  m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));
+  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
+  m.impl("sub.out", TORCH_FN(wrap_sub_out));
+  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
 }

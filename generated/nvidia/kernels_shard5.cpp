@@ -6,221 +6,12 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/add_meta_dispatch.h>
-#include <ATen/ops/sub_meta_dispatch.h>
 #include <ATen/ops/gelu_meta_dispatch.h>
+#include <ATen/ops/sum_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
-
-// nvopsBinary(stream, nv_glue::add_op(), self, other, alpha, out)
-// from specs/nvidia.yaml:28
-static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = nv_glue::stream_of(op.stream());
-  const auto computed_arg1 = nv_glue::add_op();
-  const auto self_arg = nv_glue::describe(self);
-  const auto other_arg = nv_glue::describe(other);
-  const auto alpha_arg = nv_glue::scalar(alpha);
-  const auto out_arg = nv_glue::describe(out);
-  const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
-  if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
-  }
-}
-
-// add.Tensor: specs/nvidia.yaml:28
-static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/nvidia.yaml:28",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add.out: specs/nvidia.yaml:28
-// out variant derived from add.Tensor
-static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/nvidia.yaml:28",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_add_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// add_.Tensor: specs/nvidia.yaml:28
-// inplace variant derived from add.Tensor
-static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/nvidia.yaml:28",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_add__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::add_(self_meta, op.meta(other), alpha);
-  launch_add_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
-
-// nvopsBinary(stream, nv_glue::sub_op(), self, other, alpha, out)
-// from specs/nvidia.yaml:32
-static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
-  const auto stream_arg = nv_glue::stream_of(op.stream());
-  const auto computed_arg1 = nv_glue::sub_op();
-  const auto self_arg = nv_glue::describe(self);
-  const auto other_arg = nv_glue::describe(other);
-  const auto alpha_arg = nv_glue::scalar(alpha);
-  const auto out_arg = nv_glue::describe(out);
-  const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
-  if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
-  }
-}
-
-// sub.Tensor: specs/nvidia.yaml:32
-static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/nvidia.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub_Tensor);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  const at::Tensor out = op.allocate(expected);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub.out: specs/nvidia.yaml:32
-// out variant derived from sub.Tensor
-static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/nvidia.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sub_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_partial_overlap(out, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
-  }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
-  op.resize_output(out, out_meta);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
-  return out;
-}
-
-// sub_.Tensor: specs/nvidia.yaml:32
-// inplace variant derived from sub.Tensor
-static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/nvidia.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
-  torch_fl::OpContext op(kOp_sub__Tensor);
-  op.check_output(self, "self", /*is_operand=*/true);
-  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  torch_fl::check_no_partial_overlap(self, other);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
-  }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
-  const at::Tensor other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sub_(self_meta, op.meta(other), alpha);
-  launch_sub_Tensor(op, self, other_on_device, alpha, self);
-  return self;
-}
 
 // nvopsUnary(stream, approximate, self, out)
 // from specs/nvidia.yaml:50
@@ -307,16 +98,76 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   return self;
 }
 
+// nvopsReduceSum(stream, self, dim, nv_glue::sum_mode(), out)
+// from specs/nvidia.yaml:55
+static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto dim_arg = nv_glue::dims(dim);
+  const auto computed_arg3 = nv_glue::sum_mode();
+  const auto out_arg = nv_glue::describe(out);
+  const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+  }
+}
+
+// sum.dim_IntList: specs/nvidia.yaml:55
+static const torch_fl::KernelInfo kOp_sum_dim_IntList{
+    "sum.dim_IntList", "specs/nvidia.yaml:55",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_sum_dim_IntList);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::sum(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sum_dim_IntList(op, self_on_device, dim, out);
+  return out;
+}
+
+// sum.IntList_out: specs/nvidia.yaml:55
+// out variant derived from sum.dim_IntList
+static const torch_fl::KernelInfo kOp_sum_IntList_out{
+    "sum.IntList_out", "specs/nvidia.yaml:55",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sum_IntList_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_sum_dim_IntList(op, self_on_device, dim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
-  m.impl("add.out", TORCH_FN(wrap_add_out));
-  m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
-  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
-  m.impl("sub.out", TORCH_FN(wrap_sub_out));
-  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
   m.impl("gelu", TORCH_FN(wrap_gelu));
   m.impl("gelu.out", TORCH_FN(wrap_gelu_out));
   m.impl("gelu_", TORCH_FN(wrap_gelu_));
+  m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
+  m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
 }

@@ -6,6 +6,7 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/add_meta_dispatch.h>
 #include <ATen/ops/_softmax_meta_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
 #include "nv_ops.h"
@@ -13,33 +14,107 @@
 
 namespace {
 
-// nvopsFill(stream, self, value)
-// from specs/nvidia.yaml:51
-static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
+// nvopsBinary(stream, nv_glue::add_op(), self, other, alpha, out)
+// from specs/nvidia.yaml:28
+static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::add_op();
   const auto self_arg = nv_glue::describe(self);
-  const auto value_arg = nv_glue::scalar(value);
-  const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, value_arg);
+  const auto other_arg = nv_glue::describe(other);
+  const auto alpha_arg = nv_glue::scalar(alpha);
+  const auto out_arg = nv_glue::describe(out);
+  const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
 }
 
-// fill_.Scalar: specs/nvidia.yaml:51
-static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/nvidia.yaml:51",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+// add.Tensor: specs/nvidia.yaml:28
+static const torch_fl::KernelInfo kOp_add_Tensor{
+    "add.Tensor", "specs/nvidia.yaml:28",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
-  torch_fl::OpContext op(kOp_fill__Scalar);
-  op.check_output(self, "self", /*is_operand=*/true);
+at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, value);
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  launch_fill__Scalar(op, self, value);
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
+  }
+  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
+  return out;
+}
+
+// add.out: specs/nvidia.yaml:28
+// out variant derived from add.Tensor
+static const torch_fl::KernelInfo kOp_add_out{
+    "add.out", "specs/nvidia.yaml:28",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_add_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
+  }
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
+  }
+  const at::Tensor self_on_device = op.on_device(self);
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
+  op.resize_output(out, out_meta);
+  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
+  return out;
+}
+
+// add_.Tensor: specs/nvidia.yaml:28
+// inplace variant derived from add.Tensor
+static const torch_fl::KernelInfo kOp_add__Tensor{
+    "add_.Tensor", "specs/nvidia.yaml:28",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
+  }
+  const at::Tensor other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::add_(self_meta, op.meta(other), alpha);
+  launch_add_Tensor(op, self, other_on_device, alpha, self);
   return self;
 }
 
@@ -132,7 +207,9 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
+  m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
+  m.impl("add.out", TORCH_FN(wrap_add_out));
+  m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
   m.impl("_softmax", TORCH_FN(wrap__softmax));
   m.impl("addmm", TORCH_FN(wrap_addmm));
 }

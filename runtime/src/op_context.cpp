@@ -133,6 +133,17 @@ at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
   return tensor.to(device(), common, /*non_blocking=*/true);
 }
 
+at::Scalar python_number(const at::Tensor& t) {
+  TORCH_INTERNAL_ASSERT(is_python_number(t));
+  const void* data = t.const_data_ptr();
+  switch (t.scalar_type()) {
+    case c10::ScalarType::Double: return at::Scalar(*static_cast<const double*>(data));
+    case c10::ScalarType::Long: return at::Scalar(*static_cast<const int64_t*>(data));
+    case c10::ScalarType::Bool: return at::Scalar(*static_cast<const bool*>(data));
+    default: return t.item();  // complex, or a number wrapped in another dtype by C++ code
+  }
+}
+
 at::Tensor OpContext::meta(const at::Tensor& tensor) {
   // CPU scalars stay as they are: meta functions accept them next to meta
   // tensors, exactly as device kernels accept them next to device tensors.

@@ -125,6 +125,14 @@ class OpContext {
   mutable const char* checked_arg_ = nullptr;
 };
 
+// A Python number PyTorch wrapped as a tensor (`x * 2.0` calls mul.Tensor with
+// 2.0 as a 0-dim CPU tensor): a kernel with a Scalar form passes its value.
+inline bool is_python_number(const at::Tensor& t) {
+  return t.defined() && t.unsafeGetTensorImpl()->is_wrapped_number() && t.device().is_cpu();
+}
+// Its value, read on the host (no dispatch): double, int64, bool or complex, as Python gave it.
+at::Scalar python_number(const at::Tensor& t);
+
 // True when autograd must record this call: grad mode on and an input requires grad.
 inline bool requires_grad_of(const at::Tensor& t) { return t.defined() && t.requires_grad(); }
 inline bool requires_grad_of(const std::optional<at::Tensor>& t) { return t.has_value() && requires_grad_of(*t); }
