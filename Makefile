@@ -33,7 +33,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-suites-% test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -69,8 +69,18 @@ wheel: backend
 		>$(BUILD)/wheel.log 2>&1 || { cat $(BUILD)/wheel.log; exit 1; }
 	@ls -1 $(DIST)/torch_fl_$(VENDOR)-*.whl
 
+# Every vendor built first, one after the other (each build uses every core), then
+# the vendors' suites side by side (SUITE_JOBS at a time, default: as many as there
+# are cores): a suite waits on its device queues and on Python, so one vendor's
+# suite alone leaves cores idle. Each vendor's output is printed when its suite ends.
+SUITE_JOBS ?= $(JOBS)
 test: setup check-generated test-codegen
-	@for v in $(VENDORS); do $(MAKE) --no-print-directory test-cpp test-python test-packaging VENDOR=$$v || exit 1; done
+	@for v in $(VENDORS); do $(MAKE) --no-print-directory backend VENDOR=$$v || exit 1; done
+	@$(MAKE) --no-print-directory -j $(SUITE_JOBS) --output-sync=recurse $(addprefix test-suites-,$(VENDORS))
+
+test-suites-%:
+	@started=$$(date +%s); $(MAKE) --no-print-directory -j1 test-cpp test-python test-packaging VENDOR=$* && \
+		echo "$*: C++, Python and packaging suites passed in $$(( $$(date +%s) - started )) s"
 
 # Unit tests only: the generator's, and the conformance tool's rules (tests/conformance;
 # the tool itself, tests/conformance_tool, runs in `make conformance`).

@@ -12,9 +12,13 @@ import concurrent.futures
 import datetime
 import json
 import os
+import queue
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -28,37 +32,92 @@ from verdicts import FAILED, UNTESTED, decide  # noqa: E402
 from codegen import matrix  # noqa: E402
 from codegen.__main__ import load_plan  # noqa: E402
 
-def run_worker(python: str, opinfo: str, dtypes: set[str], overloads: set[str],
-               timeout: int) -> tuple[str, list[dict], str]:
+# OpInfos per worker process: starting one (torch, op_db, the backend) costs
+# seconds, more than most OpInfos' samples take.
+BATCH_SIZE = 8
+
+
+@dataclass(frozen=True)
+class Job:
+    opinfo: str
+    dtypes: frozenset
+    overloads: frozenset
+
+    def line(self) -> str:
+        return json.dumps({"opinfo": self.opinfo, "dtypes": sorted(self.dtypes), "overloads": sorted(self.overloads)})
+
+    def lost(self, phase: str, problem: str) -> dict:
+        """The record of a crash or hang: it fails every overload this OpInfo was meant to reach."""
+        return {"opinfo": self.opinfo.split(":")[0], "variant": self.opinfo.partition(":")[2], "dtype": "",
+                "sample": -1, "phase": phase, "ok": False, "error": problem,
+                "invoked": [[o, d] for o in self.overloads for d in self.dtypes], "fallbacks": []}
+
+
+def _lines_of(stream, lines: queue.Queue) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def worker_command(python: str) -> list[str]:
+    return [python, os.path.join(HERE, "worker.py"), "--batch"]
+
+
+def run_batch(command: list[str], jobs: list[Job], timeout: float,
+              fresh: bool = True) -> list[tuple[str, list[dict], str]]:
+    """Runs the jobs in one worker process (`command`, jobs on its stdin), each
+    within `timeout` seconds; returns (opinfo, records, problem) per job. A crash
+    or a hang fails the job it hit, and the jobs after it run again in a fresh
+    process. A crash before a job printed anything may belong to the previous
+    job's exit: that job runs once more, first in a fresh process (fresh=False
+    marks the retry)."""
     env = dict(os.environ, TORCH_FL_FALLBACK="silent")
-    command = [python, os.path.join(HERE, "worker.py"), "--opinfo", opinfo, "--dtypes", ",".join(sorted(dtypes)),
-               "--overloads", ",".join(sorted(overloads))]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO_ROOT)
-    except subprocess.TimeoutExpired as expired:
-        out = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
-        problem = f"timed out after {timeout} s"
-        hang = {"opinfo": opinfo.split(":")[0], "variant": opinfo.partition(":")[2], "dtype": "", "sample": -1,
-                "phase": "timeout", "ok": False, "error": problem,
-                "invoked": [[o, d] for o in overloads for d in dtypes], "fallbacks": []}
-        return opinfo, [r for r in _records(out) if not r.get("done")] + [hang], problem
-    records = _records(done.stdout)
-    finished = any(r.get("done") for r in records)
-    records = [r for r in records if not r.get("done")]
-    problem = ""
-    if done.returncode != 0:
-        problem = (f"exited {done.returncode} after finishing all samples" if finished else
-                   f"crashed (exit {done.returncode})") + f": {done.stderr.strip()[-300:]}"
-        if not finished:
-            # A crash while running samples fails every overload this OpInfo was meant to reach.
-            records.append({"opinfo": opinfo.split(":")[0], "variant": opinfo.partition(":")[2], "dtype": "",
-                            "sample": -1, "phase": "crash", "ok": False, "error": problem,
-                            "invoked": [[o, d] for o in overloads for d in dtypes], "fallbacks": []})
-    return opinfo, records, problem
-
-
-def _records(stdout: str) -> list[dict]:
-    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    results: list[tuple[str, list[dict], str]] = []
+    with tempfile.TemporaryFile("w+") as stderr:
+        worker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                  env=env, cwd=REPO_ROOT)
+        worker.stdin.write("".join(job.line() + "\n" for job in jobs))
+        worker.stdin.close()
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=_lines_of, args=(worker.stdout, lines), daemon=True).start()
+        records: list[dict] = []
+        deadline = time.monotonic() + timeout
+        problem = ""
+        while len(results) < len(jobs):
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                worker.kill()
+                problem = f"timed out after {timeout} s"
+                break
+            if line is None:  # the worker ended before finishing its jobs
+                worker.wait()
+                stderr.seek(0)
+                problem = f"crashed (exit {worker.returncode}): {stderr.read().strip()[-300:]}"
+                break
+            if not line.startswith("{"):
+                continue
+            record = json.loads(line)
+            if "done" in record:
+                results.append((jobs[len(results)].opinfo, records, ""))
+                records = []
+                deadline = time.monotonic() + timeout
+            else:
+                records.append(record)
+        returncode = worker.wait()
+        if problem:
+            if not records and "crashed" in problem and (results or fresh):
+                return results + run_batch(command, jobs[len(results):], timeout, fresh=False)
+            current = jobs[len(results)]
+            records.append(current.lost("timeout" if "timed out" in problem else "crash", problem))
+            results.append((current.opinfo, records, problem))
+            return results + (run_batch(command, jobs[len(results):], timeout) if len(results) < len(jobs) else [])
+        if returncode != 0:
+            stderr.seek(0)
+            name, last_records, _ = results[-1]
+            results[-1] = (name, last_records, f"exited {returncode} after finishing all samples: "
+                                               f"{stderr.read().strip()[-300:]}")
+    return results
 
 
 def check_custom_ops(declared: dict, vendor: str) -> list[dict]:
@@ -114,19 +173,22 @@ def main() -> int:
     worker_problems: dict[str, str] = {}
     print(f"conformance[{args.vendor}]: {len(native)} native overloads, {len(opinfos)} OpInfos, "
           f"{args.jobs} workers", flush=True)
+    jobs = [Job(name, frozenset(dtypes), frozenset(overloads)) for name, (dtypes, overloads) in sorted(opinfos.items())]
+    batches = [jobs[i:i + BATCH_SIZE] for i in range(0, len(jobs), BATCH_SIZE)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_worker, sys.executable, name, dtypes, overloads, args.timeout)
-                   for name, (dtypes, overloads) in sorted(opinfos.items())]
-        for done_count, future in enumerate(concurrent.futures.as_completed(futures), 1):
-            name, recs, problem = future.result()
-            records += recs
-            if problem:
-                worker_problems[name] = problem
-            elapsed = time.time() - started
-            eta = elapsed / done_count * (len(futures) - done_count)
-            failed = sum(1 for r in recs if not r["ok"])
-            print(f"  [{done_count:>3}/{len(futures)}] {name:<40} {len(recs):>4} phases, {failed} failed"
-                  f"{' — ' + problem if problem else ''}   ({elapsed:.0f} s, ~{eta:.0f} s left)", flush=True)
+        futures = [pool.submit(run_batch, worker_command(sys.executable), batch, args.timeout) for batch in batches]
+        done_count = 0
+        for future in concurrent.futures.as_completed(futures):
+            for name, recs, problem in future.result():
+                done_count += 1
+                records += recs
+                if problem:
+                    worker_problems[name] = problem
+                elapsed = time.time() - started
+                eta = elapsed / done_count * (len(jobs) - done_count)
+                failed = sum(1 for r in recs if not r["ok"])
+                print(f"  [{done_count:>3}/{len(jobs)}] {name:<40} {len(recs):>4} phases, {failed} failed"
+                      f"{' — ' + problem if problem else ''}   ({elapsed:.0f} s, ~{eta:.0f} s left)", flush=True)
 
     results = []
     for overload in sorted(native):

@@ -1,7 +1,9 @@
 """Conformance worker: runs the OpInfo samples of some OpInfos on the device
 and on CPU, and prints one JSON line per sample phase.
 
-Run in a subprocess per OpInfo by run.py, so a crash or a hang costs one OpInfo.
+Run by run.py in subprocesses, a few OpInfos each (importing torch and op_db
+costs seconds, more than most OpInfos' samples); a crash or a hang costs the
+OpInfo it hit, and run.py runs the rest of that batch again in a new process.
 Each line records which aten overloads the device run invoked (with the dtype
 of their first tensor argument, as the generated kernels decide on it), which
 ones fell back to CPU, and whether the results matched CPU.
@@ -226,30 +228,18 @@ def _packet(overload: str):
     return getattr(getattr(torch.ops.aten, base), name or "default")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--opinfo", required=True, help="OpInfo name, optionally name:variant")
-    parser.add_argument("--dtypes", required=True, help="comma-separated dtype names to test")
-    parser.add_argument("--max-samples", type=int, default=12)
-    parser.add_argument("--overloads", default="", help="native functional/in-place overloads of this op to "
-                                                        "call directly with the samples")
-    args, _ = parser.parse_known_args()
-    name, _, variant = args.opinfo.partition(":")
+def run_opinfo(opinfo: str, dtype_names: list[str], overloads: list[str], max_samples: int, device, emit) -> None:
+    name, _, variant = opinfo.partition(":")
     ops = [op for op in op_db if op.name == name and op.variant_test_name == variant]
-    device = torch_fl.device(0)
-
-    def emit(record):
-        print(json.dumps(record), flush=True)
-
     for op in ops:
-        for dtype_name in args.dtypes.split(","):
+        for dtype_name in dtype_names:
             dtype = DTYPES[dtype_name]
             if dtype not in op.supported_dtypes("cpu"):
                 continue
             autograd = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)
             samples = op.sample_inputs("cpu", dtype, requires_grad=autograd)
             for index, sample in enumerate(samples):
-                if index >= args.max_samples:
+                if index >= max_samples:
                     break
                 run_phase(op, sample, index, "forward", dtype, device, emit)
                 if autograd:
@@ -258,9 +248,35 @@ def main() -> int:
                     run_phase(op, sample, index, "out", dtype, device, emit)
                 if op.inplace_variant is not None:
                     run_phase(op, sample, index, "inplace", dtype, device, emit)
-                for overload in filter(None, args.overloads.split(",")):
+                for overload in overloads:
                     run_phase(op, sample, index, "overload", dtype, device, emit, overload=overload)
-    print(json.dumps({"done": True}), flush=True)  # everything ran: a later crash is at exit
+
+
+def main() -> int:
+    """One OpInfo from the command line, or (--batch) one job per line of stdin:
+    {"opinfo": ..., "dtypes": [...], "overloads": [...]}. Each job ends with a
+    {"done": <opinfo>} line, so run.py knows which one a crash or a hang hit."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--opinfo", help="OpInfo name, optionally name:variant")
+    parser.add_argument("--dtypes", default="", help="comma-separated dtype names to test")
+    parser.add_argument("--max-samples", type=int, default=12)
+    parser.add_argument("--overloads", default="", help="native functional/in-place overloads of this op to "
+                                                        "call directly with the samples")
+    parser.add_argument("--batch", action="store_true", help="read the jobs from stdin, one JSON object a line")
+    args, _ = parser.parse_known_args()
+    device = torch_fl.device(0)
+
+    def emit(record):
+        print(json.dumps(record), flush=True)
+
+    if args.batch:
+        jobs = [json.loads(line) for line in sys.stdin if line.strip()]
+    else:
+        jobs = [{"opinfo": args.opinfo, "dtypes": args.dtypes.split(","),
+                 "overloads": list(filter(None, args.overloads.split(",")))}]
+    for job in jobs:
+        run_opinfo(job["opinfo"], job["dtypes"], job["overloads"], args.max_samples, device, emit)
+        print(json.dumps({"done": job["opinfo"]}), flush=True)  # everything ran: a later crash is at exit
     return 0
 
 
