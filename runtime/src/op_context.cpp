@@ -191,7 +191,14 @@ at::Tensor OpContext::meta_output(const at::Tensor& out) {
 }
 
 void OpContext::resize_output(const at::Tensor& out, const at::Tensor& expected) const {
-  at::native::resize_output(out, expected.sizes());
+  const bool resized = at::native::resize_output(out, expected.sizes());
+  // As ATen's structured out= kernels do, an out= tensor resized here (with
+  // PyTorch's resize warning) takes the strides the meta function chose: cat of
+  // channels-last inputs is channels-last on CPU. One that already had the right
+  // size keeps its own.
+  if (resized && expected.numel() > 0 && !out.strides().equals(expected.strides())) {
+    out.as_strided_(expected.sizes(), expected.strides());
+  }
 }
 
 tflStream OpContext::stream() const { return current_driver_stream(device_); }

@@ -38,3 +38,14 @@ def test_never_invoked_is_untested():
 def test_known_failure_is_carried():
     v = decide("add.Tensor", "float32", [record(ok=False)], "vendor rounds half to even")
     assert v.verdict == FAILED and v.known_failure == "vendor rounds half to even"
+
+
+def test_right_values_with_other_strides_than_cpu_are_basic_and_say_which():
+    strided = dict(record(), strides="output 0: strides (1, 3) on the device, (4, 1) on CPU (shape (3, 4))")
+    v = decide("add.Tensor", "float32", [strided], None)
+    assert v.verdict == BASIC and "strides (1, 3) on the device" in v.detail
+
+
+def test_a_skipped_sample_is_reported_but_decides_nothing():
+    skipped = dict(record(invoked=()), skipped="does not fit the inplace form on CPU: RuntimeError: ...")
+    assert decide("add.Tensor", "float32", [record(), skipped], None).verdict == STRICT

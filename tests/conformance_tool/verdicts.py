@@ -1,8 +1,9 @@
 """From per-sample records to a verdict per overload × dtype.
 
-STRICT   every sample phase that invoked the overload passed, natively, and the
-         backward of each forward sample passed (or the op/dtype has none);
-BASIC    the forward samples pass, a backward failed or could not run;
+STRICT   every sample phase that invoked the overload passed, natively, with CPU's
+         strides, and the backward of each forward sample passed (or the op/dtype has none);
+BASIC    the values are right, but a backward failed or could not run, or an output's
+         strides differ from CPU's (dimensions longer than 1);
 FAILED   a wrong result, a crash, or a CPU fallback of an overload declared native;
 UNTESTED no OpInfo sample invoked the overload at that dtype.
 """
@@ -54,5 +55,11 @@ def decide(overload: str, dtype: str, records: list[dict], known_failure: Option
             verdict.verdict = BASIC
             verdict.detail = f"backward of {r['opinfo']} sample {r['sample']}: {partner['error']}"
             return verdict
+    strided = [r for r in touching if r.get("strides")]
+    if strided:
+        first = strided[0]
+        verdict.verdict = BASIC
+        verdict.detail = f"{first['opinfo']} sample {first['sample']} ({first['phase']}): {first['strides']}"
+        return verdict
     verdict.verdict = STRICT
     return verdict

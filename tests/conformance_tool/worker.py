@@ -80,19 +80,34 @@ def _dtype_name(c10_name: str) -> str:
     return _C10_NAMES.get(c10_name, c10_name)
 
 
-def compare(device_value, cpu_value, dtype) -> None:
+def _layout(t: torch.Tensor) -> tuple:
+    """The strides that matter: those of dimensions longer than 1 (a size-1 or empty
+    dimension's stride is never used to address an element)."""
+    if t.numel() == 0:
+        return ()
+    return tuple((dim, stride) for dim, (size, stride) in enumerate(zip(t.shape, t.stride())) if size > 1)
+
+
+def compare(device_value, cpu_value, dtype) -> str:
+    """Asserts values, dtypes, shapes and placement; returns how the strides differ
+    from CPU's ("" when they do not), which costs STRICT but is not a wrong result."""
     flat_dev, _ = tree_flatten(device_value)
     flat_cpu, _ = tree_flatten(cpu_value)
     assert len(flat_dev) == len(flat_cpu), "different number of outputs"
-    for d, c in zip(flat_dev, flat_cpu):
+    strides = []
+    for index, (d, c) in enumerate(zip(flat_dev, flat_cpu)):
         if isinstance(c, torch.Tensor):
             assert isinstance(d, torch.Tensor) and d.device.type == torch_fl.device().type, \
                 f"output on {getattr(d, 'device', type(d))}, expected the device"
             assert d.dtype == c.dtype, f"dtype {d.dtype} != {c.dtype}"
             assert d.shape == c.shape, f"shape {tuple(d.shape)} != {tuple(c.shape)}"
             torch.testing.assert_close(d.detach().cpu(), c.detach(), equal_nan=True, check_stride=False)
+            if _layout(d) != _layout(c):
+                strides.append(f"output {index}: strides {tuple(d.stride())} on the device, {tuple(c.stride())} "
+                               f"on CPU (shape {tuple(c.shape)})")
         else:
             assert d == c or (d != d and c != c), f"{d} != {c}"
+    return "; ".join(strides)
 
 
 def _clone_tree(value):
@@ -109,7 +124,7 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
 
     forward:  op(sample) values, dtype, shape, device
     backward: gradients of the inputs (only the gradient computation is recorded)
-    out:      op(sample, out=...) writes into and returns the given out tensors
+    out:      op(sample, out=...) writes into and returns the given out tensor(s)
     inplace:  op's in-place variant writes into self
     overload: a native aten overload of the same op called directly with the sample
     """
@@ -117,8 +132,14 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
     torch_fl.reset_fallback_stats()
     record = {"opinfo": op.name, "variant": op.variant_test_name, "dtype": str(dtype).replace("torch.", ""),
               "sample": sample_id, "phase": phase if overload is None else f"overload {overload}",
-              "ok": True, "error": "", "invoked": [], "fallbacks": []}
+              "ok": True, "error": "", "invoked": [], "fallbacks": [], "strides": "", "skipped": ""}
     cpu_args = (sample.input, sample.args, sample.kwargs)
+
+    def skip(reason: str) -> None:
+        """A sample that does not fit this form on CPU either is not a test, but is
+        reported (run.py counts them), never dropped silently."""
+        record["skipped"] = reason[:300]
+        emit(record)
     try:
         if phase == "overload" and _out_arguments(_packet(overload)):
             packet = _packet(overload)
@@ -126,8 +147,8 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
             cpu_outs = {name: torch.empty(0, dtype=dtype) for name in _out_arguments(packet)}
             try:
                 packet(fitted[0], *fitted[1], **fitted[2], **cpu_outs)
-            except (RuntimeError, TypeError, ValueError):
-                return  # the sample does not fit this overload
+            except (RuntimeError, TypeError, ValueError) as error:
+                return skip(f"does not fit {overload} on CPU: {type(error).__name__}: {str(error)[:200]}")
             dev_args = tree_map(lambda v: to_device(v, device), tree_map(
                 lambda v: v.detach() if isinstance(v, torch.Tensor) else v, fitted))
             dev_outs = {name: torch.empty(0, dtype=t.dtype, device=device) for name, t in cpu_outs.items()}
@@ -135,7 +156,7 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
                 returned = packet(dev_args[0], *dev_args[1], **dev_args[2], **dev_outs)
             returned = returned if isinstance(returned, tuple) else (returned,)
             assert all(r is dev_outs[n] for r, n in zip(returned, dev_outs)), "an out= op must return its outs"
-            compare(list(dev_outs.values()), list(cpu_outs.values()), dtype)
+            record["strides"] = compare(list(dev_outs.values()), list(cpu_outs.values()), dtype)
         elif phase in ("inplace", "overload"):
             function = op.inplace_variant if phase == "inplace" else _packet(overload)
             if phase == "overload":
@@ -144,8 +165,8 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
                 else cpu_args
             try:
                 expected = function(expected_args[0], *expected_args[1], **expected_args[2])
-            except (RuntimeError, TypeError, ValueError):
-                return  # the sample does not fit this form (e.g. broadcast into self): not a test
+            except (RuntimeError, TypeError, ValueError) as error:  # e.g. a broadcast into self
+                return skip(f"does not fit the {phase} form on CPU: {type(error).__name__}: {str(error)[:200]}")
             dev_args = tree_map(lambda v: to_device(v, device), expected_args if phase == "inplace" else cpu_args)
             dev_args = _clone_tree(tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v, dev_args))
             if phase == "inplace" or overload.split(".")[0].endswith("_"):
@@ -154,28 +175,37 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
                 with recorder:
                     returned = function(dev_args[0], *dev_args[1], **dev_args[2])
                 assert returned is dev_args[0], "an in-place op must return self"
-                compare(dev_args[0], expected, dtype)
+                record["strides"] = compare(dev_args[0], expected, dtype)
             else:
                 with recorder:
                     result = function(dev_args[0], *dev_args[1], **dev_args[2])
-                compare(result, expected, dtype)
+                record["strides"] = compare(result, expected, dtype)
         elif phase == "out":
             expected = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
-            if not isinstance(expected, torch.Tensor):
-                return
+            several = isinstance(expected, (tuple, list)) and all(isinstance(e, torch.Tensor) for e in expected)
+            if not (isinstance(expected, torch.Tensor) or several):
+                return skip(f"returns {type(expected).__name__}, not tensors: no out= form to test")
             dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device), tree_map(
                 lambda v: v.detach() if isinstance(v, torch.Tensor) else v, cpu_args)), device)
-            out = torch.empty(0, dtype=expected.dtype, device=device)
+            if several:  # out= takes one tensor per return, as a tuple (max.dim, sort, ...)
+                out = tuple(torch.empty(0, dtype=e.dtype, device=device) for e in expected)
+            else:
+                out = torch.empty(0, dtype=expected.dtype, device=device)
             with recorder:
                 returned = op(dev_args[0], *dev_args[1], **dev_args[2], out=out)
-            assert returned is out, "an out= op must return its out tensor"
-            compare(out, expected, dtype)
+            if several:
+                assert len(returned) == len(out) and all(r is o for r, o in zip(returned, out)), \
+                    "an out= op must return its out tensors"
+                record["strides"] = compare(list(out), list(expected), dtype)
+            else:
+                assert returned is out, "an out= op must return its out tensor"
+                record["strides"] = compare(out, expected, dtype)
         elif phase == "forward":
             dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device), cpu_args), device)
             with recorder:
                 device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
             cpu_out = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
-            compare(device_out, cpu_out, dtype)
+            record["strides"] = compare(device_out, cpu_out, dtype)
         else:
             dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device), cpu_args), device)
             device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
@@ -184,7 +214,7 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
             dev_outs = [t for t in tree_flatten(device_out)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
             cpu_outs = [t for t in tree_flatten(cpu_out)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
             if not cpu_outs:
-                return
+                return skip("no output requires a gradient")
             grads = [torch.randn(t.shape, generator=torch.Generator().manual_seed(7)).to(t.dtype) for t in cpu_outs]
             cpu_inputs = [t for t in tree_flatten(cpu_args)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
             dev_inputs = [t for t in tree_flatten(dev_args)[0] if isinstance(t, torch.Tensor) and t.requires_grad]

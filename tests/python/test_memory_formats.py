@@ -120,3 +120,21 @@ def test_layer_outputs_and_gradients_keep_channels_last(name, device):
         results.append([out, inp.grad] + [p.grad for p in module.parameters()])
         module.zero_grad()
     assert_same_layouts(results[1], results[0], name)
+
+
+@pytest.mark.parametrize("given", ["empty", "right size"])
+def test_an_out_tensor_takes_cpus_strides_only_when_the_op_resizes_it(device, given):
+    """cat of channels-last inputs into an empty out= tensor gives a channels-last
+    result on CPU (ATen restrides what it resizes); an out= tensor of the right
+    size keeps its own strides. The conformance run found the first one contiguous."""
+    a = torch.randn(2, 3, 2, 2).to(memory_format=torch.channels_last)
+
+    def cat_into(d):
+        out = torch.empty(0, device=d) if given == "empty" else torch.empty(4, 3, 2, 2, device=d)
+        returned = torch.cat([a.to(d), a.to(d)], out=out)
+        assert returned is out
+        return out
+
+    expected, actual = cat_into("cpu"), cat_into(device)
+    assert actual.stride() == expected.stride()
+    torch.testing.assert_close(actual.cpu(), expected)
