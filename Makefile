@@ -33,7 +33,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-suites-% test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh

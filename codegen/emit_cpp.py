@@ -56,6 +56,8 @@ def shards(plan: BackendPlan) -> list[Shard]:
             continue
         launches = [(kernel.launch, source(kernel))]
         if kernel.scalar_form is not None:  # defined before the kernel that calls it
+            # The pairing keeps to one family (plan_scalar_forms), so to one shard.
+            assert shard_of(kernel.scalar_form.entry) == index, (kernel.aten.name, kernel.scalar_form.entry)
             launches.insert(0, (kernel.scalar_form.launch, str(kernel.scalar_form.provenance)))
         for launch, where in launches:
             if launch.function_name not in emitted_launches:

@@ -1,9 +1,12 @@
 #include <torch_fl/op_context.h>
 
 
+#include <ATen/Dispatch.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/TypeProperties.h>
 #include <c10/util/Exception.h>
+
+#include <limits>
 
 #include <torch_fl/driver.h>
 #include <torch_fl/logging.h>
@@ -16,6 +19,30 @@ namespace {
 bool is_ours(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
 
 bool is_cpu_scalar(const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; }
+
+// The dtype TensorIterator gives the op's operands: the device tensors' and the CPU scalar's.
+c10::ScalarType common_dtype(const at::Tensor* const* operands, int count, const at::Tensor& scalar) {
+  at::native::ResultTypeState state;
+  for (int i = 0; i < count; ++i) state = at::native::update_result_type_state(*operands[i], state);
+  state = at::native::update_result_type_state(scalar, state);
+  return at::native::result_type(state);
+}
+
+// Whether an integer CPU scalar keeps its value in the integral dtype `common`.
+bool integer_fits(const at::Tensor& scalar, c10::ScalarType common) {
+  if (!at::isIntegralType(common, /*includeBool=*/true) || c10::isBarebonesUnsignedType(common)) return true;
+  if (scalar.scalar_type() == c10::ScalarType::UInt64) {
+    const uint64_t value = *static_cast<const uint64_t*>(scalar.const_data_ptr());
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+  }
+  const int64_t value = scalar.item<int64_t>();
+  bool fits = true;
+  AT_DISPATCH_INTEGRAL_TYPES_AND(c10::ScalarType::Bool, common, "integer_fits", [&] {
+    fits = value >= static_cast<int64_t>(std::numeric_limits<scalar_t>::lowest()) &&
+           value <= static_cast<int64_t>(std::numeric_limits<scalar_t>::max());
+  });
+  return fits;
+}
 
 }  // namespace
 
@@ -78,7 +105,17 @@ bool OpContext::decide(c10::ScalarType dtype, bool native, const char* name) con
 }
 
 bool OpContext::dtype_is_native(const at::Tensor& tensor, const char* name) const {
-  if (!tensor.defined() || is_cpu_scalar(tensor)) return true;
+  if (!tensor.defined()) return true;
+  if (is_cpu_scalar(tensor)) {
+    // It moves to the device in the op's common dtype (on_device). An integer that
+    // an integral common dtype cannot hold (int32 x / 2**40, any int from 2**63 up)
+    // would wrap there, where CPU computes with its value (a true division gives a
+    // float): such a call runs on CPU.
+    if (!at::isIntegralType(tensor.scalar_type(), /*includeBool=*/false)) return true;
+    const c10::ScalarType common = common_dtype(operands_, operand_count_, tensor);
+    if (integer_fits(tensor, common)) return true;
+    return decide(tensor.scalar_type(), false, name);
+  }
   const c10::ScalarType dtype = tensor.scalar_type();
   return decide(dtype, (info_.native_dtypes >> static_cast<int>(dtype)) & 1, name);
 }
@@ -122,11 +159,9 @@ bool OpContext::result_dtype_is_native(const at::Tensor& result, const char* nam
 at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
   if (!tensor.defined() || is_ours(tensor)) return tensor;
   // A Python number: TensorIterator would cast it to the op's common dtype, so
-  // it moves to the device already in that dtype.
-  at::native::ResultTypeState state;
-  for (int i = 0; i < operand_count_; ++i) state = at::native::update_result_type_state(*operands_[i], state);
-  state = at::native::update_result_type_state(tensor, state);
-  const c10::ScalarType common = at::native::result_type(state);
+  // it moves to the device already in that dtype (dtype_is_native sent the
+  // integers that dtype cannot hold to CPU).
+  const c10::ScalarType common = common_dtype(operands_, operand_count_, tensor);
   // Asynchronous: the copy stages the number's bytes before it returns and runs
   // in stream order before the op. A blocking copy would wait for everything
   // queued before it, so each `x * 2.0` would drain the device queue.
@@ -139,8 +174,7 @@ at::Scalar python_number(const at::Tensor& t) {
   switch (t.scalar_type()) {
     case c10::ScalarType::Double: return at::Scalar(*static_cast<const double*>(data));
     case c10::ScalarType::Long: return at::Scalar(*static_cast<const int64_t*>(data));
-    case c10::ScalarType::Bool: return at::Scalar(*static_cast<const bool*>(data));
-    default: return t.item();  // complex, or a number wrapped in another dtype by C++ code
+    default: return at::Scalar(*static_cast<const bool*>(data));  // Bool: is_python_number admits no other
   }
 }
 
@@ -196,7 +230,7 @@ void OpContext::resize_output(const at::Tensor& out, const at::Tensor& expected)
   // PyTorch's resize warning) takes the strides the meta function chose: cat of
   // channels-last inputs is channels-last on CPU. One that already had the right
   // size keeps its own.
-  if (resized && expected.numel() > 0 && !out.strides().equals(expected.strides())) {
+  if (resized && !out.strides().equals(expected.strides())) {
     out.as_strided_(expected.sizes(), expected.strides());
   }
 }

@@ -50,6 +50,12 @@ def test_a_guarded_scalar_entry_is_not_used(tmp_path):
     assert kernels["add.Tensor"].scalar_form is None
 
 
+def test_a_scalar_entry_with_a_known_failure_is_not_used(tmp_path):
+    """Its vendor limit is reported against add.Scalar; add.Tensor's samples would fail with no note."""
+    kernels = kernels_of(tmp_path, with_add_scalar(', known_failure: "rounds alpha"'))
+    assert kernels["add.Tensor"].scalar_form is None
+
+
 def test_pow_keeps_the_tensor_path_because_its_scalar_overload_has_its_own_kernels():
     plan = load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml"))
     kernels = {k.aten.name: k for k in plan.kernels}

@@ -25,6 +25,8 @@ STAND_IN = textwrap.dedent("""\
         if name.startswith("late-crash"):
             sys.stdout.flush()
             os._exit(4)
+        if name.startswith("exit-hang"):
+            time.sleep(60)
     """)
 
 
@@ -56,8 +58,8 @@ def test_a_crash_fails_its_opinfo_and_the_rest_of_the_batch_still_runs(tmp_path)
 
 
 def test_a_hang_costs_its_timeout_and_the_rest_still_runs(tmp_path):
-    results = run(tmp_path, ["hang-a", "b"], timeout=2.0)
-    assert results[0][2] == "timed out after 2.0 s" and results[0][1][-1]["phase"] == "timeout"
+    results = run(tmp_path, ["hang-a", "b"], timeout=5.0)
+    assert results[0][2] == "timed out after 5.0 s" and results[0][1][-1]["phase"] == "timeout"
     assert results[1][0] == "b" and not results[1][2]
 
 
@@ -71,7 +73,15 @@ def test_a_crash_at_exit_after_the_last_job_is_reported_without_failing_samples(
 
 def test_a_crash_between_two_jobs_is_not_blamed_on_the_next_one(tmp_path):
     """The worker died after b's done line (b's exit, say), before c printed
-    anything: c runs again in a fresh process and passes."""
+    anything: c runs again in a fresh process and passes; b carries the problem."""
     results = run(tmp_path, ["a", "late-crash-b", "c"])
     assert [name for name, _, _ in results] == ["a", "late-crash-b", "c"]
-    assert all(not problem for _, _, problem in results)
+    assert "crashed (exit 4)" in results[1][2] and "after this OpInfo finished" in results[1][2]
+    assert all(r["ok"] for r in results[1][1]), "b's samples passed"
+    assert results[0][2] == results[2][2] == ""
+
+
+def test_a_worker_that_hangs_after_its_last_job_is_killed(tmp_path):
+    results = run(tmp_path, ["a", "exit-hang-b"], timeout=3.0)
+    assert [problem for _, _, problem in results][0] == ""
+    assert results[1][2].startswith("exited -9 after finishing all samples")

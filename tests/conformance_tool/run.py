@@ -97,16 +97,34 @@ def run_batch(command: list[str], jobs: list[Job], timeout: float,
                 break
             if not line.startswith("{"):
                 continue
-            record = json.loads(line)
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:  # cut off by a crash mid-write: the crash is reported below
+                continue
             if "done" in record:
+                if record["done"] != jobs[len(results)].opinfo:
+                    worker.kill()
+                    problem = f"crashed (out of step: finished {record['done']!r} while running another OpInfo)"
+                    break
                 results.append((jobs[len(results)].opinfo, records, ""))
                 records = []
                 deadline = time.monotonic() + timeout
             else:
                 records.append(record)
-        returncode = worker.wait()
+        try:
+            returncode = worker.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:  # finished its jobs, then hung on the way out
+            worker.kill()
+            returncode = worker.wait()
         if problem:
             if not records and "crashed" in problem and (results or fresh):
+                # Nothing printed yet: the crash may be the previous OpInfo's (at its
+                # end, or the device work it left queued). Say so on it, and run the
+                # rest again in a fresh process.
+                if results:
+                    name, finished, earlier = results[-1]
+                    results[-1] = (name, finished, earlier or f"the worker {problem} after this OpInfo finished, "
+                                                             "before the next one printed anything")
                 return results + run_batch(command, jobs[len(results):], timeout, fresh=False)
             current = jobs[len(results)]
             records.append(current.lost("timeout" if "timed out" in problem else "crash", problem))

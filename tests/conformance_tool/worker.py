@@ -306,6 +306,13 @@ def main() -> int:
                  "overloads": list(filter(None, args.overloads.split(",")))}]
     for job in jobs:
         run_opinfo(job["opinfo"], job["dtypes"], job["overloads"], args.max_samples, device, emit)
+        try:  # an asynchronous device error surfaces here, not in the next OpInfo
+            getattr(torch, device.type).synchronize()
+        except RuntimeError as error:
+            name, _, variant = job["opinfo"].partition(":")
+            emit({"opinfo": name, "variant": variant, "dtype": "", "sample": -1, "phase": "synchronize",
+                  "ok": False, "error": f"RuntimeError: {str(error).splitlines()[0][:300]}", "invoked": [],
+                  "fallbacks": [], "strides": "", "skipped": ""})
         print(json.dumps({"done": job["opinfo"]}), flush=True)  # everything ran: a later crash is at exit
     return 0
 

@@ -3,7 +3,9 @@ tests instantiated by instantiate_device_type_tests for PrivateUse1.
 
 The OpInfos and dtypes come from the vendor's support matrix (which overloads
 are native, at which dtypes): a dtype the spec does not declare native is
-skipped with that reason, never tested as native.
+skipped with that reason, never tested as native. A result the CPU fallback
+computed would match CPU too, so each test also fails when an overload × dtype
+the spec declares native fell back (other than for a declared guard or layout).
 """
 from __future__ import annotations
 
@@ -24,6 +26,23 @@ from selection import native_overloads, select_opinfos  # noqa: E402
 SELECTED = select_opinfos(native_overloads(torch_fl.support_matrix()))
 NATIVE_OPINFOS = [op for op in op_db if f"{op.name}:{op.variant_test_name}" in SELECTED]
 MAX_SAMPLES = 6
+_C10_NAMES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32",
+              "Long": "int64", "Bool": "bool", "Char": "int8", "Byte": "uint8", "Short": "int16",
+              "ComplexFloat": "complex64"}
+# A native overload's fallbacks the spec declares (its `when:` guard or layout rule).
+DECLARED_REASONS = ("guard not met", "layout not supported")
+DECLARED_NATIVE = {(row["name"], dtype) for row in torch_fl.support_matrix()["ops"]
+                   for dtype, status in row["dtypes"].items() if status == "native"}
+
+
+def undeclared_fallbacks() -> list[str]:
+    """Calls since the last reset that fell back although the spec declares them native."""
+    found = []
+    for record in torch_fl.device_module._fallback_records():
+        overload, dtype = record["op"].split("::", 1)[1], _C10_NAMES.get(record["dtype"], record["dtype"])
+        if (overload, dtype) in DECLARED_NATIVE and record["reason"] not in DECLARED_REASONS:
+            found.append(f"{overload} [{dtype}]: {record['reason']}")
+    return sorted(set(found))
 
 
 def _to(device):
@@ -51,6 +70,7 @@ class TestNativeOpInfos(TestCase):
                 if isinstance(e, torch.Tensor):
                     self.assertEqual(a.device.type, torch_fl.device().type)
                     self.assertEqual(a.cpu(), e, exact_dtype=True)
+        self.assertEqual(undeclared_fallbacks(), [], "declared native, but ran on CPU")
 
 
 instantiate_device_type_tests(TestNativeOpInfos, globals(), only_for=("privateuse1",))

@@ -64,6 +64,10 @@ def test_a_python_number_allocates_nothing_on_the_device(device, fallback_mode, 
         "besides its result: the number was copied to the device"
 
 
+# From Python, a number reaches a .Tensor overload for add, sub, mul and div (and
+# their in-place and out= forms); comparisons, bitwise ops, fmod, remainder and **
+# have Scalar overloads Python calls directly. Both kinds are here: the result must
+# be CPU's either way. Ints from 2**63 up are wrapped as uint64 and keep the tensor path.
 MIXES = [
     (torch.float32, "x * 2.5"), (torch.float16, "x * 0.1"), (torch.bfloat16, "x + 1e-3"),
     (torch.int32, "x * 2.5"), (torch.int32, "x + 7"), (torch.int64, "x - 2**40"), (torch.int32, "x // 3"),
@@ -71,6 +75,12 @@ MIXES = [
     (torch.float32, "x == 1.0"), (torch.int32, "x < 2.5"), (torch.float16, "x / 7"), (torch.int64, "x / 2"),
     (torch.float32, "2.0 * x"), (torch.float32, "1 - x"), (torch.float32, "x ** 2"), (torch.int32, "x.mul_(3)"),
     (torch.float32, "x.sub_(0.25, alpha=4)"), (torch.float32, "torch.fmod(x, 1.5)"),
+    (torch.float32, "x * 2**63"), (torch.int64, "x + 2**63"), (torch.int64, "x + 2**62"), (torch.int32, "x / 2**63"),
+    (torch.float16, "x * 1e-8"), (torch.int64, "x.add_(2**63 - 1)"),
+    # An integer the int32 common dtype cannot hold: by value where paired, else on CPU
+    # (a cast on the way to the device would wrap it; CPU divides by its value).
+    (torch.int32, "x / 2**40"), (torch.int32, "x - 2**40"), (torch.int32, "x / torch.tensor(2**40)"),
+    (torch.int32, "x * torch.tensor(2**35)"),
 ]
 
 

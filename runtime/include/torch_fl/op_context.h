@@ -126,11 +126,15 @@ class OpContext {
 };
 
 // A Python number PyTorch wrapped as a tensor (`x * 2.0` calls mul.Tensor with
-// 2.0 as a 0-dim CPU tensor): a kernel with a Scalar form passes its value.
+// 2.0 as a 0-dim CPU tensor) that an SDK scalar carries as it is: a float, an
+// int64 or a bool. A kernel with a Scalar form passes its value; other numbers
+// (an int from 2**63 up, which PyTorch wraps as uint64; a complex) keep the tensor path.
 inline bool is_python_number(const at::Tensor& t) {
-  return t.defined() && t.unsafeGetTensorImpl()->is_wrapped_number() && t.device().is_cpu();
+  if (!t.defined() || !t.unsafeGetTensorImpl()->is_wrapped_number() || !t.device().is_cpu()) return false;
+  const c10::ScalarType type = t.scalar_type();
+  return type == c10::ScalarType::Double || type == c10::ScalarType::Long || type == c10::ScalarType::Bool;
 }
-// Its value, read on the host (no dispatch): double, int64, bool or complex, as Python gave it.
+// Its value, read on the host (no dispatch).
 at::Scalar python_number(const at::Tensor& t);
 
 // True when autograd must record this call: grad mode on and an input requires grad.
