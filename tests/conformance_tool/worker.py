@@ -21,6 +21,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 import torch_fl
+from fallback_records import dtype_name, fallbacks
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
           "int32": torch.int32, "int64": torch.int64, "bool": torch.bool, "int8": torch.int8, "uint8": torch.uint8,
@@ -59,25 +60,6 @@ def to_device(value, device):
     return value
 
 
-# Fallbacks the spec declares for some calls of a native overload (a guard that
-# does not hold, a layout the chip cannot take): not failures, but those samples
-# do not count as native runs either.
-DECLARED_REASONS = ("guard not met", "layout not supported")
-
-
-def fallbacks(declared: bool) -> list[tuple[str, str]]:
-    records = torch_fl.device_module._fallback_records()
-    return sorted({(r["op"].split("::", 1)[1], _dtype_name(r["dtype"])) for r in records
-                   if (r["reason"] in DECLARED_REASONS) == declared})
-
-
-_C10_NAMES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32",
-              "Long": "int64", "Bool": "bool", "Char": "int8", "Byte": "uint8", "Short": "int16",
-              "ComplexFloat": "complex64"}
-
-
-def _dtype_name(c10_name: str) -> str:
-    return _C10_NAMES.get(c10_name, c10_name)
 
 
 def _layout(t: torch.Tensor) -> tuple:
@@ -143,7 +125,9 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
     try:
         if phase == "overload" and _out_arguments(_packet(overload)):
             packet = _packet(overload)
-            fitted = _fit_to_schema(packet, cpu_args)
+            # Detached: out= forms refuse inputs that require grad, and gradients are the backward phase's.
+            fitted = tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v,
+                              _fit_to_schema(packet, cpu_args))
             cpu_outs = {name: torch.empty(0, dtype=dtype) for name in _out_arguments(packet)}
             try:
                 packet(fitted[0], *fitted[1], **fitted[2], **cpu_outs)
@@ -262,8 +246,8 @@ def run_opinfo(opinfo: str, dtype_names: list[str], overloads: list[str], max_sa
     name, _, variant = opinfo.partition(":")
     ops = [op for op in op_db if op.name == name and op.variant_test_name == variant]
     for op in ops:
-        for dtype_name in dtype_names:
-            dtype = DTYPES[dtype_name]
+        for dtype_text in dtype_names:
+            dtype = DTYPES[dtype_text]
             if dtype not in op.supported_dtypes("cpu"):
                 continue
             autograd = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)

@@ -21,28 +21,21 @@ from torch.utils._pytree import tree_flatten, tree_map
 import torch_fl
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance_tool"))
+from fallback_records import fallbacks  # noqa: E402
 from selection import native_overloads, select_opinfos  # noqa: E402
 
 SELECTED = select_opinfos(native_overloads(torch_fl.support_matrix()))
 NATIVE_OPINFOS = [op for op in op_db if f"{op.name}:{op.variant_test_name}" in SELECTED]
 MAX_SAMPLES = 6
-_C10_NAMES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Int": "int32",
-              "Long": "int64", "Bool": "bool", "Char": "int8", "Byte": "uint8", "Short": "int16",
-              "ComplexFloat": "complex64"}
-# A native overload's fallbacks the spec declares (its `when:` guard or layout rule).
-DECLARED_REASONS = ("guard not met", "layout not supported")
 DECLARED_NATIVE = {(row["name"], dtype) for row in torch_fl.support_matrix()["ops"]
                    for dtype, status in row["dtypes"].items() if status == "native"}
 
 
 def undeclared_fallbacks() -> list[str]:
-    """Calls since the last reset that fell back although the spec declares them native."""
-    found = []
-    for record in torch_fl.device_module._fallback_records():
-        overload, dtype = record["op"].split("::", 1)[1], _C10_NAMES.get(record["dtype"], record["dtype"])
-        if (overload, dtype) in DECLARED_NATIVE and record["reason"] not in DECLARED_REASONS:
-            found.append(f"{overload} [{dtype}]: {record['reason']}")
-    return sorted(set(found))
+    """Calls since the last reset that fell back, for no reason the spec declares,
+    although the spec declares them native."""
+    return [f"{overload} [{dtype}]" for overload, dtype in fallbacks(declared=False)
+            if (overload, dtype) in DECLARED_NATIVE]
 
 
 def _to(device):
