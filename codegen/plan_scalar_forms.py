@@ -41,9 +41,10 @@ def _entry_outputs(op: AtenOp) -> tuple[str, ...]:
     return return_names(op)
 
 
-def _twin_arguments(kernel: KernelPlan, argument: str, twin: LaunchPlan) -> Optional[tuple[str, ...]]:
-    """This kernel's value for each parameter of the twin's launch, or None when
-    one of the twin's outputs has no counterpart the kernel passes."""
+def _twin_arguments(kernel: KernelPlan, twin: LaunchPlan) -> Optional[tuple[str, ...]]:
+    """This kernel's value for each parameter of the twin's launch (the number's
+    own name where the twin takes it), or None when one of the twin's outputs has
+    no counterpart the kernel passes."""
     assert kernel.launch is not None
     own = dict(zip((p.name for p in kernel.launch.parameters), kernel.launch_arguments))
     own_outputs, twin_outputs = _entry_outputs(kernel.launch.entry), _entry_outputs(twin.entry)
@@ -84,10 +85,9 @@ def pair_scalar_forms(kernels: tuple[KernelPlan, ...]) -> tuple[KernelPlan, ...]
                 twin = entries.get(_signature(kernel.launch.entry, tensor.name))
                 if twin is None or twin is kernel or not _accepts_everything_of(twin, kernel):
                     continue
-                arguments = _twin_arguments(kernel, tensor.name, twin.launch)
+                arguments = _twin_arguments(kernel, twin.launch)
                 if arguments is not None:
                     form = ScalarForm(tensor.name, twin.launch, arguments, twin.provenance, twin.aten.name)
                     break
         paired.append(dataclasses.replace(kernel, scalar_form=form) if form else kernel)
     return tuple(paired)
-
