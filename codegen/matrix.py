@@ -32,6 +32,10 @@ class MatrixRow:
     schema: str = ""  # the ATen schema registered against, in this torch
     # (argument, overload): a Python number for the argument goes by value through that overload's call
     scalar_form: tuple[str, str] = ()
+    # The argument whose dtype is the row's dtype: the first operand the kernel's dtype
+    # decision reads (where.self's `self`, not its boolean `condition`). What a tool
+    # attributing a call to a cell of this row must look at.
+    dtype_argument: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,13 @@ def _layout_text(rule) -> str:
     return rule.kind.value
 
 
+def _dtype_argument(kernel: KernelPlan) -> str:
+    decision = kernel.dtype_decision
+    for tensor in decision.operands + decision.index_like:
+        return tensor.name
+    return decision.outputs[0] if decision.outputs else ""
+
+
 def build(plan: BackendPlan) -> SupportMatrix:
     rows = []
     for kernel in sorted(plan.kernels, key=lambda k: k.registration_name):
@@ -115,7 +126,8 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
                               tuple((c.argument, c.dtype) for c in kernel.casts),
                               kernel.aten.kind == SchemaKind.functional, str(kernel.aten.schema),
-                              (kernel.scalar_form.argument, kernel.scalar_form.entry) if kernel.scalar_form else ()))
+                              (kernel.scalar_form.argument, kernel.scalar_form.entry) if kernel.scalar_form else (),
+                              _dtype_argument(kernel)))
     custom = tuple(
         CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
                     custom.forward.launch.call_text,
@@ -131,6 +143,8 @@ def to_document(matrix: SupportMatrix) -> dict:
     ops = []
     for row in matrix.rows:
         entry = {"name": row.name, "dtypes": dict(row.statuses), "source": row.source}
+        if row.dtype_argument:
+            entry["dtype_from"] = row.dtype_argument
         if row.schema:
             entry["schema"] = row.schema
         if row.sdk_call:

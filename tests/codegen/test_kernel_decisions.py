@@ -37,6 +37,15 @@ def test_indices_masks_and_conditions_take_no_part_in_the_dtype_decision():
     assert "mask" not in operands("masked_fill_.Scalar")
 
 
+def test_the_matrix_files_each_row_under_the_argument_its_dtype_decision_reads_first():
+    from codegen import matrix
+    rows = {row["name"]: row for row in matrix.to_document(matrix.build(mlu_plan()))["ops"]}
+    assert rows["where.self"]["dtype_from"] == "self"  # not the boolean condition, the first tensor
+    assert rows["index_select"]["dtype_from"] == "self"
+    assert rows["add.out"]["dtype_from"] == "self"
+    assert rows["cat"]["dtype_from"] == "tensors"
+
+
 def test_out_tensors_and_functional_results_are_checked():
     add_out = mlu_kernels()["add.out"].dtype_decision
     assert add_out.outputs == ("out",) and not add_out.check_result

@@ -59,8 +59,8 @@ def _lines_of(stream, lines: queue.Queue) -> None:
     lines.put(None)
 
 
-def worker_command(python: str) -> list[str]:
-    return [python, os.path.join(HERE, "worker.py"), "--batch"]
+def worker_command(python: str, matrix: str) -> list[str]:
+    return [python, os.path.join(HERE, "worker.py"), "--batch", "--matrix", matrix]
 
 
 def run_batch(command: list[str], jobs: list[Job], timeout: float,
@@ -194,7 +194,8 @@ def main() -> int:
     jobs = [Job(name, frozenset(dtypes), frozenset(overloads)) for name, (dtypes, overloads) in sorted(opinfos.items())]
     batches = [jobs[i:i + BATCH_SIZE] for i in range(0, len(jobs), BATCH_SIZE)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_batch, worker_command(sys.executable), batch, args.timeout) for batch in batches]
+        command = worker_command(sys.executable, declared_path)
+        futures = [pool.submit(run_batch, command, batch, args.timeout) for batch in batches]
         done_count = 0
         for future in concurrent.futures.as_completed(futures):
             for name, recs, problem in future.result():
