@@ -27,7 +27,10 @@ class CliRun:
 def run_cli(*argv: str) -> CliRun:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(list(argv))
+        try:
+            status = main(list(argv))
+        except SystemExit as exit_:  # argparse's usage errors exit, as the command line would
+            status = exit_.code if isinstance(exit_.code, int) else 1
     return CliRun(status, out.getvalue(), err.getvalue())
 
 

@@ -9,6 +9,10 @@ import sys
 import textwrap
 
 
+from dataclasses import dataclass
+
+from cli import run_cli
+from codegen.spec_model import VersionGate
 from conftest import REPO_ROOT
 
 VALID_SPEC = textwrap.dedent("""\
@@ -34,15 +38,24 @@ VALID_SPEC = textwrap.dedent("""\
     """)
 
 
-def run_codegen(tmp_path, spec_text: str) -> tuple[subprocess.CompletedProcess, str]:
+@dataclass(frozen=True)
+class Generation:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_codegen(tmp_path, spec_text: str) -> tuple[Generation, str]:
+    """`python -m codegen generate` on spec_text, in this process (so that a mutation
+    tool sees which generator code the test ran; test_cli_exit_status runs the real
+    command line)."""
     spec = tmp_path / "broken.yaml"
     spec.write_text(spec_text)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     (out_dir / "sentinel.txt").write_text("untouched")
-    result = subprocess.run([sys.executable, "-m", "codegen", "generate", "--vendor", "mlu", "--spec", str(spec),
-                             "--out", str(out_dir)], cwd=REPO_ROOT, capture_output=True, text=True)
-    return result, str(out_dir)
+    run = run_cli("generate", "--vendor", "mlu", "--spec", str(spec), "--out", str(out_dir))
+    return Generation(run.status, run.stdout, run.stderr), str(out_dir)
 
 
 def assert_rejected(tmp_path, spec_text: str, line: int, *fragments: str) -> str:
@@ -226,6 +239,36 @@ def test_version_gate_excluding_this_torch_skips_the_op(tmp_path):
     matrix = json.load(open(os.path.join(out_dir, "support_matrix.json")))
     assert [g["name"] for g in matrix["gated"]] == ["mm"]
     assert "mm" not in {row["name"] for row in matrix["ops"]}
+
+
+def test_a_version_gate_compares_major_and_minor_and_ignores_the_patch():
+    from_2_14 = VersionGate((2, 14), None, None)
+    assert not from_2_14.admits((2, 13, 0)) and from_2_14.admits((2, 14, 1)) and from_2_14.admits((3, 0))
+    up_to_2_13 = VersionGate(None, (2, 13), None)
+    assert up_to_2_13.admits((2, 13, 9)) and not up_to_2_13.admits((2, 14, 0)) and not up_to_2_13.admits((3, 1))
+    assert str(VersionGate((2, 13), (2, 15), None)) == "torch >=2.13,<=2.15"
+
+
+def test_a_gate_one_minor_release_away_excludes_the_op(tmp_path):
+    import torch
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    spec = VALID_SPEC.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}',
+                              f'  mm: {{call: "mluOpMatMul(stream, self, mat2, out)", torch: {{min: "{major}.{minor + 1}"}}}}')
+    result, out_dir = run_codegen(tmp_path, spec)
+    assert result.returncode == 0, result.stderr
+    import json
+    matrix = json.load(open(os.path.join(out_dir, "support_matrix.json")))
+    assert [g["name"] for g in matrix["gated"]] == ["mm"]
+
+
+def test_cli_exit_status(tmp_path):
+    """The real command line: status 2 for a spec error, the message on stderr."""
+    spec = tmp_path / "broken.yaml"
+    spec.write_text(VALID_SPEC.replace("fallback: cpu", "fallback: cpuu"))
+    result = subprocess.run([sys.executable, "-m", "codegen", "generate", "--vendor", "mlu", "--spec", str(spec),
+                             "--out", str(tmp_path / "out")], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert result.returncode == 2 and "broken.yaml:14:" in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_unknown_layout_rule(tmp_path):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
+from cli import run_cli
 from codegen import torch_diff
 from codegen.__main__ import REPO_ROOT
 
@@ -50,16 +49,24 @@ def test_diff_lists_added_removed_changed_and_the_spec_entries_touched(tmp_path)
 
 def test_the_command_line_prints_the_report_and_writes_json(tmp_path):
     out = tmp_path / "diff.json"
-    run = subprocess.run([sys.executable, "-m", "codegen", "diff-torch", write(tmp_path, "a.yaml", BEFORE),
-                          write(tmp_path, "b.yaml", AFTER), "--names", "2.13.0", "2.14.1", "--json", str(out)],
-                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
+    run = run_cli("diff-torch", write(tmp_path, "a.yaml", BEFORE), write(tmp_path, "b.yaml", AFTER),
+                  "--names", "2.13.0", "2.14.1", "--json", str(out))
+    assert run.status == 0, run.stderr
     assert "ATen from torch 2.13.0 to 2.14.1" in run.stdout
+    assert "1 overloads added, 1 removed, 1 changed; 1 of them touch a spec entry" in run.stdout
+    for line in ("changed  aten::add.Tensor", "added    aten::new_only  new_only(Tensor self) -> Tensor",
+                 "removed  aten::old_only", "2.14.1: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1, bool fast",
+                 "spec: specs/mlu.yaml:36 mlu `add.Tensor`"):
+        assert any(printed.strip().startswith(line) for printed in run.stdout.splitlines()), (line, run.stdout)
     document = json.loads(out.read_text())
     assert document["counts"] == {"added": 1, "removed": 1, "changed": 1}
-    missing = subprocess.run([sys.executable, "-m", "codegen", "diff-torch", "no-such.yaml", "b.yaml"],
-                             cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
-    assert missing.returncode == 2 and "no such file: no-such.yaml" in missing.stderr
+    assert document["before"] == "2.13.0" and document["after"] == "2.14.1"
+    changed = [c for c in document["changes"] if c["kind"] == "changed"]
+    assert [c["overload"] for c in changed] == ["aten::add.Tensor"]
+    assert "bool fast=False" in changed[0]["after"]
+    assert {("mlu", "add.Tensor", False)} <= {(t["vendor"], t["op"], t["gated"]) for t in changed[0]["touches"]}
+    missing = run_cli("diff-torch", "no-such.yaml", "b.yaml")
+    assert missing.status == 2 and "no such file: no-such.yaml" in missing.stderr
 
 
 def test_generating_for_another_torch_notes_each_registered_schema_that_changed():
