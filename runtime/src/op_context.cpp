@@ -10,6 +10,7 @@
 
 #include <torch_fl/driver.h>
 #include <torch_fl/logging.h>
+#include <torch_fl/native_runs.h>
 #include <torch_fl/stream.h>
 #include <torch_fl/conversion_cache.h>
 
@@ -50,7 +51,10 @@ void OpContext::record_operand(const at::Tensor& tensor) {
   if (operand_count_ < kMaxOperands) operands_[operand_count_++] = &tensor;
 }
 
-OpContext::OpContext(const KernelInfo& info) : info_(info) { check_not_forked(); }
+OpContext::OpContext(const KernelInfo& info) : info_(info) {
+  check_not_forked();
+  if (recording_native_runs()) native_runs_detail::new_context(this);
+}
 
 void OpContext::check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok) {
   if (!tensor.defined()) return;
@@ -97,6 +101,7 @@ bool OpContext::decide(c10::ScalarType dtype, bool native, const char* name) con
     log_line(std::string(info_.name) + " [" + name + ": " + c10::toString(dtype) + "]: " +
              (native ? "native" : "dtype not native") + " (" + info_.source + ")");
   }
+  if (native && recording_native_runs()) native_runs_detail::dtype_decided_native(this, dtype);
   if (!native) {
     checked_dtype_ = dtype;
     checked_arg_ = name;
@@ -235,7 +240,15 @@ void OpContext::resize_output(const at::Tensor& out, const at::Tensor& expected)
   }
 }
 
-tflStream OpContext::stream() const { return current_driver_stream(device_); }
+// Every native launch asks for its stream (the SDK call's stream argument): the one
+// place that knows a kernel is about to run natively, whatever reached it.
+tflStream OpContext::stream() const {
+  if (recording_native_runs()) {
+    native_runs_detail::launching(this, info_.name,
+                                  operand_count_ > 0 ? operands_[0]->scalar_type() : c10::ScalarType::Undefined);
+  }
+  return current_driver_stream(device_);
+}
 
 void OpContext::raise_vendor_error(int64_t status, const char* message) const {
   const char* detail = driver().last_error_detail ? driver().last_error_detail() : "";

@@ -21,6 +21,7 @@
 #include <torch_fl/forced_fallback.h>
 #include <torch_fl/generator.h>
 #include <torch_fl/logging.h>
+#include <torch_fl/native_runs.h>
 #include <torch_fl/stream.h>
 
 namespace {
@@ -193,6 +194,26 @@ const char* tfl_fallback_stats_json() {
   for (const auto& r : torch_fl::fallback_records()) {
     out << (first ? "" : ",") << "{\"op\":" << json_string(r.op) << ",\"dtype\":" << json_string(r.dtype)
         << ",\"reason\":" << json_string(r.reason) << ",\"count\":" << r.count << "}";
+    first = false;
+  }
+  out << "]";
+  json_buffer = out.str();
+  return json_buffer.c_str();
+}
+
+// Starts (1) or stops (0) recording which kernels run natively; either clears the record.
+int tfl_record_native_runs(int on) {
+  return guarded([&] { torch_fl::set_native_run_recording(on != 0); });
+}
+
+// A JSON list of {"op", "dtype", "count"}: the kernels that ran natively since recording started.
+const char* tfl_native_runs_json() {
+  std::ostringstream out;
+  out << "[";
+  bool first = true;
+  for (const auto& r : torch_fl::native_runs()) {
+    out << (first ? "" : ",") << "{\"op\":" << json_string(r.op) << ",\"dtype\":" << json_string(r.dtype)
+        << ",\"count\":" << r.count << "}";
     first = false;
   }
   out << "]";

@@ -49,3 +49,22 @@ def test_right_values_with_other_strides_than_cpu_are_basic_and_say_which():
 def test_a_skipped_sample_is_reported_but_decides_nothing():
     skipped = dict(record(invoked=()), skipped="does not fit the inplace form on CPU: RuntimeError: ...")
     assert decide("add.Tensor", "float32", [record(), skipped], None).verdict == STRICT
+
+
+def test_what_the_backend_says_ran_natively_decides_over_what_was_called():
+    # conv2d's samples call convolution; the backend ran convolution_overrideable natively
+    conv = dict(record(invoked=(("convolution", "float32"),)), native=[["convolution_overrideable", "float32"]])
+    assert decide("convolution_overrideable", "float32", [conv], None).verdict == STRICT
+    assert decide("convolution", "float32", [conv], None).verdict == UNTESTED
+    failing = dict(conv, ok=False, error="AssertionError: values differ")
+    assert decide("convolution_overrideable", "float32", [failing], None).verdict == FAILED
+
+
+def test_native_runs_judge_only_the_overloads_their_opinfo_is_meant_to_verify():
+    from run import keep_native_runs_meant
+    linear = dict(record(ok=False), opinfo="nn.functional.linear",
+                  native=[["mm.out", "bfloat16"], ["linear", "bfloat16"]])
+    keep_native_runs_meant([linear], {"nn.functional.linear:": {"linear"}})
+    assert linear["native"] == [["linear", "bfloat16"]] and linear["native_elsewhere"] == [["mm.out", "bfloat16"]]
+    assert decide("mm.out", "bfloat16", [linear], None).verdict == UNTESTED
+    assert decide("linear", "bfloat16", [linear], None).verdict == FAILED

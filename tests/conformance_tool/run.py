@@ -26,7 +26,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, REPO_ROOT)
 
 import verified_matrix  # noqa: E402
-from selection import RANDOM_OVERLOADS, native_overloads, select_opinfos  # noqa: E402
+from selection import RANDOM_OVERLOADS, expected_overloads, native_overloads, select_opinfos  # noqa: E402
 from verdicts import FAILED, UNTESTED, decide  # noqa: E402
 
 from codegen import matrix  # noqa: E402
@@ -138,6 +138,17 @@ def run_batch(command: list[str], jobs: list[Job], timeout: float,
     return results
 
 
+def keep_native_runs_meant(records: list[dict], expected: dict[str, set[str]]) -> None:
+    """A record's native runs count for the overloads its OpInfo is meant to verify;
+    the others move to `native_elsewhere` and judge nothing (mm.out run inside
+    linear's decomposition, where the bias add amplifies one rounding step)."""
+    for record in records:
+        if "native" in record:
+            meant = expected.get(f"{record['opinfo']}:{record['variant']}", set())
+            record["native_elsewhere"] = [key for key in record["native"] if key[0] not in meant]
+            record["native"] = [key for key in record["native"] if key[0] in meant]
+
+
 def check_custom_ops(declared: dict, vendor: str) -> list[dict]:
     """Vendor ops against their CPU reference, forward and backward, through the
     tests that compare them (tests/python/test_custom_ops.py), in a subprocess."""
@@ -209,6 +220,7 @@ def main() -> int:
                 print(f"  [{done_count:>3}/{len(jobs)}] {name:<40} {len(recs):>4} phases, {failed} failed"
                       f"{' — ' + problem if problem else ''}   ({elapsed:.0f} s, ~{eta:.0f} s left)", flush=True)
 
+    keep_native_runs_meant(records, expected_overloads(native))
     results = []
     for overload in sorted(native):
         for dtype in sorted(native[overload]):

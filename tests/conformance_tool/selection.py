@@ -71,6 +71,16 @@ def select_opinfos(native: dict[str, set[str]]) -> dict[str, tuple[set[str], set
     return selected
 
 
+def expected_overloads(native: dict[str, set[str]]) -> dict[str, set[str]]:
+    """OpInfo "name:variant" → the native overloads its samples are meant to verify.
+    A kernel an OpInfo reaches incidentally (mm.out inside linear's decomposition,
+    where a bias add after it amplifies one rounding step) is not judged by it."""
+    expected: dict[str, set[str]] = {}
+    for op, _, matching in _matches(native):
+        expected.setdefault(f"{op.name}:{op.variant_test_name}", set()).update(matching)
+    return expected
+
+
 def covered_overloads(native: dict[str, set[str]]) -> set[str]:
     """Native overloads some OpInfo's samples are expected to reach."""
     return {o for _, _, matching in _matches(native) for o in matching}

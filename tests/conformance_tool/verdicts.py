@@ -30,7 +30,10 @@ def decide(overload: str, dtype: str, records: list[dict], known_failure: Option
     key = [overload, dtype]
     verdict = Verdict(overload, dtype, known_failure=known_failure)
     # A call that took a declared fallback (guard, layout) did not run natively.
-    touching = [r for r in records if key in r["invoked"] and key not in r.get("declared_fallbacks", [])]
+    # Where the backend said what ran natively (`native`), that decides; the overloads a
+    # dispatch recorder saw called (`invoked`) stand in for records without it.
+    touching = [r for r in records if key in r.get("native", r["invoked"])
+                and key not in r.get("declared_fallbacks", [])]
     fell_back = [r for r in records if key in r["fallbacks"]]
     verdict.samples = len(touching)
     verdict.opinfos = sorted({r["opinfo"] + (":" + r["variant"] if r["variant"] else "") for r in touching})

@@ -42,11 +42,26 @@ def _argument(func, args, kwargs, name: str):
 
 class OverloadRecorder(TorchDispatchMode):
     """Records every aten overload called on device tensors, with the dtype its
-    kernel decides on (the matrix's `dtype_from`, else the first tensor's)."""
+    kernel decides on (the matrix's `dtype_from`, else the first tensor's), and
+    what the backend says ran natively meanwhile (`native`): that includes the
+    overloads reached inside another op, which no mode above the backend sees
+    (convolution_overrideable inside convolution), and is what the verdicts use."""
 
     def __init__(self):
         super().__init__()
         self.invoked: set[tuple[str, str]] = set()
+        self.native: set[tuple[str, str]] = set()
+
+    def __enter__(self):
+        torch_fl.device_module._record_native_runs(True)
+        return super().__enter__()
+
+    def __exit__(self, *exc_info):
+        try:
+            return super().__exit__(*exc_info)
+        finally:
+            self.native |= {(run["op"], dtype_name(run["dtype"])) for run in torch_fl.device_module._native_runs()}
+            torch_fl.device_module._record_native_runs(False)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -129,7 +144,7 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
     torch_fl.reset_fallback_stats()
     record = {"opinfo": op.name, "variant": op.variant_test_name, "dtype": str(dtype).replace("torch.", ""),
               "sample": sample_id, "phase": phase if overload is None else f"overload {overload}",
-              "ok": True, "error": "", "invoked": [], "fallbacks": [], "strides": "", "skipped": ""}
+              "ok": True, "error": "", "invoked": [], "native": [], "fallbacks": [], "strides": "", "skipped": ""}
     cpu_args = (sample.input, sample.args, sample.kwargs)
 
     def skip(reason: str) -> None:
@@ -228,6 +243,7 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
         if "--trace" in sys.argv:
             traceback.print_exc()
     record["invoked"] = sorted(recorder.invoked)
+    record["native"] = sorted(recorder.native)
     record["fallbacks"] = fallbacks(declared=False)
     record["declared_fallbacks"] = fallbacks(declared=True)
     emit(record)

@@ -312,3 +312,15 @@ def get_amp_supported_dtype() -> list[torch.dtype]:
 
 def _fallback_records() -> list[dict]:
     return json.loads(_lib().lib.tfl_fallback_stats_json().decode())
+
+
+def _record_native_runs(on: bool) -> None:
+    """For tools that verify the backend (the conformance run): start or stop
+    recording which kernels run natively; either clears the record."""
+    _lib().call("tfl_record_native_runs", int(on))
+
+
+def _native_runs() -> list[dict]:
+    """{"op", "dtype", "count"} of each kernel that ran natively since recording
+    started: the overload as registered, under the dtype its decision read first."""
+    return json.loads(_lib().lib.tfl_native_runs_json().decode())
