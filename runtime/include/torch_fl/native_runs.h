@@ -2,7 +2,9 @@
 // tests): the overload and the dtype its dtype decision read first. What a
 // dispatch recorder above the backend cannot see: an overload reached inside
 // another op (convolution_overrideable inside convolution) and the dtype the
-// kernel decided on (where.self's `self`, not its boolean condition).
+// kernel decided on (where.self's `self`, not its boolean condition). A kernel is
+// noted when it asks for its stream: one whose SDK call took none would show as never
+// run natively (untested), never as verified.
 #pragma once
 
 #include <c10/core/ScalarType.h>
