@@ -71,7 +71,8 @@ TARGETS = (
            # The suites of the package's Python API (not the op-by-op or multi-process ones).
            tuple(f"tests/python/test_{name}.py" for name in (
                "device_api", "per_device_functions", "fallback_and_errors", "forced_fallback", "amp", "placement",
-               "cli", "cuda_compat", "logging", "allocator", "custom_ops")),
+               "cli", "cuda_compat", "logging", "allocator", "custom_ops", "one_vendor_per_process",
+               "native_runs")),
            ("generated", "tests/python", "tests/conformance_tool", "specs"),
            {"process_isolation": "forkserver", "forkserver_warmup": "none"},
            # the demo is the main job's script (`make demo` runs it), not library code
@@ -111,7 +112,8 @@ def stage(target: Target, root: str) -> None:
             shutil.copytree(source, staged, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         elif os.path.exists(source):
             shutil.copy2(source, staged)
-    settings = {"source_paths": [target.staged_source + "/"], "pytest_add_cli_args_test_selection": _existing_tests(target),
+    settings = {"source_paths": [target.staged_source + "/"],
+                "pytest_add_cli_args_test_selection": _existing_tests(target),
                 "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
                 "also_copy": list(target.copy), "do_not_mutate": list(target.do_not_mutate), **target.settings}
     with open(os.path.join(root, "pyproject.toml"), "w") as f:

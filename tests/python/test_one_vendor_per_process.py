@@ -59,3 +59,41 @@ def test_an_unbuilt_vendor_is_a_clear_import_error():
     result = run_python("import torch_fl", TORCH_FL_VENDOR="nosuchchip")
     assert result.returncode != 0
     assert "no built backend for vendor 'nosuchchip'" in result.stderr
+
+
+# The choice of library itself, in this process (the tests above load it in fresh
+# processes, where `make mutation` cannot see the package code they run).
+
+def test_the_library_choice_follows_the_environment(monkeypatch, tmp_path):
+    built = _backend.built_libraries()
+    assert built and all(os.path.basename(path) == f"libtorch_fl_{vendor}.so" for vendor, path in built.items())
+    monkeypatch.setattr(_backend, "installed_vendors", lambda: {})
+    monkeypatch.delenv("TORCH_FL_LIBRARY", raising=False)
+    vendor = sorted(built)[0]
+    monkeypatch.setenv("TORCH_FL_VENDOR", vendor)
+    assert _backend._choose_library() == (vendor, built[vendor])
+    monkeypatch.setenv("TORCH_FL_VENDOR", "nosuchchip")
+    with pytest.raises(ImportError, match=r"no built backend for vendor 'nosuchchip'.*make backend VENDOR=nosuchchip"):
+        _backend._choose_library()
+    explicit = str(tmp_path / "libtorch_fl_abc.so")
+    monkeypatch.setenv("TORCH_FL_LIBRARY", explicit)
+    with pytest.raises(ImportError, match=r"is the 'abc' backend, but TORCH_FL_VENDOR=nosuchchip"):
+        _backend._choose_library()
+    monkeypatch.delenv("TORCH_FL_VENDOR")
+    assert _backend._choose_library() == ("abc", explicit)
+    monkeypatch.delenv("TORCH_FL_LIBRARY")
+    monkeypatch.setattr(_backend, "built_libraries", lambda: {"abc": "/x/libtorch_fl_abc.so",
+                                                              "xyz": "/y/libtorch_fl_xyz.so"})
+    with pytest.raises(ImportError, match=r"several backends are built \(abc, xyz\); set TORCH_FL_VENDOR"):
+        _backend._choose_library()
+    monkeypatch.setattr(_backend, "built_libraries", lambda: {"xyz": "/y/libtorch_fl_xyz.so"})
+    assert _backend._choose_library() == ("xyz", "/y/libtorch_fl_xyz.so")
+
+
+def test_an_installed_wheel_is_chosen_by_the_vendor_asked_for(monkeypatch):
+    installed = {"abc": "/site/torch_fl/vendors/abc", "xyz": "/site/torch_fl/vendors/xyz"}
+    with pytest.raises(ImportError, match=r"TORCH_FL_VENDOR=nosuchchip, but the installed Torch-FL wheels are "
+                                          r"for abc, xyz"):
+        _backend._choose_installed(installed, "nosuchchip")
+    with pytest.raises(ImportError, match=r"wheels for several vendors are installed \(abc, xyz\)"):
+        _backend._choose_installed(installed, None)
