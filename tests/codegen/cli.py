@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 from dataclasses import dataclass
 
 from codegen.__main__ import main
@@ -30,7 +31,9 @@ def run_cli(*argv: str) -> CliRun:
         try:
             status = main(list(argv))
         except SystemExit as exit_:  # argparse's usage errors exit, as the command line would
-            status = exit_.code if isinstance(exit_.code, int) else 1
+            if isinstance(exit_.code, str):
+                print(exit_.code, file=sys.stderr)
+            status = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     return CliRun(status, out.getvalue(), err.getvalue())
 
 

@@ -14,6 +14,7 @@ ERROR_POLICIES = VALID_SPEC.replace(
     '  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}\n',
     '  mm: {call: "mluOpMatMul(stream, self, mat2, out)", fallback: {default: cpu, float64: error, int32: error}}\n'
     '  bmm: {call: "mluOpBatchMatMul(stream, self, mat2, out)", fallback: error}\n')
+assert ERROR_POLICIES != VALID_SPEC, "test_spec_errors.VALID_SPEC changed: update the entry replaced here"
 
 
 def generate(tmp_path) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """The verdict rules of the conformance run, on synthetic records."""
 from __future__ import annotations
 
-from verdicts import BASIC, FAILED, STRICT, UNTESTED, decide
+from verdicts import BASIC, FAILED, STRICT, UNTESTED, decide, keep_native_runs_meant
 
 
 def record(phase="forward", ok=True, invoked=(("add.Tensor", "float32"),), fallbacks=(), sample=0, error=""):
@@ -61,10 +61,16 @@ def test_what_the_backend_says_ran_natively_decides_over_what_was_called():
 
 
 def test_native_runs_judge_only_the_overloads_their_opinfo_is_meant_to_verify():
-    from run import keep_native_runs_meant
-    linear = dict(record(ok=False), opinfo="nn.functional.linear",
+    linear = dict(record(ok=False, invoked=(("mm.out", "bfloat16"),)), opinfo="nn.functional.linear",
                   native=[["mm.out", "bfloat16"], ["linear", "bfloat16"]])
     keep_native_runs_meant([linear], {"nn.functional.linear:": {"linear"}})
     assert linear["native"] == [["linear", "bfloat16"]] and linear["native_elsewhere"] == [["mm.out", "bfloat16"]]
     assert decide("mm.out", "bfloat16", [linear], None).verdict == UNTESTED
     assert decide("linear", "bfloat16", [linear], None).verdict == FAILED
+
+
+def test_a_failure_before_the_launch_still_fails_the_overload_called():
+    # the SDK refused the workspace query: nothing launched, the call raised
+    refused = dict(record(ok=False, error="RuntimeError: [npu] mm: status 107000"), native=[])
+    assert decide("add.Tensor", "float32", [refused, dict(record(), native=[["add.Tensor", "float32"]])],
+                  None).verdict == FAILED

@@ -27,7 +27,7 @@ sys.path.insert(0, REPO_ROOT)
 
 import verified_matrix  # noqa: E402
 from selection import RANDOM_OVERLOADS, expected_overloads, native_overloads, select_opinfos  # noqa: E402
-from verdicts import FAILED, UNTESTED, decide  # noqa: E402
+from verdicts import FAILED, UNTESTED, decide, keep_native_runs_meant  # noqa: E402
 
 from codegen import matrix  # noqa: E402
 from codegen.__main__ import load_plan  # noqa: E402
@@ -136,17 +136,6 @@ def run_batch(command: list[str], jobs: list[Job], timeout: float,
             results[-1] = (name, last_records, f"exited {returncode} after finishing all samples: "
                                                f"{stderr.read().strip()[-300:]}")
     return results
-
-
-def keep_native_runs_meant(records: list[dict], expected: dict[str, set[str]]) -> None:
-    """A record's native runs count for the overloads its OpInfo is meant to verify;
-    the others move to `native_elsewhere` and judge nothing (mm.out run inside
-    linear's decomposition, where the bias add amplifies one rounding step)."""
-    for record in records:
-        if "native" in record:
-            meant = expected.get(f"{record['opinfo']}:{record['variant']}", set())
-            record["native_elsewhere"] = [key for key in record["native"] if key[0] not in meant]
-            record["native"] = [key for key in record["native"] if key[0] in meant]
 
 
 def check_custom_ops(declared: dict, vendor: str) -> list[dict]:

@@ -11,6 +11,9 @@ Exit status 1 when a mutant survives."""
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -78,20 +81,43 @@ PACKAGE_MUTANTS = [
 ]
 
 
+ORIGINAL_SUFFIX = ".listed-mutant-original"
+
+
+def run_suites(suites: list[str]) -> int:
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *suites],
+                          capture_output=True, text=True).returncode
+
+
+def restore_leftovers() -> None:
+    """A run that was killed (SIGKILL, a lost machine) left a mutated file beside its
+    original: put the original back before anything else."""
+    for root in ("codegen", "runtime/python/torch_fl"):
+        for name in os.listdir(root):
+            if name.endswith(ORIGINAL_SUFFIX):
+                original = os.path.join(root, name)
+                os.replace(original, original[: -len(ORIGINAL_SUFFIX)])
+                print(f"restored {original[: -len(ORIGINAL_SUFFIX)]} from an interrupted run", flush=True)
+
+
 def killed(mutant: Mutant, suites: list[str]) -> bool:
+    """pytest's exit 1 (tests failed) kills a mutant; an interrupted run, an error of
+    collection or no test collected is not a kill, and stops the run."""
     with open(mutant.path) as f:
         source = f.read()
     if source.count(mutant.original) != 1:
         raise SystemExit(f"{mutant.path}: the code of mutant '{mutant.bug}' is no longer there once; update it")
+    backup = mutant.path + ORIGINAL_SUFFIX
+    shutil.copy2(mutant.path, backup)
     try:
         with open(mutant.path, "w") as f:
             f.write(source.replace(mutant.original, mutant.mutated) + _HELPERS.get(mutant.path, ""))
-        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *suites],
-                             capture_output=True, text=True)
-        return run.returncode != 0
+        status = run_suites(suites)
     finally:
-        with open(mutant.path, "w") as f:
-            f.write(source)
+        os.replace(backup, mutant.path)
+    if status not in (0, 1):
+        raise SystemExit(f"pytest exited {status} on mutant '{mutant.bug}' (not a test failure): stopping")
+    return status == 1
 
 
 # Code a mutant needs beside its one-line change (appended to the mutated file only).
@@ -109,6 +135,9 @@ def _swap_first_two_tensor_arguments(launch):
 
 
 def run_listed(name: str, mutants: list[Mutant], suites: list[str]) -> list[str]:
+    baseline = run_suites(suites)
+    if baseline != 0:
+        raise SystemExit(f"{name}: the suites fail without a mutant (pytest exit {baseline}): fix them first")
     survivors = []
     for mutant in mutants:
         status = killed(mutant, suites)
@@ -123,6 +152,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--only", choices=("generator", "package"))
     args = parser.parse_args()
+    # A termination (make's or CI's timeout) unwinds through the restoring `finally`.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
+    restore_leftovers()
     survivors = []
     if args.only in (None, "generator"):
         survivors += run_listed("generator", GENERATOR_MUTANTS, GENERATOR_SUITES)

@@ -97,6 +97,8 @@ def _existing_tests(target: Target) -> list[str]:
             kept.append(argument)
         else:
             print(f"mutation[{target.name}]: no {path}: left out of the judging tests", flush=True)
+    if not any(os.path.exists(os.path.join(REPO_ROOT, a.split("::")[0])) for a in kept if not a.startswith("-")):
+        raise SystemExit(f"mutation[{target.name}]: none of its judging tests exists: {' '.join(target.tests)}")
     return kept
 
 
@@ -216,8 +218,10 @@ def main() -> int:
     vendor = os.environ.get("TORCH_FL_VENDOR", "mlu")
     sys.path.insert(0, os.path.join(REPO_ROOT, "runtime", "python"))
     from torch_fl import _backend  # the built library the package's tests load, found as they would
-    env = dict(os.environ, TORCH_FL_VENDOR=vendor, TORCH_FL_LIBRARY=_backend.built_libraries()[vendor],
-               TORCH_FL_FALLBACK="silent")
+    built = _backend.built_libraries()
+    if vendor not in built:
+        raise SystemExit(f"mutation: no {vendor} backend is built; run `make backend VENDOR={vendor}` first")
+    env = dict(os.environ, TORCH_FL_VENDOR=vendor, TORCH_FL_LIBRARY=built[vendor], TORCH_FL_FALLBACK="silent")
     failed = False
     for target in TARGETS:
         if args.target and target.name != args.target:

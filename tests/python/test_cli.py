@@ -134,14 +134,13 @@ def test_unknown_arguments_print_usage_and_exit_2():
 # The same commands in this process (cli.main), where a test sees the package code it
 # runs (`make mutation` judges the package by such tests; a subprocess imports its own).
 
-def test_inventory_in_process_counts_native_and_fallback_calls(device, script, tmp_path, capsys):
+def test_inventory_in_process_counts_native_and_fallback_calls(device, script, tmp_path, capsys, monkeypatch,
+                                                              fallback_mode):
     from torch_fl import cli
+    fallback_mode("silent")  # the script's erfcx falls back: under strict it would raise instead
+    monkeypatch.setattr(sys, "argv", list(sys.argv))  # inventory hands the script its own argv
     report_path = tmp_path / "inventory.json"
-    argv = sys.argv
-    try:
-        status = cli.main(["inventory", "--json", str(report_path), "--", "python", str(script), "2", "ok"])
-    finally:
-        sys.argv = argv
+    status = cli.main(["inventory", "--json", str(report_path), "--", "python", str(script), "2", "ok"])
     assert status == 0
     report = json.loads(report_path.read_text())
     ops = {row["overload"]: row for row in report["ops"]}
@@ -152,9 +151,7 @@ def test_inventory_in_process_counts_native_and_fallback_calls(device, script, t
     printed = capsys.readouterr().err
     assert "aten::special_erfcx" in printed and "on the CPU fallback" in printed
     assert cli.main(["inventory", "--fail-on-fallback", "--", str(script), "1", "ok"]) == 3
-    sys.argv = argv
     assert cli.main(["inventory", "--", str(script), "1", "fail"]) == 1
-    sys.argv = argv
     assert cli.main(["inventory", "--", "python"]) == 2
 
 
