@@ -258,11 +258,15 @@ class OpPlanner:
                 guard = guards.parse(op_spec.guard.text, arg_types)
             except guards.GuardError as error:
                 self.errors.add(op_spec.guard.location, str(error), error.suggestion)
-        for rule in op_spec.layouts:
-            if rule.argument not in tensor_names:
-                self.errors.add(rule.location, f"layout rule names '{rule.argument}', which is not a tensor "
-                                f"argument of '{aten.name}'", did_you_mean(rule.argument, tensor_names))
+        # Layout and cast rules prepare an input the SDK reads: an optional tensor, a
+        # list or an output has no single tensor to convert (the emitted C++ would not compile).
         plain_tensors = [a.name for a in aten.schema.arguments.flat_non_out if str(a.type) == "Tensor"]
+        for rule in op_spec.layouts:
+            if rule.argument not in plain_tensors:
+                self.errors.add(rule.location, f"layout rule names '{rule.argument}', which is not a (non-optional) "
+                                f"Tensor argument of '{aten.name}'",
+                                did_you_mean(rule.argument, plain_tensors,
+                                             f"a layout rule may name {', '.join(plain_tensors) or 'no argument'}"))
         for rule in op_spec.casts:
             if rule.argument not in plain_tensors:
                 self.errors.add(rule.location, f"cast rule names '{rule.argument}', which is not a (non-optional) "

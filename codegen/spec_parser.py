@@ -77,7 +77,7 @@ class _Reader:
     def string(self, node: Optional[Node], what: str, where: Location, required: bool = True) -> Optional[str]:
         if node is None:
             if required:
-                self.errors.add(where, f"missing '{what}'")
+                self.errors.add(where, f"missing '{what}'", f"add `{what.rsplit('.', 1)[-1]}: ...`")
             return None
         if not isinstance(node, Scalar) or not isinstance(node.value, str) or not node.value:
             self.errors.add(node.location, f"'{what}' must be a non-empty string")

@@ -69,7 +69,8 @@ def diff(before: dict[str, str], after: dict[str, str], specs: list[VendorSpec],
             by_family.setdefault(family(op.name), []).append(entry)
     for change in changes:
         name = change.overload.split("::", 1)[1]
-        change.touches = [e for e in by_family.get(family(name), []) if e.op == name or family(e.op) == family(name)]
+        # every entry of the family: a changed add.out changes what add.Tensor's out= variant registers
+        change.touches = list(by_family.get(family(name), []))
     changes.sort(key=lambda c: (not c.touches, c.kind, c.overload))
     return TorchDiff(before_name, after_name, changes)
 

@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 
+import pytest
+
 from conftest import REPO_ROOT
 from generated_output import GENERATED_DIR
 
@@ -21,9 +23,10 @@ def test_output_is_deterministic():
     assert mlu_files() == mlu_files()
 
 
-def test_checked_in_output_matches_the_spec():
-    files = mlu_files()
-    assert output.differences(os.path.join(GENERATED_DIR, "mlu"), files) == []
+@pytest.mark.parametrize("vendor", ["mlu", "npu"])
+def test_checked_in_output_matches_the_spec(vendor):
+    files = generate_files(os.path.join(REPO_ROOT, "specs", f"{vendor}.yaml"), REPO_ROOT)[1]
+    assert output.differences(os.path.join(GENERATED_DIR, vendor), files) == []
 
 
 def test_every_wrapper_names_its_spec_line():
@@ -85,3 +88,29 @@ def test_html_matrix_works_offline():
     assert "http://" not in html and "https://" not in html, "the page must not load anything from the network"
     assert "<script src" not in html and "<link" not in html
     assert 'id="name"' in html and 'id="status"' in html, "filters by op name and by status"
+
+
+def test_vendor_op_rows_name_their_namespace_dtypes_and_backward():
+    (row,) = json.loads(mlu_files()["support_matrix.json"])["custom_ops"]
+    assert row["name"] == "rms_norm" and row["namespace"] == "mlu"
+    assert row["schema"] == "rms_norm(Tensor input, Tensor weight, float eps=1e-06) -> Tensor"
+    assert row["dtypes"]["float32"] == "native" and row["dtypes"]["float64"] == "error"  # no CPU kernel to fall back to
+    assert row["autograd"].startswith("rms_norm_backward(Tensor grad,") and row["reference"] == "rms_norm"
+    assert row["source"].startswith("specs/mlu.yaml:")
+
+
+def test_a_measured_annotation_follows_the_status_letter():
+    import dataclasses
+
+    from codegen import matrix
+    from codegen.__main__ import load_plan
+    declared = matrix.build(load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml")))
+
+    class Measured(matrix.SupportMatrix):
+        def annotation(self, row, dtype):
+            return "strict" if dtype == "float32" else ""
+
+    measured = Measured(**{f.name: getattr(declared, f.name) for f in dataclasses.fields(declared)})
+    mm = next(row for row in measured.rows if row.name == "mm")
+    assert (measured.cell(mm, "float32"), measured.cell(mm, "float16"), measured.cell(mm, "int64")) == ("N strict", "N", "F")
+    assert declared.cell(mm, "float32") == "N"

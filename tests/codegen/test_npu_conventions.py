@@ -8,18 +8,17 @@ import os
 import re
 
 from conftest import REPO_ROOT
-from generated_output import GENERATED_DIR
 from test_spec_errors import assert_rejected
 
-from codegen import output
 from codegen.__main__ import generate_files
 
 NPU_SPEC = os.path.join(REPO_ROOT, "specs", "npu.yaml")
 
 
 def npu_shards() -> str:
+    """The kernels the generator emits for specs/npu.yaml now (not the checked-in copy:
+    test_generator_output compares the two)."""
     files = generate_files(NPU_SPEC, REPO_ROOT)[1]
-    assert output.differences(os.path.join(GENERATED_DIR, "npu"), files) == []
     return "".join(text for name, text in files.items() if name.startswith("kernels_shard"))
 
 

@@ -315,3 +315,14 @@ def test_workspace_query_not_in_the_headers(tmp_path):
 def test_unknown_autograd_policy(tmp_path):
     spec = VALID_SPEC + '  linear: {call: "mluOpLinear(stream, input, weight, bias, out)", autograd: decompostion}\n'
     assert_rejected(tmp_path, spec, 20, "unknown autograd policy 'decompostion'", "did you mean 'decomposition'?")
+
+
+def test_check_without_a_vendor_checks_every_spec():
+    from cli import run_cli as run
+    result = run("check")
+    vendors = sorted(name[:-len(".yaml")] for name in os.listdir(os.path.join(REPO_ROOT, "specs"))
+                     if name.endswith(".yaml"))
+    assert len(vendors) >= 2
+    checked = [line.split(":")[0] for line in result.stdout.splitlines() + result.stderr.splitlines()
+               if line.startswith("generated/")]
+    assert sorted({path.split("/")[1] for path in checked}) == vendors, result.stdout + result.stderr

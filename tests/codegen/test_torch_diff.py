@@ -88,3 +88,26 @@ def test_the_committed_matrix_records_each_registered_schema():
     with open(os.path.join(REPO_ROOT, "generated", "mlu", "support_matrix.json")) as f:
         ops = {op["name"]: op for op in json.load(f)["ops"]}
     assert ops["add.Tensor"]["schema"].startswith("add.Tensor(Tensor self, Tensor other")
+
+
+def test_the_report_marks_version_gated_entries():
+    gated = torch_diff.SpecEntry("mlu", "foo.out", "specs/mlu.yaml:9", True)
+    plain = torch_diff.SpecEntry("npu", "foo_", "specs/npu.yaml:4", False)
+    change = torch_diff.SchemaChange("aten::foo.out", "changed", "foo.out(Tensor a)", "foo.out(Tensor a, int b=0)",
+                                     [gated, plain])
+    report = torch_diff.format_report(torch_diff.TorchDiff("2.13.0", "2.14.1", [change]))
+    assert report[-4:] == ["             2.13.0: foo.out(Tensor a)",
+                           "             2.14.1: foo.out(Tensor a, int b=0)",
+                           "             spec: specs/mlu.yaml:9 mlu `foo.out` (version-gated)",
+                           "             spec: specs/npu.yaml:4 npu `foo_`"]
+
+
+def test_a_change_touches_every_entry_of_its_family(tmp_path):
+    before = "- func: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)\n"
+    after = "- func: mul.out(Tensor self, Tensor other, *, int mode=0, Tensor(a!) out) -> Tensor(a!)\n"
+    result = torch_diff.diff(torch_diff.read_schemas(write(tmp_path, "a.yaml", before)),
+                             torch_diff.read_schemas(write(tmp_path, "b.yaml", after)),
+                             torch_diff.load_specs(REPO_ROOT), "a", "b")
+    (change,) = result.changes
+    # mul.Tensor declares `variants: [out, ...]`: its out= kernel is registered under mul.out
+    assert ("mlu", "mul.Tensor") in {(e.vendor, e.op) for e in change.touches}

@@ -57,3 +57,12 @@ def test_grad_scaler_skips_a_step_with_inf_gradients_and_backs_off(device):
     assert torch.equal(parameter.detach().cpu(), torch.ones(3)), "a step with inf gradients must be skipped"
     assert scaler.get_scale() == 2.0
     assert scaler._scale.device.type == device.type
+
+
+def test_torch_fl_autocast_takes_the_dtype_asked_for(device):
+    with torch_fl.amp.autocast(dtype=torch.bfloat16):
+        assert torch.get_autocast_dtype(device.type) == torch.bfloat16
+    with torch_fl.amp.autocast():
+        assert torch.get_autocast_dtype(device.type) == torch.float16  # torch.cuda.amp's default
+    with torch_fl.amp.autocast(enabled=False):
+        assert not torch.is_autocast_enabled(device.type)

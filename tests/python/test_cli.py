@@ -172,3 +172,124 @@ def test_info_and_matrix_in_process(device, capsys, tmp_path):
     with pytest.raises(SystemExit) as usage:
         cli.main(["bogus"])
     assert usage.value.code == 2
+
+
+def test_the_inventory_table_gives_the_reasons_else_the_spec_line():
+    from torch_fl.inventory import format_report
+    report = {"vendor": "chip", "overloads": 3, "calls": 8, "fallback_calls": 2, "fallback_share": 0.25,
+              "ops": [{"overload": "aten::erf", "calls": 2, "native_calls": 0, "fallback_calls": 2,
+                       "reasons": {"dtype": 1, "forced": 1}, "spec": "specs/chip.yaml:9"},
+                      {"overload": "aten::add.Tensor", "calls": 5, "native_calls": 5, "fallback_calls": 0,
+                       "reasons": {}, "spec": "specs/chip.yaml:3"},
+                      {"overload": "aten::view", "calls": 1, "native_calls": 1, "fallback_calls": 0,
+                       "reasons": {}, "spec": ""}]}
+    assert format_report(report).splitlines() == [
+        f"{'calls':>8} {'native':>8} {'fallback':>8}  {'overload':<44} reason / spec line",
+        f"{2:>8} {0:>8} {2:>8}  {'aten::erf':<44} dtype (1), forced (1)",
+        f"{5:>8} {5:>8} {0:>8}  {'aten::add.Tensor':<44} specs/chip.yaml:3",
+        f"{1:>8} {1:>8} {0:>8}  {'aten::view':<44} -",
+        "3 overloads, 8 calls on chip, 2 on the CPU fallback (25.0%)"]
+
+
+def test_the_inventory_names_each_overloads_spec_line_and_lists_fallbacks_first(device, fallback_mode):
+    from torch_fl.inventory import OpInventory
+    fallback_mode("silent")
+    a = torch.randn(4, 4, device=device)
+    with OpInventory() as inventory:
+        for _ in range(3):
+            a = torch.addmm(a, a, a) * 0.1
+        torch.special.erfcx(a)  # no chip declares it: it falls back
+    report = inventory.report()
+    rows = {row["overload"]: row for row in report["ops"]}
+    matrix = {f"aten::{row['name']}": row["source"] for row in torch_fl.support_matrix()["ops"]}
+    assert rows["aten::addmm"]["spec"] == matrix["aten::addmm"]
+    assert rows["aten::addmm"]["spec"].startswith(f"specs/{torch_fl.vendor()}.yaml:")
+    assert rows["aten::special_erfcx"]["spec"] == ""  # not in the spec
+    assert report["ops"][0]["overload"] == "aten::special_erfcx"  # the only fallback, though called least
+    assert rows["aten::addmm"]["calls"] == 3 and report["fallback_share"] == round(1 / report["calls"], 4)
+
+
+def _write_module(directory, name: str, code: str) -> None:
+    (directory / f"{name}.py").write_text(code)
+
+
+def test_inventory_runs_a_module_as_main_with_its_own_argv(device, tmp_path, monkeypatch, capsys):
+    from torch_fl import cli
+    seen = tmp_path / "seen.json"
+    _write_module(tmp_path, "inventory_probe", "import json, sys\n"
+                  f"json.dump({{'name': __name__, 'argv': sys.argv}}, open({str(seen)!r}, 'w'))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    assert cli.main(["inventory", "--", "python", "-m", "inventory_probe", "a", "b"]) == 0
+    probe = json.loads(seen.read_text())
+    assert probe["name"] == "__main__"
+    assert probe["argv"][1:] == ["a", "b"] and probe["argv"][0].endswith("inventory_probe.py")
+    assert cli.main(["inventory", "--", "python", "-m"]) == 2
+    assert "give a script" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("exit_call, status", [("sys.exit()", 0), ("sys.exit(4)", 4), ("sys.exit('bad input')", 1),
+                                               ("raise ValueError('no data')", 1)])
+def test_inventory_keeps_the_scripts_exit_status(device, tmp_path, monkeypatch, capsys, exit_call, status):
+    from torch_fl import cli
+    path = tmp_path / "ends.py"
+    path.write_text(f"import sys\n{exit_call}\n")
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    report = tmp_path / "report.json"
+    assert cli.main(["inventory", "--json", str(report), "--", str(path)]) == status
+    assert json.loads(report.read_text())["script_exit_status"] == status
+    raised = "torch-fl inventory: the script raised ValueError: no data"
+    assert (raised in capsys.readouterr().err) == exit_call.startswith("raise")
+
+
+def test_info_reports_fragmentation_and_keeps_a_chips_unknown_utilisation(device, monkeypatch, capsys):
+    from torch_fl import cli, device_module as mod
+    keep = torch.empty(3 << 20, dtype=torch.uint8, device=device)
+    del keep  # cached, unallocated: reserved exceeds allocated
+    info = cli._info()
+    first = info["devices"][0]
+    assert first["fragmentation_bytes"] == first["reserved_bytes"] - first["allocated_bytes"] >= 3 << 20
+    cli._print_info(info)
+    printed = capsys.readouterr().out
+    mib = 1 << 20
+    assert (f"{first['reserved_bytes'] / mib:.1f} MiB reserved ({first['fragmentation_bytes'] / mib:.1f} MiB cached"
+            in printed)
+    # A later reading with fewer devices than now (a reading of another process) has no interval for the rest.
+    again = cli._info({"devices": info["devices"][:1]})
+    assert all(d["busy_share_interval"] is None for d in again["devices"][1:])
+
+    def no_busy_time(index):
+        raise RuntimeError("this chip cannot tell")
+    monkeypatch.setattr(mod, "busy_time", no_busy_time)
+    unknown = cli._info()["devices"][0]
+    assert unknown["busy_share_since_start"] is None
+    assert unknown["utilisation_unknown"] == "this chip cannot tell"
+
+
+def _help_blocks(readme: str) -> dict[str, str]:
+    """README's ```text blocks that begin with `$ torch-fl ... --help`, by command line."""
+    blocks, lines = {}, readme.splitlines()
+    for start, line in enumerate(lines):
+        if line == "```text" and start + 1 < len(lines) and lines[start + 1].startswith("$ torch-fl"):
+            end = lines.index("```", start + 1)
+            blocks[lines[start + 1][2:]] = "\n".join(lines[start + 2:end])
+    return blocks
+
+
+def test_the_readme_shows_each_commands_help_as_it_is(monkeypatch):
+    """The README's usage of `torch-fl` is the parser's own help (regenerate it with
+    `COLUMNS=100 python -m torch_fl <command> --help`)."""
+    from torch_fl import cli
+    if sys.version_info[:2] != (3, 11):
+        pytest.skip("README's help blocks are Python 3.11's argparse layout (another Python words its help otherwise)")
+    monkeypatch.setenv("COLUMNS", "100")
+    root = cli.parser()
+    commands = {"torch-fl --help": root}
+    subparsers = next(a for a in root._actions if isinstance(a, __import__("argparse")._SubParsersAction))
+    commands.update({f"torch-fl {name} --help": p for name, p in subparsers.choices.items()})
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")).read()
+    blocks = _help_blocks(readme)
+    assert set(blocks) == set(commands), "README's help blocks and the parser's commands differ"
+    for line, command_parser in commands.items():
+        assert blocks[line] == command_parser.format_help().rstrip("\n"), f"README's `{line}` is out of date"
+    assert root.parse_args(["info", "--watch", "0.5"]).watch == 0.5

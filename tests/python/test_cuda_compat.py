@@ -103,3 +103,65 @@ def test_a_real_cuda_device_makes_compat_refuse_unless_forced(device, monkeypatc
     assert not torch_fl.cuda_compat.is_enabled()
     with torch_fl.cuda_compat(force=True):
         assert torch.ones(1, device="cuda").device.type == device.type
+
+
+# In this process (where `make mutation` sees the package code the script runs).
+
+def test_the_cuda_training_script_runs_in_this_process_with_compat_on(device, fallback_mode):
+    import contextlib
+    import io
+    import warnings
+    fallback_mode("silent")
+    printed = io.StringIO()
+    with torch_fl.cuda_compat(), warnings.catch_warnings(), contextlib.redirect_stdout(printed):
+        warnings.simplefilter("ignore", FutureWarning)  # torch.cuda.amp's deprecation: the script is old code
+        exec(compile(CUDA_TRAINING_SCRIPT, "cuda_training_script", "exec"), {"__name__": "__main__"})
+    device_type, loss, allocated = printed.getvalue().split()
+    assert device_type == device.type and allocated == "True" and float(loss) < 1.0
+
+
+def test_cuda_method_forms_name_the_vendor_device(device):
+    last = torch_fl.device_count() - 1
+    module = getattr(torch, device.type)
+    x = torch.ones(2)
+    copies = []
+
+    class RecordsCopies(torch.Tensor):
+        def to(self, *args, **kwargs):
+            copies.append(kwargs)
+            return super().to(*args, **kwargs)
+
+    with torch_fl.cuda_compat():
+        module.set_device(last)
+        try:
+            assert x.cuda().device == torch.device(device.type, last)  # the current device, with its index
+        finally:
+            module.set_device(0)
+        for form in (last, f"cuda:{last}", torch.device("cuda", last), torch.device(device.type, last)):
+            assert x.cuda(form).device == torch.device(device.type, last), form
+        assert torch.nn.Linear(2, 2).cuda(last).weight.device == torch.device(device.type, last)
+        x.as_subclass(RecordsCopies).cuda(non_blocking=True)
+        x.as_subclass(RecordsCopies).cuda(0, memory_format=torch.contiguous_format)
+    assert copies == [{"non_blocking": True}, {"non_blocking": False, "memory_format": torch.contiguous_format}]
+
+
+def test_autocast_and_grad_scaler_spelled_for_cuda_take_the_vendor_device(device):
+    with torch_fl.cuda_compat():
+        for scaler in (torch.amp.GradScaler("cuda", init_scale=4.0), torch.amp.GradScaler(init_scale=4.0),
+                       torch.cuda.amp.GradScaler(init_scale=4.0)):
+            assert scaler._device == device.type and scaler._init_scale == 4.0
+        assert torch.amp.GradScaler("cpu")._device == "cpu"
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            assert torch.get_autocast_dtype(device.type) == torch.bfloat16
+            assert torch.is_autocast_enabled(device.type)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert torch.is_autocast_enabled("cpu") and not torch.is_autocast_enabled(device.type)
+
+
+@pytest.mark.parametrize("value, force", [("1", False), ("force", True), ("0", None), ("", None)])
+def test_the_environment_turns_compat_on_and_forces_it_only_when_asked(monkeypatch, value, force):
+    calls = []
+    monkeypatch.setattr(cuda_compatibility, "enable", lambda force=False: calls.append(force))
+    monkeypatch.setenv(cuda_compatibility.ENV_VAR, value)
+    cuda_compatibility.apply_environment()
+    assert calls == ([] if force is None else [force])

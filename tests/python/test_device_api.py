@@ -176,3 +176,66 @@ def test_support_matrix_follows_the_contract():
     assert {"add.Tensor", "add.out", "add_.Tensor", "mm", "nll_loss_forward"} <= names
     add = next(row for row in matrix["ops"] if row["name"] == "add.Tensor")
     assert add["dtypes"]["float32"] == "native" and add["dtypes"]["float64"] == "fallback"
+
+
+def test_device_properties_print_like_cudas(device, mod):
+    properties = mod.get_device_properties(0)
+    assert repr(properties) == (
+        f"_{device.type.capitalize()}DeviceProperties(name='{properties.name}', major={properties.major}, "
+        f"minor={properties.minor}, total_memory={properties.total_memory // (1024 * 1024)}MB, "
+        f"multi_processor_count={properties.multi_processor_count})")
+
+
+def test_utilization_is_the_busy_percentage(monkeypatch):
+    from torch_fl import device_module
+    for busy_elapsed, percent in (((1, 2), 50), ((3, 4), 75), ((0, 0), 0), ((10, 10), 100)):
+        monkeypatch.setattr(device_module, "busy_time", lambda device=None, value=busy_elapsed: value)
+        assert device_module.utilization(0) == percent
+
+
+def test_custom_ops_are_the_spec_matrix_rows_by_name():
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "generated", torch_fl.vendor(),
+                           "support_matrix.json")) as f:
+        rows = __import__("json").load(f).get("custom_ops", [])
+    assert torch_fl.custom_ops() == {row["name"]: row for row in rows}
+    if torch_fl.vendor() in ("mlu", "npu"):
+        assert torch_fl.custom_ops(), "the simulators' specs declare vendor ops"
+
+
+def test_init_replaces_the_autoload_hooks_placeholder(device, monkeypatch):
+    """A wheel's autoload hook puts a placeholder at torch.<device> that loads us on first use;
+    init() puts the device module in its place, as an attribute and as a module."""
+    import sys
+    import types
+    from torch_fl import device_module
+    placeholder = types.SimpleNamespace(_torch_fl_placeholder=True)
+    monkeypatch.setattr(torch, device.type, placeholder)
+    monkeypatch.setitem(sys.modules, f"torch.{device.type}", placeholder)
+    monkeypatch.setattr(torch_fl, "_initialized", False)
+    assert torch_fl.init() == device.type
+    assert getattr(torch, device.type) is device_module
+    assert sys.modules[f"torch.{device.type}"] is device_module
+    assert torch_fl.init() == device.type  # idempotent
+
+
+def test_draining_at_exit_runs_one_backward_on_each_device(device, monkeypatch):
+    """_drain_devices (atexit) synchronizes every device and runs a trivial backward on each
+    device's autograd thread; every one of those backwards must succeed."""
+    real_engine = torch.autograd.Variable._execution_engine
+    runs = []
+
+    class RecordingEngine:
+        def run_backward(self, tensors, grads, *flags):
+            runs.append((tensors[0].device, grads[0].device, grads[0].shape))
+            real_engine.run_backward(tensors, grads, *flags)
+            runs[-1] += (tensors[0].grad_fn.next_functions[0][0].variable.grad.item(),)
+
+    monkeypatch.setattr(torch.autograd.Variable, "_execution_engine", RecordingEngine())
+    module = getattr(torch, device.type)
+    busy = torch.randn(256, 256, device=torch_fl.device(torch_fl.device_count() - 1))
+    for _ in range(4):
+        busy = busy @ busy
+    torch_fl._drain_devices()
+    assert module.current_stream(torch_fl.device_count() - 1).query()
+    expected = [(torch_fl.device(i), torch_fl.device(i), torch.Size([]), 1.0) for i in range(torch_fl.device_count())]
+    assert runs == expected

@@ -95,3 +95,37 @@ def test_a_bad_environment_variable_names_itself(device):
     run = run_with_environment("aten::not_an_op", "import torch_fl")
     assert run.returncode != 0
     assert "TORCH_FL_FORCE_FALLBACK='aten::not_an_op'" in run.stderr and "names no ATen operator" in run.stderr
+
+
+def test_the_environment_is_applied_in_this_process_and_blank_names_are_skipped(device, monkeypatch):
+    from torch_fl import forced_fallback
+    monkeypatch.setenv(forced_fallback.ENV_VAR, " , aten::mm.out,, relu ")
+    forced_fallback.apply_environment()
+    assert torch_fl.forced_fallbacks() == ["aten::mm.out", "aten::relu", "aten::relu.out"]
+    monkeypatch.setenv(forced_fallback.ENV_VAR, "aten::not_an_op")
+    with pytest.raises(ValueError, match=r"^TORCH_FL_FORCE_FALLBACK='aten::not_an_op': .*names no ATen operator"):
+        forced_fallback.apply_environment()
+    monkeypatch.setenv(forced_fallback.ENV_VAR, "  ")
+    forced_fallback.apply_environment()  # blank: nothing changes
+    assert torch_fl.forced_fallbacks() == ["aten::mm.out", "aten::relu", "aten::relu.out"]
+
+
+def test_a_name_with_nothing_close_gets_no_empty_hint(device):
+    with pytest.raises(ValueError) as refused:
+        torch_fl.force_fallback(["zzzqqq_xyzzy_plugh"])
+    assert str(refused.value).endswith(f"of torch {torch.__version__}")  # no "; close names: " with none after it
+
+
+def test_the_fallback_report_lists_each_fallback_under_its_header(device, fallback_mode):
+    fallback_mode("silent")
+    torch_fl.reset_fallback_stats()
+    assert torch_fl.fallback_report() == "no CPU fallbacks"
+    torch_fl.force_fallback(["mm", "relu"])
+    x = torch.randn(2, 2, device=device)
+    for _ in range(3):
+        x @ x
+    torch.relu(x)
+    assert torch_fl.fallback_report().splitlines() == [
+        f"{'count':>7}  {'op':<40} {'dtype':<10} reason",
+        f"{3:>7}  {'aten::mm':<40} {'Float':<10} forced",
+        f"{1:>7}  {'aten::relu':<40} {'Float':<10} forced"]

@@ -36,3 +36,28 @@ def test_warning_level_silences_the_dispatch_lines(device, caplog):
 def test_an_unknown_level_is_refused():
     with pytest.raises(ValueError, match="must be one of"):
         torch_fl.set_log_level("verbose")
+
+
+def test_a_stderr_handler_is_added_only_when_nobody_handles_the_lines(monkeypatch):
+    from torch_fl import log
+    monkeypatch.setattr(logging.getLogger(), "handlers", [logging.NullHandler()])
+    monkeypatch.setattr(log.LOGGER, "handlers", [])
+    torch_fl.set_log_level("info")
+    assert log.LOGGER.handlers == []  # the application's root handler gets the lines
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])
+    torch_fl.set_log_level("info")
+    (handler,) = log.LOGGER.handlers
+    assert isinstance(handler, logging.StreamHandler)
+    record = logging.LogRecord("torch_fl", logging.INFO, __file__, 1, "add.Tensor native", None, None)
+    assert handler.format(record) == "[torch_fl] add.Tensor native"
+
+
+def test_runtime_levels_map_to_python_levels(caplog):
+    from torch_fl import log
+    with caplog.at_level(logging.DEBUG, logger="torch_fl"):
+        log._forward(1, b"an info line")
+        log._forward(2, b"a debug line")
+        log._forward(9, b"a level the runtime may add later \xff")
+    assert [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "torch_fl"] == [
+        (logging.INFO, "an info line"), (logging.DEBUG, "a debug line"),
+        (logging.DEBUG, "a level the runtime may add later \ufffd")]

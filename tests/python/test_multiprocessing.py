@@ -91,3 +91,29 @@ def test_cpu_tensors_keep_pytorchs_shared_memory_reducer(device):
     cpu = torch.ones(3)
     ForkingPickler.dumps(cpu)
     assert cpu.is_shared()  # PyTorch's reducer moved it to shared memory: not our by-value path
+
+
+def test_a_device_tensor_is_pickled_by_value_in_this_process(device, monkeypatch):
+    """What a queue's writer and reader do, in one process: the copy arrives on the same
+    device, holds the same values, and is a separate tensor. The warning comes once."""
+    import pickle
+    import warnings
+    from multiprocessing.reduction import ForkingPickler
+
+    from torch_fl import multiprocessing as by_value
+    monkeypatch.setattr(by_value, "_warned", False)
+    last = torch_fl.device(torch_fl.device_count() - 1)
+    x = torch.arange(4.0, device=last)
+    with pytest.warns(UserWarning, match="sent to other processes by value") as warned:
+        received = pickle.loads(ForkingPickler.dumps(x))
+    assert warned[0].filename == __file__  # points at the code that sent it
+    assert received.device == last and torch.equal(received.cpu(), x.cpu())
+    x.add_(1)
+    assert received.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per process
+        frozen = pickle.loads(ForkingPickler.dumps(torch.nn.Parameter(torch.ones(2, device=device), requires_grad=False)))
+        trained = pickle.loads(ForkingPickler.dumps(torch.nn.Parameter(torch.ones(2, device=device))))
+    assert isinstance(frozen, torch.nn.Parameter) and not frozen.requires_grad and frozen.device == device
+    assert isinstance(trained, torch.nn.Parameter) and trained.requires_grad
+    assert torch.equal(frozen.cpu(), torch.ones(2))

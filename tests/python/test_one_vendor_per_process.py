@@ -2,11 +2,13 @@
 loading while another plugin owns PrivateUse1, fails at import naming both."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 
 import pytest
+import torch
 
 import torch_fl
 from torch_fl import _backend
@@ -95,5 +97,79 @@ def test_an_installed_wheel_is_chosen_by_the_vendor_asked_for(monkeypatch):
     with pytest.raises(ImportError, match=r"TORCH_FL_VENDOR=nosuchchip, but the installed Torch-FL wheels are "
                                           r"for abc, xyz"):
         _backend._choose_installed(installed, "nosuchchip")
-    with pytest.raises(ImportError, match=r"wheels for several vendors are installed \(abc, xyz\)"):
+    with pytest.raises(ImportError, match=r"wheels for several vendors are installed \(abc, xyz\); set TORCH_FL_VENDOR to choose one "
+                                          r"\(one vendor per process\)$"):
         _backend._choose_installed(installed, None)
+
+
+def _wheel(directory, vendor: str, torch_version: str) -> str:
+    """An installed vendor wheel's torch_fl/vendors/<vendor>/, as the autoload hook reads it."""
+    vendor_dir = directory / vendor
+    vendor_dir.mkdir()
+    (vendor_dir / f"libtorch_fl_{vendor}.so").write_bytes(b"\x7fELF" + b"\0" * 60)
+    (vendor_dir / "build_info.json").write_text(json.dumps(
+        {"vendor": vendor, "torch_version": torch_version, "library": f"libtorch_fl_{vendor}.so"}))
+    return str(vendor_dir)
+
+
+def test_an_installed_wheel_is_loaded_from_its_own_directory_when_it_fits_this_torch(monkeypatch, tmp_path):
+    import torch_fl_autoload
+    monkeypatch.delenv("TORCH_FL_LIBRARY", raising=False)
+    monkeypatch.delenv("TORCH_FL_VENDOR", raising=False)
+    fitting = _wheel(tmp_path, "abc", torch.__version__)
+    monkeypatch.setattr(_backend, "installed_vendors", lambda: {"abc": fitting})
+    monkeypatch.setattr(torch_fl_autoload, "problem_with", lambda vendor_dir, info, version: None)
+    assert _backend._choose_library() == ("abc", os.path.join(fitting, "libtorch_fl_abc.so"))
+    monkeypatch.setattr(torch_fl_autoload, "problem_with", lambda vendor_dir, info, version: "built for torch 1.0")
+    with pytest.raises(ImportError, match=r"^torch_fl: built for torch 1.0$"):
+        _backend._choose_library()
+
+
+def test_nothing_built_says_how_to_build(monkeypatch):
+    monkeypatch.delenv("TORCH_FL_LIBRARY", raising=False)
+    monkeypatch.setattr(_backend, "installed_vendors", lambda: {})
+    monkeypatch.setattr(_backend, "built_libraries", lambda: {})
+    monkeypatch.setenv("TORCH_FL_VENDOR", "abc")
+    with pytest.raises(ImportError, match=r"\(built: none\); run `make backend VENDOR=abc`$"):
+        _backend._choose_library()
+    monkeypatch.delenv("TORCH_FL_VENDOR")
+    with pytest.raises(ImportError, match=r"no backend is built under .*; run `make backend VENDOR=mlu`$"):
+        _backend._choose_library()
+
+
+def test_another_torchs_builds_and_data_are_looked_for_under_build_torch_version(monkeypatch, tmp_path):
+    monkeypatch.setattr(_backend, "_REPO_ROOT", str(tmp_path))
+    monkeypatch.setattr(_backend, "installed_vendors", lambda: {})
+    monkeypatch.setattr(torch, "__version__", "2.99.1+cpu")
+    assert _backend.source_build_root() == str(tmp_path / "build")  # not built for it: the default builds
+    (tmp_path / "build" / "torch-2.99.1" / "abc" / "vendors" / "abc").mkdir(parents=True)
+    (tmp_path / "build" / "torch-2.99.1" / "abc" / "vendors" / "abc" / "libtorch_fl_abc.so").write_bytes(b"")
+    (tmp_path / "build" / "torch-2.99.1" / "abc-asan" / "vendors" / "abc").mkdir(parents=True)
+    (tmp_path / "build" / "torch-2.99.1" / "abc-asan" / "vendors" / "abc" / "libtorch_fl_abc.so").write_bytes(b"")
+    root = str(tmp_path / "build" / "torch-2.99.1")
+    assert _backend.source_build_root() == root
+    assert _backend.built_libraries() == {"abc": os.path.join(root, "abc", "vendors", "abc", "libtorch_fl_abc.so")}
+    assert _backend.data_file("abc", "support_matrix.json") == str(tmp_path / "generated" / "abc" /
+                                                                    "support_matrix.json")
+    (tmp_path / "build" / "torch-2.99.1" / "generated" / "abc").mkdir(parents=True)
+    (tmp_path / "build" / "torch-2.99.1" / "generated" / "abc" / "support_matrix.json").write_text("{}")
+    assert _backend.data_file("abc", "support_matrix.json") == os.path.join(root, "generated", "abc",
+                                                                             "support_matrix.json")
+
+
+def test_loading_beside_another_privateuse1_plugin_is_refused_in_this_process(monkeypatch):
+    loaded = _backend.load()
+    monkeypatch.setattr(_backend, "_loaded", None)
+    monkeypatch.setenv("TORCH_FL_LIBRARY", loaded.library_path)
+    monkeypatch.setattr(torch._C, "_get_privateuse1_backend_name", lambda: "otherchip")
+    monkeypatch.setattr(_backend, "_autoloaded_device", lambda vendor: None)
+    with pytest.raises(ImportError, match=rf"^torch_fl: cannot load the '{loaded.vendor}' backend \(.*\): PrivateUse1 "
+                                          r"is already claimed by 'otherchip' in this process\. One vendor per "
+                                          r"process: set TORCH_FL_VENDOR to choose which backend to load, and load "
+                                          r"no other PrivateUse1 plugin beside it$"):
+        _backend.load()
+    # The autoload hook named PrivateUse1 after this vendor's device: that is no other plugin.
+    monkeypatch.setattr(_backend, "_autoloaded_device",
+                        lambda vendor: "otherchip" if vendor == loaded.vendor else None)
+    again = _backend.load()
+    assert (again.vendor, again.device, again.library_path) == (loaded.vendor, loaded.device, loaded.library_path)

@@ -43,6 +43,47 @@ def test_memory_functions_report_the_device_they_are_given(device, mod):
     assert mod.memory_allocated(0) == before_on_0
 
 
+@needs_two_devices
+def test_mem_get_info_reports_the_device_it_is_given(device, mod):
+    for index in range(2):
+        mod.synchronize(index)
+    mod.empty_cache()
+    free_before = {form: mod.mem_get_info(form)[0] for form in device_forms(device.type, 1)}
+    free_on_0 = mod.mem_get_info(0)[0]
+    block = torch.empty(16 << 20, dtype=torch.uint8, device=f"{device.type}:1")
+    for form in device_forms(device.type, 1):
+        assert mod.mem_get_info(form)[0] <= free_before[form] - block.nbytes, form
+    assert mod.mem_get_info(0)[0] == free_on_0
+
+
+def test_seed_all_and_the_all_device_rng_state_functions(device, mod):
+    count = torch_fl.device_count()
+    mod.seed_all()
+    seeds = []
+    for index in range(count):
+        with mod.device(index):
+            seeds.append(mod.initial_seed())
+    mod.seed_all()
+    for index in range(count):
+        with mod.device(index):
+            assert mod.initial_seed() != seeds[index], "seed_all left a device's seed as it was"
+    states = mod.get_rng_state_all()
+    assert len(states) == count
+    for index in range(count):
+        assert torch.equal(states[index], mod.get_rng_state(index))
+    draws = [torch.rand(8, device=torch_fl.device(index)).cpu() for index in range(count)]
+    mod.set_rng_state_all(states)
+    for index in range(count):
+        assert torch.equal(torch.rand(8, device=torch_fl.device(index)).cpu(), draws[index]), index
+
+
+def test_is_available_means_at_least_one_device(monkeypatch):
+    from torch_fl import device_module
+    for count, available in ((0, False), (1, True), (2, True)):
+        monkeypatch.setattr(device_module, "device_count", lambda count=count: count)
+        assert device_module.is_available() is available
+
+
 def test_peak_reserved_is_not_peak_allocated(device, mod):
     """A 1-byte tensor holds a whole cached segment: reserved exceeds allocated."""
     mod.synchronize()

@@ -78,3 +78,21 @@ def test_a_rule_naming_no_module_lists_close_names(device):
 def test_auto_needs_an_example_batch(device):
     with pytest.raises(ValueError, match="example_inputs"):
         DevicePlacementPolicy({"*": "auto"}).apply(Model())
+
+
+def test_a_rule_lists_up_to_five_close_names_and_no_hint_without_any(device):
+    layers = torch.nn.ModuleDict({f"layer{i}": torch.nn.Linear(2, 2) for i in range(6)})
+    with pytest.raises(ValueError) as refused:
+        DevicePlacementPolicy({"layer": "cpu", "*": device.type}).apply(layers)
+    assert len(str(refused.value).split("; close names: ")[1].split(", ")) == 5
+    with pytest.raises(ValueError) as refused:
+        DevicePlacementPolicy({"qqqzzz": "cpu"}).apply(Model())
+    assert str(refused.value) == "DevicePlacementPolicy: the rule 'qqqzzz' names no submodule of the model"
+
+
+def test_the_placement_is_logged(device, caplog):
+    import logging
+    with caplog.at_level(logging.INFO, logger="torch_fl"):
+        placement = DevicePlacementPolicy({"embedding": "cpu", "*": device.type}).apply(Model())
+    logged = [r.getMessage() for r in caplog.records if r.name == "torch_fl"]
+    assert logged == ["torch_fl placement: " + ", ".join(f"{n} -> {d}" for n, d in placement.items())]
