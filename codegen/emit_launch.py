@@ -35,6 +35,7 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
     lines = [f"static void {launch.function_name}({params}) {{"]
     by_name = {p.name: p for p in launch.parameters}
     call_args = []
+    declared: set[str] = set()
     for index, arg in enumerate(launch.call_arguments):
         name = arg.name
         if name == STREAM_ARGUMENT:
@@ -56,7 +57,9 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
         if param.converter is None:
             call_args.append(name)
             continue
-        lines.append(f"  const auto {name}_arg = {param.converter.function}({name});")
+        if name not in declared:  # once: an in-place SDK call may name a tensor as input and output
+            declared.add(name)
+            lines.append(f"  const auto {name}_arg = {param.converter.function}({name});")
         call_args.append(f"&{name}_arg" if param.converter.pass_by == PassBy.POINTER else f"{name}_arg")
     if WORKSPACE_ARGUMENT in call_args:
         # Two-phase call: ask the SDK how much scratch memory the call needs, take

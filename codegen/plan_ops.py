@@ -139,7 +139,7 @@ class OpPlanner:
                                 f"remove '{variant.value}' from its variants")
                 continue
             kernels.append(self._kernel(op_spec, sibling, KernelKind.OUT if variant == Variant.OUT
-                                        else KernelKind.INPLACE, launch, op_spec.name, entry=aten))
+                                        else KernelKind.INPLACE, launch, op_spec.name, entry=aten, variant=variant))
         return kernels
 
     def _plan_launch(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind) -> Optional[LaunchPlan]:
@@ -207,7 +207,8 @@ class OpPlanner:
                           aten)
 
     def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
-                derived_from: Optional[str], entry: AtenOp, namespace: str = "aten") -> KernelPlan:
+                derived_from: Optional[str], entry: AtenOp, namespace: str = "aten",
+                variant: Optional[Variant] = None) -> KernelPlan:
         tensor_inputs = []
         for arg in aten.schema.arguments.flat_non_out:
             if is_tensor(arg):
@@ -278,7 +279,7 @@ class OpPlanner:
         loc = op_spec.location
         return KernelPlan(aten, kind, Provenance(loc.path, loc.line), op_spec.name, launch, derived_from,
                           tuple(launch_arguments), tuple(tensor_inputs), outputs, dtype_decision,
-                          DtypePolicy(op_spec.dtypes, op_spec.fallback, op_spec.error_dtypes), allocation,
+                          DtypePolicy(op_spec.dtypes_of(variant), op_spec.fallback, op_spec.error_dtypes), allocation,
                           op_spec.layouts, op_spec.casts, namespace, guard, overlap, op_spec.known_failure)
 
 

@@ -195,6 +195,13 @@ class OpSpec:
     autograd: Optional[str] = None
     # Arguments converted to the one dtype the SDK takes for them.
     casts: tuple["CastRule", ...] = ()
+    # A variant native for fewer dtypes than its functional overload
+    # (`variants: [out, {inplace: [float32]}]`: ATen cannot divide integers in place).
+    variant_dtypes: tuple[tuple[Variant, tuple[str, ...]], ...] = ()
+
+    def dtypes_of(self, variant: Optional[Variant]) -> tuple[str, ...]:
+        """The dtypes declared native for the functional overload (None) or one of its variants."""
+        return dict(self.variant_dtypes).get(variant, self.dtypes) if variant else self.dtypes
 
 
 @dataclass(frozen=True)

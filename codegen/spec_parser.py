@@ -240,14 +240,14 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
         return None
     reader.check_keys(node, _OP_KEYS, f"op '{name}'")
     call = _parse_call(reader, node.get("call"))
-    variants = []
-    for text, loc in reader.string_list(node.get("variants"), f"{name}.variants"):
-        try:
-            variants.append(Variant(text))
-        except ValueError:
-            reader.errors.add(loc, f"unknown variant '{text}' for op '{name}'",
-                              did_you_mean(text, [v.value for v in Variant], "expected 'out' or 'inplace'"))
+    variants, narrowed = _parse_variants(reader, name, node.get("variants"))
     dtypes = reader.dtypes(node.get("dtypes"), f"{name}.dtypes")
+    op_dtypes = dtypes if dtypes is not None else default_dtypes
+    for variant, (variant_dtypes, loc) in narrowed.items():
+        wider = [d for d in variant_dtypes if d not in op_dtypes]
+        if wider:
+            reader.errors.add(loc, f"'{name}.variants.{variant.value}' lists {', '.join(wider)}, which "
+                              f"'{name}' does not declare", "a variant may narrow its overload's dtypes, not widen them")
     fallback_node = node.get("fallback")
     error_dtypes: tuple[str, ...] = ()
     if isinstance(fallback_node, Mapping):
@@ -299,9 +299,45 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
     if autograd is not None and autograd not in _AUTOGRAD_POLICIES:
         reader.errors.add(node.get("autograd").location, f"unknown autograd policy '{autograd}' for '{name}'",
                           did_you_mean(autograd, _AUTOGRAD_POLICIES, "expected `decomposition`"))
-    return OpSpec(name, where, call, tuple(variants),
-                  dtypes if dtypes is not None else default_dtypes, fallback, output, known_failure, dtype_from,
-                  guard, layouts, error_dtypes, gate, autograd, casts)
+    return OpSpec(name, where, call, tuple(variants), op_dtypes, fallback, output, known_failure, dtype_from,
+                  guard, layouts, error_dtypes, gate, autograd, casts,
+                  tuple((variant, variant_dtypes) for variant, (variant_dtypes, _) in narrowed.items()))
+
+
+def _parse_variants(reader: _Reader, name: str, node: Optional[Node]
+                    ) -> tuple[list[Variant], dict[Variant, tuple[tuple[str, ...], Location]]]:
+    """`variants: [out, inplace]`, where an entry may narrow its dtypes: `{inplace: [float32]}`."""
+    variants: list[Variant] = []
+    narrowed: dict[Variant, tuple[tuple[str, ...], Location]] = {}
+    if node is None:
+        return variants, narrowed
+    if not isinstance(node, Sequence):
+        reader.errors.add(node.location, f"'{name}.variants' must be a list")
+        return variants, narrowed
+    choices = [v.value for v in Variant]
+    for item in node.items:
+        if isinstance(item, Scalar) and isinstance(item.value, str):
+            text, dtypes_node = item.value, None
+        elif isinstance(item, Mapping) and len(item.keys()) == 1:
+            text = item.keys()[0]
+            dtypes_node = item.get(text)
+        else:
+            reader.errors.add(item.location, f"each entry of '{name}.variants' must be a variant name, or a variant "
+                              "with its dtypes", "e.g. `variants: [out, {inplace: [float32, float16]}]`")
+            continue
+        try:
+            variant = Variant(text)
+        except ValueError:
+            reader.errors.add(item.location, f"unknown variant '{text}' for op '{name}'",
+                              did_you_mean(text, choices, "expected 'out' or 'inplace'"))
+            continue
+        if variant in variants:
+            reader.errors.add(item.location, f"variant '{text}' of '{name}' is listed twice", "keep one")
+            continue
+        variants.append(variant)
+        if dtypes_node is not None:
+            narrowed[variant] = (reader.dtypes(dtypes_node, f"{name}.variants.{text}") or (), item.location)
+    return variants, narrowed
 
 
 def _parse_casts(reader: _Reader, name: str, node: Optional[Node]) -> tuple[CastRule, ...]:

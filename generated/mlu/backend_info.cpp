@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "dc10a7360a640f68b05a6866b337254b2fa9f229bf81ca98337101b6ee4740e9", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "e91a63cefae09fdcc0f81fefd0caf1843843c0a7bdfc6facc0a1331be00617cd", "2.13.0"};

@@ -235,7 +235,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
     "div_.Tensor", "specs/mlu.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -333,7 +333,7 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
 // inplace variant derived from div.Scalar
 static const torch_fl::KernelInfo kOp_div__Scalar{
     "div_.Scalar", "specs/mlu.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "02038e25db9457c883603f24eaf2cc6bf316200e5704f62b68d41353c964b0f6", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "cc7dacbf10d943dfb6b1abd3eec40dea6615f041576261676f901caec24ee683", "2.13.0"};

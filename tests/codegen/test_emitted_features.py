@@ -131,3 +131,22 @@ def test_a_backward_with_one_gradient_returns_it_whole(tmp_path):
                                    "-> Tensor").replace("mluOpAbs(stream, grad, out)", "mluOpDivScalar(stream, grad, factor, out)")
     assert_rejected(tmp_path, saving_a_scalar, 26, "backward argument 'factor' of type Scalar cannot be saved for the "
                     "backward (use Tensor, float, int or bool arguments)")
+
+
+def test_a_call_naming_one_tensor_as_input_and_output_declares_it_once(tmp_path):
+    spec = VALID_SPEC + '  zero_: {call: "mluOpMul(stream, self, self, self)"}\n'
+    body = function(kernels(generated(tmp_path, spec)), "launch_zero_")
+    assert body.count("  const auto self_arg = mlu_glue::describe(self);") == 1
+    assert "  const mluRet_t status = mluOpMul(stream_arg, &self_arg, &self_arg, &self_arg);" in body
+
+
+def test_a_variant_may_be_native_for_fewer_dtypes_than_its_overload(tmp_path):
+    spec = VALID_SPEC.replace("    variants: [out, inplace]\n", "    variants: [out, {inplace: [float32]}]\n")
+    files = generated(tmp_path, spec)
+    rows = {row["name"]: row["dtypes"] for row in __import__("json").loads(files["support_matrix.json"])["ops"]}
+    assert (rows["add.Tensor"]["float16"], rows["add.out"]["float16"], rows["add_.Tensor"]["float16"]) == (
+        "native", "native", "fallback")
+    assert rows["add_.Tensor"]["float32"] == "native"
+    text = kernels(files)
+    info = text[text.index("static const torch_fl::KernelInfo kOp_add__Tensor{"):]
+    assert info.splitlines()[2] == "    torch_fl::dtype_set({c10::ScalarType::Float}),"

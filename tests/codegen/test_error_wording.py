@@ -63,6 +63,14 @@ CASES = {
         ["20:3: 'tanh_backward' is not CompositeImplicitAutograd: its autograd comes from PyTorch's own formula (remove `autograd`)"]),
     "variants_not_apply": (V.replace("mm: {call: \"mluOpMatMul(stream, self, mat2, out)\"}", "mm: {call: \"mluOpMatMul(stream, self, mat2, out)\", variants: [inplace]}"),
         ["19:3: 'mm' has no inplace variant in ATen (remove 'inplace' from its variants)"]),
+    'variant_widens': (V.replace(ADD, "    variants: [out, {inplace: [float32, int64]}]\n"),
+        ["18:21: 'add.Tensor.variants.inplace' lists int64, which 'add.Tensor' does not declare (a variant may narrow "
+         "its overload's dtypes, not widen them)"]),
+    'variant_twice': (V.replace(ADD, "    variants: [out, {out: [float32]}]\n"),
+        ["18:21: variant 'out' of 'add.Tensor' is listed twice (keep one)"]),
+    'variant_malformed': (V.replace(ADD, "    variants: [out, [inplace]]\n"),
+        ["18:21: each entry of 'add.Tensor.variants' must be a variant name, or a variant with its dtypes "
+         "(e.g. `variants: [out, {inplace: [float32, float16]}]`)"]),
 }
 
 
