@@ -74,3 +74,25 @@ def test_a_failure_before_the_launch_still_fails_the_overload_called():
     refused = dict(record(ok=False, error="RuntimeError: [npu] mm: status 107000"), native=[])
     assert decide("add.Tensor", "float32", [refused, dict(record(), native=[["add.Tensor", "float32"]])],
                   None).verdict == FAILED
+
+
+def test_out_forms_reached_only_inside_an_op_are_replayed():
+    from selection import replayed_overloads, select_opinfos
+    native = {name: {"float32"} for name in ("avg_pool2d", "avg_pool2d_backward", "avg_pool2d_backward.grad_input",
+                                              "nll_loss_forward", "nll_loss_forward.output", "mm", "mm.out")}
+    replayed = replayed_overloads(native)
+    assert replayed["nn.functional.avg_pool2d:"] == {"avg_pool2d_backward.grad_input"}
+    assert "nll_loss_forward.output" in replayed["nn.functional.nll_loss:"]
+    assert "mm.out" not in set().union(*replayed.values())
+    assert "mm.out" in select_opinfos(native)["mm:"][1]  # mm's own OpInfo calls its out= form directly
+
+
+def test_samples_are_the_first_ones_and_one_of_each_rank_they_lack():
+    from types import SimpleNamespace
+
+    from selection import chosen_samples
+    import torch
+    ranks = [2, 2, 1, 2, 4, 4, 3, 0]
+    samples = [SimpleNamespace(input=torch.zeros((1,) * rank)) for rank in ranks]
+    assert [index for index, _ in chosen_samples(iter(samples), 3)] == [0, 1, 2, 4, 6, 7]
+    assert [index for index, _ in chosen_samples(iter(samples), 3, scanned=5)] == [0, 1, 2, 4]

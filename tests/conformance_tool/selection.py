@@ -71,6 +71,26 @@ def select_opinfos(native: dict[str, set[str]]) -> dict[str, tuple[set[str], set
     return selected
 
 
+def replayed_overloads(native: dict[str, set[str]]) -> dict[str, set[str]]:
+    """OpInfo "name:variant" → out= overloads its samples reach only in their functional
+    form (avg_pool2d_backward in avg_pool2d's backward, nll_loss_forward in nll_loss, the
+    functional inside the max_pool2d_with_indices_backward OpInfo): the worker calls each
+    out= form again with the arguments that call had."""
+    import torch
+    replayed: dict[str, set[str]] = {}
+    for op, candidates, matching in _matches(native):
+        for overload in matching:
+            base, _, name = overload.partition(".")
+            # The OpInfo's own out= form is its out phase's (mm.out for mm).
+            if not name or (op.supports_out and base.strip("_") in candidates) or not hasattr(torch.ops.aten, base):
+                continue
+            packet = getattr(getattr(torch.ops.aten, base), name, None)
+            if packet is not None and any(a.is_out for a in packet._schema.arguments) \
+                    and hasattr(getattr(torch.ops.aten, base), "default"):
+                replayed.setdefault(f"{op.name}:{op.variant_test_name}", set()).add(overload)
+    return replayed
+
+
 def expected_overloads(native: dict[str, set[str]]) -> dict[str, set[str]]:
     """OpInfo "name:variant" → the native overloads its samples are meant to verify.
     A kernel an OpInfo reaches incidentally (mm.out inside linear's decomposition,
@@ -90,3 +110,16 @@ def native_overloads(matrix: dict) -> dict[str, set[str]]:
     """overload → dtypes declared native, from a support_matrix.json document."""
     native = {row["name"]: {d for d, s in row["dtypes"].items() if s == "native"} for row in matrix["ops"]}
     return {name: dtypes for name, dtypes in native.items() if dtypes}
+
+
+def chosen_samples(samples, max_samples: int, scanned: int = 200):
+    """The first max_samples, and the first sample of each input rank they lack
+    (nll_loss's 4-D samples, which reach nll_loss2d, come after its first dozen)."""
+    ranks = set()
+    for index, sample in enumerate(samples):
+        if index >= scanned:
+            break
+        rank = sample.input.dim() if hasattr(sample.input, "dim") else -1
+        if index < max_samples or rank not in ranks:
+            ranks.add(rank)
+            yield index, sample

@@ -22,6 +22,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 
 import torch_fl
 from fallback_records import dtype_name, fallbacks
+from selection import chosen_samples
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
           "int32": torch.int32, "int64": torch.int64, "bool": torch.bool, "int8": torch.int8, "uint8": torch.uint8,
@@ -67,12 +68,51 @@ class OverloadRecorder(TorchDispatchMode):
         kwargs = kwargs or {}
         tensors = [a for a in tree_flatten((args, kwargs))[0] if isinstance(a, torch.Tensor)]
         if tensors and any(t.device.type == torch_fl.device().type for t in tensors):
-            overload = func._overloadname
-            qualified = f"{func._opname}.{overload}" if overload != "default" else func._opname
+            qualified = _qualified(func)
             deciding = _argument(func, args, kwargs, DTYPE_ARGUMENTS.get(qualified, ""))
             deciding = deciding if isinstance(deciding, torch.Tensor) else tensors[0]
             self.invoked.add((qualified, str(deciding.dtype).replace("torch.", "")))
         return func(*args, **kwargs)
+
+
+def _qualified(func) -> str:
+    return f"{func._opname}.{func._overloadname}" if func._overloadname != "default" else func._opname
+
+
+class CallCapture(TorchDispatchMode):
+    """The first device call of each wanted overload during a run, with copies of its
+    arguments: a replay phase calls the overload's out= form again with them."""
+
+    def __init__(self, wanted: set[str]):
+        super().__init__()
+        self.wanted = wanted
+        self.calls: dict[str, tuple] = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = _qualified(func)
+        if name in self.wanted and name not in self.calls:
+            self.calls[name] = tree_map(lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v,
+                                        (args, kwargs))
+        return func(*args, **kwargs)
+
+
+def capture_calls(op, sample, device, wanted: set[str], autograd: bool) -> dict[str, tuple]:
+    """Runs the sample forward (and backward) on the device, keeping the calls of `wanted`.
+    A failure here is the forward and backward phases' to report: what was captured stays."""
+    capture = CallCapture(wanted)
+    try:
+        with capture:
+            dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device),
+                                                  (sample.input, sample.args, sample.kwargs)), device)
+            out = op(dev_args[0], *dev_args[1], **dev_args[2])
+            outs = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+            inputs = [t for t in tree_flatten(dev_args)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+            if autograd and outs and inputs:
+                torch.autograd.grad(outs, inputs, [torch.ones_like(t) for t in outs], allow_unused=True)
+    except Exception:  # noqa: BLE001 - reported by the phases that compare
+        pass
+    return capture.calls
 
 
 def with_device_kwarg(args, device):
@@ -131,7 +171,7 @@ def _first_input_clone(args):
     return (inp.clone() if isinstance(inp, torch.Tensor) else inp, rest, kwargs)
 
 
-def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overload=None) -> None:
+def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overload=None, captured=None) -> None:
     """One comparison of the device against CPU.
 
     forward:  op(sample) values, dtype, shape, device
@@ -139,6 +179,8 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
     out:      op(sample, out=...) writes into and returns the given out tensor(s)
     inplace:  op's in-place variant writes into self
     overload: a native aten overload of the same op called directly with the sample
+    replay:   an out= overload called with the arguments its functional form had inside
+              the op (`captured`: copies of them, on the device)
     """
     recorder = OverloadRecorder()
     torch_fl.reset_fallback_stats()
@@ -152,8 +194,24 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
         reported (run.py counts them), never dropped silently."""
         record["skipped"] = reason[:300]
         emit(record)
+    if phase == "replay":
+        record["phase"] = f"replay {overload}"
     try:
-        if phase == "overload" and _out_arguments(_packet(overload)):
+        if phase == "replay":
+            packet = _packet(overload)
+            cpu_call = tree_map(lambda v: v.cpu() if isinstance(v, torch.Tensor) else v, captured)
+            expected = _packet(overload.split(".")[0] + ".default")(*cpu_call[0], **cpu_call[1])
+            expected = expected if isinstance(expected, tuple) else (expected,)
+            cpu_outs = {n: torch.empty(0, dtype=e.dtype) for n, e in zip(_out_arguments(packet), expected)}
+            packet(*cpu_call[0], **cpu_call[1], **cpu_outs)
+            dev_call = tree_map(lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, cpu_call)
+            dev_outs = {n: torch.empty(0, dtype=t.dtype, device=device) for n, t in cpu_outs.items()}
+            with recorder:
+                returned = packet(*dev_call[0], **dev_call[1], **dev_outs)
+            returned = returned if isinstance(returned, tuple) else (returned,)
+            assert all(r is dev_outs[n] for r, n in zip(returned, dev_outs)), "an out= op must return its outs"
+            record["strides"] = compare(list(dev_outs.values()), list(cpu_outs.values()), dtype)
+        elif phase == "overload" and _out_arguments(_packet(overload)):
             packet = _packet(overload)
             # Detached: out= forms refuse inputs that require grad, and gradients are the backward phase's.
             fitted = tree_map(lambda v: v.detach() if isinstance(v, torch.Tensor) else v,
@@ -285,8 +343,10 @@ def _packet(overload: str):
     return getattr(getattr(torch.ops.aten, base), name or "default")
 
 
-def run_opinfo(opinfo: str, dtype_names: list[str], overloads: list[str], max_samples: int, device, emit) -> None:
+def run_opinfo(opinfo: str, dtype_names: list[str], overloads: list[str], max_samples: int, device, emit,
+               replays: tuple[str, ...] = ()) -> None:
     name, _, variant = opinfo.partition(":")
+    functional_of = {replay: replay.split(".")[0] for replay in replays}
     ops = [op for op in op_db if op.name == name and op.variant_test_name == variant]
     for op in ops:
         for dtype_text in dtype_names:
@@ -295,27 +355,31 @@ def run_opinfo(opinfo: str, dtype_names: list[str], overloads: list[str], max_sa
                 continue
             autograd = op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)
             samples = op.sample_inputs("cpu", dtype, requires_grad=autograd)
-            for index, sample in enumerate(samples):
-                if index >= max_samples:
-                    break
+            for index, sample in chosen_samples(samples, max_samples):
                 phases = [("forward", None)] + [("backward", None)] * autograd + [("out", None)] * op.supports_out \
                     + [("inplace", None)] * (op.inplace_variant is not None) \
                     + [("overload", overload) for overload in overloads]
                 for phase, overload in phases:
                     run_phase_twice_on_mismatch(op, sample, index, phase, dtype, device, emit, overload)
+                if replays:
+                    calls = capture_calls(op, sample, device, set(functional_of.values()), autograd)
+                    for replay in replays:
+                        if functional_of[replay] in calls:
+                            run_phase_twice_on_mismatch(op, sample, index, "replay", dtype, device, emit, replay,
+                                                        calls[functional_of[replay]])
 
 
-def run_phase_twice_on_mismatch(op, sample, index, phase, dtype, device, emit, overload) -> None:
+def run_phase_twice_on_mismatch(op, sample, index, phase, dtype, device, emit, overload, captured=None) -> None:
     """A value mismatch is run once more on the same sample, and its record says
     whether the mismatch came back: a wrong result that does not repeat points at
     a race (in the runtime, the simulator or the test), not at the kernel's
     arithmetic. The phase stays failed either way."""
     records = []
-    run_phase(op, sample, index, phase, dtype, device, records.append, overload=overload)
+    run_phase(op, sample, index, phase, dtype, device, records.append, overload=overload, captured=captured)
     record = records[0]
     if not record["ok"] and record["error"].startswith("AssertionError"):
         again = []
-        run_phase(op, sample, index, phase, dtype, device, again.append, overload=overload)
+        run_phase(op, sample, index, phase, dtype, device, again.append, overload=overload, captured=captured)
         record["error"] += (" [run again on the same sample: it matched, so the mismatch is nondeterministic]"
                             if again[0]["ok"] else " [run again on the same sample: the same mismatch]")
     emit(record)
@@ -350,7 +414,8 @@ def main() -> int:
         jobs = [{"opinfo": args.opinfo, "dtypes": args.dtypes.split(","),
                  "overloads": list(filter(None, args.overloads.split(",")))}]
     for job in jobs:
-        run_opinfo(job["opinfo"], job["dtypes"], job["overloads"], args.max_samples, device, emit)
+        run_opinfo(job["opinfo"], job["dtypes"], job["overloads"], args.max_samples, device, emit,
+                   tuple(job.get("replays", ())))
         try:  # an asynchronous device error surfaces here, not in the next OpInfo
             getattr(torch, device.type).synchronize()
         except RuntimeError as error:
