@@ -71,6 +71,36 @@ CASES = {
     'variant_malformed': (V.replace(ADD, "    variants: [out, [inplace]]\n"),
         ["18:21: each entry of 'add.Tensor.variants' must be a variant name, or a variant with its dtypes "
          "(e.g. `variants: [out, {inplace: [float32, float16]}]`)"]),
+    "guard_is_not_none": (V.replace(ADD, ADD + "    when: \"self.dim() is 2\"\n"),
+        ["19:11: 'self.dim() is 2': `is` only tests for None (write a condition over the op's arguments, e.g. `input.dim() == 4`)"]),
+    "guard_string_literal": (V.replace(ADD, ADD + "    when: \"self.dim() == 'two'\"\n"),
+        ["19:11: unsupported constant ''two'' in guard (a guard compares numbers and true/false (None only in `x is None`))"]),
+    "include_not_text": ("include: [3]\n" + V,
+        ['1:11: each include must be a path relative to the spec']),
+    "query_not_declared": (V.replace("  stream: mlu_glue::queue_of\n", "  stream: mlu_glue::queue_of\n  workspace_query: \"{function}WorkspaceBytes\"\n").replace("mluOpAdd(stream, self, other, alpha, out)", "mluOpAdd(stream, self, other, alpha, workspace, out)"),
+        ["18:11: workspace query 'mluOpAddWorkspaceBytes' of 'add.Tensor' is not declared in vendors/mlu/sdk/mlu_ops.h (did you mean 'mluOpCumsumGetWorkspaceSize'?)"]),
+    "decomposition_with_variants": (V + "  linear: {call: \"mluOpLinear(stream, input, weight, bias, out)\", autograd: decomposition, variants: [out]}\n",
+        ["20:3: 'linear': `autograd: decomposition` supports a functional overload without variants whose decomposition takes no SymInt (list the ops it decomposes into instead)"]),
+    "yaml_tag": (V.replace("vendor: mlu", "vendor: !!binary bWx1"),
+        ["1:9: YAML tag '!!binary' is not allowed in a spec (write plain values: specs use text, numbers, true/false, lists and mappings)"]),
+    "empty_spec": ("",
+        ['1:1: the spec is empty']),
+    "custom_not_mapping": (V + "custom:\n  scale: 3\n",
+        ["21:3: custom op 'scale' must be a mapping with 'schema' and 'call'"]),
+    "op_without_call": (V.replace('  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}', '  mm: {dtypes: [float32]}'),
+        ["19:3: op 'mm' has neither 'call' nor 'fallback' (add `call: sdkFunction(...)` or `fallback: cpu`)"]),
+    "variant_widens_two": (V.replace(ADD, "    variants: [out, {inplace: [float32, int64, int32]}]\n"),
+        ["18:21: 'add.Tensor.variants.inplace' lists int64, int32, which 'add.Tensor' does not declare (a variant may narrow its overload's dtypes, not widen them)"]),
+    "two_phase_unknown_key": (V.replace("  stream: mlu_glue::queue_of\n", "  stream: mlu_glue::queue_of\n  two_phase: {query: \"{function}GetWorkspaceSize\", executor: npuExecutor*, exector: x}\n"),
+        ["8:76: unknown key 'exector' in sdk.two_phase (did you mean 'executor'?)"]),
+    "sdk_unknown_key": (V.replace("  glue: vendors", "  glu: vendors"),
+        ["4:3: missing 'sdk.glue' (add `glue: ...`)", "5:3: unknown key 'glu' in sdk (did you mean 'glue'?)"]),
+    "variants_not_list": (V.replace(ADD, "    variants: {inplace: 1}\n"),
+        ["18:15: 'add.Tensor.variants' must be a list"]),
+    "variants_two_unknown": (V.replace(ADD, "    variants: [outt, inplac]\n"),
+        ["18:16: unknown variant 'outt' for op 'add.Tensor' (did you mean 'out'?)", "18:22: unknown variant 'inplac' for op 'add.Tensor' (did you mean 'inplace'?)"]),
+    "fallback_not_scalar": (V.replace(ADD, ADD + "    fallback: [cpu]\n"),
+        ["19:15: invalid fallback policy '<non-scalar>' (expected one of: cpu, error)"]),
 }
 
 
@@ -82,3 +112,18 @@ def test_the_error_reads(tmp_path, name):
     errors = [line.split("broken.yaml:", 1)[1] for line in result.stderr.splitlines() if line.startswith("error: ")]
     assert errors == expected
     assert result.stderr.endswith(f"{len(expected)} error(s); nothing was written\n")
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"\xff\xfe" + "vendor: mlu\n".encode("utf-16-le"), "1:1: the file is UTF-16 text; specs are UTF-8 (save it as UTF-8)"),
+    (b"vendor: mlu\ndevice: ml\xffu\n",
+     "2:11: not valid UTF-8: byte 0xff at offset 22 (specs are UTF-8 text: save the file as UTF-8)"),
+], ids=["utf-16", "not utf-8"])
+def test_an_encoding_error_reads(tmp_path, data, expected):
+    from cli import run_cli
+    spec = tmp_path / "broken.yaml"
+    spec.write_bytes(data)
+    (tmp_path / "out").mkdir()
+    run = run_cli("generate", "--vendor", "mlu", "--spec", str(spec), "--out", str(tmp_path / "out"))
+    assert run.status == 2
+    assert [line.split("broken.yaml:", 1)[1] for line in run.error_lines] == [expected]

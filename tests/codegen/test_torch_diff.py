@@ -96,6 +96,7 @@ def test_the_report_marks_version_gated_entries():
     change = torch_diff.SchemaChange("aten::foo.out", "changed", "foo.out(Tensor a)", "foo.out(Tensor a, int b=0)",
                                      [gated, plain])
     report = torch_diff.format_report(torch_diff.TorchDiff("2.13.0", "2.14.1", [change]))
+    assert report[1:4] == ["", "Touching the specs (read these before upgrading):", "  changed  aten::foo.out"]
     assert report[-4:] == ["             2.13.0: foo.out(Tensor a)",
                            "             2.14.1: foo.out(Tensor a, int b=0)",
                            "             spec: specs/mlu.yaml:9 mlu `foo.out` (version-gated)",
@@ -111,3 +112,8 @@ def test_a_change_touches_every_entry_of_its_family(tmp_path):
     (change,) = result.changes
     # mul.Tensor declares `variants: [out, ...]`: its out= kernel is registered under mul.out
     assert ("mlu", "mul.Tensor") in {(e.vendor, e.op) for e in change.touches}
+
+
+def test_a_family_is_the_name_without_its_in_place_underscore():
+    assert [torch_diff.family(name) for name in ("add_.Tensor", "add.out", "add", "_softmax.out", "__and__.Tensor")] \
+        == ["add", "add", "add", "_softmax", "__and"]
