@@ -33,7 +33,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -82,10 +82,11 @@ test-suites-%:
 	@started=$$(date +%s); $(MAKE) --no-print-directory -j1 test-cpp test-python test-packaging VENDOR=$* && \
 		echo "$*: C++, Python and packaging suites passed in $$(( $$(date +%s) - started )) s"
 
-# Unit tests only: the generator's, and the conformance tool's rules (tests/conformance;
-# the tool itself, tests/conformance_tool, runs in `make conformance`).
+# Unit tests only: the generator's, the conformance tool's rules (tests/conformance;
+# the tool itself, tests/conformance_tool, runs in `make conformance`) and the
+# instruction benchmark's callgrind reader (tests/bench).
 test-codegen: setup
-	@$(PYTHON) -m pytest -q tests/codegen tests/conformance
+	@$(PYTHON) -m pytest -q tests/codegen tests/conformance tests/bench
 
 # The spec front end's fuzz target for longer than the test run's 30 s, with
 # g++ -fsyntax-only on the C++ of accepted hostile specs (tests/codegen/spec_fuzzing.py).
@@ -113,8 +114,13 @@ test-packaging: backend
 
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) bench/instruction_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
+
+# Instructions per tiny op, device against CPU, under callgrind (about 2 minutes).
+bench-instructions: backend
+	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) bench/instruction_bench.py
 
 # What autoload adds to `import torch` (bench/import_bench.py), with this vendor's wheel
 # in a temporary venv.

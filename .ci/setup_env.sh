@@ -26,7 +26,7 @@ if [ -z "$torch_line" ]; then
 fi
 
 need_apt=()
-for pkg in libgtest-dev ninja-build ccache cmake g++ chromium; do
+for pkg in libgtest-dev ninja-build ccache cmake g++ chromium valgrind; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -26,6 +26,7 @@ import torch.nn.functional as F
 import torch_fl
 
 from bench_report import write_report  # noqa: E402  (bench/ is the script's folder)
+from tiny_ops import TINY_OPS, tiny_operands
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -73,21 +74,10 @@ def main() -> int:
 
     results["alloc_free_ns"] = round(alloc_free_ns(torch_fl.vendor()), 1)
 
-    tiny_ops = {
-        "add": lambda a, b: a + b, "mul": lambda a, b: a * b, "div": lambda a, b: a / b,
-        "neg": lambda a, b: -a, "exp": lambda a, b: a.exp(), "relu": lambda a, b: a.relu(),
-        "sigmoid": lambda a, b: a.sigmoid(), "sum": lambda a, b: a.sum(0), "mm": lambda a, b: a @ b,
-        "addmm": lambda a, b: torch.addmm(a, a, b),
-        # A Python number as the other operand: the most common form in model code.
-        "mul_number": lambda a, b: a * 2.0, "add_number": lambda a, b: a + 1,
-        "sub_number": lambda a, b: a - 0.5, "mul__number": lambda a, b: b.mul_(1.0),
-        "softmax": lambda a, b: torch.softmax(a, 1), "log_softmax": lambda a, b: torch.log_softmax(a, 1),
-        "gelu": lambda a, b: F.gelu(a),
-    }
-    a_cpu, b_cpu = torch.randn(4, 4), torch.randn(4, 4)
+    a_cpu, b_cpu = tiny_operands()
     a_dev, b_dev = a_cpu.to(device), b_cpu.to(device)
     tiny = {}
-    for name, op in tiny_ops.items():
+    for name, op in TINY_OPS.items():
         cpu = per_call(lambda: op(a_cpu, b_cpu), 2000)
         dev = per_call(lambda: op(a_dev, b_dev), 2000, sync)
         tiny[name] = {"cpu_us": round(cpu * 1e6, 2), "device_us": round(dev * 1e6, 2), "ratio": round(dev / cpu, 2)}

@@ -36,6 +36,8 @@ def run_with(env: dict[str, str], code: str) -> subprocess.CompletedProcess:
     ("DEVICES", "-1", "from 0 to 64"),
     ("DEVICES", "65", "from 0 to 64"),
     ("PROTECT", "yes", "from 0 to 1"),
+    ("SPIN_US", "50us", "from 0 to 100000"),
+    ("SPIN_US", "100001", "from 0 to 100000"),
 ])
 def test_bad_setting_is_refused_by_name(device, variable, value, accepted):
     name = f"{prefix()}_{variable}"
@@ -72,3 +74,24 @@ except torch.OutOfMemoryError as error:
     free = re.search(r"(\d+) bytes free, the largest free block is (\d+) bytes", message)
     assert free, message
     assert int(free.group(1)) >= 24 << 20 > int(free.group(2)) == 12 << 20
+
+
+def test_workers_that_never_spin_still_run_every_queue(device):
+    # SPIN_US=0: an idle worker sleeps at once, so every op wakes it. Work on two
+    # streams and a host wait still complete in order (the instruction benchmark runs so).
+    result = run_with({f"{prefix()}_SPIN_US": "0"}, """
+import torch, torch_fl
+device = torch_fl.device()
+module = getattr(torch, device.type)
+x = torch.arange(1000.0, device=device)
+side = module.Stream()
+with module.stream(side):
+    side.wait_stream(module.current_stream())
+    y = x * 2
+module.current_stream().wait_stream(side)
+for _ in range(50):
+    y = y + 1
+print(float(y.sum()))
+""")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert float(result.stdout) == sum(2 * i + 50 for i in range(1000))

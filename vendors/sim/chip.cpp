@@ -42,7 +42,9 @@ Chip::Chip(const ChipConfig& config) : alignment_(config.alignment) {
   const auto memory_mb = env_size(config.env_prefix + "_MEMORY_MB", config.default_memory_mb, 1, kMaxMemoryMb,
                                   configuration_error_);
   const auto protect = env_size(config.env_prefix + "_PROTECT", 0, 0, 1, configuration_error_);
-  if (!count || !memory_mb || !protect) return;
+  const auto spin_us = env_size(config.env_prefix + "_SPIN_US", kDefaultSpinUs, 0, kMaxSpinUs, configuration_error_);
+  if (!count || !memory_mb || !protect || !spin_us) return;
+  idle_spin_us_ = *spin_us;
   try {
     for (size_t i = 0; i < *count; ++i) {
       arenas_.push_back(std::make_unique<DeviceArena>(*memory_mb << 20, config.alignment, *protect != 0));
@@ -73,7 +75,7 @@ BusyClock* Chip::busy_clock(int device) const {
 }
 
 std::unique_ptr<WorkQueue> Chip::new_queue(int device, int priority) const {
-  return std::make_unique<WorkQueue>(device, priority, busy_clock(device));
+  return std::make_unique<WorkQueue>(device, priority, std::chrono::microseconds(idle_spin_us_), busy_clock(device));
 }
 
 int Chip::device_owning(const void* ptr) const {

@@ -15,8 +15,8 @@
 namespace torch_fl::sim {
 
 struct ChipConfig {
-  // <env_prefix>_DEVICES, <env_prefix>_MEMORY_MB and <env_prefix>_PROTECT=1
-  // override the defaults, e.g. TORCH_FL_MLU_DEVICES.
+  // <env_prefix>_DEVICES, <env_prefix>_MEMORY_MB, <env_prefix>_PROTECT=1 and
+  // <env_prefix>_SPIN_US override the defaults, e.g. TORCH_FL_MLU_DEVICES.
   std::string env_prefix;
   size_t default_devices = 2;
   size_t default_memory_mb = 4096;
@@ -26,6 +26,8 @@ struct ChipConfig {
 // The accepted ranges of the environment settings.
 constexpr size_t kMaxDevices = 64;
 constexpr size_t kMaxMemoryMb = size_t{1} << 20;  // 1 TiB of address space per device
+constexpr size_t kDefaultSpinUs = 50;
+constexpr size_t kMaxSpinUs = 100000;
 
 class Chip {
  public:
@@ -64,6 +66,7 @@ class Chip {
   std::vector<std::unique_ptr<DeviceArena>> arenas_;
   std::vector<std::unique_ptr<BusyClock>> busy_clocks_;  // one per arena
   size_t alignment_;
+  size_t idle_spin_us_ = kDefaultSpinUs;  // how long an idle queue's worker stays awake
   std::string configuration_error_;
 };
 

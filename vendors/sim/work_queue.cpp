@@ -5,8 +5,8 @@
 
 namespace torch_fl::sim {
 
-WorkQueue::WorkQueue(int device, int priority, BusyClock* busy_clock)
-    : device_(device), priority_(priority), busy_clock_(busy_clock) {
+WorkQueue::WorkQueue(int device, int priority, std::chrono::microseconds idle_spin, BusyClock* busy_clock)
+    : device_(device), priority_(priority), idle_spin_(idle_spin), busy_clock_(busy_clock) {
   worker_ = std::thread([this] { run(); });
 }
 
@@ -47,12 +47,13 @@ bool WorkQueue::idle() {
 void WorkQueue::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    if (tasks_.empty() && !stopping_) {
+    if (tasks_.empty() && !stopping_ && idle_spin_.count() > 0) {
       // Stay awake briefly before sleeping: a host issuing a burst of small ops
       // then finds the worker awake, and submitting costs no wake-up syscall.
+      // (Instruction counts turn it off: the spin's length depends on the clock.)
       const uint64_t seen = submitted_;
       lock.unlock();
-      const auto deadline = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+      const auto deadline = std::chrono::steady_clock::now() + idle_spin_;
       while (submitted_signal_.load(std::memory_order_acquire) == seen &&
              std::chrono::steady_clock::now() < deadline) {
         std::this_thread::yield();

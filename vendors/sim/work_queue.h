@@ -20,11 +20,14 @@ namespace torch_fl::sim {
 
 class WorkQueue {
  public:
+  static constexpr std::chrono::microseconds kDefaultIdleSpin{50};
   // A task returns an empty string on success, or the failure's message.
   using Task = std::function<std::string()>;
 
+  // `idle_spin`: how long the worker stays awake after the queue empties (see run()).
   // `busy_clock` (the device's, may be null) hears when this queue gains and drains work.
-  WorkQueue(int device, int priority, BusyClock* busy_clock = nullptr);
+  WorkQueue(int device, int priority, std::chrono::microseconds idle_spin = kDefaultIdleSpin,
+            BusyClock* busy_clock = nullptr);
   ~WorkQueue();
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
@@ -41,10 +44,9 @@ class WorkQueue {
  private:
   void run();
 
-  static constexpr std::chrono::microseconds kSpinBeforeSleep{50};
-
   const int device_;
   const int priority_;
+  const std::chrono::microseconds idle_spin_;
   BusyClock* const busy_clock_;
   std::atomic<uint64_t> submitted_signal_{0};  // submitted_, readable without the lock
   std::mutex mutex_;  // guards everything below
