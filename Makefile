@@ -149,8 +149,8 @@ test-sanitize: generate
 	@cmake -S . -B $(BUILD)-tsan -G Ninja -DTORCH_FL_VENDOR=$(VENDOR) -DPython3_EXECUTABLE=$(PYTHON) \
 		-DTORCH_FL_GENERATED_DIR=$(GENERATED) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=thread" \
 		>$(BUILD)-tsan/configure.log 2>&1 || { cat $(BUILD)-tsan/configure.log; exit 1; }
-	@cmake --build $(BUILD)-tsan -j $(JOBS) --target $(VENDOR)_driver_test runtime_stress_test
-	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\.|RuntimeStress\\."
+	@cmake --build $(BUILD)-tsan -j $(JOBS) --target $(VENDOR)_driver_test runtime_stress_test sim_work_queue_test
+	@cd $(BUILD)-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -R "Driver\\.|RuntimeStress\\.|WorkQueue\\.|InlineFunction\\."
 
 conformance: backend
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) tests/conformance_tool/run.py --vendor $(VENDOR) \

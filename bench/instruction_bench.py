@@ -42,18 +42,18 @@ def run_child(calls: int, op_names: list[str]) -> int:
 
     device = torch_fl.device(0)
     synchronize = getattr(torch, device.type).synchronize
-    a_cpu, b_cpu = tiny_operands()
-    operands = {"cpu": (a_cpu, b_cpu), "device": (a_cpu.to(device), b_cpu.to(device))}
+    on_cpu = tiny_operands()
+    operands = {"cpu": on_cpu, "device": on_cpu.to(device)}
     for name in op_names:
         op = TINY_OPS[name]
         for path in PATHS:
-            a, b = operands[path]
+            inputs = operands[path]
             for _ in range(WARM_UP):
-                op(a, b)
+                op(inputs)
             synchronize()
             torch._C._valgrind_toggle()
             for _ in range(calls):
-                op(a, b)
+                op(inputs)
             if path == "device":
                 synchronize()
             torch._C._valgrind_toggle_and_dump_stats()
@@ -115,14 +115,15 @@ def run_parent(vendor: str, calls: int, op_names: list[str], top: int) -> int:
     per_op = calls * len(op_names)
     ratios = sorted(row["ratio"] for row in rows.values())
     median_ratio = ratios[len(ratios) // 2]
-    mean_added = round(sum(row["added_instructions"] for row in rows.values()) / len(rows))
+    added_sorted = sorted(row["added_instructions"] for row in rows.values())
+    median_added = added_sorted[len(added_sorted) // 2]
 
     print(f"instructions per call, {vendor} against CPU ({calls} calls per op under callgrind)")
     print(f"  {'op':<12} {'CPU':>9} {'device':>9} {'added':>9}  ratio")
     for name, row in rows.items():
         print(f"  {name:<12} {row['cpu_instructions']:>9,} {row['device_instructions']:>9,} "
               f"{row['added_instructions']:>9,}  x{row['ratio']}")
-    print(f"median ratio x{median_ratio}; mean added instructions per op: {mean_added:,}")
+    print(f"median ratio x{median_ratio}; median added instructions per op: {median_added:,}")
     print("added instructions per op, by library:")
     for library, cost in by_library.most_common(8):
         print(f"  {cost / per_op:>9,.0f}  {library}")
@@ -133,7 +134,7 @@ def run_parent(vendor: str, calls: int, op_names: list[str], top: int) -> int:
 
     write_report(f"instructions_{vendor}.json", {
         "vendor": vendor, "calls_per_op": calls, "ops": rows, "median_ratio": median_ratio,
-        "mean_added_instructions": mean_added,
+        "median_added_instructions": median_added,
         "added_by_library": {library: round(cost / per_op) for library, cost in by_library.most_common()
                              if cost / per_op >= 1},
         "added_by_function": [{"function": function.name, "library": function.library,

@@ -5,11 +5,14 @@ Every ratio is measured side by side in one run against the same work on CPU
 backend's own overhead). Prints a table and writes build/bench/summary.json.
 
   alloc_free_ns            cached allocate+free through the caching allocator (C++)
-  tiny_op_ratio_vs_cpu     median over ~17 ops on 16-element tensors (Python-number operands
-                           among them): device time / CPU time per call; the worst op beside it
-  large_op_ratio_vs_cpu    median over matmul 1024², add of 16M elements, a conv: CPU time / device time
-  h2d/d2h_ratio_vs_memcpy  memcpy(3) time / copy time for 64 MiB (torch's multi-threaded
-                           CPU copy_ of the same bytes is reported beside it)
+  tiny_op_ratio_vs_cpu     median over the tiny-op set (bench/tiny_ops.py, 16-element tensors):
+                           device time / CPU time per call; the worst op must meet it too
+                           (target 1.5 on mlu, 1.7 on npu, issue #16)
+  large_op_ratio_vs_cpu    median over the common convolution shapes (1x1, 3x3 stride 1 and 2,
+                           depthwise, ResNet and MobileNet layers), matmul shapes (square,
+                           skinny, batched) and a 16M add: CPU time / device time; the worst too
+  h2d/d2h_ratio_vs_copy    torch's CPU copy_ time (multi-threaded, the fastest host copy here)
+                           / copy time, for 64 MiB; one memcpy(3) is reported beside it
 """
 from __future__ import annotations
 
@@ -62,6 +65,31 @@ def per_call(fn, calls: int, sync=None) -> float:
     return best_of(run) / calls
 
 
+# Tiny-op ratio targets per vendor (issue #16); other vendors are held to 2.0.
+TINY_OP_TARGETS = {"mlu": 1.5, "npu": 1.7}
+
+
+def conv(stride: int = 1, groups: int = 1, padding: int = 1):
+    return lambda t: F.conv2d(t[0], t[1], stride=stride, padding=padding, groups=groups)
+
+
+def large_op_set() -> dict:
+    """name -> (op on a tuple of tensors, CPU inputs): the shapes models run."""
+    r = torch.randn
+    return {
+        "matmul_square_1024": (lambda t: t[0] @ t[1], (r(1024, 1024), r(1024, 1024))),
+        "matmul_skinny_8192x256x64": (lambda t: t[0] @ t[1], (r(8192, 256), r(256, 64))),
+        "bmm_32x128x128": (lambda t: torch.bmm(t[0], t[1]), (r(32, 128, 128), r(32, 128, 128))),
+        "add_16M": (lambda t: t[0] + t[1], (r(16 << 20), r(16 << 20))),
+        "conv1x1_8x64x56x56_to256": (conv(padding=0), (r(8, 64, 56, 56), r(256, 64, 1, 1))),
+        "conv3x3_8x32x56x56_to64": (conv(), (r(8, 32, 56, 56), r(64, 32, 3, 3))),
+        "conv3x3_s2_8x64x56x56_to128": (conv(stride=2), (r(8, 64, 56, 56), r(128, 64, 3, 3))),
+        "depthwise3x3_8x64x56x56": (conv(groups=64), (r(8, 64, 56, 56), r(64, 1, 3, 3))),
+        "resnet_layer2_8x128x28x28": (conv(), (r(8, 128, 28, 28), r(128, 128, 3, 3))),
+        "mobilenet_pointwise_8x96x28x28_to24": (conv(padding=0), (r(8, 96, 28, 28), r(24, 96, 1, 1))),
+    }
+
+
 def main() -> int:
     if torch_fl.device_count() == 0:
         print(f"runtime_bench: skipped: no {torch_fl.vendor()} device on this machine")
@@ -74,26 +102,19 @@ def main() -> int:
 
     results["alloc_free_ns"] = round(alloc_free_ns(torch_fl.vendor()), 1)
 
-    a_cpu, b_cpu = tiny_operands()
-    a_dev, b_dev = a_cpu.to(device), b_cpu.to(device)
+    on_cpu = tiny_operands()
+    on_device = on_cpu.to(device)
     tiny = {}
     for name, op in TINY_OPS.items():
-        cpu = per_call(lambda: op(a_cpu, b_cpu), 2000)
-        dev = per_call(lambda: op(a_dev, b_dev), 2000, sync)
+        cpu = per_call(lambda: op(on_cpu), 2000)
+        dev = per_call(lambda: op(on_device), 2000, sync)
         tiny[name] = {"cpu_us": round(cpu * 1e6, 2), "device_us": round(dev * 1e6, 2), "ratio": round(dev / cpu, 2)}
     results["tiny_ops"] = tiny
     results["tiny_op_ratio_vs_cpu"] = round(statistics.median(v["ratio"] for v in tiny.values()), 2)
     worst = max(tiny, key=lambda name: tiny[name]["ratio"])
     results["tiny_op_worst"] = {"op": worst, "ratio": tiny[worst]["ratio"]}
 
-    m1, m2 = torch.randn(1024, 1024), torch.randn(1024, 1024)
-    v1, v2 = torch.randn(16 << 20), torch.randn(16 << 20)
-    x, w = torch.randn(8, 64, 56, 56), torch.randn(64, 64, 3, 3)
-    large_ops = {
-        "matmul_1024": (lambda t: t[0] @ t[1], (m1, m2)),
-        "add_16M": (lambda t: t[0] + t[1], (v1, v2)),
-        "conv2d_64x56x56": (lambda t: F.conv2d(t[0], t[1], padding=1), (x, w)),
-    }
+    large_ops = large_op_set()
     large = {}
     for name, (op, inputs) in large_ops.items():
         dev_inputs = tuple(t.to(device) for t in inputs)
@@ -102,42 +123,46 @@ def main() -> int:
         large[name] = {"cpu_ms": round(cpu * 1e3, 2), "device_ms": round(dev * 1e3, 2), "ratio": round(cpu / dev, 2)}
     results["large_ops"] = large
     results["large_op_ratio_vs_cpu"] = round(statistics.median(v["ratio"] for v in large.values()), 2)
+    slowest = min(large, key=lambda name: large[name]["ratio"])
+    results["large_op_worst"] = {"op": slowest, "ratio": large[slowest]["ratio"]}
+    results["large_op_worst_ratio_vs_cpu"] = large[slowest]["ratio"]
 
     host = torch.randn(16 << 20)  # 64 MiB
     host_copy = torch.empty_like(host)
     on_device = host.to(device)
     sync()
-    # The baseline is one memcpy(3) of the same bytes. torch's CPU copy_ splits a
-    # large copy over its threads; it is reported beside, for reference only.
+    # The baseline is torch's own CPU copy_ of the same bytes, which splits a
+    # large copy over its threads: the fastest host-to-host copy on this machine.
     libc = ctypes.CDLL(None)
     libc.memcpy.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
     memcpy = best_of(lambda: libc.memcpy(host_copy.data_ptr(), host.data_ptr(), host.nbytes))
     torch_copy = best_of(lambda: host_copy.copy_(host))
     h2d = best_of(lambda: (on_device.copy_(host), sync()))
     d2h = best_of(lambda: (host_copy.copy_(on_device), sync()))
-    results["copies_64MiB_ms"] = {"memcpy": round(memcpy * 1e3, 2), "h2d": round(h2d * 1e3, 2),
-                                  "d2h": round(d2h * 1e3, 2),
-                                  f"torch_cpu_copy_{torch.get_num_threads()}_threads": round(torch_copy * 1e3, 2)}
-    results["h2d_ratio_vs_memcpy"] = round(memcpy / h2d, 2)
-    results["d2h_ratio_vs_memcpy"] = round(memcpy / d2h, 2)
+    results["copies_64MiB_ms"] = {f"torch_cpu_copy_{torch.get_num_threads()}_threads": round(torch_copy * 1e3, 2),
+                                  "memcpy": round(memcpy * 1e3, 2), "h2d": round(h2d * 1e3, 2),
+                                  "d2h": round(d2h * 1e3, 2)}
+    results["h2d_ratio_vs_copy"] = round(torch_copy / h2d, 2)
+    results["d2h_ratio_vs_copy"] = round(torch_copy / d2h, 2)
 
     results["tiny_op_worst_ratio_vs_cpu"] = tiny[worst]["ratio"]
-    targets = {"alloc_free_ns": ("<=", 200), "tiny_op_ratio_vs_cpu": ("<=", 2.0),
-               "tiny_op_worst_ratio_vs_cpu": ("<=", 2.0),
-               "large_op_ratio_vs_cpu": (">=", 0.9), "h2d_ratio_vs_memcpy": (">=", 0.8),
-               "d2h_ratio_vs_memcpy": (">=", 0.8)}
+    tiny_target = TINY_OP_TARGETS.get(torch_fl.vendor(), 2.0)
+    targets = {"alloc_free_ns": ("<=", 200), "tiny_op_ratio_vs_cpu": ("<=", tiny_target),
+               "tiny_op_worst_ratio_vs_cpu": ("<=", tiny_target),
+               "large_op_ratio_vs_cpu": (">=", 0.9), "large_op_worst_ratio_vs_cpu": (">=", 0.9),
+               "h2d_ratio_vs_copy": (">=", 0.8), "d2h_ratio_vs_copy": (">=", 0.8)}
     print(f"{'measure':<26} {'value':>10}  target")
     for key, (cmp, bound) in targets.items():
         value = results[key]
         met = value <= bound if cmp == "<=" else value >= bound
         print(f"{key:<26} {value:>10}  {cmp} {bound} {'met' if met else 'MISSED'}")
-    print(f"worst tiny op: {worst}")
+    print(f"worst tiny op: {worst}; slowest large op: {slowest}")
     print("\ntiny ops (device vs CPU, per call):")
     for name, v in tiny.items():
-        print(f"  {name:<10} {v['device_us']:>8.2f} us vs {v['cpu_us']:>6.2f} us  x{v['ratio']}")
+        print(f"  {name:<14} {v['device_us']:>8.2f} us vs {v['cpu_us']:>6.2f} us  x{v['ratio']}")
     print("large ops (CPU time / device time):")
     for name, v in large.items():
-        print(f"  {name:<18} {v['device_ms']:>8.2f} ms vs {v['cpu_ms']:>8.2f} ms  {v['ratio']}")
+        print(f"  {name:<26} {v['device_ms']:>8.2f} ms vs {v['cpu_ms']:>8.2f} ms  {v['ratio']}")
     write_report("summary.json", results)
     return 0
 

@@ -147,8 +147,9 @@ def _operands(kernel: KernelPlan) -> tuple[list[str], dict[str, str]]:
     for tensor in kernel.tensor_inputs:
         if (tensor.cpu_scalar_ok and tensor.kind == TensorArgKind.TENSOR and tensor.name in kernel.launch_arguments
                 and tensor.name != by_value):
-            moved[tensor.name] = f"{tensor.name}_on_device"
-            lines.append(f"  const at::Tensor {tensor.name}_on_device = op.on_device({tensor.name});")
+            # Borrowed when already on the device, owned when a number was moved.
+            moved[tensor.name] = f"*{tensor.name}_on_device"
+            lines.append(f"  const c10::MaybeOwned<at::Tensor> {tensor.name}_on_device = op.on_device({tensor.name});")
     for rule in kernel.layouts:
         current = moved.get(rule.argument, rule.argument)
         laid = f"{rule.argument}_laid"
@@ -224,7 +225,7 @@ def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
         number = form.argument
         scalar_args = ", ".join(["op"] + [f"torch_fl::python_number({a})" if a == number else operands.get(a, a)
                                           for a in form.launch_arguments])
-        tensor_args = ", ".join(["op"] + [f"op.on_device({a})" if a == number else operands.get(a, a)
+        tensor_args = ", ".join(["op"] + [f"*op.on_device({a})" if a == number else operands.get(a, a)
                                           for a in kernel.launch_arguments])
         lines = [f"  if (torch_fl::is_python_number({number})) {{  // by value, through {form.entry}'s call",
                  f"    {form.launch.function_name}({scalar_args});",

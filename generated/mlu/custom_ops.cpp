@@ -43,10 +43,10 @@ at::Tensor wrap_rms_norm(const at::Tensor & input, const at::Tensor & weight, do
   if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     op.reject(torch_fl::FallbackReason::kDtype);
   }
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor weight_on_device = op.on_device(weight);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
   const at::Tensor out = op.allocate_like(input);
-  launch_rms_norm(op, input_on_device, weight_on_device, eps, out);
+  launch_rms_norm(op, *input_on_device, *weight_on_device, eps, out);
   return out;
 }
 
@@ -81,12 +81,12 @@ static const torch_fl::KernelInfo kOp_rms_norm_backward{
   if (!(op.dtype_is_native(grad, "grad") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
     op.reject(torch_fl::FallbackReason::kDtype);
   }
-  const at::Tensor grad_on_device = op.on_device(grad);
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor weight_on_device = op.on_device(weight);
+  const c10::MaybeOwned<at::Tensor> grad_on_device = op.on_device(grad);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
   const at::Tensor out0 = op.allocate_like(input);
   const at::Tensor out1 = op.allocate_like(weight);
-  launch_rms_norm_backward(op, grad_on_device, input_on_device, weight_on_device, eps, out0, out1);
+  launch_rms_norm_backward(op, *grad_on_device, *input_on_device, *weight_on_device, eps, out0, out1);
   return std::make_tuple(out0, out1);
 }
 

@@ -66,9 +66,9 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sqrt(op, self_on_device, out);
+  launch_sqrt(op, *self_on_device, out);
   return out;
 }
 
@@ -90,11 +90,11 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sqrt_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sqrt(op, self_on_device, out);
+  launch_sqrt(op, *self_on_device, out);
   return out;
 }
 
@@ -146,9 +146,9 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_relu(op, self_on_device, out);
+  launch_relu(op, *self_on_device, out);
   return out;
 }
 
@@ -204,10 +204,10 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   const at::Tensor out = op.allocate(expected);
-  launch_mm(op, self_on_device, mat2_on_device, out);
+  launch_mm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
@@ -231,12 +231,12 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mm_outf(op.meta(self), op.meta(mat2), out_meta);
   op.resize_output(out, out_meta);
-  launch_mm(op, self_on_device, mat2_on_device, out);
+  launch_mm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
@@ -271,9 +271,9 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_mean_dim(op, self_on_device, dim, keepdim, out);
+  launch_mean_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -295,11 +295,11 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_mean_dim(op, self_on_device, dim, keepdim, out);
+  launch_mean_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -338,11 +338,11 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor total_weight = op.allocate(std::get<1>(expected));
-  launch_nll_loss_forward(op, self_on_device, target_on_device, weight, reduction, ignore_index, output, total_weight);
+  launch_nll_loss_forward(op, *self_on_device, *target_on_device, weight, reduction, ignore_index, output, total_weight);
   return std::make_tuple(output, total_weight);
 }
 
@@ -373,14 +373,14 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   at::Tensor output_meta = op.meta_output(output);
   at::Tensor total_weight_meta = op.meta_output(total_weight);
   at::meta::nll_loss_forward_outf(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, output_meta, total_weight_meta);
   op.resize_output(output, output_meta);
   op.resize_output(total_weight, total_weight_meta);
-  launch_nll_loss_forward(op, self_on_device, target_on_device, weight, reduction, ignore_index, output, total_weight);
+  launch_nll_loss_forward(op, *self_on_device, *target_on_device, weight, reduction, ignore_index, output, total_weight);
   return std::forward_as_tuple(output, total_weight);
 }
 
@@ -414,9 +414,9 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_erf(op, self_on_device, out);
+  launch_erf(op, *self_on_device, out);
   return out;
 }
 
@@ -438,11 +438,11 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::erf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_erf(op, self_on_device, out);
+  launch_erf(op, *self_on_device, out);
   return out;
 }
 
@@ -501,10 +501,10 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_gelu_backward(op, grad_output_on_device, self_on_device, approximate, out);
+  launch_gelu_backward(op, *grad_output_on_device, *self_on_device, approximate, out);
   return out;
 }
 
@@ -553,12 +553,12 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
-    launch_ge_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_ge_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_ge_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_ge_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -583,14 +583,14 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ge_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
-    launch_ge_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_ge_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_ge_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_ge_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -618,7 +618,7 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
     launch_ge_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_ge_Tensor(op, self, op.on_device(other), self);
+    launch_ge_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -641,9 +641,9 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_ge_Scalar(op, self_on_device, other, out);
+  launch_ge_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -665,11 +665,11 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ge_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_ge_Scalar(op, self_on_device, other, out);
+  launch_ge_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -730,11 +730,11 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   const at::Tensor out = op.allocate(expected);
-  launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
@@ -760,13 +760,13 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::addcmul_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
   op.resize_output(out, out_meta);
-  launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
@@ -790,11 +790,11 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor self_meta = op.meta(self);
   at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
-  launch_addcmul(op, self, tensor1_on_device, tensor2_on_device, value, self);
+  launch_addcmul(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }
 
@@ -833,11 +833,11 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   const at::Tensor out = op.allocate(expected);
-  launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
@@ -863,13 +863,13 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::addcdiv_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
   op.resize_output(out, out_meta);
-  launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
@@ -893,11 +893,11 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor self_meta = op.meta(self);
   at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
-  launch_addcdiv(op, self, tensor1_on_device, tensor2_on_device, value, self);
+  launch_addcdiv(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }
 
@@ -1028,9 +1028,9 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_amin(op, self_on_device, dim, keepdim, out);
+  launch_amin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1052,11 +1052,11 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::amin_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_amin(op, self_on_device, dim, keepdim, out);
+  launch_amin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1094,10 +1094,10 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softplus_backward(op, grad_output_on_device, self_on_device, beta, threshold, out);
+  launch_softplus_backward(op, *grad_output_on_device, *self_on_device, beta, threshold, out);
   return out;
 }
 
@@ -1135,12 +1135,12 @@ at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor total_weight_on_device = op.on_device(total_weight);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
   const at::Tensor out = op.allocate_like(self);
-  launch_nll_loss2d_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, out);
+  launch_nll_loss2d_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, ignore_index, *total_weight_on_device, out);
   return out;
 }
 
@@ -1180,11 +1180,11 @@ at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, c
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   const at::Tensor out = op.allocate(expected);
-  launch_fractional_max_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, output_size, indices_on_device, out);
+  launch_fractional_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, output_size, *indices_on_device, out);
   return out;
 }
 
@@ -1219,9 +1219,9 @@ at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef paddin
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad3d(op, self_on_device, padding, out);
+  launch_reflection_pad3d(op, *self_on_device, padding, out);
   return out;
 }
 
@@ -1256,9 +1256,9 @@ at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad1d(op, self_on_device, padding, out);
+  launch_replication_pad1d(op, *self_on_device, padding, out);
   return out;
 }
 
@@ -1298,11 +1298,11 @@ static const torch_fl::KernelInfo kOp_native_group_norm{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_group_norm(op, input_on_device, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
+  launch_native_group_norm(op, *input_on_device, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
@@ -1336,9 +1336,9 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_erfc(op, self_on_device, out);
+  launch_erfc(op, *self_on_device, out);
   return out;
 }
 
@@ -1360,11 +1360,11 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::erfc_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_erfc(op, self_on_device, out);
+  launch_erfc(op, *self_on_device, out);
   return out;
 }
 
@@ -1420,9 +1420,9 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_not(op, self_on_device, out);
+  launch_bitwise_not(op, *self_on_device, out);
   return out;
 }
 
@@ -1444,11 +1444,11 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_not_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_not(op, self_on_device, out);
+  launch_bitwise_not(op, *self_on_device, out);
   return out;
 }
 
@@ -1519,12 +1519,12 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
-    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_and_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_and_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1549,14 +1549,14 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_and_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
-    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_and_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_and_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1584,7 +1584,7 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
     launch_bitwise_and_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_bitwise_and_Tensor(op, self, op.on_device(other), self);
+    launch_bitwise_and_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -1621,10 +1621,10 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1648,12 +1648,12 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1675,10 +1675,10 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::copysign_(self_meta, op.meta(other));
-  launch_copysign_Tensor(op, self, other_on_device, self);
+  launch_copysign_Tensor(op, self, *other_on_device, self);
   return self;
 }
 
@@ -1714,10 +1714,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logaddexp2(op, self_on_device, other_on_device, out);
+  launch_logaddexp2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1741,12 +1741,12 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::logaddexp2_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logaddexp2(op, self_on_device, other_on_device, out);
+  launch_logaddexp2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1782,10 +1782,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_fmax(op, self_on_device, other_on_device, out);
+  launch_fmax(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1809,12 +1809,12 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmax_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::fmax_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_fmax(op, self_on_device, other_on_device, out);
+  launch_fmax(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1836,9 +1836,9 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  launch_bitwise_and_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -1860,11 +1860,11 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::bitwise_and_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  launch_bitwise_and_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -1921,10 +1921,10 @@ static const torch_fl::KernelInfo kOp_min_dim{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor values = op.allocate(std::get<0>(expected));
   const at::Tensor indices = op.allocate(std::get<1>(expected));
-  launch_min_dim(op, self_on_device, dim, keepdim, values, indices);
+  launch_min_dim(op, *self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
 }
 
@@ -1960,9 +1960,9 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
+  launch_norm_ScalarOpt_dim(op, *self_on_device, p, dim, keepdim, out);
   return out;
 }
 
@@ -2001,11 +2001,11 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor source_on_device = op.on_device(source);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> source_on_device = op.on_device(source);
   const at::Tensor out = op.allocate(expected);
-  launch_index_add(op, self_on_device, dim, index_on_device, source_on_device, alpha, out);
+  launch_index_add(op, *self_on_device, dim, *index_on_device, *source_on_device, alpha, out);
   return out;
 }
 
@@ -2031,13 +2031,13 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(source, "source") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_add_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor source_on_device = op.on_device(source);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> source_on_device = op.on_device(source);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::index_add_outf(op.meta(self), dim, op.meta(index), op.meta(source), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_index_add(op, self_on_device, dim, index_on_device, source_on_device, alpha, out);
+  launch_index_add(op, *self_on_device, dim, *index_on_device, *source_on_device, alpha, out);
   return out;
 }
 
@@ -2061,11 +2061,11 @@ at::Tensor & wrap_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(source, "source") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_add_)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha);
   }
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor source_on_device = op.on_device(source);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> source_on_device = op.on_device(source);
   at::Tensor self_meta = op.meta(self);
   at::meta::index_add_(self_meta, dim, op.meta(index), op.meta(source), alpha);
-  launch_index_add(op, self, dim, index_on_device, source_on_device, alpha, self);
+  launch_index_add(op, self, dim, *index_on_device, *source_on_device, alpha, self);
   return self;
 }
 

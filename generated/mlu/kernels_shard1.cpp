@@ -74,12 +74,12 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
-    launch_mul_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_mul_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -104,14 +104,14 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
-    launch_mul_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_mul_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -139,7 +139,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
     launch_mul_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_mul_Tensor(op, self, op.on_device(other), self);
+    launch_mul_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -189,12 +189,12 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
-    launch_div_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_div_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -219,14 +219,14 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
-    launch_div_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_div_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -254,7 +254,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
     launch_div_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_div_Tensor(op, self, op.on_device(other), self);
+    launch_div_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -277,9 +277,9 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_mul_Scalar(op, self_on_device, other, out);
+  launch_mul_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -323,9 +323,9 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_div_Scalar(op, self_on_device, other, out);
+  launch_div_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -396,12 +396,12 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
-    launch_ne_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_ne_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_ne_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_ne_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -426,14 +426,14 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ne_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
-    launch_ne_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_ne_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_ne_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_ne_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -461,7 +461,7 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
     launch_ne_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_ne_Tensor(op, self, op.on_device(other), self);
+    launch_ne_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -511,12 +511,12 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
-    launch_lt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_lt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_lt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_lt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -541,14 +541,14 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lt_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
-    launch_lt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_lt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_lt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_lt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -576,7 +576,7 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
     launch_lt_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_lt_Tensor(op, self, op.on_device(other), self);
+    launch_lt_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -599,9 +599,9 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_ne_Scalar(op, self_on_device, other, out);
+  launch_ne_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -623,11 +623,11 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ne_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_ne_Scalar(op, self_on_device, other, out);
+  launch_ne_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -671,9 +671,9 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_lt_Scalar(op, self_on_device, other, out);
+  launch_lt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -695,11 +695,11 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lt_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_lt_Scalar(op, self_on_device, other, out);
+  launch_lt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -755,9 +755,9 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_neg(op, self_on_device, out);
+  launch_neg(op, *self_on_device, out);
   return out;
 }
 
@@ -779,11 +779,11 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::neg_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_neg(op, self_on_device, out);
+  launch_neg(op, *self_on_device, out);
   return out;
 }
 
@@ -899,9 +899,9 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reciprocal(op, self_on_device, out);
+  launch_reciprocal(op, *self_on_device, out);
   return out;
 }
 
@@ -923,11 +923,11 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::reciprocal_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_reciprocal(op, self_on_device, out);
+  launch_reciprocal(op, *self_on_device, out);
   return out;
 }
 
@@ -983,9 +983,9 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_silu(op, self_on_device, out);
+  launch_silu(op, *self_on_device, out);
   return out;
 }
 
@@ -1007,11 +1007,11 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::silu_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_silu(op, self_on_device, out);
+  launch_silu(op, *self_on_device, out);
   return out;
 }
 
@@ -1069,10 +1069,10 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_minimum(op, self_on_device, other_on_device, out);
+  launch_minimum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1096,12 +1096,12 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::minimum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_minimum(op, self_on_device, other_on_device, out);
+  launch_minimum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1135,9 +1135,9 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_isneginf(op, self_on_device, out);
+  launch_isneginf(op, *self_on_device, out);
   return out;
 }
 
@@ -1159,11 +1159,11 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::isneginf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_isneginf(op, self_on_device, out);
+  launch_isneginf(op, *self_on_device, out);
   return out;
 }
 
@@ -1203,9 +1203,9 @@ at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at:
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_cumsum(op, self_on_device, dim, out);
+  launch_cumsum(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -1227,11 +1227,11 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::cumsum_outf(op.meta(self), dim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_cumsum(op, self_on_device, dim, out);
+  launch_cumsum(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -1289,10 +1289,10 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
   const at::Tensor out = op.allocate(expected);
-  launch_index_select(op, self_on_device, dim, index_on_device, out);
+  launch_index_select(op, *self_on_device, dim, *index_on_device, out);
   return out;
 }
 
@@ -1327,9 +1327,9 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_amax(op, self_on_device, dim, keepdim, out);
+  launch_amax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1351,11 +1351,11 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::amax_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_amax(op, self_on_device, dim, keepdim, out);
+  launch_amax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1391,10 +1391,10 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch__softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
+  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
   return out;
 }
 
@@ -1431,9 +1431,9 @@ at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at:
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_elu(op, self_on_device, alpha, scale, input_scale, out);
+  launch_elu(op, *self_on_device, alpha, scale, input_scale, out);
   return out;
 }
 
@@ -1492,10 +1492,10 @@ at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tenso
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_hardshrink_backward(op, grad_out_on_device, self_on_device, lambd, out);
+  launch_hardshrink_backward(op, *grad_out_on_device, *self_on_device, lambd, out);
   return out;
 }
 
@@ -1530,12 +1530,12 @@ static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, weight);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor weight_on_device = op.on_device(weight);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
   const at::Tensor out0 = op.allocate_like(self);
   const at::Tensor out1 = op.allocate_like(self);
-  launch__prelu_kernel_backward(op, grad_output_on_device, self_on_device, weight_on_device, out0, out1);
+  launch__prelu_kernel_backward(op, *grad_output_on_device, *self_on_device, *weight_on_device, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
@@ -1573,11 +1573,11 @@ at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_smooth_l1_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, beta, out);
+  launch_smooth_l1_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, beta, out);
   return out;
 }
 
@@ -1613,10 +1613,10 @@ at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, i
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_huber_loss(op, self_on_device, target_on_device, reduction, delta, out);
+  launch_huber_loss(op, *self_on_device, *target_on_device, reduction, delta, out);
   return out;
 }
 
@@ -1652,11 +1652,11 @@ at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, co
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate_like(self);
-  launch_binary_cross_entropy_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, out);
+  launch_binary_cross_entropy_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, out);
   return out;
 }
 
@@ -1694,11 +1694,11 @@ at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, p, margin, weight, reduction);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate_like(self);
-  launch_multi_margin_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, p, margin, weight, reduction, out);
+  launch_multi_margin_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, p, margin, weight, reduction, out);
   return out;
 }
 
@@ -1734,12 +1734,12 @@ at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, 
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(is_target, "is_target") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, is_target);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor is_target_on_device = op.on_device(is_target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> is_target_on_device = op.on_device(is_target);
   const at::Tensor out = op.allocate_like(self);
-  launch_multilabel_margin_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, is_target_on_device, out);
+  launch_multilabel_margin_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, *is_target_on_device, out);
   return out;
 }
 
@@ -1774,9 +1774,9 @@ at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef paddin
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad2d(op, self_on_device, padding, out);
+  launch_reflection_pad2d(op, *self_on_device, padding, out);
   return out;
 }
 
@@ -1810,9 +1810,9 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(frac)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_frac(op, self_on_device, out);
+  launch_frac(op, *self_on_device, out);
   return out;
 }
 
@@ -1834,11 +1834,11 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(frac_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::frac_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_frac(op, self_on_device, out);
+  launch_frac(op, *self_on_device, out);
   return out;
 }
 
@@ -1909,12 +1909,12 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
-    launch_fmod_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_fmod_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_fmod_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_fmod_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1939,14 +1939,14 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::fmod_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
-    launch_fmod_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_fmod_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_fmod_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_fmod_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1974,7 +1974,7 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
     launch_fmod_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_fmod_Tensor(op, self, op.on_device(other), self);
+    launch_fmod_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -2011,10 +2011,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmin)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_fmin(op, self_on_device, other_on_device, out);
+  launch_fmin(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -2038,12 +2038,12 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmin_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::fmin_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_fmin(op, self_on_device, other_on_device, out);
+  launch_fmin(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -2065,9 +2065,9 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_fmod_Scalar(op, self_on_device, other, out);
+  launch_fmod_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -2124,10 +2124,10 @@ static const torch_fl::KernelInfo kOp_max_dim{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor values = op.allocate(std::get<0>(expected));
   const at::Tensor indices = op.allocate(std::get<1>(expected));
-  launch_max_dim(op, self_on_device, dim, keepdim, values, indices);
+  launch_max_dim(op, *self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
 }
 

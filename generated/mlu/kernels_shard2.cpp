@@ -74,12 +74,12 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
-    launch_gt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_gt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_gt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_gt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -104,14 +104,14 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gt_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
-    launch_gt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_gt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_gt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_gt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -139,7 +139,7 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
     launch_gt_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_gt_Tensor(op, self, op.on_device(other), self);
+    launch_gt_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -162,9 +162,9 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_gt_Scalar(op, self_on_device, other, out);
+  launch_gt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -186,11 +186,11 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gt_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_gt_Scalar(op, self_on_device, other, out);
+  launch_gt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -248,10 +248,10 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch_tanh_backward(op, grad_output_on_device, output_on_device, out);
+  launch_tanh_backward(op, *grad_output_on_device, *output_on_device, out);
   return out;
 }
 
@@ -287,10 +287,10 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch_sigmoid_backward(op, grad_output_on_device, output_on_device, out);
+  launch_sigmoid_backward(op, *grad_output_on_device, *output_on_device, out);
   return out;
 }
 
@@ -324,9 +324,9 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sin(op, self_on_device, out);
+  launch_sin(op, *self_on_device, out);
   return out;
 }
 
@@ -348,11 +348,11 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sin_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sin(op, self_on_device, out);
+  launch_sin(op, *self_on_device, out);
   return out;
 }
 
@@ -408,9 +408,9 @@ at::Tensor wrap_log2(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_log2(op, self_on_device, out);
+  launch_log2(op, *self_on_device, out);
   return out;
 }
 
@@ -432,11 +432,11 @@ at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::log2_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_log2(op, self_on_device, out);
+  launch_log2(op, *self_on_device, out);
   return out;
 }
 
@@ -494,9 +494,9 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_clamp(op, self_on_device, min, max, out);
+  launch_clamp(op, *self_on_device, min, max, out);
   return out;
 }
 
@@ -518,11 +518,11 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::clamp_outf(op.meta(self), min, max, out_meta);
   op.resize_output(out, out_meta);
-  launch_clamp(op, self_on_device, min, max, out);
+  launch_clamp(op, *self_on_device, min, max, out);
   return out;
 }
 
@@ -579,9 +579,9 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_argmax(op, self_on_device, dim, keepdim, out);
+  launch_argmax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -603,11 +603,11 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::argmax_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_argmax(op, self_on_device, dim, keepdim, out);
+  launch_argmax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -655,12 +655,12 @@ static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm_backward(op, grad_out_on_device, input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
+  launch_native_batch_norm_backward(op, *grad_out_on_device, *input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
@@ -701,11 +701,11 @@ static const torch_fl::KernelInfo kOp_native_layer_norm{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_layer_norm(op, input_on_device, normalized_shape, weight, bias, eps, out0, out1, out2);
+  launch_native_layer_norm(op, *input_on_device, normalized_shape, weight, bias, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
@@ -742,10 +742,10 @@ static const torch_fl::KernelInfo kOp_native_dropout{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_native_dropout(op, input_on_device, p, train, out0, out1);
+  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
@@ -782,10 +782,10 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softshrink_backward(op, grad_output_on_device, self_on_device, lambd, out);
+  launch_softshrink_backward(op, *grad_output_on_device, *self_on_device, lambd, out);
   return out;
 }
 
@@ -819,9 +819,9 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_mish(op, self_on_device, out);
+  launch_mish(op, *self_on_device, out);
   return out;
 }
 
@@ -878,9 +878,9 @@ at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef paddin
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad1d(op, self_on_device, padding, out);
+  launch_reflection_pad1d(op, *self_on_device, padding, out);
   return out;
 }
 
@@ -917,10 +917,10 @@ at::Tensor wrap_reflection_pad1d_backward(const at::Tensor & grad_output, const 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad1d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_reflection_pad1d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
@@ -955,9 +955,9 @@ at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad3d(op, self_on_device, padding, out);
+  launch_replication_pad3d(op, *self_on_device, padding, out);
   return out;
 }
 
@@ -991,9 +991,9 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_asin(op, self_on_device, out);
+  launch_asin(op, *self_on_device, out);
   return out;
 }
 
@@ -1015,11 +1015,11 @@ at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::asin_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_asin(op, self_on_device, out);
+  launch_asin(op, *self_on_device, out);
   return out;
 }
 
@@ -1075,9 +1075,9 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sinh(op, self_on_device, out);
+  launch_sinh(op, *self_on_device, out);
   return out;
 }
 
@@ -1099,11 +1099,11 @@ at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sinh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sinh(op, self_on_device, out);
+  launch_sinh(op, *self_on_device, out);
   return out;
 }
 
@@ -1159,9 +1159,9 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sinc(op, self_on_device, out);
+  launch_sinc(op, *self_on_device, out);
   return out;
 }
 
@@ -1183,11 +1183,11 @@ at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sinc_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sinc(op, self_on_device, out);
+  launch_sinc(op, *self_on_device, out);
   return out;
 }
 
@@ -1243,9 +1243,9 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_signbit(op, self_on_device, out);
+  launch_signbit(op, *self_on_device, out);
   return out;
 }
 
@@ -1267,11 +1267,11 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::signbit_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_signbit(op, self_on_device, out);
+  launch_signbit(op, *self_on_device, out);
   return out;
 }
 
@@ -1320,12 +1320,12 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
-    launch_bitwise_or_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_or_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_or_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_or_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1350,14 +1350,14 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
-    launch_bitwise_or_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_or_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_or_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_or_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1385,7 +1385,7 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
     launch_bitwise_or_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_bitwise_or_Tensor(op, self, op.on_device(other), self);
+    launch_bitwise_or_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -1435,12 +1435,12 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
-    launch_remainder_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_remainder_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_remainder_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_remainder_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1465,14 +1465,14 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::remainder_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
-    launch_remainder_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_remainder_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_remainder_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_remainder_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1500,7 +1500,7 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
     launch_remainder_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_remainder_Tensor(op, self, op.on_device(other), self);
+    launch_remainder_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -1537,10 +1537,10 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_hypot(op, self_on_device, other_on_device, out);
+  launch_hypot(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1564,12 +1564,12 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::hypot_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_hypot(op, self_on_device, other_on_device, out);
+  launch_hypot(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1591,10 +1591,10 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::hypot_(self_meta, op.meta(other));
-  launch_hypot(op, self, other_on_device, self);
+  launch_hypot(op, self, *other_on_device, self);
   return self;
 }
 
@@ -1616,9 +1616,9 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
+  launch_bitwise_or_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -1640,11 +1640,11 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::bitwise_or_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
+  launch_bitwise_or_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -1688,9 +1688,9 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_remainder_Scalar(op, self_on_device, other, out);
+  launch_remainder_Scalar(op, *self_on_device, other, out);
   return out;
 }
 

@@ -61,9 +61,9 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_exp(op, self_on_device, out);
+  launch_exp(op, *self_on_device, out);
   return out;
 }
 
@@ -85,11 +85,11 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::exp_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_exp(op, self_on_device, out);
+  launch_exp(op, *self_on_device, out);
   return out;
 }
 
@@ -145,9 +145,9 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sigmoid(op, self_on_device, out);
+  launch_sigmoid(op, *self_on_device, out);
   return out;
 }
 
@@ -169,11 +169,11 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sigmoid_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sigmoid(op, self_on_device, out);
+  launch_sigmoid(op, *self_on_device, out);
   return out;
 }
 
@@ -229,9 +229,9 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_tanh(op, self_on_device, out);
+  launch_tanh(op, *self_on_device, out);
   return out;
 }
 
@@ -253,11 +253,11 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::tanh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_tanh(op, self_on_device, out);
+  launch_tanh(op, *self_on_device, out);
   return out;
 }
 
@@ -343,9 +343,9 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__log_softmax(op, self_on_device, dim, out);
+  launch__log_softmax(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -367,11 +367,11 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::_log_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
   op.resize_output(out, out_meta);
-  launch__log_softmax(op, self_on_device, dim, out);
+  launch__log_softmax(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -407,10 +407,10 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch__log_softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
+  launch__log_softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
   return out;
 }
 
@@ -444,9 +444,9 @@ at::Tensor wrap_expm1(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(expm1)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_expm1(op, self_on_device, out);
+  launch_expm1(op, *self_on_device, out);
   return out;
 }
 
@@ -468,11 +468,11 @@ at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(expm1_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::expm1_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_expm1(op, self_on_device, out);
+  launch_expm1(op, *self_on_device, out);
   return out;
 }
 
@@ -528,9 +528,9 @@ at::Tensor wrap_logical_not(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_not)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_logical_not(op, self_on_device, out);
+  launch_logical_not(op, *self_on_device, out);
   return out;
 }
 
@@ -552,11 +552,11 @@ at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::logical_not_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_logical_not(op, self_on_device, out);
+  launch_logical_not(op, *self_on_device, out);
   return out;
 }
 
@@ -627,12 +627,12 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
-    launch_le_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_le_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_le_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_le_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -657,14 +657,14 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::le_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
-    launch_le_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_le_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_le_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_le_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -692,7 +692,7 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
     launch_le_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_le_Tensor(op, self, op.on_device(other), self);
+    launch_le_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -715,9 +715,9 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_le_Scalar(op, self_on_device, other, out);
+  launch_le_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -739,11 +739,11 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::le_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_le_Scalar(op, self_on_device, other, out);
+  launch_le_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -803,10 +803,10 @@ at::Tensor wrap_linear(const at::Tensor & input, const at::Tensor & weight, cons
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(linear)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias);
   }
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor weight_on_device = op.on_device(weight);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
   const at::Tensor out = op.allocate(expected);
-  launch_linear(op, input_on_device, weight_on_device, bias, out);
+  launch_linear(op, *input_on_device, *weight_on_device, bias, out);
   return out;
 }
 
@@ -852,10 +852,10 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   const at::Tensor out = op.allocate(expected);
-  launch_bmm(op, self_on_device, mat2_on_device, out);
+  launch_bmm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
@@ -879,12 +879,12 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bmm_outf(op.meta(self), op.meta(mat2), out_meta);
   op.resize_output(out, out_meta);
-  launch_bmm(op, self_on_device, mat2_on_device, out);
+  launch_bmm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
@@ -923,10 +923,10 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
@@ -951,13 +951,13 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::Tensor indices_meta = op.meta_output(indices);
   at::meta::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
   op.resize_output(out, out_meta);
   op.resize_output(indices, indices_meta);
-  launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
   return std::forward_as_tuple(out, indices);
 }
 
@@ -1004,14 +1004,14 @@ static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor mean_on_device = op.on_device(mean);
-  const at::Tensor rstd_on_device = op.on_device(rstd);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
+  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_layer_norm_backward(op, grad_out_on_device, input_on_device, normalized_shape, mean_on_device, rstd_on_device, weight, bias, out0, out1, out2);
+  launch_native_layer_norm_backward(op, *grad_out_on_device, *input_on_device, normalized_shape, *mean_on_device, *rstd_on_device, weight, bias, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
@@ -1050,10 +1050,10 @@ at::Tensor wrap_elu_backward(const at::Tensor & grad_output, const at::Scalar & 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(elu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, alpha, scale, input_scale, is_result, self_or_result);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_or_result_on_device = op.on_device(self_or_result);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_or_result_on_device = op.on_device(self_or_result);
   const at::Tensor out = op.allocate(expected);
-  launch_elu_backward(op, grad_output_on_device, alpha, scale, input_scale, is_result, self_or_result_on_device, out);
+  launch_elu_backward(op, *grad_output_on_device, alpha, scale, input_scale, is_result, *self_or_result_on_device, out);
   return out;
 }
 
@@ -1089,9 +1089,9 @@ at::Tensor wrap_softplus(const at::Tensor & self, const at::Scalar & beta, const
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softplus(op, self_on_device, beta, threshold, out);
+  launch_softplus(op, *self_on_device, beta, threshold, out);
   return out;
 }
 
@@ -1113,11 +1113,11 @@ at::Tensor & wrap_softplus_out(const at::Tensor & self, const at::Scalar & beta,
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus_out)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::softplus_outf(op.meta(self), beta, threshold, out_meta);
   op.resize_output(out, out_meta);
-  launch_softplus(op, self_on_device, beta, threshold, out);
+  launch_softplus(op, *self_on_device, beta, threshold, out);
   return out;
 }
 
@@ -1147,9 +1147,9 @@ at::Tensor wrap_hardswish(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardswish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardswish(op, self_on_device, out);
+  launch_hardswish(op, *self_on_device, out);
   return out;
 }
 
@@ -1205,10 +1205,10 @@ at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_mse_loss(op, self_on_device, target_on_device, reduction, out);
+  launch_mse_loss(op, *self_on_device, *target_on_device, reduction, out);
   return out;
 }
 
@@ -1242,11 +1242,11 @@ at::Tensor wrap_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate_like(self);
-  launch_mse_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, out);
+  launch_mse_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, out);
   return out;
 }
 
@@ -1285,10 +1285,10 @@ static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool3d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_max_pool3d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
+  launch_max_pool3d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
@@ -1326,11 +1326,11 @@ at::Tensor wrap_max_pool3d_with_indices_backward(const at::Tensor & grad_output,
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool3d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   const at::Tensor out = op.allocate_like(self);
-  launch_max_pool3d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_on_device, out);
+  launch_max_pool3d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, out);
   return out;
 }
 
@@ -1363,10 +1363,10 @@ at::Tensor wrap_reflection_pad2d_backward(const at::Tensor & grad_output, const 
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_reflection_pad2d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_reflection_pad2d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
@@ -1403,10 +1403,10 @@ at::Tensor wrap_reflection_pad3d_backward(const at::Tensor & grad_output, const 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad3d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_reflection_pad3d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
@@ -1441,9 +1441,9 @@ at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad2d(op, self_on_device, padding, out);
+  launch_replication_pad2d(op, *self_on_device, padding, out);
   return out;
 }
 
@@ -1477,9 +1477,9 @@ at::Tensor wrap_cosh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_cosh(op, self_on_device, out);
+  launch_cosh(op, *self_on_device, out);
   return out;
 }
 
@@ -1501,11 +1501,11 @@ at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::cosh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_cosh(op, self_on_device, out);
+  launch_cosh(op, *self_on_device, out);
   return out;
 }
 
@@ -1561,9 +1561,9 @@ at::Tensor wrap_exp2(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_exp2(op, self_on_device, out);
+  launch_exp2(op, *self_on_device, out);
   return out;
 }
 
@@ -1585,11 +1585,11 @@ at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::exp2_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_exp2(op, self_on_device, out);
+  launch_exp2(op, *self_on_device, out);
   return out;
 }
 
@@ -1645,9 +1645,9 @@ at::Tensor wrap_isposinf(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isposinf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_isposinf(op, self_on_device, out);
+  launch_isposinf(op, *self_on_device, out);
   return out;
 }
 
@@ -1669,11 +1669,11 @@ at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isposinf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::isposinf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_isposinf(op, self_on_device, out);
+  launch_isposinf(op, *self_on_device, out);
   return out;
 }
 
@@ -1709,10 +1709,10 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_and)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logical_and(op, self_on_device, other_on_device, out);
+  launch_logical_and(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1736,12 +1736,12 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::logical_and_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logical_and(op, self_on_device, other_on_device, out);
+  launch_logical_and(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1763,10 +1763,10 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   self_meta.logical_and_(op.meta(other));
-  launch_logical_and(op, self, other_on_device, self);
+  launch_logical_and(op, self, *other_on_device, self);
   return self;
 }
 
@@ -1801,9 +1801,9 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_argmin(op, self_on_device, dim, keepdim, out);
+  launch_argmin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1825,11 +1825,11 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::argmin_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_argmin(op, self_on_device, dim, keepdim, out);
+  launch_argmin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1863,9 +1863,9 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumprod)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_cumprod(op, self_on_device, dim, out);
+  launch_cumprod(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -1887,11 +1887,11 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::cumprod_outf(op.meta(self), dim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_cumprod(op, self_on_device, dim, out);
+  launch_cumprod(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -1949,9 +1949,9 @@ at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_linalg_vector_norm(op, self_on_device, ord, dim, keepdim, out);
+  launch_linalg_vector_norm(op, *self_on_device, ord, dim, keepdim, out);
   return out;
 }
 
@@ -1973,11 +1973,11 @@ at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm_out)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::linalg_vector_norm_outf(op.meta(self), ord, dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_linalg_vector_norm(op, self_on_device, ord, dim, keepdim, out);
+  launch_linalg_vector_norm(op, *self_on_device, ord, dim, keepdim, out);
   return out;
 }
 

@@ -77,12 +77,12 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
-    launch_sub_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
   } else {
-    launch_sub_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
   }
   return out;
 }
@@ -107,14 +107,14 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
-    launch_sub_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
   } else {
-    launch_sub_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
   }
   return out;
 }
@@ -142,7 +142,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
     launch_sub_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {
-    launch_sub_Tensor(op, self, op.on_device(other), alpha, self);
+    launch_sub_Tensor(op, self, *op.on_device(other), alpha, self);
   }
   return self;
 }
@@ -165,9 +165,9 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sub_Scalar(op, self_on_device, other, alpha, out);
+  launch_sub_Scalar(op, *self_on_device, other, alpha, out);
   return out;
 }
 
@@ -231,12 +231,12 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor total_weight_on_device = op.on_device(total_weight);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
   const at::Tensor out = op.allocate(expected);
-  launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, ignore_index, total_weight_on_device, out);
+  launch_nll_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, ignore_index, *total_weight_on_device, out);
   return out;
 }
 
@@ -270,9 +270,9 @@ at::Tensor wrap_round(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_round(op, self_on_device, out);
+  launch_round(op, *self_on_device, out);
   return out;
 }
 
@@ -294,11 +294,11 @@ at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::round_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_round(op, self_on_device, out);
+  launch_round(op, *self_on_device, out);
   return out;
 }
 
@@ -357,10 +357,10 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
   const at::Tensor out = op.allocate(expected);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
   return out;
 }
 
@@ -384,12 +384,12 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
   op.resize_output(out, out_meta);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
   return out;
 }
 
@@ -411,10 +411,10 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const at::Tensor end_on_device = op.on_device(end);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
   at::Tensor self_meta = op.meta(self);
   at::meta::lerp_(self_meta, op.meta(end), weight);
-  launch_lerp_Scalar(op, self, end_on_device, weight, self);
+  launch_lerp_Scalar(op, self, *end_on_device, weight, self);
   return self;
 }
 
@@ -448,9 +448,9 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_tril(op, self_on_device, diagonal, out);
+  launch_tril(op, *self_on_device, diagonal, out);
   return out;
 }
 
@@ -472,11 +472,11 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::tril_outf(op.meta(self), diagonal, out_meta);
   op.resize_output(out, out_meta);
-  launch_tril(op, self_on_device, diagonal, out);
+  launch_tril(op, *self_on_device, diagonal, out);
   return out;
 }
 
@@ -532,9 +532,9 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_triu(op, self_on_device, diagonal, out);
+  launch_triu(op, *self_on_device, diagonal, out);
   return out;
 }
 
@@ -556,11 +556,11 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::triu_outf(op.meta(self), diagonal, out_meta);
   op.resize_output(out, out_meta);
-  launch_triu(op, self_on_device, diagonal, out);
+  launch_triu(op, *self_on_device, diagonal, out);
   return out;
 }
 
@@ -618,10 +618,10 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor indices_on_device = op.on_device(indices);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   const at::Tensor out = op.allocate(expected);
-  launch_embedding_dense_backward(op, grad_output_on_device, indices_on_device, num_weights, padding_idx, scale_grad_by_freq, out);
+  launch_embedding_dense_backward(op, *grad_output_on_device, *indices_on_device, num_weights, padding_idx, scale_grad_by_freq, out);
   return out;
 }
 
@@ -663,11 +663,11 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   const at::Tensor out = op.allocate(expected);
-  launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_on_device, out);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, out);
   return out;
 }
 
@@ -693,13 +693,13 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   at::Tensor grad_input_meta = op.meta_output(grad_input);
   at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
   op.resize_output(grad_input, grad_input_meta);
-  launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_on_device, grad_input);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, grad_input);
   return grad_input;
 }
 
@@ -739,10 +739,10 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
@@ -766,12 +766,12 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor grad_input_meta = op.meta_output(grad_input);
   at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
   op.resize_output(grad_input, grad_input_meta);
-  launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   return grad_input;
 }
 
@@ -805,10 +805,10 @@ at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, min_val, max_val);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardtanh_backward(op, grad_output_on_device, self_on_device, min_val, max_val, out);
+  launch_hardtanh_backward(op, *grad_output_on_device, *self_on_device, min_val, max_val, out);
   return out;
 }
 
@@ -843,9 +843,9 @@ at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_hardshrink(op, self_on_device, lambd, out);
+  launch_hardshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
@@ -867,11 +867,11 @@ at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lam
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::hardshrink_outf(op.meta(self), lambd, out_meta);
   op.resize_output(out, out_meta);
-  launch_hardshrink(op, self_on_device, lambd, out);
+  launch_hardshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
@@ -903,10 +903,10 @@ at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Ten
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardswish_backward(op, grad_output_on_device, self_on_device, out);
+  launch_hardswish_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
@@ -938,10 +938,10 @@ at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & 
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(glu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, dim);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_glu_backward(op, grad_output_on_device, self_on_device, dim, out);
+  launch_glu_backward(op, *grad_output_on_device, *self_on_device, dim, out);
   return out;
 }
 
@@ -975,9 +975,9 @@ at::Tensor wrap_sgn(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sgn(op, self_on_device, out);
+  launch_sgn(op, *self_on_device, out);
   return out;
 }
 
@@ -999,11 +999,11 @@ at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sgn_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sgn_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sgn(op, self_on_device, out);
+  launch_sgn(op, *self_on_device, out);
   return out;
 }
 
@@ -1059,9 +1059,9 @@ at::Tensor wrap_any(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_any(op, self_on_device, out);
+  launch_any(op, *self_on_device, out);
   return out;
 }
 
@@ -1083,11 +1083,11 @@ at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(any_all_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::any_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_any(op, self_on_device, out);
+  launch_any(op, *self_on_device, out);
   return out;
 }
 
@@ -1122,9 +1122,9 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1146,11 +1146,11 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1186,10 +1186,10 @@ at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & targe
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_smooth_l1_loss(op, self_on_device, target_on_device, reduction, beta, out);
+  launch_smooth_l1_loss(op, *self_on_device, *target_on_device, reduction, beta, out);
   return out;
 }
 
@@ -1227,10 +1227,10 @@ at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_binary_cross_entropy(op, self_on_device, target_on_device, weight, reduction, out);
+  launch_binary_cross_entropy(op, *self_on_device, *target_on_device, weight, reduction, out);
   return out;
 }
 
@@ -1270,10 +1270,10 @@ at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool3d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
@@ -1309,10 +1309,10 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_adaptive_max_pool2d(op, self_on_device, output_size, out0, out1);
+  launch_adaptive_max_pool2d(op, *self_on_device, output_size, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
@@ -1350,11 +1350,11 @@ at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   const at::Tensor out = op.allocate(expected);
-  launch_adaptive_max_pool2d_backward(op, grad_output_on_device, self_on_device, indices_on_device, out);
+  launch_adaptive_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, *indices_on_device, out);
   return out;
 }
 
@@ -1392,11 +1392,11 @@ at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   const at::Tensor out = op.allocate(expected);
-  launch_adaptive_max_pool3d_backward(op, grad_output_on_device, self_on_device, indices_on_device, out);
+  launch_adaptive_max_pool3d_backward(op, *grad_output_on_device, *self_on_device, *indices_on_device, out);
   return out;
 }
 
@@ -1431,9 +1431,9 @@ at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef ou
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool3d(op, self_on_device, output_size, out);
+  launch__adaptive_avg_pool3d(op, *self_on_device, output_size, out);
   return out;
 }
 
@@ -1472,11 +1472,11 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor random_samples_on_device = op.on_device(random_samples);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> random_samples_on_device = op.on_device(random_samples);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, out0, out1);
+  launch_fractional_max_pool2d(op, *self_on_device, kernel_size, output_size, *random_samples_on_device, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
@@ -1504,14 +1504,14 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_output)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples, output, indices);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor random_samples_on_device = op.on_device(random_samples);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> random_samples_on_device = op.on_device(random_samples);
   at::Tensor output_meta = op.meta_output(output);
   at::Tensor indices_meta = op.meta_output(indices);
   at::meta::fractional_max_pool2d_outf(op.meta(self), kernel_size, output_size, op.meta(random_samples), output_meta, indices_meta);
   op.resize_output(output, output_meta);
   op.resize_output(indices, indices_meta);
-  launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, output, indices);
+  launch_fractional_max_pool2d(op, *self_on_device, kernel_size, output_size, *random_samples_on_device, output, indices);
   return std::forward_as_tuple(output, indices);
 }
 
@@ -1548,10 +1548,10 @@ at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad1d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_replication_pad1d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
@@ -1587,10 +1587,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logical_xor(op, self_on_device, other_on_device, out);
+  launch_logical_xor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1614,12 +1614,12 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::logical_xor_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logical_xor(op, self_on_device, other_on_device, out);
+  launch_logical_xor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1641,10 +1641,10 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   self_meta.logical_xor_(op.meta(other));
-  launch_logical_xor(op, self, other_on_device, self);
+  launch_logical_xor(op, self, *other_on_device, self);
   return self;
 }
 
@@ -1682,11 +1682,11 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
   const at::Tensor out = op.allocate(expected);
-  launch_scatter_src(op, self_on_device, dim, index_on_device, src_on_device, out);
+  launch_scatter_src(op, *self_on_device, dim, *index_on_device, *src_on_device, out);
   return out;
 }
 
@@ -1712,13 +1712,13 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::scatter_outf(op.meta(self), dim, op.meta(index), op.meta(src), out_meta);
   op.resize_output(out, out_meta);
-  launch_scatter_src(op, self_on_device, dim, index_on_device, src_on_device, out);
+  launch_scatter_src(op, *self_on_device, dim, *index_on_device, *src_on_device, out);
   return out;
 }
 
@@ -1742,11 +1742,11 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter__src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
   at::Tensor self_meta = op.meta(self);
   at::meta::scatter_(self_meta, dim, op.meta(index), op.meta(src));
-  launch_scatter_src(op, self, dim, index_on_device, src_on_device, self);
+  launch_scatter_src(op, self, dim, *index_on_device, *src_on_device, self);
   return self;
 }
 
@@ -1783,10 +1783,10 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
   const at::Tensor out = op.allocate(expected);
-  launch_scatter_value(op, self_on_device, dim, index_on_device, value, out);
+  launch_scatter_value(op, *self_on_device, dim, *index_on_device, value, out);
   return out;
 }
 
@@ -1810,12 +1810,12 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::scatter_outf(op.meta(self), dim, op.meta(index), value, out_meta);
   op.resize_output(out, out_meta);
-  launch_scatter_value(op, self_on_device, dim, index_on_device, value, out);
+  launch_scatter_value(op, *self_on_device, dim, *index_on_device, value, out);
   return out;
 }
 
@@ -1837,10 +1837,10 @@ at::Tensor & wrap_scatter__value(at::Tensor & self, int64_t dim, const at::Tenso
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter__value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
   }
-  const at::Tensor index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
   at::Tensor self_meta = op.meta(self);
   at::meta::scatter_(self_meta, dim, op.meta(index), value);
-  launch_scatter_value(op, self, dim, index_on_device, value, self);
+  launch_scatter_value(op, self, dim, *index_on_device, value, self);
   return self;
 }
 

@@ -57,9 +57,9 @@ at::Tensor wrap_log(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_log(op, self_on_device, out);
+  launch_log(op, *self_on_device, out);
   return out;
 }
 
@@ -81,11 +81,11 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::log_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_log(op, self_on_device, out);
+  launch_log(op, *self_on_device, out);
   return out;
 }
 
@@ -142,9 +142,9 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  launch_sum_dim_IntList(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -166,11 +166,11 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  launch_sum_dim_IntList(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -204,9 +204,9 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_cos(op, self_on_device, out);
+  launch_cos(op, *self_on_device, out);
   return out;
 }
 
@@ -228,11 +228,11 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::cos_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_cos(op, self_on_device, out);
+  launch_cos(op, *self_on_device, out);
   return out;
 }
 
@@ -288,9 +288,9 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_trunc(op, self_on_device, out);
+  launch_trunc(op, *self_on_device, out);
   return out;
 }
 
@@ -312,11 +312,11 @@ at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::trunc_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_trunc(op, self_on_device, out);
+  launch_trunc(op, *self_on_device, out);
   return out;
 }
 
@@ -374,10 +374,10 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_silu_backward(op, grad_output_on_device, self_on_device, out);
+  launch_silu_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
@@ -412,9 +412,9 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_gelu(op, self_on_device, approximate, out);
+  launch_gelu(op, *self_on_device, approximate, out);
   return out;
 }
 
@@ -436,11 +436,11 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gelu_outf(op.meta(self), approximate, out_meta);
   op.resize_output(out, out_meta);
-  launch_gelu(op, self_on_device, approximate, out);
+  launch_gelu(op, *self_on_device, approximate, out);
   return out;
 }
 
@@ -498,10 +498,10 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor exponent_on_device = op.on_device(exponent);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> exponent_on_device = op.on_device(exponent);
   const at::Tensor out = op.allocate(expected);
-  launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
+  launch_pow_Tensor_Tensor(op, *self_on_device, *exponent_on_device, out);
   return out;
 }
 
@@ -525,12 +525,12 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor exponent_on_device = op.on_device(exponent);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> exponent_on_device = op.on_device(exponent);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::pow_outf(op.meta(self), op.meta(exponent), out_meta);
   op.resize_output(out, out_meta);
-  launch_pow_Tensor_Tensor(op, self_on_device, exponent_on_device, out);
+  launch_pow_Tensor_Tensor(op, *self_on_device, *exponent_on_device, out);
   return out;
 }
 
@@ -552,10 +552,10 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const at::Tensor exponent_on_device = op.on_device(exponent);
+  const c10::MaybeOwned<at::Tensor> exponent_on_device = op.on_device(exponent);
   at::Tensor self_meta = op.meta(self);
   at::meta::pow_(self_meta, op.meta(exponent));
-  launch_pow_Tensor_Tensor(op, self, exponent_on_device, self);
+  launch_pow_Tensor_Tensor(op, self, *exponent_on_device, self);
   return self;
 }
 
@@ -590,9 +590,9 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  launch_pow_Tensor_Scalar(op, *self_on_device, exponent, out);
   return out;
 }
 
@@ -614,11 +614,11 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::pow_outf(op.meta(self), exponent, out_meta);
   op.resize_output(out, out_meta);
-  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  launch_pow_Tensor_Scalar(op, *self_on_device, exponent, out);
   return out;
 }
 
@@ -675,9 +675,9 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  launch_all_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -699,11 +699,11 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  launch_all_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -743,11 +743,11 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor batch1_on_device = op.on_device(batch1);
-  const at::Tensor batch2_on_device = op.on_device(batch2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> batch1_on_device = op.on_device(batch1);
+  const c10::MaybeOwned<at::Tensor> batch2_on_device = op.on_device(batch2);
   const at::Tensor out = op.allocate(expected);
-  launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
+  launch_baddbmm(op, *self_on_device, *batch1_on_device, *batch2_on_device, beta, alpha, out);
   return out;
 }
 
@@ -773,13 +773,13 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_out)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor batch1_on_device = op.on_device(batch1);
-  const at::Tensor batch2_on_device = op.on_device(batch2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> batch1_on_device = op.on_device(batch1);
+  const c10::MaybeOwned<at::Tensor> batch2_on_device = op.on_device(batch2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::baddbmm_outf(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
+  launch_baddbmm(op, *self_on_device, *batch1_on_device, *batch2_on_device, beta, alpha, out);
   return out;
 }
 
@@ -803,11 +803,11 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
-  const at::Tensor batch1_on_device = op.on_device(batch1);
-  const at::Tensor batch2_on_device = op.on_device(batch2);
+  const c10::MaybeOwned<at::Tensor> batch1_on_device = op.on_device(batch1);
+  const c10::MaybeOwned<at::Tensor> batch2_on_device = op.on_device(batch2);
   at::Tensor self_meta = op.meta(self);
   at::meta::baddbmm_(self_meta, op.meta(batch1), op.meta(batch2), beta, alpha);
-  launch_baddbmm(op, self, batch1_on_device, batch2_on_device, beta, alpha, self);
+  launch_baddbmm(op, self, *batch1_on_device, *batch2_on_device, beta, alpha, self);
   return self;
 }
 
@@ -842,9 +842,9 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d(op, self_on_device, output_size, out);
+  launch__adaptive_avg_pool2d(op, *self_on_device, output_size, out);
   return out;
 }
 
@@ -880,10 +880,10 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d_backward(op, grad_output_on_device, self_on_device, out);
+  launch__adaptive_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
@@ -914,10 +914,10 @@ static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_forward)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor output = op.allocate_like(self);
   const at::Tensor buffer = op.allocate_like(self);
-  launch_log_sigmoid_forward(op, self_on_device, output, buffer);
+  launch_log_sigmoid_forward(op, *self_on_device, output, buffer);
   return std::make_tuple(output, buffer);
 }
 
@@ -955,11 +955,11 @@ at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, delta);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_huber_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, delta, out);
+  launch_huber_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, delta, out);
   return out;
 }
 
@@ -998,11 +998,11 @@ static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor total_weight = op.allocate(std::get<1>(expected));
-  launch_nll_loss2d_forward(op, self_on_device, target_on_device, weight, reduction, ignore_index, output, total_weight);
+  launch_nll_loss2d_forward(op, *self_on_device, *target_on_device, weight, reduction, ignore_index, output, total_weight);
   return std::make_tuple(output, total_weight);
 }
 
@@ -1038,10 +1038,10 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_adaptive_max_pool3d(op, self_on_device, output_size, out0, out1);
+  launch_adaptive_max_pool3d(op, *self_on_device, output_size, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
@@ -1073,10 +1073,10 @@ at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, co
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch__adaptive_avg_pool3d_backward(op, grad_output_on_device, self_on_device, out);
+  launch__adaptive_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
@@ -1109,10 +1109,10 @@ at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_replication_pad2d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_replication_pad2d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
@@ -1145,10 +1145,10 @@ at::Tensor wrap_replication_pad3d_backward(const at::Tensor & grad_output, const
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_replication_pad3d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_replication_pad3d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
@@ -1182,9 +1182,9 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_acos(op, self_on_device, out);
+  launch_acos(op, *self_on_device, out);
   return out;
 }
 
@@ -1206,11 +1206,11 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::acos_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_acos(op, self_on_device, out);
+  launch_acos(op, *self_on_device, out);
   return out;
 }
 
@@ -1266,9 +1266,9 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfinv)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_erfinv(op, self_on_device, out);
+  launch_erfinv(op, *self_on_device, out);
   return out;
 }
 
@@ -1290,11 +1290,11 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfinv_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::erfinv_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_erfinv(op, self_on_device, out);
+  launch_erfinv(op, *self_on_device, out);
   return out;
 }
 
@@ -1352,10 +1352,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_atan2(op, self_on_device, other_on_device, out);
+  launch_atan2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1379,12 +1379,12 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::atan2_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_atan2(op, self_on_device, other_on_device, out);
+  launch_atan2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1406,10 +1406,10 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::atan2_(self_meta, op.meta(other));
-  launch_atan2(op, self, other_on_device, self);
+  launch_atan2(op, self, *other_on_device, self);
   return self;
 }
 
@@ -1445,10 +1445,10 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_xlogy_Tensor(op, self_on_device, other_on_device, out);
+  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1472,12 +1472,12 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_OutTensor)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::xlogy_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_xlogy_Tensor(op, self_on_device, other_on_device, out);
+  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1499,10 +1499,10 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::xlogy_(self_meta, op.meta(other));
-  launch_xlogy_Tensor(op, self, other_on_device, self);
+  launch_xlogy_Tensor(op, self, *other_on_device, self);
   return self;
 }
 
@@ -1538,10 +1538,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logaddexp(op, self_on_device, other_on_device, out);
+  launch_logaddexp(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1565,12 +1565,12 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::logaddexp_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logaddexp(op, self_on_device, other_on_device, out);
+  launch_logaddexp(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1605,9 +1605,9 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logsumexp)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_logsumexp(op, self_on_device, dim, keepdim, out);
+  launch_logsumexp(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1629,11 +1629,11 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logsumexp_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::logsumexp_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_logsumexp(op, self_on_device, dim, keepdim, out);
+  launch_logsumexp(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1669,10 +1669,10 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gather)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, sparse_grad);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
   const at::Tensor out = op.allocate(expected);
-  launch_gather(op, self_on_device, dim, index_on_device, out);
+  launch_gather(op, *self_on_device, dim, *index_on_device, out);
   return out;
 }
 
@@ -1696,12 +1696,12 @@ at::Tensor & wrap_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gather_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, sparse_grad, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gather_outf(op.meta(self), dim, op.meta(index), sparse_grad, out_meta);
   op.resize_output(out, out_meta);
-  launch_gather(op, self_on_device, dim, index_on_device, out);
+  launch_gather(op, *self_on_device, dim, *index_on_device, out);
   return out;
 }
 

@@ -83,9 +83,9 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_abs(op, self_on_device, out);
+  launch_abs(op, *self_on_device, out);
   return out;
 }
 
@@ -107,11 +107,11 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::abs_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_abs(op, self_on_device, out);
+  launch_abs(op, *self_on_device, out);
   return out;
 }
 
@@ -167,9 +167,9 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_rsqrt(op, self_on_device, out);
+  launch_rsqrt(op, *self_on_device, out);
   return out;
 }
 
@@ -191,11 +191,11 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::rsqrt_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_rsqrt(op, self_on_device, out);
+  launch_rsqrt(op, *self_on_device, out);
   return out;
 }
 
@@ -251,9 +251,9 @@ at::Tensor wrap_floor(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_floor(op, self_on_device, out);
+  launch_floor(op, *self_on_device, out);
   return out;
 }
 
@@ -275,11 +275,11 @@ at::Tensor & wrap_floor_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::floor_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_floor(op, self_on_device, out);
+  launch_floor(op, *self_on_device, out);
   return out;
 }
 
@@ -335,9 +335,9 @@ at::Tensor wrap_sign(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sign(op, self_on_device, out);
+  launch_sign(op, *self_on_device, out);
   return out;
 }
 
@@ -359,11 +359,11 @@ at::Tensor & wrap_sign_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sign_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sign(op, self_on_device, out);
+  launch_sign(op, *self_on_device, out);
   return out;
 }
 
@@ -421,10 +421,10 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_maximum(op, self_on_device, other_on_device, out);
+  launch_maximum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -448,12 +448,12 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::maximum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_maximum(op, self_on_device, other_on_device, out);
+  launch_maximum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -491,11 +491,11 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
   }
-  const at::Tensor condition_on_device = op.on_device(condition);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> condition_on_device = op.on_device(condition);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
+  launch_where_self(op, *condition_on_device, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -534,15 +534,15 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
   }
-  const at::Tensor condition_on_device = op.on_device(condition);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> condition_on_device = op.on_device(condition);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const auto expected = torch_fl::output_rules::where(condition, self, other);
   if (!(out.scalar_type() == expected.scalar_type())) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
   }
   op.resize_output(out, expected);
-  launch_where_self_out(op, condition_on_device, self_on_device, other_on_device, out);
+  launch_where_self_out(op, *condition_on_device, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -575,8 +575,8 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(mask, "mask"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
   }
-  const at::Tensor mask_on_device = op.on_device(mask);
-  launch_masked_fill__Scalar(op, self, mask_on_device, value);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  launch_masked_fill__Scalar(op, self, *mask_on_device, value);
   return self;
 }
 
@@ -618,10 +618,10 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor weight_on_device = op.on_device(weight);
-  const at::Tensor input_laid = op.with_layout(input_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor weight_laid = op.with_layout(weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor out = op.allocate(expected);
   launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, transposed, output_padding, groups, out);
   return out;
@@ -667,12 +667,12 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor weight_on_device = op.on_device(weight);
-  const at::Tensor grad_output_laid = op.with_layout(grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor input_laid = op.with_layout(input_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor weight_laid = op.with_layout(weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor grad_input = op.allocate(std::get<0>(expected));
   const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
   const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
@@ -712,10 +712,10 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor mask_on_device = op.on_device(mask);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
   const at::Tensor out = op.allocate(expected);
-  launch_native_dropout_backward(op, grad_output_on_device, mask_on_device, scale, out);
+  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
   return out;
 }
 
@@ -747,9 +747,9 @@ at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, co
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardtanh(op, self_on_device, min_val, max_val, out);
+  launch_hardtanh(op, *self_on_device, min_val, max_val, out);
   return out;
 }
 
@@ -804,9 +804,9 @@ at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_leaky_relu(op, self_on_device, negative_slope, out);
+  launch_leaky_relu(op, *self_on_device, negative_slope, out);
   return out;
 }
 
@@ -863,9 +863,9 @@ at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softshrink(op, self_on_device, lambd, out);
+  launch_softshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
@@ -887,11 +887,11 @@ at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lam
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::softshrink_outf(op.meta(self), lambd, out_meta);
   op.resize_output(out, out_meta);
-  launch_softshrink(op, self_on_device, lambd, out);
+  launch_softshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
@@ -925,11 +925,11 @@ at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::T
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(buffer, "buffer"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, buffer);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor buffer_on_device = op.on_device(buffer);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> buffer_on_device = op.on_device(buffer);
   const at::Tensor out = op.allocate_like(self);
-  launch_log_sigmoid_backward(op, grad_output_on_device, self_on_device, buffer_on_device, out);
+  launch_log_sigmoid_backward(op, *grad_output_on_device, *self_on_device, *buffer_on_device, out);
   return out;
 }
 
@@ -965,9 +965,9 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_threshold(op, self_on_device, threshold, value, out);
+  launch_threshold(op, *self_on_device, threshold, value, out);
   return out;
 }
 
@@ -1021,10 +1021,10 @@ at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel)>(op, torch_fl::FallbackReason::kDtype, self, weight);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor weight_on_device = op.on_device(weight);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
   const at::Tensor out = op.allocate_like(self);
-  launch__prelu_kernel(op, self_on_device, weight_on_device, out);
+  launch__prelu_kernel(op, *self_on_device, *weight_on_device, out);
   return out;
 }
 
@@ -1061,11 +1061,11 @@ static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "is_target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor is_target = op.allocate(std::get<1>(expected));
-  launch_multilabel_margin_loss_forward(op, self_on_device, target_on_device, reduction, output, is_target);
+  launch_multilabel_margin_loss_forward(op, *self_on_device, *target_on_device, reduction, output, is_target);
   return std::make_tuple(output, is_target);
 }
 
@@ -1103,9 +1103,9 @@ at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
@@ -1127,11 +1127,11 @@ at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::avg_pool3d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
   op.resize_output(out, out_meta);
-  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
@@ -1165,9 +1165,9 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_asinh(op, self_on_device, out);
+  launch_asinh(op, *self_on_device, out);
   return out;
 }
 
@@ -1189,11 +1189,11 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::asinh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_asinh(op, self_on_device, out);
+  launch_asinh(op, *self_on_device, out);
   return out;
 }
 
@@ -1249,9 +1249,9 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_lgamma(op, self_on_device, out);
+  launch_lgamma(op, *self_on_device, out);
   return out;
 }
 
@@ -1273,11 +1273,11 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lgamma_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_lgamma(op, self_on_device, out);
+  launch_lgamma(op, *self_on_device, out);
   return out;
 }
 
@@ -1333,9 +1333,9 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_digamma(op, self_on_device, out);
+  launch_digamma(op, *self_on_device, out);
   return out;
 }
 
@@ -1357,11 +1357,11 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(digamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::digamma_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_digamma(op, self_on_device, out);
+  launch_digamma(op, *self_on_device, out);
   return out;
 }
 
@@ -1419,10 +1419,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_or)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logical_or(op, self_on_device, other_on_device, out);
+  launch_logical_or(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1446,12 +1446,12 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::logical_or_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logical_or(op, self_on_device, other_on_device, out);
+  launch_logical_or(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -1473,10 +1473,10 @@ at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   self_meta.logical_or_(op.meta(other));
-  launch_logical_or(op, self, other_on_device, self);
+  launch_logical_or(op, self, *other_on_device, self);
   return self;
 }
 

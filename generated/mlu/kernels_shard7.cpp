@@ -77,12 +77,12 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
-    launch_add_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
   } else {
-    launch_add_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
   }
   return out;
 }
@@ -107,14 +107,14 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
-    launch_add_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
   } else {
-    launch_add_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
   }
   return out;
 }
@@ -142,7 +142,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
     launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {
-    launch_add_Tensor(op, self, op.on_device(other), alpha, self);
+    launch_add_Tensor(op, self, *op.on_device(other), alpha, self);
   }
   return self;
 }
@@ -165,9 +165,9 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_add_Scalar(op, self_on_device, other, alpha, out);
+  launch_add_Scalar(op, *self_on_device, other, alpha, out);
   return out;
 }
 
@@ -238,12 +238,12 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
-    launch_eq_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_eq_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_eq_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_eq_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -268,14 +268,14 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::eq_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
-    launch_eq_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_eq_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_eq_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_eq_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -303,7 +303,7 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
     launch_eq_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_eq_Tensor(op, self, op.on_device(other), self);
+    launch_eq_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -326,9 +326,9 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_eq_Scalar(op, self_on_device, other, out);
+  launch_eq_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -350,11 +350,11 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::eq_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_eq_Scalar(op, self_on_device, other, out);
+  launch_eq_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -413,10 +413,10 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
+  launch_threshold_backward(op, *grad_output_on_device, *self_on_device, threshold, out);
   return out;
 }
 
@@ -456,11 +456,11 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   const at::Tensor out = op.allocate(expected);
-  launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
+  launch_addmm(op, *self_on_device, *mat1_on_device, *mat2_on_device, beta, alpha, out);
   return out;
 }
 
@@ -486,13 +486,13 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::addmm_outf(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
+  launch_addmm(op, *self_on_device, *mat1_on_device, *mat2_on_device, beta, alpha, out);
   return out;
 }
 
@@ -516,11 +516,11 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor self_meta = op.meta(self);
   at::meta::addmm_(self_meta, op.meta(mat1), op.meta(mat2), beta, alpha);
-  launch_addmm(op, self, mat1_on_device, mat2_on_device, beta, alpha, self);
+  launch_addmm(op, self, *mat1_on_device, *mat2_on_device, beta, alpha, self);
   return self;
 }
 
@@ -554,9 +554,9 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_ceil(op, self_on_device, out);
+  launch_ceil(op, *self_on_device, out);
   return out;
 }
 
@@ -578,11 +578,11 @@ at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ceil_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_ceil(op, self_on_device, out);
+  launch_ceil(op, *self_on_device, out);
   return out;
 }
 
@@ -638,9 +638,9 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_log1p(op, self_on_device, out);
+  launch_log1p(op, *self_on_device, out);
   return out;
 }
 
@@ -662,11 +662,11 @@ at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::log1p_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_log1p(op, self_on_device, out);
+  launch_log1p(op, *self_on_device, out);
   return out;
 }
 
@@ -726,9 +726,9 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
@@ -750,11 +750,11 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
   op.resize_output(out, out_meta);
-  launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
@@ -798,11 +798,11 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm(op, input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
+  launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
@@ -836,9 +836,9 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__softmax(op, self_on_device, dim, out);
+  launch__softmax(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -860,11 +860,11 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
   op.resize_output(out, out_meta);
-  launch__softmax(op, self_on_device, dim, out);
+  launch__softmax(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -901,10 +901,10 @@ at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, negative_slope, self_is_result);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_leaky_relu_backward(op, grad_output_on_device, self_on_device, negative_slope, self_is_result, out);
+  launch_leaky_relu_backward(op, *grad_output_on_device, *self_on_device, negative_slope, self_is_result, out);
   return out;
 }
 
@@ -938,9 +938,9 @@ at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(glu)>(op, torch_fl::FallbackReason::kDtype, self, dim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_glu(op, self_on_device, dim, out);
+  launch_glu(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -975,9 +975,9 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_clamp_min(op, self_on_device, min, out);
+  launch_clamp_min(op, *self_on_device, min, out);
   return out;
 }
 
@@ -1039,10 +1039,10 @@ at::Tensor wrap_multi_margin_loss(const at::Tensor & self, const at::Tensor & ta
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, p, margin, weight, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_multi_margin_loss(op, self_on_device, target_on_device, p, margin, weight, reduction, out);
+  launch_multi_margin_loss(op, *self_on_device, *target_on_device, p, margin, weight, reduction, out);
   return out;
 }
 
@@ -1086,14 +1086,14 @@ static const torch_fl::KernelInfo kOp_native_group_norm_backward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor mean_on_device = op.on_device(mean);
-  const at::Tensor rstd_on_device = op.on_device(rstd);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
+  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_group_norm_backward(op, grad_out_on_device, input_on_device, mean_on_device, rstd_on_device, weight, N, C, HxW, group, out0, out1, out2);
+  launch_native_group_norm_backward(op, *grad_out_on_device, *input_on_device, *mean_on_device, *rstd_on_device, weight, N, C, HxW, group, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
@@ -1127,9 +1127,9 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_tan(op, self_on_device, out);
+  launch_tan(op, *self_on_device, out);
   return out;
 }
 
@@ -1151,11 +1151,11 @@ at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::tan_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_tan(op, self_on_device, out);
+  launch_tan(op, *self_on_device, out);
   return out;
 }
 
@@ -1211,9 +1211,9 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_atan(op, self_on_device, out);
+  launch_atan(op, *self_on_device, out);
   return out;
 }
 
@@ -1235,11 +1235,11 @@ at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::atan_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_atan(op, self_on_device, out);
+  launch_atan(op, *self_on_device, out);
   return out;
 }
 
@@ -1295,9 +1295,9 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_acosh(op, self_on_device, out);
+  launch_acosh(op, *self_on_device, out);
   return out;
 }
 
@@ -1319,11 +1319,11 @@ at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::acosh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_acosh(op, self_on_device, out);
+  launch_acosh(op, *self_on_device, out);
   return out;
 }
 
@@ -1379,9 +1379,9 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_atanh(op, self_on_device, out);
+  launch_atanh(op, *self_on_device, out);
   return out;
 }
 
@@ -1403,11 +1403,11 @@ at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::atanh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_atanh(op, self_on_device, out);
+  launch_atanh(op, *self_on_device, out);
   return out;
 }
 
@@ -1463,9 +1463,9 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_log10(op, self_on_device, out);
+  launch_log10(op, *self_on_device, out);
   return out;
 }
 
@@ -1487,11 +1487,11 @@ at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::log10_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_log10(op, self_on_device, out);
+  launch_log10(op, *self_on_device, out);
   return out;
 }
 
@@ -1562,12 +1562,12 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
-    launch_bitwise_xor_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_xor_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_xor_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_xor_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1592,14 +1592,14 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_xor_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
-    launch_bitwise_xor_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_xor_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_xor_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_xor_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -1627,7 +1627,7 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
     launch_bitwise_xor_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_bitwise_xor_Tensor(op, self, op.on_device(other), self);
+    launch_bitwise_xor_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
@@ -1650,9 +1650,9 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  launch_bitwise_xor_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -1674,11 +1674,11 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::bitwise_xor_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  launch_bitwise_xor_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
@@ -1734,9 +1734,9 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(prod_dim_int)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_prod_dim_int(op, self_on_device, dim, keepdim, out);
+  launch_prod_dim_int(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
@@ -1774,11 +1774,11 @@ at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
   const at::Tensor out = op.allocate(expected);
-  launch_scatter_add(op, self_on_device, dim, index_on_device, src_on_device, out);
+  launch_scatter_add(op, *self_on_device, dim, *index_on_device, *src_on_device, out);
   return out;
 }
 
@@ -1804,13 +1804,13 @@ at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::scatter_add_outf(op.meta(self), dim, op.meta(index), op.meta(src), out_meta);
   op.resize_output(out, out_meta);
-  launch_scatter_add(op, self_on_device, dim, index_on_device, src_on_device, out);
+  launch_scatter_add(op, *self_on_device, dim, *index_on_device, *src_on_device, out);
   return out;
 }
 
@@ -1834,11 +1834,11 @@ at::Tensor & wrap_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add_)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
   at::Tensor self_meta = op.meta(self);
   at::meta::scatter_add_(self_meta, dim, op.meta(index), op.meta(src));
-  launch_scatter_add(op, self, dim, index_on_device, src_on_device, self);
+  launch_scatter_add(op, self, dim, *index_on_device, *src_on_device, self);
   return self;
 }
 

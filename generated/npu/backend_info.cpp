@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "cc7dacbf10d943dfb6b1abd3eec40dea6615f041576261676f901caec24ee683", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "bdc734e4448c49a518f2298c3652457257fad28d5380e473180a678a08537ca0", "2.13.0"};

@@ -36,7 +36,7 @@
 namespace {
 
 // npunnSqrt(self, out)
-// from specs/npu.yaml:66
+// from specs/npu.yaml:67
 static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -53,9 +53,9 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sqrt: specs/npu.yaml:66
+// sqrt: specs/npu.yaml:67
 static const torch_fl::KernelInfo kOp_sqrt{
-    "sqrt", "specs/npu.yaml:66",
+    "sqrt", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -71,16 +71,16 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sqrt(op, self_on_device, out);
+  launch_sqrt(op, *self_on_device, out);
   return out;
 }
 
-// sqrt.out: specs/npu.yaml:66
+// sqrt.out: specs/npu.yaml:67
 // out variant derived from sqrt
 static const torch_fl::KernelInfo kOp_sqrt_out{
-    "sqrt.out", "specs/npu.yaml:66",
+    "sqrt.out", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -95,18 +95,18 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sqrt_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sqrt(op, self_on_device, out);
+  launch_sqrt(op, *self_on_device, out);
   return out;
 }
 
-// sqrt_: specs/npu.yaml:66
+// sqrt_: specs/npu.yaml:67
 // inplace variant derived from sqrt
 static const torch_fl::KernelInfo kOp_sqrt_{
-    "sqrt_", "specs/npu.yaml:66",
+    "sqrt_", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -126,7 +126,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
 }
 
 // npunnErf(self, out)
-// from specs/npu.yaml:73
+// from specs/npu.yaml:74
 static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -143,9 +143,9 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// erf: specs/npu.yaml:73
+// erf: specs/npu.yaml:74
 static const torch_fl::KernelInfo kOp_erf{
-    "erf", "specs/npu.yaml:73",
+    "erf", "specs/npu.yaml:74",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -161,16 +161,16 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_erf(op, self_on_device, out);
+  launch_erf(op, *self_on_device, out);
   return out;
 }
 
-// erf.out: specs/npu.yaml:73
+// erf.out: specs/npu.yaml:74
 // out variant derived from erf
 static const torch_fl::KernelInfo kOp_erf_out{
-    "erf.out", "specs/npu.yaml:73",
+    "erf.out", "specs/npu.yaml:74",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -185,18 +185,18 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::erf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_erf(op, self_on_device, out);
+  launch_erf(op, *self_on_device, out);
   return out;
 }
 
-// erf_: specs/npu.yaml:73
+// erf_: specs/npu.yaml:74
 // inplace variant derived from erf
 static const torch_fl::KernelInfo kOp_erf_{
-    "erf_", "specs/npu.yaml:73",
+    "erf_", "specs/npu.yaml:74",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -216,7 +216,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
 }
 
 // npunnRelu(self, out)
-// from specs/npu.yaml:76
+// from specs/npu.yaml:77
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -233,9 +233,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/npu.yaml:76
+// relu: specs/npu.yaml:77
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/npu.yaml:76",
+    "relu", "specs/npu.yaml:77",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -247,16 +247,16 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_relu(op, self_on_device, out);
+  launch_relu(op, *self_on_device, out);
   return out;
 }
 
-// relu_: specs/npu.yaml:76
+// relu_: specs/npu.yaml:77
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/npu.yaml:76",
+    "relu_", "specs/npu.yaml:77",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -274,7 +274,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // npunnGeluBackward(grad_output, self, approximate, out)
-// from specs/npu.yaml:86
+// from specs/npu.yaml:87
 static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -293,9 +293,9 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// gelu_backward: specs/npu.yaml:86
+// gelu_backward: specs/npu.yaml:87
 static const torch_fl::KernelInfo kOp_gelu_backward{
-    "gelu_backward", "specs/npu.yaml:86",
+    "gelu_backward", "specs/npu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -312,15 +312,15 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_gelu_backward(op, grad_output_on_device, self_on_device, approximate, out);
+  launch_gelu_backward(op, *grad_output_on_device, *self_on_device, approximate, out);
   return out;
 }
 
 // npunnAddcmul(self, tensor1, tensor2, value, out)
-// from specs/npu.yaml:93
+// from specs/npu.yaml:94
 static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto tensor1_arg = npu_glue::tensor(tensor1);
@@ -340,9 +340,9 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcmul: specs/npu.yaml:93
+// addcmul: specs/npu.yaml:94
 static const torch_fl::KernelInfo kOp_addcmul{
-    "addcmul", "specs/npu.yaml:93",
+    "addcmul", "specs/npu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -360,18 +360,18 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   const at::Tensor out = op.allocate(expected);
-  launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
-// addcmul.out: specs/npu.yaml:93
+// addcmul.out: specs/npu.yaml:94
 // out variant derived from addcmul
 static const torch_fl::KernelInfo kOp_addcmul_out{
-    "addcmul.out", "specs/npu.yaml:93",
+    "addcmul.out", "specs/npu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -390,20 +390,20 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::addcmul_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
   op.resize_output(out, out_meta);
-  launch_addcmul(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
-// addcmul_: specs/npu.yaml:93
+// addcmul_: specs/npu.yaml:94
 // inplace variant derived from addcmul
 static const torch_fl::KernelInfo kOp_addcmul_{
-    "addcmul_", "specs/npu.yaml:93",
+    "addcmul_", "specs/npu.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -420,16 +420,16 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor self_meta = op.meta(self);
   at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
-  launch_addcmul(op, self, tensor1_on_device, tensor2_on_device, value, self);
+  launch_addcmul(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }
 
 // npunnAddcdiv(self, tensor1, tensor2, value, out)
-// from specs/npu.yaml:94
+// from specs/npu.yaml:95
 static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto tensor1_arg = npu_glue::tensor(tensor1);
@@ -449,9 +449,9 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcdiv: specs/npu.yaml:94
+// addcdiv: specs/npu.yaml:95
 static const torch_fl::KernelInfo kOp_addcdiv{
-    "addcdiv", "specs/npu.yaml:94",
+    "addcdiv", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -469,18 +469,18 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   const at::Tensor out = op.allocate(expected);
-  launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
-// addcdiv.out: specs/npu.yaml:94
+// addcdiv.out: specs/npu.yaml:95
 // out variant derived from addcdiv
 static const torch_fl::KernelInfo kOp_addcdiv_out{
-    "addcdiv.out", "specs/npu.yaml:94",
+    "addcdiv.out", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -499,20 +499,20 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::addcdiv_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
   op.resize_output(out, out_meta);
-  launch_addcdiv(op, self_on_device, tensor1_on_device, tensor2_on_device, value, out);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
   return out;
 }
 
-// addcdiv_: specs/npu.yaml:94
+// addcdiv_: specs/npu.yaml:95
 // inplace variant derived from addcdiv
 static const torch_fl::KernelInfo kOp_addcdiv_{
-    "addcdiv_", "specs/npu.yaml:94",
+    "addcdiv_", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -529,16 +529,16 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const at::Tensor tensor1_on_device = op.on_device(tensor1);
-  const at::Tensor tensor2_on_device = op.on_device(tensor2);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
   at::Tensor self_meta = op.meta(self);
   at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
-  launch_addcdiv(op, self, tensor1_on_device, tensor2_on_device, value, self);
+  launch_addcdiv(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }
 
 // npunnArange(start, end, step, out)
-// from specs/npu.yaml:109
+// from specs/npu.yaml:110
 static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
   const auto start_arg = npu_glue::scalar(start);
   const auto end_arg = npu_glue::scalar(end);
@@ -557,9 +557,9 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   }
 }
 
-// arange.start_out: specs/npu.yaml:109
+// arange.start_out: specs/npu.yaml:110
 static const torch_fl::KernelInfo kOp_arange_start_out{
-    "arange.start_out", "specs/npu.yaml:109",
+    "arange.start_out", "specs/npu.yaml:110",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -580,7 +580,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
 }
 
 // npunnMm(self, mat2, out)
-// from specs/npu.yaml:122
+// from specs/npu.yaml:123
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat2_arg = npu_glue::tensor(mat2);
@@ -598,9 +598,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/npu.yaml:122
+// mm: specs/npu.yaml:123
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/npu.yaml:122",
+    "mm", "specs/npu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -617,17 +617,17 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   const at::Tensor out = op.allocate(expected);
-  launch_mm(op, self_on_device, mat2_on_device, out);
+  launch_mm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
-// mm.out: specs/npu.yaml:122
+// mm.out: specs/npu.yaml:123
 // out variant derived from mm
 static const torch_fl::KernelInfo kOp_mm_out{
-    "mm.out", "specs/npu.yaml:122",
+    "mm.out", "specs/npu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -644,17 +644,17 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mm_outf(op.meta(self), op.meta(mat2), out_meta);
   op.resize_output(out, out_meta);
-  launch_mm(op, self_on_device, mat2_on_device, out);
+  launch_mm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
 // npunnMean(self, dim, keepdim, out)
-// from specs/npu.yaml:129
+// from specs/npu.yaml:130
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int_array(dim);
@@ -672,9 +672,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/npu.yaml:129
+// mean.dim: specs/npu.yaml:130
 static const torch_fl::KernelInfo kOp_mean_dim{
-    "mean.dim", "specs/npu.yaml:129",
+    "mean.dim", "specs/npu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -690,16 +690,16 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_mean_dim(op, self_on_device, dim, keepdim, out);
+  launch_mean_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// mean.out: specs/npu.yaml:129
+// mean.out: specs/npu.yaml:130
 // out variant derived from mean.dim
 static const torch_fl::KernelInfo kOp_mean_out{
-    "mean.out", "specs/npu.yaml:129",
+    "mean.out", "specs/npu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -714,16 +714,16 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_mean_dim(op, self_on_device, dim, keepdim, out);
+  launch_mean_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnAmin(self, dim, keepdim, out)
-// from specs/npu.yaml:131
+// from specs/npu.yaml:132
 static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -741,9 +741,9 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amin: specs/npu.yaml:131
+// amin: specs/npu.yaml:132
 static const torch_fl::KernelInfo kOp_amin{
-    "amin", "specs/npu.yaml:131",
+    "amin", "specs/npu.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -759,16 +759,16 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_amin(op, self_on_device, dim, keepdim, out);
+  launch_amin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// amin.out: specs/npu.yaml:131
+// amin.out: specs/npu.yaml:132
 // out variant derived from amin
 static const torch_fl::KernelInfo kOp_amin_out{
-    "amin.out", "specs/npu.yaml:131",
+    "amin.out", "specs/npu.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -783,16 +783,16 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::amin_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_amin(op, self_on_device, dim, keepdim, out);
+  launch_amin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnNLLLoss(self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/npu.yaml:140
+// from specs/npu.yaml:141
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -812,9 +812,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/npu.yaml:140
+// nll_loss_forward: specs/npu.yaml:141
 static const torch_fl::KernelInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/npu.yaml:140",
+    "nll_loss_forward", "specs/npu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -832,19 +832,19 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor total_weight = op.allocate(std::get<1>(expected));
-  launch_nll_loss_forward(op, self_on_device, target_as_int32, weight, reduction, ignore_index, output, total_weight);
+  launch_nll_loss_forward(op, *self_on_device, target_as_int32, weight, reduction, ignore_index, output, total_weight);
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/npu.yaml:140
+// nll_loss_forward.output: specs/npu.yaml:141
 // out variant derived from nll_loss_forward
 static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/npu.yaml:140",
+    "nll_loss_forward.output", "specs/npu.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -868,20 +868,20 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   at::Tensor output_meta = op.meta_output(output);
   at::Tensor total_weight_meta = op.meta_output(total_weight);
   at::meta::nll_loss_forward_outf(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, output_meta, total_weight_meta);
   op.resize_output(output, output_meta);
   op.resize_output(total_weight, total_weight_meta);
-  launch_nll_loss_forward(op, self_on_device, target_as_int32, weight, reduction, ignore_index, output, total_weight);
+  launch_nll_loss_forward(op, *self_on_device, target_as_int32, weight, reduction, ignore_index, output, total_weight);
   return std::forward_as_tuple(output, total_weight);
 }
 
 // npunnCat(tensors, dim, out)
-// from specs/npu.yaml:151
+// from specs/npu.yaml:152
 static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
   const auto tensors_arg = npu_glue::tensor_list(tensors);
   const auto out_arg = npu_glue::tensor(out);
@@ -898,9 +898,9 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   }
 }
 
-// cat: specs/npu.yaml:151
+// cat: specs/npu.yaml:152
 static const torch_fl::KernelInfo kOp_cat{
-    "cat", "specs/npu.yaml:151",
+    "cat", "specs/npu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -921,10 +921,10 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   return out;
 }
 
-// cat.out: specs/npu.yaml:151
+// cat.out: specs/npu.yaml:152
 // out variant derived from cat
 static const torch_fl::KernelInfo kOp_cat_out{
-    "cat.out", "specs/npu.yaml:151",
+    "cat.out", "specs/npu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -947,7 +947,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
 }
 
 // npunnSoftplusBackward(grad_output, self, beta, threshold, out)
-// from specs/npu.yaml:234
+// from specs/npu.yaml:235
 static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -967,9 +967,9 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// softplus_backward: specs/npu.yaml:234
+// softplus_backward: specs/npu.yaml:235
 static const torch_fl::KernelInfo kOp_softplus_backward{
-    "softplus_backward", "specs/npu.yaml:234",
+    "softplus_backward", "specs/npu.yaml:235",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -986,15 +986,15 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softplus_backward(op, grad_output_on_device, self_on_device, beta, threshold, out);
+  launch_softplus_backward(op, *grad_output_on_device, *self_on_device, beta, threshold, out);
   return out;
 }
 
 // npunnNLLLoss2dBackward(grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/npu.yaml:267
+// from specs/npu.yaml:268
 static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1015,9 +1015,9 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// nll_loss2d_backward: specs/npu.yaml:267
+// nll_loss2d_backward: specs/npu.yaml:268
 static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
-    "nll_loss2d_backward", "specs/npu.yaml:267",
+    "nll_loss2d_backward", "specs/npu.yaml:268",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1033,18 +1033,18 @@ at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor total_weight_on_device = op.on_device(total_weight);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate_like(self);
-  launch_nll_loss2d_backward(op, grad_output_on_device, self_on_device, target_as_int32, weight, reduction, ignore_index, total_weight_on_device, out);
+  launch_nll_loss2d_backward(op, *grad_output_on_device, *self_on_device, target_as_int32, weight, reduction, ignore_index, *total_weight_on_device, out);
   return out;
 }
 
 // npunnFractionalMaxPool2dBackward(grad_output, self, kernel_size, output_size, indices, out)
-// from specs/npu.yaml:318
+// from specs/npu.yaml:319
 static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1065,9 +1065,9 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   }
 }
 
-// fractional_max_pool2d_backward: specs/npu.yaml:318
+// fractional_max_pool2d_backward: specs/npu.yaml:319
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
-    "fractional_max_pool2d_backward", "specs/npu.yaml:318",
+    "fractional_max_pool2d_backward", "specs/npu.yaml:319",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1085,17 +1085,17 @@ at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, c
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
-  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(*indices_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_fractional_max_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, output_size, indices_as_int32, out);
+  launch_fractional_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, output_size, indices_as_int32, out);
   return out;
 }
 
 // npunnReflectionPad3d(self, padding, out)
-// from specs/npu.yaml:323
+// from specs/npu.yaml:324
 static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1113,9 +1113,9 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad3d: specs/npu.yaml:323
+// reflection_pad3d: specs/npu.yaml:324
 static const torch_fl::KernelInfo kOp_reflection_pad3d{
-    "reflection_pad3d", "specs/npu.yaml:323",
+    "reflection_pad3d", "specs/npu.yaml:324",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1131,14 +1131,14 @@ at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef paddin
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad3d(op, self_on_device, padding, out);
+  launch_reflection_pad3d(op, *self_on_device, padding, out);
   return out;
 }
 
 // npunnReplicationPad1d(self, padding, out)
-// from specs/npu.yaml:325
+// from specs/npu.yaml:326
 static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1156,9 +1156,9 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad1d: specs/npu.yaml:325
+// replication_pad1d: specs/npu.yaml:326
 static const torch_fl::KernelInfo kOp_replication_pad1d{
-    "replication_pad1d", "specs/npu.yaml:325",
+    "replication_pad1d", "specs/npu.yaml:326",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1174,14 +1174,14 @@ at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad1d(op, self_on_device, padding, out);
+  launch_replication_pad1d(op, *self_on_device, padding, out);
   return out;
 }
 
 // npunnGroupNorm(input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
-// from specs/npu.yaml:333
+// from specs/npu.yaml:334
 static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto weight_arg = npu_glue::optional_tensor(weight);
@@ -1202,9 +1202,9 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_group_norm: specs/npu.yaml:333
+// native_group_norm: specs/npu.yaml:334
 static const torch_fl::KernelInfo kOp_native_group_norm{
-    "native_group_norm", "specs/npu.yaml:333",
+    "native_group_norm", "specs/npu.yaml:334",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1222,16 +1222,16 @@ static const torch_fl::KernelInfo kOp_native_group_norm{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_group_norm(op, input_on_device, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
+  launch_native_group_norm(op, *input_on_device, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
 // npunnErfc(self, out)
-// from specs/npu.yaml:355
+// from specs/npu.yaml:356
 static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1248,9 +1248,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// erfc: specs/npu.yaml:355
+// erfc: specs/npu.yaml:356
 static const torch_fl::KernelInfo kOp_erfc{
-    "erfc", "specs/npu.yaml:355",
+    "erfc", "specs/npu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1266,16 +1266,16 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_erfc(op, self_on_device, out);
+  launch_erfc(op, *self_on_device, out);
   return out;
 }
 
-// erfc.out: specs/npu.yaml:355
+// erfc.out: specs/npu.yaml:356
 // out variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_out{
-    "erfc.out", "specs/npu.yaml:355",
+    "erfc.out", "specs/npu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1290,18 +1290,18 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::erfc_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_erfc(op, self_on_device, out);
+  launch_erfc(op, *self_on_device, out);
   return out;
 }
 
-// erfc_: specs/npu.yaml:355
+// erfc_: specs/npu.yaml:356
 // inplace variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_{
-    "erfc_", "specs/npu.yaml:355",
+    "erfc_", "specs/npu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1321,7 +1321,7 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
 }
 
 // npunnBitwiseNot(self, out)
-// from specs/npu.yaml:360
+// from specs/npu.yaml:361
 static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1338,9 +1338,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// bitwise_not: specs/npu.yaml:360
+// bitwise_not: specs/npu.yaml:361
 static const torch_fl::KernelInfo kOp_bitwise_not{
-    "bitwise_not", "specs/npu.yaml:360",
+    "bitwise_not", "specs/npu.yaml:361",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1356,16 +1356,16 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_not(op, self_on_device, out);
+  launch_bitwise_not(op, *self_on_device, out);
   return out;
 }
 
-// bitwise_not.out: specs/npu.yaml:360
+// bitwise_not.out: specs/npu.yaml:361
 // out variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_out{
-    "bitwise_not.out", "specs/npu.yaml:360",
+    "bitwise_not.out", "specs/npu.yaml:361",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1380,18 +1380,18 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_not_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_not(op, self_on_device, out);
+  launch_bitwise_not(op, *self_on_device, out);
   return out;
 }
 
-// bitwise_not_: specs/npu.yaml:360
+// bitwise_not_: specs/npu.yaml:361
 // inplace variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_{
-    "bitwise_not_", "specs/npu.yaml:360",
+    "bitwise_not_", "specs/npu.yaml:361",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,7 +1411,7 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
 }
 
 // npunnBitwiseAndScalar(self, other, out)
-// from specs/npu.yaml:381
+// from specs/npu.yaml:382
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1430,7 +1430,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // npunnBitwiseAndTensor(self, other, out)
-// from specs/npu.yaml:365
+// from specs/npu.yaml:366
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1448,9 +1448,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/npu.yaml:365
+// bitwise_and.Tensor: specs/npu.yaml:366
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/npu.yaml:365",
+    "bitwise_and.Tensor", "specs/npu.yaml:366",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1467,20 +1467,20 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
-    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_and_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_and_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/npu.yaml:365
+// bitwise_and.Tensor_out: specs/npu.yaml:366
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/npu.yaml:365",
+    "bitwise_and.Tensor_out", "specs/npu.yaml:366",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1497,22 +1497,22 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_and_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
-    launch_bitwise_and_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_and_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_and_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_and_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// bitwise_and_.Tensor: specs/npu.yaml:365
+// bitwise_and_.Tensor: specs/npu.yaml:366
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/npu.yaml:365",
+    "bitwise_and_.Tensor", "specs/npu.yaml:366",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1532,13 +1532,13 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
     launch_bitwise_and_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_bitwise_and_Tensor(op, self, op.on_device(other), self);
+    launch_bitwise_and_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
 
 // npunnCopysign(self, other, out)
-// from specs/npu.yaml:375
+// from specs/npu.yaml:376
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1556,9 +1556,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/npu.yaml:375
+// copysign.Tensor: specs/npu.yaml:376
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/npu.yaml:375",
+    "copysign.Tensor", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1575,17 +1575,17 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// copysign.out: specs/npu.yaml:375
+// copysign.out: specs/npu.yaml:376
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/npu.yaml:375",
+    "copysign.out", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1602,19 +1602,19 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_copysign_Tensor(op, self_on_device, other_on_device, out);
+  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// copysign_.Tensor: specs/npu.yaml:375
+// copysign_.Tensor: specs/npu.yaml:376
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/npu.yaml:375",
+    "copysign_.Tensor", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1629,15 +1629,15 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::copysign_(self_meta, op.meta(other));
-  launch_copysign_Tensor(op, self, other_on_device, self);
+  launch_copysign_Tensor(op, self, *other_on_device, self);
   return self;
 }
 
 // npunnLogAddExp2(self, other, out)
-// from specs/npu.yaml:378
+// from specs/npu.yaml:379
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1655,9 +1655,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/npu.yaml:378
+// logaddexp2: specs/npu.yaml:379
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/npu.yaml:378",
+    "logaddexp2", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1674,17 +1674,17 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logaddexp2(op, self_on_device, other_on_device, out);
+  launch_logaddexp2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logaddexp2.out: specs/npu.yaml:378
+// logaddexp2.out: specs/npu.yaml:379
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/npu.yaml:378",
+    "logaddexp2.out", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1701,17 +1701,17 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::logaddexp2_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logaddexp2(op, self_on_device, other_on_device, out);
+  launch_logaddexp2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
 // npunnFmax(self, other, out)
-// from specs/npu.yaml:379
+// from specs/npu.yaml:380
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1729,9 +1729,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/npu.yaml:379
+// fmax: specs/npu.yaml:380
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/npu.yaml:379",
+    "fmax", "specs/npu.yaml:380",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1748,17 +1748,17 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_fmax(op, self_on_device, other_on_device, out);
+  launch_fmax(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// fmax.out: specs/npu.yaml:379
+// fmax.out: specs/npu.yaml:380
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/npu.yaml:379",
+    "fmax.out", "specs/npu.yaml:380",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1775,18 +1775,18 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmax_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::fmax_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_fmax(op, self_on_device, other_on_device, out);
+  launch_fmax(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// bitwise_and.Scalar: specs/npu.yaml:381
+// bitwise_and.Scalar: specs/npu.yaml:382
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/npu.yaml:381",
+    "bitwise_and.Scalar", "specs/npu.yaml:382",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1802,16 +1802,16 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  launch_bitwise_and_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/npu.yaml:381
+// bitwise_and.Scalar_out: specs/npu.yaml:382
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/npu.yaml:381",
+    "bitwise_and.Scalar_out", "specs/npu.yaml:382",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1826,18 +1826,18 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::bitwise_and_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_and_Scalar(op, self_on_device, other, out);
+  launch_bitwise_and_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// bitwise_and_.Scalar: specs/npu.yaml:381
+// bitwise_and_.Scalar: specs/npu.yaml:382
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/npu.yaml:381",
+    "bitwise_and_.Scalar", "specs/npu.yaml:382",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1857,7 +1857,7 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnMinDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:393
+// from specs/npu.yaml:394
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto self_arg = npu_glue::tensor(self);
   const auto values_arg = npu_glue::tensor(values);
@@ -1875,9 +1875,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/npu.yaml:393
+// min.dim: specs/npu.yaml:394
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/npu.yaml:393",
+    "min.dim", "specs/npu.yaml:394",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1893,15 +1893,15 @@ static const torch_fl::KernelInfo kOp_min_dim{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor values = op.allocate(std::get<0>(expected));
   const at::Tensor indices = op.allocate(std::get<1>(expected));
-  launch_min_dim(op, self_on_device, dim, keepdim, values, indices);
+  launch_min_dim(op, *self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
 }
 
 // npunnNorm(self, p, dim, keepdim, out)
-// from specs/npu.yaml:395
+// from specs/npu.yaml:396
 static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto p_arg = npu_glue::optional_scalar(p);
@@ -1920,9 +1920,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// norm.ScalarOpt_dim: specs/npu.yaml:395
+// norm.ScalarOpt_dim: specs/npu.yaml:396
 static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/npu.yaml:395",
+    "norm.ScalarOpt_dim", "specs/npu.yaml:396",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1938,14 +1938,14 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(norm_ScalarOpt_dim)>(op, torch_fl::FallbackReason::kDtype, self, p, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_norm_ScalarOpt_dim(op, self_on_device, p, dim, keepdim, out);
+  launch_norm_ScalarOpt_dim(op, *self_on_device, p, dim, keepdim, out);
   return out;
 }
 
 // npunnIndexAdd(self, dim, index, source, alpha, out)
-// from specs/npu.yaml:402
+// from specs/npu.yaml:403
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1965,9 +1965,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// index_add: specs/npu.yaml:402
+// index_add: specs/npu.yaml:403
 static const torch_fl::KernelInfo kOp_index_add{
-    "index_add", "specs/npu.yaml:402",
+    "index_add", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1985,19 +1985,19 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor source_on_device = op.on_device(source);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> source_on_device = op.on_device(source);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_index_add(op, self_on_device, dim, index_as_int32, source_on_device, alpha, out);
+  launch_index_add(op, *self_on_device, dim, index_as_int32, *source_on_device, alpha, out);
   return out;
 }
 
-// index_add.out: specs/npu.yaml:402
+// index_add.out: specs/npu.yaml:403
 // out variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_out{
-    "index_add.out", "specs/npu.yaml:402",
+    "index_add.out", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2016,21 +2016,21 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(source, "source") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_add_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor source_on_device = op.on_device(source);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> source_on_device = op.on_device(source);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::index_add_outf(op.meta(self), dim, op.meta(index), op.meta(source), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_index_add(op, self_on_device, dim, index_as_int32, source_on_device, alpha, out);
+  launch_index_add(op, *self_on_device, dim, index_as_int32, *source_on_device, alpha, out);
   return out;
 }
 
-// index_add_: specs/npu.yaml:402
+// index_add_: specs/npu.yaml:403
 // inplace variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_{
-    "index_add_", "specs/npu.yaml:402",
+    "index_add_", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2047,12 +2047,12 @@ at::Tensor & wrap_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(source, "source") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_add_)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, source, alpha);
   }
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor source_on_device = op.on_device(source);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> source_on_device = op.on_device(source);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor self_meta = op.meta(self);
   at::meta::index_add_(self_meta, dim, op.meta(index), op.meta(source), alpha);
-  launch_index_add(op, self, dim, index_as_int32, source_on_device, alpha, self);
+  launch_index_add(op, self, dim, index_as_int32, *source_on_device, alpha, self);
   return self;
 }
 

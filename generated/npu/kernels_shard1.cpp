@@ -29,7 +29,7 @@
 namespace {
 
 // npunnMuls(self, other, out)
-// from specs/npu.yaml:46
+// from specs/npu.yaml:47
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -85,12 +85,12 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
-    launch_mul_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_mul_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -115,14 +115,14 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
-    launch_mul_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_mul_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -150,13 +150,13 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
     launch_mul_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_mul_Tensor(op, self, op.on_device(other), self);
+    launch_mul_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
 
 // npunnDivs(self, other, out)
-// from specs/npu.yaml:47
+// from specs/npu.yaml:48
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -212,12 +212,12 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
-    launch_div_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_div_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -242,14 +242,14 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
-    launch_div_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_div_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
@@ -277,14 +277,14 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
     launch_div_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_div_Tensor(op, self, op.on_device(other), self);
+    launch_div_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
 
-// mul.Scalar: specs/npu.yaml:46
+// mul.Scalar: specs/npu.yaml:47
 static const torch_fl::KernelInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/npu.yaml:46",
+    "mul.Scalar", "specs/npu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -300,16 +300,16 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_mul_Scalar(op, self_on_device, other, out);
+  launch_mul_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// mul_.Scalar: specs/npu.yaml:46
+// mul_.Scalar: specs/npu.yaml:47
 // inplace variant derived from mul.Scalar
 static const torch_fl::KernelInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/npu.yaml:46",
+    "mul_.Scalar", "specs/npu.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -328,9 +328,9 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   return self;
 }
 
-// div.Scalar: specs/npu.yaml:47
+// div.Scalar: specs/npu.yaml:48
 static const torch_fl::KernelInfo kOp_div_Scalar{
-    "div.Scalar", "specs/npu.yaml:47",
+    "div.Scalar", "specs/npu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -346,16 +346,16 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_div_Scalar(op, self_on_device, other, out);
+  launch_div_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// div_.Scalar: specs/npu.yaml:47
+// div_.Scalar: specs/npu.yaml:48
 // inplace variant derived from div.Scalar
 static const torch_fl::KernelInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/npu.yaml:47",
+    "div_.Scalar", "specs/npu.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -375,7 +375,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // npunnMinimum(self, other, out)
-// from specs/npu.yaml:49
+// from specs/npu.yaml:50
 static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -393,9 +393,9 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// minimum: specs/npu.yaml:49
+// minimum: specs/npu.yaml:50
 static const torch_fl::KernelInfo kOp_minimum{
-    "minimum", "specs/npu.yaml:49",
+    "minimum", "specs/npu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -412,17 +412,17 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_minimum(op, self_on_device, other_on_device, out);
+  launch_minimum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// minimum.out: specs/npu.yaml:49
+// minimum.out: specs/npu.yaml:50
 // out variant derived from minimum
 static const torch_fl::KernelInfo kOp_minimum_out{
-    "minimum.out", "specs/npu.yaml:49",
+    "minimum.out", "specs/npu.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -439,17 +439,17 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::minimum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_minimum(op, self_on_device, other_on_device, out);
+  launch_minimum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
 // npunnNeScalar(self, other, out)
-// from specs/npu.yaml:57
+// from specs/npu.yaml:58
 static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -468,7 +468,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnNeTensor(self, other, out)
-// from specs/npu.yaml:53
+// from specs/npu.yaml:54
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -486,9 +486,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/npu.yaml:53
+// ne.Tensor: specs/npu.yaml:54
 static const torch_fl::KernelInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/npu.yaml:53",
+    "ne.Tensor", "specs/npu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -505,20 +505,20 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
-    launch_ne_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_ne_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_ne_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_ne_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// ne.Tensor_out: specs/npu.yaml:53
+// ne.Tensor_out: specs/npu.yaml:54
 // out variant derived from ne.Tensor
 static const torch_fl::KernelInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/npu.yaml:53",
+    "ne.Tensor_out", "specs/npu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -535,20 +535,20 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ne_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
-    launch_ne_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_ne_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_ne_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_ne_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
 // npunnLtScalar(self, other, out)
-// from specs/npu.yaml:58
+// from specs/npu.yaml:59
 static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -567,7 +567,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnLtTensor(self, other, out)
-// from specs/npu.yaml:54
+// from specs/npu.yaml:55
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -585,9 +585,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/npu.yaml:54
+// lt.Tensor: specs/npu.yaml:55
 static const torch_fl::KernelInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/npu.yaml:54",
+    "lt.Tensor", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -604,20 +604,20 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
-    launch_lt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_lt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_lt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_lt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// lt.Tensor_out: specs/npu.yaml:54
+// lt.Tensor_out: specs/npu.yaml:55
 // out variant derived from lt.Tensor
 static const torch_fl::KernelInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/npu.yaml:54",
+    "lt.Tensor_out", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -634,21 +634,21 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lt_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
-    launch_lt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_lt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_lt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_lt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// ne.Scalar: specs/npu.yaml:57
+// ne.Scalar: specs/npu.yaml:58
 static const torch_fl::KernelInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/npu.yaml:57",
+    "ne.Scalar", "specs/npu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -664,16 +664,16 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_ne_Scalar(op, self_on_device, other, out);
+  launch_ne_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// ne.Scalar_out: specs/npu.yaml:57
+// ne.Scalar_out: specs/npu.yaml:58
 // out variant derived from ne.Scalar
 static const torch_fl::KernelInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/npu.yaml:57",
+    "ne.Scalar_out", "specs/npu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -688,17 +688,17 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::ne_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_ne_Scalar(op, self_on_device, other, out);
+  launch_ne_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// lt.Scalar: specs/npu.yaml:58
+// lt.Scalar: specs/npu.yaml:59
 static const torch_fl::KernelInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/npu.yaml:58",
+    "lt.Scalar", "specs/npu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -714,16 +714,16 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_lt_Scalar(op, self_on_device, other, out);
+  launch_lt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// lt.Scalar_out: specs/npu.yaml:58
+// lt.Scalar_out: specs/npu.yaml:59
 // out variant derived from lt.Scalar
 static const torch_fl::KernelInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/npu.yaml:58",
+    "lt.Scalar_out", "specs/npu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -738,16 +738,16 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lt_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_lt_Scalar(op, self_on_device, other, out);
+  launch_lt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
 // npunnNeg(self, out)
-// from specs/npu.yaml:62
+// from specs/npu.yaml:63
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -764,9 +764,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/npu.yaml:62
+// neg: specs/npu.yaml:63
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/npu.yaml:62",
+    "neg", "specs/npu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -782,16 +782,16 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_neg(op, self_on_device, out);
+  launch_neg(op, *self_on_device, out);
   return out;
 }
 
-// neg.out: specs/npu.yaml:62
+// neg.out: specs/npu.yaml:63
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/npu.yaml:62",
+    "neg.out", "specs/npu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -806,18 +806,18 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::neg_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_neg(op, self_on_device, out);
+  launch_neg(op, *self_on_device, out);
   return out;
 }
 
-// neg_: specs/npu.yaml:62
+// neg_: specs/npu.yaml:63
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/npu.yaml:62",
+    "neg_", "specs/npu.yaml:63",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -837,7 +837,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // npunnReciprocal(self, out)
-// from specs/npu.yaml:72
+// from specs/npu.yaml:73
 static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -854,9 +854,9 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// reciprocal: specs/npu.yaml:72
+// reciprocal: specs/npu.yaml:73
 static const torch_fl::KernelInfo kOp_reciprocal{
-    "reciprocal", "specs/npu.yaml:72",
+    "reciprocal", "specs/npu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -872,16 +872,16 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reciprocal(op, self_on_device, out);
+  launch_reciprocal(op, *self_on_device, out);
   return out;
 }
 
-// reciprocal.out: specs/npu.yaml:72
+// reciprocal.out: specs/npu.yaml:73
 // out variant derived from reciprocal
 static const torch_fl::KernelInfo kOp_reciprocal_out{
-    "reciprocal.out", "specs/npu.yaml:72",
+    "reciprocal.out", "specs/npu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -896,18 +896,18 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::reciprocal_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_reciprocal(op, self_on_device, out);
+  launch_reciprocal(op, *self_on_device, out);
   return out;
 }
 
-// reciprocal_: specs/npu.yaml:72
+// reciprocal_: specs/npu.yaml:73
 // inplace variant derived from reciprocal
 static const torch_fl::KernelInfo kOp_reciprocal_{
-    "reciprocal_", "specs/npu.yaml:72",
+    "reciprocal_", "specs/npu.yaml:73",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -927,7 +927,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
 }
 
 // npunnSilu(self, out)
-// from specs/npu.yaml:74
+// from specs/npu.yaml:75
 static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -944,9 +944,9 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// silu: specs/npu.yaml:74
+// silu: specs/npu.yaml:75
 static const torch_fl::KernelInfo kOp_silu{
-    "silu", "specs/npu.yaml:74",
+    "silu", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -962,16 +962,16 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_silu(op, self_on_device, out);
+  launch_silu(op, *self_on_device, out);
   return out;
 }
 
-// silu.out: specs/npu.yaml:74
+// silu.out: specs/npu.yaml:75
 // out variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_out{
-    "silu.out", "specs/npu.yaml:74",
+    "silu.out", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -986,18 +986,18 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::silu_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_silu(op, self_on_device, out);
+  launch_silu(op, *self_on_device, out);
   return out;
 }
 
-// silu_: specs/npu.yaml:74
+// silu_: specs/npu.yaml:75
 // inplace variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_{
-    "silu_", "specs/npu.yaml:74",
+    "silu_", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1017,7 +1017,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
 }
 
 // npunnIsNegInf(self, out)
-// from specs/npu.yaml:75
+// from specs/npu.yaml:76
 static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1034,9 +1034,9 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isneginf: specs/npu.yaml:75
+// isneginf: specs/npu.yaml:76
 static const torch_fl::KernelInfo kOp_isneginf{
-    "isneginf", "specs/npu.yaml:75",
+    "isneginf", "specs/npu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1052,16 +1052,16 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_isneginf(op, self_on_device, out);
+  launch_isneginf(op, *self_on_device, out);
   return out;
 }
 
-// isneginf.out: specs/npu.yaml:75
+// isneginf.out: specs/npu.yaml:76
 // out variant derived from isneginf
 static const torch_fl::KernelInfo kOp_isneginf_out{
-    "isneginf.out", "specs/npu.yaml:75",
+    "isneginf.out", "specs/npu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1076,16 +1076,16 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::isneginf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_isneginf(op, self_on_device, out);
+  launch_isneginf(op, *self_on_device, out);
   return out;
 }
 
 // npunnInplaceZero(self)
-// from specs/npu.yaml:108
+// from specs/npu.yaml:109
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto self_arg = npu_glue::tensor(self);
   uint64_t workspace_bytes = 0;
@@ -1101,9 +1101,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/npu.yaml:108
+// zero_: specs/npu.yaml:109
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/npu.yaml:108",
+    "zero_", "specs/npu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1120,7 +1120,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // npunnInplaceNormal(self, mean, std, generator)
-// from specs/npu.yaml:110
+// from specs/npu.yaml:111
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto self_arg = npu_glue::tensor(self);
   const auto generator_arg = npu_glue::rand_state(generator);
@@ -1137,9 +1137,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/npu.yaml:110
+// normal_: specs/npu.yaml:111
 static const torch_fl::KernelInfo kOp_normal_{
-    "normal_", "specs/npu.yaml:110",
+    "normal_", "specs/npu.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1157,7 +1157,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
 }
 
 // npunnAmax(self, dim, keepdim, out)
-// from specs/npu.yaml:130
+// from specs/npu.yaml:131
 static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -1175,9 +1175,9 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amax: specs/npu.yaml:130
+// amax: specs/npu.yaml:131
 static const torch_fl::KernelInfo kOp_amax{
-    "amax", "specs/npu.yaml:130",
+    "amax", "specs/npu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1193,16 +1193,16 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_amax(op, self_on_device, dim, keepdim, out);
+  launch_amax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// amax.out: specs/npu.yaml:130
+// amax.out: specs/npu.yaml:131
 // out variant derived from amax
 static const torch_fl::KernelInfo kOp_amax_out{
-    "amax.out", "specs/npu.yaml:130",
+    "amax.out", "specs/npu.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1217,16 +1217,16 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::amax_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_amax(op, self_on_device, dim, keepdim, out);
+  launch_amax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnSoftmaxBackward(grad_output, output, dim, out)
-// from specs/npu.yaml:137
+// from specs/npu.yaml:138
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -1244,9 +1244,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/npu.yaml:137
+// _softmax_backward_data: specs/npu.yaml:138
 static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/npu.yaml:137",
+    "_softmax_backward_data", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1263,15 +1263,15 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch__softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
+  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
   return out;
 }
 
 // npunnIndexSelect(self, dim, index, out)
-// from specs/npu.yaml:152
+// from specs/npu.yaml:153
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1289,9 +1289,9 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// index_select: specs/npu.yaml:152
+// index_select: specs/npu.yaml:153
 static const torch_fl::KernelInfo kOp_index_select{
-    "index_select", "specs/npu.yaml:152",
+    "index_select", "specs/npu.yaml:153",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1308,16 +1308,16 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_index_select(op, self_on_device, dim, index_as_int32, out);
+  launch_index_select(op, *self_on_device, dim, index_as_int32, out);
   return out;
 }
 
 // npunnElu(self, alpha, scale, input_scale, out)
-// from specs/npu.yaml:226
+// from specs/npu.yaml:227
 static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto alpha_arg = npu_glue::scalar(alpha);
@@ -1337,9 +1337,9 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// elu: specs/npu.yaml:226
+// elu: specs/npu.yaml:227
 static const torch_fl::KernelInfo kOp_elu{
-    "elu", "specs/npu.yaml:226",
+    "elu", "specs/npu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1355,16 +1355,16 @@ at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at:
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_elu(op, self_on_device, alpha, scale, input_scale, out);
+  launch_elu(op, *self_on_device, alpha, scale, input_scale, out);
   return out;
 }
 
-// elu_: specs/npu.yaml:226
+// elu_: specs/npu.yaml:227
 // inplace variant derived from elu
 static const torch_fl::KernelInfo kOp_elu_{
-    "elu_", "specs/npu.yaml:226",
+    "elu_", "specs/npu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1384,7 +1384,7 @@ at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Sc
 }
 
 // npunnHardshrinkBackward(grad_out, self, lambd, out)
-// from specs/npu.yaml:238
+// from specs/npu.yaml:239
 static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto self_arg = npu_glue::tensor(self);
@@ -1403,9 +1403,9 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// hardshrink_backward: specs/npu.yaml:238
+// hardshrink_backward: specs/npu.yaml:239
 static const torch_fl::KernelInfo kOp_hardshrink_backward{
-    "hardshrink_backward", "specs/npu.yaml:238",
+    "hardshrink_backward", "specs/npu.yaml:239",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1422,15 +1422,15 @@ at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tenso
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_hardshrink_backward(op, grad_out_on_device, self_on_device, lambd, out);
+  launch_hardshrink_backward(op, *grad_out_on_device, *self_on_device, lambd, out);
   return out;
 }
 
 // npunnPreluBackward(grad_output, self, weight, out0, out1)
-// from specs/npu.yaml:248
+// from specs/npu.yaml:249
 static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1450,9 +1450,9 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   }
 }
 
-// _prelu_kernel_backward: specs/npu.yaml:248
+// _prelu_kernel_backward: specs/npu.yaml:249
 static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
-    "_prelu_kernel_backward", "specs/npu.yaml:248",
+    "_prelu_kernel_backward", "specs/npu.yaml:249",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1466,17 +1466,17 @@ static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, weight);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor weight_on_device = op.on_device(weight);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
   const at::Tensor out0 = op.allocate_like(self);
   const at::Tensor out1 = op.allocate_like(self);
-  launch__prelu_kernel_backward(op, grad_output_on_device, self_on_device, weight_on_device, out0, out1);
+  launch__prelu_kernel_backward(op, *grad_output_on_device, *self_on_device, *weight_on_device, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
 // npunnSmoothL1LossBackward(grad_output, self, target, reduction, beta, out)
-// from specs/npu.yaml:257
+// from specs/npu.yaml:258
 static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1495,9 +1495,9 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// smooth_l1_loss_backward: specs/npu.yaml:257
+// smooth_l1_loss_backward: specs/npu.yaml:258
 static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
-    "smooth_l1_loss_backward", "specs/npu.yaml:257",
+    "smooth_l1_loss_backward", "specs/npu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1515,16 +1515,16 @@ at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_smooth_l1_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, beta, out);
+  launch_smooth_l1_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, beta, out);
   return out;
 }
 
 // npunnHuberLoss(self, target, reduction, delta, out)
-// from specs/npu.yaml:258
+// from specs/npu.yaml:259
 static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1542,9 +1542,9 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// huber_loss: specs/npu.yaml:258
+// huber_loss: specs/npu.yaml:259
 static const torch_fl::KernelInfo kOp_huber_loss{
-    "huber_loss", "specs/npu.yaml:258",
+    "huber_loss", "specs/npu.yaml:259",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1561,15 +1561,15 @@ at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, i
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_huber_loss(op, self_on_device, target_on_device, reduction, delta, out);
+  launch_huber_loss(op, *self_on_device, *target_on_device, reduction, delta, out);
   return out;
 }
 
 // npunnBinaryCrossEntropyBackward(grad_output, self, target, weight, reduction, out)
-// from specs/npu.yaml:261
+// from specs/npu.yaml:262
 static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1589,9 +1589,9 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// binary_cross_entropy_backward: specs/npu.yaml:261
+// binary_cross_entropy_backward: specs/npu.yaml:262
 static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
-    "binary_cross_entropy_backward", "specs/npu.yaml:261",
+    "binary_cross_entropy_backward", "specs/npu.yaml:262",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1606,16 +1606,16 @@ at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, co
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate_like(self);
-  launch_binary_cross_entropy_backward(op, grad_output_on_device, self_on_device, target_on_device, weight, reduction, out);
+  launch_binary_cross_entropy_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, out);
   return out;
 }
 
 // npunnMultiMarginLossBackward(grad_output, self, target, p, margin, weight, reduction, out)
-// from specs/npu.yaml:278
+// from specs/npu.yaml:279
 static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1637,9 +1637,9 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// multi_margin_loss_backward: specs/npu.yaml:278
+// multi_margin_loss_backward: specs/npu.yaml:279
 static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
-    "multi_margin_loss_backward", "specs/npu.yaml:278",
+    "multi_margin_loss_backward", "specs/npu.yaml:279",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1654,17 +1654,17 @@ at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, p, margin, weight, reduction);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate_like(self);
-  launch_multi_margin_loss_backward(op, grad_output_on_device, self_on_device, target_as_int32, p, margin, weight, reduction, out);
+  launch_multi_margin_loss_backward(op, *grad_output_on_device, *self_on_device, target_as_int32, p, margin, weight, reduction, out);
   return out;
 }
 
 // npunnMultilabelMarginLossBackward(grad_output, self, target, reduction, is_target, out)
-// from specs/npu.yaml:288
+// from specs/npu.yaml:289
 static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1684,9 +1684,9 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   }
 }
 
-// multilabel_margin_loss_backward: specs/npu.yaml:288
+// multilabel_margin_loss_backward: specs/npu.yaml:289
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
-    "multilabel_margin_loss_backward", "specs/npu.yaml:288",
+    "multilabel_margin_loss_backward", "specs/npu.yaml:289",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1701,18 +1701,18 @@ at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, 
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(is_target, "is_target") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, is_target);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor is_target_on_device = op.on_device(is_target);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> is_target_on_device = op.on_device(is_target);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate_like(self);
-  launch_multilabel_margin_loss_backward(op, grad_output_on_device, self_on_device, target_as_int32, reduction, is_target_on_device, out);
+  launch_multilabel_margin_loss_backward(op, *grad_output_on_device, *self_on_device, target_as_int32, reduction, *is_target_on_device, out);
   return out;
 }
 
 // npunnReflectionPad2d(self, padding, out)
-// from specs/npu.yaml:321
+// from specs/npu.yaml:322
 static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1730,9 +1730,9 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad2d: specs/npu.yaml:321
+// reflection_pad2d: specs/npu.yaml:322
 static const torch_fl::KernelInfo kOp_reflection_pad2d{
-    "reflection_pad2d", "specs/npu.yaml:321",
+    "reflection_pad2d", "specs/npu.yaml:322",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1748,14 +1748,14 @@ at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef paddin
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad2d(op, self_on_device, padding, out);
+  launch_reflection_pad2d(op, *self_on_device, padding, out);
   return out;
 }
 
 // npunnFrac(self, out)
-// from specs/npu.yaml:354
+// from specs/npu.yaml:355
 static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1772,9 +1772,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// frac: specs/npu.yaml:354
+// frac: specs/npu.yaml:355
 static const torch_fl::KernelInfo kOp_frac{
-    "frac", "specs/npu.yaml:354",
+    "frac", "specs/npu.yaml:355",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1790,16 +1790,16 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(frac)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_frac(op, self_on_device, out);
+  launch_frac(op, *self_on_device, out);
   return out;
 }
 
-// frac.out: specs/npu.yaml:354
+// frac.out: specs/npu.yaml:355
 // out variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_out{
-    "frac.out", "specs/npu.yaml:354",
+    "frac.out", "specs/npu.yaml:355",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1814,18 +1814,18 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(frac_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::frac_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_frac(op, self_on_device, out);
+  launch_frac(op, *self_on_device, out);
   return out;
 }
 
-// frac_: specs/npu.yaml:354
+// frac_: specs/npu.yaml:355
 // inplace variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_{
-    "frac_", "specs/npu.yaml:354",
+    "frac_", "specs/npu.yaml:355",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1845,7 +1845,7 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
 }
 
 // npunnFmodScalar(self, other, out)
-// from specs/npu.yaml:384
+// from specs/npu.yaml:385
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1864,7 +1864,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // npunnFmodTensor(self, other, out)
-// from specs/npu.yaml:372
+// from specs/npu.yaml:373
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1882,9 +1882,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/npu.yaml:372
+// fmod.Tensor: specs/npu.yaml:373
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/npu.yaml:372",
+    "fmod.Tensor", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1901,20 +1901,20 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
-    launch_fmod_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_fmod_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_fmod_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_fmod_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// fmod.Tensor_out: specs/npu.yaml:372
+// fmod.Tensor_out: specs/npu.yaml:373
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/npu.yaml:372",
+    "fmod.Tensor_out", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1931,22 +1931,22 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::fmod_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
-    launch_fmod_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_fmod_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_fmod_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_fmod_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// fmod_.Tensor: specs/npu.yaml:372
+// fmod_.Tensor: specs/npu.yaml:373
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/npu.yaml:372",
+    "fmod_.Tensor", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1966,13 +1966,13 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
     launch_fmod_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_fmod_Tensor(op, self, op.on_device(other), self);
+    launch_fmod_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
 
 // npunnFmin(self, other, out)
-// from specs/npu.yaml:380
+// from specs/npu.yaml:381
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1990,9 +1990,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/npu.yaml:380
+// fmin: specs/npu.yaml:381
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/npu.yaml:380",
+    "fmin", "specs/npu.yaml:381",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2009,17 +2009,17 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmin)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_fmin(op, self_on_device, other_on_device, out);
+  launch_fmin(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// fmin.out: specs/npu.yaml:380
+// fmin.out: specs/npu.yaml:381
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/npu.yaml:380",
+    "fmin.out", "specs/npu.yaml:381",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2036,18 +2036,18 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmin_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::fmin_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_fmin(op, self_on_device, other_on_device, out);
+  launch_fmin(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// fmod.Scalar: specs/npu.yaml:384
+// fmod.Scalar: specs/npu.yaml:385
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/npu.yaml:384",
+    "fmod.Scalar", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2063,16 +2063,16 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_fmod_Scalar(op, self_on_device, other, out);
+  launch_fmod_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// fmod_.Scalar: specs/npu.yaml:384
+// fmod_.Scalar: specs/npu.yaml:385
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/npu.yaml:384",
+    "fmod_.Scalar", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2092,7 +2092,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // npunnMaxDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:392
+// from specs/npu.yaml:393
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto self_arg = npu_glue::tensor(self);
   const auto values_arg = npu_glue::tensor(values);
@@ -2110,9 +2110,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/npu.yaml:392
+// max.dim: specs/npu.yaml:393
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/npu.yaml:392",
+    "max.dim", "specs/npu.yaml:393",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2128,10 +2128,10 @@ static const torch_fl::KernelInfo kOp_max_dim{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor values = op.allocate(std::get<0>(expected));
   const at::Tensor indices = op.allocate(std::get<1>(expected));
-  launch_max_dim(op, self_on_device, dim, keepdim, values, indices);
+  launch_max_dim(op, *self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
 }
 

@@ -29,7 +29,7 @@
 namespace {
 
 // npunnGtScalar(self, other, out)
-// from specs/npu.yaml:59
+// from specs/npu.yaml:60
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -48,7 +48,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnGtTensor(self, other, out)
-// from specs/npu.yaml:55
+// from specs/npu.yaml:56
 static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -66,9 +66,9 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Tensor: specs/npu.yaml:55
+// gt.Tensor: specs/npu.yaml:56
 static const torch_fl::KernelInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/npu.yaml:55",
+    "gt.Tensor", "specs/npu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -85,20 +85,20 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
-    launch_gt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_gt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_gt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_gt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// gt.Tensor_out: specs/npu.yaml:55
+// gt.Tensor_out: specs/npu.yaml:56
 // out variant derived from gt.Tensor
 static const torch_fl::KernelInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/npu.yaml:55",
+    "gt.Tensor_out", "specs/npu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -115,21 +115,21 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gt_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
-    launch_gt_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_gt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_gt_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_gt_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// gt.Scalar: specs/npu.yaml:59
+// gt.Scalar: specs/npu.yaml:60
 static const torch_fl::KernelInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/npu.yaml:59",
+    "gt.Scalar", "specs/npu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -145,16 +145,16 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_gt_Scalar(op, self_on_device, other, out);
+  launch_gt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// gt.Scalar_out: specs/npu.yaml:59
+// gt.Scalar_out: specs/npu.yaml:60
 // out variant derived from gt.Scalar
 static const torch_fl::KernelInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/npu.yaml:59",
+    "gt.Scalar_out", "specs/npu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -169,16 +169,16 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gt_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_gt_Scalar(op, self_on_device, other, out);
+  launch_gt_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
 // npunnSin(self, out)
-// from specs/npu.yaml:70
+// from specs/npu.yaml:71
 static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -195,9 +195,9 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sin: specs/npu.yaml:70
+// sin: specs/npu.yaml:71
 static const torch_fl::KernelInfo kOp_sin{
-    "sin", "specs/npu.yaml:70",
+    "sin", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -213,16 +213,16 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sin(op, self_on_device, out);
+  launch_sin(op, *self_on_device, out);
   return out;
 }
 
-// sin.out: specs/npu.yaml:70
+// sin.out: specs/npu.yaml:71
 // out variant derived from sin
 static const torch_fl::KernelInfo kOp_sin_out{
-    "sin.out", "specs/npu.yaml:70",
+    "sin.out", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -237,18 +237,18 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sin_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sin(op, self_on_device, out);
+  launch_sin(op, *self_on_device, out);
   return out;
 }
 
-// sin_: specs/npu.yaml:70
+// sin_: specs/npu.yaml:71
 // inplace variant derived from sin
 static const torch_fl::KernelInfo kOp_sin_{
-    "sin_", "specs/npu.yaml:70",
+    "sin_", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -268,7 +268,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
 }
 
 // npunnClamp(self, min, max, out)
-// from specs/npu.yaml:83
+// from specs/npu.yaml:84
 static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto min_arg = npu_glue::optional_scalar(min);
@@ -287,9 +287,9 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// clamp: specs/npu.yaml:83
+// clamp: specs/npu.yaml:84
 static const torch_fl::KernelInfo kOp_clamp{
-    "clamp", "specs/npu.yaml:83",
+    "clamp", "specs/npu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -305,16 +305,16 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_clamp(op, self_on_device, min, max, out);
+  launch_clamp(op, *self_on_device, min, max, out);
   return out;
 }
 
-// clamp.out: specs/npu.yaml:83
+// clamp.out: specs/npu.yaml:84
 // out variant derived from clamp
 static const torch_fl::KernelInfo kOp_clamp_out{
-    "clamp.out", "specs/npu.yaml:83",
+    "clamp.out", "specs/npu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -329,18 +329,18 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::clamp_outf(op.meta(self), min, max, out_meta);
   op.resize_output(out, out_meta);
-  launch_clamp(op, self_on_device, min, max, out);
+  launch_clamp(op, *self_on_device, min, max, out);
   return out;
 }
 
-// clamp_: specs/npu.yaml:83
+// clamp_: specs/npu.yaml:84
 // inplace variant derived from clamp
 static const torch_fl::KernelInfo kOp_clamp_{
-    "clamp_", "specs/npu.yaml:83",
+    "clamp_", "specs/npu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -360,7 +360,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
 }
 
 // npunnTanhBackward(grad_output, output, out)
-// from specs/npu.yaml:87
+// from specs/npu.yaml:88
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -378,9 +378,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/npu.yaml:87
+// tanh_backward: specs/npu.yaml:88
 static const torch_fl::KernelInfo kOp_tanh_backward{
-    "tanh_backward", "specs/npu.yaml:87",
+    "tanh_backward", "specs/npu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -397,15 +397,15 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch_tanh_backward(op, grad_output_on_device, output_on_device, out);
+  launch_tanh_backward(op, *grad_output_on_device, *output_on_device, out);
   return out;
 }
 
 // npunnSigmoidBackward(grad_output, output, out)
-// from specs/npu.yaml:88
+// from specs/npu.yaml:89
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -423,9 +423,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/npu.yaml:88
+// sigmoid_backward: specs/npu.yaml:89
 static const torch_fl::KernelInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/npu.yaml:88",
+    "sigmoid_backward", "specs/npu.yaml:89",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -442,15 +442,15 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch_sigmoid_backward(op, grad_output_on_device, output_on_device, out);
+  launch_sigmoid_backward(op, *grad_output_on_device, *output_on_device, out);
   return out;
 }
 
 // npunnDropout(input, p, npu_glue::optional_bool_true(train), npu_glue::default_rand_state(), out0, out1)
-// from specs/npu.yaml:112
+// from specs/npu.yaml:113
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto input_arg = npu_glue::tensor(input);
   const auto train_arg2 = npu_glue::optional_bool_true(train);
@@ -470,9 +470,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/npu.yaml:112
+// native_dropout: specs/npu.yaml:113
 static const torch_fl::KernelInfo kOp_native_dropout{
-    "native_dropout", "specs/npu.yaml:112",
+    "native_dropout", "specs/npu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -488,15 +488,15 @@ static const torch_fl::KernelInfo kOp_native_dropout{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_native_dropout(op, input_on_device, p, train, out0, out1);
+  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
 // npunnArgMax(self, dim, keepdim, out)
-// from specs/npu.yaml:132
+// from specs/npu.yaml:133
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int(dim);
@@ -514,9 +514,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/npu.yaml:132
+// argmax: specs/npu.yaml:133
 static const torch_fl::KernelInfo kOp_argmax{
-    "argmax", "specs/npu.yaml:132",
+    "argmax", "specs/npu.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -532,16 +532,16 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_argmax(op, self_on_device, dim, keepdim, out);
+  launch_argmax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// argmax.out: specs/npu.yaml:132
+// argmax.out: specs/npu.yaml:133
 // out variant derived from argmax
 static const torch_fl::KernelInfo kOp_argmax_out{
-    "argmax.out", "specs/npu.yaml:132",
+    "argmax.out", "specs/npu.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -556,16 +556,16 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::argmax_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_argmax(op, self_on_device, dim, keepdim, out);
+  launch_argmax(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnBatchNormBackward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/npu.yaml:212
+// from specs/npu.yaml:213
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -590,9 +590,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/npu.yaml:212
+// native_batch_norm_backward: specs/npu.yaml:213
 static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/npu.yaml:212",
+    "native_batch_norm_backward", "specs/npu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -614,17 +614,17 @@ static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm_backward(op, grad_out_on_device, input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
+  launch_native_batch_norm_backward(op, *grad_out_on_device, *input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
 // npunnLayerNorm(input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/npu.yaml:216
+// from specs/npu.yaml:217
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto normalized_shape_arg = npu_glue::int_array(normalized_shape);
@@ -646,9 +646,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/npu.yaml:216
+// native_layer_norm: specs/npu.yaml:217
 static const torch_fl::KernelInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/npu.yaml:216",
+    "native_layer_norm", "specs/npu.yaml:217",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -666,16 +666,16 @@ static const torch_fl::KernelInfo kOp_native_layer_norm{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_layer_norm(op, input_on_device, normalized_shape, weight, bias, eps, out0, out1, out2);
+  launch_native_layer_norm(op, *input_on_device, normalized_shape, weight, bias, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
 // npunnSoftshrinkBackward(grad_output, self, lambd, out)
-// from specs/npu.yaml:236
+// from specs/npu.yaml:237
 static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -694,9 +694,9 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// softshrink_backward: specs/npu.yaml:236
+// softshrink_backward: specs/npu.yaml:237
 static const torch_fl::KernelInfo kOp_softshrink_backward{
-    "softshrink_backward", "specs/npu.yaml:236",
+    "softshrink_backward", "specs/npu.yaml:237",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -713,15 +713,15 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softshrink_backward(op, grad_output_on_device, self_on_device, lambd, out);
+  launch_softshrink_backward(op, *grad_output_on_device, *self_on_device, lambd, out);
   return out;
 }
 
 // npunnMish(self, out)
-// from specs/npu.yaml:243
+// from specs/npu.yaml:244
 static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -738,9 +738,9 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// mish: specs/npu.yaml:243
+// mish: specs/npu.yaml:244
 static const torch_fl::KernelInfo kOp_mish{
-    "mish", "specs/npu.yaml:243",
+    "mish", "specs/npu.yaml:244",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -756,16 +756,16 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_mish(op, self_on_device, out);
+  launch_mish(op, *self_on_device, out);
   return out;
 }
 
-// mish_: specs/npu.yaml:243
+// mish_: specs/npu.yaml:244
 // inplace variant derived from mish
 static const torch_fl::KernelInfo kOp_mish_{
-    "mish_", "specs/npu.yaml:243",
+    "mish_", "specs/npu.yaml:244",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -785,7 +785,7 @@ at::Tensor & wrap_mish_(at::Tensor & self) {
 }
 
 // npunnReflectionPad1d(self, padding, out)
-// from specs/npu.yaml:319
+// from specs/npu.yaml:320
 static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -803,9 +803,9 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad1d: specs/npu.yaml:319
+// reflection_pad1d: specs/npu.yaml:320
 static const torch_fl::KernelInfo kOp_reflection_pad1d{
-    "reflection_pad1d", "specs/npu.yaml:319",
+    "reflection_pad1d", "specs/npu.yaml:320",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -821,14 +821,14 @@ at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef paddin
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad1d(op, self_on_device, padding, out);
+  launch_reflection_pad1d(op, *self_on_device, padding, out);
   return out;
 }
 
 // npunnReflectionPad1dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:320
+// from specs/npu.yaml:321
 static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -847,9 +847,9 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad1d_backward: specs/npu.yaml:320
+// reflection_pad1d_backward: specs/npu.yaml:321
 static const torch_fl::KernelInfo kOp_reflection_pad1d_backward{
-    "reflection_pad1d_backward", "specs/npu.yaml:320",
+    "reflection_pad1d_backward", "specs/npu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -866,15 +866,15 @@ at::Tensor wrap_reflection_pad1d_backward(const at::Tensor & grad_output, const 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad1d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_reflection_pad1d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
 // npunnReplicationPad3d(self, padding, out)
-// from specs/npu.yaml:329
+// from specs/npu.yaml:330
 static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -892,9 +892,9 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad3d: specs/npu.yaml:329
+// replication_pad3d: specs/npu.yaml:330
 static const torch_fl::KernelInfo kOp_replication_pad3d{
-    "replication_pad3d", "specs/npu.yaml:329",
+    "replication_pad3d", "specs/npu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -910,14 +910,14 @@ at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad3d(op, self_on_device, padding, out);
+  launch_replication_pad3d(op, *self_on_device, padding, out);
   return out;
 }
 
 // npunnAsin(self, out)
-// from specs/npu.yaml:344
+// from specs/npu.yaml:345
 static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -934,9 +934,9 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// asin: specs/npu.yaml:344
+// asin: specs/npu.yaml:345
 static const torch_fl::KernelInfo kOp_asin{
-    "asin", "specs/npu.yaml:344",
+    "asin", "specs/npu.yaml:345",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -952,16 +952,16 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_asin(op, self_on_device, out);
+  launch_asin(op, *self_on_device, out);
   return out;
 }
 
-// asin.out: specs/npu.yaml:344
+// asin.out: specs/npu.yaml:345
 // out variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_out{
-    "asin.out", "specs/npu.yaml:344",
+    "asin.out", "specs/npu.yaml:345",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -976,18 +976,18 @@ at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::asin_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_asin(op, self_on_device, out);
+  launch_asin(op, *self_on_device, out);
   return out;
 }
 
-// asin_: specs/npu.yaml:344
+// asin_: specs/npu.yaml:345
 // inplace variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_{
-    "asin_", "specs/npu.yaml:344",
+    "asin_", "specs/npu.yaml:345",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1007,7 +1007,7 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
 }
 
 // npunnSinh(self, out)
-// from specs/npu.yaml:347
+// from specs/npu.yaml:348
 static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1024,9 +1024,9 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinh: specs/npu.yaml:347
+// sinh: specs/npu.yaml:348
 static const torch_fl::KernelInfo kOp_sinh{
-    "sinh", "specs/npu.yaml:347",
+    "sinh", "specs/npu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1042,16 +1042,16 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sinh(op, self_on_device, out);
+  launch_sinh(op, *self_on_device, out);
   return out;
 }
 
-// sinh.out: specs/npu.yaml:347
+// sinh.out: specs/npu.yaml:348
 // out variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_out{
-    "sinh.out", "specs/npu.yaml:347",
+    "sinh.out", "specs/npu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1066,18 +1066,18 @@ at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sinh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sinh(op, self_on_device, out);
+  launch_sinh(op, *self_on_device, out);
   return out;
 }
 
-// sinh_: specs/npu.yaml:347
+// sinh_: specs/npu.yaml:348
 // inplace variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_{
-    "sinh_", "specs/npu.yaml:347",
+    "sinh_", "specs/npu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1097,7 +1097,7 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
 }
 
 // npunnSinc(self, out)
-// from specs/npu.yaml:359
+// from specs/npu.yaml:360
 static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1114,9 +1114,9 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinc: specs/npu.yaml:359
+// sinc: specs/npu.yaml:360
 static const torch_fl::KernelInfo kOp_sinc{
-    "sinc", "specs/npu.yaml:359",
+    "sinc", "specs/npu.yaml:360",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1132,16 +1132,16 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sinc(op, self_on_device, out);
+  launch_sinc(op, *self_on_device, out);
   return out;
 }
 
-// sinc.out: specs/npu.yaml:359
+// sinc.out: specs/npu.yaml:360
 // out variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_out{
-    "sinc.out", "specs/npu.yaml:359",
+    "sinc.out", "specs/npu.yaml:360",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1156,18 +1156,18 @@ at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sinc_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sinc(op, self_on_device, out);
+  launch_sinc(op, *self_on_device, out);
   return out;
 }
 
-// sinc_: specs/npu.yaml:359
+// sinc_: specs/npu.yaml:360
 // inplace variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_{
-    "sinc_", "specs/npu.yaml:359",
+    "sinc_", "specs/npu.yaml:360",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1187,7 +1187,7 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
 }
 
 // npunnSignbit(self, out)
-// from specs/npu.yaml:361
+// from specs/npu.yaml:362
 static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1204,9 +1204,9 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// signbit: specs/npu.yaml:361
+// signbit: specs/npu.yaml:362
 static const torch_fl::KernelInfo kOp_signbit{
-    "signbit", "specs/npu.yaml:361",
+    "signbit", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1222,16 +1222,16 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_signbit(op, self_on_device, out);
+  launch_signbit(op, *self_on_device, out);
   return out;
 }
 
-// signbit.out: specs/npu.yaml:361
+// signbit.out: specs/npu.yaml:362
 // out variant derived from signbit
 static const torch_fl::KernelInfo kOp_signbit_out{
-    "signbit.out", "specs/npu.yaml:361",
+    "signbit.out", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1246,16 +1246,16 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::signbit_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_signbit(op, self_on_device, out);
+  launch_signbit(op, *self_on_device, out);
   return out;
 }
 
 // npunnBitwiseOrScalar(self, other, out)
-// from specs/npu.yaml:382
+// from specs/npu.yaml:383
 static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1274,7 +1274,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // npunnBitwiseOrTensor(self, other, out)
-// from specs/npu.yaml:366
+// from specs/npu.yaml:367
 static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1292,9 +1292,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// bitwise_or.Tensor: specs/npu.yaml:366
+// bitwise_or.Tensor: specs/npu.yaml:367
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/npu.yaml:366",
+    "bitwise_or.Tensor", "specs/npu.yaml:367",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1311,20 +1311,20 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
-    launch_bitwise_or_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_or_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_or_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_or_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// bitwise_or.Tensor_out: specs/npu.yaml:366
+// bitwise_or.Tensor_out: specs/npu.yaml:367
 // out variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/npu.yaml:366",
+    "bitwise_or.Tensor_out", "specs/npu.yaml:367",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1341,22 +1341,22 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
-    launch_bitwise_or_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_or_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_or_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_or_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// bitwise_or_.Tensor: specs/npu.yaml:366
+// bitwise_or_.Tensor: specs/npu.yaml:367
 // inplace variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/npu.yaml:366",
+    "bitwise_or_.Tensor", "specs/npu.yaml:367",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1376,13 +1376,13 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
     launch_bitwise_or_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_bitwise_or_Tensor(op, self, op.on_device(other), self);
+    launch_bitwise_or_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
 
 // npunnRemainderTensorScalar(self, other, out)
-// from specs/npu.yaml:385
+// from specs/npu.yaml:386
 static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1401,7 +1401,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
 }
 
 // npunnRemainderTensorTensor(self, other, out)
-// from specs/npu.yaml:373
+// from specs/npu.yaml:374
 static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1419,9 +1419,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// remainder.Tensor: specs/npu.yaml:373
+// remainder.Tensor: specs/npu.yaml:374
 static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/npu.yaml:373",
+    "remainder.Tensor", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1438,20 +1438,20 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
-    launch_remainder_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_remainder_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_remainder_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_remainder_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// remainder.Tensor_out: specs/npu.yaml:373
+// remainder.Tensor_out: specs/npu.yaml:374
 // out variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/npu.yaml:373",
+    "remainder.Tensor_out", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1468,22 +1468,22 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::remainder_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
-    launch_remainder_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_remainder_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_remainder_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_remainder_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// remainder_.Tensor: specs/npu.yaml:373
+// remainder_.Tensor: specs/npu.yaml:374
 // inplace variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/npu.yaml:373",
+    "remainder_.Tensor", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1503,13 +1503,13 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
     launch_remainder_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_remainder_Tensor(op, self, op.on_device(other), self);
+    launch_remainder_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
 
 // npunnHypot(self, other, out)
-// from specs/npu.yaml:374
+// from specs/npu.yaml:375
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1527,9 +1527,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// hypot: specs/npu.yaml:374
+// hypot: specs/npu.yaml:375
 static const torch_fl::KernelInfo kOp_hypot{
-    "hypot", "specs/npu.yaml:374",
+    "hypot", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1546,17 +1546,17 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_hypot(op, self_on_device, other_on_device, out);
+  launch_hypot(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// hypot.out: specs/npu.yaml:374
+// hypot.out: specs/npu.yaml:375
 // out variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_out{
-    "hypot.out", "specs/npu.yaml:374",
+    "hypot.out", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1573,19 +1573,19 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::hypot_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_hypot(op, self_on_device, other_on_device, out);
+  launch_hypot(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// hypot_: specs/npu.yaml:374
+// hypot_: specs/npu.yaml:375
 // inplace variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_{
-    "hypot_", "specs/npu.yaml:374",
+    "hypot_", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1600,16 +1600,16 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::hypot_(self_meta, op.meta(other));
-  launch_hypot(op, self, other_on_device, self);
+  launch_hypot(op, self, *other_on_device, self);
   return self;
 }
 
-// bitwise_or.Scalar: specs/npu.yaml:382
+// bitwise_or.Scalar: specs/npu.yaml:383
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/npu.yaml:382",
+    "bitwise_or.Scalar", "specs/npu.yaml:383",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1625,16 +1625,16 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
+  launch_bitwise_or_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// bitwise_or.Scalar_out: specs/npu.yaml:382
+// bitwise_or.Scalar_out: specs/npu.yaml:383
 // out variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/npu.yaml:382",
+    "bitwise_or.Scalar_out", "specs/npu.yaml:383",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1649,18 +1649,18 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::bitwise_or_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_or_Scalar(op, self_on_device, other, out);
+  launch_bitwise_or_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// bitwise_or_.Scalar: specs/npu.yaml:382
+// bitwise_or_.Scalar: specs/npu.yaml:383
 // inplace variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/npu.yaml:382",
+    "bitwise_or_.Scalar", "specs/npu.yaml:383",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1679,9 +1679,9 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   return self;
 }
 
-// remainder.Scalar: specs/npu.yaml:385
+// remainder.Scalar: specs/npu.yaml:386
 static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/npu.yaml:385",
+    "remainder.Scalar", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1697,16 +1697,16 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_remainder_Scalar(op, self_on_device, other, out);
+  launch_remainder_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// remainder_.Scalar: specs/npu.yaml:385
+// remainder_.Scalar: specs/npu.yaml:386
 // inplace variant derived from remainder.Scalar
 static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/npu.yaml:385",
+    "remainder_.Scalar", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

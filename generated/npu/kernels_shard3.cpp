@@ -29,7 +29,7 @@
 namespace {
 
 // npunnExp(self, out)
-// from specs/npu.yaml:64
+// from specs/npu.yaml:65
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -46,9 +46,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/npu.yaml:64
+// exp: specs/npu.yaml:65
 static const torch_fl::KernelInfo kOp_exp{
-    "exp", "specs/npu.yaml:64",
+    "exp", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -64,16 +64,16 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_exp(op, self_on_device, out);
+  launch_exp(op, *self_on_device, out);
   return out;
 }
 
-// exp.out: specs/npu.yaml:64
+// exp.out: specs/npu.yaml:65
 // out variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_out{
-    "exp.out", "specs/npu.yaml:64",
+    "exp.out", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -88,18 +88,18 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::exp_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_exp(op, self_on_device, out);
+  launch_exp(op, *self_on_device, out);
   return out;
 }
 
-// exp_: specs/npu.yaml:64
+// exp_: specs/npu.yaml:65
 // inplace variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_{
-    "exp_", "specs/npu.yaml:64",
+    "exp_", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -119,7 +119,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
 }
 
 // npunnTanh(self, out)
-// from specs/npu.yaml:68
+// from specs/npu.yaml:69
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -136,9 +136,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/npu.yaml:68
+// tanh: specs/npu.yaml:69
 static const torch_fl::KernelInfo kOp_tanh{
-    "tanh", "specs/npu.yaml:68",
+    "tanh", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -154,16 +154,16 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_tanh(op, self_on_device, out);
+  launch_tanh(op, *self_on_device, out);
   return out;
 }
 
-// tanh.out: specs/npu.yaml:68
+// tanh.out: specs/npu.yaml:69
 // out variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_out{
-    "tanh.out", "specs/npu.yaml:68",
+    "tanh.out", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -178,18 +178,18 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::tanh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_tanh(op, self_on_device, out);
+  launch_tanh(op, *self_on_device, out);
   return out;
 }
 
-// tanh_: specs/npu.yaml:68
+// tanh_: specs/npu.yaml:69
 // inplace variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_{
-    "tanh_", "specs/npu.yaml:68",
+    "tanh_", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -209,7 +209,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
 }
 
 // npunnSigmoid(self, out)
-// from specs/npu.yaml:69
+// from specs/npu.yaml:70
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -226,9 +226,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/npu.yaml:69
+// sigmoid: specs/npu.yaml:70
 static const torch_fl::KernelInfo kOp_sigmoid{
-    "sigmoid", "specs/npu.yaml:69",
+    "sigmoid", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -244,16 +244,16 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sigmoid(op, self_on_device, out);
+  launch_sigmoid(op, *self_on_device, out);
   return out;
 }
 
-// sigmoid.out: specs/npu.yaml:69
+// sigmoid.out: specs/npu.yaml:70
 // out variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/npu.yaml:69",
+    "sigmoid.out", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -268,18 +268,18 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sigmoid_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sigmoid(op, self_on_device, out);
+  launch_sigmoid(op, *self_on_device, out);
   return out;
 }
 
-// sigmoid_: specs/npu.yaml:69
+// sigmoid_: specs/npu.yaml:70
 // inplace variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_{
-    "sigmoid_", "specs/npu.yaml:69",
+    "sigmoid_", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -299,7 +299,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
 }
 
 // npunnInplaceFillScalar(self, value)
-// from specs/npu.yaml:107
+// from specs/npu.yaml:108
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto self_arg = npu_glue::tensor(self);
   const auto value_arg = npu_glue::scalar(value);
@@ -316,9 +316,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/npu.yaml:107
+// fill_.Scalar: specs/npu.yaml:108
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/npu.yaml:107",
+    "fill_.Scalar", "specs/npu.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -335,7 +335,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // npunnBmm(self, mat2, out)
-// from specs/npu.yaml:123
+// from specs/npu.yaml:124
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat2_arg = npu_glue::tensor(mat2);
@@ -353,9 +353,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/npu.yaml:123
+// bmm: specs/npu.yaml:124
 static const torch_fl::KernelInfo kOp_bmm{
-    "bmm", "specs/npu.yaml:123",
+    "bmm", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -372,17 +372,17 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   const at::Tensor out = op.allocate(expected);
-  launch_bmm(op, self_on_device, mat2_on_device, out);
+  launch_bmm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
-// bmm.out: specs/npu.yaml:123
+// bmm.out: specs/npu.yaml:124
 // out variant derived from bmm
 static const torch_fl::KernelInfo kOp_bmm_out{
-    "bmm.out", "specs/npu.yaml:123",
+    "bmm.out", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -399,17 +399,17 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bmm_outf(op.meta(self), op.meta(mat2), out_meta);
   op.resize_output(out, out_meta);
-  launch_bmm(op, self_on_device, mat2_on_device, out);
+  launch_bmm(op, *self_on_device, *mat2_on_device, out);
   return out;
 }
 
 // npunnLogSoftmax(self, dim, out)
-// from specs/npu.yaml:138
+// from specs/npu.yaml:139
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -426,9 +426,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/npu.yaml:138
+// _log_softmax: specs/npu.yaml:139
 static const torch_fl::KernelInfo kOp__log_softmax{
-    "_log_softmax", "specs/npu.yaml:138",
+    "_log_softmax", "specs/npu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -444,16 +444,16 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__log_softmax(op, self_on_device, dim, out);
+  launch__log_softmax(op, *self_on_device, dim, out);
   return out;
 }
 
-// _log_softmax.out: specs/npu.yaml:138
+// _log_softmax.out: specs/npu.yaml:139
 // out variant derived from _log_softmax
 static const torch_fl::KernelInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/npu.yaml:138",
+    "_log_softmax.out", "specs/npu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -468,16 +468,16 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::_log_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
   op.resize_output(out, out_meta);
-  launch__log_softmax(op, self_on_device, dim, out);
+  launch__log_softmax(op, *self_on_device, dim, out);
   return out;
 }
 
 // npunnLogSoftmaxBackward(grad_output, output, dim, out)
-// from specs/npu.yaml:139
+// from specs/npu.yaml:140
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -495,9 +495,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/npu.yaml:139
+// _log_softmax_backward_data: specs/npu.yaml:140
 static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/npu.yaml:139",
+    "_log_softmax_backward_data", "specs/npu.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -514,15 +514,15 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor output_on_device = op.on_device(output);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
   const at::Tensor out = op.allocate(expected);
-  launch__log_softmax_backward_data(op, grad_output_on_device, output_on_device, dim, out);
+  launch__log_softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
   return out;
 }
 
 // npunnMaxPool2dWithIndices(self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/npu.yaml:181
+// from specs/npu.yaml:182
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -544,9 +544,9 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/npu.yaml:181
+// max_pool2d_with_indices: specs/npu.yaml:182
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/npu.yaml:181",
+    "max_pool2d_with_indices", "specs/npu.yaml:182",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -562,17 +562,17 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/npu.yaml:181
+// max_pool2d_with_indices.out: specs/npu.yaml:182
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/npu.yaml:181",
+    "max_pool2d_with_indices.out", "specs/npu.yaml:182",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -590,18 +590,18 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::Tensor indices_meta = op.meta_output(indices);
   at::meta::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
   op.resize_output(out, out_meta);
   op.resize_output(indices, indices_meta);
-  launch_max_pool2d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
   return std::forward_as_tuple(out, indices);
 }
 
 // npunnLayerNormBackward(grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/npu.yaml:220
+// from specs/npu.yaml:221
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -626,9 +626,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/npu.yaml:220
+// native_layer_norm_backward: specs/npu.yaml:221
 static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/npu.yaml:220",
+    "native_layer_norm_backward", "specs/npu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -649,19 +649,19 @@ static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor mean_on_device = op.on_device(mean);
-  const at::Tensor rstd_on_device = op.on_device(rstd);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
+  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_layer_norm_backward(op, grad_out_on_device, input_on_device, normalized_shape, mean_on_device, rstd_on_device, weight, bias, out0, out1, out2);
+  launch_native_layer_norm_backward(op, *grad_out_on_device, *input_on_device, normalized_shape, *mean_on_device, *rstd_on_device, weight, bias, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
 // npunnEluBackward(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
-// from specs/npu.yaml:227
+// from specs/npu.yaml:228
 static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, bool is_result, const at::Tensor & self_or_result, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto alpha_arg = npu_glue::scalar(alpha);
@@ -682,9 +682,9 @@ static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// elu_backward: specs/npu.yaml:227
+// elu_backward: specs/npu.yaml:228
 static const torch_fl::KernelInfo kOp_elu_backward{
-    "elu_backward", "specs/npu.yaml:227",
+    "elu_backward", "specs/npu.yaml:228",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -701,15 +701,15 @@ at::Tensor wrap_elu_backward(const at::Tensor & grad_output, const at::Scalar & 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(elu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, alpha, scale, input_scale, is_result, self_or_result);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_or_result_on_device = op.on_device(self_or_result);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_or_result_on_device = op.on_device(self_or_result);
   const at::Tensor out = op.allocate(expected);
-  launch_elu_backward(op, grad_output_on_device, alpha, scale, input_scale, is_result, self_or_result_on_device, out);
+  launch_elu_backward(op, *grad_output_on_device, alpha, scale, input_scale, is_result, *self_or_result_on_device, out);
   return out;
 }
 
 // npunnSoftplus(self, beta, threshold, out)
-// from specs/npu.yaml:233
+// from specs/npu.yaml:234
 static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto beta_arg = npu_glue::scalar(beta);
@@ -728,9 +728,9 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// softplus: specs/npu.yaml:233
+// softplus: specs/npu.yaml:234
 static const torch_fl::KernelInfo kOp_softplus{
-    "softplus", "specs/npu.yaml:233",
+    "softplus", "specs/npu.yaml:234",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -746,16 +746,16 @@ at::Tensor wrap_softplus(const at::Tensor & self, const at::Scalar & beta, const
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softplus(op, self_on_device, beta, threshold, out);
+  launch_softplus(op, *self_on_device, beta, threshold, out);
   return out;
 }
 
-// softplus.out: specs/npu.yaml:233
+// softplus.out: specs/npu.yaml:234
 // out variant derived from softplus
 static const torch_fl::KernelInfo kOp_softplus_out{
-    "softplus.out", "specs/npu.yaml:233",
+    "softplus.out", "specs/npu.yaml:234",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -770,16 +770,16 @@ at::Tensor & wrap_softplus_out(const at::Tensor & self, const at::Scalar & beta,
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus_out)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::softplus_outf(op.meta(self), beta, threshold, out_meta);
   op.resize_output(out, out_meta);
-  launch_softplus(op, self_on_device, beta, threshold, out);
+  launch_softplus(op, *self_on_device, beta, threshold, out);
   return out;
 }
 
 // npunnHardswish(self, out)
-// from specs/npu.yaml:239
+// from specs/npu.yaml:240
 static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -796,9 +796,9 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// hardswish: specs/npu.yaml:239
+// hardswish: specs/npu.yaml:240
 static const torch_fl::KernelInfo kOp_hardswish{
-    "hardswish", "specs/npu.yaml:239",
+    "hardswish", "specs/npu.yaml:240",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -810,16 +810,16 @@ at::Tensor wrap_hardswish(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardswish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardswish(op, self_on_device, out);
+  launch_hardswish(op, *self_on_device, out);
   return out;
 }
 
-// hardswish_: specs/npu.yaml:239
+// hardswish_: specs/npu.yaml:240
 // inplace variant derived from hardswish
 static const torch_fl::KernelInfo kOp_hardswish_{
-    "hardswish_", "specs/npu.yaml:239",
+    "hardswish_", "specs/npu.yaml:240",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -837,7 +837,7 @@ at::Tensor & wrap_hardswish_(at::Tensor & self) {
 }
 
 // npunnMseLoss(self, target, reduction, out)
-// from specs/npu.yaml:254
+// from specs/npu.yaml:255
 static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -855,9 +855,9 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mse_loss: specs/npu.yaml:254
+// mse_loss: specs/npu.yaml:255
 static const torch_fl::KernelInfo kOp_mse_loss{
-    "mse_loss", "specs/npu.yaml:254",
+    "mse_loss", "specs/npu.yaml:255",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -874,15 +874,15 @@ at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_mse_loss(op, self_on_device, target_on_device, reduction, out);
+  launch_mse_loss(op, *self_on_device, *target_on_device, reduction, out);
   return out;
 }
 
 // npunnMseLossBackward(grad_output, self, target, reduction, out)
-// from specs/npu.yaml:255
+// from specs/npu.yaml:256
 static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -901,9 +901,9 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// mse_loss_backward: specs/npu.yaml:255
+// mse_loss_backward: specs/npu.yaml:256
 static const torch_fl::KernelInfo kOp_mse_loss_backward{
-    "mse_loss_backward", "specs/npu.yaml:255",
+    "mse_loss_backward", "specs/npu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -917,16 +917,16 @@ at::Tensor wrap_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mse_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate_like(self);
-  launch_mse_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, out);
+  launch_mse_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, out);
   return out;
 }
 
 // npunnMaxPool3dWithIndices(self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/npu.yaml:302
+// from specs/npu.yaml:303
 static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -948,9 +948,9 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool3d_with_indices: specs/npu.yaml:302
+// max_pool3d_with_indices: specs/npu.yaml:303
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
-    "max_pool3d_with_indices", "specs/npu.yaml:302",
+    "max_pool3d_with_indices", "specs/npu.yaml:303",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -966,15 +966,15 @@ static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool3d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_max_pool3d_with_indices(op, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
+  launch_max_pool3d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
 // npunnMaxPool3dWithIndicesBackward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/npu.yaml:306
+// from specs/npu.yaml:307
 static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -997,9 +997,9 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool3d_with_indices_backward: specs/npu.yaml:306
+// max_pool3d_with_indices_backward: specs/npu.yaml:307
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices_backward{
-    "max_pool3d_with_indices_backward", "specs/npu.yaml:306",
+    "max_pool3d_with_indices_backward", "specs/npu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1013,17 +1013,17 @@ at::Tensor wrap_max_pool3d_with_indices_backward(const at::Tensor & grad_output,
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool3d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
-  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(*indices_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate_like(self);
-  launch_max_pool3d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, out);
+  launch_max_pool3d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, out);
   return out;
 }
 
 // npunnReflectionPad2dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:322
+// from specs/npu.yaml:323
 static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1042,9 +1042,9 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad2d_backward: specs/npu.yaml:322
+// reflection_pad2d_backward: specs/npu.yaml:323
 static const torch_fl::KernelInfo kOp_reflection_pad2d_backward{
-    "reflection_pad2d_backward", "specs/npu.yaml:322",
+    "reflection_pad2d_backward", "specs/npu.yaml:323",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1057,15 +1057,15 @@ at::Tensor wrap_reflection_pad2d_backward(const at::Tensor & grad_output, const 
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_reflection_pad2d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_reflection_pad2d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
 // npunnReflectionPad3dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:324
+// from specs/npu.yaml:325
 static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1084,9 +1084,9 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad3d_backward: specs/npu.yaml:324
+// reflection_pad3d_backward: specs/npu.yaml:325
 static const torch_fl::KernelInfo kOp_reflection_pad3d_backward{
-    "reflection_pad3d_backward", "specs/npu.yaml:324",
+    "reflection_pad3d_backward", "specs/npu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1103,15 +1103,15 @@ at::Tensor wrap_reflection_pad3d_backward(const at::Tensor & grad_output, const 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad3d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_reflection_pad3d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
 // npunnReplicationPad2d(self, padding, out)
-// from specs/npu.yaml:327
+// from specs/npu.yaml:328
 static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1129,9 +1129,9 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad2d: specs/npu.yaml:327
+// replication_pad2d: specs/npu.yaml:328
 static const torch_fl::KernelInfo kOp_replication_pad2d{
-    "replication_pad2d", "specs/npu.yaml:327",
+    "replication_pad2d", "specs/npu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1147,14 +1147,14 @@ at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef paddi
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad2d(op, self_on_device, padding, out);
+  launch_replication_pad2d(op, *self_on_device, padding, out);
   return out;
 }
 
 // npunnCosh(self, out)
-// from specs/npu.yaml:348
+// from specs/npu.yaml:349
 static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1171,9 +1171,9 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// cosh: specs/npu.yaml:348
+// cosh: specs/npu.yaml:349
 static const torch_fl::KernelInfo kOp_cosh{
-    "cosh", "specs/npu.yaml:348",
+    "cosh", "specs/npu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1189,16 +1189,16 @@ at::Tensor wrap_cosh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_cosh(op, self_on_device, out);
+  launch_cosh(op, *self_on_device, out);
   return out;
 }
 
-// cosh.out: specs/npu.yaml:348
+// cosh.out: specs/npu.yaml:349
 // out variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_out{
-    "cosh.out", "specs/npu.yaml:348",
+    "cosh.out", "specs/npu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1213,18 +1213,18 @@ at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::cosh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_cosh(op, self_on_device, out);
+  launch_cosh(op, *self_on_device, out);
   return out;
 }
 
-// cosh_: specs/npu.yaml:348
+// cosh_: specs/npu.yaml:349
 // inplace variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_{
-    "cosh_", "specs/npu.yaml:348",
+    "cosh_", "specs/npu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1244,7 +1244,7 @@ at::Tensor & wrap_cosh_(at::Tensor & self) {
 }
 
 // npunnExp2(self, out)
-// from specs/npu.yaml:352
+// from specs/npu.yaml:353
 static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1261,9 +1261,9 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// exp2: specs/npu.yaml:352
+// exp2: specs/npu.yaml:353
 static const torch_fl::KernelInfo kOp_exp2{
-    "exp2", "specs/npu.yaml:352",
+    "exp2", "specs/npu.yaml:353",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1279,16 +1279,16 @@ at::Tensor wrap_exp2(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_exp2(op, self_on_device, out);
+  launch_exp2(op, *self_on_device, out);
   return out;
 }
 
-// exp2.out: specs/npu.yaml:352
+// exp2.out: specs/npu.yaml:353
 // out variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_out{
-    "exp2.out", "specs/npu.yaml:352",
+    "exp2.out", "specs/npu.yaml:353",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1303,18 +1303,18 @@ at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(exp2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::exp2_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_exp2(op, self_on_device, out);
+  launch_exp2(op, *self_on_device, out);
   return out;
 }
 
-// exp2_: specs/npu.yaml:352
+// exp2_: specs/npu.yaml:353
 // inplace variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_{
-    "exp2_", "specs/npu.yaml:352",
+    "exp2_", "specs/npu.yaml:353",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1334,7 +1334,7 @@ at::Tensor & wrap_exp2_(at::Tensor & self) {
 }
 
 // npunnIsPosInf(self, out)
-// from specs/npu.yaml:362
+// from specs/npu.yaml:363
 static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1351,9 +1351,9 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isposinf: specs/npu.yaml:362
+// isposinf: specs/npu.yaml:363
 static const torch_fl::KernelInfo kOp_isposinf{
-    "isposinf", "specs/npu.yaml:362",
+    "isposinf", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1369,16 +1369,16 @@ at::Tensor wrap_isposinf(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isposinf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_isposinf(op, self_on_device, out);
+  launch_isposinf(op, *self_on_device, out);
   return out;
 }
 
-// isposinf.out: specs/npu.yaml:362
+// isposinf.out: specs/npu.yaml:363
 // out variant derived from isposinf
 static const torch_fl::KernelInfo kOp_isposinf_out{
-    "isposinf.out", "specs/npu.yaml:362",
+    "isposinf.out", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1393,16 +1393,16 @@ at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isposinf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::isposinf_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_isposinf(op, self_on_device, out);
+  launch_isposinf(op, *self_on_device, out);
   return out;
 }
 
 // npunnLogicalAnd(self, other, out)
-// from specs/npu.yaml:368
+// from specs/npu.yaml:369
 static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1420,9 +1420,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_and: specs/npu.yaml:368
+// logical_and: specs/npu.yaml:369
 static const torch_fl::KernelInfo kOp_logical_and{
-    "logical_and", "specs/npu.yaml:368",
+    "logical_and", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1439,17 +1439,17 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_and)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logical_and(op, self_on_device, other_on_device, out);
+  launch_logical_and(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logical_and.out: specs/npu.yaml:368
+// logical_and.out: specs/npu.yaml:369
 // out variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_out{
-    "logical_and.out", "specs/npu.yaml:368",
+    "logical_and.out", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1466,19 +1466,19 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::logical_and_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logical_and(op, self_on_device, other_on_device, out);
+  launch_logical_and(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logical_and_: specs/npu.yaml:368
+// logical_and_: specs/npu.yaml:369
 // inplace variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_{
-    "logical_and_", "specs/npu.yaml:368",
+    "logical_and_", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1493,15 +1493,15 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   self_meta.logical_and_(op.meta(other));
-  launch_logical_and(op, self, other_on_device, self);
+  launch_logical_and(op, self, *other_on_device, self);
   return self;
 }
 
 // npunnArgMin(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:389
+// from specs/npu.yaml:390
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -1519,9 +1519,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmin: specs/npu.yaml:389
+// argmin: specs/npu.yaml:390
 static const torch_fl::KernelInfo kOp_argmin{
-    "argmin", "specs/npu.yaml:389",
+    "argmin", "specs/npu.yaml:390",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1537,16 +1537,16 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_argmin(op, self_on_device, dim, keepdim, out);
+  launch_argmin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// argmin.out: specs/npu.yaml:389
+// argmin.out: specs/npu.yaml:390
 // out variant derived from argmin
 static const torch_fl::KernelInfo kOp_argmin_out{
-    "argmin.out", "specs/npu.yaml:389",
+    "argmin.out", "specs/npu.yaml:390",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1561,16 +1561,16 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(argmin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::argmin_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_argmin(op, self_on_device, dim, keepdim, out);
+  launch_argmin(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnCumprod(self, dim, out)
-// from specs/npu.yaml:391
+// from specs/npu.yaml:392
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1587,9 +1587,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/npu.yaml:391
+// cumprod: specs/npu.yaml:392
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/npu.yaml:391",
+    "cumprod", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1605,16 +1605,16 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumprod)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_cumprod(op, self_on_device, dim, out);
+  launch_cumprod(op, *self_on_device, dim, out);
   return out;
 }
 
-// cumprod.out: specs/npu.yaml:391
+// cumprod.out: specs/npu.yaml:392
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/npu.yaml:391",
+    "cumprod.out", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1629,18 +1629,18 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::cumprod_outf(op.meta(self), dim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_cumprod(op, self_on_device, dim, out);
+  launch_cumprod(op, *self_on_device, dim, out);
   return out;
 }
 
-// cumprod_: specs/npu.yaml:391
+// cumprod_: specs/npu.yaml:392
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/npu.yaml:391",
+    "cumprod_", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1660,7 +1660,7 @@ at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::S
 }
 
 // npunnNorm(self, ord, dim, keepdim, out)
-// from specs/npu.yaml:394
+// from specs/npu.yaml:395
 static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto ord_arg = npu_glue::scalar(ord);
@@ -1679,9 +1679,9 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// linalg_vector_norm: specs/npu.yaml:394
+// linalg_vector_norm: specs/npu.yaml:395
 static const torch_fl::KernelInfo kOp_linalg_vector_norm{
-    "linalg_vector_norm", "specs/npu.yaml:394",
+    "linalg_vector_norm", "specs/npu.yaml:395",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1697,16 +1697,16 @@ at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_linalg_vector_norm(op, self_on_device, ord, dim, keepdim, out);
+  launch_linalg_vector_norm(op, *self_on_device, ord, dim, keepdim, out);
   return out;
 }
 
-// linalg_vector_norm.out: specs/npu.yaml:394
+// linalg_vector_norm.out: specs/npu.yaml:395
 // out variant derived from linalg_vector_norm
 static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
-    "linalg_vector_norm.out", "specs/npu.yaml:394",
+    "linalg_vector_norm.out", "specs/npu.yaml:395",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1721,11 +1721,11 @@ at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm_out)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::linalg_vector_norm_outf(op.meta(self), ord, dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_linalg_vector_norm(op, self_on_device, ord, dim, keepdim, out);
+  launch_linalg_vector_norm(op, *self_on_device, ord, dim, keepdim, out);
   return out;
 }
 

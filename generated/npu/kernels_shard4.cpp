@@ -29,6 +29,26 @@
 
 namespace {
 
+// npunnSubs(self, other, alpha, out)
+// from specs/npu.yaml:46
+static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto other_arg = npu_glue::scalar(other);
+  const auto alpha_arg = npu_glue::scalar(alpha);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnSubsGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnSubs(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
 // npunnSub(self, other, alpha, out)
 // from specs/npu.yaml:42
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
@@ -68,10 +88,13 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
@@ -95,12 +118,15 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_sub_Tensor(op, self_on_device, other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
@@ -122,15 +148,64 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::sub_(self_meta, op.meta(other), alpha);
-  launch_sub_Tensor(op, self, other_on_device, alpha, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, self, torch_fl::python_number(other), alpha, self);
+  } else {
+    launch_sub_Tensor(op, self, *op.on_device(other), alpha, self);
+  }
+  return self;
+}
+
+// sub.Scalar: specs/npu.yaml:46
+static const torch_fl::KernelInfo kOp_sub_Scalar{
+    "sub.Scalar", "specs/npu.yaml:46",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::sub(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sub_Scalar(op, *self_on_device, other, alpha, out);
+  return out;
+}
+
+// sub_.Scalar: specs/npu.yaml:46
+// inplace variant derived from sub.Scalar
+static const torch_fl::KernelInfo kOp_sub__Scalar{
+    "sub_.Scalar", "specs/npu.yaml:46",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.sub_(other, alpha);
+  launch_sub_Scalar(op, self, other, alpha, self);
   return self;
 }
 
 // npunnLerps(self, end, weight, out)
-// from specs/npu.yaml:95
+// from specs/npu.yaml:96
 static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto end_arg = npu_glue::tensor(end);
@@ -149,9 +224,9 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Scalar: specs/npu.yaml:95
+// lerp.Scalar: specs/npu.yaml:96
 static const torch_fl::KernelInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/npu.yaml:95",
+    "lerp.Scalar", "specs/npu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -168,17 +243,17 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
   const at::Tensor out = op.allocate(expected);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
   return out;
 }
 
-// lerp.Scalar_out: specs/npu.yaml:95
+// lerp.Scalar_out: specs/npu.yaml:96
 // out variant derived from lerp.Scalar
 static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/npu.yaml:95",
+    "lerp.Scalar_out", "specs/npu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -195,19 +270,19 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor end_on_device = op.on_device(end);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
   op.resize_output(out, out_meta);
-  launch_lerp_Scalar(op, self_on_device, end_on_device, weight, out);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
   return out;
 }
 
-// lerp_.Scalar: specs/npu.yaml:95
+// lerp_.Scalar: specs/npu.yaml:96
 // inplace variant derived from lerp.Scalar
 static const torch_fl::KernelInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/npu.yaml:95",
+    "lerp_.Scalar", "specs/npu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -222,15 +297,15 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const at::Tensor end_on_device = op.on_device(end);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
   at::Tensor self_meta = op.meta(self);
   at::meta::lerp_(self_meta, op.meta(end), weight);
-  launch_lerp_Scalar(op, self, end_on_device, weight, self);
+  launch_lerp_Scalar(op, self, *end_on_device, weight, self);
   return self;
 }
 
 // npunnTril(self, diagonal, out)
-// from specs/npu.yaml:103
+// from specs/npu.yaml:104
 static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -247,9 +322,9 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tril: specs/npu.yaml:103
+// tril: specs/npu.yaml:104
 static const torch_fl::KernelInfo kOp_tril{
-    "tril", "specs/npu.yaml:103",
+    "tril", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -265,16 +340,16 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_tril(op, self_on_device, diagonal, out);
+  launch_tril(op, *self_on_device, diagonal, out);
   return out;
 }
 
-// tril.out: specs/npu.yaml:103
+// tril.out: specs/npu.yaml:104
 // out variant derived from tril
 static const torch_fl::KernelInfo kOp_tril_out{
-    "tril.out", "specs/npu.yaml:103",
+    "tril.out", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -289,18 +364,18 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tril_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::tril_outf(op.meta(self), diagonal, out_meta);
   op.resize_output(out, out_meta);
-  launch_tril(op, self_on_device, diagonal, out);
+  launch_tril(op, *self_on_device, diagonal, out);
   return out;
 }
 
-// tril_: specs/npu.yaml:103
+// tril_: specs/npu.yaml:104
 // inplace variant derived from tril
 static const torch_fl::KernelInfo kOp_tril_{
-    "tril_", "specs/npu.yaml:103",
+    "tril_", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -320,7 +395,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
 }
 
 // npunnTriu(self, diagonal, out)
-// from specs/npu.yaml:104
+// from specs/npu.yaml:105
 static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -337,9 +412,9 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// triu: specs/npu.yaml:104
+// triu: specs/npu.yaml:105
 static const torch_fl::KernelInfo kOp_triu{
-    "triu", "specs/npu.yaml:104",
+    "triu", "specs/npu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -355,16 +430,16 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_triu(op, self_on_device, diagonal, out);
+  launch_triu(op, *self_on_device, diagonal, out);
   return out;
 }
 
-// triu.out: specs/npu.yaml:104
+// triu.out: specs/npu.yaml:105
 // out variant derived from triu
 static const torch_fl::KernelInfo kOp_triu_out{
-    "triu.out", "specs/npu.yaml:104",
+    "triu.out", "specs/npu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -379,18 +454,18 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(triu_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::triu_outf(op.meta(self), diagonal, out_meta);
   op.resize_output(out, out_meta);
-  launch_triu(op, self_on_device, diagonal, out);
+  launch_triu(op, *self_on_device, diagonal, out);
   return out;
 }
 
-// triu_: specs/npu.yaml:104
+// triu_: specs/npu.yaml:105
 // inplace variant derived from triu
 static const torch_fl::KernelInfo kOp_triu_{
-    "triu_", "specs/npu.yaml:104",
+    "triu_", "specs/npu.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -410,7 +485,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
 }
 
 // npunnNLLLossBackward(grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/npu.yaml:145
+// from specs/npu.yaml:146
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -431,9 +506,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/npu.yaml:145
+// nll_loss_backward: specs/npu.yaml:146
 static const torch_fl::KernelInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/npu.yaml:145",
+    "nll_loss_backward", "specs/npu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -453,18 +528,18 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor total_weight_on_device = op.on_device(total_weight);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_nll_loss_backward(op, grad_output_on_device, self_on_device, target_as_int32, weight, reduction, ignore_index, total_weight_on_device, out);
+  launch_nll_loss_backward(op, *grad_output_on_device, *self_on_device, target_as_int32, weight, reduction, ignore_index, *total_weight_on_device, out);
   return out;
 }
 
 // npunnEmbeddingDenseBackward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
-// from specs/npu.yaml:156
+// from specs/npu.yaml:157
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto indices_arg = npu_glue::tensor(indices);
@@ -482,9 +557,9 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   }
 }
 
-// embedding_dense_backward: specs/npu.yaml:156
+// embedding_dense_backward: specs/npu.yaml:157
 static const torch_fl::KernelInfo kOp_embedding_dense_backward{
-    "embedding_dense_backward", "specs/npu.yaml:156",
+    "embedding_dense_backward", "specs/npu.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -501,16 +576,16 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor indices_on_device = op.on_device(indices);
-  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(*indices_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_embedding_dense_backward(op, grad_output_on_device, indices_as_int32, num_weights, padding_idx, scale_grad_by_freq, out);
+  launch_embedding_dense_backward(op, *grad_output_on_device, indices_as_int32, num_weights, padding_idx, scale_grad_by_freq, out);
   return out;
 }
 
 // npunnMaxPool2dWithIndicesBackward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/npu.yaml:185
+// from specs/npu.yaml:186
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -533,9 +608,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/npu.yaml:185
+// max_pool2d_with_indices_backward: specs/npu.yaml:186
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/npu.yaml:185",
+    "max_pool2d_with_indices_backward", "specs/npu.yaml:186",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -553,19 +628,19 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
-  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(*indices_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, out);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, out);
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/npu.yaml:185
+// max_pool2d_with_indices_backward.grad_input: specs/npu.yaml:186
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/npu.yaml:185",
+    "max_pool2d_with_indices_backward.grad_input", "specs/npu.yaml:186",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -584,19 +659,19 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
-  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(*indices_on_device, c10::ScalarType::Int);
   at::Tensor grad_input_meta = op.meta_output(grad_input);
   at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
   op.resize_output(grad_input, grad_input_meta);
-  launch_max_pool2d_with_indices_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, grad_input);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, indices_as_int32, grad_input);
   return grad_input;
 }
 
 // npunnAvgPool2dBackward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:194
+// from specs/npu.yaml:195
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -618,9 +693,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/npu.yaml:194
+// avg_pool2d_backward: specs/npu.yaml:195
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/npu.yaml:194",
+    "avg_pool2d_backward", "specs/npu.yaml:195",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -637,17 +712,17 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/npu.yaml:194
+// avg_pool2d_backward.grad_input: specs/npu.yaml:195
 // out variant derived from avg_pool2d_backward
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/npu.yaml:194",
+    "avg_pool2d_backward.grad_input", "specs/npu.yaml:195",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -664,17 +739,17 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor grad_input_meta = op.meta_output(grad_input);
   at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
   op.resize_output(grad_input, grad_input_meta);
-  launch_avg_pool2d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
   return grad_input;
 }
 
 // npunnHardtanhBackward(grad_output, self, min_val, max_val, out)
-// from specs/npu.yaml:230
+// from specs/npu.yaml:231
 static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -694,9 +769,9 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// hardtanh_backward: specs/npu.yaml:230
+// hardtanh_backward: specs/npu.yaml:231
 static const torch_fl::KernelInfo kOp_hardtanh_backward{
-    "hardtanh_backward", "specs/npu.yaml:230",
+    "hardtanh_backward", "specs/npu.yaml:231",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -709,15 +784,15 @@ at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, min_val, max_val);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardtanh_backward(op, grad_output_on_device, self_on_device, min_val, max_val, out);
+  launch_hardtanh_backward(op, *grad_output_on_device, *self_on_device, min_val, max_val, out);
   return out;
 }
 
 // npunnHardshrink(self, lambd, out)
-// from specs/npu.yaml:237
+// from specs/npu.yaml:238
 static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto lambd_arg = npu_glue::scalar(lambd);
@@ -735,9 +810,9 @@ static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// hardshrink: specs/npu.yaml:237
+// hardshrink: specs/npu.yaml:238
 static const torch_fl::KernelInfo kOp_hardshrink{
-    "hardshrink", "specs/npu.yaml:237",
+    "hardshrink", "specs/npu.yaml:238",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -753,16 +828,16 @@ at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_hardshrink(op, self_on_device, lambd, out);
+  launch_hardshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
-// hardshrink.out: specs/npu.yaml:237
+// hardshrink.out: specs/npu.yaml:238
 // out variant derived from hardshrink
 static const torch_fl::KernelInfo kOp_hardshrink_out{
-    "hardshrink.out", "specs/npu.yaml:237",
+    "hardshrink.out", "specs/npu.yaml:238",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -777,16 +852,16 @@ at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lam
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::hardshrink_outf(op.meta(self), lambd, out_meta);
   op.resize_output(out, out_meta);
-  launch_hardshrink(op, self_on_device, lambd, out);
+  launch_hardshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
 // npunnHardswishBackward(grad_output, self, out)
-// from specs/npu.yaml:240
+// from specs/npu.yaml:241
 static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -804,9 +879,9 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// hardswish_backward: specs/npu.yaml:240
+// hardswish_backward: specs/npu.yaml:241
 static const torch_fl::KernelInfo kOp_hardswish_backward{
-    "hardswish_backward", "specs/npu.yaml:240",
+    "hardswish_backward", "specs/npu.yaml:241",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -819,15 +894,15 @@ at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Ten
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardswish_backward(op, grad_output_on_device, self_on_device, out);
+  launch_hardswish_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
 // npunnGluBackward(grad_output, self, dim, out)
-// from specs/npu.yaml:246
+// from specs/npu.yaml:247
 static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -845,9 +920,9 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// glu_backward: specs/npu.yaml:246
+// glu_backward: specs/npu.yaml:247
 static const torch_fl::KernelInfo kOp_glu_backward{
-    "glu_backward", "specs/npu.yaml:246",
+    "glu_backward", "specs/npu.yaml:247",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -860,15 +935,15 @@ at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & 
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(glu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, dim);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_glu_backward(op, grad_output_on_device, self_on_device, dim, out);
+  launch_glu_backward(op, *grad_output_on_device, *self_on_device, dim, out);
   return out;
 }
 
 // npunnSgn(self, out)
-// from specs/npu.yaml:249
+// from specs/npu.yaml:250
 static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -885,9 +960,9 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sgn: specs/npu.yaml:249
+// sgn: specs/npu.yaml:250
 static const torch_fl::KernelInfo kOp_sgn{
-    "sgn", "specs/npu.yaml:249",
+    "sgn", "specs/npu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -903,16 +978,16 @@ at::Tensor wrap_sgn(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sgn(op, self_on_device, out);
+  launch_sgn(op, *self_on_device, out);
   return out;
 }
 
-// sgn.out: specs/npu.yaml:249
+// sgn.out: specs/npu.yaml:250
 // out variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_out{
-    "sgn.out", "specs/npu.yaml:249",
+    "sgn.out", "specs/npu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -927,18 +1002,18 @@ at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sgn_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sgn_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_sgn(op, self_on_device, out);
+  launch_sgn(op, *self_on_device, out);
   return out;
 }
 
-// sgn_: specs/npu.yaml:249
+// sgn_: specs/npu.yaml:250
 // inplace variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_{
-    "sgn_", "specs/npu.yaml:249",
+    "sgn_", "specs/npu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -958,7 +1033,7 @@ at::Tensor & wrap_sgn_(at::Tensor & self) {
 }
 
 // npunnAny(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:251
+// from specs/npu.yaml:252
 static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -976,9 +1051,9 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// any.dim: specs/npu.yaml:251
+// any.dim: specs/npu.yaml:252
 static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/npu.yaml:251",
+    "any.dim", "specs/npu.yaml:252",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -994,16 +1069,16 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// any.out: specs/npu.yaml:251
+// any.out: specs/npu.yaml:252
 // out variant derived from any.dim
 static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/npu.yaml:251",
+    "any.out", "specs/npu.yaml:252",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1018,16 +1093,16 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_any_dim(op, self_on_device, dim, keepdim, out);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnSmoothL1Loss(self, target, reduction, beta, out)
-// from specs/npu.yaml:256
+// from specs/npu.yaml:257
 static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1045,9 +1120,9 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// smooth_l1_loss: specs/npu.yaml:256
+// smooth_l1_loss: specs/npu.yaml:257
 static const torch_fl::KernelInfo kOp_smooth_l1_loss{
-    "smooth_l1_loss", "specs/npu.yaml:256",
+    "smooth_l1_loss", "specs/npu.yaml:257",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1064,15 +1139,15 @@ at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & targe
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_smooth_l1_loss(op, self_on_device, target_on_device, reduction, beta, out);
+  launch_smooth_l1_loss(op, *self_on_device, *target_on_device, reduction, beta, out);
   return out;
 }
 
 // npunnBinaryCrossEntropy(self, target, weight, reduction, out)
-// from specs/npu.yaml:260
+// from specs/npu.yaml:261
 static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1091,9 +1166,9 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
   }
 }
 
-// binary_cross_entropy: specs/npu.yaml:260
+// binary_cross_entropy: specs/npu.yaml:261
 static const torch_fl::KernelInfo kOp_binary_cross_entropy{
-    "binary_cross_entropy", "specs/npu.yaml:260",
+    "binary_cross_entropy", "specs/npu.yaml:261",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1111,15 +1186,15 @@ at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_binary_cross_entropy(op, self_on_device, target_on_device, weight, reduction, out);
+  launch_binary_cross_entropy(op, *self_on_device, *target_on_device, weight, reduction, out);
   return out;
 }
 
 // npunnAvgPool3dBackward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:299
+// from specs/npu.yaml:300
 static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1141,9 +1216,9 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool3d_backward: specs/npu.yaml:299
+// avg_pool3d_backward: specs/npu.yaml:300
 static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
-    "avg_pool3d_backward", "specs/npu.yaml:299",
+    "avg_pool3d_backward", "specs/npu.yaml:300",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1160,15 +1235,15 @@ at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool3d_backward(op, grad_output_on_device, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
 // npunnAdaptiveMaxPool2d(self, output_size, out0, out1)
-// from specs/npu.yaml:311
+// from specs/npu.yaml:312
 static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -1187,9 +1262,9 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool2d: specs/npu.yaml:311
+// adaptive_max_pool2d: specs/npu.yaml:312
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
-    "adaptive_max_pool2d", "specs/npu.yaml:311",
+    "adaptive_max_pool2d", "specs/npu.yaml:312",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1205,15 +1280,15 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_adaptive_max_pool2d(op, self_on_device, output_size, out0, out1);
+  launch_adaptive_max_pool2d(op, *self_on_device, output_size, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
 // npunnAdaptiveMaxPool2dBackward(grad_output, self, indices, out)
-// from specs/npu.yaml:312
+// from specs/npu.yaml:313
 static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1232,9 +1307,9 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool2d_backward: specs/npu.yaml:312
+// adaptive_max_pool2d_backward: specs/npu.yaml:313
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
-    "adaptive_max_pool2d_backward", "specs/npu.yaml:312",
+    "adaptive_max_pool2d_backward", "specs/npu.yaml:313",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1252,17 +1327,17 @@ at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
-  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(*indices_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_adaptive_max_pool2d_backward(op, grad_output_on_device, self_on_device, indices_as_int32, out);
+  launch_adaptive_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, indices_as_int32, out);
   return out;
 }
 
 // npunnAdaptiveMaxPool3dBackward(grad_output, self, indices, out)
-// from specs/npu.yaml:314
+// from specs/npu.yaml:315
 static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1281,9 +1356,9 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool3d_backward: specs/npu.yaml:314
+// adaptive_max_pool3d_backward: specs/npu.yaml:315
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
-    "adaptive_max_pool3d_backward", "specs/npu.yaml:314",
+    "adaptive_max_pool3d_backward", "specs/npu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1301,17 +1376,17 @@ at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, con
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor indices_on_device = op.on_device(indices);
-  const at::Tensor indices_as_int32 = op.cast(indices_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor indices_as_int32 = op.cast(*indices_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_adaptive_max_pool3d_backward(op, grad_output_on_device, self_on_device, indices_as_int32, out);
+  launch_adaptive_max_pool3d_backward(op, *grad_output_on_device, *self_on_device, indices_as_int32, out);
   return out;
 }
 
 // npunnAdaptiveAvgPool3d(self, output_size, out)
-// from specs/npu.yaml:315
+// from specs/npu.yaml:316
 static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -1329,9 +1404,9 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool3d: specs/npu.yaml:315
+// _adaptive_avg_pool3d: specs/npu.yaml:316
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
-    "_adaptive_avg_pool3d", "specs/npu.yaml:315",
+    "_adaptive_avg_pool3d", "specs/npu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1347,14 +1422,14 @@ at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef ou
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool3d(op, self_on_device, output_size, out);
+  launch__adaptive_avg_pool3d(op, *self_on_device, output_size, out);
   return out;
 }
 
 // npunnFractionalMaxPool2d(self, kernel_size, output_size, random_samples, out0, out1)
-// from specs/npu.yaml:317
+// from specs/npu.yaml:318
 static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -1375,9 +1450,9 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
   }
 }
 
-// fractional_max_pool2d: specs/npu.yaml:317
+// fractional_max_pool2d: specs/npu.yaml:318
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
-    "fractional_max_pool2d", "specs/npu.yaml:317",
+    "fractional_max_pool2d", "specs/npu.yaml:318",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1394,16 +1469,16 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor random_samples_on_device = op.on_device(random_samples);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> random_samples_on_device = op.on_device(random_samples);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_fractional_max_pool2d(op, self_on_device, kernel_size, output_size, random_samples_on_device, out0, out1);
+  launch_fractional_max_pool2d(op, *self_on_device, kernel_size, output_size, *random_samples_on_device, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
 // npunnReplicationPad1dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:326
+// from specs/npu.yaml:327
 static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1422,9 +1497,9 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad1d_backward: specs/npu.yaml:326
+// replication_pad1d_backward: specs/npu.yaml:327
 static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
-    "replication_pad1d_backward", "specs/npu.yaml:326",
+    "replication_pad1d_backward", "specs/npu.yaml:327",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1441,15 +1516,15 @@ at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_replication_pad1d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_replication_pad1d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
 // npunnLogicalXor(self, other, out)
-// from specs/npu.yaml:370
+// from specs/npu.yaml:371
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1467,9 +1542,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/npu.yaml:370
+// logical_xor: specs/npu.yaml:371
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/npu.yaml:370",
+    "logical_xor", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1486,17 +1561,17 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logical_xor(op, self_on_device, other_on_device, out);
+  launch_logical_xor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logical_xor.out: specs/npu.yaml:370
+// logical_xor.out: specs/npu.yaml:371
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/npu.yaml:370",
+    "logical_xor.out", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1513,19 +1588,19 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::logical_xor_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logical_xor(op, self_on_device, other_on_device, out);
+  launch_logical_xor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logical_xor_: specs/npu.yaml:370
+// logical_xor_: specs/npu.yaml:371
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/npu.yaml:370",
+    "logical_xor_", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1540,15 +1615,15 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   self_meta.logical_xor_(op.meta(other));
-  launch_logical_xor(op, self, other_on_device, self);
+  launch_logical_xor(op, self, *other_on_device, self);
   return self;
 }
 
 // npunnScatter(self, dim, index, src, out)
-// from specs/npu.yaml:399
+// from specs/npu.yaml:400
 static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1567,9 +1642,9 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter.src: specs/npu.yaml:399
+// scatter.src: specs/npu.yaml:400
 static const torch_fl::KernelInfo kOp_scatter_src{
-    "scatter.src", "specs/npu.yaml:399",
+    "scatter.src", "specs/npu.yaml:400",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1587,19 +1662,19 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_scatter_src(op, self_on_device, dim, index_as_int32, src_on_device, out);
+  launch_scatter_src(op, *self_on_device, dim, index_as_int32, *src_on_device, out);
   return out;
 }
 
-// scatter.src_out: specs/npu.yaml:399
+// scatter.src_out: specs/npu.yaml:400
 // out variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter_src_out{
-    "scatter.src_out", "specs/npu.yaml:399",
+    "scatter.src_out", "specs/npu.yaml:400",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1618,21 +1693,21 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_src_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::scatter_outf(op.meta(self), dim, op.meta(index), op.meta(src), out_meta);
   op.resize_output(out, out_meta);
-  launch_scatter_src(op, self_on_device, dim, index_as_int32, src_on_device, out);
+  launch_scatter_src(op, *self_on_device, dim, index_as_int32, *src_on_device, out);
   return out;
 }
 
-// scatter_.src: specs/npu.yaml:399
+// scatter_.src: specs/npu.yaml:400
 // inplace variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter__src{
-    "scatter_.src", "specs/npu.yaml:399",
+    "scatter_.src", "specs/npu.yaml:400",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1649,17 +1724,17 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter__src)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor self_meta = op.meta(self);
   at::meta::scatter_(self_meta, dim, op.meta(index), op.meta(src));
-  launch_scatter_src(op, self, dim, index_as_int32, src_on_device, self);
+  launch_scatter_src(op, self, dim, index_as_int32, *src_on_device, self);
   return self;
 }
 
 // npunnScatterValue(self, dim, index, value, out)
-// from specs/npu.yaml:400
+// from specs/npu.yaml:401
 static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1678,9 +1753,9 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// scatter.value: specs/npu.yaml:400
+// scatter.value: specs/npu.yaml:401
 static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/npu.yaml:400",
+    "scatter.value", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1697,18 +1772,18 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_scatter_value(op, self_on_device, dim, index_as_int32, value, out);
+  launch_scatter_value(op, *self_on_device, dim, index_as_int32, value, out);
   return out;
 }
 
-// scatter.value_out: specs/npu.yaml:400
+// scatter.value_out: specs/npu.yaml:401
 // out variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/npu.yaml:400",
+    "scatter.value_out", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1725,20 +1800,20 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_value_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::scatter_outf(op.meta(self), dim, op.meta(index), value, out_meta);
   op.resize_output(out, out_meta);
-  launch_scatter_value(op, self_on_device, dim, index_as_int32, value, out);
+  launch_scatter_value(op, *self_on_device, dim, index_as_int32, value, out);
   return out;
 }
 
-// scatter_.value: specs/npu.yaml:400
+// scatter_.value: specs/npu.yaml:401
 // inplace variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/npu.yaml:400",
+    "scatter_.value", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1753,8 +1828,8 @@ at::Tensor & wrap_scatter__value(at::Tensor & self, int64_t dim, const at::Tenso
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter__value)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, value);
   }
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor self_meta = op.meta(self);
   at::meta::scatter_(self_meta, dim, op.meta(index), value);
   launch_scatter_value(op, self, dim, index_as_int32, value, self);
@@ -1767,6 +1842,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
   m.impl("sub.out", TORCH_FN(wrap_sub_out));
   m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
+  m.impl("sub.Scalar", TORCH_FN(wrap_sub_Scalar));
+  m.impl("sub_.Scalar", TORCH_FN(wrap_sub__Scalar));
   m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
   m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
   m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));

@@ -27,7 +27,7 @@
 namespace {
 
 // npunnLog(self, out)
-// from specs/npu.yaml:65
+// from specs/npu.yaml:66
 static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -44,9 +44,9 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// log: specs/npu.yaml:65
+// log: specs/npu.yaml:66
 static const torch_fl::KernelInfo kOp_log{
-    "log", "specs/npu.yaml:65",
+    "log", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -62,16 +62,16 @@ at::Tensor wrap_log(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_log(op, self_on_device, out);
+  launch_log(op, *self_on_device, out);
   return out;
 }
 
-// log.out: specs/npu.yaml:65
+// log.out: specs/npu.yaml:66
 // out variant derived from log
 static const torch_fl::KernelInfo kOp_log_out{
-    "log.out", "specs/npu.yaml:65",
+    "log.out", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -86,18 +86,18 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::log_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_log(op, self_on_device, out);
+  launch_log(op, *self_on_device, out);
   return out;
 }
 
-// log_: specs/npu.yaml:65
+// log_: specs/npu.yaml:66
 // inplace variant derived from log
 static const torch_fl::KernelInfo kOp_log_{
-    "log_", "specs/npu.yaml:65",
+    "log_", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -117,7 +117,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
 }
 
 // npunnCos(self, out)
-// from specs/npu.yaml:71
+// from specs/npu.yaml:72
 static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -134,9 +134,9 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// cos: specs/npu.yaml:71
+// cos: specs/npu.yaml:72
 static const torch_fl::KernelInfo kOp_cos{
-    "cos", "specs/npu.yaml:71",
+    "cos", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -152,16 +152,16 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_cos(op, self_on_device, out);
+  launch_cos(op, *self_on_device, out);
   return out;
 }
 
-// cos.out: specs/npu.yaml:71
+// cos.out: specs/npu.yaml:72
 // out variant derived from cos
 static const torch_fl::KernelInfo kOp_cos_out{
-    "cos.out", "specs/npu.yaml:71",
+    "cos.out", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -176,18 +176,18 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::cos_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_cos(op, self_on_device, out);
+  launch_cos(op, *self_on_device, out);
   return out;
 }
 
-// cos_: specs/npu.yaml:71
+// cos_: specs/npu.yaml:72
 // inplace variant derived from cos
 static const torch_fl::KernelInfo kOp_cos_{
-    "cos_", "specs/npu.yaml:71",
+    "cos_", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -207,7 +207,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
 }
 
 // npunnGelu(self, approximate, out)
-// from specs/npu.yaml:81
+// from specs/npu.yaml:82
 static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto approximate_arg = npu_glue::c_string(approximate);
@@ -225,9 +225,9 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// gelu: specs/npu.yaml:81
+// gelu: specs/npu.yaml:82
 static const torch_fl::KernelInfo kOp_gelu{
-    "gelu", "specs/npu.yaml:81",
+    "gelu", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -243,16 +243,16 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_gelu(op, self_on_device, approximate, out);
+  launch_gelu(op, *self_on_device, approximate, out);
   return out;
 }
 
-// gelu.out: specs/npu.yaml:81
+// gelu.out: specs/npu.yaml:82
 // out variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_out{
-    "gelu.out", "specs/npu.yaml:81",
+    "gelu.out", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -267,18 +267,18 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gelu_outf(op.meta(self), approximate, out_meta);
   op.resize_output(out, out_meta);
-  launch_gelu(op, self_on_device, approximate, out);
+  launch_gelu(op, *self_on_device, approximate, out);
   return out;
 }
 
-// gelu_: specs/npu.yaml:81
+// gelu_: specs/npu.yaml:82
 // inplace variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_{
-    "gelu_", "specs/npu.yaml:81",
+    "gelu_", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -298,7 +298,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
 }
 
 // npunnPowTensorScalar(self, exponent, out)
-// from specs/npu.yaml:82
+// from specs/npu.yaml:83
 static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto exponent_arg = npu_glue::scalar(exponent);
@@ -316,9 +316,9 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Scalar: specs/npu.yaml:82
+// pow.Tensor_Scalar: specs/npu.yaml:83
 static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
-    "pow.Tensor_Scalar", "specs/npu.yaml:82",
+    "pow.Tensor_Scalar", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -334,16 +334,16 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  launch_pow_Tensor_Scalar(op, *self_on_device, exponent, out);
   return out;
 }
 
-// pow.Tensor_Scalar_out: specs/npu.yaml:82
+// pow.Tensor_Scalar_out: specs/npu.yaml:83
 // out variant derived from pow.Tensor_Scalar
 static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
-    "pow.Tensor_Scalar_out", "specs/npu.yaml:82",
+    "pow.Tensor_Scalar_out", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -358,18 +358,18 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::pow_outf(op.meta(self), exponent, out_meta);
   op.resize_output(out, out_meta);
-  launch_pow_Tensor_Scalar(op, self_on_device, exponent, out);
+  launch_pow_Tensor_Scalar(op, *self_on_device, exponent, out);
   return out;
 }
 
-// pow_.Scalar: specs/npu.yaml:82
+// pow_.Scalar: specs/npu.yaml:83
 // inplace variant derived from pow.Tensor_Scalar
 static const torch_fl::KernelInfo kOp_pow__Scalar{
-    "pow_.Scalar", "specs/npu.yaml:82",
+    "pow_.Scalar", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -389,7 +389,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
 }
 
 // npunnSiluBackward(grad_output, self, out)
-// from specs/npu.yaml:89
+// from specs/npu.yaml:90
 static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -407,9 +407,9 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// silu_backward: specs/npu.yaml:89
+// silu_backward: specs/npu.yaml:90
 static const torch_fl::KernelInfo kOp_silu_backward{
-    "silu_backward", "specs/npu.yaml:89",
+    "silu_backward", "specs/npu.yaml:90",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -426,15 +426,15 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_silu_backward(op, grad_output_on_device, self_on_device, out);
+  launch_silu_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
 // npunnBaddbmm(self, batch1, batch2, beta, alpha, out)
-// from specs/npu.yaml:125
+// from specs/npu.yaml:126
 static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto batch1_arg = npu_glue::tensor(batch1);
@@ -455,9 +455,9 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// baddbmm: specs/npu.yaml:125
+// baddbmm: specs/npu.yaml:126
 static const torch_fl::KernelInfo kOp_baddbmm{
-    "baddbmm", "specs/npu.yaml:125",
+    "baddbmm", "specs/npu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -475,18 +475,18 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor batch1_on_device = op.on_device(batch1);
-  const at::Tensor batch2_on_device = op.on_device(batch2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> batch1_on_device = op.on_device(batch1);
+  const c10::MaybeOwned<at::Tensor> batch2_on_device = op.on_device(batch2);
   const at::Tensor out = op.allocate(expected);
-  launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
+  launch_baddbmm(op, *self_on_device, *batch1_on_device, *batch2_on_device, beta, alpha, out);
   return out;
 }
 
-// baddbmm.out: specs/npu.yaml:125
+// baddbmm.out: specs/npu.yaml:126
 // out variant derived from baddbmm
 static const torch_fl::KernelInfo kOp_baddbmm_out{
-    "baddbmm.out", "specs/npu.yaml:125",
+    "baddbmm.out", "specs/npu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -505,20 +505,20 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_out)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor batch1_on_device = op.on_device(batch1);
-  const at::Tensor batch2_on_device = op.on_device(batch2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> batch1_on_device = op.on_device(batch1);
+  const c10::MaybeOwned<at::Tensor> batch2_on_device = op.on_device(batch2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::baddbmm_outf(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_baddbmm(op, self_on_device, batch1_on_device, batch2_on_device, beta, alpha, out);
+  launch_baddbmm(op, *self_on_device, *batch1_on_device, *batch2_on_device, beta, alpha, out);
   return out;
 }
 
-// baddbmm_: specs/npu.yaml:125
+// baddbmm_: specs/npu.yaml:126
 // inplace variant derived from baddbmm
 static const torch_fl::KernelInfo kOp_baddbmm_{
-    "baddbmm_", "specs/npu.yaml:125",
+    "baddbmm_", "specs/npu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -535,16 +535,16 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm_)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
   }
-  const at::Tensor batch1_on_device = op.on_device(batch1);
-  const at::Tensor batch2_on_device = op.on_device(batch2);
+  const c10::MaybeOwned<at::Tensor> batch1_on_device = op.on_device(batch1);
+  const c10::MaybeOwned<at::Tensor> batch2_on_device = op.on_device(batch2);
   at::Tensor self_meta = op.meta(self);
   at::meta::baddbmm_(self_meta, op.meta(batch1), op.meta(batch2), beta, alpha);
-  launch_baddbmm(op, self, batch1_on_device, batch2_on_device, beta, alpha, self);
+  launch_baddbmm(op, self, *batch1_on_device, *batch2_on_device, beta, alpha, self);
   return self;
 }
 
 // npunnReduceSum(self, dim, keepdim, out)
-// from specs/npu.yaml:128
+// from specs/npu.yaml:129
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int_array(dim);
@@ -562,9 +562,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/npu.yaml:128
+// sum.dim_IntList: specs/npu.yaml:129
 static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/npu.yaml:128",
+    "sum.dim_IntList", "specs/npu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -580,16 +580,16 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  launch_sum_dim_IntList(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// sum.IntList_out: specs/npu.yaml:128
+// sum.IntList_out: specs/npu.yaml:129
 // out variant derived from sum.dim_IntList
 static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/npu.yaml:128",
+    "sum.IntList_out", "specs/npu.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -604,16 +604,16 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_sum_dim_IntList(op, self_on_device, dim, keepdim, out);
+  launch_sum_dim_IntList(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnAll(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:133
+// from specs/npu.yaml:134
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -631,9 +631,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/npu.yaml:133
+// all.dim: specs/npu.yaml:134
 static const torch_fl::KernelInfo kOp_all_dim{
-    "all.dim", "specs/npu.yaml:133",
+    "all.dim", "specs/npu.yaml:134",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -649,16 +649,16 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  launch_all_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// all.out: specs/npu.yaml:133
+// all.out: specs/npu.yaml:134
 // out variant derived from all.dim
 static const torch_fl::KernelInfo kOp_all_out{
-    "all.out", "specs/npu.yaml:133",
+    "all.out", "specs/npu.yaml:134",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -673,16 +673,16 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_all_dim(op, self_on_device, dim, keepdim, out);
+  launch_all_dim(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnAdaptiveAvgPool2d(self, output_size, out)
-// from specs/npu.yaml:198
+// from specs/npu.yaml:199
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -700,9 +700,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/npu.yaml:198
+// _adaptive_avg_pool2d: specs/npu.yaml:199
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/npu.yaml:198",
+    "_adaptive_avg_pool2d", "specs/npu.yaml:199",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -718,14 +718,14 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d(op, self_on_device, output_size, out);
+  launch__adaptive_avg_pool2d(op, *self_on_device, output_size, out);
   return out;
 }
 
 // npunnAdaptiveAvgPool2dBackward(grad_output, self, out)
-// from specs/npu.yaml:202
+// from specs/npu.yaml:203
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -743,9 +743,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/npu.yaml:202
+// _adaptive_avg_pool2d_backward: specs/npu.yaml:203
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/npu.yaml:202",
+    "_adaptive_avg_pool2d_backward", "specs/npu.yaml:203",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -762,15 +762,15 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d_backward(op, grad_output_on_device, self_on_device, out);
+  launch__adaptive_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
 // npunnLogSigmoid(self, output, buffer)
-// from specs/npu.yaml:241
+// from specs/npu.yaml:242
 static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& output, const at::Tensor& buffer) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_arg = npu_glue::tensor(output);
@@ -788,9 +788,9 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// log_sigmoid_forward: specs/npu.yaml:241
+// log_sigmoid_forward: specs/npu.yaml:242
 static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
-    "log_sigmoid_forward", "specs/npu.yaml:241",
+    "log_sigmoid_forward", "specs/npu.yaml:242",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -802,15 +802,15 @@ static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_forward)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor output = op.allocate_like(self);
   const at::Tensor buffer = op.allocate_like(self);
-  launch_log_sigmoid_forward(op, self_on_device, output, buffer);
+  launch_log_sigmoid_forward(op, *self_on_device, output, buffer);
   return std::make_tuple(output, buffer);
 }
 
 // npunnHuberLossBackward(grad_output, self, target, reduction, delta, out)
-// from specs/npu.yaml:259
+// from specs/npu.yaml:260
 static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -829,9 +829,9 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// huber_loss_backward: specs/npu.yaml:259
+// huber_loss_backward: specs/npu.yaml:260
 static const torch_fl::KernelInfo kOp_huber_loss_backward{
-    "huber_loss_backward", "specs/npu.yaml:259",
+    "huber_loss_backward", "specs/npu.yaml:260",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -849,16 +849,16 @@ at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, delta);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
   const at::Tensor out = op.allocate(expected);
-  launch_huber_loss_backward(op, grad_output_on_device, self_on_device, target_on_device, reduction, delta, out);
+  launch_huber_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, delta, out);
   return out;
 }
 
 // npunnNLLLoss2d(self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/npu.yaml:262
+// from specs/npu.yaml:263
 static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -878,9 +878,9 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// nll_loss2d_forward: specs/npu.yaml:262
+// nll_loss2d_forward: specs/npu.yaml:263
 static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
-    "nll_loss2d_forward", "specs/npu.yaml:262",
+    "nll_loss2d_forward", "specs/npu.yaml:263",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -898,17 +898,17 @@ static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor total_weight = op.allocate(std::get<1>(expected));
-  launch_nll_loss2d_forward(op, self_on_device, target_as_int32, weight, reduction, ignore_index, output, total_weight);
+  launch_nll_loss2d_forward(op, *self_on_device, target_as_int32, weight, reduction, ignore_index, output, total_weight);
   return std::make_tuple(output, total_weight);
 }
 
 // npunnAdaptiveMaxPool3d(self, output_size, out0, out1)
-// from specs/npu.yaml:313
+// from specs/npu.yaml:314
 static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -927,9 +927,9 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool3d: specs/npu.yaml:313
+// adaptive_max_pool3d: specs/npu.yaml:314
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
-    "adaptive_max_pool3d", "specs/npu.yaml:313",
+    "adaptive_max_pool3d", "specs/npu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -945,15 +945,15 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_adaptive_max_pool3d(op, self_on_device, output_size, out0, out1);
+  launch_adaptive_max_pool3d(op, *self_on_device, output_size, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
 // npunnAdaptiveAvgPool3dBackward(grad_output, self, out)
-// from specs/npu.yaml:316
+// from specs/npu.yaml:317
 static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -971,9 +971,9 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool3d_backward: specs/npu.yaml:316
+// _adaptive_avg_pool3d_backward: specs/npu.yaml:317
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d_backward{
-    "_adaptive_avg_pool3d_backward", "specs/npu.yaml:316",
+    "_adaptive_avg_pool3d_backward", "specs/npu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -986,15 +986,15 @@ at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, co
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch__adaptive_avg_pool3d_backward(op, grad_output_on_device, self_on_device, out);
+  launch__adaptive_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, out);
   return out;
 }
 
 // npunnReplicationPad2dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:328
+// from specs/npu.yaml:329
 static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1013,9 +1013,9 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad2d_backward: specs/npu.yaml:328
+// replication_pad2d_backward: specs/npu.yaml:329
 static const torch_fl::KernelInfo kOp_replication_pad2d_backward{
-    "replication_pad2d_backward", "specs/npu.yaml:328",
+    "replication_pad2d_backward", "specs/npu.yaml:329",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1028,15 +1028,15 @@ at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_replication_pad2d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_replication_pad2d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
 // npunnReplicationPad3dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:330
+// from specs/npu.yaml:331
 static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1055,9 +1055,9 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad3d_backward: specs/npu.yaml:330
+// replication_pad3d_backward: specs/npu.yaml:331
 static const torch_fl::KernelInfo kOp_replication_pad3d_backward{
-    "replication_pad3d_backward", "specs/npu.yaml:330",
+    "replication_pad3d_backward", "specs/npu.yaml:331",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1070,15 +1070,15 @@ at::Tensor wrap_replication_pad3d_backward(const at::Tensor & grad_output, const
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_replication_pad3d_backward(op, grad_output_on_device, self_on_device, padding, out);
+  launch_replication_pad3d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
   return out;
 }
 
 // npunnAcos(self, out)
-// from specs/npu.yaml:345
+// from specs/npu.yaml:346
 static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1095,9 +1095,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// acos: specs/npu.yaml:345
+// acos: specs/npu.yaml:346
 static const torch_fl::KernelInfo kOp_acos{
-    "acos", "specs/npu.yaml:345",
+    "acos", "specs/npu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1113,16 +1113,16 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_acos(op, self_on_device, out);
+  launch_acos(op, *self_on_device, out);
   return out;
 }
 
-// acos.out: specs/npu.yaml:345
+// acos.out: specs/npu.yaml:346
 // out variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_out{
-    "acos.out", "specs/npu.yaml:345",
+    "acos.out", "specs/npu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1137,18 +1137,18 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::acos_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_acos(op, self_on_device, out);
+  launch_acos(op, *self_on_device, out);
   return out;
 }
 
-// acos_: specs/npu.yaml:345
+// acos_: specs/npu.yaml:346
 // inplace variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_{
-    "acos_", "specs/npu.yaml:345",
+    "acos_", "specs/npu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1168,7 +1168,7 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
 }
 
 // npunnErfinv(self, out)
-// from specs/npu.yaml:356
+// from specs/npu.yaml:357
 static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1185,9 +1185,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// erfinv: specs/npu.yaml:356
+// erfinv: specs/npu.yaml:357
 static const torch_fl::KernelInfo kOp_erfinv{
-    "erfinv", "specs/npu.yaml:356",
+    "erfinv", "specs/npu.yaml:357",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1203,16 +1203,16 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfinv)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_erfinv(op, self_on_device, out);
+  launch_erfinv(op, *self_on_device, out);
   return out;
 }
 
-// erfinv.out: specs/npu.yaml:356
+// erfinv.out: specs/npu.yaml:357
 // out variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_out{
-    "erfinv.out", "specs/npu.yaml:356",
+    "erfinv.out", "specs/npu.yaml:357",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1227,18 +1227,18 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfinv_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::erfinv_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_erfinv(op, self_on_device, out);
+  launch_erfinv(op, *self_on_device, out);
   return out;
 }
 
-// erfinv_: specs/npu.yaml:356
+// erfinv_: specs/npu.yaml:357
 // inplace variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_{
-    "erfinv_", "specs/npu.yaml:356",
+    "erfinv_", "specs/npu.yaml:357",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1258,7 +1258,7 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
 }
 
 // npunnAtan2(self, other, out)
-// from specs/npu.yaml:371
+// from specs/npu.yaml:372
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1276,9 +1276,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/npu.yaml:371
+// atan2: specs/npu.yaml:372
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/npu.yaml:371",
+    "atan2", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1295,17 +1295,17 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_atan2(op, self_on_device, other_on_device, out);
+  launch_atan2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// atan2.out: specs/npu.yaml:371
+// atan2.out: specs/npu.yaml:372
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/npu.yaml:371",
+    "atan2.out", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1322,19 +1322,19 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::atan2_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_atan2(op, self_on_device, other_on_device, out);
+  launch_atan2(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// atan2_: specs/npu.yaml:371
+// atan2_: specs/npu.yaml:372
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/npu.yaml:371",
+    "atan2_", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1349,15 +1349,15 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::atan2_(self_meta, op.meta(other));
-  launch_atan2(op, self, other_on_device, self);
+  launch_atan2(op, self, *other_on_device, self);
   return self;
 }
 
 // npunnXLogYTensor(self, other, out)
-// from specs/npu.yaml:376
+// from specs/npu.yaml:377
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1375,9 +1375,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/npu.yaml:376
+// xlogy.Tensor: specs/npu.yaml:377
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/npu.yaml:376",
+    "xlogy.Tensor", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1394,17 +1394,17 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_xlogy_Tensor(op, self_on_device, other_on_device, out);
+  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// xlogy.OutTensor: specs/npu.yaml:376
+// xlogy.OutTensor: specs/npu.yaml:377
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/npu.yaml:376",
+    "xlogy.OutTensor", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1421,19 +1421,19 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_OutTensor)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::xlogy_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_xlogy_Tensor(op, self_on_device, other_on_device, out);
+  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// xlogy_.Tensor: specs/npu.yaml:376
+// xlogy_.Tensor: specs/npu.yaml:377
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/npu.yaml:376",
+    "xlogy_.Tensor", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1448,15 +1448,15 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::xlogy_(self_meta, op.meta(other));
-  launch_xlogy_Tensor(op, self, other_on_device, self);
+  launch_xlogy_Tensor(op, self, *other_on_device, self);
   return self;
 }
 
 // npunnLogAddExp(self, other, out)
-// from specs/npu.yaml:377
+// from specs/npu.yaml:378
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1474,9 +1474,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/npu.yaml:377
+// logaddexp: specs/npu.yaml:378
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/npu.yaml:377",
+    "logaddexp", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1493,17 +1493,17 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logaddexp(op, self_on_device, other_on_device, out);
+  launch_logaddexp(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logaddexp.out: specs/npu.yaml:377
+// logaddexp.out: specs/npu.yaml:378
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/npu.yaml:377",
+    "logaddexp.out", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1520,17 +1520,17 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::logaddexp_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logaddexp(op, self_on_device, other_on_device, out);
+  launch_logaddexp(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
 // npunnLogSumExp(self, dim, keepdim, out)
-// from specs/npu.yaml:390
+// from specs/npu.yaml:391
 static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -1548,9 +1548,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logsumexp: specs/npu.yaml:390
+// logsumexp: specs/npu.yaml:391
 static const torch_fl::KernelInfo kOp_logsumexp{
-    "logsumexp", "specs/npu.yaml:390",
+    "logsumexp", "specs/npu.yaml:391",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1566,16 +1566,16 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logsumexp)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_logsumexp(op, self_on_device, dim, keepdim, out);
+  launch_logsumexp(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
-// logsumexp.out: specs/npu.yaml:390
+// logsumexp.out: specs/npu.yaml:391
 // out variant derived from logsumexp
 static const torch_fl::KernelInfo kOp_logsumexp_out{
-    "logsumexp.out", "specs/npu.yaml:390",
+    "logsumexp.out", "specs/npu.yaml:391",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1590,16 +1590,16 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logsumexp_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::logsumexp_outf(op.meta(self), dim, keepdim, out_meta);
   op.resize_output(out, out_meta);
-  launch_logsumexp(op, self_on_device, dim, keepdim, out);
+  launch_logsumexp(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnGather(self, dim, index, out)
-// from specs/npu.yaml:398
+// from specs/npu.yaml:399
 static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1617,9 +1617,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// gather: specs/npu.yaml:398
+// gather: specs/npu.yaml:399
 static const torch_fl::KernelInfo kOp_gather{
-    "gather", "specs/npu.yaml:398",
+    "gather", "specs/npu.yaml:399",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1636,18 +1636,18 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gather)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, sparse_grad);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_gather(op, self_on_device, dim, index_as_int32, out);
+  launch_gather(op, *self_on_device, dim, index_as_int32, out);
   return out;
 }
 
-// gather.out: specs/npu.yaml:398
+// gather.out: specs/npu.yaml:399
 // out variant derived from gather
 static const torch_fl::KernelInfo kOp_gather_out{
-    "gather.out", "specs/npu.yaml:398",
+    "gather.out", "specs/npu.yaml:399",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1664,13 +1664,13 @@ at::Tensor & wrap_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gather_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, sparse_grad, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gather_outf(op.meta(self), dim, op.meta(index), sparse_grad, out_meta);
   op.resize_output(out, out_meta);
-  launch_gather(op, self_on_device, dim, index_as_int32, out);
+  launch_gather(op, *self_on_device, dim, index_as_int32, out);
   return out;
 }
 

@@ -21,7 +21,7 @@
 namespace {
 
 // npunnMaximum(self, other, out)
-// from specs/npu.yaml:48
+// from specs/npu.yaml:49
 static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -39,9 +39,9 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// maximum: specs/npu.yaml:48
+// maximum: specs/npu.yaml:49
 static const torch_fl::KernelInfo kOp_maximum{
-    "maximum", "specs/npu.yaml:48",
+    "maximum", "specs/npu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -58,17 +58,17 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_maximum(op, self_on_device, other_on_device, out);
+  launch_maximum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// maximum.out: specs/npu.yaml:48
+// maximum.out: specs/npu.yaml:49
 // out variant derived from maximum
 static const torch_fl::KernelInfo kOp_maximum_out{
-    "maximum.out", "specs/npu.yaml:48",
+    "maximum.out", "specs/npu.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -85,17 +85,17 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::maximum_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_maximum(op, self_on_device, other_on_device, out);
+  launch_maximum(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
 // npunnAbs(self, out)
-// from specs/npu.yaml:63
+// from specs/npu.yaml:64
 static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -112,9 +112,9 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// abs: specs/npu.yaml:63
+// abs: specs/npu.yaml:64
 static const torch_fl::KernelInfo kOp_abs{
-    "abs", "specs/npu.yaml:63",
+    "abs", "specs/npu.yaml:64",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -130,16 +130,16 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_abs(op, self_on_device, out);
+  launch_abs(op, *self_on_device, out);
   return out;
 }
 
-// abs.out: specs/npu.yaml:63
+// abs.out: specs/npu.yaml:64
 // out variant derived from abs
 static const torch_fl::KernelInfo kOp_abs_out{
-    "abs.out", "specs/npu.yaml:63",
+    "abs.out", "specs/npu.yaml:64",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -154,18 +154,18 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(abs_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::abs_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_abs(op, self_on_device, out);
+  launch_abs(op, *self_on_device, out);
   return out;
 }
 
-// abs_: specs/npu.yaml:63
+// abs_: specs/npu.yaml:64
 // inplace variant derived from abs
 static const torch_fl::KernelInfo kOp_abs_{
-    "abs_", "specs/npu.yaml:63",
+    "abs_", "specs/npu.yaml:64",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -185,7 +185,7 @@ at::Tensor & wrap_abs_(at::Tensor & self) {
 }
 
 // npunnRsqrt(self, out)
-// from specs/npu.yaml:67
+// from specs/npu.yaml:68
 static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -202,9 +202,9 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// rsqrt: specs/npu.yaml:67
+// rsqrt: specs/npu.yaml:68
 static const torch_fl::KernelInfo kOp_rsqrt{
-    "rsqrt", "specs/npu.yaml:67",
+    "rsqrt", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -220,16 +220,16 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_rsqrt(op, self_on_device, out);
+  launch_rsqrt(op, *self_on_device, out);
   return out;
 }
 
-// rsqrt.out: specs/npu.yaml:67
+// rsqrt.out: specs/npu.yaml:68
 // out variant derived from rsqrt
 static const torch_fl::KernelInfo kOp_rsqrt_out{
-    "rsqrt.out", "specs/npu.yaml:67",
+    "rsqrt.out", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -244,18 +244,18 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::rsqrt_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_rsqrt(op, self_on_device, out);
+  launch_rsqrt(op, *self_on_device, out);
   return out;
 }
 
-// rsqrt_: specs/npu.yaml:67
+// rsqrt_: specs/npu.yaml:68
 // inplace variant derived from rsqrt
 static const torch_fl::KernelInfo kOp_rsqrt_{
-    "rsqrt_", "specs/npu.yaml:67",
+    "rsqrt_", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -275,7 +275,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
 }
 
 // npunnWhere(condition, self, other, out)
-// from specs/npu.yaml:96
+// from specs/npu.yaml:97
 static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto condition_arg = npu_glue::tensor(condition);
   const auto self_arg = npu_glue::tensor(self);
@@ -294,9 +294,9 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// where.self: specs/npu.yaml:96
+// where.self: specs/npu.yaml:97
 static const torch_fl::KernelInfo kOp_where_self{
-    "where.self", "specs/npu.yaml:96",
+    "where.self", "specs/npu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -314,16 +314,16 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
   }
-  const at::Tensor condition_on_device = op.on_device(condition);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> condition_on_device = op.on_device(condition);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_where_self(op, condition_on_device, self_on_device, other_on_device, out);
+  launch_where_self(op, *condition_on_device, *self_on_device, *other_on_device, out);
   return out;
 }
 
 // npunnWhere(condition, self, other, out)
-// from specs/npu.yaml:99
+// from specs/npu.yaml:100
 static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto condition_arg = npu_glue::tensor(condition);
   const auto self_arg = npu_glue::tensor(self);
@@ -342,9 +342,9 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// where.self_out: specs/npu.yaml:99
+// where.self_out: specs/npu.yaml:100
 static const torch_fl::KernelInfo kOp_where_self_out{
-    "where.self_out", "specs/npu.yaml:99",
+    "where.self_out", "specs/npu.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -363,20 +363,20 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
   }
-  const at::Tensor condition_on_device = op.on_device(condition);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> condition_on_device = op.on_device(condition);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const auto expected = torch_fl::output_rules::where(condition, self, other);
   if (!(out.scalar_type() == expected.scalar_type())) {
     return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
   }
   op.resize_output(out, expected);
-  launch_where_self_out(op, condition_on_device, self_on_device, other_on_device, out);
+  launch_where_self_out(op, *condition_on_device, *self_on_device, *other_on_device, out);
   return out;
 }
 
 // npunnInplaceMaskedFillScalar(self, mask, value)
-// from specs/npu.yaml:102
+// from specs/npu.yaml:103
 static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mask_arg = npu_glue::tensor(mask);
@@ -394,9 +394,9 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   }
 }
 
-// masked_fill_.Scalar: specs/npu.yaml:102
+// masked_fill_.Scalar: specs/npu.yaml:103
 static const torch_fl::KernelInfo kOp_masked_fill__Scalar{
-    "masked_fill_.Scalar", "specs/npu.yaml:102",
+    "masked_fill_.Scalar", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -410,13 +410,13 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(mask, "mask"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
   }
-  const at::Tensor mask_on_device = op.on_device(mask);
-  launch_masked_fill__Scalar(op, self, mask_on_device, value);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  launch_masked_fill__Scalar(op, self, *mask_on_device, value);
   return self;
 }
 
 // npunnInplaceUniform(self, from, to, generator)
-// from specs/npu.yaml:111
+// from specs/npu.yaml:112
 static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   const auto self_arg = npu_glue::tensor(self);
   const auto generator_arg = npu_glue::rand_state(generator);
@@ -433,9 +433,9 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// uniform_: specs/npu.yaml:111
+// uniform_: specs/npu.yaml:112
 static const torch_fl::KernelInfo kOp_uniform_{
-    "uniform_", "specs/npu.yaml:111",
+    "uniform_", "specs/npu.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -453,7 +453,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
 }
 
 // npunnDropoutBackward(grad_output, mask, scale, out)
-// from specs/npu.yaml:116
+// from specs/npu.yaml:117
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto mask_arg = npu_glue::tensor(mask);
@@ -471,9 +471,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/npu.yaml:116
+// native_dropout_backward: specs/npu.yaml:117
 static const torch_fl::KernelInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/npu.yaml:116",
+    "native_dropout_backward", "specs/npu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -490,15 +490,15 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor mask_on_device = op.on_device(mask);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
   const at::Tensor out = op.allocate(expected);
-  launch_native_dropout_backward(op, grad_output_on_device, mask_on_device, scale, out);
+  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
   return out;
 }
 
 // npunnConvolution(npu_glue::blocked(input), npu_glue::blocked(weight), bias, stride, padding, dilation, groups, out)
-// from specs/npu.yaml:164
+// from specs/npu.yaml:165
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& out) {
   const auto input_arg0 = npu_glue::blocked(input);
   const auto weight_arg1 = npu_glue::blocked(weight);
@@ -520,9 +520,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/npu.yaml:164
+// convolution_overrideable: specs/npu.yaml:165
 static const torch_fl::KernelInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/npu.yaml:164",
+    "convolution_overrideable", "specs/npu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -543,17 +543,17 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
   }
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor weight_on_device = op.on_device(weight);
-  const at::Tensor input_laid = npu_glue::to_nc1hwc0(input_on_device);
-  const at::Tensor weight_laid = op.converted(weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor input_laid = npu_glue::to_nc1hwc0(*input_on_device);
+  const at::Tensor weight_laid = op.converted(*weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
   const at::Tensor out = op.allocate(expected);
   launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, groups, out);
   return out;
 }
 
 // npunnConvolutionBackward(npu_glue::blocked(grad_output), npu_glue::blocked(input), npu_glue::blocked(weight), stride, padding, dilation, groups, grad_input, grad_weight, grad_bias)
-// from specs/npu.yaml:170
+// from specs/npu.yaml:171
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto grad_output_arg0 = npu_glue::blocked(grad_output);
   const auto input_arg1 = npu_glue::blocked(input);
@@ -577,9 +577,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/npu.yaml:170
+// convolution_backward_overrideable: specs/npu.yaml:171
 static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/npu.yaml:170",
+    "convolution_backward_overrideable", "specs/npu.yaml:171",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -600,12 +600,12 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor weight_on_device = op.on_device(weight);
-  const at::Tensor grad_output_laid = npu_glue::to_nc1hwc0(grad_output_on_device);
-  const at::Tensor input_laid = npu_glue::to_nc1hwc0(input_on_device);
-  const at::Tensor weight_laid = op.converted(weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor grad_output_laid = npu_glue::to_nc1hwc0(*grad_output_on_device);
+  const at::Tensor input_laid = npu_glue::to_nc1hwc0(*input_on_device);
+  const at::Tensor weight_laid = op.converted(*weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
   const at::Tensor grad_input = op.allocate(std::get<0>(expected));
   const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
   const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
@@ -614,7 +614,7 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
 }
 
 // npunnHardtanh(self, min_val, max_val, out)
-// from specs/npu.yaml:229
+// from specs/npu.yaml:230
 static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto min_val_arg = npu_glue::scalar(min_val);
@@ -633,9 +633,9 @@ static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// hardtanh: specs/npu.yaml:229
+// hardtanh: specs/npu.yaml:230
 static const torch_fl::KernelInfo kOp_hardtanh{
-    "hardtanh", "specs/npu.yaml:229",
+    "hardtanh", "specs/npu.yaml:230",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -647,16 +647,16 @@ at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, co
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_hardtanh(op, self_on_device, min_val, max_val, out);
+  launch_hardtanh(op, *self_on_device, min_val, max_val, out);
   return out;
 }
 
-// hardtanh_: specs/npu.yaml:229
+// hardtanh_: specs/npu.yaml:230
 // inplace variant derived from hardtanh
 static const torch_fl::KernelInfo kOp_hardtanh_{
-    "hardtanh_", "specs/npu.yaml:229",
+    "hardtanh_", "specs/npu.yaml:230",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -674,7 +674,7 @@ at::Tensor & wrap_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
 }
 
 // npunnLeakyRelu(self, negative_slope, out)
-// from specs/npu.yaml:231
+// from specs/npu.yaml:232
 static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto negative_slope_arg = npu_glue::scalar(negative_slope);
@@ -692,9 +692,9 @@ static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// leaky_relu: specs/npu.yaml:231
+// leaky_relu: specs/npu.yaml:232
 static const torch_fl::KernelInfo kOp_leaky_relu{
-    "leaky_relu", "specs/npu.yaml:231",
+    "leaky_relu", "specs/npu.yaml:232",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -710,16 +710,16 @@ at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_leaky_relu(op, self_on_device, negative_slope, out);
+  launch_leaky_relu(op, *self_on_device, negative_slope, out);
   return out;
 }
 
-// leaky_relu_: specs/npu.yaml:231
+// leaky_relu_: specs/npu.yaml:232
 // inplace variant derived from leaky_relu
 static const torch_fl::KernelInfo kOp_leaky_relu_{
-    "leaky_relu_", "specs/npu.yaml:231",
+    "leaky_relu_", "specs/npu.yaml:232",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -739,7 +739,7 @@ at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
 }
 
 // npunnSoftshrink(self, lambd, out)
-// from specs/npu.yaml:235
+// from specs/npu.yaml:236
 static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto lambd_arg = npu_glue::scalar(lambd);
@@ -757,9 +757,9 @@ static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// softshrink: specs/npu.yaml:235
+// softshrink: specs/npu.yaml:236
 static const torch_fl::KernelInfo kOp_softshrink{
-    "softshrink", "specs/npu.yaml:235",
+    "softshrink", "specs/npu.yaml:236",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -775,16 +775,16 @@ at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_softshrink(op, self_on_device, lambd, out);
+  launch_softshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
-// softshrink.out: specs/npu.yaml:235
+// softshrink.out: specs/npu.yaml:236
 // out variant derived from softshrink
 static const torch_fl::KernelInfo kOp_softshrink_out{
-    "softshrink.out", "specs/npu.yaml:235",
+    "softshrink.out", "specs/npu.yaml:236",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -799,16 +799,16 @@ at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lam
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::softshrink_outf(op.meta(self), lambd, out_meta);
   op.resize_output(out, out_meta);
-  launch_softshrink(op, self_on_device, lambd, out);
+  launch_softshrink(op, *self_on_device, lambd, out);
   return out;
 }
 
 // npunnLogSigmoidBackward(grad_output, self, buffer, out)
-// from specs/npu.yaml:242
+// from specs/npu.yaml:243
 static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -827,9 +827,9 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// log_sigmoid_backward: specs/npu.yaml:242
+// log_sigmoid_backward: specs/npu.yaml:243
 static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
-    "log_sigmoid_backward", "specs/npu.yaml:242",
+    "log_sigmoid_backward", "specs/npu.yaml:243",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -843,16 +843,16 @@ at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::T
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(buffer, "buffer"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, buffer);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor buffer_on_device = op.on_device(buffer);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> buffer_on_device = op.on_device(buffer);
   const at::Tensor out = op.allocate_like(self);
-  launch_log_sigmoid_backward(op, grad_output_on_device, self_on_device, buffer_on_device, out);
+  launch_log_sigmoid_backward(op, *grad_output_on_device, *self_on_device, *buffer_on_device, out);
   return out;
 }
 
 // npunnThreshold(self, threshold, value, out)
-// from specs/npu.yaml:244
+// from specs/npu.yaml:245
 static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto threshold_arg = npu_glue::scalar(threshold);
@@ -871,9 +871,9 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// threshold: specs/npu.yaml:244
+// threshold: specs/npu.yaml:245
 static const torch_fl::KernelInfo kOp_threshold{
-    "threshold", "specs/npu.yaml:244",
+    "threshold", "specs/npu.yaml:245",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -889,16 +889,16 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_threshold(op, self_on_device, threshold, value, out);
+  launch_threshold(op, *self_on_device, threshold, value, out);
   return out;
 }
 
-// threshold_: specs/npu.yaml:244
+// threshold_: specs/npu.yaml:245
 // inplace variant derived from threshold
 static const torch_fl::KernelInfo kOp_threshold_{
-    "threshold_", "specs/npu.yaml:244",
+    "threshold_", "specs/npu.yaml:245",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -918,7 +918,7 @@ at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, co
 }
 
 // npunnPrelu(self, weight, out)
-// from specs/npu.yaml:247
+// from specs/npu.yaml:248
 static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto weight_arg = npu_glue::tensor(weight);
@@ -936,9 +936,9 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// _prelu_kernel: specs/npu.yaml:247
+// _prelu_kernel: specs/npu.yaml:248
 static const torch_fl::KernelInfo kOp__prelu_kernel{
-    "_prelu_kernel", "specs/npu.yaml:247",
+    "_prelu_kernel", "specs/npu.yaml:248",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -951,15 +951,15 @@ at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel)>(op, torch_fl::FallbackReason::kDtype, self, weight);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor weight_on_device = op.on_device(weight);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
   const at::Tensor out = op.allocate_like(self);
-  launch__prelu_kernel(op, self_on_device, weight_on_device, out);
+  launch__prelu_kernel(op, *self_on_device, *weight_on_device, out);
   return out;
 }
 
 // npunnMultilabelMarginLoss(self, target, reduction, output, is_target)
-// from specs/npu.yaml:283
+// from specs/npu.yaml:284
 static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -978,9 +978,9 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
   }
 }
 
-// multilabel_margin_loss_forward: specs/npu.yaml:283
+// multilabel_margin_loss_forward: specs/npu.yaml:284
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
-    "multilabel_margin_loss_forward", "specs/npu.yaml:283",
+    "multilabel_margin_loss_forward", "specs/npu.yaml:284",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -997,17 +997,17 @@ static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "is_target"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor output = op.allocate(std::get<0>(expected));
   const at::Tensor is_target = op.allocate(std::get<1>(expected));
-  launch_multilabel_margin_loss_forward(op, self_on_device, target_as_int32, reduction, output, is_target);
+  launch_multilabel_margin_loss_forward(op, *self_on_device, target_as_int32, reduction, output, is_target);
   return std::make_tuple(output, is_target);
 }
 
 // npunnAvgPool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:295
+// from specs/npu.yaml:296
 static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -1028,9 +1028,9 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool3d: specs/npu.yaml:295
+// avg_pool3d: specs/npu.yaml:296
 static const torch_fl::KernelInfo kOp_avg_pool3d{
-    "avg_pool3d", "specs/npu.yaml:295",
+    "avg_pool3d", "specs/npu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1046,16 +1046,16 @@ at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
-// avg_pool3d.out: specs/npu.yaml:295
+// avg_pool3d.out: specs/npu.yaml:296
 // out variant derived from avg_pool3d
 static const torch_fl::KernelInfo kOp_avg_pool3d_out{
-    "avg_pool3d.out", "specs/npu.yaml:295",
+    "avg_pool3d.out", "specs/npu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1070,16 +1070,16 @@ at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::avg_pool3d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
   op.resize_output(out, out_meta);
-  launch_avg_pool3d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
 // npunnAsinh(self, out)
-// from specs/npu.yaml:349
+// from specs/npu.yaml:350
 static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1096,9 +1096,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// asinh: specs/npu.yaml:349
+// asinh: specs/npu.yaml:350
 static const torch_fl::KernelInfo kOp_asinh{
-    "asinh", "specs/npu.yaml:349",
+    "asinh", "specs/npu.yaml:350",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1114,16 +1114,16 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_asinh(op, self_on_device, out);
+  launch_asinh(op, *self_on_device, out);
   return out;
 }
 
-// asinh.out: specs/npu.yaml:349
+// asinh.out: specs/npu.yaml:350
 // out variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_out{
-    "asinh.out", "specs/npu.yaml:349",
+    "asinh.out", "specs/npu.yaml:350",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1138,18 +1138,18 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::asinh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_asinh(op, self_on_device, out);
+  launch_asinh(op, *self_on_device, out);
   return out;
 }
 
-// asinh_: specs/npu.yaml:349
+// asinh_: specs/npu.yaml:350
 // inplace variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_{
-    "asinh_", "specs/npu.yaml:349",
+    "asinh_", "specs/npu.yaml:350",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1169,7 +1169,7 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
 }
 
 // npunnLgamma(self, out)
-// from specs/npu.yaml:357
+// from specs/npu.yaml:358
 static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1186,9 +1186,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// lgamma: specs/npu.yaml:357
+// lgamma: specs/npu.yaml:358
 static const torch_fl::KernelInfo kOp_lgamma{
-    "lgamma", "specs/npu.yaml:357",
+    "lgamma", "specs/npu.yaml:358",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1204,16 +1204,16 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_lgamma(op, self_on_device, out);
+  launch_lgamma(op, *self_on_device, out);
   return out;
 }
 
-// lgamma.out: specs/npu.yaml:357
+// lgamma.out: specs/npu.yaml:358
 // out variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_out{
-    "lgamma.out", "specs/npu.yaml:357",
+    "lgamma.out", "specs/npu.yaml:358",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1228,18 +1228,18 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::lgamma_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_lgamma(op, self_on_device, out);
+  launch_lgamma(op, *self_on_device, out);
   return out;
 }
 
-// lgamma_: specs/npu.yaml:357
+// lgamma_: specs/npu.yaml:358
 // inplace variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_{
-    "lgamma_", "specs/npu.yaml:357",
+    "lgamma_", "specs/npu.yaml:358",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1259,7 +1259,7 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
 }
 
 // npunnDigamma(self, out)
-// from specs/npu.yaml:358
+// from specs/npu.yaml:359
 static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1276,9 +1276,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// digamma: specs/npu.yaml:358
+// digamma: specs/npu.yaml:359
 static const torch_fl::KernelInfo kOp_digamma{
-    "digamma", "specs/npu.yaml:358",
+    "digamma", "specs/npu.yaml:359",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1294,16 +1294,16 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_digamma(op, self_on_device, out);
+  launch_digamma(op, *self_on_device, out);
   return out;
 }
 
-// digamma.out: specs/npu.yaml:358
+// digamma.out: specs/npu.yaml:359
 // out variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_out{
-    "digamma.out", "specs/npu.yaml:358",
+    "digamma.out", "specs/npu.yaml:359",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1318,18 +1318,18 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(digamma_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::digamma_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_digamma(op, self_on_device, out);
+  launch_digamma(op, *self_on_device, out);
   return out;
 }
 
-// digamma_: specs/npu.yaml:358
+// digamma_: specs/npu.yaml:359
 // inplace variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_{
-    "digamma_", "specs/npu.yaml:358",
+    "digamma_", "specs/npu.yaml:359",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1349,7 +1349,7 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
 }
 
 // npunnLogicalOr(self, other, out)
-// from specs/npu.yaml:369
+// from specs/npu.yaml:370
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1367,9 +1367,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/npu.yaml:369
+// logical_or: specs/npu.yaml:370
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/npu.yaml:369",
+    "logical_or", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1386,17 +1386,17 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_or)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_logical_or(op, self_on_device, other_on_device, out);
+  launch_logical_or(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logical_or.out: specs/npu.yaml:369
+// logical_or.out: specs/npu.yaml:370
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/npu.yaml:369",
+    "logical_or.out", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1413,19 +1413,19 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::logical_or_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_logical_or(op, self_on_device, other_on_device, out);
+  launch_logical_or(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
-// logical_or_: specs/npu.yaml:369
+// logical_or_: specs/npu.yaml:370
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/npu.yaml:369",
+    "logical_or_", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1440,10 +1440,10 @@ at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logical_or_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   self_meta.logical_or_(op.meta(other));
-  launch_logical_or(op, self, other_on_device, self);
+  launch_logical_or(op, self, *other_on_device, self);
   return self;
 }
 

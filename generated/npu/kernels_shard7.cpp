@@ -87,12 +87,12 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
-    launch_add_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
   } else {
-    launch_add_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
   }
   return out;
 }
@@ -117,14 +117,14 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
-    launch_add_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
   } else {
-    launch_add_Tensor(op, self_on_device, op.on_device(other), alpha, out);
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
   }
   return out;
 }
@@ -152,7 +152,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
     launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {
-    launch_add_Tensor(op, self, op.on_device(other), alpha, self);
+    launch_add_Tensor(op, self, *op.on_device(other), alpha, self);
   }
   return self;
 }
@@ -175,9 +175,9 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_add_Scalar(op, self_on_device, other, alpha, out);
+  launch_add_Scalar(op, *self_on_device, other, alpha, out);
   return out;
 }
 
@@ -204,7 +204,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // npunnEqScalar(self, other, out)
-// from specs/npu.yaml:56
+// from specs/npu.yaml:57
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -223,7 +223,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnEqTensor(self, other, out)
-// from specs/npu.yaml:52
+// from specs/npu.yaml:53
 static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -241,9 +241,9 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Tensor: specs/npu.yaml:52
+// eq.Tensor: specs/npu.yaml:53
 static const torch_fl::KernelInfo kOp_eq_Tensor{
-    "eq.Tensor", "specs/npu.yaml:52",
+    "eq.Tensor", "specs/npu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -260,20 +260,20 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
-    launch_eq_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_eq_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_eq_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_eq_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// eq.Tensor_out: specs/npu.yaml:52
+// eq.Tensor_out: specs/npu.yaml:53
 // out variant derived from eq.Tensor
 static const torch_fl::KernelInfo kOp_eq_Tensor_out{
-    "eq.Tensor_out", "specs/npu.yaml:52",
+    "eq.Tensor_out", "specs/npu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -290,21 +290,21 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::eq_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
-    launch_eq_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_eq_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_eq_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_eq_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// eq.Scalar: specs/npu.yaml:56
+// eq.Scalar: specs/npu.yaml:57
 static const torch_fl::KernelInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/npu.yaml:56",
+    "eq.Scalar", "specs/npu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -320,16 +320,16 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_eq_Scalar(op, self_on_device, other, out);
+  launch_eq_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// eq.Scalar_out: specs/npu.yaml:56
+// eq.Scalar_out: specs/npu.yaml:57
 // out variant derived from eq.Scalar
 static const torch_fl::KernelInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/npu.yaml:56",
+    "eq.Scalar_out", "specs/npu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -344,16 +344,16 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::eq_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_eq_Scalar(op, self_on_device, other, out);
+  launch_eq_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
 // npunnThresholdBackward(grad_output, self, threshold, out)
-// from specs/npu.yaml:90
+// from specs/npu.yaml:91
 static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -372,9 +372,9 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// threshold_backward: specs/npu.yaml:90
+// threshold_backward: specs/npu.yaml:91
 static const torch_fl::KernelInfo kOp_threshold_backward{
-    "threshold_backward", "specs/npu.yaml:90",
+    "threshold_backward", "specs/npu.yaml:91",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -391,15 +391,15 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_threshold_backward(op, grad_output_on_device, self_on_device, threshold, out);
+  launch_threshold_backward(op, *grad_output_on_device, *self_on_device, threshold, out);
   return out;
 }
 
 // npunnAddmm(self, mat1, mat2, beta, alpha, out)
-// from specs/npu.yaml:124
+// from specs/npu.yaml:125
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat1_arg = npu_glue::tensor(mat1);
@@ -420,9 +420,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// addmm: specs/npu.yaml:124
+// addmm: specs/npu.yaml:125
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/npu.yaml:124",
+    "addmm", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -440,18 +440,18 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   const at::Tensor out = op.allocate(expected);
-  launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
+  launch_addmm(op, *self_on_device, *mat1_on_device, *mat2_on_device, beta, alpha, out);
   return out;
 }
 
-// addmm.out: specs/npu.yaml:124
+// addmm.out: specs/npu.yaml:125
 // out variant derived from addmm
 static const torch_fl::KernelInfo kOp_addmm_out{
-    "addmm.out", "specs/npu.yaml:124",
+    "addmm.out", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -470,20 +470,20 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::addmm_outf(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_addmm(op, self_on_device, mat1_on_device, mat2_on_device, beta, alpha, out);
+  launch_addmm(op, *self_on_device, *mat1_on_device, *mat2_on_device, beta, alpha, out);
   return out;
 }
 
-// addmm_: specs/npu.yaml:124
+// addmm_: specs/npu.yaml:125
 // inplace variant derived from addmm
 static const torch_fl::KernelInfo kOp_addmm_{
-    "addmm_", "specs/npu.yaml:124",
+    "addmm_", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -500,16 +500,16 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm_)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
+  const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
   at::Tensor self_meta = op.meta(self);
   at::meta::addmm_(self_meta, op.meta(mat1), op.meta(mat2), beta, alpha);
-  launch_addmm(op, self, mat1_on_device, mat2_on_device, beta, alpha, self);
+  launch_addmm(op, self, *mat1_on_device, *mat2_on_device, beta, alpha, self);
   return self;
 }
 
 // npunnSoftmax(self, dim, out)
-// from specs/npu.yaml:136
+// from specs/npu.yaml:137
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -526,9 +526,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/npu.yaml:136
+// _softmax: specs/npu.yaml:137
 static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/npu.yaml:136",
+    "_softmax", "specs/npu.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -544,16 +544,16 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__softmax(op, self_on_device, dim, out);
+  launch__softmax(op, *self_on_device, dim, out);
   return out;
 }
 
-// _softmax.out: specs/npu.yaml:136
+// _softmax.out: specs/npu.yaml:137
 // out variant derived from _softmax
 static const torch_fl::KernelInfo kOp__softmax_out{
-    "_softmax.out", "specs/npu.yaml:136",
+    "_softmax.out", "specs/npu.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -568,16 +568,16 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
   op.resize_output(out, out_meta);
-  launch__softmax(op, self_on_device, dim, out);
+  launch__softmax(op, *self_on_device, dim, out);
   return out;
 }
 
 // npunnAvgPool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:190
+// from specs/npu.yaml:191
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -598,9 +598,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/npu.yaml:190
+// avg_pool2d: specs/npu.yaml:191
 static const torch_fl::KernelInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/npu.yaml:190",
+    "avg_pool2d", "specs/npu.yaml:191",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -616,16 +616,16 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
-// avg_pool2d.out: specs/npu.yaml:190
+// avg_pool2d.out: specs/npu.yaml:191
 // out variant derived from avg_pool2d
 static const torch_fl::KernelInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/npu.yaml:190",
+    "avg_pool2d.out", "specs/npu.yaml:191",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -640,16 +640,16 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
   op.resize_output(out, out_meta);
-  launch_avg_pool2d(op, self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
   return out;
 }
 
 // npunnBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/npu.yaml:208
+// from specs/npu.yaml:209
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto weight_arg = npu_glue::optional_tensor(weight);
@@ -672,9 +672,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/npu.yaml:208
+// native_batch_norm: specs/npu.yaml:209
 static const torch_fl::KernelInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/npu.yaml:208",
+    "native_batch_norm", "specs/npu.yaml:209",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -694,16 +694,16 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
-  const at::Tensor input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm(op, input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
+  launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
 // npunnLeakyReluBackward(grad_output, self, negative_slope, self_is_result, out)
-// from specs/npu.yaml:232
+// from specs/npu.yaml:233
 static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -722,9 +722,9 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// leaky_relu_backward: specs/npu.yaml:232
+// leaky_relu_backward: specs/npu.yaml:233
 static const torch_fl::KernelInfo kOp_leaky_relu_backward{
-    "leaky_relu_backward", "specs/npu.yaml:232",
+    "leaky_relu_backward", "specs/npu.yaml:233",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -741,15 +741,15 @@ at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, negative_slope, self_is_result);
   }
-  const at::Tensor grad_output_on_device = op.on_device(grad_output);
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_leaky_relu_backward(op, grad_output_on_device, self_on_device, negative_slope, self_is_result, out);
+  launch_leaky_relu_backward(op, *grad_output_on_device, *self_on_device, negative_slope, self_is_result, out);
   return out;
 }
 
 // npunnGlu(self, dim, out)
-// from specs/npu.yaml:245
+// from specs/npu.yaml:246
 static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -766,9 +766,9 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   }
 }
 
-// glu: specs/npu.yaml:245
+// glu: specs/npu.yaml:246
 static const torch_fl::KernelInfo kOp_glu{
-    "glu", "specs/npu.yaml:245",
+    "glu", "specs/npu.yaml:246",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -784,14 +784,14 @@ at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(glu)>(op, torch_fl::FallbackReason::kDtype, self, dim);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_glu(op, self_on_device, dim, out);
+  launch_glu(op, *self_on_device, dim, out);
   return out;
 }
 
 // npunnClampMin(self, min, out)
-// from specs/npu.yaml:250
+// from specs/npu.yaml:251
 static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto min_arg = npu_glue::scalar(min);
@@ -809,9 +809,9 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// clamp_min: specs/npu.yaml:250
+// clamp_min: specs/npu.yaml:251
 static const torch_fl::KernelInfo kOp_clamp_min{
-    "clamp_min", "specs/npu.yaml:250",
+    "clamp_min", "specs/npu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -827,16 +827,16 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_clamp_min(op, self_on_device, min, out);
+  launch_clamp_min(op, *self_on_device, min, out);
   return out;
 }
 
-// clamp_min_: specs/npu.yaml:250
+// clamp_min_: specs/npu.yaml:251
 // inplace variant derived from clamp_min
 static const torch_fl::KernelInfo kOp_clamp_min_{
-    "clamp_min_", "specs/npu.yaml:250",
+    "clamp_min_", "specs/npu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -856,7 +856,7 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
 }
 
 // npunnMultiMarginLoss(self, target, p, margin, weight, reduction, out)
-// from specs/npu.yaml:273
+// from specs/npu.yaml:274
 static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -877,9 +877,9 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// multi_margin_loss: specs/npu.yaml:273
+// multi_margin_loss: specs/npu.yaml:274
 static const torch_fl::KernelInfo kOp_multi_margin_loss{
-    "multi_margin_loss", "specs/npu.yaml:273",
+    "multi_margin_loss", "specs/npu.yaml:274",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -897,16 +897,16 @@ at::Tensor wrap_multi_margin_loss(const at::Tensor & self, const at::Tensor & ta
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, p, margin, weight, reduction);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor target_on_device = op.on_device(target);
-  const at::Tensor target_as_int32 = op.cast(target_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor target_as_int32 = op.cast(*target_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_multi_margin_loss(op, self_on_device, target_as_int32, p, margin, weight, reduction, out);
+  launch_multi_margin_loss(op, *self_on_device, target_as_int32, p, margin, weight, reduction, out);
   return out;
 }
 
 // npunnGroupNormBackward(grad_out, input, mean, rstd, weight, N, C, HxW, group, out0, out1, out2)
-// from specs/npu.yaml:337
+// from specs/npu.yaml:338
 static void launch_native_group_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, int64_t N, int64_t C, int64_t HxW, int64_t group, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -929,9 +929,9 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_group_norm_backward: specs/npu.yaml:337
+// native_group_norm_backward: specs/npu.yaml:338
 static const torch_fl::KernelInfo kOp_native_group_norm_backward{
-    "native_group_norm_backward", "specs/npu.yaml:337",
+    "native_group_norm_backward", "specs/npu.yaml:338",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -951,19 +951,19 @@ static const torch_fl::KernelInfo kOp_native_group_norm_backward{
   if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
   }
-  const at::Tensor grad_out_on_device = op.on_device(grad_out);
-  const at::Tensor input_on_device = op.on_device(input);
-  const at::Tensor mean_on_device = op.on_device(mean);
-  const at::Tensor rstd_on_device = op.on_device(rstd);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
+  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_group_norm_backward(op, grad_out_on_device, input_on_device, mean_on_device, rstd_on_device, weight, N, C, HxW, group, out0, out1, out2);
+  launch_native_group_norm_backward(op, *grad_out_on_device, *input_on_device, *mean_on_device, *rstd_on_device, weight, N, C, HxW, group, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
 // npunnTan(self, out)
-// from specs/npu.yaml:343
+// from specs/npu.yaml:344
 static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -980,9 +980,9 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// tan: specs/npu.yaml:343
+// tan: specs/npu.yaml:344
 static const torch_fl::KernelInfo kOp_tan{
-    "tan", "specs/npu.yaml:343",
+    "tan", "specs/npu.yaml:344",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -998,16 +998,16 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_tan(op, self_on_device, out);
+  launch_tan(op, *self_on_device, out);
   return out;
 }
 
-// tan.out: specs/npu.yaml:343
+// tan.out: specs/npu.yaml:344
 // out variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_out{
-    "tan.out", "specs/npu.yaml:343",
+    "tan.out", "specs/npu.yaml:344",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1022,18 +1022,18 @@ at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::tan_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_tan(op, self_on_device, out);
+  launch_tan(op, *self_on_device, out);
   return out;
 }
 
-// tan_: specs/npu.yaml:343
+// tan_: specs/npu.yaml:344
 // inplace variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_{
-    "tan_", "specs/npu.yaml:343",
+    "tan_", "specs/npu.yaml:344",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1053,7 +1053,7 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
 }
 
 // npunnAtan(self, out)
-// from specs/npu.yaml:346
+// from specs/npu.yaml:347
 static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1070,9 +1070,9 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// atan: specs/npu.yaml:346
+// atan: specs/npu.yaml:347
 static const torch_fl::KernelInfo kOp_atan{
-    "atan", "specs/npu.yaml:346",
+    "atan", "specs/npu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1088,16 +1088,16 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_atan(op, self_on_device, out);
+  launch_atan(op, *self_on_device, out);
   return out;
 }
 
-// atan.out: specs/npu.yaml:346
+// atan.out: specs/npu.yaml:347
 // out variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_out{
-    "atan.out", "specs/npu.yaml:346",
+    "atan.out", "specs/npu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1112,18 +1112,18 @@ at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::atan_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_atan(op, self_on_device, out);
+  launch_atan(op, *self_on_device, out);
   return out;
 }
 
-// atan_: specs/npu.yaml:346
+// atan_: specs/npu.yaml:347
 // inplace variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_{
-    "atan_", "specs/npu.yaml:346",
+    "atan_", "specs/npu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1143,7 +1143,7 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
 }
 
 // npunnAcosh(self, out)
-// from specs/npu.yaml:350
+// from specs/npu.yaml:351
 static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1160,9 +1160,9 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// acosh: specs/npu.yaml:350
+// acosh: specs/npu.yaml:351
 static const torch_fl::KernelInfo kOp_acosh{
-    "acosh", "specs/npu.yaml:350",
+    "acosh", "specs/npu.yaml:351",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1178,16 +1178,16 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_acosh(op, self_on_device, out);
+  launch_acosh(op, *self_on_device, out);
   return out;
 }
 
-// acosh.out: specs/npu.yaml:350
+// acosh.out: specs/npu.yaml:351
 // out variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_out{
-    "acosh.out", "specs/npu.yaml:350",
+    "acosh.out", "specs/npu.yaml:351",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1202,18 +1202,18 @@ at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::acosh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_acosh(op, self_on_device, out);
+  launch_acosh(op, *self_on_device, out);
   return out;
 }
 
-// acosh_: specs/npu.yaml:350
+// acosh_: specs/npu.yaml:351
 // inplace variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_{
-    "acosh_", "specs/npu.yaml:350",
+    "acosh_", "specs/npu.yaml:351",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1233,7 +1233,7 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
 }
 
 // npunnAtanh(self, out)
-// from specs/npu.yaml:351
+// from specs/npu.yaml:352
 static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1250,9 +1250,9 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atanh: specs/npu.yaml:351
+// atanh: specs/npu.yaml:352
 static const torch_fl::KernelInfo kOp_atanh{
-    "atanh", "specs/npu.yaml:351",
+    "atanh", "specs/npu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1268,16 +1268,16 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_atanh(op, self_on_device, out);
+  launch_atanh(op, *self_on_device, out);
   return out;
 }
 
-// atanh.out: specs/npu.yaml:351
+// atanh.out: specs/npu.yaml:352
 // out variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_out{
-    "atanh.out", "specs/npu.yaml:351",
+    "atanh.out", "specs/npu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1292,18 +1292,18 @@ at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::atanh_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_atanh(op, self_on_device, out);
+  launch_atanh(op, *self_on_device, out);
   return out;
 }
 
-// atanh_: specs/npu.yaml:351
+// atanh_: specs/npu.yaml:352
 // inplace variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_{
-    "atanh_", "specs/npu.yaml:351",
+    "atanh_", "specs/npu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1323,7 +1323,7 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
 }
 
 // npunnLog10(self, out)
-// from specs/npu.yaml:353
+// from specs/npu.yaml:354
 static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1340,9 +1340,9 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log10: specs/npu.yaml:353
+// log10: specs/npu.yaml:354
 static const torch_fl::KernelInfo kOp_log10{
-    "log10", "specs/npu.yaml:353",
+    "log10", "specs/npu.yaml:354",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1358,16 +1358,16 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_log10(op, self_on_device, out);
+  launch_log10(op, *self_on_device, out);
   return out;
 }
 
-// log10.out: specs/npu.yaml:353
+// log10.out: specs/npu.yaml:354
 // out variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_out{
-    "log10.out", "specs/npu.yaml:353",
+    "log10.out", "specs/npu.yaml:354",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1382,18 +1382,18 @@ at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::log10_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_log10(op, self_on_device, out);
+  launch_log10(op, *self_on_device, out);
   return out;
 }
 
-// log10_: specs/npu.yaml:353
+// log10_: specs/npu.yaml:354
 // inplace variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_{
-    "log10_", "specs/npu.yaml:353",
+    "log10_", "specs/npu.yaml:354",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1413,7 +1413,7 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
 }
 
 // npunnBitwiseXorScalar(self, other, out)
-// from specs/npu.yaml:383
+// from specs/npu.yaml:384
 static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1432,7 +1432,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // npunnBitwiseXorTensor(self, other, out)
-// from specs/npu.yaml:367
+// from specs/npu.yaml:368
 static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1450,9 +1450,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_xor.Tensor: specs/npu.yaml:367
+// bitwise_xor.Tensor: specs/npu.yaml:368
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/npu.yaml:367",
+    "bitwise_xor.Tensor", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1469,20 +1469,20 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
-    launch_bitwise_xor_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_xor_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_xor_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_xor_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// bitwise_xor.Tensor_out: specs/npu.yaml:367
+// bitwise_xor.Tensor_out: specs/npu.yaml:368
 // out variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/npu.yaml:367",
+    "bitwise_xor.Tensor_out", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1499,22 +1499,22 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::bitwise_xor_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
-    launch_bitwise_xor_Scalar(op, self_on_device, torch_fl::python_number(other), out);
+    launch_bitwise_xor_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
   } else {
-    launch_bitwise_xor_Tensor(op, self_on_device, op.on_device(other), out);
+    launch_bitwise_xor_Tensor(op, *self_on_device, *op.on_device(other), out);
   }
   return out;
 }
 
-// bitwise_xor_.Tensor: specs/npu.yaml:367
+// bitwise_xor_.Tensor: specs/npu.yaml:368
 // inplace variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/npu.yaml:367",
+    "bitwise_xor_.Tensor", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1534,14 +1534,14 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
     launch_bitwise_xor_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
-    launch_bitwise_xor_Tensor(op, self, op.on_device(other), self);
+    launch_bitwise_xor_Tensor(op, self, *op.on_device(other), self);
   }
   return self;
 }
 
-// bitwise_xor.Scalar: specs/npu.yaml:383
+// bitwise_xor.Scalar: specs/npu.yaml:384
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/npu.yaml:383",
+    "bitwise_xor.Scalar", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1557,16 +1557,16 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  launch_bitwise_xor_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// bitwise_xor.Scalar_out: specs/npu.yaml:383
+// bitwise_xor.Scalar_out: specs/npu.yaml:384
 // out variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/npu.yaml:383",
+    "bitwise_xor.Scalar_out", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1581,18 +1581,18 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::bitwise_xor_outf(op.meta(self), other, out_meta);
   op.resize_output(out, out_meta);
-  launch_bitwise_xor_Scalar(op, self_on_device, other, out);
+  launch_bitwise_xor_Scalar(op, *self_on_device, other, out);
   return out;
 }
 
-// bitwise_xor_.Scalar: specs/npu.yaml:383
+// bitwise_xor_.Scalar: specs/npu.yaml:384
 // inplace variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/npu.yaml:383",
+    "bitwise_xor_.Scalar", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1612,7 +1612,7 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnProd(self, dim, keepdim, out)
-// from specs/npu.yaml:388
+// from specs/npu.yaml:389
 static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1629,9 +1629,9 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// prod.dim_int: specs/npu.yaml:388
+// prod.dim_int: specs/npu.yaml:389
 static const torch_fl::KernelInfo kOp_prod_dim_int{
-    "prod.dim_int", "specs/npu.yaml:388",
+    "prod.dim_int", "specs/npu.yaml:389",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1647,14 +1647,14 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(prod_dim_int)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_prod_dim_int(op, self_on_device, dim, keepdim, out);
+  launch_prod_dim_int(op, *self_on_device, dim, keepdim, out);
   return out;
 }
 
 // npunnScatterAdd(self, dim, index, src, out)
-// from specs/npu.yaml:401
+// from specs/npu.yaml:402
 static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1673,9 +1673,9 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter_add: specs/npu.yaml:401
+// scatter_add: specs/npu.yaml:402
 static const torch_fl::KernelInfo kOp_scatter_add{
-    "scatter_add", "specs/npu.yaml:401",
+    "scatter_add", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1693,19 +1693,19 @@ at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tens
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   const at::Tensor out = op.allocate(expected);
-  launch_scatter_add(op, self_on_device, dim, index_as_int32, src_on_device, out);
+  launch_scatter_add(op, *self_on_device, dim, index_as_int32, *src_on_device, out);
   return out;
 }
 
-// scatter_add.out: specs/npu.yaml:401
+// scatter_add.out: specs/npu.yaml:402
 // out variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_out{
-    "scatter_add.out", "specs/npu.yaml:401",
+    "scatter_add.out", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1724,21 +1724,21 @@ at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::scatter_add_outf(op.meta(self), dim, op.meta(index), op.meta(src), out_meta);
   op.resize_output(out, out_meta);
-  launch_scatter_add(op, self_on_device, dim, index_as_int32, src_on_device, out);
+  launch_scatter_add(op, *self_on_device, dim, index_as_int32, *src_on_device, out);
   return out;
 }
 
-// scatter_add_: specs/npu.yaml:401
+// scatter_add_: specs/npu.yaml:402
 // inplace variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_{
-    "scatter_add_", "specs/npu.yaml:401",
+    "scatter_add_", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1755,12 +1755,12 @@ at::Tensor & wrap_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(src, "src") && op.index_dtype_is_native(index, "index"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(scatter_add_)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, src);
   }
-  const at::Tensor index_on_device = op.on_device(index);
-  const at::Tensor src_on_device = op.on_device(src);
-  const at::Tensor index_as_int32 = op.cast(index_on_device, c10::ScalarType::Int);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const c10::MaybeOwned<at::Tensor> src_on_device = op.on_device(src);
+  const at::Tensor index_as_int32 = op.cast(*index_on_device, c10::ScalarType::Int);
   at::Tensor self_meta = op.meta(self);
   at::meta::scatter_add_(self_meta, dim, op.meta(index), op.meta(src));
-  launch_scatter_add(op, self, dim, index_as_int32, src_on_device, self);
+  launch_scatter_add(op, self, dim, index_as_int32, *src_on_device, self);
   return self;
 }
 

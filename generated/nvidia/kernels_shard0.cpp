@@ -40,9 +40,9 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate_like(self);
-  launch_relu(op, self_on_device, out);
+  launch_relu(op, *self_on_device, out);
   return out;
 }
 
@@ -98,9 +98,9 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_mean_dim(op, self_on_device, dim, out);
+  launch_mean_dim(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -122,11 +122,11 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_mean_dim(op, self_on_device, dim, out);
+  launch_mean_dim(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -165,10 +165,10 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
-  const at::Tensor self_laid = op.with_layout(self_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor mat2_laid = op.with_layout(mat2_on_device, torch_fl::MemoryLayout::kContiguous);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
+  const at::Tensor self_laid = op.with_layout(*self_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor mat2_laid = op.with_layout(*mat2_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor out = op.allocate(expected);
   launch_mm(op, self_laid, mat2_laid, out);
   return out;

@@ -52,10 +52,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
+  launch_mul_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -82,12 +82,12 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_mul_Tensor(op, self_on_device, other_on_device, out);
+  launch_mul_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -112,10 +112,10 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::mul_(self_meta, op.meta(other));
-  launch_mul_Tensor(op, self, other_on_device, self);
+  launch_mul_Tensor(op, self, *other_on_device, self);
   return self;
 }
 
@@ -156,10 +156,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
+  launch_div_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -186,12 +186,12 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_div_Tensor(op, self_on_device, other_on_device, out);
+  launch_div_Tensor(op, *self_on_device, *other_on_device, out);
   return out;
 }
 
@@ -216,10 +216,10 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::div_(self_meta, op.meta(other));
-  launch_div_Tensor(op, self, other_on_device, self);
+  launch_div_Tensor(op, self, *other_on_device, self);
   return self;
 }
 
@@ -254,9 +254,9 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_silu(op, self_on_device, out);
+  launch_silu(op, *self_on_device, out);
   return out;
 }
 
@@ -278,11 +278,11 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::silu_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_silu(op, self_on_device, out);
+  launch_silu(op, *self_on_device, out);
   return out;
 }
 
@@ -339,9 +339,9 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_neg(op, self_on_device, out);
+  launch_neg(op, *self_on_device, out);
   return out;
 }
 
@@ -363,11 +363,11 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::neg_outf(op.meta(self), out_meta);
   op.resize_output(out, out_meta);
-  launch_neg(op, self_on_device, out);
+  launch_neg(op, *self_on_device, out);
   return out;
 }
 

@@ -44,9 +44,9 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_gelu(op, approximate, self_on_device, out);
+  launch_gelu(op, approximate, *self_on_device, out);
   return out;
 }
 
@@ -68,11 +68,11 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::gelu_outf(op.meta(self), approximate, out_meta);
   op.resize_output(out, out_meta);
-  launch_gelu(op, approximate, self_on_device, out);
+  launch_gelu(op, approximate, *self_on_device, out);
   return out;
 }
 
@@ -130,9 +130,9 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_dim_IntList)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch_sum_dim_IntList(op, self_on_device, dim, out);
+  launch_sum_dim_IntList(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -154,11 +154,11 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sum_IntList_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sum_outf(op.meta(self), dim, keepdim, dtype, out_meta);
   op.resize_output(out, out_meta);
-  launch_sum_dim_IntList(op, self_on_device, dim, out);
+  launch_sum_dim_IntList(op, *self_on_device, dim, out);
   return out;
 }
 

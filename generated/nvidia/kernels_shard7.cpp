@@ -51,10 +51,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
+  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);
   return out;
 }
 
@@ -81,12 +81,12 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);
+  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);
   return out;
 }
 
@@ -111,10 +111,10 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
   }
-  const at::Tensor other_on_device = op.on_device(other);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::add_(self_meta, op.meta(other), alpha);
-  launch_add_Tensor(op, self, other_on_device, alpha, self);
+  launch_add_Tensor(op, self, *other_on_device, alpha, self);
   return self;
 }
 
@@ -152,9 +152,9 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
   }
-  const at::Tensor self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
-  launch__softmax(op, self_on_device, dim, out);
+  launch__softmax(op, *self_on_device, dim, out);
   return out;
 }
 
@@ -194,13 +194,13 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
   }
-  const at::Tensor self_on_device = op.on_device(self);
-  const at::Tensor mat1_on_device = op.on_device(mat1);
-  const at::Tensor mat2_on_device = op.on_device(mat2);
-  const at::Tensor mat1_laid = op.with_layout(mat1_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor mat2_laid = op.with_layout(mat2_on_device, torch_fl::MemoryLayout::kContiguous);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
+  const at::Tensor mat1_laid = op.with_layout(*mat1_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor mat2_laid = op.with_layout(*mat2_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor out = op.allocate(expected);
-  launch_addmm(op, mat1_laid, mat2_laid, self_on_device, beta, alpha, out);
+  launch_addmm(op, mat1_laid, mat2_laid, *self_on_device, beta, alpha, out);
   return out;
 }
 

@@ -2,12 +2,14 @@
 
 
 #include <ATen/Dispatch.h>
+#include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/TypeProperties.h>
 #include <c10/util/Exception.h>
 
 #include <limits>
 
+#include <torch_fl/allocator.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/logging.h>
 #include <torch_fl/native_runs.h>
@@ -161,8 +163,8 @@ bool OpContext::result_dtype_is_native(const at::Tensor& result, const char* nam
   return decide(dtype, fixed_result_type || ((info_.native_dtypes >> static_cast<int>(dtype)) & 1), name);
 }
 
-at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
-  if (!tensor.defined() || is_ours(tensor)) return tensor;
+c10::MaybeOwned<at::Tensor> OpContext::on_device(const at::Tensor& tensor) const {
+  if (!tensor.defined() || is_ours(tensor)) return c10::MaybeOwned<at::Tensor>::borrowed(tensor);
   // A Python number: TensorIterator would cast it to the op's common dtype, so
   // it moves to the device already in that dtype (dtype_is_native sent the
   // integers that dtype cannot hold to CPU).
@@ -170,7 +172,7 @@ at::Tensor OpContext::on_device(const at::Tensor& tensor) const {
   // Asynchronous: the copy stages the number's bytes before it returns and runs
   // in stream order before the op. A blocking copy would wait for everything
   // queued before it, so each `x * 2.0` would drain the device queue.
-  return tensor.to(device(), common, /*non_blocking=*/true);
+  return c10::MaybeOwned<at::Tensor>::owned(tensor.to(device(), common, /*non_blocking=*/true));
 }
 
 at::Scalar python_number(const at::Tensor& t) {
@@ -187,7 +189,9 @@ at::Tensor OpContext::meta(const at::Tensor& tensor) {
   // CPU scalars stay as they are: meta functions accept them next to meta
   // tensors, exactly as device kernels accept them next to device tensors.
   if (!tensor.defined() || is_cpu_scalar(tensor)) return tensor;
-  return at::empty_strided(tensor.sizes(), tensor.strides(), tensor.options().device(c10::DeviceType::Meta));
+  // Straight to the meta allocation: through the dispatcher (at::empty_strided)
+  // it cost a third of what a tiny op adds to CPU's path.
+  return at::detail::empty_strided_meta(tensor.sizes(), tensor.strides(), tensor.scalar_type());
 }
 
 std::optional<at::Tensor> OpContext::meta(const std::optional<at::Tensor>& tensor) {
@@ -217,7 +221,11 @@ at::Tensor OpContext::workspace(size_t bytes) const {
 
 at::Tensor OpContext::allocate(const at::Tensor& expected) const {
   if (!expected.defined()) return expected;  // an output the op does not produce (e.g. masked off)
-  return at::empty_strided(expected.sizes(), expected.strides(), expected.options().device(device()));
+  // What the device's empty_strided kernel does, without the dispatcher in front:
+  // the kernel's DeviceGuard has already made op.device() current.
+  return at::detail::empty_strided_generic(expected.sizes(), expected.strides(), device_allocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                           expected.scalar_type());
 }
 
 at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {

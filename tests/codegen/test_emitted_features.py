@@ -54,11 +54,11 @@ def test_layout_then_cast_rules_prepare_each_operand_the_sdk_reads(tmp_path):
     layout_check = body.index("  if (!op.layout_possible(self, torch_fl::MemoryLayout::kChannelsLast)) {")
     assert dtype_check < layout_check  # each precondition kept, dtypes first
     assert "FallbackReason::kLayout" in body[layout_check + 1]
-    aligned = body.index("  const at::Tensor tensor2_laid = op.aligned(tensor2_on_device, 64);")
+    aligned = body.index("  const at::Tensor tensor2_laid = op.aligned(*tensor2_on_device, 64);")
     cast = body.index("  const at::Tensor tensor2_as_float16 = op.cast(tensor2_laid, c10::ScalarType::Half);")
     assert aligned < cast
-    assert "  const at::Tensor self_laid = op.with_layout(self_on_device, torch_fl::MemoryLayout::kChannelsLast);" in body
-    assert "  launch_addcmul(op, self_laid, tensor1_on_device, tensor2_as_float16, value, out);" in body
+    assert "  const at::Tensor self_laid = op.with_layout(*self_on_device, torch_fl::MemoryLayout::kChannelsLast);" in body
+    assert "  launch_addcmul(op, self_laid, *tensor1_on_device, tensor2_as_float16, value, out);" in body
 
 
 def test_a_layout_rule_on_an_optional_tensor_is_refused(tmp_path):

@@ -37,7 +37,7 @@ def test_meta_allocation_computes_the_expected_result_then_allocates_it():
     body = lines(add_kernel(Allocation(AllocationKind.META)))
     expected = body.index("  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);")
     assert body.index("  const at::Tensor out = op.allocate(expected);") > expected
-    assert body[-3:] == ["  launch_add_Tensor(op, self_on_device, other_on_device, alpha, out);", "  return out;", "}"]
+    assert body[-3:] == ["  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);", "  return out;", "}"]
 
 
 def test_like_allocation_needs_no_meta_function():

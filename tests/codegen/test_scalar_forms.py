@@ -72,8 +72,8 @@ def test_the_kernel_branches_on_a_python_number_and_the_matrix_says_so(tmp_path)
     body = shard[shard.index("at::Tensor wrap_add_Tensor("):]
     body = body[:body.index("\n}\n")]
     assert "if (torch_fl::is_python_number(other))" in body
-    assert "launch_add_Scalar(op, self_on_device, torch_fl::python_number(other), alpha, out);" in body
-    assert "launch_add_Tensor(op, self_on_device, op.on_device(other), alpha, out);" in body
+    assert "launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);" in body
+    assert "launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);" in body
     assert "other_on_device" not in body, "the number is not moved before the branch"
     assert shard.index("static void launch_add_Scalar(") < shard.index("at::Tensor wrap_add_Tensor(")
     matrix = next(text for name, text in files.items() if name.endswith(".json"))

@@ -1,12 +1,48 @@
 #include "alu.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+#include <c10/util/accumulate.h>
+#include <dlfcn.h>
 
 #include <vector>
 
 namespace torch_fl::sim::alu {
 
+namespace {
+
+// OpenMP's own setter, found in the process: the one in the runtime that ATen
+// uses (a torch wheel bundles its libgomp; linking another would set another
+// runtime's threads). Null when ATen runs without OpenMP.
+using SetThreads = void (*)(int);
+SetThreads openmp_set_num_threads() {
+  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  return set;
+}
+
+thread_local int worker_threads = 0;         // this worker's intra-op threads before begin_kernel
+thread_local bool single_threaded = false;   // the running kernel has only seen small views
+
+}  // namespace
+
+void begin_kernel() {
+  const SetThreads set = openmp_set_num_threads();
+  if (!set) return;
+  if (worker_threads == 0) {
+    at::internal::lazy_init_num_threads();  // or ATen's first parallel_for would undo the setting
+    worker_threads = at::get_num_threads();
+  }
+  if (!single_threaded && worker_threads > 1) {
+    set(1);  // OpenMP keeps the count per thread: the host's threads are untouched
+    single_threaded = true;
+  }
+}
+
 at::Tensor host_view(void* data, at::ScalarType dtype, at::IntArrayRef shape, at::IntArrayRef stride) {
+  if (single_threaded && c10::multiply_integers(shape) >= kParallelElements) {
+    openmp_set_num_threads()(worker_threads);
+    single_threaded = false;
+  }
   return at::from_blob(data, shape, stride, at::TensorOptions().dtype(dtype));
 }
 

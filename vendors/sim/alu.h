@@ -17,8 +17,17 @@
 
 namespace torch_fl::sim::alu {
 
-// A CPU tensor aliasing device memory (strides in elements).
+// A CPU tensor aliasing device memory (strides in elements). A view of
+// kParallelElements or more lets the running kernel use every intra-op thread
+// (see begin_kernel).
 at::Tensor host_view(void* data, at::ScalarType dtype, at::IntArrayRef shape, at::IntArrayRef stride);
+constexpr int64_t kParallelElements = 32768;  // ATen's own grain size (at::internal::GRAIN_SIZE)
+
+// Called before each kernel on a queue's worker: the kernel runs on that one
+// thread until it views a large tensor. ATen would otherwise open an OpenMP
+// team for a 4x4 softmax, whose threads spin after it on the cores the host
+// needs for issuing the next ops (on a 2-core machine a tiny softmax cost 3x CPU's).
+void begin_kernel();
 
 // "" when every element of the strided tensor lies inside one live allocation
 // of `chip`; otherwise what is wrong, for the vendor's error detail.
@@ -28,8 +37,9 @@ std::string residency_error(const Chip& chip, const void* data, at::ScalarType d
 // Device work that reports an exception of `body` as "<op>: <message>".
 template <class Body>
 WorkQueue::Task task(const char* op, Body body) {
-  return [op, body = std::move(body)]() -> std::string {
+  return [op, body = std::move(body)]() mutable -> std::string {
     try {
+      begin_kernel();
       body();
     } catch (const std::exception& e) {
       return std::string(op) + ": " + e.what();

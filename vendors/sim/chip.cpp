@@ -45,6 +45,7 @@ Chip::Chip(const ChipConfig& config) : alignment_(config.alignment) {
   const auto spin_us = env_size(config.env_prefix + "_SPIN_US", kDefaultSpinUs, 0, kMaxSpinUs, configuration_error_);
   if (!count || !memory_mb || !protect || !spin_us) return;
   idle_spin_us_ = *spin_us;
+  protected_ = *protect != 0;
   try {
     for (size_t i = 0; i < *count; ++i) {
       arenas_.push_back(std::make_unique<DeviceArena>(*memory_mb << 20, config.alignment, *protect != 0));
@@ -91,7 +92,11 @@ bool Chip::resident(const void* ptr, size_t bytes) const {
 }
 
 void Chip::enqueue(WorkQueue& queue, WorkQueue::Task work) const {
-  queue.submit([this, work = std::move(work)]() {
+  if (!protected_) {  // nothing to open around the work: no second wrapper (and its allocation) per task
+    queue.submit(std::move(work));
+    return;
+  }
+  queue.submit([this, work = std::move(work)]() mutable {
     std::vector<std::optional<DeviceArena::AccessScope>> scopes(arenas_.size());
     for (size_t i = 0; i < scopes.size(); ++i) scopes[i].emplace(*arenas_[i]);
     return work();

@@ -66,6 +66,7 @@ class Chip {
   std::vector<std::unique_ptr<DeviceArena>> arenas_;
   std::vector<std::unique_ptr<BusyClock>> busy_clocks_;  // one per arena
   size_t alignment_;
+  bool protected_ = false;  // <prefix>_PROTECT=1: device work opens the arenas around each task
   size_t idle_spin_us_ = kDefaultSpinUs;  // how long an idle queue's worker stays awake
   std::string configuration_error_;
 };

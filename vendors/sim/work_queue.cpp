@@ -5,66 +5,113 @@
 
 namespace torch_fl::sim {
 
+static_assert((WorkQueue::kDepth & (WorkQueue::kDepth - 1)) == 0, "the ring's depth is a power of two");
+
 WorkQueue::WorkQueue(int device, int priority, std::chrono::microseconds idle_spin, BusyClock* busy_clock)
-    : device_(device), priority_(priority), idle_spin_(idle_spin), busy_clock_(busy_clock) {
+    : device_(device), priority_(priority), idle_spin_(idle_spin), busy_clock_(busy_clock),
+      slots_(new Slot[kDepth]) {
+  for (uint64_t i = 0; i < kDepth; ++i) slots_[i].sequence.store(i, std::memory_order_relaxed);
   worker_ = std::thread([this] { run(); });
 }
 
 WorkQueue::~WorkQueue() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+    stopping_.store(true);
   }
   work_ready_.notify_all();
   worker_.join();
 }
 
 void WorkQueue::submit(Task task) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (busy_clock_ && submitted_ == completed_) busy_clock_->queue_became_busy();
-    tasks_.push_back(std::move(task));
-    ++submitted_;
-    submitted_signal_.store(submitted_, std::memory_order_release);
+  uint64_t ticket = next_ticket_.load(std::memory_order_relaxed);
+  Slot* slot;
+  while (true) {
+    slot = &slots_[ticket & (kDepth - 1)];
+    const uint64_t sequence = slot->sequence.load(std::memory_order_acquire);
+    if (sequence == ticket) {
+      if (next_ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_relaxed)) break;
+    } else if (sequence < ticket) {
+      // Full: the slot still holds the task of ticket - kDepth. Wait for the worker.
+      std::this_thread::yield();
+      ticket = next_ticket_.load(std::memory_order_relaxed);
+    } else {
+      ticket = next_ticket_.load(std::memory_order_relaxed);  // another host took this ticket
+    }
   }
-  work_ready_.notify_one();
+  slot->task = std::move(task);
+  slot->sequence.store(ticket + 1);  // sequentially consistent: see wake_worker_if_asleep()
+  wake_worker_if_asleep();
+}
+
+void WorkQueue::wake_worker_if_asleep() {
+  // The slot's sequence was stored, and the worker's flag is read, sequentially
+  // consistently, as the worker stores its flag before it looks at the slot
+  // again (run()): either the worker sees the task, or this sees the flag and
+  // signals. A worker that is awake needs no signal, and signalling costs
+  // atomic operations on a condition variable the worker's core shares.
+  if (worker_sleeping_.load()) {
+    { std::lock_guard<std::mutex> lock(mutex_); }  // the worker is inside wait() once this is free
+    work_ready_.notify_one();
+  }
+}
+
+bool WorkQueue::next_is_ready() const {
+  return slots_[next_to_run_ & (kDepth - 1)].sequence.load() == next_to_run_ + 1;
+}
+
+bool WorkQueue::try_pop(Task& task) {
+  if (!next_is_ready()) return false;
+  Slot& slot = slots_[next_to_run_ & (kDepth - 1)];
+  task = std::move(slot.task);
+  slot.sequence.store(next_to_run_ + kDepth, std::memory_order_release);
+  ++next_to_run_;
+  return true;
 }
 
 std::string WorkQueue::synchronize() {
+  const uint64_t target = next_ticket_.load(std::memory_order_acquire);
   std::unique_lock<std::mutex> lock(mutex_);
-  const uint64_t target = submitted_;
-  work_done_.wait(lock, [&] { return completed_ >= target; });
+  if (completed_.load(std::memory_order_acquire) < target) {
+    host_waiters_.fetch_add(1);  // before the check under the lock: see the completion in run()
+    work_done_.wait(lock, [&] { return completed_.load(std::memory_order_acquire) >= target; });
+    host_waiters_.fetch_sub(1);
+  }
   std::string error;
   error.swap(first_error_);
   return error;
 }
 
 bool WorkQueue::idle() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return completed_ == submitted_;
+  return completed_.load(std::memory_order_acquire) == next_ticket_.load(std::memory_order_acquire);
 }
 
 void WorkQueue::run() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  bool busy = false;
+  Task task;
   while (true) {
-    if (tasks_.empty() && !stopping_ && idle_spin_.count() > 0) {
+    if (!try_pop(task)) {
+      if (busy && busy_clock_) busy_clock_->queue_became_idle();
+      busy = false;
       // Stay awake briefly before sleeping: a host issuing a burst of small ops
-      // then finds the worker awake, and submitting costs no wake-up syscall.
+      // then finds the worker awake, and submitting costs no wake-up.
       // (Instruction counts turn it off: the spin's length depends on the clock.)
-      const uint64_t seen = submitted_;
-      lock.unlock();
-      const auto deadline = std::chrono::steady_clock::now() + idle_spin_;
-      while (submitted_signal_.load(std::memory_order_acquire) == seen &&
-             std::chrono::steady_clock::now() < deadline) {
-        std::this_thread::yield();
+      if (idle_spin_.count() > 0) {
+        const auto deadline = std::chrono::steady_clock::now() + idle_spin_;
+        while (!next_is_ready() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
       }
-      lock.lock();
+      if (!try_pop(task)) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        worker_sleeping_.store(true);  // before looking again: see wake_worker_if_asleep()
+        while (!try_pop(task)) {
+          if (stopping_.load()) return;  // stopping, and everything submitted has run
+          work_ready_.wait(lock);
+        }
+        worker_sleeping_.store(false);
+      }
     }
-    work_ready_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
-    if (tasks_.empty()) return;  // stopping, and everything submitted has run
-    Task task = std::move(tasks_.front());
-    tasks_.pop_front();
-    lock.unlock();
+    if (!busy && busy_clock_) busy_clock_->queue_became_busy();
+    busy = true;
     std::string error;
     try {
       error = task();
@@ -73,12 +120,16 @@ void WorkQueue::run() {
     } catch (...) {
       error = "unknown exception in device work";
     }
-    task = nullptr;  // release captures before reporting completion
-    lock.lock();
-    if (!error.empty() && first_error_.empty()) first_error_ = std::move(error);
-    ++completed_;
-    if (busy_clock_ && completed_ == submitted_) busy_clock_->queue_became_idle();
-    work_done_.notify_all();
+    task.reset();  // release captures before reporting completion
+    if (!error.empty()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (first_error_.empty()) first_error_ = std::move(error);
+    }
+    completed_.fetch_add(1);  // sequentially consistent: see host_waiters_ in synchronize()
+    if (host_waiters_.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mutex_); }  // a waiter between its check and its wait is inside wait() now
+      work_done_.notify_all();
+    }
   }
 }
 

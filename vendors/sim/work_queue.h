@@ -7,31 +7,36 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
 #include "busy_clock.h"
+#include "inline_function.h"
 
 namespace torch_fl::sim {
 
 class WorkQueue {
  public:
   static constexpr std::chrono::microseconds kDefaultIdleSpin{50};
-  // A task returns an empty string on success, or the failure's message.
-  using Task = std::function<std::string()>;
+  // A task returns an empty string on success, or the failure's message. Held
+  // inline (see inline_function.h): 640 bytes take an elementwise op's three
+  // tensor descriptors and its scalar.
+  using Task = InlineFunction<std::string(), 640>;
+  // Tasks that may wait in one queue; a submit to a full queue waits for a
+  // free slot, as a hardware command queue of fixed depth makes its host wait.
+  static constexpr uint64_t kDepth = 256;
 
   // `idle_spin`: how long the worker stays awake after the queue empties (see run()).
-  // `busy_clock` (the device's, may be null) hears when this queue gains and drains work.
+  // `busy_clock` (the device's, may be null) hears when this queue starts and drains work.
   WorkQueue(int device, int priority, std::chrono::microseconds idle_spin = kDefaultIdleSpin,
             BusyClock* busy_clock = nullptr);
   ~WorkQueue();
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
+  // Any host thread may submit; tasks of one thread run in its order.
   void submit(Task task);
   // Blocks until every task submitted so far has run. Returns the first
   // failure since the last synchronize (and clears it), or "".
@@ -42,21 +47,37 @@ class WorkQueue {
   int priority() const { return priority_; }
 
  private:
+  // One slot of the ring (Vyukov's bounded queue): `sequence` says whose turn
+  // it is. Slot i is free for the submit of ticket t when sequence == t, holds
+  // that task when sequence == t + 1, and is free again for ticket t + kDepth.
+  struct Slot {
+    std::atomic<uint64_t> sequence{0};
+    Task task;
+  };
+
   void run();
+  bool try_pop(Task& task);     // the worker only
+  bool next_is_ready() const;   // the worker only
+  void wake_worker_if_asleep();
 
   const int device_;
   const int priority_;
   const std::chrono::microseconds idle_spin_;
   BusyClock* const busy_clock_;
-  std::atomic<uint64_t> submitted_signal_{0};  // submitted_, readable without the lock
-  std::mutex mutex_;  // guards everything below
+  // The host and the worker share nothing per task but the task's slot: a
+  // mutex per submit bounced its cache line between their cores, which cost
+  // more wall time than a tiny op's own dispatch.
+  std::unique_ptr<Slot[]> slots_;
+  alignas(64) std::atomic<uint64_t> next_ticket_{0};  // submits so far (taken by hosts)
+  alignas(64) uint64_t next_to_run_ = 0;               // the worker's position
+  alignas(64) std::atomic<uint64_t> completed_{0};
+  std::atomic<bool> worker_sleeping_{false};  // the worker waits on work_ready_: a submit must signal it
+  std::atomic<int> host_waiters_{0};          // threads in synchronize(): a completion must signal them
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;  // the sleeps and first_error_
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
-  std::deque<Task> tasks_;
-  uint64_t submitted_ = 0;
-  uint64_t completed_ = 0;
   std::string first_error_;
-  bool stopping_ = false;
   std::thread worker_;
 };
 

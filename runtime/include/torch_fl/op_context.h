@@ -4,6 +4,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <c10/util/MaybeOwned.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -68,8 +69,10 @@ class OpContext {
   // The dtype that failed the decision (Undefined when none did).
   c10::ScalarType non_native_dtype() const { return checked_dtype_; }
 
-  // A CPU scalar moved to the device in the dtype the op computes in.
-  at::Tensor on_device(const at::Tensor& tensor) const;
+  // A CPU scalar moved to the device in the dtype the op computes in; a device
+  // tensor borrowed as it is (a copy of an at::Tensor that Python holds would
+  // take the GIL twice, to raise and lower its PyObject's count).
+  c10::MaybeOwned<at::Tensor> on_device(const at::Tensor& tensor) const;
   // A meta tensor with the same sizes, strides and dtype; CPU scalars are returned as is.
   static at::Tensor meta(const at::Tensor& tensor);
   static std::optional<at::Tensor> meta(const std::optional<at::Tensor>& tensor);

@@ -8,6 +8,7 @@
 #include <ATen/native/TensorFactories.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <string>
@@ -44,10 +45,15 @@ struct npuTensorList {
   std::vector<const npuTensor*> tensors;
 };
 
+// The recorded work, held inline: it is queued on the host and destroyed on
+// the stream's worker (see vendors/sim/inline_function.h). 576 bytes leave room
+// in a queue task for the workspace pointer and the op's name.
+using ExecutorBody = torch_fl::sim::InlineFunction<void(void* workspace), 576>;
+
 struct npunnExecutor {
   const char* op;
   uint64_t workspace_bytes;
-  std::function<void(void* workspace)> body;
+  ExecutorBody body;
 };
 
 namespace {
@@ -157,7 +163,7 @@ npuError prepare(const char* op, std::initializer_list<const npuTensor*> tensors
     const npuError error = check(op, t);
     if (error != NPU_SUCCESS) return error;
   }
-  std::function<void(void*)> run;
+  ExecutorBody run;
   if constexpr (std::is_invocable_v<Body, void*>) {
     run = std::move(body);
   } else {
@@ -172,7 +178,7 @@ npuError prepare(const char* op, std::initializer_list<const npuTensor*> tensors
 npuError run(const char* op, NPUNN_RUN_ARGS) {
   if (!executor) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null executor");
   std::unique_ptr<npunnExecutor> owned(executor);
-  if (std::string(owned->op) != op) {
+  if (std::strcmp(owned->op, op) != 0) {
     return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": the executor was made by " + owned->op + "GetWorkspaceSize");
   }
   if (!stream) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null stream");
@@ -181,7 +187,7 @@ npuError run(const char* op, NPUNN_RUN_ARGS) {
     return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": needs a workspace of " + std::to_string(needed) +
                                              " bytes of device memory, got " + std::to_string(workspace_size));
   }
-  npu_sim::chip().enqueue(*stream->work, alu::task(owned->op, [body = std::move(owned->body), workspace] {
+  npu_sim::chip().enqueue(*stream->work, alu::task(owned->op, [body = std::move(owned->body), workspace]() mutable {
     body(workspace);
   }));
   return NPU_SUCCESS;
@@ -309,6 +315,17 @@ NPUNN_RUN(InplaceCopy)
   }                                                                                                          \
   NPUNN_RUN(NAME)
 
+#define NPU_BINARY_SCALAR_ALPHA(NAME, ATEN)                                                                 \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuScalar* other, const npuScalar* alpha, \
+                                         npuTensor* out, NPUNN_QUERY_ARGS) {                                \
+    if (!other || !alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null scalar");               \
+    return prepare("npunn" #NAME, {self, out}, [a = desc(self), b = *other, k = *alpha, o = desc(out)] {     \
+      at::Tensor result = view(o);                                                                           \
+      ATEN(result, view(a), wrapped(b), aten_scalar(k));                                                     \
+    }, workspace_size, executor);                                                                            \
+  }                                                                                                          \
+  NPUNN_RUN(NAME)
+
 #define NPU_BINARY(NAME, ATEN)                                                                                  \
   npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out,         \
                                          NPUNN_QUERY_ARGS) {                                                    \
@@ -341,6 +358,8 @@ NPUNN_RUN(InplaceCopy)
 
 NPU_BINARY_ALPHA(Add, at::add_out)
 NPU_BINARY_ALPHA(Sub, at::sub_out)
+NPU_BINARY_SCALAR_ALPHA(Adds, at::add_out)
+NPU_BINARY_SCALAR_ALPHA(Subs, at::sub_out)
 NPU_BINARY(Mul, at::mul_out)
 NPU_BINARY(Div, at::div_out)
 NPU_BINARY(Maximum, at::maximum_out)
@@ -359,15 +378,6 @@ NPU_BINARY(TanhBackward, at::tanh_backward_out)
 NPU_BINARY(SigmoidBackward, at::sigmoid_backward_out)
 NPU_BINARY(SiluBackward, at::silu_backward_out)
 
-npuError npunnAddsGetWorkspaceSize(const npuTensor* self, const npuScalar* other, const npuScalar* alpha,
-                                   npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!other || !alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnAdds: null scalar");
-  return prepare("npunnAdds", {self, out}, [a = desc(self), b = *other, k = *alpha, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::add_out(result, view(a), wrapped(b), aten_scalar(k));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(Adds)
 
 NPU_UNARY(Neg, at::neg_out)
 NPU_UNARY(Exp, at::exp_out)

@@ -81,6 +81,8 @@ npuError npunnDivGetWorkspaceSize(const npuTensor* self, const npuTensor* other,
 npuError npunnDiv(NPUNN_RUN_ARGS);
 npuError npunnAddsGetWorkspaceSize(const npuTensor* self, const npuScalar* other, const npuScalar* alpha, npuTensor* out, NPUNN_QUERY_ARGS);
 npuError npunnAdds(NPUNN_RUN_ARGS);
+npuError npunnSubsGetWorkspaceSize(const npuTensor* self, const npuScalar* other, const npuScalar* alpha, npuTensor* out, NPUNN_QUERY_ARGS);
+npuError npunnSubs(NPUNN_RUN_ARGS);
 npuError npunnMulsGetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out, NPUNN_QUERY_ARGS);
 npuError npunnMuls(NPUNN_RUN_ARGS);
 npuError npunnDivsGetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out, NPUNN_QUERY_ARGS);
