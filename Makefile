@@ -115,6 +115,7 @@ test-packaging: backend
 bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) bench/instruction_bench.py
+	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/overlap_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
 

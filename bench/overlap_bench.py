@@ -93,13 +93,13 @@ def overlapped(device, module) -> tuple[float, list[float]]:
     started = time.perf_counter()
     batches = iter(loader())
     upcoming = prefetch(next(batches))
-    for batch in [*batches, None]:
+    while upcoming is not None:
         images, labels, copied = upcoming
         compute_stream.wait_event(copied)
         images.record_stream(compute_stream)
         labels.record_stream(compute_stream)
-        if batch is not None:
-            upcoming = prefetch(batch)
+        batch = next(batches, None)
+        upcoming = prefetch(batch) if batch is not None else None
         losses.append(step(model, optimizer, images, labels))
     module.synchronize()
     return (time.perf_counter() - started) / STEPS, [float(loss) for loss in losses]

@@ -58,7 +58,12 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
     TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_sync(dst.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
     return;
   }
-  if (dst.is_contiguous()) {
+  if (dst.is_contiguous() && is_pinned_host_pointer(host.data_ptr())) {
+    // Pinned: read in place when the copy runs (CUDA's rule), the block kept
+    // from reuse until then. Staging it would cost the host the copy itself.
+    TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_pinned_async(dst.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
+    record_pinned_use(host.data_ptr(), dst.device().index(), stream);
+  } else if (dst.is_contiguous()) {
     TORCH_FL_DRIVER_CHECK(driver().memcpy_h2d_async(dst.data_ptr(), host.data_ptr(), dst.nbytes(), stream));
   } else {
     const at::Tensor staged = at::empty(dst.sizes(), dst.options());

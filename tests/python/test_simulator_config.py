@@ -84,11 +84,11 @@ import torch, torch_fl
 device = torch_fl.device()
 module = getattr(torch, device.type)
 x = torch.arange(1000.0, device=device)
-side = module.Stream()
+main, side = module.current_stream(), module.Stream()
+side.wait_stream(main)  # outside the `with`: in it, the current stream is `side` itself
 with module.stream(side):
-    side.wait_stream(module.current_stream())
     y = x * 2
-module.current_stream().wait_stream(side)
+main.wait_stream(side)
 for _ in range(50):
     y = y + 1
 print(float(y.sum()))

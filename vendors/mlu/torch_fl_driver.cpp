@@ -91,6 +91,9 @@ tflStatus memcpy_d2d(void* dst, const void* src, size_t bytes, tflStream s) {
 tflStatus memcpy_h2d_sync(void* dst, const void* src, size_t bytes, tflStream s) {
   return mluMemcpy(dst, src, bytes, queue(s), MLU_MEMCPY_HOST_TO_DEV);
 }
+tflStatus memcpy_h2d_pinned(void* dst, const void* src, size_t bytes, tflStream s) {
+  return mluMemcpyAsync(dst, src, bytes, queue(s), MLU_MEMCPY_PINNED_HOST_TO_DEV);
+}
 
 mluTensor_t as_mlu_tensor(const tflStridedView& v) {
   mluTensor_t t{};

@@ -98,6 +98,9 @@ tflStatus memcpy_d2d(void* dst, const void* src, size_t bytes, tflStream s) {
 tflStatus memcpy_h2d_sync(void* dst, const void* src, size_t bytes, tflStream s) {
   return npurtMemcpy(dst, bytes, src, bytes, NPU_MEMCPY_HOST_TO_DEVICE, stream_of(s));
 }
+tflStatus memcpy_h2d_pinned(void* dst, const void* src, size_t bytes, tflStream s) {
+  return npurtMemcpyAsync(dst, bytes, src, bytes, NPU_MEMCPY_PINNED_HOST_TO_DEVICE, stream_of(s));
+}
 
 npuDataType npu_dtype(tflDtype dtype) {
   switch (dtype) {

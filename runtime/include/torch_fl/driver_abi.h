@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TFL_DRIVER_ABI_VERSION 3
+#define TFL_DRIVER_ABI_VERSION 4
 #define TFL_MAX_DIMS 12
 
 typedef int32_t tflStatus;
@@ -116,6 +116,13 @@ typedef struct {
    * once), and how long since it came up, in nanoseconds: `torch-fl info`'s utilisation.
    * A chip that cannot tell returns a failure status (last_error_detail says why). */
   tflStatus (*busy_time)(int32_t device, uint64_t* busy_ns, uint64_t* elapsed_ns);
+
+  /* Host→device copy ordered on `stream` from page-locked memory that the caller
+   * keeps alive and unchanged until the copy has run (the runtime's pinned
+   * allocator records the stream's use): the copy may read it in place, later,
+   * so the host pays nothing for it. A chip whose copy engine cannot do that
+   * implements it as memcpy_h2d_async. */
+  tflStatus (*memcpy_h2d_pinned_async)(void* dst, const void* src, size_t bytes, tflStream stream);
 } TflDriver;
 
 /* For an adapter that names its functions after the table's fields (as
@@ -128,7 +135,8 @@ typedef struct {
         device_malloc, device_free, device_of_pointer, stream_create, stream_destroy, stream_synchronize,  \
         stream_query, event_create, event_destroy, event_record, event_query, event_synchronize,           \
         stream_wait_event, event_elapsed_ms, memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided,             \
-        status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync, busy_time              \
+        status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync, busy_time,             \
+        memcpy_h2d_pinned                                                                                  \
   }
 
 /* Implemented by each vendor library. */

@@ -153,7 +153,8 @@ mluRet_t mluMemcpyAsync(void* dst, const void* src, size_t bytes, mluQueue_t que
   if (dir != MLU_MEMCPY_DEV_TO_HOST && !chip().resident(dst, bytes)) {
     return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpyAsync: destination is not device memory");
   }
-  if (dir != MLU_MEMCPY_HOST_TO_DEV && !chip().resident(src, bytes)) {
+  const bool from_host = dir == MLU_MEMCPY_HOST_TO_DEV || dir == MLU_MEMCPY_PINNED_HOST_TO_DEV;
+  if (!from_host && !chip().resident(src, bytes)) {
     return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpyAsync: source is not device memory");
   }
   chip().copy_async(*queue->work, dst, src, bytes, /*stage_host_source=*/dir == MLU_MEMCPY_HOST_TO_DEV);

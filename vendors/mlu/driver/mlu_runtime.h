@@ -33,7 +33,14 @@ typedef enum {
 typedef struct mluQueue_* mluQueue_t;
 typedef struct mluNotifier_* mluNotifier_t;
 
-typedef enum { MLU_MEMCPY_HOST_TO_DEV, MLU_MEMCPY_DEV_TO_HOST, MLU_MEMCPY_DEV_TO_DEV } mluMemcpyDirection_t;
+/* MLU_MEMCPY_PINNED_HOST_TO_DEV: from page-locked host memory the caller keeps
+ * unchanged until the copy has run; the copy engine reads it in place (no staging). */
+typedef enum {
+  MLU_MEMCPY_HOST_TO_DEV,
+  MLU_MEMCPY_DEV_TO_HOST,
+  MLU_MEMCPY_DEV_TO_DEV,
+  MLU_MEMCPY_PINNED_HOST_TO_DEV
+} mluMemcpyDirection_t;
 
 const char* mluGetErrorStr(mluRet_t ret);
 /* Detail on this thread's last failure (which address, which size, ...). */

@@ -1,5 +1,7 @@
 #include "mlu_glue.h"
 
+#include <algorithm>
+
 #include <c10/util/Exception.h>
 
 namespace mlu_glue {
@@ -30,10 +32,10 @@ mluTensor_t describe(const at::Tensor& tensor) {
   desc.data = tensor.numel() == 0 ? nullptr : tensor.data_ptr();
   desc.dtype = mlu_dtype(tensor.scalar_type());
   desc.dim = static_cast<int32_t>(tensor.dim());
-  for (int64_t i = 0; i < tensor.dim(); ++i) {
-    desc.shape[i] = tensor.size(i);
-    desc.stride[i] = tensor.stride(i);
-  }
+  // Whole arrays at once: size(i) and stride(i) wrap and check each index.
+  const at::IntArrayRef sizes = tensor.sizes(), strides = tensor.strides();
+  std::copy(sizes.begin(), sizes.end(), desc.shape);
+  std::copy(strides.begin(), strides.end(), desc.stride);
   return desc;
 }
 

@@ -168,7 +168,8 @@ npuError check_copy(const char* api, void* dst, size_t dest_max, const void* src
   if (kind != NPU_MEMCPY_DEVICE_TO_HOST && !chip().resident(dst, count)) {
     return fail(NPU_ERROR_INVALID_ADDRESS, std::string(api) + ": destination is not device memory");
   }
-  if (kind != NPU_MEMCPY_HOST_TO_DEVICE && !chip().resident(src, count)) {
+  const bool from_host = kind == NPU_MEMCPY_HOST_TO_DEVICE || kind == NPU_MEMCPY_PINNED_HOST_TO_DEVICE;
+  if (!from_host && !chip().resident(src, count)) {
     return fail(NPU_ERROR_INVALID_ADDRESS, std::string(api) + ": source is not device memory");
   }
   return NPU_SUCCESS;

@@ -41,6 +41,9 @@ typedef enum {
   NPU_MEMCPY_HOST_TO_DEVICE = 1,
   NPU_MEMCPY_DEVICE_TO_HOST = 2,
   NPU_MEMCPY_DEVICE_TO_DEVICE = 3,
+  /* from page-locked host memory the caller keeps unchanged until the copy has
+   * run: read in place by the copy engine, no staging */
+  NPU_MEMCPY_PINNED_HOST_TO_DEVICE = 4,
 } npurtMemcpyKind;
 
 const char* npurtGetErrorName(npuError error);
