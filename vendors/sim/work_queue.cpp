@@ -91,8 +91,6 @@ void WorkQueue::run() {
   Task task;
   while (true) {
     if (!try_pop(task)) {
-      if (busy && busy_clock_) busy_clock_->queue_became_idle();
-      busy = false;
       // Stay awake briefly before sleeping: a host issuing a burst of small ops
       // then finds the worker awake, and submitting costs no wake-up.
       // (Instruction counts turn it off: the spin's length depends on the clock.)
@@ -124,6 +122,12 @@ void WorkQueue::run() {
     if (!error.empty()) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (first_error_.empty()) first_error_ = std::move(error);
+    }
+    // An empty queue goes idle before its completion is reported: a host that
+    // synchronized reads a closed busy period (utilisation), not one still counting.
+    if (!next_is_ready()) {
+      if (busy_clock_) busy_clock_->queue_became_idle();
+      busy = false;
     }
     completed_.fetch_add(1);  // sequentially consistent: see host_waiters_ in synchronize()
     if (host_waiters_.load() > 0) {

@@ -100,6 +100,23 @@ TEST(WorkQueue, TaskCapturesAreReleasedBeforeCompletionIsReported) {
   EXPECT_EQ(token.use_count(), 1);
 }
 
+TEST(WorkQueue, TheBusyPeriodIsClosedWhenSynchronizeReturns) {
+  // What utilisation reads: once the host has synchronized, the queue is idle.
+  BusyClock clock;
+  WorkQueue queue(0, 0, std::chrono::microseconds(50), &clock);
+  queue.submit([]() -> std::string {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return "";
+  });
+  EXPECT_EQ(queue.synchronize(), "");
+  uint64_t busy_then = 0, busy_later = 0, elapsed = 0;
+  clock.read(&busy_then, &elapsed);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  clock.read(&busy_later, &elapsed);
+  EXPECT_GE(busy_then, 5000000u);
+  EXPECT_EQ(busy_later, busy_then) << "the queue still counted as busy after synchronize()";
+}
+
 TEST(WorkQueue, FirstErrorIsReportedOnceBySynchronize) {
   WorkQueue queue(0, 0);
   queue.submit([]() -> std::string { return "first"; });
