@@ -16,7 +16,7 @@ from . import cpp_text
 from .emit_blocks import CppBlock, source
 from .emit_kernel import decomposition_block, kernel_block
 from .emit_launch import launch_block
-from .plan_model import AllocationKind, BackendPlan
+from .plan_model import AllocationKind, BackendPlan, OpOrigin
 from .spec_model import FallbackPolicy
 
 # Shards bound the rebuild after a spec edit: the kernels of one op family
@@ -47,6 +47,8 @@ def shards(plan: BackendPlan) -> list[Shard]:
     launch_by_name = {l.function_name: l for l in plan.launches}
     emitted_launches: set[str] = set()
     for kernel in plan.kernels:
+        if kernel.origin != OpOrigin.ATEN:  # other namespaces' kernels have their own file (emit_library)
+            continue
         index = shard_of(kernel.entry)
         if kernel.launch is None:
             # An entry without a call whose policy is `error`: the op always raises.

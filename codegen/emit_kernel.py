@@ -7,18 +7,24 @@ from __future__ import annotations
 from . import cpp_text, emit_guard, guards
 from .cpp_text import string_literal
 from .emit_blocks import CppBlock, comments, dtype_list, source
-from .plan_model import AllocationKind, KernelKind, KernelPlan, TensorArgKind
+from .plan_model import AllocationKind, KernelKind, KernelPlan, OpOrigin, TensorArgKind
 from .spec_model import DTYPES, FallbackPolicy, LayoutKind
 
 
 def fallback_statement(kernel: KernelPlan, reason: str) -> str:
-    if kernel.namespace != "aten":  # a vendor op has no CPU kernel to fall back to
+    if kernel.origin == OpOrigin.VENDOR:  # a vendor op has no CPU kernel to fall back to
         return f"op.reject(torch_fl::FallbackReason::{reason});"
     return f"return {fallback(kernel, reason)};"
 
 
 def fallback(kernel: KernelPlan, reason: str) -> str:
     args = ", ".join(name for _, name in kernel.aten.dispatcher_arguments())
+    if kernel.origin == OpOrigin.LIBRARY:  # the library's own CPU kernel, found by name
+        signature = f"{kernel.aten.returns_type()}({', '.join(t for t, _ in kernel.aten.dispatcher_arguments())})"
+        name = string_literal(f"{kernel.namespace}::{kernel.aten.schema.name.name}")
+        overload = string_literal(kernel.aten.schema.name.overload_name)
+        return (f"torch_fl::LibraryFallback<{signature}>::call(op, torch_fl::FallbackReason::{reason}, {name}, "
+                f"{overload}, {args})")
     return (f"torch_fl::fallback_to_cpu<ATEN_OP({kernel.aten.cpp_name})>(op, torch_fl::FallbackReason::{reason}, "
             f"{args})")
 
@@ -72,7 +78,7 @@ def _kernel_info(kernel: KernelPlan, info: str) -> list[str]:
     policy = "kError" if kernel.dtypes.fallback == FallbackPolicy.ERROR else "kCpu"
     return [
         f"static const torch_fl::KernelInfo {info}{{",
-        f"    {string_literal(kernel.aten.name)}, {string_literal(source(kernel))},",
+        f"    {string_literal(kernel.qualified_name)}, {string_literal(source(kernel))},",
         f"    torch_fl::dtype_set({{{dtype_list(kernel.dtypes.native)}}}),",
         f"    torch_fl::FallbackPolicy::{policy},",
         f"    torch_fl::dtype_set({{{dtype_list(kernel.dtypes.error_dtypes)}}})}};",
@@ -186,6 +192,8 @@ def _allocation(kernel: KernelPlan) -> list[str]:
                 lines.append(f"  const at::Tensor {name} = op.allocate_like({like});")
         elif len(outputs) == 1:
             lines.append(f"  const at::Tensor {outputs[0]} = op.allocate(expected);")
+            if allocation.count:  # the SDK writes how many rows of it are filled
+                lines.append(f"  const at::Tensor {allocation.count} = op.allocate_count();")
         else:
             for i, name in enumerate(outputs):
                 lines.append(f"  const at::Tensor {name} = op.allocate(std::get<{i}>(expected));")
@@ -234,6 +242,8 @@ def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
                  "  }"]
     if kernel.kind == KernelKind.INPLACE:
         lines.append("  return self;")
+    elif kernel.allocation.count:
+        lines.append(f"  return op.trimmed_to_count({outputs[0]}, {kernel.allocation.count});")
     elif len(outputs) == 1:
         lines.append(f"  return {outputs[0]};")
     elif kernel.kind == KernelKind.FUNCTIONAL:

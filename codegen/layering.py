@@ -20,7 +20,7 @@ from .errors import Location, SpecError, SpecErrors
 from .limits import INCLUDE_DEPTH, SPEC_BYTES
 from .source import Mapping, Node, Scalar, Sequence
 
-MERGED_SECTIONS = ("ops", "custom", "autocast", "defaults")
+MERGED_SECTIONS = ("ops", "custom", "namespaces", "autocast", "defaults")
 
 
 @dataclass(frozen=True)

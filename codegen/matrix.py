@@ -60,6 +60,7 @@ class SupportMatrix:
     dtype_columns: tuple[str, ...] = MATRIX_DTYPES
     custom_ops: tuple[CustomOpRow, ...] = ()
     gated: tuple[tuple[str, str, str], ...] = ()  # (overload, gate, source) not registered for this torch
+    libraries: tuple[tuple[str, str], ...] = ()  # (namespace, version) of other libraries' ops in rows
 
     def annotation(self, row: MatrixRow, dtype: str) -> str:
         """What a tool that measured the backend adds to a cell (and to its HTML
@@ -116,8 +117,8 @@ def _dtype_argument(kernel: KernelPlan) -> str:
 
 def build(plan: BackendPlan) -> SupportMatrix:
     rows = []
-    for kernel in sorted(plan.kernels, key=lambda k: k.registration_name):
-        rows.append(MatrixRow(kernel.registration_name, str(kernel.provenance),
+    for kernel in sorted(plan.kernels, key=lambda k: k.qualified_name):
+        rows.append(MatrixRow(kernel.qualified_name, str(kernel.provenance),
                               kernel.launch.call_text if kernel.launch else "",
                               kernel.derived_from or "",
                               tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
@@ -135,7 +136,8 @@ def build(plan: BackendPlan) -> SupportMatrix:
                     custom.backward_schema or "", custom.reference or "")
         for custom in plan.custom_ops)
     return SupportMatrix(plan.vendor, plan.device, plan.torch_version, plan.spec_path,
-                         plan.spec_sha256, tuple(rows), custom_ops=custom, gated=plan.gated)
+                         plan.spec_sha256, tuple(rows), custom_ops=custom, gated=plan.gated,
+                         libraries=plan.libraries)
 
 
 def to_document(matrix: SupportMatrix) -> dict:
@@ -174,6 +176,7 @@ def to_document(matrix: SupportMatrix) -> dict:
         "native_variant_overloads": matrix.native_variant_overloads,
         "ops": ops,
         "gated": [{"name": n, "requires": g, "source": src} for n, g, src in matrix.gated],
+        "libraries": dict(matrix.libraries),
         "custom_ops": [
             {"name": c.name, "namespace": matrix.vendor, "schema": c.schema, "dtypes": dict(c.statuses),
              "source": c.source, "sdk_call": c.sdk_call, "autograd": c.backward, "reference": c.reference}

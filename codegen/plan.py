@@ -12,12 +12,12 @@ import re
 
 from torchgen.model import SchemaKind
 
-from . import device_names, spec_file
+from . import device_names, library_ops, spec_file
 from .aten import AtenRegistry
 from .errors import ErrorSink, Location, SpecErrors, did_you_mean
 from .limits import HEADER_BYTES
 from .plan_custom import CustomOpPlanner
-from .plan_model import BackendPlan, KernelPlan, LaunchPlan
+from .plan_model import BackendPlan, KernelPlan, LaunchPlan, OpOrigin
 from .plan_ops import OpPlanner
 from .plan_scalar_forms import pair_scalar_forms
 from .spec_model import AutocastEntry, OpSpec, VendorSpec
@@ -101,9 +101,9 @@ class Planner:
         return {name.lstrip(":").split("::")[0] for name in qualified}
 
     def _entries(self) -> list[OpSpec]:
-        """Every op entry: the ATen ops, the custom ops and their backward ops."""
+        """Every op entry: the ATen ops, the custom ops and their backward ops, other libraries' ops."""
         return list(self.spec.ops) + [c.op for c in self.spec.custom] + [
-            c.backward.op for c in self.spec.custom if c.backward]
+            c.backward.op for c in self.spec.custom if c.backward] + list(self.spec.library_ops)
 
     def _check_converters(self) -> None:
         sdk = self.spec.sdk
@@ -132,14 +132,15 @@ class Planner:
                 gated.append((op_spec.name, str(gate), f"{op_spec.location.path}:{op_spec.location.line}"))
                 continue
             for kernel in self.ops.plan_entry(op_spec, launches):
-                previous = claimed.get(kernel.registration_name)
+                previous = claimed.get(kernel.qualified_name)
                 if previous is not None:
                     self.errors.add(op_spec.location,
                                     f"'{kernel.registration_name}' is registered twice",
                                     f"also produced by the entry at line {previous.line}; keep one")
                     continue
-                claimed[kernel.registration_name] = op_spec.location
+                claimed[kernel.qualified_name] = op_spec.location
                 kernels.append(kernel)
+        libraries = self._plan_library_ops(launches, kernels, claimed, gated)
         custom_ops = [plan for plan in (self.custom.plan(c, launches) for c in self.spec.custom) if plan]
         autocast = self._check_autocast()
         self.errors.raise_if_any()
@@ -147,7 +148,51 @@ class Planner:
         return BackendPlan(self.spec.vendor, self.spec.device, self.spec.path, self.spec.sdk, digest,
                            self.torch_version_text, pair_scalar_forms(tuple(kernels)), tuple(launches),
                            tuple(custom_ops), tuple(gated),
-                           autocast)
+                           autocast, tuple(libraries))
+
+    def _plan_library_ops(self, launches: list[LaunchPlan], kernels: list[KernelPlan], claimed: dict[str, Location],
+                          gated: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+        """`namespaces:` entries against the schemas their library registers; a
+        library not installed beside this torch leaves its entries unbuilt (listed
+        with the gated ones). Returns (namespace, library version) of those built."""
+        built: dict[str, str] = {}
+        for op_spec in self.spec.library_ops:
+            namespace = op_spec.namespace
+            if library_ops.known(namespace) is None:
+                self.errors.add(op_spec.location, f"unknown namespace '{namespace}' of '{op_spec.qualified_name}'",
+                                did_you_mean(namespace, library_ops.KNOWN_LIBRARIES,
+                                             f"the generator reads the schemas of: "
+                                             f"{', '.join(library_ops.KNOWN_LIBRARIES)}"))
+                continue
+            schemas = library_ops.load(namespace)
+            where = f"{op_spec.location.path}:{op_spec.location.line}"
+            if not schemas.available:
+                gated.append((op_spec.qualified_name, f"{schemas.library.distribution} ({schemas.unavailable})", where))
+                continue
+            op = schemas.ops.get(op_spec.name)
+            if op is None:
+                self.errors.add(op_spec.location, f"'{op_spec.name}' is not an op of {namespace} "
+                                f"{schemas.version}", did_you_mean(op_spec.name, schemas.ops))
+                continue
+            if op_spec.variants:
+                self.errors.add(op_spec.location, f"'{op_spec.qualified_name}': variants are derived from ATen's "
+                                "out= and in-place overloads, another library's op has none", "remove `variants`")
+                continue
+            gate = op_spec.torch_versions
+            if gate is not None and not gate.admits(self.torch_version):
+                gated.append((op_spec.qualified_name, str(gate), where))
+                continue
+            built[namespace] = schemas.version
+            for kernel in self.ops.plan_entry(op_spec, launches, resolved=op, namespace=namespace,
+                                              origin=OpOrigin.LIBRARY):
+                if kernel.qualified_name in claimed:
+                    self.errors.add(op_spec.location, f"'{kernel.qualified_name}' is registered twice",
+                                    f"also produced by the entry at line {claimed[kernel.qualified_name].line}; "
+                                    "keep one")
+                    continue
+                claimed[kernel.qualified_name] = op_spec.location
+                kernels.append(kernel)
+        return sorted(built.items())
 
     def _check_autocast(self) -> tuple[AutocastEntry, ...]:
         seen: dict[str, AutocastEntry] = {}

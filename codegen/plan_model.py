@@ -60,6 +60,13 @@ class ScalarForm:
     entry: str  # that entry's overload, e.g. "mul.Scalar"
 
 
+class OpOrigin(enum.Enum):
+    """Whose op a kernel implements, which decides where a refused call goes."""
+    ATEN = "aten"  # an ATen overload (`ops:`): ATen's CPU kernel takes the fallback
+    VENDOR = "vendor"  # the vendor's own op (`custom:`): no CPU kernel, a refused call raises
+    LIBRARY = "library"  # another library's op (`namespaces:`): that library's CPU kernel takes the fallback
+
+
 class KernelKind(enum.Enum):
     FUNCTIONAL = "functional"  # allocates its outputs
     OUT = "out"  # writes into caller-provided out= tensors
@@ -128,6 +135,9 @@ class Allocation:
     like: tuple[str, ...] = ()  # LIKE: one tensor argument per output
     rule: Optional[str] = None  # RULE: the function (checked against the glue or runtime headers)
     inputs: tuple[str, ...] = ()  # RULE: the overload's inputs it receives, in schema order
+    # RULE with `count:`: the call argument the SDK writes the filled length into;
+    # the rule's shape is the largest, the result is trimmed to the count.
+    count: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -160,9 +170,19 @@ class KernelPlan:
     overlap: Optional[OverlapCheck] = None  # None: the kernel writes only tensors it allocated
     known_failure: Optional[str] = None  # a vendor limit the conformance run reports, not fails on
     scalar_form: Optional[ScalarForm] = None  # where a Python number for one tensor argument goes
+    origin: OpOrigin = OpOrigin.ATEN
 
     @property
     def registration_name(self) -> str:
+        """The name registered under its namespace's TORCH_LIBRARY_IMPL."""
+        return self.aten.name
+
+    @property
+    def qualified_name(self) -> str:
+        """As the matrix, the runtime's reports and errors name it: add.Tensor,
+        rms_norm (a vendor op), torchvision::nms (another library's)."""
+        if self.origin == OpOrigin.LIBRARY:
+            return f"{self.namespace}::{self.aten.name}"
         return self.aten.name
 
     @property
@@ -234,3 +254,5 @@ class BackendPlan:
     # Entries whose version gate excludes the installed torch: (overload, gate, source).
     gated: tuple[tuple[str, str, str], ...] = ()
     autocast: tuple[AutocastEntry, ...] = ()
+    # (namespace, version) of the other libraries whose ops have kernels here.
+    libraries: tuple[tuple[str, str], ...] = ()

@@ -8,12 +8,12 @@ from typing import Optional
 
 from torchgen.model import BaseTy, BaseType, SchemaKind
 
-from . import guards
+from . import cpp_text, guards
 from .aten import AtenOp, AtenRegistry
 from .errors import ErrorSink, did_you_mean
 from .plan_model import (STREAM_ARGUMENT, WORKSPACE_ARGUMENT, Allocation, AllocationKind, DtypeDecision, DtypePolicy,
-                         KernelKind, KernelPlan, LaunchParameter, LaunchPlan, OverlapCheck, Provenance, TensorArgKind,
-                         TensorInput)
+                         KernelKind, KernelPlan, LaunchParameter, LaunchPlan, OpOrigin, OverlapCheck, Provenance,
+                         TensorArgKind, TensorInput)
 from .spec_model import OpSpec, Variant, VendorSpec
 
 # ATen types the SDK receives as plain values when the spec names no converter.
@@ -69,7 +69,7 @@ class OpPlanner:
         self.symbols = symbols  # declared by the SDK headers
 
     def plan_entry(self, op_spec: OpSpec, launches: list[LaunchPlan], resolved: Optional[AtenOp] = None,
-                    namespace: str = "aten") -> list[KernelPlan]:
+                    namespace: str = "aten", origin: OpOrigin = OpOrigin.ATEN) -> list[KernelPlan]:
         aten = resolved or self.aten.lookup(op_spec.name)
         if aten is None:
             self.errors.add(op_spec.location, f"unknown ATen overload '{op_spec.name}'",
@@ -127,10 +127,24 @@ class OpPlanner:
                 self.errors.add(op_spec.output.location, f"'{op_spec.name}' sizes its output by a rule: its out= "
                                 "and in-place variants have no meta function to check them",
                                 "remove `variants`, or list those overloads with their own rule")
+            count = op_spec.output.count
+            if count is not None:
+                if kind != KernelKind.FUNCTIONAL or len(aten.schema.returns) != 1:
+                    self.errors.add(op_spec.output.location, f"'{op_spec.name}': `count` trims the one result of a "
+                                    "functional overload", "remove `count`")
+                elif not cpp_text.is_parameter_name(count):
+                    self.errors.add(op_spec.output.location, f"`count: {count}` of '{op_spec.name}' is a name the "
+                                    "generated kernel declares itself", "name it after what it counts, e.g. `kept`")
+                elif count in {a.name for a in aten.arguments} or count in return_names(aten):
+                    self.errors.add(op_spec.output.location, f"`count: {count}` of '{op_spec.name}' names an "
+                                    "argument or result of the op", "name the count something the schema does not use")
+                elif op_spec.call is None or count not in {a.name for a in op_spec.call.arguments}:
+                    self.errors.add(op_spec.output.location, f"`count: {count}` of '{op_spec.name}' is not passed "
+                                    "to its call", f"pass `{count}` where the SDK writes the number of rows it filled")
         elif kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.call and not aten.has_cpp_meta:
             self.errors.add(op_spec.location, f"'{op_spec.name}' has no C++ meta function to size its output",
                             "declare `output: {like: <tensor argument>}` or `output: {rule: <C++ function>}`")
-        kernels = [self._kernel(op_spec, aten, kind, launch, None, entry=aten, namespace=namespace)]
+        kernels = [self._kernel(op_spec, aten, kind, launch, None, entry=aten, namespace=namespace, origin=origin)]
         for variant in op_spec.variants:
             sibling_kind = SchemaKind.out if variant == Variant.OUT else SchemaKind.inplace
             sibling = self.aten.sibling(aten, sibling_kind)
@@ -153,6 +167,8 @@ class OpPlanner:
         inputs = {a.name: a for a in aten.schema.arguments.flat_non_out}
         outputs = {KernelKind.FUNCTIONAL: return_names(aten),
                    KernelKind.OUT: tuple(a.name for a in aten.out_arguments)}.get(kind, ())
+        if op_spec.output.count is not None and kind == KernelKind.FUNCTIONAL:
+            outputs += (op_spec.output.count,)  # a device tensor the SDK writes, like an output
         parameters = []
         two_phase = self.spec.sdk.two_phase
         if two_phase is not None:
@@ -208,7 +224,7 @@ class OpPlanner:
 
     def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
                 derived_from: Optional[str], entry: AtenOp, namespace: str = "aten",
-                variant: Optional[Variant] = None) -> KernelPlan:
+                variant: Optional[Variant] = None, origin: OpOrigin = OpOrigin.ATEN) -> KernelPlan:
         tensor_inputs = []
         for arg in aten.schema.arguments.flat_non_out:
             if is_tensor(arg):
@@ -249,8 +265,10 @@ class OpPlanner:
         else:
             operands = tuple(t for t in tensor_inputs if t.name not in INDEX_LIKE_ARGUMENTS)
             index_like = tuple(t for t in tensor_inputs if t.name in INDEX_LIKE_ARGUMENTS)
+        # `dtype_from` names the one tensor whose dtype decides: not the results
+        # either (roi_pool's int32 argmax is the op's own index type).
         dtype_decision = DtypeDecision(operands, index_like, outputs if kind == KernelKind.OUT else (),
-                                       check_result=kind == KernelKind.FUNCTIONAL)
+                                       check_result=kind == KernelKind.FUNCTIONAL and op_spec.dtype_from is None)
         allocation = _allocation(op_spec, aten, kind, derived_from)
         guard = None
         if op_spec.guard is not None:
@@ -280,7 +298,8 @@ class OpPlanner:
         return KernelPlan(aten, kind, Provenance(loc.path, loc.line), op_spec.name, launch, derived_from,
                           tuple(launch_arguments), tuple(tensor_inputs), outputs, dtype_decision,
                           DtypePolicy(op_spec.dtypes_of(variant), op_spec.fallback, op_spec.error_dtypes), allocation,
-                          op_spec.layouts, op_spec.casts, namespace, guard, overlap, op_spec.known_failure)
+                          op_spec.layouts, op_spec.casts, namespace, guard, overlap, op_spec.known_failure,
+                          origin=origin)
 
 
 def _allocation(op_spec: OpSpec, aten: AtenOp, kind: KernelKind, derived_from: Optional[str]) -> Allocation:
@@ -296,7 +315,8 @@ def _allocation(op_spec: OpSpec, aten: AtenOp, kind: KernelKind, derived_from: O
         if kind == KernelKind.INPLACE:
             return Allocation(AllocationKind.NONE)
         return Allocation(AllocationKind.RULE, rule=output.rule,
-                          inputs=tuple(a.name for a in aten.schema.arguments.flat_non_out))
+                          inputs=tuple(a.name for a in aten.schema.arguments.flat_non_out),
+                          count=output.count if kind == KernelKind.FUNCTIONAL else None)
     if derived_from or kind in (KernelKind.FUNCTIONAL, KernelKind.OUT):
         return Allocation(AllocationKind.META)
     return Allocation(AllocationKind.NONE)

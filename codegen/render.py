@@ -5,7 +5,7 @@ import os
 
 import jinja2
 
-from . import cpp_text, emit_cpp, emit_custom, markdown, matrix
+from . import cpp_text, emit_cpp, emit_custom, emit_library, markdown, matrix
 
 _TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
 
@@ -42,6 +42,9 @@ def render(plan) -> dict[str, str]:
     if plan.custom_ops:
         files["custom_ops.cpp"] = env.get_template("custom_ops.cpp.j2").render(
             banner=cpp_banner, file=emit_custom.custom_ops_file(plan), includes=[os.path.basename(h) for h in includes])
+    for library in emit_library.library_files(plan):
+        files[library.file_name] = env.get_template("library_ops.cpp.j2").render(
+            banner=cpp_banner, file=library, includes=[os.path.basename(h) for h in includes])
     if plan.autocast:
         files["autocast.cpp"] = env.get_template("autocast.cpp.j2").render(
             banner=cpp_banner, kernels=emit_cpp.autocast_kernels(plan))

@@ -112,10 +112,18 @@ class OutputRule:
     `{rule: fn}`:     fn(op's arguments...) returns the expected outputs as meta
                       tensors, for ops whose meta function is not in C++
                       (the runtime provides common ones in torch_fl/output_rules.h).
+    `{rule: fn, count: c}`: fn gives the largest output; the call writes how
+                      many rows it filled into the device tensor `c`.
     """
     like: Optional[tuple[str, ...]]
     location: Location
     rule: Optional[str] = None
+    # `{rule: fn, count: kept}`: an output whose length is data-dependent (nms).
+    # The rule gives its largest shape; the call also writes the number of rows
+    # it filled into a one-element int64 device tensor, named here as a call
+    # argument, and the result is trimmed to them (the host waits for the count,
+    # as PyTorch's CUDA nonzero does).
+    count: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -198,6 +206,13 @@ class OpSpec:
     # A variant native for fewer dtypes than its functional overload
     # (`variants: [out, {inplace: [float32]}]`: ATen cannot divide integers in place).
     variant_dtypes: tuple[tuple[Variant, tuple[str, ...]], ...] = ()
+    # The operator namespace: "aten" for `ops:`, another library's for `namespaces:`.
+    namespace: str = "aten"
+
+    @property
+    def qualified_name(self) -> str:
+        """As the matrix and messages name it: add.Tensor, torchvision::nms."""
+        return self.name if self.namespace == "aten" else f"{self.namespace}::{self.name}"
 
     def dtypes_of(self, variant: Optional[Variant]) -> tuple[str, ...]:
         """The dtypes declared native for the functional overload (None) or one of its variants."""
@@ -249,3 +264,6 @@ class VendorSpec:
     custom: tuple[CustomOpSpec, ...] = ()
     autocast: tuple[AutocastEntry, ...] = ()
     device_location: Optional[Location] = None
+    # Ops of other libraries' namespaces (torchvision::nms), whose schemas the
+    # library installed beside torch registers.
+    library_ops: tuple[OpSpec, ...] = ()

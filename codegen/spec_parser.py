@@ -7,6 +7,7 @@ has the ATen schemas.
 """
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from dataclasses import dataclass
@@ -179,7 +180,7 @@ _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure",
             "torch", "autograd", "cast")
 _AUTOGRAD_POLICIES = ("decomposition",)
 _VERSION = re.compile(r"^\d{1,9}\.\d{1,9}(\.\d{1,9})?$")  # bounded: int() refuses over 4,300 digits
-_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "autocast", "include")
+_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "namespaces", "autocast", "include")
 _CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
 _BACKWARD_KEYS = ("grads", "schema", "call", "output")
 _DEFAULT_KEYS = ("dtypes", "fallback")
@@ -282,12 +283,15 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
             else:
                 like = (reader.string(like_node, "output.like", out_node.location) or "",)
             output = OutputRule(like, out_node.location)
-        elif isinstance(out_node, Mapping) and out_node.keys() == ["rule"]:
+        elif isinstance(out_node, Mapping) and sorted(out_node.keys()) in (["rule"], ["count", "rule"]):
             rule = reader.code(out_node.get("rule"), f"{name}.output.rule", out_node.location, FUNCTION)
-            output = OutputRule(None, out_node.location, rule)
+            count = reader.code(out_node.get("count"), f"{name}.output.count", out_node.location, IDENTIFIER,
+                                required=False)
+            output = OutputRule(None, out_node.location, rule, count)
         else:
             reader.errors.add(out_node.location, f"invalid output rule for '{name}'",
-                              "expected `meta`, `{like: <tensor argument>}` or `{rule: <C++ function>}`")
+                              "expected `meta`, `{like: <tensor argument>}`, `{rule: <C++ function>}` or "
+                              "`{rule: <C++ function>, count: <call argument>}`")
     known_failure = reader.string(node.get("known_failure"), f"{name}.known_failure", where, required=False)
     dtype_from = reader.string(node.get("dtype_from"), f"{name}.dtype_from", where, required=False)
     guard_text = reader.string(node.get("when"), f"{name}.when", where, required=False)
@@ -475,6 +479,33 @@ def _parse_custom(reader: _Reader, name: str, where: Location, node: Node,
     return CustomOpSpec(op, schema, schema_location, backward, reference)
 
 
+def _parse_namespaces(reader: _Reader, node: Optional[Node], vendor: str, default_dtypes: tuple[str, ...],
+                      default_fallback: FallbackPolicy) -> list[OpSpec]:
+    """`namespaces: {torchvision: {nms: {...}}}`: entries of other libraries' ops,
+    in the grammar of `ops:` (which library a namespace is, the planner knows)."""
+    if node is None:
+        return []
+    namespaces = reader.mapping(node, "namespaces", node.location)
+    entries: list[OpSpec] = []
+    for namespace in namespaces.keys() if namespaces else []:
+        where = namespaces.key_location(namespace)
+        if namespace == "aten":
+            reader.errors.add(where, "ATen ops are not listed under `namespaces`", "list them under `ops:`")
+            continue
+        if namespace == vendor:
+            reader.errors.add(where, f"'{vendor}' is the vendor's own namespace",
+                              "list the vendor's ops under `custom:`, with their schemas")
+            continue
+        if not reader.follows(namespace, IDENTIFIER, "namespace", where):
+            continue
+        ops = reader.mapping(namespaces.get(namespace), f"namespaces.{namespace}", where)
+        for name in ops.keys() if ops else []:
+            op = _parse_op(reader, name, ops.key_location(name), ops.get(name), default_dtypes, default_fallback)
+            if op:
+                entries.append(dataclasses.replace(op, namespace=namespace))
+    return entries
+
+
 def parse(path: str, root: Node) -> VendorSpec:
     """Builds the model; raises SpecErrors with every structural problem found."""
     errors = ErrorSink()
@@ -513,6 +544,7 @@ def parse(path: str, root: Node) -> VendorSpec:
             entry = _parse_custom(reader, name, custom_map.key_location(name), custom_map.get(name), default_dtypes)
             if entry:
                 custom.append(entry)
+    library_ops = _parse_namespaces(reader, top.get("namespaces"), vendor, default_dtypes, default_fallback)
     autocast = []
     autocast_node = top.get("autocast")
     if autocast_node is not None:
@@ -525,4 +557,4 @@ def parse(path: str, root: Node) -> VendorSpec:
     errors.raise_if_any()
     assert sdk is not None
     return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom),
-                      tuple(autocast), top.get("device").location)
+                      tuple(autocast), top.get("device").location, tuple(library_ops))

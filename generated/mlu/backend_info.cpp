@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "e91a63cefae09fdcc0f81fefd0caf1843843c0a7bdfc6facc0a1331be00617cd", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "363ee3e854c45ca3675c256a7b44a88d0c55c5eff1f3a3fcf080f76c48c80fdb", "2.13.0"};

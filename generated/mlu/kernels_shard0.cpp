@@ -19,6 +19,7 @@
 #include <ATen/ops/cat_meta_dispatch.h>
 #include <ATen/ops/amin_meta_dispatch.h>
 #include <ATen/ops/softplus_backward_meta_dispatch.h>
+#include <ATen/ops/hardsigmoid_meta_dispatch.h>
 #include <ATen/ops/fractional_max_pool2d_backward_meta_dispatch.h>
 #include <ATen/ops/reflection_pad3d_meta_dispatch.h>
 #include <ATen/ops/replication_pad1d_meta_dispatch.h>
@@ -1101,8 +1102,92 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
   return out;
 }
 
+// mluOpHardsigmoid(stream, self, out)
+// from specs/mlu.yaml:304
+static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpHardsigmoid(stream_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardsigmoid: specs/mlu.yaml:304
+static const torch_fl::KernelInfo kOp_hardsigmoid{
+    "hardsigmoid", "specs/mlu.yaml:304",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::hardsigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid.out: specs/mlu.yaml:304
+// out variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_out{
+    "hardsigmoid.out", "specs/mlu.yaml:304",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardsigmoid_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardsigmoid_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid_: specs/mlu.yaml:304
+// inplace variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_{
+    "hardsigmoid_", "specs/mlu.yaml:304",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::hardsigmoid_(self_meta);
+  launch_hardsigmoid(op, self, self);
+  return self;
+}
+
 // mluOpNllLoss2dBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:362
+// from specs/mlu.yaml:364
 static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1117,9 +1202,9 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// nll_loss2d_backward: specs/mlu.yaml:362
+// nll_loss2d_backward: specs/mlu.yaml:364
 static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
-    "nll_loss2d_backward", "specs/mlu.yaml:362",
+    "nll_loss2d_backward", "specs/mlu.yaml:364",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1145,7 +1230,7 @@ at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpFractionalMaxPool2dBackward(stream, grad_output, self, kernel_size, output_size, indices, out)
-// from specs/mlu.yaml:422
+// from specs/mlu.yaml:424
 static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1160,9 +1245,9 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   }
 }
 
-// fractional_max_pool2d_backward: specs/mlu.yaml:422
+// fractional_max_pool2d_backward: specs/mlu.yaml:424
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
-    "fractional_max_pool2d_backward", "specs/mlu.yaml:422",
+    "fractional_max_pool2d_backward", "specs/mlu.yaml:424",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1189,7 +1274,7 @@ at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, c
 }
 
 // mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu.yaml:435
+// from specs/mlu.yaml:437
 static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1201,9 +1286,9 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad3d: specs/mlu.yaml:435
+// reflection_pad3d: specs/mlu.yaml:437
 static const torch_fl::KernelInfo kOp_reflection_pad3d{
-    "reflection_pad3d", "specs/mlu.yaml:435",
+    "reflection_pad3d", "specs/mlu.yaml:437",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1226,7 +1311,7 @@ at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // mluOpReplicationPad(stream, self, padding, out)
-// from specs/mlu.yaml:437
+// from specs/mlu.yaml:439
 static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1238,9 +1323,9 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad1d: specs/mlu.yaml:437
+// replication_pad1d: specs/mlu.yaml:439
 static const torch_fl::KernelInfo kOp_replication_pad1d{
-    "replication_pad1d", "specs/mlu.yaml:437",
+    "replication_pad1d", "specs/mlu.yaml:439",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1263,7 +1348,7 @@ at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // mluOpGroupNorm(stream, input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
-// from specs/mlu.yaml:451
+// from specs/mlu.yaml:453
 static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -1278,9 +1363,9 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_group_norm: specs/mlu.yaml:451
+// native_group_norm: specs/mlu.yaml:453
 static const torch_fl::KernelInfo kOp_native_group_norm{
-    "native_group_norm", "specs/mlu.yaml:451",
+    "native_group_norm", "specs/mlu.yaml:453",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1307,7 +1392,7 @@ static const torch_fl::KernelInfo kOp_native_group_norm{
 }
 
 // mluOpErfc(stream, self, out)
-// from specs/mlu.yaml:473
+// from specs/mlu.yaml:475
 static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1318,9 +1403,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// erfc: specs/mlu.yaml:473
+// erfc: specs/mlu.yaml:475
 static const torch_fl::KernelInfo kOp_erfc{
-    "erfc", "specs/mlu.yaml:473",
+    "erfc", "specs/mlu.yaml:475",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1342,10 +1427,10 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   return out;
 }
 
-// erfc.out: specs/mlu.yaml:473
+// erfc.out: specs/mlu.yaml:475
 // out variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_out{
-    "erfc.out", "specs/mlu.yaml:473",
+    "erfc.out", "specs/mlu.yaml:475",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1368,10 +1453,10 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfc_: specs/mlu.yaml:473
+// erfc_: specs/mlu.yaml:475
 // inplace variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_{
-    "erfc_", "specs/mlu.yaml:473",
+    "erfc_", "specs/mlu.yaml:475",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1391,7 +1476,7 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
 }
 
 // mluOpBitwiseNot(stream, self, out)
-// from specs/mlu.yaml:478
+// from specs/mlu.yaml:480
 static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1402,9 +1487,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// bitwise_not: specs/mlu.yaml:478
+// bitwise_not: specs/mlu.yaml:480
 static const torch_fl::KernelInfo kOp_bitwise_not{
-    "bitwise_not", "specs/mlu.yaml:478",
+    "bitwise_not", "specs/mlu.yaml:480",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1426,10 +1511,10 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   return out;
 }
 
-// bitwise_not.out: specs/mlu.yaml:478
+// bitwise_not.out: specs/mlu.yaml:480
 // out variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_out{
-    "bitwise_not.out", "specs/mlu.yaml:478",
+    "bitwise_not.out", "specs/mlu.yaml:480",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1452,10 +1537,10 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// bitwise_not_: specs/mlu.yaml:478
+// bitwise_not_: specs/mlu.yaml:480
 // inplace variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_{
-    "bitwise_not_", "specs/mlu.yaml:478",
+    "bitwise_not_", "specs/mlu.yaml:480",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1475,7 +1560,7 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
 }
 
 // mluOpBitwiseAndScalar(stream, self, other, out)
-// from specs/mlu.yaml:499
+// from specs/mlu.yaml:501
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1488,7 +1573,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // mluOpBitwiseAnd(stream, self, other, out)
-// from specs/mlu.yaml:483
+// from specs/mlu.yaml:485
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1500,9 +1585,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/mlu.yaml:483
+// bitwise_and.Tensor: specs/mlu.yaml:485
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/mlu.yaml:483",
+    "bitwise_and.Tensor", "specs/mlu.yaml:485",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1529,10 +1614,10 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/mlu.yaml:483
+// bitwise_and.Tensor_out: specs/mlu.yaml:485
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/mlu.yaml:483",
+    "bitwise_and.Tensor_out", "specs/mlu.yaml:485",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1561,10 +1646,10 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_and_.Tensor: specs/mlu.yaml:483
+// bitwise_and_.Tensor: specs/mlu.yaml:485
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/mlu.yaml:483",
+    "bitwise_and_.Tensor", "specs/mlu.yaml:485",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1590,7 +1675,7 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpCopysign(stream, self, other, out)
-// from specs/mlu.yaml:493
+// from specs/mlu.yaml:495
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1602,9 +1687,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/mlu.yaml:493
+// copysign.Tensor: specs/mlu.yaml:495
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/mlu.yaml:493",
+    "copysign.Tensor", "specs/mlu.yaml:495",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1628,10 +1713,10 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// copysign.out: specs/mlu.yaml:493
+// copysign.out: specs/mlu.yaml:495
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/mlu.yaml:493",
+    "copysign.out", "specs/mlu.yaml:495",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1657,10 +1742,10 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   return out;
 }
 
-// copysign_.Tensor: specs/mlu.yaml:493
+// copysign_.Tensor: specs/mlu.yaml:495
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/mlu.yaml:493",
+    "copysign_.Tensor", "specs/mlu.yaml:495",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1683,7 +1768,7 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
 }
 
 // mluOpLogAddExp2(stream, self, other, out)
-// from specs/mlu.yaml:496
+// from specs/mlu.yaml:498
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1695,9 +1780,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/mlu.yaml:496
+// logaddexp2: specs/mlu.yaml:498
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/mlu.yaml:496",
+    "logaddexp2", "specs/mlu.yaml:498",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1721,10 +1806,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp2.out: specs/mlu.yaml:496
+// logaddexp2.out: specs/mlu.yaml:498
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/mlu.yaml:496",
+    "logaddexp2.out", "specs/mlu.yaml:498",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1751,7 +1836,7 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
 }
 
 // mluOpFmax(stream, self, other, out)
-// from specs/mlu.yaml:497
+// from specs/mlu.yaml:499
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1763,9 +1848,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/mlu.yaml:497
+// fmax: specs/mlu.yaml:499
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/mlu.yaml:497",
+    "fmax", "specs/mlu.yaml:499",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1789,10 +1874,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmax.out: specs/mlu.yaml:497
+// fmax.out: specs/mlu.yaml:499
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/mlu.yaml:497",
+    "fmax.out", "specs/mlu.yaml:499",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1818,9 +1903,9 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// bitwise_and.Scalar: specs/mlu.yaml:499
+// bitwise_and.Scalar: specs/mlu.yaml:501
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/mlu.yaml:499",
+    "bitwise_and.Scalar", "specs/mlu.yaml:501",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1842,10 +1927,10 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/mlu.yaml:499
+// bitwise_and.Scalar_out: specs/mlu.yaml:501
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/mlu.yaml:499",
+    "bitwise_and.Scalar_out", "specs/mlu.yaml:501",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1868,10 +1953,10 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_and_.Scalar: specs/mlu.yaml:499
+// bitwise_and_.Scalar: specs/mlu.yaml:501
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/mlu.yaml:499",
+    "bitwise_and_.Scalar", "specs/mlu.yaml:501",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1891,7 +1976,7 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // mluOpMinDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:511
+// from specs/mlu.yaml:513
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1903,9 +1988,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/mlu.yaml:511
+// min.dim: specs/mlu.yaml:513
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/mlu.yaml:511",
+    "min.dim", "specs/mlu.yaml:513",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1929,7 +2014,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // mluOpVectorNorm(stream, self, p, dim, keepdim, out)
-// from specs/mlu.yaml:513
+// from specs/mlu.yaml:515
 static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1942,9 +2027,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// norm.ScalarOpt_dim: specs/mlu.yaml:513
+// norm.ScalarOpt_dim: specs/mlu.yaml:515
 static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/mlu.yaml:513",
+    "norm.ScalarOpt_dim", "specs/mlu.yaml:515",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1967,7 +2052,7 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
 }
 
 // mluOpIndexAdd(stream, self, dim, index, source, alpha, out)
-// from specs/mlu.yaml:520
+// from specs/mlu.yaml:522
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1981,9 +2066,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// index_add: specs/mlu.yaml:520
+// index_add: specs/mlu.yaml:522
 static const torch_fl::KernelInfo kOp_index_add{
-    "index_add", "specs/mlu.yaml:520",
+    "index_add", "specs/mlu.yaml:522",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2009,10 +2094,10 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   return out;
 }
 
-// index_add.out: specs/mlu.yaml:520
+// index_add.out: specs/mlu.yaml:522
 // out variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_out{
-    "index_add.out", "specs/mlu.yaml:520",
+    "index_add.out", "specs/mlu.yaml:522",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2041,10 +2126,10 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   return out;
 }
 
-// index_add_: specs/mlu.yaml:520
+// index_add_: specs/mlu.yaml:522
 // inplace variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_{
-    "index_add_", "specs/mlu.yaml:520",
+    "index_add_", "specs/mlu.yaml:522",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2105,6 +2190,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amin", TORCH_FN(wrap_amin));
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
   m.impl("softplus_backward", TORCH_FN(wrap_softplus_backward));
+  m.impl("hardsigmoid", TORCH_FN(wrap_hardsigmoid));
+  m.impl("hardsigmoid.out", TORCH_FN(wrap_hardsigmoid_out));
+  m.impl("hardsigmoid_", TORCH_FN(wrap_hardsigmoid_));
   m.impl("nll_loss2d_backward", TORCH_FN(wrap_nll_loss2d_backward));
   m.impl("fractional_max_pool2d_backward", TORCH_FN(wrap_fractional_max_pool2d_backward));
   m.impl("reflection_pad3d", TORCH_FN(wrap_reflection_pad3d));

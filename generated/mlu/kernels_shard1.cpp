@@ -1500,7 +1500,7 @@ at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tenso
 }
 
 // mluOpPreluBackward(stream, grad_output, self, weight, out0, out1)
-// from specs/mlu.yaml:323
+// from specs/mlu.yaml:325
 static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1514,9 +1514,9 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   }
 }
 
-// _prelu_kernel_backward: specs/mlu.yaml:323
+// _prelu_kernel_backward: specs/mlu.yaml:325
 static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
-    "_prelu_kernel_backward", "specs/mlu.yaml:323",
+    "_prelu_kernel_backward", "specs/mlu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1540,7 +1540,7 @@ static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
 }
 
 // mluOpSmoothL1LossBackward(stream, grad_output, self, target, reduction, beta, out)
-// from specs/mlu.yaml:340
+// from specs/mlu.yaml:342
 static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1553,9 +1553,9 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// smooth_l1_loss_backward: specs/mlu.yaml:340
+// smooth_l1_loss_backward: specs/mlu.yaml:342
 static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
-    "smooth_l1_loss_backward", "specs/mlu.yaml:340",
+    "smooth_l1_loss_backward", "specs/mlu.yaml:342",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1582,7 +1582,7 @@ at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at
 }
 
 // mluOpHuberLoss(stream, self, target, reduction, delta, out)
-// from specs/mlu.yaml:343
+// from specs/mlu.yaml:345
 static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1594,9 +1594,9 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// huber_loss: specs/mlu.yaml:343
+// huber_loss: specs/mlu.yaml:345
 static const torch_fl::KernelInfo kOp_huber_loss{
-    "huber_loss", "specs/mlu.yaml:343",
+    "huber_loss", "specs/mlu.yaml:345",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1621,7 +1621,7 @@ at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, i
 }
 
 // mluOpBinaryCrossEntropyBackward(stream, grad_output, self, target, weight, reduction, out)
-// from specs/mlu.yaml:354
+// from specs/mlu.yaml:356
 static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1635,9 +1635,9 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// binary_cross_entropy_backward: specs/mlu.yaml:354
+// binary_cross_entropy_backward: specs/mlu.yaml:356
 static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
-    "binary_cross_entropy_backward", "specs/mlu.yaml:354",
+    "binary_cross_entropy_backward", "specs/mlu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1661,7 +1661,7 @@ at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, co
 }
 
 // mluOpMultiMarginLossBackward(stream, grad_output, self, target, p, margin, weight, reduction, out)
-// from specs/mlu.yaml:372
+// from specs/mlu.yaml:374
 static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1677,9 +1677,9 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// multi_margin_loss_backward: specs/mlu.yaml:372
+// multi_margin_loss_backward: specs/mlu.yaml:374
 static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
-    "multi_margin_loss_backward", "specs/mlu.yaml:372",
+    "multi_margin_loss_backward", "specs/mlu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1703,7 +1703,7 @@ at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const
 }
 
 // mluOpMultilabelMarginLossBackward(stream, grad_output, self, target, reduction, is_target, out)
-// from specs/mlu.yaml:380
+// from specs/mlu.yaml:382
 static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1717,9 +1717,9 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   }
 }
 
-// multilabel_margin_loss_backward: specs/mlu.yaml:380
+// multilabel_margin_loss_backward: specs/mlu.yaml:382
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
-    "multilabel_margin_loss_backward", "specs/mlu.yaml:380",
+    "multilabel_margin_loss_backward", "specs/mlu.yaml:382",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1744,7 +1744,7 @@ at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, 
 }
 
 // mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu.yaml:427
+// from specs/mlu.yaml:429
 static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1756,9 +1756,9 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad2d: specs/mlu.yaml:427
+// reflection_pad2d: specs/mlu.yaml:429
 static const torch_fl::KernelInfo kOp_reflection_pad2d{
-    "reflection_pad2d", "specs/mlu.yaml:427",
+    "reflection_pad2d", "specs/mlu.yaml:429",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1781,7 +1781,7 @@ at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // mluOpFrac(stream, self, out)
-// from specs/mlu.yaml:472
+// from specs/mlu.yaml:474
 static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1792,9 +1792,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// frac: specs/mlu.yaml:472
+// frac: specs/mlu.yaml:474
 static const torch_fl::KernelInfo kOp_frac{
-    "frac", "specs/mlu.yaml:472",
+    "frac", "specs/mlu.yaml:474",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1816,10 +1816,10 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   return out;
 }
 
-// frac.out: specs/mlu.yaml:472
+// frac.out: specs/mlu.yaml:474
 // out variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_out{
-    "frac.out", "specs/mlu.yaml:472",
+    "frac.out", "specs/mlu.yaml:474",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1842,10 +1842,10 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// frac_: specs/mlu.yaml:472
+// frac_: specs/mlu.yaml:474
 // inplace variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_{
-    "frac_", "specs/mlu.yaml:472",
+    "frac_", "specs/mlu.yaml:474",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1865,7 +1865,7 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
 }
 
 // mluOpFmodScalar(stream, self, other, out)
-// from specs/mlu.yaml:502
+// from specs/mlu.yaml:504
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1878,7 +1878,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // mluOpFmod(stream, self, other, out)
-// from specs/mlu.yaml:490
+// from specs/mlu.yaml:492
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1890,9 +1890,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/mlu.yaml:490
+// fmod.Tensor: specs/mlu.yaml:492
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/mlu.yaml:490",
+    "fmod.Tensor", "specs/mlu.yaml:492",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1919,10 +1919,10 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmod.Tensor_out: specs/mlu.yaml:490
+// fmod.Tensor_out: specs/mlu.yaml:492
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/mlu.yaml:490",
+    "fmod.Tensor_out", "specs/mlu.yaml:492",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1951,10 +1951,10 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// fmod_.Tensor: specs/mlu.yaml:490
+// fmod_.Tensor: specs/mlu.yaml:492
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/mlu.yaml:490",
+    "fmod_.Tensor", "specs/mlu.yaml:492",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1980,7 +1980,7 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpFmin(stream, self, other, out)
-// from specs/mlu.yaml:498
+// from specs/mlu.yaml:500
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1992,9 +1992,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/mlu.yaml:498
+// fmin: specs/mlu.yaml:500
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/mlu.yaml:498",
+    "fmin", "specs/mlu.yaml:500",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2018,10 +2018,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmin.out: specs/mlu.yaml:498
+// fmin.out: specs/mlu.yaml:500
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/mlu.yaml:498",
+    "fmin.out", "specs/mlu.yaml:500",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2047,9 +2047,9 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// fmod.Scalar: specs/mlu.yaml:502
+// fmod.Scalar: specs/mlu.yaml:504
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/mlu.yaml:502",
+    "fmod.Scalar", "specs/mlu.yaml:504",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2071,10 +2071,10 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod_.Scalar: specs/mlu.yaml:502
+// fmod_.Scalar: specs/mlu.yaml:504
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/mlu.yaml:502",
+    "fmod_.Scalar", "specs/mlu.yaml:504",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2094,7 +2094,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpMaxDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:510
+// from specs/mlu.yaml:512
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2106,9 +2106,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/mlu.yaml:510
+// max.dim: specs/mlu.yaml:512
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/mlu.yaml:510",
+    "max.dim", "specs/mlu.yaml:512",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -790,7 +790,7 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpMish(stream, self, out)
-// from specs/mlu.yaml:312
+// from specs/mlu.yaml:314
 static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -801,9 +801,9 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// mish: specs/mlu.yaml:312
+// mish: specs/mlu.yaml:314
 static const torch_fl::KernelInfo kOp_mish{
-    "mish", "specs/mlu.yaml:312",
+    "mish", "specs/mlu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -825,10 +825,10 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   return out;
 }
 
-// mish_: specs/mlu.yaml:312
+// mish_: specs/mlu.yaml:314
 // inplace variant derived from mish
 static const torch_fl::KernelInfo kOp_mish_{
-    "mish_", "specs/mlu.yaml:312",
+    "mish_", "specs/mlu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -848,7 +848,7 @@ at::Tensor & wrap_mish_(at::Tensor & self) {
 }
 
 // mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu.yaml:425
+// from specs/mlu.yaml:427
 static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -860,9 +860,9 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad1d: specs/mlu.yaml:425
+// reflection_pad1d: specs/mlu.yaml:427
 static const torch_fl::KernelInfo kOp_reflection_pad1d{
-    "reflection_pad1d", "specs/mlu.yaml:425",
+    "reflection_pad1d", "specs/mlu.yaml:427",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -885,7 +885,7 @@ at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // mluOpReflectionPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:426
+// from specs/mlu.yaml:428
 static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -898,9 +898,9 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad1d_backward: specs/mlu.yaml:426
+// reflection_pad1d_backward: specs/mlu.yaml:428
 static const torch_fl::KernelInfo kOp_reflection_pad1d_backward{
-    "reflection_pad1d_backward", "specs/mlu.yaml:426",
+    "reflection_pad1d_backward", "specs/mlu.yaml:428",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -925,7 +925,7 @@ at::Tensor wrap_reflection_pad1d_backward(const at::Tensor & grad_output, const 
 }
 
 // mluOpReplicationPad(stream, self, padding, out)
-// from specs/mlu.yaml:444
+// from specs/mlu.yaml:446
 static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -937,9 +937,9 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad3d: specs/mlu.yaml:444
+// replication_pad3d: specs/mlu.yaml:446
 static const torch_fl::KernelInfo kOp_replication_pad3d{
-    "replication_pad3d", "specs/mlu.yaml:444",
+    "replication_pad3d", "specs/mlu.yaml:446",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -962,7 +962,7 @@ at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // mluOpAsin(stream, self, out)
-// from specs/mlu.yaml:462
+// from specs/mlu.yaml:464
 static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -973,9 +973,9 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// asin: specs/mlu.yaml:462
+// asin: specs/mlu.yaml:464
 static const torch_fl::KernelInfo kOp_asin{
-    "asin", "specs/mlu.yaml:462",
+    "asin", "specs/mlu.yaml:464",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -997,10 +997,10 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   return out;
 }
 
-// asin.out: specs/mlu.yaml:462
+// asin.out: specs/mlu.yaml:464
 // out variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_out{
-    "asin.out", "specs/mlu.yaml:462",
+    "asin.out", "specs/mlu.yaml:464",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1023,10 +1023,10 @@ at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asin_: specs/mlu.yaml:462
+// asin_: specs/mlu.yaml:464
 // inplace variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_{
-    "asin_", "specs/mlu.yaml:462",
+    "asin_", "specs/mlu.yaml:464",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1046,7 +1046,7 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
 }
 
 // mluOpSinh(stream, self, out)
-// from specs/mlu.yaml:465
+// from specs/mlu.yaml:467
 static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1057,9 +1057,9 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinh: specs/mlu.yaml:465
+// sinh: specs/mlu.yaml:467
 static const torch_fl::KernelInfo kOp_sinh{
-    "sinh", "specs/mlu.yaml:465",
+    "sinh", "specs/mlu.yaml:467",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1081,10 +1081,10 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   return out;
 }
 
-// sinh.out: specs/mlu.yaml:465
+// sinh.out: specs/mlu.yaml:467
 // out variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_out{
-    "sinh.out", "specs/mlu.yaml:465",
+    "sinh.out", "specs/mlu.yaml:467",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1107,10 +1107,10 @@ at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinh_: specs/mlu.yaml:465
+// sinh_: specs/mlu.yaml:467
 // inplace variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_{
-    "sinh_", "specs/mlu.yaml:465",
+    "sinh_", "specs/mlu.yaml:467",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1130,7 +1130,7 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
 }
 
 // mluOpSinc(stream, self, out)
-// from specs/mlu.yaml:477
+// from specs/mlu.yaml:479
 static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1141,9 +1141,9 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinc: specs/mlu.yaml:477
+// sinc: specs/mlu.yaml:479
 static const torch_fl::KernelInfo kOp_sinc{
-    "sinc", "specs/mlu.yaml:477",
+    "sinc", "specs/mlu.yaml:479",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1165,10 +1165,10 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   return out;
 }
 
-// sinc.out: specs/mlu.yaml:477
+// sinc.out: specs/mlu.yaml:479
 // out variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_out{
-    "sinc.out", "specs/mlu.yaml:477",
+    "sinc.out", "specs/mlu.yaml:479",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1191,10 +1191,10 @@ at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinc_: specs/mlu.yaml:477
+// sinc_: specs/mlu.yaml:479
 // inplace variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_{
-    "sinc_", "specs/mlu.yaml:477",
+    "sinc_", "specs/mlu.yaml:479",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1214,7 +1214,7 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
 }
 
 // mluOpSignbit(stream, self, out)
-// from specs/mlu.yaml:479
+// from specs/mlu.yaml:481
 static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1225,9 +1225,9 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// signbit: specs/mlu.yaml:479
+// signbit: specs/mlu.yaml:481
 static const torch_fl::KernelInfo kOp_signbit{
-    "signbit", "specs/mlu.yaml:479",
+    "signbit", "specs/mlu.yaml:481",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1249,10 +1249,10 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   return out;
 }
 
-// signbit.out: specs/mlu.yaml:479
+// signbit.out: specs/mlu.yaml:481
 // out variant derived from signbit
 static const torch_fl::KernelInfo kOp_signbit_out{
-    "signbit.out", "specs/mlu.yaml:479",
+    "signbit.out", "specs/mlu.yaml:481",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1276,7 +1276,7 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpBitwiseOrScalar(stream, self, other, out)
-// from specs/mlu.yaml:500
+// from specs/mlu.yaml:502
 static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1289,7 +1289,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // mluOpBitwiseOr(stream, self, other, out)
-// from specs/mlu.yaml:484
+// from specs/mlu.yaml:486
 static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1301,9 +1301,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// bitwise_or.Tensor: specs/mlu.yaml:484
+// bitwise_or.Tensor: specs/mlu.yaml:486
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/mlu.yaml:484",
+    "bitwise_or.Tensor", "specs/mlu.yaml:486",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1330,10 +1330,10 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// bitwise_or.Tensor_out: specs/mlu.yaml:484
+// bitwise_or.Tensor_out: specs/mlu.yaml:486
 // out variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/mlu.yaml:484",
+    "bitwise_or.Tensor_out", "specs/mlu.yaml:486",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1362,10 +1362,10 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// bitwise_or_.Tensor: specs/mlu.yaml:484
+// bitwise_or_.Tensor: specs/mlu.yaml:486
 // inplace variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/mlu.yaml:484",
+    "bitwise_or_.Tensor", "specs/mlu.yaml:486",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1391,7 +1391,7 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
 }
 
 // mluOpRemainderScalar(stream, self, other, out)
-// from specs/mlu.yaml:503
+// from specs/mlu.yaml:505
 static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1404,7 +1404,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
 }
 
 // mluOpRemainder(stream, self, other, out)
-// from specs/mlu.yaml:491
+// from specs/mlu.yaml:493
 static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1416,9 +1416,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// remainder.Tensor: specs/mlu.yaml:491
+// remainder.Tensor: specs/mlu.yaml:493
 static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/mlu.yaml:491",
+    "remainder.Tensor", "specs/mlu.yaml:493",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1445,10 +1445,10 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// remainder.Tensor_out: specs/mlu.yaml:491
+// remainder.Tensor_out: specs/mlu.yaml:493
 // out variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/mlu.yaml:491",
+    "remainder.Tensor_out", "specs/mlu.yaml:493",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1477,10 +1477,10 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   return out;
 }
 
-// remainder_.Tensor: specs/mlu.yaml:491
+// remainder_.Tensor: specs/mlu.yaml:493
 // inplace variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/mlu.yaml:491",
+    "remainder_.Tensor", "specs/mlu.yaml:493",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1506,7 +1506,7 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
 }
 
 // mluOpHypot(stream, self, other, out)
-// from specs/mlu.yaml:492
+// from specs/mlu.yaml:494
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1518,9 +1518,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// hypot: specs/mlu.yaml:492
+// hypot: specs/mlu.yaml:494
 static const torch_fl::KernelInfo kOp_hypot{
-    "hypot", "specs/mlu.yaml:492",
+    "hypot", "specs/mlu.yaml:494",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1544,10 +1544,10 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// hypot.out: specs/mlu.yaml:492
+// hypot.out: specs/mlu.yaml:494
 // out variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_out{
-    "hypot.out", "specs/mlu.yaml:492",
+    "hypot.out", "specs/mlu.yaml:494",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1573,10 +1573,10 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// hypot_: specs/mlu.yaml:492
+// hypot_: specs/mlu.yaml:494
 // inplace variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_{
-    "hypot_", "specs/mlu.yaml:492",
+    "hypot_", "specs/mlu.yaml:494",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1598,9 +1598,9 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// bitwise_or.Scalar: specs/mlu.yaml:500
+// bitwise_or.Scalar: specs/mlu.yaml:502
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/mlu.yaml:500",
+    "bitwise_or.Scalar", "specs/mlu.yaml:502",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1622,10 +1622,10 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   return out;
 }
 
-// bitwise_or.Scalar_out: specs/mlu.yaml:500
+// bitwise_or.Scalar_out: specs/mlu.yaml:502
 // out variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/mlu.yaml:500",
+    "bitwise_or.Scalar_out", "specs/mlu.yaml:502",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1648,10 +1648,10 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// bitwise_or_.Scalar: specs/mlu.yaml:500
+// bitwise_or_.Scalar: specs/mlu.yaml:502
 // inplace variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/mlu.yaml:500",
+    "bitwise_or_.Scalar", "specs/mlu.yaml:502",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1670,9 +1670,9 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   return self;
 }
 
-// remainder.Scalar: specs/mlu.yaml:503
+// remainder.Scalar: specs/mlu.yaml:505
 static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/mlu.yaml:503",
+    "remainder.Scalar", "specs/mlu.yaml:505",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1694,10 +1694,10 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   return out;
 }
 
-// remainder_.Scalar: specs/mlu.yaml:503
+// remainder_.Scalar: specs/mlu.yaml:505
 // inplace variant derived from remainder.Scalar
 static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/mlu.yaml:503",
+    "remainder_.Scalar", "specs/mlu.yaml:505",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -18,6 +18,7 @@
 #include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
 #include <ATen/ops/elu_backward_meta_dispatch.h>
 #include <ATen/ops/softplus_meta_dispatch.h>
+#include <ATen/ops/hardsigmoid_backward_meta_dispatch.h>
 #include <ATen/ops/mse_loss_meta_dispatch.h>
 #include <ATen/ops/reflection_pad3d_backward_meta_dispatch.h>
 #include <ATen/ops/cosh_meta_dispatch.h>
@@ -1173,8 +1174,76 @@ at::Tensor & wrap_hardswish_(at::Tensor & self) {
   return self;
 }
 
+// mluOpHardsigmoidBackward(stream, grad_output, self, out)
+// from specs/mlu.yaml:305
+static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  const mluRet_t status = mluOpHardsigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardsigmoid_backward: specs/mlu.yaml:305
+static const torch_fl::KernelInfo kOp_hardsigmoid_backward{
+    "hardsigmoid_backward", "specs/mlu.yaml:305",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardsigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = at::meta::hardsigmoid_backward(op.meta(grad_output), op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardsigmoid_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid_backward.grad_input: specs/mlu.yaml:305
+// out variant derived from hardsigmoid_backward
+static const torch_fl::KernelInfo kOp_hardsigmoid_backward_grad_input{
+    "hardsigmoid_backward.grad_input", "specs/mlu.yaml:305",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_hardsigmoid_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::hardsigmoid_backward_outf(op.meta(grad_output), op.meta(self), grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_hardsigmoid_backward(op, *grad_output_on_device, *self_on_device, grad_input);
+  return grad_input;
+}
+
 // mluOpMseLoss(stream, self, target, reduction, out)
-// from specs/mlu.yaml:334
+// from specs/mlu.yaml:336
 static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1186,9 +1255,9 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mse_loss: specs/mlu.yaml:334
+// mse_loss: specs/mlu.yaml:336
 static const torch_fl::KernelInfo kOp_mse_loss{
-    "mse_loss", "specs/mlu.yaml:334",
+    "mse_loss", "specs/mlu.yaml:336",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1213,7 +1282,7 @@ at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int
 }
 
 // mluOpMseLossBackward(stream, grad_output, self, target, reduction, out)
-// from specs/mlu.yaml:335
+// from specs/mlu.yaml:337
 static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1226,9 +1295,9 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// mse_loss_backward: specs/mlu.yaml:335
+// mse_loss_backward: specs/mlu.yaml:337
 static const torch_fl::KernelInfo kOp_mse_loss_backward{
-    "mse_loss_backward", "specs/mlu.yaml:335",
+    "mse_loss_backward", "specs/mlu.yaml:337",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1251,7 +1320,7 @@ at::Tensor wrap_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // mluOpMaxPool3d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/mlu.yaml:393
+// from specs/mlu.yaml:395
 static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1267,9 +1336,9 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool3d_with_indices: specs/mlu.yaml:393
+// max_pool3d_with_indices: specs/mlu.yaml:395
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
-    "max_pool3d_with_indices", "specs/mlu.yaml:393",
+    "max_pool3d_with_indices", "specs/mlu.yaml:395",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1293,7 +1362,7 @@ static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
 }
 
 // mluOpMaxPool3dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu.yaml:397
+// from specs/mlu.yaml:399
 static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1310,9 +1379,9 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool3d_with_indices_backward: specs/mlu.yaml:397
+// max_pool3d_with_indices_backward: specs/mlu.yaml:399
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices_backward{
-    "max_pool3d_with_indices_backward", "specs/mlu.yaml:397",
+    "max_pool3d_with_indices_backward", "specs/mlu.yaml:399",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1335,7 +1404,7 @@ at::Tensor wrap_max_pool3d_with_indices_backward(const at::Tensor & grad_output,
 }
 
 // mluOpReflectionPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:431
+// from specs/mlu.yaml:433
 static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1348,9 +1417,9 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad2d_backward: specs/mlu.yaml:431
+// reflection_pad2d_backward: specs/mlu.yaml:433
 static const torch_fl::KernelInfo kOp_reflection_pad2d_backward{
-    "reflection_pad2d_backward", "specs/mlu.yaml:431",
+    "reflection_pad2d_backward", "specs/mlu.yaml:433",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1371,7 +1440,7 @@ at::Tensor wrap_reflection_pad2d_backward(const at::Tensor & grad_output, const 
 }
 
 // mluOpReflectionPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:436
+// from specs/mlu.yaml:438
 static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1384,9 +1453,9 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad3d_backward: specs/mlu.yaml:436
+// reflection_pad3d_backward: specs/mlu.yaml:438
 static const torch_fl::KernelInfo kOp_reflection_pad3d_backward{
-    "reflection_pad3d_backward", "specs/mlu.yaml:436",
+    "reflection_pad3d_backward", "specs/mlu.yaml:438",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,7 +1480,7 @@ at::Tensor wrap_reflection_pad3d_backward(const at::Tensor & grad_output, const 
 }
 
 // mluOpReplicationPad(stream, self, padding, out)
-// from specs/mlu.yaml:439
+// from specs/mlu.yaml:441
 static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1423,9 +1492,9 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad2d: specs/mlu.yaml:439
+// replication_pad2d: specs/mlu.yaml:441
 static const torch_fl::KernelInfo kOp_replication_pad2d{
-    "replication_pad2d", "specs/mlu.yaml:439",
+    "replication_pad2d", "specs/mlu.yaml:441",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1448,7 +1517,7 @@ at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // mluOpCosh(stream, self, out)
-// from specs/mlu.yaml:466
+// from specs/mlu.yaml:468
 static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1459,9 +1528,9 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// cosh: specs/mlu.yaml:466
+// cosh: specs/mlu.yaml:468
 static const torch_fl::KernelInfo kOp_cosh{
-    "cosh", "specs/mlu.yaml:466",
+    "cosh", "specs/mlu.yaml:468",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1483,10 +1552,10 @@ at::Tensor wrap_cosh(const at::Tensor & self) {
   return out;
 }
 
-// cosh.out: specs/mlu.yaml:466
+// cosh.out: specs/mlu.yaml:468
 // out variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_out{
-    "cosh.out", "specs/mlu.yaml:466",
+    "cosh.out", "specs/mlu.yaml:468",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1509,10 +1578,10 @@ at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cosh_: specs/mlu.yaml:466
+// cosh_: specs/mlu.yaml:468
 // inplace variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_{
-    "cosh_", "specs/mlu.yaml:466",
+    "cosh_", "specs/mlu.yaml:468",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1532,7 +1601,7 @@ at::Tensor & wrap_cosh_(at::Tensor & self) {
 }
 
 // mluOpExp2(stream, self, out)
-// from specs/mlu.yaml:470
+// from specs/mlu.yaml:472
 static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1543,9 +1612,9 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// exp2: specs/mlu.yaml:470
+// exp2: specs/mlu.yaml:472
 static const torch_fl::KernelInfo kOp_exp2{
-    "exp2", "specs/mlu.yaml:470",
+    "exp2", "specs/mlu.yaml:472",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1567,10 +1636,10 @@ at::Tensor wrap_exp2(const at::Tensor & self) {
   return out;
 }
 
-// exp2.out: specs/mlu.yaml:470
+// exp2.out: specs/mlu.yaml:472
 // out variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_out{
-    "exp2.out", "specs/mlu.yaml:470",
+    "exp2.out", "specs/mlu.yaml:472",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1593,10 +1662,10 @@ at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp2_: specs/mlu.yaml:470
+// exp2_: specs/mlu.yaml:472
 // inplace variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_{
-    "exp2_", "specs/mlu.yaml:470",
+    "exp2_", "specs/mlu.yaml:472",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1616,7 +1685,7 @@ at::Tensor & wrap_exp2_(at::Tensor & self) {
 }
 
 // mluOpIsPosInf(stream, self, out)
-// from specs/mlu.yaml:480
+// from specs/mlu.yaml:482
 static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1627,9 +1696,9 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isposinf: specs/mlu.yaml:480
+// isposinf: specs/mlu.yaml:482
 static const torch_fl::KernelInfo kOp_isposinf{
-    "isposinf", "specs/mlu.yaml:480",
+    "isposinf", "specs/mlu.yaml:482",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1651,10 +1720,10 @@ at::Tensor wrap_isposinf(const at::Tensor & self) {
   return out;
 }
 
-// isposinf.out: specs/mlu.yaml:480
+// isposinf.out: specs/mlu.yaml:482
 // out variant derived from isposinf
 static const torch_fl::KernelInfo kOp_isposinf_out{
-    "isposinf.out", "specs/mlu.yaml:480",
+    "isposinf.out", "specs/mlu.yaml:482",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1678,7 +1747,7 @@ at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpLogicalAnd(stream, self, other, out)
-// from specs/mlu.yaml:486
+// from specs/mlu.yaml:488
 static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1690,9 +1759,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_and: specs/mlu.yaml:486
+// logical_and: specs/mlu.yaml:488
 static const torch_fl::KernelInfo kOp_logical_and{
-    "logical_and", "specs/mlu.yaml:486",
+    "logical_and", "specs/mlu.yaml:488",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1716,10 +1785,10 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_and.out: specs/mlu.yaml:486
+// logical_and.out: specs/mlu.yaml:488
 // out variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_out{
-    "logical_and.out", "specs/mlu.yaml:486",
+    "logical_and.out", "specs/mlu.yaml:488",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1745,10 +1814,10 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_and_: specs/mlu.yaml:486
+// logical_and_: specs/mlu.yaml:488
 // inplace variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_{
-    "logical_and_", "specs/mlu.yaml:486",
+    "logical_and_", "specs/mlu.yaml:488",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1771,7 +1840,7 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpArgMin(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:507
+// from specs/mlu.yaml:509
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1783,9 +1852,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmin: specs/mlu.yaml:507
+// argmin: specs/mlu.yaml:509
 static const torch_fl::KernelInfo kOp_argmin{
-    "argmin", "specs/mlu.yaml:507",
+    "argmin", "specs/mlu.yaml:509",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1807,10 +1876,10 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmin.out: specs/mlu.yaml:507
+// argmin.out: specs/mlu.yaml:509
 // out variant derived from argmin
 static const torch_fl::KernelInfo kOp_argmin_out{
-    "argmin.out", "specs/mlu.yaml:507",
+    "argmin.out", "specs/mlu.yaml:509",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1834,7 +1903,7 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpCumprod(stream, self, dim, out)
-// from specs/mlu.yaml:509
+// from specs/mlu.yaml:511
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1845,9 +1914,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/mlu.yaml:509
+// cumprod: specs/mlu.yaml:511
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/mlu.yaml:509",
+    "cumprod", "specs/mlu.yaml:511",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1869,10 +1938,10 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   return out;
 }
 
-// cumprod.out: specs/mlu.yaml:509
+// cumprod.out: specs/mlu.yaml:511
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/mlu.yaml:509",
+    "cumprod.out", "specs/mlu.yaml:511",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1895,10 +1964,10 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   return out;
 }
 
-// cumprod_: specs/mlu.yaml:509
+// cumprod_: specs/mlu.yaml:511
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/mlu.yaml:509",
+    "cumprod_", "specs/mlu.yaml:511",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1918,7 +1987,7 @@ at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::S
 }
 
 // mluOpVectorNorm(stream, self, ord, dim, keepdim, out)
-// from specs/mlu.yaml:512
+// from specs/mlu.yaml:514
 static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1931,9 +2000,9 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// linalg_vector_norm: specs/mlu.yaml:512
+// linalg_vector_norm: specs/mlu.yaml:514
 static const torch_fl::KernelInfo kOp_linalg_vector_norm{
-    "linalg_vector_norm", "specs/mlu.yaml:512",
+    "linalg_vector_norm", "specs/mlu.yaml:514",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1955,10 +2024,10 @@ at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// linalg_vector_norm.out: specs/mlu.yaml:512
+// linalg_vector_norm.out: specs/mlu.yaml:514
 // out variant derived from linalg_vector_norm
 static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
-    "linalg_vector_norm.out", "specs/mlu.yaml:512",
+    "linalg_vector_norm.out", "specs/mlu.yaml:514",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2020,6 +2089,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("softplus.out", TORCH_FN(wrap_softplus_out));
   m.impl("hardswish", TORCH_FN(wrap_hardswish));
   m.impl("hardswish_", TORCH_FN(wrap_hardswish_));
+  m.impl("hardsigmoid_backward", TORCH_FN(wrap_hardsigmoid_backward));
+  m.impl("hardsigmoid_backward.grad_input", TORCH_FN(wrap_hardsigmoid_backward_grad_input));
   m.impl("mse_loss", TORCH_FN(wrap_mse_loss));
   m.impl("mse_loss_backward", TORCH_FN(wrap_mse_loss_backward));
   m.impl("max_pool3d_with_indices", TORCH_FN(wrap_max_pool3d_with_indices));

@@ -911,7 +911,7 @@ at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // mluOpGluBackward(stream, grad_output, self, dim, out)
-// from specs/mlu.yaml:315
+// from specs/mlu.yaml:317
 static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -923,9 +923,9 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// glu_backward: specs/mlu.yaml:315
+// glu_backward: specs/mlu.yaml:317
 static const torch_fl::KernelInfo kOp_glu_backward{
-    "glu_backward", "specs/mlu.yaml:315",
+    "glu_backward", "specs/mlu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -946,7 +946,7 @@ at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & 
 }
 
 // mluOpSgn(stream, self, out)
-// from specs/mlu.yaml:328
+// from specs/mlu.yaml:330
 static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -957,9 +957,9 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sgn: specs/mlu.yaml:328
+// sgn: specs/mlu.yaml:330
 static const torch_fl::KernelInfo kOp_sgn{
-    "sgn", "specs/mlu.yaml:328",
+    "sgn", "specs/mlu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -981,10 +981,10 @@ at::Tensor wrap_sgn(const at::Tensor & self) {
   return out;
 }
 
-// sgn.out: specs/mlu.yaml:328
+// sgn.out: specs/mlu.yaml:330
 // out variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_out{
-    "sgn.out", "specs/mlu.yaml:328",
+    "sgn.out", "specs/mlu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1007,10 +1007,10 @@ at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sgn_: specs/mlu.yaml:328
+// sgn_: specs/mlu.yaml:330
 // inplace variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_{
-    "sgn_", "specs/mlu.yaml:328",
+    "sgn_", "specs/mlu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1030,7 +1030,7 @@ at::Tensor & wrap_sgn_(at::Tensor & self) {
 }
 
 // mluOpAnyAll(stream, self, out)
-// from specs/mlu.yaml:330
+// from specs/mlu.yaml:332
 static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1041,9 +1041,9 @@ static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// any: specs/mlu.yaml:330
+// any: specs/mlu.yaml:332
 static const torch_fl::KernelInfo kOp_any{
-    "any", "specs/mlu.yaml:330",
+    "any", "specs/mlu.yaml:332",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1065,10 +1065,10 @@ at::Tensor wrap_any(const at::Tensor & self) {
   return out;
 }
 
-// any.all_out: specs/mlu.yaml:330
+// any.all_out: specs/mlu.yaml:332
 // out variant derived from any
 static const torch_fl::KernelInfo kOp_any_all_out{
-    "any.all_out", "specs/mlu.yaml:330",
+    "any.all_out", "specs/mlu.yaml:332",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1092,7 +1092,7 @@ at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpAny(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:331
+// from specs/mlu.yaml:333
 static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1104,9 +1104,9 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// any.dim: specs/mlu.yaml:331
+// any.dim: specs/mlu.yaml:333
 static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/mlu.yaml:331",
+    "any.dim", "specs/mlu.yaml:333",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1128,10 +1128,10 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// any.out: specs/mlu.yaml:331
+// any.out: specs/mlu.yaml:333
 // out variant derived from any.dim
 static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/mlu.yaml:331",
+    "any.out", "specs/mlu.yaml:333",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1155,7 +1155,7 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // mluOpSmoothL1Loss(stream, self, target, reduction, beta, out)
-// from specs/mlu.yaml:339
+// from specs/mlu.yaml:341
 static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1167,9 +1167,9 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// smooth_l1_loss: specs/mlu.yaml:339
+// smooth_l1_loss: specs/mlu.yaml:341
 static const torch_fl::KernelInfo kOp_smooth_l1_loss{
-    "smooth_l1_loss", "specs/mlu.yaml:339",
+    "smooth_l1_loss", "specs/mlu.yaml:341",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1194,7 +1194,7 @@ at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & targe
 }
 
 // mluOpBinaryCrossEntropy(stream, self, target, weight, reduction, out)
-// from specs/mlu.yaml:350
+// from specs/mlu.yaml:352
 static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1207,9 +1207,9 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
   }
 }
 
-// binary_cross_entropy: specs/mlu.yaml:350
+// binary_cross_entropy: specs/mlu.yaml:352
 static const torch_fl::KernelInfo kOp_binary_cross_entropy{
-    "binary_cross_entropy", "specs/mlu.yaml:350",
+    "binary_cross_entropy", "specs/mlu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1235,7 +1235,7 @@ at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor &
 }
 
 // mluOpAvgPool3dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:390
+// from specs/mlu.yaml:392
 static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1251,9 +1251,9 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool3d_backward: specs/mlu.yaml:390
+// avg_pool3d_backward: specs/mlu.yaml:392
 static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
-    "avg_pool3d_backward", "specs/mlu.yaml:390",
+    "avg_pool3d_backward", "specs/mlu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1278,7 +1278,7 @@ at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpAdaptiveMaxPool2d(stream, self, output_size, out0, out1)
-// from specs/mlu.yaml:401
+// from specs/mlu.yaml:403
 static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1291,9 +1291,9 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool2d: specs/mlu.yaml:401
+// adaptive_max_pool2d: specs/mlu.yaml:403
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
-    "adaptive_max_pool2d", "specs/mlu.yaml:401",
+    "adaptive_max_pool2d", "specs/mlu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1317,7 +1317,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
 }
 
 // mluOpAdaptiveMaxPool2dBackward(stream, grad_output, self, indices, out)
-// from specs/mlu.yaml:402
+// from specs/mlu.yaml:404
 static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1330,9 +1330,9 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool2d_backward: specs/mlu.yaml:402
+// adaptive_max_pool2d_backward: specs/mlu.yaml:404
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
-    "adaptive_max_pool2d_backward", "specs/mlu.yaml:402",
+    "adaptive_max_pool2d_backward", "specs/mlu.yaml:404",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1359,7 +1359,7 @@ at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, con
 }
 
 // mluOpAdaptiveMaxPool3dBackward(stream, grad_output, self, indices, out)
-// from specs/mlu.yaml:406
+// from specs/mlu.yaml:408
 static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1372,9 +1372,9 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool3d_backward: specs/mlu.yaml:406
+// adaptive_max_pool3d_backward: specs/mlu.yaml:408
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
-    "adaptive_max_pool3d_backward", "specs/mlu.yaml:406",
+    "adaptive_max_pool3d_backward", "specs/mlu.yaml:408",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1401,7 +1401,7 @@ at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, con
 }
 
 // mluOpAdaptiveAvgPool3d(stream, self, output_size, out)
-// from specs/mlu.yaml:409
+// from specs/mlu.yaml:411
 static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1413,9 +1413,9 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool3d: specs/mlu.yaml:409
+// _adaptive_avg_pool3d: specs/mlu.yaml:411
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
-    "_adaptive_avg_pool3d", "specs/mlu.yaml:409",
+    "_adaptive_avg_pool3d", "specs/mlu.yaml:411",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1438,7 +1438,7 @@ at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // mluOpFractionalMaxPool2d(stream, self, kernel_size, output_size, random_samples, out0, out1)
-// from specs/mlu.yaml:418
+// from specs/mlu.yaml:420
 static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1453,9 +1453,9 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
   }
 }
 
-// fractional_max_pool2d: specs/mlu.yaml:418
+// fractional_max_pool2d: specs/mlu.yaml:420
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
-    "fractional_max_pool2d", "specs/mlu.yaml:418",
+    "fractional_max_pool2d", "specs/mlu.yaml:420",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1480,10 +1480,10 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
   return std::make_tuple(out0, out1);
 }
 
-// fractional_max_pool2d.output: specs/mlu.yaml:418
+// fractional_max_pool2d.output: specs/mlu.yaml:420
 // out variant derived from fractional_max_pool2d
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
-    "fractional_max_pool2d.output", "specs/mlu.yaml:418",
+    "fractional_max_pool2d.output", "specs/mlu.yaml:420",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1516,7 +1516,7 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
 }
 
 // mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:438
+// from specs/mlu.yaml:440
 static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1529,9 +1529,9 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad1d_backward: specs/mlu.yaml:438
+// replication_pad1d_backward: specs/mlu.yaml:440
 static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
-    "replication_pad1d_backward", "specs/mlu.yaml:438",
+    "replication_pad1d_backward", "specs/mlu.yaml:440",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1556,7 +1556,7 @@ at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const
 }
 
 // mluOpLogicalXor(stream, self, other, out)
-// from specs/mlu.yaml:488
+// from specs/mlu.yaml:490
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1568,9 +1568,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/mlu.yaml:488
+// logical_xor: specs/mlu.yaml:490
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/mlu.yaml:488",
+    "logical_xor", "specs/mlu.yaml:490",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1594,10 +1594,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_xor.out: specs/mlu.yaml:488
+// logical_xor.out: specs/mlu.yaml:490
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/mlu.yaml:488",
+    "logical_xor.out", "specs/mlu.yaml:490",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,10 +1623,10 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_xor_: specs/mlu.yaml:488
+// logical_xor_: specs/mlu.yaml:490
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/mlu.yaml:488",
+    "logical_xor_", "specs/mlu.yaml:490",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1649,7 +1649,7 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpScatter(stream, self, dim, index, src, out)
-// from specs/mlu.yaml:517
+// from specs/mlu.yaml:519
 static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1662,9 +1662,9 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter.src: specs/mlu.yaml:517
+// scatter.src: specs/mlu.yaml:519
 static const torch_fl::KernelInfo kOp_scatter_src{
-    "scatter.src", "specs/mlu.yaml:517",
+    "scatter.src", "specs/mlu.yaml:519",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1690,10 +1690,10 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter.src_out: specs/mlu.yaml:517
+// scatter.src_out: specs/mlu.yaml:519
 // out variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter_src_out{
-    "scatter.src_out", "specs/mlu.yaml:517",
+    "scatter.src_out", "specs/mlu.yaml:519",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1722,10 +1722,10 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_.src: specs/mlu.yaml:517
+// scatter_.src: specs/mlu.yaml:519
 // inplace variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter__src{
-    "scatter_.src", "specs/mlu.yaml:517",
+    "scatter_.src", "specs/mlu.yaml:519",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1751,7 +1751,7 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
 }
 
 // mluOpScatterValue(stream, self, dim, index, value, out)
-// from specs/mlu.yaml:518
+// from specs/mlu.yaml:520
 static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1764,9 +1764,9 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// scatter.value: specs/mlu.yaml:518
+// scatter.value: specs/mlu.yaml:520
 static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/mlu.yaml:518",
+    "scatter.value", "specs/mlu.yaml:520",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1790,10 +1790,10 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   return out;
 }
 
-// scatter.value_out: specs/mlu.yaml:518
+// scatter.value_out: specs/mlu.yaml:520
 // out variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/mlu.yaml:518",
+    "scatter.value_out", "specs/mlu.yaml:520",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1819,10 +1819,10 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   return out;
 }
 
-// scatter_.value: specs/mlu.yaml:518
+// scatter_.value: specs/mlu.yaml:520
 // inplace variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/mlu.yaml:518",
+    "scatter_.value", "specs/mlu.yaml:520",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -888,7 +888,7 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
 }
 
 // mluOpLogSigmoid(stream, self, output, buffer)
-// from specs/mlu.yaml:304
+// from specs/mlu.yaml:306
 static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& output, const at::Tensor& buffer) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -900,9 +900,9 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// log_sigmoid_forward: specs/mlu.yaml:304
+// log_sigmoid_forward: specs/mlu.yaml:306
 static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
-    "log_sigmoid_forward", "specs/mlu.yaml:304",
+    "log_sigmoid_forward", "specs/mlu.yaml:306",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -922,7 +922,7 @@ static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
 }
 
 // mluOpHuberLossBackward(stream, grad_output, self, target, reduction, delta, out)
-// from specs/mlu.yaml:347
+// from specs/mlu.yaml:349
 static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -935,9 +935,9 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// huber_loss_backward: specs/mlu.yaml:347
+// huber_loss_backward: specs/mlu.yaml:349
 static const torch_fl::KernelInfo kOp_huber_loss_backward{
-    "huber_loss_backward", "specs/mlu.yaml:347",
+    "huber_loss_backward", "specs/mlu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -964,7 +964,7 @@ at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpNllLoss2d(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:358
+// from specs/mlu.yaml:360
 static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -978,9 +978,9 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// nll_loss2d_forward: specs/mlu.yaml:358
+// nll_loss2d_forward: specs/mlu.yaml:360
 static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
-    "nll_loss2d_forward", "specs/mlu.yaml:358",
+    "nll_loss2d_forward", "specs/mlu.yaml:360",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1007,7 +1007,7 @@ static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
 }
 
 // mluOpAdaptiveMaxPool3d(stream, self, output_size, out0, out1)
-// from specs/mlu.yaml:405
+// from specs/mlu.yaml:407
 static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1020,9 +1020,9 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool3d: specs/mlu.yaml:405
+// adaptive_max_pool3d: specs/mlu.yaml:407
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
-    "adaptive_max_pool3d", "specs/mlu.yaml:405",
+    "adaptive_max_pool3d", "specs/mlu.yaml:407",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1046,7 +1046,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
 }
 
 // mluOpAdaptiveAvgPool3dBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:413
+// from specs/mlu.yaml:415
 static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1058,9 +1058,9 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool3d_backward: specs/mlu.yaml:413
+// _adaptive_avg_pool3d_backward: specs/mlu.yaml:415
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d_backward{
-    "_adaptive_avg_pool3d_backward", "specs/mlu.yaml:413",
+    "_adaptive_avg_pool3d_backward", "specs/mlu.yaml:415",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1081,7 +1081,7 @@ at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, co
 }
 
 // mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:440
+// from specs/mlu.yaml:442
 static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1094,9 +1094,9 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad2d_backward: specs/mlu.yaml:440
+// replication_pad2d_backward: specs/mlu.yaml:442
 static const torch_fl::KernelInfo kOp_replication_pad2d_backward{
-    "replication_pad2d_backward", "specs/mlu.yaml:440",
+    "replication_pad2d_backward", "specs/mlu.yaml:442",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1117,7 +1117,7 @@ at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const
 }
 
 // mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:445
+// from specs/mlu.yaml:447
 static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1130,9 +1130,9 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad3d_backward: specs/mlu.yaml:445
+// replication_pad3d_backward: specs/mlu.yaml:447
 static const torch_fl::KernelInfo kOp_replication_pad3d_backward{
-    "replication_pad3d_backward", "specs/mlu.yaml:445",
+    "replication_pad3d_backward", "specs/mlu.yaml:447",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1153,7 +1153,7 @@ at::Tensor wrap_replication_pad3d_backward(const at::Tensor & grad_output, const
 }
 
 // mluOpAcos(stream, self, out)
-// from specs/mlu.yaml:463
+// from specs/mlu.yaml:465
 static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1164,9 +1164,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// acos: specs/mlu.yaml:463
+// acos: specs/mlu.yaml:465
 static const torch_fl::KernelInfo kOp_acos{
-    "acos", "specs/mlu.yaml:463",
+    "acos", "specs/mlu.yaml:465",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1188,10 +1188,10 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   return out;
 }
 
-// acos.out: specs/mlu.yaml:463
+// acos.out: specs/mlu.yaml:465
 // out variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_out{
-    "acos.out", "specs/mlu.yaml:463",
+    "acos.out", "specs/mlu.yaml:465",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1214,10 +1214,10 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acos_: specs/mlu.yaml:463
+// acos_: specs/mlu.yaml:465
 // inplace variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_{
-    "acos_", "specs/mlu.yaml:463",
+    "acos_", "specs/mlu.yaml:465",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1237,7 +1237,7 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
 }
 
 // mluOpErfinv(stream, self, out)
-// from specs/mlu.yaml:474
+// from specs/mlu.yaml:476
 static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1248,9 +1248,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// erfinv: specs/mlu.yaml:474
+// erfinv: specs/mlu.yaml:476
 static const torch_fl::KernelInfo kOp_erfinv{
-    "erfinv", "specs/mlu.yaml:474",
+    "erfinv", "specs/mlu.yaml:476",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1272,10 +1272,10 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   return out;
 }
 
-// erfinv.out: specs/mlu.yaml:474
+// erfinv.out: specs/mlu.yaml:476
 // out variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_out{
-    "erfinv.out", "specs/mlu.yaml:474",
+    "erfinv.out", "specs/mlu.yaml:476",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1298,10 +1298,10 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfinv_: specs/mlu.yaml:474
+// erfinv_: specs/mlu.yaml:476
 // inplace variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_{
-    "erfinv_", "specs/mlu.yaml:474",
+    "erfinv_", "specs/mlu.yaml:476",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1321,7 +1321,7 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
 }
 
 // mluOpAtan2(stream, self, other, out)
-// from specs/mlu.yaml:489
+// from specs/mlu.yaml:491
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1333,9 +1333,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/mlu.yaml:489
+// atan2: specs/mlu.yaml:491
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/mlu.yaml:489",
+    "atan2", "specs/mlu.yaml:491",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1359,10 +1359,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// atan2.out: specs/mlu.yaml:489
+// atan2.out: specs/mlu.yaml:491
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/mlu.yaml:489",
+    "atan2.out", "specs/mlu.yaml:491",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1388,10 +1388,10 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// atan2_: specs/mlu.yaml:489
+// atan2_: specs/mlu.yaml:491
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/mlu.yaml:489",
+    "atan2_", "specs/mlu.yaml:491",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1414,7 +1414,7 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpXlogy(stream, self, other, out)
-// from specs/mlu.yaml:494
+// from specs/mlu.yaml:496
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1426,9 +1426,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/mlu.yaml:494
+// xlogy.Tensor: specs/mlu.yaml:496
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/mlu.yaml:494",
+    "xlogy.Tensor", "specs/mlu.yaml:496",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1452,10 +1452,10 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   return out;
 }
 
-// xlogy.OutTensor: specs/mlu.yaml:494
+// xlogy.OutTensor: specs/mlu.yaml:496
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/mlu.yaml:494",
+    "xlogy.OutTensor", "specs/mlu.yaml:496",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1481,10 +1481,10 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// xlogy_.Tensor: specs/mlu.yaml:494
+// xlogy_.Tensor: specs/mlu.yaml:496
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/mlu.yaml:494",
+    "xlogy_.Tensor", "specs/mlu.yaml:496",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1507,7 +1507,7 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLogAddExp(stream, self, other, out)
-// from specs/mlu.yaml:495
+// from specs/mlu.yaml:497
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1519,9 +1519,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/mlu.yaml:495
+// logaddexp: specs/mlu.yaml:497
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/mlu.yaml:495",
+    "logaddexp", "specs/mlu.yaml:497",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1545,10 +1545,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp.out: specs/mlu.yaml:495
+// logaddexp.out: specs/mlu.yaml:497
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/mlu.yaml:495",
+    "logaddexp.out", "specs/mlu.yaml:497",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1575,7 +1575,7 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpLogSumExp(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:508
+// from specs/mlu.yaml:510
 static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1587,9 +1587,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logsumexp: specs/mlu.yaml:508
+// logsumexp: specs/mlu.yaml:510
 static const torch_fl::KernelInfo kOp_logsumexp{
-    "logsumexp", "specs/mlu.yaml:508",
+    "logsumexp", "specs/mlu.yaml:510",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1611,10 +1611,10 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   return out;
 }
 
-// logsumexp.out: specs/mlu.yaml:508
+// logsumexp.out: specs/mlu.yaml:510
 // out variant derived from logsumexp
 static const torch_fl::KernelInfo kOp_logsumexp_out{
-    "logsumexp.out", "specs/mlu.yaml:508",
+    "logsumexp.out", "specs/mlu.yaml:510",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1638,7 +1638,7 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
 }
 
 // mluOpGather(stream, self, dim, index, out)
-// from specs/mlu.yaml:516
+// from specs/mlu.yaml:518
 static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1650,9 +1650,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// gather: specs/mlu.yaml:516
+// gather: specs/mlu.yaml:518
 static const torch_fl::KernelInfo kOp_gather{
-    "gather", "specs/mlu.yaml:516",
+    "gather", "specs/mlu.yaml:518",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1676,10 +1676,10 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   return out;
 }
 
-// gather.out: specs/mlu.yaml:516
+// gather.out: specs/mlu.yaml:518
 // out variant derived from gather
 static const torch_fl::KernelInfo kOp_gather_out{
-    "gather.out", "specs/mlu.yaml:516",
+    "gather.out", "specs/mlu.yaml:518",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

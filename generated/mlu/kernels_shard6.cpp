@@ -896,7 +896,7 @@ at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lam
 }
 
 // mluOpLogSigmoidBackward(stream, grad_output, self, buffer, out)
-// from specs/mlu.yaml:308
+// from specs/mlu.yaml:310
 static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -909,9 +909,9 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// log_sigmoid_backward: specs/mlu.yaml:308
+// log_sigmoid_backward: specs/mlu.yaml:310
 static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
-    "log_sigmoid_backward", "specs/mlu.yaml:308",
+    "log_sigmoid_backward", "specs/mlu.yaml:310",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -934,7 +934,7 @@ at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::T
 }
 
 // mluOpThreshold(stream, self, threshold, value, out)
-// from specs/mlu.yaml:313
+// from specs/mlu.yaml:315
 static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -947,9 +947,9 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// threshold: specs/mlu.yaml:313
+// threshold: specs/mlu.yaml:315
 static const torch_fl::KernelInfo kOp_threshold{
-    "threshold", "specs/mlu.yaml:313",
+    "threshold", "specs/mlu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -971,10 +971,10 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   return out;
 }
 
-// threshold_: specs/mlu.yaml:313
+// threshold_: specs/mlu.yaml:315
 // inplace variant derived from threshold
 static const torch_fl::KernelInfo kOp_threshold_{
-    "threshold_", "specs/mlu.yaml:313",
+    "threshold_", "specs/mlu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -994,7 +994,7 @@ at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, co
 }
 
 // mluOpPrelu(stream, self, weight, out)
-// from specs/mlu.yaml:319
+// from specs/mlu.yaml:321
 static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1006,9 +1006,9 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// _prelu_kernel: specs/mlu.yaml:319
+// _prelu_kernel: specs/mlu.yaml:321
 static const torch_fl::KernelInfo kOp__prelu_kernel{
-    "_prelu_kernel", "specs/mlu.yaml:319",
+    "_prelu_kernel", "specs/mlu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1029,7 +1029,7 @@ at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight
 }
 
 // mluOpMultilabelMarginLoss(stream, self, target, reduction, output, is_target)
-// from specs/mlu.yaml:376
+// from specs/mlu.yaml:378
 static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1042,9 +1042,9 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
   }
 }
 
-// multilabel_margin_loss_forward: specs/mlu.yaml:376
+// multilabel_margin_loss_forward: specs/mlu.yaml:378
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
-    "multilabel_margin_loss_forward", "specs/mlu.yaml:376",
+    "multilabel_margin_loss_forward", "specs/mlu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1070,7 +1070,7 @@ static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
 }
 
 // mluOpAvgPool3d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:386
+// from specs/mlu.yaml:388
 static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1085,9 +1085,9 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool3d: specs/mlu.yaml:386
+// avg_pool3d: specs/mlu.yaml:388
 static const torch_fl::KernelInfo kOp_avg_pool3d{
-    "avg_pool3d", "specs/mlu.yaml:386",
+    "avg_pool3d", "specs/mlu.yaml:388",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1109,10 +1109,10 @@ at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool3d.out: specs/mlu.yaml:386
+// avg_pool3d.out: specs/mlu.yaml:388
 // out variant derived from avg_pool3d
 static const torch_fl::KernelInfo kOp_avg_pool3d_out{
-    "avg_pool3d.out", "specs/mlu.yaml:386",
+    "avg_pool3d.out", "specs/mlu.yaml:388",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1136,7 +1136,7 @@ at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // mluOpAsinh(stream, self, out)
-// from specs/mlu.yaml:467
+// from specs/mlu.yaml:469
 static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1147,9 +1147,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// asinh: specs/mlu.yaml:467
+// asinh: specs/mlu.yaml:469
 static const torch_fl::KernelInfo kOp_asinh{
-    "asinh", "specs/mlu.yaml:467",
+    "asinh", "specs/mlu.yaml:469",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1171,10 +1171,10 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   return out;
 }
 
-// asinh.out: specs/mlu.yaml:467
+// asinh.out: specs/mlu.yaml:469
 // out variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_out{
-    "asinh.out", "specs/mlu.yaml:467",
+    "asinh.out", "specs/mlu.yaml:469",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1197,10 +1197,10 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asinh_: specs/mlu.yaml:467
+// asinh_: specs/mlu.yaml:469
 // inplace variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_{
-    "asinh_", "specs/mlu.yaml:467",
+    "asinh_", "specs/mlu.yaml:469",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1220,7 +1220,7 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
 }
 
 // mluOpLgamma(stream, self, out)
-// from specs/mlu.yaml:475
+// from specs/mlu.yaml:477
 static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1231,9 +1231,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// lgamma: specs/mlu.yaml:475
+// lgamma: specs/mlu.yaml:477
 static const torch_fl::KernelInfo kOp_lgamma{
-    "lgamma", "specs/mlu.yaml:475",
+    "lgamma", "specs/mlu.yaml:477",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1255,10 +1255,10 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   return out;
 }
 
-// lgamma.out: specs/mlu.yaml:475
+// lgamma.out: specs/mlu.yaml:477
 // out variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_out{
-    "lgamma.out", "specs/mlu.yaml:475",
+    "lgamma.out", "specs/mlu.yaml:477",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1281,10 +1281,10 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// lgamma_: specs/mlu.yaml:475
+// lgamma_: specs/mlu.yaml:477
 // inplace variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_{
-    "lgamma_", "specs/mlu.yaml:475",
+    "lgamma_", "specs/mlu.yaml:477",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1304,7 +1304,7 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
 }
 
 // mluOpDigamma(stream, self, out)
-// from specs/mlu.yaml:476
+// from specs/mlu.yaml:478
 static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1315,9 +1315,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// digamma: specs/mlu.yaml:476
+// digamma: specs/mlu.yaml:478
 static const torch_fl::KernelInfo kOp_digamma{
-    "digamma", "specs/mlu.yaml:476",
+    "digamma", "specs/mlu.yaml:478",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1339,10 +1339,10 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   return out;
 }
 
-// digamma.out: specs/mlu.yaml:476
+// digamma.out: specs/mlu.yaml:478
 // out variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_out{
-    "digamma.out", "specs/mlu.yaml:476",
+    "digamma.out", "specs/mlu.yaml:478",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1365,10 +1365,10 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// digamma_: specs/mlu.yaml:476
+// digamma_: specs/mlu.yaml:478
 // inplace variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_{
-    "digamma_", "specs/mlu.yaml:476",
+    "digamma_", "specs/mlu.yaml:478",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1388,7 +1388,7 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
 }
 
 // mluOpLogicalOr(stream, self, other, out)
-// from specs/mlu.yaml:487
+// from specs/mlu.yaml:489
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1400,9 +1400,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/mlu.yaml:487
+// logical_or: specs/mlu.yaml:489
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/mlu.yaml:487",
+    "logical_or", "specs/mlu.yaml:489",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1426,10 +1426,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_or.out: specs/mlu.yaml:487
+// logical_or.out: specs/mlu.yaml:489
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/mlu.yaml:487",
+    "logical_or.out", "specs/mlu.yaml:489",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1455,10 +1455,10 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// logical_or_: specs/mlu.yaml:487
+// logical_or_: specs/mlu.yaml:489
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/mlu.yaml:487",
+    "logical_or_", "specs/mlu.yaml:489",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -909,7 +909,7 @@ at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpGlu(stream, self, dim, out)
-// from specs/mlu.yaml:314
+// from specs/mlu.yaml:316
 static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -920,9 +920,9 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   }
 }
 
-// glu: specs/mlu.yaml:314
+// glu: specs/mlu.yaml:316
 static const torch_fl::KernelInfo kOp_glu{
-    "glu", "specs/mlu.yaml:314",
+    "glu", "specs/mlu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -945,7 +945,7 @@ at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
 }
 
 // mluOpClampMin(stream, self, min, out)
-// from specs/mlu.yaml:329
+// from specs/mlu.yaml:331
 static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -957,9 +957,9 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// clamp_min: specs/mlu.yaml:329
+// clamp_min: specs/mlu.yaml:331
 static const torch_fl::KernelInfo kOp_clamp_min{
-    "clamp_min", "specs/mlu.yaml:329",
+    "clamp_min", "specs/mlu.yaml:331",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -981,10 +981,10 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   return out;
 }
 
-// clamp_min_: specs/mlu.yaml:329
+// clamp_min_: specs/mlu.yaml:331
 // inplace variant derived from clamp_min
 static const torch_fl::KernelInfo kOp_clamp_min_{
-    "clamp_min_", "specs/mlu.yaml:329",
+    "clamp_min_", "specs/mlu.yaml:331",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1004,7 +1004,7 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
 }
 
 // mluOpMultiMarginLoss(stream, self, target, p, margin, weight, reduction, out)
-// from specs/mlu.yaml:368
+// from specs/mlu.yaml:370
 static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1019,9 +1019,9 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// multi_margin_loss: specs/mlu.yaml:368
+// multi_margin_loss: specs/mlu.yaml:370
 static const torch_fl::KernelInfo kOp_multi_margin_loss{
-    "multi_margin_loss", "specs/mlu.yaml:368",
+    "multi_margin_loss", "specs/mlu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1047,7 +1047,7 @@ at::Tensor wrap_multi_margin_loss(const at::Tensor & self, const at::Tensor & ta
 }
 
 // mluOpGroupNormBackward(stream, grad_out, input, mean, rstd, weight, N, C, HxW, group, out0, out1, out2)
-// from specs/mlu.yaml:455
+// from specs/mlu.yaml:457
 static void launch_native_group_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, int64_t N, int64_t C, int64_t HxW, int64_t group, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -1064,9 +1064,9 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_group_norm_backward: specs/mlu.yaml:455
+// native_group_norm_backward: specs/mlu.yaml:457
 static const torch_fl::KernelInfo kOp_native_group_norm_backward{
-    "native_group_norm_backward", "specs/mlu.yaml:455",
+    "native_group_norm_backward", "specs/mlu.yaml:457",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1098,7 +1098,7 @@ static const torch_fl::KernelInfo kOp_native_group_norm_backward{
 }
 
 // mluOpTan(stream, self, out)
-// from specs/mlu.yaml:461
+// from specs/mlu.yaml:463
 static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1109,9 +1109,9 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// tan: specs/mlu.yaml:461
+// tan: specs/mlu.yaml:463
 static const torch_fl::KernelInfo kOp_tan{
-    "tan", "specs/mlu.yaml:461",
+    "tan", "specs/mlu.yaml:463",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1133,10 +1133,10 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   return out;
 }
 
-// tan.out: specs/mlu.yaml:461
+// tan.out: specs/mlu.yaml:463
 // out variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_out{
-    "tan.out", "specs/mlu.yaml:461",
+    "tan.out", "specs/mlu.yaml:463",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1159,10 +1159,10 @@ at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tan_: specs/mlu.yaml:461
+// tan_: specs/mlu.yaml:463
 // inplace variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_{
-    "tan_", "specs/mlu.yaml:461",
+    "tan_", "specs/mlu.yaml:463",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1182,7 +1182,7 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
 }
 
 // mluOpAtan(stream, self, out)
-// from specs/mlu.yaml:464
+// from specs/mlu.yaml:466
 static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1193,9 +1193,9 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// atan: specs/mlu.yaml:464
+// atan: specs/mlu.yaml:466
 static const torch_fl::KernelInfo kOp_atan{
-    "atan", "specs/mlu.yaml:464",
+    "atan", "specs/mlu.yaml:466",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1217,10 +1217,10 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   return out;
 }
 
-// atan.out: specs/mlu.yaml:464
+// atan.out: specs/mlu.yaml:466
 // out variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_out{
-    "atan.out", "specs/mlu.yaml:464",
+    "atan.out", "specs/mlu.yaml:466",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1243,10 +1243,10 @@ at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atan_: specs/mlu.yaml:464
+// atan_: specs/mlu.yaml:466
 // inplace variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_{
-    "atan_", "specs/mlu.yaml:464",
+    "atan_", "specs/mlu.yaml:466",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1266,7 +1266,7 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
 }
 
 // mluOpAcosh(stream, self, out)
-// from specs/mlu.yaml:468
+// from specs/mlu.yaml:470
 static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1277,9 +1277,9 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// acosh: specs/mlu.yaml:468
+// acosh: specs/mlu.yaml:470
 static const torch_fl::KernelInfo kOp_acosh{
-    "acosh", "specs/mlu.yaml:468",
+    "acosh", "specs/mlu.yaml:470",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1301,10 +1301,10 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   return out;
 }
 
-// acosh.out: specs/mlu.yaml:468
+// acosh.out: specs/mlu.yaml:470
 // out variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_out{
-    "acosh.out", "specs/mlu.yaml:468",
+    "acosh.out", "specs/mlu.yaml:470",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1327,10 +1327,10 @@ at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acosh_: specs/mlu.yaml:468
+// acosh_: specs/mlu.yaml:470
 // inplace variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_{
-    "acosh_", "specs/mlu.yaml:468",
+    "acosh_", "specs/mlu.yaml:470",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1350,7 +1350,7 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
 }
 
 // mluOpAtanh(stream, self, out)
-// from specs/mlu.yaml:469
+// from specs/mlu.yaml:471
 static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1361,9 +1361,9 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atanh: specs/mlu.yaml:469
+// atanh: specs/mlu.yaml:471
 static const torch_fl::KernelInfo kOp_atanh{
-    "atanh", "specs/mlu.yaml:469",
+    "atanh", "specs/mlu.yaml:471",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1385,10 +1385,10 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   return out;
 }
 
-// atanh.out: specs/mlu.yaml:469
+// atanh.out: specs/mlu.yaml:471
 // out variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_out{
-    "atanh.out", "specs/mlu.yaml:469",
+    "atanh.out", "specs/mlu.yaml:471",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,10 +1411,10 @@ at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atanh_: specs/mlu.yaml:469
+// atanh_: specs/mlu.yaml:471
 // inplace variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_{
-    "atanh_", "specs/mlu.yaml:469",
+    "atanh_", "specs/mlu.yaml:471",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1434,7 +1434,7 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
 }
 
 // mluOpLog10(stream, self, out)
-// from specs/mlu.yaml:471
+// from specs/mlu.yaml:473
 static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1445,9 +1445,9 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log10: specs/mlu.yaml:471
+// log10: specs/mlu.yaml:473
 static const torch_fl::KernelInfo kOp_log10{
-    "log10", "specs/mlu.yaml:471",
+    "log10", "specs/mlu.yaml:473",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1469,10 +1469,10 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   return out;
 }
 
-// log10.out: specs/mlu.yaml:471
+// log10.out: specs/mlu.yaml:473
 // out variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_out{
-    "log10.out", "specs/mlu.yaml:471",
+    "log10.out", "specs/mlu.yaml:473",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1495,10 +1495,10 @@ at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log10_: specs/mlu.yaml:471
+// log10_: specs/mlu.yaml:473
 // inplace variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_{
-    "log10_", "specs/mlu.yaml:471",
+    "log10_", "specs/mlu.yaml:473",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1518,7 +1518,7 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
 }
 
 // mluOpBitwiseXorScalar(stream, self, other, out)
-// from specs/mlu.yaml:501
+// from specs/mlu.yaml:503
 static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1531,7 +1531,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // mluOpBitwiseXor(stream, self, other, out)
-// from specs/mlu.yaml:485
+// from specs/mlu.yaml:487
 static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1543,9 +1543,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_xor.Tensor: specs/mlu.yaml:485
+// bitwise_xor.Tensor: specs/mlu.yaml:487
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/mlu.yaml:485",
+    "bitwise_xor.Tensor", "specs/mlu.yaml:487",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1572,10 +1572,10 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_xor.Tensor_out: specs/mlu.yaml:485
+// bitwise_xor.Tensor_out: specs/mlu.yaml:487
 // out variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/mlu.yaml:485",
+    "bitwise_xor.Tensor_out", "specs/mlu.yaml:487",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1604,10 +1604,10 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_xor_.Tensor: specs/mlu.yaml:485
+// bitwise_xor_.Tensor: specs/mlu.yaml:487
 // inplace variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/mlu.yaml:485",
+    "bitwise_xor_.Tensor", "specs/mlu.yaml:487",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1632,9 +1632,9 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
-// bitwise_xor.Scalar: specs/mlu.yaml:501
+// bitwise_xor.Scalar: specs/mlu.yaml:503
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/mlu.yaml:501",
+    "bitwise_xor.Scalar", "specs/mlu.yaml:503",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1656,10 +1656,10 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_xor.Scalar_out: specs/mlu.yaml:501
+// bitwise_xor.Scalar_out: specs/mlu.yaml:503
 // out variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/mlu.yaml:501",
+    "bitwise_xor.Scalar_out", "specs/mlu.yaml:503",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1682,10 +1682,10 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_xor_.Scalar: specs/mlu.yaml:501
+// bitwise_xor_.Scalar: specs/mlu.yaml:503
 // inplace variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/mlu.yaml:501",
+    "bitwise_xor_.Scalar", "specs/mlu.yaml:503",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1705,7 +1705,7 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // mluOpReduceProd(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:506
+// from specs/mlu.yaml:508
 static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1716,9 +1716,9 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// prod.dim_int: specs/mlu.yaml:506
+// prod.dim_int: specs/mlu.yaml:508
 static const torch_fl::KernelInfo kOp_prod_dim_int{
-    "prod.dim_int", "specs/mlu.yaml:506",
+    "prod.dim_int", "specs/mlu.yaml:508",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1741,7 +1741,7 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
 }
 
 // mluOpScatterAdd(stream, self, dim, index, src, out)
-// from specs/mlu.yaml:519
+// from specs/mlu.yaml:521
 static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1754,9 +1754,9 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter_add: specs/mlu.yaml:519
+// scatter_add: specs/mlu.yaml:521
 static const torch_fl::KernelInfo kOp_scatter_add{
-    "scatter_add", "specs/mlu.yaml:519",
+    "scatter_add", "specs/mlu.yaml:521",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1782,10 +1782,10 @@ at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter_add.out: specs/mlu.yaml:519
+// scatter_add.out: specs/mlu.yaml:521
 // out variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_out{
-    "scatter_add.out", "specs/mlu.yaml:519",
+    "scatter_add.out", "specs/mlu.yaml:521",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1814,10 +1814,10 @@ at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_add_: specs/mlu.yaml:519
+// scatter_add_: specs/mlu.yaml:521
 // inplace variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_{
-    "scatter_add_", "specs/mlu.yaml:519",
+    "scatter_add_", "specs/mlu.yaml:521",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "bdc734e4448c49a518f2298c3652457257fad28d5380e473180a678a08537ca0", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "336d78da1767446add949ef64b10cb8667e2a97d00db843fef647cbcb1128da1", "2.13.0"};

@@ -18,6 +18,7 @@
 #include <ATen/ops/nll_loss_forward_meta_dispatch.h>
 #include <ATen/ops/cat_meta_dispatch.h>
 #include <ATen/ops/softplus_backward_meta_dispatch.h>
+#include <ATen/ops/hardsigmoid_meta_dispatch.h>
 #include <ATen/ops/fractional_max_pool2d_backward_meta_dispatch.h>
 #include <ATen/ops/reflection_pad3d_meta_dispatch.h>
 #include <ATen/ops/replication_pad1d_meta_dispatch.h>
@@ -993,8 +994,98 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
   return out;
 }
 
+// npunnHardsigmoid(self, out)
+// from specs/npu.yaml:242
+static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardsigmoidGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardsigmoid(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardsigmoid: specs/npu.yaml:242
+static const torch_fl::KernelInfo kOp_hardsigmoid{
+    "hardsigmoid", "specs/npu.yaml:242",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::hardsigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid.out: specs/npu.yaml:242
+// out variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_out{
+    "hardsigmoid.out", "specs/npu.yaml:242",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardsigmoid_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardsigmoid_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid_: specs/npu.yaml:242
+// inplace variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_{
+    "hardsigmoid_", "specs/npu.yaml:242",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::hardsigmoid_(self_meta);
+  launch_hardsigmoid(op, self, self);
+  return self;
+}
+
 // npunnNLLLoss2dBackward(grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/npu.yaml:268
+// from specs/npu.yaml:270
 static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1015,9 +1106,9 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// nll_loss2d_backward: specs/npu.yaml:268
+// nll_loss2d_backward: specs/npu.yaml:270
 static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
-    "nll_loss2d_backward", "specs/npu.yaml:268",
+    "nll_loss2d_backward", "specs/npu.yaml:270",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1044,7 +1135,7 @@ at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnFractionalMaxPool2dBackward(grad_output, self, kernel_size, output_size, indices, out)
-// from specs/npu.yaml:319
+// from specs/npu.yaml:321
 static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1065,9 +1156,9 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   }
 }
 
-// fractional_max_pool2d_backward: specs/npu.yaml:319
+// fractional_max_pool2d_backward: specs/npu.yaml:321
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
-    "fractional_max_pool2d_backward", "specs/npu.yaml:319",
+    "fractional_max_pool2d_backward", "specs/npu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1095,7 +1186,7 @@ at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, c
 }
 
 // npunnReflectionPad3d(self, padding, out)
-// from specs/npu.yaml:324
+// from specs/npu.yaml:326
 static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1113,9 +1204,9 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad3d: specs/npu.yaml:324
+// reflection_pad3d: specs/npu.yaml:326
 static const torch_fl::KernelInfo kOp_reflection_pad3d{
-    "reflection_pad3d", "specs/npu.yaml:324",
+    "reflection_pad3d", "specs/npu.yaml:326",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1138,7 +1229,7 @@ at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // npunnReplicationPad1d(self, padding, out)
-// from specs/npu.yaml:326
+// from specs/npu.yaml:328
 static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1156,9 +1247,9 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad1d: specs/npu.yaml:326
+// replication_pad1d: specs/npu.yaml:328
 static const torch_fl::KernelInfo kOp_replication_pad1d{
-    "replication_pad1d", "specs/npu.yaml:326",
+    "replication_pad1d", "specs/npu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1181,7 +1272,7 @@ at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // npunnGroupNorm(input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
-// from specs/npu.yaml:334
+// from specs/npu.yaml:336
 static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto weight_arg = npu_glue::optional_tensor(weight);
@@ -1202,9 +1293,9 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_group_norm: specs/npu.yaml:334
+// native_group_norm: specs/npu.yaml:336
 static const torch_fl::KernelInfo kOp_native_group_norm{
-    "native_group_norm", "specs/npu.yaml:334",
+    "native_group_norm", "specs/npu.yaml:336",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1231,7 +1322,7 @@ static const torch_fl::KernelInfo kOp_native_group_norm{
 }
 
 // npunnErfc(self, out)
-// from specs/npu.yaml:356
+// from specs/npu.yaml:358
 static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1248,9 +1339,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// erfc: specs/npu.yaml:356
+// erfc: specs/npu.yaml:358
 static const torch_fl::KernelInfo kOp_erfc{
-    "erfc", "specs/npu.yaml:356",
+    "erfc", "specs/npu.yaml:358",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1272,10 +1363,10 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   return out;
 }
 
-// erfc.out: specs/npu.yaml:356
+// erfc.out: specs/npu.yaml:358
 // out variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_out{
-    "erfc.out", "specs/npu.yaml:356",
+    "erfc.out", "specs/npu.yaml:358",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1298,10 +1389,10 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfc_: specs/npu.yaml:356
+// erfc_: specs/npu.yaml:358
 // inplace variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_{
-    "erfc_", "specs/npu.yaml:356",
+    "erfc_", "specs/npu.yaml:358",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1321,7 +1412,7 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
 }
 
 // npunnBitwiseNot(self, out)
-// from specs/npu.yaml:361
+// from specs/npu.yaml:363
 static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1338,9 +1429,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// bitwise_not: specs/npu.yaml:361
+// bitwise_not: specs/npu.yaml:363
 static const torch_fl::KernelInfo kOp_bitwise_not{
-    "bitwise_not", "specs/npu.yaml:361",
+    "bitwise_not", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1362,10 +1453,10 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   return out;
 }
 
-// bitwise_not.out: specs/npu.yaml:361
+// bitwise_not.out: specs/npu.yaml:363
 // out variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_out{
-    "bitwise_not.out", "specs/npu.yaml:361",
+    "bitwise_not.out", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1388,10 +1479,10 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// bitwise_not_: specs/npu.yaml:361
+// bitwise_not_: specs/npu.yaml:363
 // inplace variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_{
-    "bitwise_not_", "specs/npu.yaml:361",
+    "bitwise_not_", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,7 +1502,7 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
 }
 
 // npunnBitwiseAndScalar(self, other, out)
-// from specs/npu.yaml:382
+// from specs/npu.yaml:384
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1430,7 +1521,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // npunnBitwiseAndTensor(self, other, out)
-// from specs/npu.yaml:366
+// from specs/npu.yaml:368
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1448,9 +1539,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/npu.yaml:366
+// bitwise_and.Tensor: specs/npu.yaml:368
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/npu.yaml:366",
+    "bitwise_and.Tensor", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1477,10 +1568,10 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/npu.yaml:366
+// bitwise_and.Tensor_out: specs/npu.yaml:368
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/npu.yaml:366",
+    "bitwise_and.Tensor_out", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1509,10 +1600,10 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_and_.Tensor: specs/npu.yaml:366
+// bitwise_and_.Tensor: specs/npu.yaml:368
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/npu.yaml:366",
+    "bitwise_and_.Tensor", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1538,7 +1629,7 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
 }
 
 // npunnCopysign(self, other, out)
-// from specs/npu.yaml:376
+// from specs/npu.yaml:378
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1556,9 +1647,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/npu.yaml:376
+// copysign.Tensor: specs/npu.yaml:378
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/npu.yaml:376",
+    "copysign.Tensor", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1582,10 +1673,10 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// copysign.out: specs/npu.yaml:376
+// copysign.out: specs/npu.yaml:378
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/npu.yaml:376",
+    "copysign.out", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1611,10 +1702,10 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   return out;
 }
 
-// copysign_.Tensor: specs/npu.yaml:376
+// copysign_.Tensor: specs/npu.yaml:378
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/npu.yaml:376",
+    "copysign_.Tensor", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1637,7 +1728,7 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
 }
 
 // npunnLogAddExp2(self, other, out)
-// from specs/npu.yaml:379
+// from specs/npu.yaml:381
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1655,9 +1746,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/npu.yaml:379
+// logaddexp2: specs/npu.yaml:381
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/npu.yaml:379",
+    "logaddexp2", "specs/npu.yaml:381",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1681,10 +1772,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp2.out: specs/npu.yaml:379
+// logaddexp2.out: specs/npu.yaml:381
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/npu.yaml:379",
+    "logaddexp2.out", "specs/npu.yaml:381",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1711,7 +1802,7 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
 }
 
 // npunnFmax(self, other, out)
-// from specs/npu.yaml:380
+// from specs/npu.yaml:382
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1729,9 +1820,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/npu.yaml:380
+// fmax: specs/npu.yaml:382
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/npu.yaml:380",
+    "fmax", "specs/npu.yaml:382",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1755,10 +1846,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmax.out: specs/npu.yaml:380
+// fmax.out: specs/npu.yaml:382
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/npu.yaml:380",
+    "fmax.out", "specs/npu.yaml:382",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1784,9 +1875,9 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// bitwise_and.Scalar: specs/npu.yaml:382
+// bitwise_and.Scalar: specs/npu.yaml:384
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/npu.yaml:382",
+    "bitwise_and.Scalar", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1808,10 +1899,10 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/npu.yaml:382
+// bitwise_and.Scalar_out: specs/npu.yaml:384
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/npu.yaml:382",
+    "bitwise_and.Scalar_out", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1834,10 +1925,10 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_and_.Scalar: specs/npu.yaml:382
+// bitwise_and_.Scalar: specs/npu.yaml:384
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/npu.yaml:382",
+    "bitwise_and_.Scalar", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1857,7 +1948,7 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnMinDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:394
+// from specs/npu.yaml:396
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto self_arg = npu_glue::tensor(self);
   const auto values_arg = npu_glue::tensor(values);
@@ -1875,9 +1966,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/npu.yaml:394
+// min.dim: specs/npu.yaml:396
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/npu.yaml:394",
+    "min.dim", "specs/npu.yaml:396",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1901,7 +1992,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // npunnNorm(self, p, dim, keepdim, out)
-// from specs/npu.yaml:396
+// from specs/npu.yaml:398
 static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto p_arg = npu_glue::optional_scalar(p);
@@ -1920,9 +2011,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// norm.ScalarOpt_dim: specs/npu.yaml:396
+// norm.ScalarOpt_dim: specs/npu.yaml:398
 static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/npu.yaml:396",
+    "norm.ScalarOpt_dim", "specs/npu.yaml:398",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1945,7 +2036,7 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
 }
 
 // npunnIndexAdd(self, dim, index, source, alpha, out)
-// from specs/npu.yaml:403
+// from specs/npu.yaml:405
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1965,9 +2056,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// index_add: specs/npu.yaml:403
+// index_add: specs/npu.yaml:405
 static const torch_fl::KernelInfo kOp_index_add{
-    "index_add", "specs/npu.yaml:403",
+    "index_add", "specs/npu.yaml:405",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1994,10 +2085,10 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   return out;
 }
 
-// index_add.out: specs/npu.yaml:403
+// index_add.out: specs/npu.yaml:405
 // out variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_out{
-    "index_add.out", "specs/npu.yaml:403",
+    "index_add.out", "specs/npu.yaml:405",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2027,10 +2118,10 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   return out;
 }
 
-// index_add_: specs/npu.yaml:403
+// index_add_: specs/npu.yaml:405
 // inplace variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_{
-    "index_add_", "specs/npu.yaml:403",
+    "index_add_", "specs/npu.yaml:405",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2086,6 +2177,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat", TORCH_FN(wrap_cat));
   m.impl("cat.out", TORCH_FN(wrap_cat_out));
   m.impl("softplus_backward", TORCH_FN(wrap_softplus_backward));
+  m.impl("hardsigmoid", TORCH_FN(wrap_hardsigmoid));
+  m.impl("hardsigmoid.out", TORCH_FN(wrap_hardsigmoid_out));
+  m.impl("hardsigmoid_", TORCH_FN(wrap_hardsigmoid_));
   m.impl("nll_loss2d_backward", TORCH_FN(wrap_nll_loss2d_backward));
   m.impl("fractional_max_pool2d_backward", TORCH_FN(wrap_fractional_max_pool2d_backward));
   m.impl("reflection_pad3d", TORCH_FN(wrap_reflection_pad3d));

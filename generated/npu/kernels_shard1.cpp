@@ -1430,7 +1430,7 @@ at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tenso
 }
 
 // npunnPreluBackward(grad_output, self, weight, out0, out1)
-// from specs/npu.yaml:249
+// from specs/npu.yaml:251
 static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1450,9 +1450,9 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   }
 }
 
-// _prelu_kernel_backward: specs/npu.yaml:249
+// _prelu_kernel_backward: specs/npu.yaml:251
 static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
-    "_prelu_kernel_backward", "specs/npu.yaml:249",
+    "_prelu_kernel_backward", "specs/npu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1476,7 +1476,7 @@ static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
 }
 
 // npunnSmoothL1LossBackward(grad_output, self, target, reduction, beta, out)
-// from specs/npu.yaml:258
+// from specs/npu.yaml:260
 static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1495,9 +1495,9 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// smooth_l1_loss_backward: specs/npu.yaml:258
+// smooth_l1_loss_backward: specs/npu.yaml:260
 static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
-    "smooth_l1_loss_backward", "specs/npu.yaml:258",
+    "smooth_l1_loss_backward", "specs/npu.yaml:260",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1524,7 +1524,7 @@ at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at
 }
 
 // npunnHuberLoss(self, target, reduction, delta, out)
-// from specs/npu.yaml:259
+// from specs/npu.yaml:261
 static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1542,9 +1542,9 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// huber_loss: specs/npu.yaml:259
+// huber_loss: specs/npu.yaml:261
 static const torch_fl::KernelInfo kOp_huber_loss{
-    "huber_loss", "specs/npu.yaml:259",
+    "huber_loss", "specs/npu.yaml:261",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1569,7 +1569,7 @@ at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, i
 }
 
 // npunnBinaryCrossEntropyBackward(grad_output, self, target, weight, reduction, out)
-// from specs/npu.yaml:262
+// from specs/npu.yaml:264
 static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1589,9 +1589,9 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// binary_cross_entropy_backward: specs/npu.yaml:262
+// binary_cross_entropy_backward: specs/npu.yaml:264
 static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
-    "binary_cross_entropy_backward", "specs/npu.yaml:262",
+    "binary_cross_entropy_backward", "specs/npu.yaml:264",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1615,7 +1615,7 @@ at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, co
 }
 
 // npunnMultiMarginLossBackward(grad_output, self, target, p, margin, weight, reduction, out)
-// from specs/npu.yaml:279
+// from specs/npu.yaml:281
 static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1637,9 +1637,9 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// multi_margin_loss_backward: specs/npu.yaml:279
+// multi_margin_loss_backward: specs/npu.yaml:281
 static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
-    "multi_margin_loss_backward", "specs/npu.yaml:279",
+    "multi_margin_loss_backward", "specs/npu.yaml:281",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1664,7 +1664,7 @@ at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const
 }
 
 // npunnMultilabelMarginLossBackward(grad_output, self, target, reduction, is_target, out)
-// from specs/npu.yaml:289
+// from specs/npu.yaml:291
 static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1684,9 +1684,9 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   }
 }
 
-// multilabel_margin_loss_backward: specs/npu.yaml:289
+// multilabel_margin_loss_backward: specs/npu.yaml:291
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
-    "multilabel_margin_loss_backward", "specs/npu.yaml:289",
+    "multilabel_margin_loss_backward", "specs/npu.yaml:291",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1712,7 +1712,7 @@ at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, 
 }
 
 // npunnReflectionPad2d(self, padding, out)
-// from specs/npu.yaml:322
+// from specs/npu.yaml:324
 static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1730,9 +1730,9 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad2d: specs/npu.yaml:322
+// reflection_pad2d: specs/npu.yaml:324
 static const torch_fl::KernelInfo kOp_reflection_pad2d{
-    "reflection_pad2d", "specs/npu.yaml:322",
+    "reflection_pad2d", "specs/npu.yaml:324",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1755,7 +1755,7 @@ at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // npunnFrac(self, out)
-// from specs/npu.yaml:355
+// from specs/npu.yaml:357
 static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1772,9 +1772,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// frac: specs/npu.yaml:355
+// frac: specs/npu.yaml:357
 static const torch_fl::KernelInfo kOp_frac{
-    "frac", "specs/npu.yaml:355",
+    "frac", "specs/npu.yaml:357",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1796,10 +1796,10 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   return out;
 }
 
-// frac.out: specs/npu.yaml:355
+// frac.out: specs/npu.yaml:357
 // out variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_out{
-    "frac.out", "specs/npu.yaml:355",
+    "frac.out", "specs/npu.yaml:357",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1822,10 +1822,10 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// frac_: specs/npu.yaml:355
+// frac_: specs/npu.yaml:357
 // inplace variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_{
-    "frac_", "specs/npu.yaml:355",
+    "frac_", "specs/npu.yaml:357",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1845,7 +1845,7 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
 }
 
 // npunnFmodScalar(self, other, out)
-// from specs/npu.yaml:385
+// from specs/npu.yaml:387
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1864,7 +1864,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // npunnFmodTensor(self, other, out)
-// from specs/npu.yaml:373
+// from specs/npu.yaml:375
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1882,9 +1882,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/npu.yaml:373
+// fmod.Tensor: specs/npu.yaml:375
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/npu.yaml:373",
+    "fmod.Tensor", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1911,10 +1911,10 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmod.Tensor_out: specs/npu.yaml:373
+// fmod.Tensor_out: specs/npu.yaml:375
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/npu.yaml:373",
+    "fmod.Tensor_out", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1943,10 +1943,10 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// fmod_.Tensor: specs/npu.yaml:373
+// fmod_.Tensor: specs/npu.yaml:375
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/npu.yaml:373",
+    "fmod_.Tensor", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1972,7 +1972,7 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnFmin(self, other, out)
-// from specs/npu.yaml:381
+// from specs/npu.yaml:383
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1990,9 +1990,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/npu.yaml:381
+// fmin: specs/npu.yaml:383
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/npu.yaml:381",
+    "fmin", "specs/npu.yaml:383",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2016,10 +2016,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmin.out: specs/npu.yaml:381
+// fmin.out: specs/npu.yaml:383
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/npu.yaml:381",
+    "fmin.out", "specs/npu.yaml:383",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2045,9 +2045,9 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// fmod.Scalar: specs/npu.yaml:385
+// fmod.Scalar: specs/npu.yaml:387
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/npu.yaml:385",
+    "fmod.Scalar", "specs/npu.yaml:387",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2069,10 +2069,10 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod_.Scalar: specs/npu.yaml:385
+// fmod_.Scalar: specs/npu.yaml:387
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/npu.yaml:385",
+    "fmod_.Scalar", "specs/npu.yaml:387",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2092,7 +2092,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // npunnMaxDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:393
+// from specs/npu.yaml:395
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto self_arg = npu_glue::tensor(self);
   const auto values_arg = npu_glue::tensor(values);
@@ -2110,9 +2110,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/npu.yaml:393
+// max.dim: specs/npu.yaml:395
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/npu.yaml:393",
+    "max.dim", "specs/npu.yaml:395",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

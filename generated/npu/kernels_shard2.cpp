@@ -721,7 +721,7 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnMish(self, out)
-// from specs/npu.yaml:244
+// from specs/npu.yaml:246
 static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -738,9 +738,9 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// mish: specs/npu.yaml:244
+// mish: specs/npu.yaml:246
 static const torch_fl::KernelInfo kOp_mish{
-    "mish", "specs/npu.yaml:244",
+    "mish", "specs/npu.yaml:246",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -762,10 +762,10 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   return out;
 }
 
-// mish_: specs/npu.yaml:244
+// mish_: specs/npu.yaml:246
 // inplace variant derived from mish
 static const torch_fl::KernelInfo kOp_mish_{
-    "mish_", "specs/npu.yaml:244",
+    "mish_", "specs/npu.yaml:246",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -785,7 +785,7 @@ at::Tensor & wrap_mish_(at::Tensor & self) {
 }
 
 // npunnReflectionPad1d(self, padding, out)
-// from specs/npu.yaml:320
+// from specs/npu.yaml:322
 static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -803,9 +803,9 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad1d: specs/npu.yaml:320
+// reflection_pad1d: specs/npu.yaml:322
 static const torch_fl::KernelInfo kOp_reflection_pad1d{
-    "reflection_pad1d", "specs/npu.yaml:320",
+    "reflection_pad1d", "specs/npu.yaml:322",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -828,7 +828,7 @@ at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // npunnReflectionPad1dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:321
+// from specs/npu.yaml:323
 static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -847,9 +847,9 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad1d_backward: specs/npu.yaml:321
+// reflection_pad1d_backward: specs/npu.yaml:323
 static const torch_fl::KernelInfo kOp_reflection_pad1d_backward{
-    "reflection_pad1d_backward", "specs/npu.yaml:321",
+    "reflection_pad1d_backward", "specs/npu.yaml:323",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -874,7 +874,7 @@ at::Tensor wrap_reflection_pad1d_backward(const at::Tensor & grad_output, const 
 }
 
 // npunnReplicationPad3d(self, padding, out)
-// from specs/npu.yaml:330
+// from specs/npu.yaml:332
 static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -892,9 +892,9 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad3d: specs/npu.yaml:330
+// replication_pad3d: specs/npu.yaml:332
 static const torch_fl::KernelInfo kOp_replication_pad3d{
-    "replication_pad3d", "specs/npu.yaml:330",
+    "replication_pad3d", "specs/npu.yaml:332",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -917,7 +917,7 @@ at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // npunnAsin(self, out)
-// from specs/npu.yaml:345
+// from specs/npu.yaml:347
 static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -934,9 +934,9 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// asin: specs/npu.yaml:345
+// asin: specs/npu.yaml:347
 static const torch_fl::KernelInfo kOp_asin{
-    "asin", "specs/npu.yaml:345",
+    "asin", "specs/npu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -958,10 +958,10 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   return out;
 }
 
-// asin.out: specs/npu.yaml:345
+// asin.out: specs/npu.yaml:347
 // out variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_out{
-    "asin.out", "specs/npu.yaml:345",
+    "asin.out", "specs/npu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -984,10 +984,10 @@ at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asin_: specs/npu.yaml:345
+// asin_: specs/npu.yaml:347
 // inplace variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_{
-    "asin_", "specs/npu.yaml:345",
+    "asin_", "specs/npu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1007,7 +1007,7 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
 }
 
 // npunnSinh(self, out)
-// from specs/npu.yaml:348
+// from specs/npu.yaml:350
 static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1024,9 +1024,9 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinh: specs/npu.yaml:348
+// sinh: specs/npu.yaml:350
 static const torch_fl::KernelInfo kOp_sinh{
-    "sinh", "specs/npu.yaml:348",
+    "sinh", "specs/npu.yaml:350",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1048,10 +1048,10 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   return out;
 }
 
-// sinh.out: specs/npu.yaml:348
+// sinh.out: specs/npu.yaml:350
 // out variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_out{
-    "sinh.out", "specs/npu.yaml:348",
+    "sinh.out", "specs/npu.yaml:350",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1074,10 +1074,10 @@ at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinh_: specs/npu.yaml:348
+// sinh_: specs/npu.yaml:350
 // inplace variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_{
-    "sinh_", "specs/npu.yaml:348",
+    "sinh_", "specs/npu.yaml:350",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1097,7 +1097,7 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
 }
 
 // npunnSinc(self, out)
-// from specs/npu.yaml:360
+// from specs/npu.yaml:362
 static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1114,9 +1114,9 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinc: specs/npu.yaml:360
+// sinc: specs/npu.yaml:362
 static const torch_fl::KernelInfo kOp_sinc{
-    "sinc", "specs/npu.yaml:360",
+    "sinc", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1138,10 +1138,10 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   return out;
 }
 
-// sinc.out: specs/npu.yaml:360
+// sinc.out: specs/npu.yaml:362
 // out variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_out{
-    "sinc.out", "specs/npu.yaml:360",
+    "sinc.out", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1164,10 +1164,10 @@ at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinc_: specs/npu.yaml:360
+// sinc_: specs/npu.yaml:362
 // inplace variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_{
-    "sinc_", "specs/npu.yaml:360",
+    "sinc_", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1187,7 +1187,7 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
 }
 
 // npunnSignbit(self, out)
-// from specs/npu.yaml:362
+// from specs/npu.yaml:364
 static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1204,9 +1204,9 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// signbit: specs/npu.yaml:362
+// signbit: specs/npu.yaml:364
 static const torch_fl::KernelInfo kOp_signbit{
-    "signbit", "specs/npu.yaml:362",
+    "signbit", "specs/npu.yaml:364",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1228,10 +1228,10 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   return out;
 }
 
-// signbit.out: specs/npu.yaml:362
+// signbit.out: specs/npu.yaml:364
 // out variant derived from signbit
 static const torch_fl::KernelInfo kOp_signbit_out{
-    "signbit.out", "specs/npu.yaml:362",
+    "signbit.out", "specs/npu.yaml:364",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1255,7 +1255,7 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // npunnBitwiseOrScalar(self, other, out)
-// from specs/npu.yaml:383
+// from specs/npu.yaml:385
 static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1274,7 +1274,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // npunnBitwiseOrTensor(self, other, out)
-// from specs/npu.yaml:367
+// from specs/npu.yaml:369
 static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1292,9 +1292,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// bitwise_or.Tensor: specs/npu.yaml:367
+// bitwise_or.Tensor: specs/npu.yaml:369
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/npu.yaml:367",
+    "bitwise_or.Tensor", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1321,10 +1321,10 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// bitwise_or.Tensor_out: specs/npu.yaml:367
+// bitwise_or.Tensor_out: specs/npu.yaml:369
 // out variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/npu.yaml:367",
+    "bitwise_or.Tensor_out", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1353,10 +1353,10 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// bitwise_or_.Tensor: specs/npu.yaml:367
+// bitwise_or_.Tensor: specs/npu.yaml:369
 // inplace variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/npu.yaml:367",
+    "bitwise_or_.Tensor", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1382,7 +1382,7 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
 }
 
 // npunnRemainderTensorScalar(self, other, out)
-// from specs/npu.yaml:386
+// from specs/npu.yaml:388
 static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1401,7 +1401,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
 }
 
 // npunnRemainderTensorTensor(self, other, out)
-// from specs/npu.yaml:374
+// from specs/npu.yaml:376
 static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1419,9 +1419,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// remainder.Tensor: specs/npu.yaml:374
+// remainder.Tensor: specs/npu.yaml:376
 static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/npu.yaml:374",
+    "remainder.Tensor", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1448,10 +1448,10 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// remainder.Tensor_out: specs/npu.yaml:374
+// remainder.Tensor_out: specs/npu.yaml:376
 // out variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/npu.yaml:374",
+    "remainder.Tensor_out", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1480,10 +1480,10 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   return out;
 }
 
-// remainder_.Tensor: specs/npu.yaml:374
+// remainder_.Tensor: specs/npu.yaml:376
 // inplace variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/npu.yaml:374",
+    "remainder_.Tensor", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1509,7 +1509,7 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
 }
 
 // npunnHypot(self, other, out)
-// from specs/npu.yaml:375
+// from specs/npu.yaml:377
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1527,9 +1527,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// hypot: specs/npu.yaml:375
+// hypot: specs/npu.yaml:377
 static const torch_fl::KernelInfo kOp_hypot{
-    "hypot", "specs/npu.yaml:375",
+    "hypot", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1553,10 +1553,10 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// hypot.out: specs/npu.yaml:375
+// hypot.out: specs/npu.yaml:377
 // out variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_out{
-    "hypot.out", "specs/npu.yaml:375",
+    "hypot.out", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1582,10 +1582,10 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// hypot_: specs/npu.yaml:375
+// hypot_: specs/npu.yaml:377
 // inplace variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_{
-    "hypot_", "specs/npu.yaml:375",
+    "hypot_", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1607,9 +1607,9 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// bitwise_or.Scalar: specs/npu.yaml:383
+// bitwise_or.Scalar: specs/npu.yaml:385
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/npu.yaml:383",
+    "bitwise_or.Scalar", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1631,10 +1631,10 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   return out;
 }
 
-// bitwise_or.Scalar_out: specs/npu.yaml:383
+// bitwise_or.Scalar_out: specs/npu.yaml:385
 // out variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/npu.yaml:383",
+    "bitwise_or.Scalar_out", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1657,10 +1657,10 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// bitwise_or_.Scalar: specs/npu.yaml:383
+// bitwise_or_.Scalar: specs/npu.yaml:385
 // inplace variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/npu.yaml:383",
+    "bitwise_or_.Scalar", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1679,9 +1679,9 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   return self;
 }
 
-// remainder.Scalar: specs/npu.yaml:386
+// remainder.Scalar: specs/npu.yaml:388
 static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/npu.yaml:386",
+    "remainder.Scalar", "specs/npu.yaml:388",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1703,10 +1703,10 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   return out;
 }
 
-// remainder_.Scalar: specs/npu.yaml:386
+// remainder_.Scalar: specs/npu.yaml:388
 // inplace variant derived from remainder.Scalar
 static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/npu.yaml:386",
+    "remainder_.Scalar", "specs/npu.yaml:388",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -15,6 +15,7 @@
 #include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
 #include <ATen/ops/elu_backward_meta_dispatch.h>
 #include <ATen/ops/softplus_meta_dispatch.h>
+#include <ATen/ops/hardsigmoid_backward_meta_dispatch.h>
 #include <ATen/ops/mse_loss_meta_dispatch.h>
 #include <ATen/ops/reflection_pad3d_backward_meta_dispatch.h>
 #include <ATen/ops/cosh_meta_dispatch.h>
@@ -836,8 +837,82 @@ at::Tensor & wrap_hardswish_(at::Tensor & self) {
   return self;
 }
 
+// npunnHardsigmoidBackward(grad_output, self, out)
+// from specs/npu.yaml:243
+static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto grad_output_arg = npu_glue::tensor(grad_output);
+  const auto self_arg = npu_glue::tensor(self);
+  const auto out_arg = npu_glue::tensor(out);
+  uint64_t workspace_bytes = 0;
+  npunnExecutor* executor = nullptr;
+  const npuError query_status = npunnHardsigmoidBackwardGetWorkspaceSize(grad_output_arg, self_arg, out_arg, &workspace_bytes, &executor);
+  if (query_status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
+  }
+  const at::Tensor workspace = op.workspace(workspace_bytes);
+  const npuError status = npunnHardsigmoidBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  if (status != NPU_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
+  }
+}
+
+// hardsigmoid_backward: specs/npu.yaml:243
+static const torch_fl::KernelInfo kOp_hardsigmoid_backward{
+    "hardsigmoid_backward", "specs/npu.yaml:243",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardsigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = at::meta::hardsigmoid_backward(op.meta(grad_output), op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardsigmoid_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid_backward.grad_input: specs/npu.yaml:243
+// out variant derived from hardsigmoid_backward
+static const torch_fl::KernelInfo kOp_hardsigmoid_backward_grad_input{
+    "hardsigmoid_backward.grad_input", "specs/npu.yaml:243",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_hardsigmoid_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::hardsigmoid_backward_outf(op.meta(grad_output), op.meta(self), grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_hardsigmoid_backward(op, *grad_output_on_device, *self_on_device, grad_input);
+  return grad_input;
+}
+
 // npunnMseLoss(self, target, reduction, out)
-// from specs/npu.yaml:255
+// from specs/npu.yaml:257
 static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -855,9 +930,9 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mse_loss: specs/npu.yaml:255
+// mse_loss: specs/npu.yaml:257
 static const torch_fl::KernelInfo kOp_mse_loss{
-    "mse_loss", "specs/npu.yaml:255",
+    "mse_loss", "specs/npu.yaml:257",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -882,7 +957,7 @@ at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int
 }
 
 // npunnMseLossBackward(grad_output, self, target, reduction, out)
-// from specs/npu.yaml:256
+// from specs/npu.yaml:258
 static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -901,9 +976,9 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// mse_loss_backward: specs/npu.yaml:256
+// mse_loss_backward: specs/npu.yaml:258
 static const torch_fl::KernelInfo kOp_mse_loss_backward{
-    "mse_loss_backward", "specs/npu.yaml:256",
+    "mse_loss_backward", "specs/npu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -926,7 +1001,7 @@ at::Tensor wrap_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // npunnMaxPool3dWithIndices(self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/npu.yaml:303
+// from specs/npu.yaml:305
 static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -948,9 +1023,9 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool3d_with_indices: specs/npu.yaml:303
+// max_pool3d_with_indices: specs/npu.yaml:305
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
-    "max_pool3d_with_indices", "specs/npu.yaml:303",
+    "max_pool3d_with_indices", "specs/npu.yaml:305",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -974,7 +1049,7 @@ static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
 }
 
 // npunnMaxPool3dWithIndicesBackward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/npu.yaml:307
+// from specs/npu.yaml:309
 static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -997,9 +1072,9 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool3d_with_indices_backward: specs/npu.yaml:307
+// max_pool3d_with_indices_backward: specs/npu.yaml:309
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices_backward{
-    "max_pool3d_with_indices_backward", "specs/npu.yaml:307",
+    "max_pool3d_with_indices_backward", "specs/npu.yaml:309",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1023,7 +1098,7 @@ at::Tensor wrap_max_pool3d_with_indices_backward(const at::Tensor & grad_output,
 }
 
 // npunnReflectionPad2dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:323
+// from specs/npu.yaml:325
 static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1042,9 +1117,9 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad2d_backward: specs/npu.yaml:323
+// reflection_pad2d_backward: specs/npu.yaml:325
 static const torch_fl::KernelInfo kOp_reflection_pad2d_backward{
-    "reflection_pad2d_backward", "specs/npu.yaml:323",
+    "reflection_pad2d_backward", "specs/npu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1065,7 +1140,7 @@ at::Tensor wrap_reflection_pad2d_backward(const at::Tensor & grad_output, const 
 }
 
 // npunnReflectionPad3dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:325
+// from specs/npu.yaml:327
 static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1084,9 +1159,9 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad3d_backward: specs/npu.yaml:325
+// reflection_pad3d_backward: specs/npu.yaml:327
 static const torch_fl::KernelInfo kOp_reflection_pad3d_backward{
-    "reflection_pad3d_backward", "specs/npu.yaml:325",
+    "reflection_pad3d_backward", "specs/npu.yaml:327",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1111,7 +1186,7 @@ at::Tensor wrap_reflection_pad3d_backward(const at::Tensor & grad_output, const 
 }
 
 // npunnReplicationPad2d(self, padding, out)
-// from specs/npu.yaml:328
+// from specs/npu.yaml:330
 static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1129,9 +1204,9 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad2d: specs/npu.yaml:328
+// replication_pad2d: specs/npu.yaml:330
 static const torch_fl::KernelInfo kOp_replication_pad2d{
-    "replication_pad2d", "specs/npu.yaml:328",
+    "replication_pad2d", "specs/npu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1154,7 +1229,7 @@ at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // npunnCosh(self, out)
-// from specs/npu.yaml:349
+// from specs/npu.yaml:351
 static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1171,9 +1246,9 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// cosh: specs/npu.yaml:349
+// cosh: specs/npu.yaml:351
 static const torch_fl::KernelInfo kOp_cosh{
-    "cosh", "specs/npu.yaml:349",
+    "cosh", "specs/npu.yaml:351",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1195,10 +1270,10 @@ at::Tensor wrap_cosh(const at::Tensor & self) {
   return out;
 }
 
-// cosh.out: specs/npu.yaml:349
+// cosh.out: specs/npu.yaml:351
 // out variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_out{
-    "cosh.out", "specs/npu.yaml:349",
+    "cosh.out", "specs/npu.yaml:351",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1221,10 +1296,10 @@ at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cosh_: specs/npu.yaml:349
+// cosh_: specs/npu.yaml:351
 // inplace variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_{
-    "cosh_", "specs/npu.yaml:349",
+    "cosh_", "specs/npu.yaml:351",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1244,7 +1319,7 @@ at::Tensor & wrap_cosh_(at::Tensor & self) {
 }
 
 // npunnExp2(self, out)
-// from specs/npu.yaml:353
+// from specs/npu.yaml:355
 static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1261,9 +1336,9 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// exp2: specs/npu.yaml:353
+// exp2: specs/npu.yaml:355
 static const torch_fl::KernelInfo kOp_exp2{
-    "exp2", "specs/npu.yaml:353",
+    "exp2", "specs/npu.yaml:355",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1285,10 +1360,10 @@ at::Tensor wrap_exp2(const at::Tensor & self) {
   return out;
 }
 
-// exp2.out: specs/npu.yaml:353
+// exp2.out: specs/npu.yaml:355
 // out variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_out{
-    "exp2.out", "specs/npu.yaml:353",
+    "exp2.out", "specs/npu.yaml:355",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1311,10 +1386,10 @@ at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp2_: specs/npu.yaml:353
+// exp2_: specs/npu.yaml:355
 // inplace variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_{
-    "exp2_", "specs/npu.yaml:353",
+    "exp2_", "specs/npu.yaml:355",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1334,7 +1409,7 @@ at::Tensor & wrap_exp2_(at::Tensor & self) {
 }
 
 // npunnIsPosInf(self, out)
-// from specs/npu.yaml:363
+// from specs/npu.yaml:365
 static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1351,9 +1426,9 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isposinf: specs/npu.yaml:363
+// isposinf: specs/npu.yaml:365
 static const torch_fl::KernelInfo kOp_isposinf{
-    "isposinf", "specs/npu.yaml:363",
+    "isposinf", "specs/npu.yaml:365",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1375,10 +1450,10 @@ at::Tensor wrap_isposinf(const at::Tensor & self) {
   return out;
 }
 
-// isposinf.out: specs/npu.yaml:363
+// isposinf.out: specs/npu.yaml:365
 // out variant derived from isposinf
 static const torch_fl::KernelInfo kOp_isposinf_out{
-    "isposinf.out", "specs/npu.yaml:363",
+    "isposinf.out", "specs/npu.yaml:365",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1402,7 +1477,7 @@ at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // npunnLogicalAnd(self, other, out)
-// from specs/npu.yaml:369
+// from specs/npu.yaml:371
 static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1420,9 +1495,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_and: specs/npu.yaml:369
+// logical_and: specs/npu.yaml:371
 static const torch_fl::KernelInfo kOp_logical_and{
-    "logical_and", "specs/npu.yaml:369",
+    "logical_and", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1446,10 +1521,10 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_and.out: specs/npu.yaml:369
+// logical_and.out: specs/npu.yaml:371
 // out variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_out{
-    "logical_and.out", "specs/npu.yaml:369",
+    "logical_and.out", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1475,10 +1550,10 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_and_: specs/npu.yaml:369
+// logical_and_: specs/npu.yaml:371
 // inplace variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_{
-    "logical_and_", "specs/npu.yaml:369",
+    "logical_and_", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1501,7 +1576,7 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnArgMin(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:390
+// from specs/npu.yaml:392
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -1519,9 +1594,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmin: specs/npu.yaml:390
+// argmin: specs/npu.yaml:392
 static const torch_fl::KernelInfo kOp_argmin{
-    "argmin", "specs/npu.yaml:390",
+    "argmin", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1543,10 +1618,10 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmin.out: specs/npu.yaml:390
+// argmin.out: specs/npu.yaml:392
 // out variant derived from argmin
 static const torch_fl::KernelInfo kOp_argmin_out{
-    "argmin.out", "specs/npu.yaml:390",
+    "argmin.out", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1570,7 +1645,7 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // npunnCumprod(self, dim, out)
-// from specs/npu.yaml:392
+// from specs/npu.yaml:394
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1587,9 +1662,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/npu.yaml:392
+// cumprod: specs/npu.yaml:394
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/npu.yaml:392",
+    "cumprod", "specs/npu.yaml:394",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1611,10 +1686,10 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   return out;
 }
 
-// cumprod.out: specs/npu.yaml:392
+// cumprod.out: specs/npu.yaml:394
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/npu.yaml:392",
+    "cumprod.out", "specs/npu.yaml:394",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1637,10 +1712,10 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   return out;
 }
 
-// cumprod_: specs/npu.yaml:392
+// cumprod_: specs/npu.yaml:394
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/npu.yaml:392",
+    "cumprod_", "specs/npu.yaml:394",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1660,7 +1735,7 @@ at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::S
 }
 
 // npunnNorm(self, ord, dim, keepdim, out)
-// from specs/npu.yaml:395
+// from specs/npu.yaml:397
 static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto ord_arg = npu_glue::scalar(ord);
@@ -1679,9 +1754,9 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// linalg_vector_norm: specs/npu.yaml:395
+// linalg_vector_norm: specs/npu.yaml:397
 static const torch_fl::KernelInfo kOp_linalg_vector_norm{
-    "linalg_vector_norm", "specs/npu.yaml:395",
+    "linalg_vector_norm", "specs/npu.yaml:397",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1703,10 +1778,10 @@ at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// linalg_vector_norm.out: specs/npu.yaml:395
+// linalg_vector_norm.out: specs/npu.yaml:397
 // out variant derived from linalg_vector_norm
 static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
-    "linalg_vector_norm.out", "specs/npu.yaml:395",
+    "linalg_vector_norm.out", "specs/npu.yaml:397",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1755,6 +1830,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("softplus.out", TORCH_FN(wrap_softplus_out));
   m.impl("hardswish", TORCH_FN(wrap_hardswish));
   m.impl("hardswish_", TORCH_FN(wrap_hardswish_));
+  m.impl("hardsigmoid_backward", TORCH_FN(wrap_hardsigmoid_backward));
+  m.impl("hardsigmoid_backward.grad_input", TORCH_FN(wrap_hardsigmoid_backward_grad_input));
   m.impl("mse_loss", TORCH_FN(wrap_mse_loss));
   m.impl("mse_loss_backward", TORCH_FN(wrap_mse_loss_backward));
   m.impl("max_pool3d_with_indices", TORCH_FN(wrap_max_pool3d_with_indices));

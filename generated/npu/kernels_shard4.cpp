@@ -902,7 +902,7 @@ at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // npunnGluBackward(grad_output, self, dim, out)
-// from specs/npu.yaml:247
+// from specs/npu.yaml:249
 static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -920,9 +920,9 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// glu_backward: specs/npu.yaml:247
+// glu_backward: specs/npu.yaml:249
 static const torch_fl::KernelInfo kOp_glu_backward{
-    "glu_backward", "specs/npu.yaml:247",
+    "glu_backward", "specs/npu.yaml:249",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -943,7 +943,7 @@ at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & 
 }
 
 // npunnSgn(self, out)
-// from specs/npu.yaml:250
+// from specs/npu.yaml:252
 static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -960,9 +960,9 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sgn: specs/npu.yaml:250
+// sgn: specs/npu.yaml:252
 static const torch_fl::KernelInfo kOp_sgn{
-    "sgn", "specs/npu.yaml:250",
+    "sgn", "specs/npu.yaml:252",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -984,10 +984,10 @@ at::Tensor wrap_sgn(const at::Tensor & self) {
   return out;
 }
 
-// sgn.out: specs/npu.yaml:250
+// sgn.out: specs/npu.yaml:252
 // out variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_out{
-    "sgn.out", "specs/npu.yaml:250",
+    "sgn.out", "specs/npu.yaml:252",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1010,10 +1010,10 @@ at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sgn_: specs/npu.yaml:250
+// sgn_: specs/npu.yaml:252
 // inplace variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_{
-    "sgn_", "specs/npu.yaml:250",
+    "sgn_", "specs/npu.yaml:252",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1033,7 +1033,7 @@ at::Tensor & wrap_sgn_(at::Tensor & self) {
 }
 
 // npunnAny(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:252
+// from specs/npu.yaml:254
 static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -1051,9 +1051,9 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// any.dim: specs/npu.yaml:252
+// any.dim: specs/npu.yaml:254
 static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/npu.yaml:252",
+    "any.dim", "specs/npu.yaml:254",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1075,10 +1075,10 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// any.out: specs/npu.yaml:252
+// any.out: specs/npu.yaml:254
 // out variant derived from any.dim
 static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/npu.yaml:252",
+    "any.out", "specs/npu.yaml:254",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1102,7 +1102,7 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // npunnSmoothL1Loss(self, target, reduction, beta, out)
-// from specs/npu.yaml:257
+// from specs/npu.yaml:259
 static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1120,9 +1120,9 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// smooth_l1_loss: specs/npu.yaml:257
+// smooth_l1_loss: specs/npu.yaml:259
 static const torch_fl::KernelInfo kOp_smooth_l1_loss{
-    "smooth_l1_loss", "specs/npu.yaml:257",
+    "smooth_l1_loss", "specs/npu.yaml:259",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1147,7 +1147,7 @@ at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & targe
 }
 
 // npunnBinaryCrossEntropy(self, target, weight, reduction, out)
-// from specs/npu.yaml:261
+// from specs/npu.yaml:263
 static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1166,9 +1166,9 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
   }
 }
 
-// binary_cross_entropy: specs/npu.yaml:261
+// binary_cross_entropy: specs/npu.yaml:263
 static const torch_fl::KernelInfo kOp_binary_cross_entropy{
-    "binary_cross_entropy", "specs/npu.yaml:261",
+    "binary_cross_entropy", "specs/npu.yaml:263",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1194,7 +1194,7 @@ at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor &
 }
 
 // npunnAvgPool3dBackward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:300
+// from specs/npu.yaml:302
 static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1216,9 +1216,9 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool3d_backward: specs/npu.yaml:300
+// avg_pool3d_backward: specs/npu.yaml:302
 static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
-    "avg_pool3d_backward", "specs/npu.yaml:300",
+    "avg_pool3d_backward", "specs/npu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1243,7 +1243,7 @@ at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnAdaptiveMaxPool2d(self, output_size, out0, out1)
-// from specs/npu.yaml:312
+// from specs/npu.yaml:314
 static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -1262,9 +1262,9 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool2d: specs/npu.yaml:312
+// adaptive_max_pool2d: specs/npu.yaml:314
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
-    "adaptive_max_pool2d", "specs/npu.yaml:312",
+    "adaptive_max_pool2d", "specs/npu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1288,7 +1288,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
 }
 
 // npunnAdaptiveMaxPool2dBackward(grad_output, self, indices, out)
-// from specs/npu.yaml:313
+// from specs/npu.yaml:315
 static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1307,9 +1307,9 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool2d_backward: specs/npu.yaml:313
+// adaptive_max_pool2d_backward: specs/npu.yaml:315
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
-    "adaptive_max_pool2d_backward", "specs/npu.yaml:313",
+    "adaptive_max_pool2d_backward", "specs/npu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1337,7 +1337,7 @@ at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, con
 }
 
 // npunnAdaptiveMaxPool3dBackward(grad_output, self, indices, out)
-// from specs/npu.yaml:315
+// from specs/npu.yaml:317
 static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1356,9 +1356,9 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool3d_backward: specs/npu.yaml:315
+// adaptive_max_pool3d_backward: specs/npu.yaml:317
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
-    "adaptive_max_pool3d_backward", "specs/npu.yaml:315",
+    "adaptive_max_pool3d_backward", "specs/npu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1386,7 +1386,7 @@ at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, con
 }
 
 // npunnAdaptiveAvgPool3d(self, output_size, out)
-// from specs/npu.yaml:316
+// from specs/npu.yaml:318
 static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -1404,9 +1404,9 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool3d: specs/npu.yaml:316
+// _adaptive_avg_pool3d: specs/npu.yaml:318
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
-    "_adaptive_avg_pool3d", "specs/npu.yaml:316",
+    "_adaptive_avg_pool3d", "specs/npu.yaml:318",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1429,7 +1429,7 @@ at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // npunnFractionalMaxPool2d(self, kernel_size, output_size, random_samples, out0, out1)
-// from specs/npu.yaml:318
+// from specs/npu.yaml:320
 static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -1450,9 +1450,9 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
   }
 }
 
-// fractional_max_pool2d: specs/npu.yaml:318
+// fractional_max_pool2d: specs/npu.yaml:320
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
-    "fractional_max_pool2d", "specs/npu.yaml:318",
+    "fractional_max_pool2d", "specs/npu.yaml:320",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1478,7 +1478,7 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
 }
 
 // npunnReplicationPad1dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:327
+// from specs/npu.yaml:329
 static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1497,9 +1497,9 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad1d_backward: specs/npu.yaml:327
+// replication_pad1d_backward: specs/npu.yaml:329
 static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
-    "replication_pad1d_backward", "specs/npu.yaml:327",
+    "replication_pad1d_backward", "specs/npu.yaml:329",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1524,7 +1524,7 @@ at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const
 }
 
 // npunnLogicalXor(self, other, out)
-// from specs/npu.yaml:371
+// from specs/npu.yaml:373
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1542,9 +1542,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/npu.yaml:371
+// logical_xor: specs/npu.yaml:373
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/npu.yaml:371",
+    "logical_xor", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1568,10 +1568,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_xor.out: specs/npu.yaml:371
+// logical_xor.out: specs/npu.yaml:373
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/npu.yaml:371",
+    "logical_xor.out", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1597,10 +1597,10 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_xor_: specs/npu.yaml:371
+// logical_xor_: specs/npu.yaml:373
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/npu.yaml:371",
+    "logical_xor_", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,7 +1623,7 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnScatter(self, dim, index, src, out)
-// from specs/npu.yaml:400
+// from specs/npu.yaml:402
 static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1642,9 +1642,9 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter.src: specs/npu.yaml:400
+// scatter.src: specs/npu.yaml:402
 static const torch_fl::KernelInfo kOp_scatter_src{
-    "scatter.src", "specs/npu.yaml:400",
+    "scatter.src", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1671,10 +1671,10 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter.src_out: specs/npu.yaml:400
+// scatter.src_out: specs/npu.yaml:402
 // out variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter_src_out{
-    "scatter.src_out", "specs/npu.yaml:400",
+    "scatter.src_out", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1704,10 +1704,10 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_.src: specs/npu.yaml:400
+// scatter_.src: specs/npu.yaml:402
 // inplace variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter__src{
-    "scatter_.src", "specs/npu.yaml:400",
+    "scatter_.src", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1734,7 +1734,7 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
 }
 
 // npunnScatterValue(self, dim, index, value, out)
-// from specs/npu.yaml:401
+// from specs/npu.yaml:403
 static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1753,9 +1753,9 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// scatter.value: specs/npu.yaml:401
+// scatter.value: specs/npu.yaml:403
 static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/npu.yaml:401",
+    "scatter.value", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1780,10 +1780,10 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   return out;
 }
 
-// scatter.value_out: specs/npu.yaml:401
+// scatter.value_out: specs/npu.yaml:403
 // out variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/npu.yaml:401",
+    "scatter.value_out", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1810,10 +1810,10 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   return out;
 }
 
-// scatter_.value: specs/npu.yaml:401
+// scatter_.value: specs/npu.yaml:403
 // inplace variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/npu.yaml:401",
+    "scatter_.value", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

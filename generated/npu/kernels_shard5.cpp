@@ -770,7 +770,7 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
 }
 
 // npunnLogSigmoid(self, output, buffer)
-// from specs/npu.yaml:242
+// from specs/npu.yaml:244
 static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& output, const at::Tensor& buffer) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_arg = npu_glue::tensor(output);
@@ -788,9 +788,9 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// log_sigmoid_forward: specs/npu.yaml:242
+// log_sigmoid_forward: specs/npu.yaml:244
 static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
-    "log_sigmoid_forward", "specs/npu.yaml:242",
+    "log_sigmoid_forward", "specs/npu.yaml:244",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -810,7 +810,7 @@ static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
 }
 
 // npunnHuberLossBackward(grad_output, self, target, reduction, delta, out)
-// from specs/npu.yaml:260
+// from specs/npu.yaml:262
 static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -829,9 +829,9 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// huber_loss_backward: specs/npu.yaml:260
+// huber_loss_backward: specs/npu.yaml:262
 static const torch_fl::KernelInfo kOp_huber_loss_backward{
-    "huber_loss_backward", "specs/npu.yaml:260",
+    "huber_loss_backward", "specs/npu.yaml:262",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -858,7 +858,7 @@ at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnNLLLoss2d(self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/npu.yaml:263
+// from specs/npu.yaml:265
 static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -878,9 +878,9 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// nll_loss2d_forward: specs/npu.yaml:263
+// nll_loss2d_forward: specs/npu.yaml:265
 static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
-    "nll_loss2d_forward", "specs/npu.yaml:263",
+    "nll_loss2d_forward", "specs/npu.yaml:265",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -908,7 +908,7 @@ static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
 }
 
 // npunnAdaptiveMaxPool3d(self, output_size, out0, out1)
-// from specs/npu.yaml:314
+// from specs/npu.yaml:316
 static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -927,9 +927,9 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool3d: specs/npu.yaml:314
+// adaptive_max_pool3d: specs/npu.yaml:316
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
-    "adaptive_max_pool3d", "specs/npu.yaml:314",
+    "adaptive_max_pool3d", "specs/npu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -953,7 +953,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
 }
 
 // npunnAdaptiveAvgPool3dBackward(grad_output, self, out)
-// from specs/npu.yaml:317
+// from specs/npu.yaml:319
 static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -971,9 +971,9 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool3d_backward: specs/npu.yaml:317
+// _adaptive_avg_pool3d_backward: specs/npu.yaml:319
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d_backward{
-    "_adaptive_avg_pool3d_backward", "specs/npu.yaml:317",
+    "_adaptive_avg_pool3d_backward", "specs/npu.yaml:319",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -994,7 +994,7 @@ at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, co
 }
 
 // npunnReplicationPad2dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:329
+// from specs/npu.yaml:331
 static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1013,9 +1013,9 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad2d_backward: specs/npu.yaml:329
+// replication_pad2d_backward: specs/npu.yaml:331
 static const torch_fl::KernelInfo kOp_replication_pad2d_backward{
-    "replication_pad2d_backward", "specs/npu.yaml:329",
+    "replication_pad2d_backward", "specs/npu.yaml:331",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1036,7 +1036,7 @@ at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const
 }
 
 // npunnReplicationPad3dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:331
+// from specs/npu.yaml:333
 static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1055,9 +1055,9 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad3d_backward: specs/npu.yaml:331
+// replication_pad3d_backward: specs/npu.yaml:333
 static const torch_fl::KernelInfo kOp_replication_pad3d_backward{
-    "replication_pad3d_backward", "specs/npu.yaml:331",
+    "replication_pad3d_backward", "specs/npu.yaml:333",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1078,7 +1078,7 @@ at::Tensor wrap_replication_pad3d_backward(const at::Tensor & grad_output, const
 }
 
 // npunnAcos(self, out)
-// from specs/npu.yaml:346
+// from specs/npu.yaml:348
 static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1095,9 +1095,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// acos: specs/npu.yaml:346
+// acos: specs/npu.yaml:348
 static const torch_fl::KernelInfo kOp_acos{
-    "acos", "specs/npu.yaml:346",
+    "acos", "specs/npu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1119,10 +1119,10 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   return out;
 }
 
-// acos.out: specs/npu.yaml:346
+// acos.out: specs/npu.yaml:348
 // out variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_out{
-    "acos.out", "specs/npu.yaml:346",
+    "acos.out", "specs/npu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1145,10 +1145,10 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acos_: specs/npu.yaml:346
+// acos_: specs/npu.yaml:348
 // inplace variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_{
-    "acos_", "specs/npu.yaml:346",
+    "acos_", "specs/npu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1168,7 +1168,7 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
 }
 
 // npunnErfinv(self, out)
-// from specs/npu.yaml:357
+// from specs/npu.yaml:359
 static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1185,9 +1185,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// erfinv: specs/npu.yaml:357
+// erfinv: specs/npu.yaml:359
 static const torch_fl::KernelInfo kOp_erfinv{
-    "erfinv", "specs/npu.yaml:357",
+    "erfinv", "specs/npu.yaml:359",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1209,10 +1209,10 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   return out;
 }
 
-// erfinv.out: specs/npu.yaml:357
+// erfinv.out: specs/npu.yaml:359
 // out variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_out{
-    "erfinv.out", "specs/npu.yaml:357",
+    "erfinv.out", "specs/npu.yaml:359",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1235,10 +1235,10 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfinv_: specs/npu.yaml:357
+// erfinv_: specs/npu.yaml:359
 // inplace variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_{
-    "erfinv_", "specs/npu.yaml:357",
+    "erfinv_", "specs/npu.yaml:359",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1258,7 +1258,7 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
 }
 
 // npunnAtan2(self, other, out)
-// from specs/npu.yaml:372
+// from specs/npu.yaml:374
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1276,9 +1276,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/npu.yaml:372
+// atan2: specs/npu.yaml:374
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/npu.yaml:372",
+    "atan2", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1302,10 +1302,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// atan2.out: specs/npu.yaml:372
+// atan2.out: specs/npu.yaml:374
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/npu.yaml:372",
+    "atan2.out", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1331,10 +1331,10 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// atan2_: specs/npu.yaml:372
+// atan2_: specs/npu.yaml:374
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/npu.yaml:372",
+    "atan2_", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1357,7 +1357,7 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnXLogYTensor(self, other, out)
-// from specs/npu.yaml:377
+// from specs/npu.yaml:379
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1375,9 +1375,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/npu.yaml:377
+// xlogy.Tensor: specs/npu.yaml:379
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/npu.yaml:377",
+    "xlogy.Tensor", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1401,10 +1401,10 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   return out;
 }
 
-// xlogy.OutTensor: specs/npu.yaml:377
+// xlogy.OutTensor: specs/npu.yaml:379
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/npu.yaml:377",
+    "xlogy.OutTensor", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1430,10 +1430,10 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// xlogy_.Tensor: specs/npu.yaml:377
+// xlogy_.Tensor: specs/npu.yaml:379
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/npu.yaml:377",
+    "xlogy_.Tensor", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1456,7 +1456,7 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnLogAddExp(self, other, out)
-// from specs/npu.yaml:378
+// from specs/npu.yaml:380
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1474,9 +1474,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/npu.yaml:378
+// logaddexp: specs/npu.yaml:380
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/npu.yaml:378",
+    "logaddexp", "specs/npu.yaml:380",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1500,10 +1500,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp.out: specs/npu.yaml:378
+// logaddexp.out: specs/npu.yaml:380
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/npu.yaml:378",
+    "logaddexp.out", "specs/npu.yaml:380",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1530,7 +1530,7 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
 }
 
 // npunnLogSumExp(self, dim, keepdim, out)
-// from specs/npu.yaml:391
+// from specs/npu.yaml:393
 static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -1548,9 +1548,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logsumexp: specs/npu.yaml:391
+// logsumexp: specs/npu.yaml:393
 static const torch_fl::KernelInfo kOp_logsumexp{
-    "logsumexp", "specs/npu.yaml:391",
+    "logsumexp", "specs/npu.yaml:393",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1572,10 +1572,10 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   return out;
 }
 
-// logsumexp.out: specs/npu.yaml:391
+// logsumexp.out: specs/npu.yaml:393
 // out variant derived from logsumexp
 static const torch_fl::KernelInfo kOp_logsumexp_out{
-    "logsumexp.out", "specs/npu.yaml:391",
+    "logsumexp.out", "specs/npu.yaml:393",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1599,7 +1599,7 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
 }
 
 // npunnGather(self, dim, index, out)
-// from specs/npu.yaml:399
+// from specs/npu.yaml:401
 static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1617,9 +1617,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// gather: specs/npu.yaml:399
+// gather: specs/npu.yaml:401
 static const torch_fl::KernelInfo kOp_gather{
-    "gather", "specs/npu.yaml:399",
+    "gather", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1644,10 +1644,10 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   return out;
 }
 
-// gather.out: specs/npu.yaml:399
+// gather.out: specs/npu.yaml:401
 // out variant derived from gather
 static const torch_fl::KernelInfo kOp_gather_out{
-    "gather.out", "specs/npu.yaml:399",
+    "gather.out", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

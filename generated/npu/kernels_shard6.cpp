@@ -808,7 +808,7 @@ at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lam
 }
 
 // npunnLogSigmoidBackward(grad_output, self, buffer, out)
-// from specs/npu.yaml:243
+// from specs/npu.yaml:245
 static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -827,9 +827,9 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// log_sigmoid_backward: specs/npu.yaml:243
+// log_sigmoid_backward: specs/npu.yaml:245
 static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
-    "log_sigmoid_backward", "specs/npu.yaml:243",
+    "log_sigmoid_backward", "specs/npu.yaml:245",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -852,7 +852,7 @@ at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::T
 }
 
 // npunnThreshold(self, threshold, value, out)
-// from specs/npu.yaml:245
+// from specs/npu.yaml:247
 static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto threshold_arg = npu_glue::scalar(threshold);
@@ -871,9 +871,9 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// threshold: specs/npu.yaml:245
+// threshold: specs/npu.yaml:247
 static const torch_fl::KernelInfo kOp_threshold{
-    "threshold", "specs/npu.yaml:245",
+    "threshold", "specs/npu.yaml:247",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -895,10 +895,10 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   return out;
 }
 
-// threshold_: specs/npu.yaml:245
+// threshold_: specs/npu.yaml:247
 // inplace variant derived from threshold
 static const torch_fl::KernelInfo kOp_threshold_{
-    "threshold_", "specs/npu.yaml:245",
+    "threshold_", "specs/npu.yaml:247",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -918,7 +918,7 @@ at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, co
 }
 
 // npunnPrelu(self, weight, out)
-// from specs/npu.yaml:248
+// from specs/npu.yaml:250
 static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto weight_arg = npu_glue::tensor(weight);
@@ -936,9 +936,9 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// _prelu_kernel: specs/npu.yaml:248
+// _prelu_kernel: specs/npu.yaml:250
 static const torch_fl::KernelInfo kOp__prelu_kernel{
-    "_prelu_kernel", "specs/npu.yaml:248",
+    "_prelu_kernel", "specs/npu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -959,7 +959,7 @@ at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight
 }
 
 // npunnMultilabelMarginLoss(self, target, reduction, output, is_target)
-// from specs/npu.yaml:284
+// from specs/npu.yaml:286
 static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -978,9 +978,9 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
   }
 }
 
-// multilabel_margin_loss_forward: specs/npu.yaml:284
+// multilabel_margin_loss_forward: specs/npu.yaml:286
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
-    "multilabel_margin_loss_forward", "specs/npu.yaml:284",
+    "multilabel_margin_loss_forward", "specs/npu.yaml:286",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1007,7 +1007,7 @@ static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
 }
 
 // npunnAvgPool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:296
+// from specs/npu.yaml:298
 static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -1028,9 +1028,9 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool3d: specs/npu.yaml:296
+// avg_pool3d: specs/npu.yaml:298
 static const torch_fl::KernelInfo kOp_avg_pool3d{
-    "avg_pool3d", "specs/npu.yaml:296",
+    "avg_pool3d", "specs/npu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1052,10 +1052,10 @@ at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool3d.out: specs/npu.yaml:296
+// avg_pool3d.out: specs/npu.yaml:298
 // out variant derived from avg_pool3d
 static const torch_fl::KernelInfo kOp_avg_pool3d_out{
-    "avg_pool3d.out", "specs/npu.yaml:296",
+    "avg_pool3d.out", "specs/npu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1079,7 +1079,7 @@ at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // npunnAsinh(self, out)
-// from specs/npu.yaml:350
+// from specs/npu.yaml:352
 static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1096,9 +1096,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// asinh: specs/npu.yaml:350
+// asinh: specs/npu.yaml:352
 static const torch_fl::KernelInfo kOp_asinh{
-    "asinh", "specs/npu.yaml:350",
+    "asinh", "specs/npu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1120,10 +1120,10 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   return out;
 }
 
-// asinh.out: specs/npu.yaml:350
+// asinh.out: specs/npu.yaml:352
 // out variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_out{
-    "asinh.out", "specs/npu.yaml:350",
+    "asinh.out", "specs/npu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1146,10 +1146,10 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asinh_: specs/npu.yaml:350
+// asinh_: specs/npu.yaml:352
 // inplace variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_{
-    "asinh_", "specs/npu.yaml:350",
+    "asinh_", "specs/npu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1169,7 +1169,7 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
 }
 
 // npunnLgamma(self, out)
-// from specs/npu.yaml:358
+// from specs/npu.yaml:360
 static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1186,9 +1186,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// lgamma: specs/npu.yaml:358
+// lgamma: specs/npu.yaml:360
 static const torch_fl::KernelInfo kOp_lgamma{
-    "lgamma", "specs/npu.yaml:358",
+    "lgamma", "specs/npu.yaml:360",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1210,10 +1210,10 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   return out;
 }
 
-// lgamma.out: specs/npu.yaml:358
+// lgamma.out: specs/npu.yaml:360
 // out variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_out{
-    "lgamma.out", "specs/npu.yaml:358",
+    "lgamma.out", "specs/npu.yaml:360",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1236,10 +1236,10 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// lgamma_: specs/npu.yaml:358
+// lgamma_: specs/npu.yaml:360
 // inplace variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_{
-    "lgamma_", "specs/npu.yaml:358",
+    "lgamma_", "specs/npu.yaml:360",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1259,7 +1259,7 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
 }
 
 // npunnDigamma(self, out)
-// from specs/npu.yaml:359
+// from specs/npu.yaml:361
 static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1276,9 +1276,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// digamma: specs/npu.yaml:359
+// digamma: specs/npu.yaml:361
 static const torch_fl::KernelInfo kOp_digamma{
-    "digamma", "specs/npu.yaml:359",
+    "digamma", "specs/npu.yaml:361",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1300,10 +1300,10 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   return out;
 }
 
-// digamma.out: specs/npu.yaml:359
+// digamma.out: specs/npu.yaml:361
 // out variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_out{
-    "digamma.out", "specs/npu.yaml:359",
+    "digamma.out", "specs/npu.yaml:361",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1326,10 +1326,10 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// digamma_: specs/npu.yaml:359
+// digamma_: specs/npu.yaml:361
 // inplace variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_{
-    "digamma_", "specs/npu.yaml:359",
+    "digamma_", "specs/npu.yaml:361",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1349,7 +1349,7 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
 }
 
 // npunnLogicalOr(self, other, out)
-// from specs/npu.yaml:370
+// from specs/npu.yaml:372
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1367,9 +1367,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/npu.yaml:370
+// logical_or: specs/npu.yaml:372
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/npu.yaml:370",
+    "logical_or", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1393,10 +1393,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_or.out: specs/npu.yaml:370
+// logical_or.out: specs/npu.yaml:372
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/npu.yaml:370",
+    "logical_or.out", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1422,10 +1422,10 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// logical_or_: specs/npu.yaml:370
+// logical_or_: specs/npu.yaml:372
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/npu.yaml:370",
+    "logical_or_", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

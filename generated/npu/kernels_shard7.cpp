@@ -749,7 +749,7 @@ at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnGlu(self, dim, out)
-// from specs/npu.yaml:246
+// from specs/npu.yaml:248
 static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -766,9 +766,9 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   }
 }
 
-// glu: specs/npu.yaml:246
+// glu: specs/npu.yaml:248
 static const torch_fl::KernelInfo kOp_glu{
-    "glu", "specs/npu.yaml:246",
+    "glu", "specs/npu.yaml:248",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -791,7 +791,7 @@ at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
 }
 
 // npunnClampMin(self, min, out)
-// from specs/npu.yaml:251
+// from specs/npu.yaml:253
 static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto min_arg = npu_glue::scalar(min);
@@ -809,9 +809,9 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// clamp_min: specs/npu.yaml:251
+// clamp_min: specs/npu.yaml:253
 static const torch_fl::KernelInfo kOp_clamp_min{
-    "clamp_min", "specs/npu.yaml:251",
+    "clamp_min", "specs/npu.yaml:253",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -833,10 +833,10 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   return out;
 }
 
-// clamp_min_: specs/npu.yaml:251
+// clamp_min_: specs/npu.yaml:253
 // inplace variant derived from clamp_min
 static const torch_fl::KernelInfo kOp_clamp_min_{
-    "clamp_min_", "specs/npu.yaml:251",
+    "clamp_min_", "specs/npu.yaml:253",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -856,7 +856,7 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
 }
 
 // npunnMultiMarginLoss(self, target, p, margin, weight, reduction, out)
-// from specs/npu.yaml:274
+// from specs/npu.yaml:276
 static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -877,9 +877,9 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// multi_margin_loss: specs/npu.yaml:274
+// multi_margin_loss: specs/npu.yaml:276
 static const torch_fl::KernelInfo kOp_multi_margin_loss{
-    "multi_margin_loss", "specs/npu.yaml:274",
+    "multi_margin_loss", "specs/npu.yaml:276",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -906,7 +906,7 @@ at::Tensor wrap_multi_margin_loss(const at::Tensor & self, const at::Tensor & ta
 }
 
 // npunnGroupNormBackward(grad_out, input, mean, rstd, weight, N, C, HxW, group, out0, out1, out2)
-// from specs/npu.yaml:338
+// from specs/npu.yaml:340
 static void launch_native_group_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, int64_t N, int64_t C, int64_t HxW, int64_t group, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -929,9 +929,9 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_group_norm_backward: specs/npu.yaml:338
+// native_group_norm_backward: specs/npu.yaml:340
 static const torch_fl::KernelInfo kOp_native_group_norm_backward{
-    "native_group_norm_backward", "specs/npu.yaml:338",
+    "native_group_norm_backward", "specs/npu.yaml:340",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -963,7 +963,7 @@ static const torch_fl::KernelInfo kOp_native_group_norm_backward{
 }
 
 // npunnTan(self, out)
-// from specs/npu.yaml:344
+// from specs/npu.yaml:346
 static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -980,9 +980,9 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// tan: specs/npu.yaml:344
+// tan: specs/npu.yaml:346
 static const torch_fl::KernelInfo kOp_tan{
-    "tan", "specs/npu.yaml:344",
+    "tan", "specs/npu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1004,10 +1004,10 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   return out;
 }
 
-// tan.out: specs/npu.yaml:344
+// tan.out: specs/npu.yaml:346
 // out variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_out{
-    "tan.out", "specs/npu.yaml:344",
+    "tan.out", "specs/npu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1030,10 +1030,10 @@ at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tan_: specs/npu.yaml:344
+// tan_: specs/npu.yaml:346
 // inplace variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_{
-    "tan_", "specs/npu.yaml:344",
+    "tan_", "specs/npu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1053,7 +1053,7 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
 }
 
 // npunnAtan(self, out)
-// from specs/npu.yaml:347
+// from specs/npu.yaml:349
 static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1070,9 +1070,9 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// atan: specs/npu.yaml:347
+// atan: specs/npu.yaml:349
 static const torch_fl::KernelInfo kOp_atan{
-    "atan", "specs/npu.yaml:347",
+    "atan", "specs/npu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1094,10 +1094,10 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   return out;
 }
 
-// atan.out: specs/npu.yaml:347
+// atan.out: specs/npu.yaml:349
 // out variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_out{
-    "atan.out", "specs/npu.yaml:347",
+    "atan.out", "specs/npu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1120,10 +1120,10 @@ at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atan_: specs/npu.yaml:347
+// atan_: specs/npu.yaml:349
 // inplace variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_{
-    "atan_", "specs/npu.yaml:347",
+    "atan_", "specs/npu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1143,7 +1143,7 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
 }
 
 // npunnAcosh(self, out)
-// from specs/npu.yaml:351
+// from specs/npu.yaml:353
 static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1160,9 +1160,9 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// acosh: specs/npu.yaml:351
+// acosh: specs/npu.yaml:353
 static const torch_fl::KernelInfo kOp_acosh{
-    "acosh", "specs/npu.yaml:351",
+    "acosh", "specs/npu.yaml:353",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1184,10 +1184,10 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   return out;
 }
 
-// acosh.out: specs/npu.yaml:351
+// acosh.out: specs/npu.yaml:353
 // out variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_out{
-    "acosh.out", "specs/npu.yaml:351",
+    "acosh.out", "specs/npu.yaml:353",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1210,10 +1210,10 @@ at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acosh_: specs/npu.yaml:351
+// acosh_: specs/npu.yaml:353
 // inplace variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_{
-    "acosh_", "specs/npu.yaml:351",
+    "acosh_", "specs/npu.yaml:353",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1233,7 +1233,7 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
 }
 
 // npunnAtanh(self, out)
-// from specs/npu.yaml:352
+// from specs/npu.yaml:354
 static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1250,9 +1250,9 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atanh: specs/npu.yaml:352
+// atanh: specs/npu.yaml:354
 static const torch_fl::KernelInfo kOp_atanh{
-    "atanh", "specs/npu.yaml:352",
+    "atanh", "specs/npu.yaml:354",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1274,10 +1274,10 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   return out;
 }
 
-// atanh.out: specs/npu.yaml:352
+// atanh.out: specs/npu.yaml:354
 // out variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_out{
-    "atanh.out", "specs/npu.yaml:352",
+    "atanh.out", "specs/npu.yaml:354",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1300,10 +1300,10 @@ at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atanh_: specs/npu.yaml:352
+// atanh_: specs/npu.yaml:354
 // inplace variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_{
-    "atanh_", "specs/npu.yaml:352",
+    "atanh_", "specs/npu.yaml:354",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1323,7 +1323,7 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
 }
 
 // npunnLog10(self, out)
-// from specs/npu.yaml:354
+// from specs/npu.yaml:356
 static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1340,9 +1340,9 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log10: specs/npu.yaml:354
+// log10: specs/npu.yaml:356
 static const torch_fl::KernelInfo kOp_log10{
-    "log10", "specs/npu.yaml:354",
+    "log10", "specs/npu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1364,10 +1364,10 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   return out;
 }
 
-// log10.out: specs/npu.yaml:354
+// log10.out: specs/npu.yaml:356
 // out variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_out{
-    "log10.out", "specs/npu.yaml:354",
+    "log10.out", "specs/npu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1390,10 +1390,10 @@ at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log10_: specs/npu.yaml:354
+// log10_: specs/npu.yaml:356
 // inplace variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_{
-    "log10_", "specs/npu.yaml:354",
+    "log10_", "specs/npu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1413,7 +1413,7 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
 }
 
 // npunnBitwiseXorScalar(self, other, out)
-// from specs/npu.yaml:384
+// from specs/npu.yaml:386
 static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1432,7 +1432,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // npunnBitwiseXorTensor(self, other, out)
-// from specs/npu.yaml:368
+// from specs/npu.yaml:370
 static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1450,9 +1450,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_xor.Tensor: specs/npu.yaml:368
+// bitwise_xor.Tensor: specs/npu.yaml:370
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/npu.yaml:368",
+    "bitwise_xor.Tensor", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1479,10 +1479,10 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_xor.Tensor_out: specs/npu.yaml:368
+// bitwise_xor.Tensor_out: specs/npu.yaml:370
 // out variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/npu.yaml:368",
+    "bitwise_xor.Tensor_out", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1511,10 +1511,10 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_xor_.Tensor: specs/npu.yaml:368
+// bitwise_xor_.Tensor: specs/npu.yaml:370
 // inplace variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/npu.yaml:368",
+    "bitwise_xor_.Tensor", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1539,9 +1539,9 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
-// bitwise_xor.Scalar: specs/npu.yaml:384
+// bitwise_xor.Scalar: specs/npu.yaml:386
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/npu.yaml:384",
+    "bitwise_xor.Scalar", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1563,10 +1563,10 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_xor.Scalar_out: specs/npu.yaml:384
+// bitwise_xor.Scalar_out: specs/npu.yaml:386
 // out variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/npu.yaml:384",
+    "bitwise_xor.Scalar_out", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1589,10 +1589,10 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_xor_.Scalar: specs/npu.yaml:384
+// bitwise_xor_.Scalar: specs/npu.yaml:386
 // inplace variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/npu.yaml:384",
+    "bitwise_xor_.Scalar", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1612,7 +1612,7 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnProd(self, dim, keepdim, out)
-// from specs/npu.yaml:389
+// from specs/npu.yaml:391
 static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1629,9 +1629,9 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// prod.dim_int: specs/npu.yaml:389
+// prod.dim_int: specs/npu.yaml:391
 static const torch_fl::KernelInfo kOp_prod_dim_int{
-    "prod.dim_int", "specs/npu.yaml:389",
+    "prod.dim_int", "specs/npu.yaml:391",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1654,7 +1654,7 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
 }
 
 // npunnScatterAdd(self, dim, index, src, out)
-// from specs/npu.yaml:402
+// from specs/npu.yaml:404
 static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1673,9 +1673,9 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter_add: specs/npu.yaml:402
+// scatter_add: specs/npu.yaml:404
 static const torch_fl::KernelInfo kOp_scatter_add{
-    "scatter_add", "specs/npu.yaml:402",
+    "scatter_add", "specs/npu.yaml:404",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1702,10 +1702,10 @@ at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter_add.out: specs/npu.yaml:402
+// scatter_add.out: specs/npu.yaml:404
 // out variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_out{
-    "scatter_add.out", "specs/npu.yaml:402",
+    "scatter_add.out", "specs/npu.yaml:404",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1735,10 +1735,10 @@ at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_add_: specs/npu.yaml:402
+// scatter_add_: specs/npu.yaml:404
 // inplace variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_{
-    "scatter_add_", "specs/npu.yaml:402",
+    "scatter_add_", "specs/npu.yaml:404",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -233,6 +233,23 @@ at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {
   return at::empty_like(tensor, tensor.options().device(device()), at::MemoryFormat::Preserve);
 }
 
+at::Tensor OpContext::allocate_count() const {
+  return at::detail::empty_strided_generic({1}, {1}, device_allocator(),
+                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), at::kLong);
+}
+
+at::Tensor OpContext::trimmed_to_count(const at::Tensor& largest, const at::Tensor& count) const {
+  const int64_t rows = count.item<int64_t>();  // a device-to-host copy on the current stream
+  const int64_t most = largest.dim() > 0 ? largest.size(0) : 0;
+  TORCH_CHECK(rows >= 0 && rows <= most, "[", driver().vendor, "] ", info_.name, ": the SDK reported ", rows,
+              " rows of a result that has room for ", most, " [kernel from ", info_.source, "]");
+  std::vector<int64_t> sizes = largest.sizes().vec();
+  sizes[0] = rows;
+  // The leading rows of a contiguous tensor are a contiguous tensor: shrink it in place.
+  largest.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
+  return largest;
+}
+
 at::Tensor OpContext::meta_output(const at::Tensor& out) {
   return at::empty({0}, out.options().device(c10::DeviceType::Meta));
 }

@@ -24,7 +24,7 @@ CASES = {
     "cast_not_mapping": (V.replace(ADD, ADD + "    cast: 3\n"),
         ["19:11: 'add.Tensor.cast' must map tensor arguments to dtypes (e.g. `cast: {indices: int32}`)"]),
     "output_invalid": (V.replace(ADD, ADD + "    output: 3\n"),
-        ["19:13: invalid output rule for 'add.Tensor' (expected `meta`, `{like: <tensor argument>}` or `{rule: <C++ function>}`)"]),
+        ["19:13: invalid output rule for 'add.Tensor' (expected `meta`, `{like: <tensor argument>}`, `{rule: <C++ function>}` or `{rule: <C++ function>, count: <call argument>}`)"]),
     "variant_typo": (V.replace("variants: [out, inplace]", "variants: [out, inplac]"),
         ["18:21: unknown variant 'inplac' for op 'add.Tensor' (did you mean 'inplace'?)"]),
     "fallback_default_typo": (V.replace(ADD, ADD + "    fallback: {default: erorr}\n"),

@@ -25,6 +25,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, REPO_ROOT)
 
+import library_checks  # noqa: E402
 import verified_matrix  # noqa: E402
 from selection import (RANDOM_OVERLOADS, expected_overloads, native_overloads, replayed_overloads,  # noqa: E402
                        select_opinfos)
@@ -223,6 +224,7 @@ def main() -> int:
                 verdict.detail = "random op: checked for reproducibility by tests/python, not against CPU"
             results.append(verdict)
 
+    results += library_checks.check(declared)
     custom_results = check_custom_ops(declared, args.vendor)
     counts = {v: sum(1 for r in results if r.verdict == v) for v in ("STRICT", "BASIC", "FAILED", "UNTESTED")}
     total = len(results)

@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 import torch_fl
+from native_runs import native_runs_of
 from torch_fl import device_module
 
 
@@ -20,15 +21,6 @@ def status(overload: str, dtype: str) -> str:
 def require_native(overload: str, dtype: str = "float32") -> None:
     if status(overload, dtype) != "native":
         pytest.skip(f"{overload} ({dtype}) is not native in the {torch_fl.vendor()} spec")
-
-
-def native_runs_of(action) -> set[tuple[str, str]]:
-    device_module._record_native_runs(True)
-    try:
-        action()
-        return {(run["op"], run["dtype"]) for run in device_module._native_runs()}
-    finally:
-        device_module._record_native_runs(False)
 
 
 def test_a_kernel_reached_inside_another_op_is_recorded_once_per_call(device):

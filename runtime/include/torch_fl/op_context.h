@@ -96,6 +96,12 @@ class OpContext {
 
   at::Tensor allocate(const at::Tensor& expected) const;
   at::Tensor allocate_like(const at::Tensor& tensor) const;
+  // A data-dependent result (`output: {rule: ..., count: c}`): the SDK writes
+  // how many leading rows of `largest` it filled into a one-element int64
+  // device tensor; the host waits for that count, as PyTorch's CUDA nonzero
+  // does, and the result is `largest` shortened to it (no copy).
+  at::Tensor allocate_count() const;
+  at::Tensor trimmed_to_count(const at::Tensor& largest, const at::Tensor& count) const;
   // An empty meta tensor of an out= tensor's dtype, for the out= overload's meta function.
   static at::Tensor meta_output(const at::Tensor& out);
   // Resizes an out= tensor to the shape its meta function computed (with PyTorch's resize warning).
@@ -161,5 +167,21 @@ decltype(auto) fallback_to_cpu(const OpContext& op, FallbackReason reason, Args&
   const FallbackReasonScope scope(reason, op.non_native_dtype());
   return at::native::call_fallback_fn<&cpu_fallback, Op>::call(std::forward<Args>(args)...);
 }
+
+// The same for an op of another library (torchvision::nms): its CPU kernel is
+// that library's, found through the dispatcher by name.
+template <class Signature>
+struct LibraryFallback;
+template <class Return, class... Args>
+struct LibraryFallback<Return(Args...)> {
+  static Return call(const OpContext& op, FallbackReason reason, const char* name, const char* overload,
+                     Args... args) {
+    op.prepare_fallback(reason);
+    const FallbackReasonScope scope(reason, op.non_native_dtype());
+    const c10::OperatorHandle handle = c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
+    return c10::KernelFunction::makeFromBoxedFunction<&cpu_fallback>().call<Return, Args...>(
+        handle, c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), std::forward<Args>(args)...);
+  }
+};
 
 }  // namespace torch_fl

@@ -1,0 +1,97 @@
+#include "alu_torchvision.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+namespace torch_fl::sim::alu::torchvision {
+namespace {
+
+// torchvision's CPU kernel of `name`, skipping autograd and every other key
+// above CPU (the views are plain CPU tensors on a worker thread).
+template <class Signature>
+struct CpuKernel {
+  explicit CpuKernel(const char* name)
+      : handle(c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Signature>()) {}
+
+  template <class... Args>
+  decltype(auto) operator()(Args&&... args) const {
+    return handle.redispatch(c10::DispatchKeySet(c10::DispatchKey::CPU), std::forward<Args>(args)...);
+  }
+
+  c10::TypedOperatorHandle<Signature> handle;
+};
+
+using TensorRef = const at::Tensor&;
+
+}  // namespace
+
+void nms(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold, const at::Tensor& keep,
+         const at::Tensor& kept) {
+  static const CpuKernel<at::Tensor(TensorRef, TensorRef, double)> kernel("torchvision::nms");
+  const at::Tensor indices = kernel(dets, scores, iou_threshold);
+  keep.narrow(0, 0, indices.size(0)).copy_(indices);
+  kept.fill_(indices.size(0));
+}
+
+at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
+                     int64_t pooled_width, int64_t sampling_ratio, bool aligned) {
+  static const CpuKernel<at::Tensor(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, int64_t, bool)> kernel(
+      "torchvision::roi_align");
+  return kernel(input, rois, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width), sampling_ratio,
+                aligned);
+}
+
+at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, double spatial_scale,
+                              int64_t pooled_height, int64_t pooled_width, int64_t batch_size, int64_t channels,
+                              int64_t height, int64_t width, int64_t sampling_ratio, bool aligned) {
+  static const CpuKernel<at::Tensor(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt,
+                                    c10::SymInt, c10::SymInt, int64_t, bool)>
+      kernel("torchvision::_roi_align_backward");
+  return kernel(grad, rois, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width),
+                c10::SymInt(batch_size), c10::SymInt(channels), c10::SymInt(height), c10::SymInt(width),
+                sampling_ratio, aligned);
+}
+
+std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                                            int64_t pooled_height, int64_t pooled_width) {
+  static const CpuKernel<std::tuple<at::Tensor, at::Tensor>(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt)>
+      kernel("torchvision::roi_pool");
+  return kernel(input, rois, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width));
+}
+
+at::Tensor roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
+                             double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t batch_size,
+                             int64_t channels, int64_t height, int64_t width) {
+  static const CpuKernel<at::Tensor(TensorRef, TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, c10::SymInt,
+                                    c10::SymInt, c10::SymInt, c10::SymInt)>
+      kernel("torchvision::_roi_pool_backward");
+  return kernel(grad, rois, argmax, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width),
+                c10::SymInt(batch_size), c10::SymInt(channels), c10::SymInt(height), c10::SymInt(width));
+}
+
+namespace {
+using DeformSignature = at::Tensor(TensorRef, TensorRef, TensorRef, TensorRef, TensorRef, c10::SymInt, c10::SymInt,
+                                   c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt,
+                                   bool);
+using DeformBackwardSignature = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor>(
+    TensorRef, TensorRef, TensorRef, TensorRef, TensorRef, TensorRef, c10::SymInt, c10::SymInt, c10::SymInt,
+    c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt, bool);
+}  // namespace
+
+at::Tensor deform_conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
+                         const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& p) {
+  static const CpuKernel<DeformSignature> kernel("torchvision::deform_conv2d");
+  return kernel(input, weight, offset, mask, bias, c10::SymInt(p.stride_h), c10::SymInt(p.stride_w),
+                c10::SymInt(p.pad_h), c10::SymInt(p.pad_w), c10::SymInt(p.dilation_h), c10::SymInt(p.dilation_w),
+                c10::SymInt(p.groups), c10::SymInt(p.offset_groups), p.use_mask);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_conv2d_backward(
+    const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
+    const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& p) {
+  static const CpuKernel<DeformBackwardSignature> kernel("torchvision::_deform_conv2d_backward");
+  return kernel(grad, input, weight, offset, mask, bias, c10::SymInt(p.stride_h), c10::SymInt(p.stride_w),
+                c10::SymInt(p.pad_h), c10::SymInt(p.pad_w), c10::SymInt(p.dilation_h), c10::SymInt(p.dilation_w),
+                c10::SymInt(p.groups), c10::SymInt(p.offset_groups), p.use_mask);
+}
+
+}  // namespace torch_fl::sim::alu::torchvision

@@ -1,0 +1,42 @@
+// torchvision's detection ops on the simulators' ALU: torchvision's own CPU
+// kernels, reached through the dispatcher (the chips' op libraries do not link
+// torchvision; whoever calls its ops has imported it, which registered them).
+// Arguments are host views of device memory, as for every ALU kernel.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <tuple>
+
+namespace torch_fl::sim::alu::torchvision {
+
+// The indices of the boxes kept, best score first, into keep's leading rows,
+// and how many there are into kept[0] (keep has room for every box).
+void nms(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold, const at::Tensor& keep,
+         const at::Tensor& kept);
+
+at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
+                     int64_t pooled_width, int64_t sampling_ratio, bool aligned);
+at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, double spatial_scale,
+                              int64_t pooled_height, int64_t pooled_width, int64_t batch_size, int64_t channels,
+                              int64_t height, int64_t width, int64_t sampling_ratio, bool aligned);
+
+std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
+                                            int64_t pooled_height, int64_t pooled_width);
+at::Tensor roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
+                             double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t batch_size,
+                             int64_t channels, int64_t height, int64_t width);
+
+struct DeformConv2dParams {
+  int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups;
+  bool use_mask;
+};
+at::Tensor deform_conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
+                         const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& params);
+// grad_input, grad_weight, grad_offset, grad_mask, grad_bias
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_conv2d_backward(
+    const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
+    const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& params);
+
+}  // namespace torch_fl::sim::alu::torchvision
