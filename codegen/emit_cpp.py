@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from . import cpp_text
 from .emit_blocks import CppBlock, source
-from .emit_kernel import decomposition_block, kernel_block
+from .emit_kernel import decomposition_block, kernel_block, raising_registration, registration
 from .emit_launch import launch_block
 from .plan_model import AllocationKind, BackendPlan, OpOrigin
 from .spec_model import FallbackPolicy
@@ -53,8 +53,7 @@ def shards(plan: BackendPlan) -> list[Shard]:
         if kernel.launch is None:
             # An entry without a call whose policy is `error`: the op always raises.
             if kernel.dtypes.fallback == FallbackPolicy.ERROR:
-                regs[index].append(f'm.impl("{kernel.registration_name}", '
-                                   f"torch::CppFunction::makeFromBoxedFunction<&torch_fl::unsupported_op_kernel>());")
+                regs[index].append(raising_registration(kernel))
             continue
         launches = [(kernel.launch, source(kernel))]
         if kernel.scalar_form is not None:  # defined before the kernel that calls it
@@ -66,7 +65,7 @@ def shards(plan: BackendPlan) -> list[Shard]:
                 emitted_launches.add(launch.function_name)
                 blocks[index].append(launch_block(plan, launch_by_name[launch.function_name], where))
         blocks[index].append(kernel_block(kernel))
-        regs[index].append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
+        regs[index].append(registration(kernel))
         if kernel.allocation.kind == AllocationKind.META and kernel.aten.direct_meta:
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0].rstrip('_')}_meta_dispatch.h")
         if kernel.aten.composite_implicit:

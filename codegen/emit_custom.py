@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from .cpp_text import string_literal
 from .emit_blocks import CppBlock, comments, source
-from .emit_kernel import kernel_block
+from .emit_kernel import kernel_block, registration
 from .emit_launch import launch_block
 from .plan_model import BackendPlan, GradOutput, KernelPlan, SavedTensor, SavedValue, SavedValueType
 
@@ -96,7 +96,7 @@ def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
         for kernel in kernels:
             blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], source(kernel)))
             blocks.append(kernel_block(kernel))
-            registrations.append(f'm.impl("{kernel.aten.name}", TORCH_FN({kernel.wrapper_name}));')
+            registrations.append(registration(kernel))
         if custom.autograd:
             blocks.append(autograd_block(custom))
             autograd_regs.append(f'm.impl("{custom.forward.aten.name}", TORCH_FN(autograd_{custom.forward.aten.name}));')

@@ -253,6 +253,17 @@ def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
     return lines
 
 
+def registration(kernel: KernelPlan) -> str:
+    """The kernel's line in its namespace's TORCH_LIBRARY_IMPL block."""
+    return f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));'
+
+
+def raising_registration(kernel: KernelPlan) -> str:
+    """An entry without a call whose policy is `error`: the op always raises."""
+    return (f'm.impl("{kernel.registration_name}", '
+            "torch::CppFunction::makeFromBoxedFunction<&torch_fl::unsupported_op_kernel>());")
+
+
 def kernel_block(kernel: KernelPlan) -> CppBlock:
     """A wrapper reads as a careful engineer would write it by hand: checks, guard,
     preconditions, layouts, allocation, launch."""

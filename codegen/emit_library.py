@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .emit_blocks import CppBlock, source
-from .emit_kernel import kernel_block
+from .emit_kernel import kernel_block, raising_registration, registration
 from .emit_launch import launch_block
 from .plan_model import BackendPlan, OpOrigin
 from .spec_model import FallbackPolicy
@@ -36,11 +36,10 @@ def library_files(plan: BackendPlan) -> list[LibraryFile]:
             if kernel.launch is None:
                 # An entry without a call: `cpu` is the backend fallback's already, `error` raises.
                 if kernel.dtypes.fallback == FallbackPolicy.ERROR:
-                    registrations.append(f'm.impl("{kernel.registration_name}", torch::CppFunction::'
-                                         "makeFromBoxedFunction<&torch_fl::unsupported_op_kernel>());")
+                    registrations.append(raising_registration(kernel))
                 continue
             blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], source(kernel)))
             blocks.append(kernel_block(kernel))
-            registrations.append(f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));')
+            registrations.append(registration(kernel))
         files.append(LibraryFile(namespace, version, tuple(blocks), tuple(registrations)))
     return files

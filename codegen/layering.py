@@ -3,8 +3,9 @@
 What vendors share (op groups, the autocast policy, defaults) is written once
 under specs/common/; a vendor file states only its differences. Included files
 are merged first, in order; the vendor file wins. Sections that map names to
-entries (ops, custom, autocast, defaults) merge entry by entry; any other key
-is replaced whole. Every node keeps the file and line it came from.
+entries (ops, custom, autocast, defaults) merge entry by entry, and namespaces
+namespace by namespace, then op by op; any other key is replaced whole. Every
+node keeps the file and line it came from.
 
 Includes are paths below the vendor spec's directory, nested at most
 limits.INCLUDE_DEPTH deep; a cycle is an error that names its files; all the
@@ -30,12 +31,19 @@ class _Including:
     display: str
 
 
-def _merge(base: Mapping, override: Mapping) -> Mapping:
+# Sections two levels deep: a namespace's ops merge op by op, as `ops:` entries do.
+NESTED_SECTIONS = ("namespaces",)
+
+
+def _merge(base: Mapping, override: Mapping, sections: tuple[str, ...] = MERGED_SECTIONS) -> Mapping:
     entries = dict(base.entries)
     for key, (key_location, value) in override.entries.items():
         previous = entries.get(key)
-        if previous and key in MERGED_SECTIONS and isinstance(previous[1], Mapping) and isinstance(value, Mapping):
-            value = Mapping({**previous[1].entries, **value.entries}, value.location)
+        if previous and key in sections and isinstance(previous[1], Mapping) and isinstance(value, Mapping):
+            if key in NESTED_SECTIONS:
+                value = _merge(previous[1], value, sections=tuple(value.keys()))
+            else:
+                value = Mapping({**previous[1].entries, **value.entries}, value.location)
         entries[key] = (key_location, value)
     return Mapping(entries, override.location)
 

@@ -15,8 +15,6 @@ import functools
 import importlib
 import importlib.metadata
 from dataclasses import dataclass, field
-from typing import Optional
-
 from torchgen.model import FunctionSchema
 
 from .aten import AtenOp
@@ -40,6 +38,9 @@ class LibrarySchemas:
     version: str  # "" when not installed
     ops: dict[str, AtenOp] = field(default_factory=dict)  # "nms", "roi_align", "x.overload"
     unavailable: str = ""  # why no schemas were read, e.g. "not installed beside this torch"
+    # Registered schemas torchgen cannot parse: name → its error. A spec entry naming
+    # one is a spec error; the others do not stop generation.
+    unparsed: dict[str, str] = field(default_factory=dict)
 
     @property
     def available(self) -> bool:
@@ -63,15 +64,23 @@ def load(namespace: str) -> LibrarySchemas:
                               f"{first_line}")
     prefix = f"{namespace}::"
     ops: dict[str, AtenOp] = {}
+    unparsed: dict[str, str] = {}
     for registered in torch._C._jit_get_all_schemas():
         text = str(registered)
         if not text.startswith(prefix):
             continue
-        schema = FunctionSchema.parse(text[len(prefix):])
-        name = str(schema.name)
+        name = registered.name[len(prefix):] + (f".{registered.overload_name}" if registered.overload_name else "")
+        try:
+            schema = FunctionSchema.parse(text[len(prefix):])
+        except Exception as error:  # torchgen's own assertion, for a type it does not model
+            unparsed[name] = (str(error).splitlines() or [type(error).__name__])[0]
+            continue
         ops[name] = AtenOp(name, schema, has_cpp_meta=False, function_variant=False, composite_implicit=False)
-    return LibrarySchemas(library, version.split("+")[0], dict(sorted(ops.items())))
+    version = version.split("+")[0]
+    if not ops and not unparsed:
+        # torchvision catches the failure to load its C++ extension (a wheel built for
+        # another torch) and imports without registering an op.
+        return LibrarySchemas(library, version, unavailable=f"{version} imported but registered no "
+                              f"{namespace}:: ops (its C++ extension did not load)")
+    return LibrarySchemas(library, version, dict(sorted(ops.items())), unparsed=unparsed)
 
-
-def known(namespace: str) -> Optional[Library]:
-    return KNOWN_LIBRARIES.get(namespace)

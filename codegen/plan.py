@@ -157,19 +157,22 @@ class Planner:
         with the gated ones). Returns (namespace, library version) of those built."""
         built: dict[str, str] = {}
         for op_spec in self.spec.library_ops:
-            namespace = op_spec.namespace
-            if library_ops.known(namespace) is None:
-                self.errors.add(op_spec.location, f"unknown namespace '{namespace}' of '{op_spec.qualified_name}'",
-                                did_you_mean(namespace, library_ops.KNOWN_LIBRARIES,
-                                             f"the generator reads the schemas of: "
-                                             f"{', '.join(library_ops.KNOWN_LIBRARIES)}"))
+            namespace = op_spec.namespace  # one of library_ops.KNOWN_LIBRARIES (spec_parser checked)
+            where = f"{op_spec.location.path}:{op_spec.location.line}"
+            gate = op_spec.torch_versions
+            if gate is not None and not gate.admits(self.torch_version):
+                gated.append((op_spec.qualified_name, str(gate), where))
                 continue
             schemas = library_ops.load(namespace)
-            where = f"{op_spec.location.path}:{op_spec.location.line}"
             if not schemas.available:
                 gated.append((op_spec.qualified_name, f"{schemas.library.distribution} ({schemas.unavailable})", where))
                 continue
             op = schemas.ops.get(op_spec.name)
+            if op_spec.name in schemas.unparsed:
+                self.errors.add(op_spec.location, f"the schema {namespace} {schemas.version} registers for "
+                                f"'{op_spec.name}' does not parse: {schemas.unparsed[op_spec.name]}",
+                                "remove the entry: the generator cannot type its arguments")
+                continue
             if op is None:
                 self.errors.add(op_spec.location, f"'{op_spec.name}' is not an op of {namespace} "
                                 f"{schemas.version}", did_you_mean(op_spec.name, schemas.ops))
@@ -177,10 +180,6 @@ class Planner:
             if op_spec.variants:
                 self.errors.add(op_spec.location, f"'{op_spec.qualified_name}': variants are derived from ATen's "
                                 "out= and in-place overloads, another library's op has none", "remove `variants`")
-                continue
-            gate = op_spec.torch_versions
-            if gate is not None and not gate.admits(self.torch_version):
-                gated.append((op_spec.qualified_name, str(gate), where))
                 continue
             built[namespace] = schemas.version
             for kernel in self.ops.plan_entry(op_spec, launches, resolved=op, namespace=namespace,

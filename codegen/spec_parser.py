@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import cpp_text
+from . import cpp_text, library_ops
 from .errors import ErrorSink, Location, did_you_mean
 from .source import Mapping, Node, Scalar, Sequence
 from .spec_model import (AutocastEntry, AutocastPolicy, BackwardSpec, CallArgument, CallSpec, CastRule, Converter, CustomOpSpec, DTYPES, FallbackPolicy, Guard, LayoutKind, LayoutRule, OpSpec, OutputRule, PassBy, SdkSpec, StatusConvention, TwoPhaseConvention, Variant, VendorSpec, VersionGate)
@@ -496,7 +496,11 @@ def _parse_namespaces(reader: _Reader, node: Optional[Node], vendor: str, defaul
             reader.errors.add(where, f"'{vendor}' is the vendor's own namespace",
                               "list the vendor's ops under `custom:`, with their schemas")
             continue
-        if not reader.follows(namespace, IDENTIFIER, "namespace", where):
+        if namespace not in library_ops.KNOWN_LIBRARIES:
+            reader.errors.add(where, f"unknown namespace '{namespace}'",
+                              did_you_mean(namespace, library_ops.KNOWN_LIBRARIES,
+                                           f"the generator reads the schemas of: "
+                                           f"{', '.join(library_ops.KNOWN_LIBRARIES)}"))
             continue
         ops = reader.mapping(namespaces.get(namespace), f"namespaces.{namespace}", where)
         for name in ops.keys() if ops else []:

@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "363ee3e854c45ca3675c256a7b44a88d0c55c5eff1f3a3fcf080f76c48c80fdb", "2.13.0"};
+    "mlu", "mlu", "specs/mlu.yaml", "40521219e324d744297d018c159ede864596e896e1b26648259808af8c30f732", "2.13.0"};

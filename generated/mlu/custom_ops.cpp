@@ -16,7 +16,7 @@ TORCH_LIBRARY(mlu, m) {
 namespace {
 
 // mluOpRmsNorm(stream, input, weight, eps, out)
-// from specs/mlu.yaml:565
+// from specs/mlu.yaml:567
 static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, double eps, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -28,9 +28,9 @@ static void launch_rms_norm(const torch_fl::OpContext& op, const at::Tensor & in
   }
 }
 
-// rms_norm: specs/mlu.yaml:565
+// rms_norm: specs/mlu.yaml:567
 static const torch_fl::KernelInfo kOp_rms_norm{
-    "rms_norm", "specs/mlu.yaml:565",
+    "rms_norm", "specs/mlu.yaml:567",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,
     torch_fl::dtype_set({})};
@@ -51,7 +51,7 @@ at::Tensor wrap_rms_norm(const at::Tensor & input, const at::Tensor & weight, do
 }
 
 // mluOpRmsNormBackward(stream, grad, input, weight, eps, out0, out1)
-// from specs/mlu.yaml:572
+// from specs/mlu.yaml:574
 static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad, const at::Tensor & input, const at::Tensor & weight, double eps, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_arg = mlu_glue::describe(grad);
@@ -65,9 +65,9 @@ static void launch_rms_norm_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// rms_norm_backward: specs/mlu.yaml:572
+// rms_norm_backward: specs/mlu.yaml:574
 static const torch_fl::KernelInfo kOp_rms_norm_backward{
-    "rms_norm_backward", "specs/mlu.yaml:572",
+    "rms_norm_backward", "specs/mlu.yaml:574",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kError,
     torch_fl::dtype_set({})};
@@ -91,7 +91,7 @@ static const torch_fl::KernelInfo kOp_rms_norm_backward{
 }
 
 // autograd of mlu::rms_norm: gradients by mlu::rms_norm_backward
-// from specs/mlu.yaml:565
+// from specs/mlu.yaml:567
 class rms_norm_autograd final : public torch::autograd::Function<rms_norm_autograd> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor & input, const at::Tensor & weight, double eps) {

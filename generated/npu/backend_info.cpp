@@ -5,4 +5,4 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "npu", "npu", "specs/npu.yaml", "336d78da1767446add949ef64b10cb8667e2a97d00db843fef647cbcb1128da1", "2.13.0"};
+    "npu", "npu", "specs/npu.yaml", "74ac6456bcc157149dde4b66e39a8fb637175e10a7643ce1f6978ed611a91716", "2.13.0"};

@@ -239,8 +239,10 @@ at::Tensor OpContext::allocate_count() const {
 }
 
 at::Tensor OpContext::trimmed_to_count(const at::Tensor& largest, const at::Tensor& count) const {
+  TORCH_CHECK(largest.dim() > 0 && largest.is_contiguous(), "[", driver().vendor, "] ", info_.name,
+              ": a counted result must be a contiguous tensor of rows [kernel from ", info_.source, "]");
   const int64_t rows = count.item<int64_t>();  // a device-to-host copy on the current stream
-  const int64_t most = largest.dim() > 0 ? largest.size(0) : 0;
+  const int64_t most = largest.size(0);
   TORCH_CHECK(rows >= 0 && rows <= most, "[", driver().vendor, "] ", info_.name, ": the SDK reported ", rows,
               " rows of a result that has room for ", most, " [kernel from ", info_.source, "]");
   std::vector<int64_t> sizes = largest.sizes().vec();

@@ -101,9 +101,8 @@ def test_dtype_from_alone_decides_so_an_index_result_does_not_send_the_op_to_cpu
     code = generate(tmp_path)["library_torchvision.cpp"]
     body = code[code.index("wrap_roi_pool("):]
     body = body[:body.index("\n}\n")]
-    assert 'op.dtype_is_native(input, "input")' in body
-    assert "rois" not in body.split("op.dtype_is_native", 1)[1].split(")")[0]
-    assert "result_dtype_is_native" not in body  # out1 is roi_pool's int32 argmax
+    assert '  if (!(op.dtype_is_native(input, "input"))) {\n' in body
+    assert body.count("dtype_is_native") == 1  # rois is not asked, and out1 (the int32 argmax) neither
 
 
 def test_the_matrix_names_library_ops_with_their_namespace_and_version(tmp_path, torchvision_installed):
@@ -130,7 +129,12 @@ def test_without_the_library_its_entries_are_listed_as_not_registered_and_nothin
 
 def test_an_unknown_namespace_is_a_spec_error_naming_the_ones_known(tmp_path):
     spec = LIBRARY_SPEC.replace("  torchvision:\n", "  torchvison:\n")
-    assert_rejected(tmp_path, spec, NMS_LINE, "unknown namespace 'torchvison'", "did you mean 'torchvision'?")
+    assert_rejected(tmp_path, spec, NMS_LINE - 1, "unknown namespace 'torchvison'", "did you mean 'torchvision'?")
+
+
+def test_an_unknown_namespace_without_entries_is_refused_too(tmp_path):
+    spec = VALID_SPEC + "namespaces:\n  torchvison: {}\n"
+    assert_rejected(tmp_path, spec, len(spec.splitlines()), "unknown namespace 'torchvison'")
 
 
 @pytest.mark.parametrize("namespace,message", [
@@ -173,3 +177,54 @@ def test_a_count_trims_only_a_functional_result(tmp_path):
 def test_a_count_may_not_take_a_name_the_kernel_declares(tmp_path, torchvision_installed):
     spec = LIBRARY_SPEC.replace("count: kept}", "count: expected}").replace("out, kept)", "out, expected)")
     assert_rejected(tmp_path, spec, NMS_LINE + 2, "`count: expected` of 'nms' is a name the generated kernel declares")
+
+
+def test_a_count_trims_the_one_result_of_an_op(tmp_path, torchvision_installed):
+    spec = LIBRARY_SPEC.replace("output: {rule: torch_fl::output_rules::roi_pool}",
+                                "output: {rule: torch_fl::output_rules::roi_pool, count: kept}").replace(
+        "pooled_width, out0, out1)", "pooled_width, out0, out1, kept)")
+    line = LIBRARY_SPEC.splitlines().index("    roi_pool:") + 3
+    assert_rejected(tmp_path, spec, line, "`count` trims the one result of a functional overload")
+
+
+def test_an_included_spec_adds_ops_to_a_namespace_op_by_op(tmp_path, torchvision_installed):
+    shared = tmp_path / "common"
+    shared.mkdir()
+    (shared / "vision.yaml").write_text(
+        "namespaces:\n  torchvision:\n    roi_align:\n"
+        '      call: "mluOpRoiAlign(stream, input, rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, '
+        'aligned, out)"\n'
+        "      output: {rule: torch_fl::output_rules::roi_align}\n")
+    matrix = json.loads(generate(tmp_path, "include: [common/vision.yaml]\n" + LIBRARY_SPEC)["support_matrix.json"])
+    names = {row["name"] for row in matrix["ops"] if row["name"].startswith("torchvision::")}
+    assert names == {"torchvision::nms", "torchvision::roi_pool", "torchvision::roi_align"}
+
+
+def test_a_library_that_imports_without_its_ops_is_not_registered_rather_than_wrong(monkeypatch):
+    # torchvision swallows the failure to load its extension: the import succeeds, no op exists.
+    import importlib
+    import importlib.metadata
+    import torch
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.99.0+cpu")
+    monkeypatch.setattr(importlib, "import_module", lambda name: None)
+    monkeypatch.setattr(torch._C, "_jit_get_all_schemas", lambda: [])
+    library_ops.load.cache_clear()
+    try:
+        schemas = library_ops.load("torchvision")
+    finally:
+        library_ops.load.cache_clear()
+    assert not schemas.available
+    assert schemas.unavailable == "0.99.0 imported but registered no torchvision:: ops (its C++ extension did not load)"
+
+
+def test_the_installed_library_is_read_when_there_is_one():
+    library_ops.load.cache_clear()
+    schemas = library_ops.load("torchvision")
+    try:
+        import torchvision
+    except ImportError:
+        assert schemas.unavailable == "not installed beside this torch"
+        return
+    assert schemas.version == torchvision.__version__.split("+")[0]
+    assert str(schemas.ops["nms"].schema) == "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor"
+    assert "_roi_align_backward" in schemas.ops

@@ -46,3 +46,9 @@ def test_a_backward_op_is_judged_by_its_forwards_tests_per_dtype(monkeypatch):
 def test_a_test_of_another_op_whose_name_contains_this_one_does_not_count(monkeypatch):
     found = verdicts(monkeypatch, {"test_ps_roi_align_works[float32]": False})
     assert found[("torchvision::roi_align", "float32")].verdict == UNTESTED
+
+
+def test_a_bfloat16_test_is_not_float16_coverage(monkeypatch):
+    found = verdicts(monkeypatch, {"test_roi_align_forward[True-2-bfloat16]": True})
+    assert found[("torchvision::roi_align", "float16")].verdict == UNTESTED
+    assert found[("torchvision::roi_align", "float32")].verdict == UNTESTED

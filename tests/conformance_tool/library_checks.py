@@ -30,6 +30,12 @@ def forward_name(op: str) -> str:
     return name.removeprefix("_").removesuffix("_backward")
 
 
+def _dtype_of(test: str) -> str:
+    """The dtype among a parametrized test's id parts (`[False--1-float16]`), else float32."""
+    parts = test.partition("[")[2].rstrip("]").split("-")
+    return next((part for part in parts if part in DTYPE_IDS), "float32")
+
+
 def _outcomes(namespace: str) -> dict[str, bool]:
     """test id → passed, for the namespace's test file (skipped tests are left out)."""
     path = os.path.join(REPO_ROOT, "tests", "python", f"test_{namespace}_ops.py")
@@ -61,8 +67,7 @@ def check(matrix: dict) -> list[Verdict]:
                 continue
             verdict = Verdict(row["name"], dtype)
             covering = {test: passed for test, passed in outcomes[namespace].items()
-                        if test.startswith(f"test_{base}_") and
-                        (dtype in test or (dtype == "float32" and not any(d in test for d in DTYPE_IDS)))}
+                        if test.startswith(f"test_{base}_") and _dtype_of(test) == dtype}
             verdict.samples = len(covering)
             verdict.opinfos = sorted(covering)
             failed = sorted(test for test, passed in covering.items() if not passed)

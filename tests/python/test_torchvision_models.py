@@ -2,7 +2,7 @@
 CPU step for step: resnet18 and mobilenet_v3_small from torchvision.models,
 random weights, synthetic images, SGD with momentum. Whatever falls back to the
 CPU (and why) must be what the spec says, a guard it states or a dtype it does
-not declare; the report goes to build/reports/torchvision_models_<vendor>.json."""
+not declare; the report goes to build/reports/torchvision_models_<vendor>_<model>.json."""
 from __future__ import annotations
 
 import copy

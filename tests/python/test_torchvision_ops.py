@@ -112,7 +112,9 @@ def test_nms_results_trimmed_to_their_length_stay_usable(device):
     boxes, scores = random_boxes(200, generator), torch.rand(200, generator=generator)
     idxs = torch.randint(0, 3, (200,), generator=generator)
     expected = ops.batched_nms(boxes, scores, idxs, 0.3)
-    result = ops.batched_nms(boxes.to(device), scores.to(device), idxs.to(device), 0.3)
+    with recorded_native_runs() as runs:
+        result = ops.batched_nms(boxes.to(device), scores.to(device), idxs.to(device), 0.3)
+    assert ("torchvision::nms", "Float") in runs
     torch.testing.assert_close(result.cpu(), expected)
     torch.testing.assert_close(boxes.to(device)[result].cpu(), boxes[expected])
     assert (result.clone() + 1).cpu().tolist() == (expected + 1).tolist()
@@ -181,6 +183,28 @@ def test_a_dtype_the_spec_does_not_declare_runs_on_torchvisions_cpu_kernel(devic
     assert torch_fl.fallback_stats().get("torchvision::roi_align") == {C10_NAMES[torch.float64]: 1}, torch_fl.fallback_report()
 
 
+def test_roi_pool_in_a_dtype_the_spec_does_not_declare_returns_both_results_from_cpu(device):
+    # Two results through the library fallback: the pooled values and the int32 argmax.
+    generator = torch.Generator().manual_seed(6)
+    x = torch.randn(1, 2, 8, 8, generator=generator, dtype=torch.float64)
+    rois = random_rois(3, 1, 8.0, generator).double()
+    values, argmax = torch.ops.torchvision.roi_pool(x.to(device), rois.to(device), 1.0, 2, 2)
+    expected_values, expected_argmax = torch.ops.torchvision.roi_pool(x, rois, 1.0, 2, 2)
+    assert values.device == device and argmax.device == device and argmax.dtype == torch.int32
+    torch.testing.assert_close(values.cpu(), expected_values)
+    torch.testing.assert_close(argmax.cpu(), expected_argmax)
+
+
+@pytest.mark.parametrize("op", ["roi_align", "roi_pool"])
+def test_no_rois_give_an_empty_result_and_a_zero_gradient(device, op):
+    x = torch.randn(2, 3, 8, 8, device=device, requires_grad=True)
+    rois = torch.zeros(0, 5, device=device)
+    out = getattr(ops, op)(x, rois, (2, 2))
+    assert out.shape == (0, 3, 2, 2) and out.device == device
+    out.sum().backward()
+    assert torch.count_nonzero(x.grad.cpu()) == 0
+
+
 def test_a_malformed_call_raises_on_the_host_naming_the_problem(device):
     # The ops themselves, below torchvision's Python wrappers (which check some shapes first).
     x = torch.randn(1, 2, 8, 8, device=device)
@@ -195,6 +219,11 @@ def test_a_malformed_call_raises_on_the_host_naming_the_problem(device):
                                             torch.zeros(1, 4, 6, 6, device=device),
                                             torch.zeros(1, 9, 6, 6, device=device), torch.zeros(3, device=device),
                                             1, 1, 0, 0, 1, 1, 1, 1, False)
+    with pytest.raises(RuntimeError, match=r"deform_conv2d: mask must have shape \[1, 9, 6, 6\]"):
+        torch.ops.torchvision.deform_conv2d(x, torch.randn(3, 2, 3, 3, device=device),
+                                            torch.zeros(1, 18, 6, 6, device=device),
+                                            torch.zeros(1, 8, 6, 6, device=device), torch.zeros(3, device=device),
+                                            1, 1, 0, 0, 1, 1, 1, 1, True)
 
 
 def test_rois_on_the_cpu_are_refused_naming_the_op_and_the_vendor(device):

@@ -5,8 +5,11 @@
 namespace torch_fl::sim::alu::torchvision {
 namespace {
 
-// torchvision's CPU kernel of `name`, skipping autograd and every other key
-// above CPU (the views are plain CPU tensors on a worker thread).
+// torchvision's CPU kernel of `name`, reached by redispatching straight to the
+// CPU key: the views are plain CPU tensors that need no autograd, and the
+// kernels torchvision registers above CPU (its autograd and autocast wrappers)
+// are Python functions in recent releases, which a worker thread would have to
+// take the GIL for, while the host thread that enqueued the work may hold it.
 template <class Signature>
 struct CpuKernel {
   explicit CpuKernel(const char* name)
