@@ -7,7 +7,7 @@ when it is imported. The generator imports the library installed beside torch
 import) and reads the schemas it registered, so an entry is checked against the
 ops it will run with, as an `ops:` entry is against ATen. Without the library
 (torchvision has no wheel for every torch), the namespace's entries are listed
-as not built for this torch, and the backend registers nothing for them.
+as not registered for this torch, and the backend registers nothing for them.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import functools
 import importlib
 import importlib.metadata
 from dataclasses import dataclass, field
+
 from torchgen.model import FunctionSchema
 
 from .aten import AtenOp
