@@ -3,9 +3,10 @@ have no OpInfo: they are verified against the library's own CPU kernels by the
 Python suite's tests for them (tests/python/test_<namespace>_ops.py), forward and
 backward, each of which also checks that the device ran the op natively. This
 runs those tests once and files each test's outcome under the (op, dtype) it
-covers: a test named `test_<op>_...` covers <op>, and a backward op is judged by
-its forward's tests (torchvision's autograd reaches it there); the dtype is the
-one in the test's id (float32 where the id names none)."""
+covers: a test named `test_<op>_...` covers <op> (a test of a fallback must not be
+named so), and a backward op is judged by its forward's tests (torchvision's
+autograd reaches it there); the dtype is the one in the test's id (float32
+where the id names none)."""
 from __future__ import annotations
 
 import os

@@ -185,7 +185,7 @@ def test_a_dtype_the_spec_does_not_declare_runs_on_torchvisions_cpu_kernel(devic
     assert torch_fl.fallback_stats().get("torchvision::roi_align") == {C10_NAMES[torch.float64]: 1}, torch_fl.fallback_report()
 
 
-def test_roi_pool_in_a_dtype_the_spec_does_not_declare_returns_both_results_from_cpu(device):
+def test_both_results_of_roi_pool_in_a_dtype_the_spec_does_not_declare_come_from_cpu(device):
     # Two results through the library fallback: the pooled values and the int32 argmax.
     generator = torch.Generator().manual_seed(6)
     x = torch.randn(1, 2, 8, 8, generator=generator, dtype=torch.float64)
