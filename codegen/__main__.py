@@ -11,6 +11,7 @@ from .aten import AtenRegistry
 from .errors import SpecErrors, one_line
 from .plan import Planner
 from .plan_model import BackendPlan
+from .schema_drift import ReferenceSchemas
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -18,20 +19,25 @@ EXIT_SPEC_ERROR = 2
 EXIT_DRIFT = 1
 
 
-def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | None = None):
+def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | None = None,
+              reference: ReferenceSchemas | None = None):
+    """reference: the registrations the spec was validated against (default: the
+    committed generated/<vendor>/support_matrix.json), checked when this torch differs."""
     rel = display_path or os.path.relpath(spec_path, repo_root)
     root, texts = layering.load(spec_path, rel, repo_root)
     model = spec_parser.parse(rel, root)
-    return Planner(model, AtenRegistry.from_installed_torch(), repo_root, "\n".join(texts)).plan()
+    if reference is None:
+        reference = ReferenceSchemas.load(repo_root, model.vendor)
+    return Planner(model, AtenRegistry.from_installed_torch(), repo_root, "\n".join(texts), reference).plan()
 
 
-def generate_files(spec_path: str, repo_root: str = REPO_ROOT,
-                   display_path: str | None = None) -> tuple[BackendPlan, dict[str, str]]:
+def generate_files(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | None = None,
+                   reference: ReferenceSchemas | None = None) -> tuple[BackendPlan, dict[str, str]]:
     """Loads, validates and renders one spec; raises SpecErrors, writes nothing.
 
     display_path is how messages and generated comments name the spec
     (default: its path relative to the repository)."""
-    plan = load_plan(spec_path, repo_root, display_path)
+    plan = load_plan(spec_path, repo_root, display_path, reference)
     return plan, render.render(plan)
 
 
@@ -86,13 +92,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vendor", help="one vendor (default: every specs/*.yaml)")
     parser.add_argument("--spec", help="a spec file to use instead of specs/<vendor>.yaml")
     parser.add_argument("--out", help="output directory (default: generated/<vendor>)")
+    parser.add_argument("--reference", metavar="MATRIX",
+                        help="the support_matrix.json whose schemas the spec was written against "
+                             "(default: generated/<vendor>/'s, the default torch's); an entry whose "
+                             "schema changed in a way its kernel cannot carry is a spec error")
     args = parser.parse_args(argv)
+    reference = None
+    if args.reference:
+        if not args.vendor:
+            parser.error("--reference is one vendor's matrix: name the vendor (--vendor)")
+        reference = ReferenceSchemas.from_file(args.reference)
+        if reference is None:
+            parser.error(f"--reference {args.reference}: not a support matrix (JSON with `ops`)")
     status = 0
     for vendor in _vendors(args):
         spec_path = args.spec or os.path.join(REPO_ROOT, "specs", f"{vendor}.yaml")
         started = time.perf_counter()
         try:
-            plan, files = generate_files(spec_path)
+            plan, files = generate_files(spec_path, reference=reference)
         except SpecErrors as exc:
             return _refused(exc)
         out_dir = args.out or os.path.join(REPO_ROOT, "generated", plan.vendor)

@@ -169,6 +169,18 @@ def parse(text: str, arguments: dict[str, str]) -> Expr:
     return expr
 
 
+def names_in(text: str) -> set[str]:
+    """The arguments a guard's text names (methods are attributes, not names);
+    empty when it does not parse (parse() reports that)."""
+    if len(text) > GUARD_CHARS:
+        return set()
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
 class _Checker:
     """Builds the typed tree from Python's AST, refusing what a guard cannot say."""
 

@@ -9,10 +9,11 @@ import hashlib
 import importlib.metadata
 import os
 import re
+from typing import Optional
 
 from torchgen.model import SchemaKind
 
-from . import device_names, library_ops, spec_file
+from . import device_names, library_ops, schema_drift, spec_file
 from .aten import AtenRegistry
 from .errors import ErrorSink, Location, SpecErrors, did_you_mean
 from .limits import HEADER_BYTES
@@ -54,8 +55,12 @@ def _runtime_headers(repo_root: str) -> tuple[str, ...]:
 
 
 class Planner:
-    def __init__(self, spec: VendorSpec, aten: AtenRegistry, repo_root: str, spec_text: str):
+    def __init__(self, spec: VendorSpec, aten: AtenRegistry, repo_root: str, spec_text: str,
+                 reference: Optional[schema_drift.ReferenceSchemas] = None):
         self.spec = spec
+        # the registrations the specs were validated against (the default torch's), to
+        # check an entry against when generating for another torch; None: no check
+        self.reference = reference
         self.aten = aten
         self.errors = ErrorSink()
         self.repo_root = repo_root
@@ -131,7 +136,12 @@ class Planner:
             if gate is not None and not gate.admits(self.torch_version):
                 gated.append((op_spec.name, str(gate), f"{op_spec.location.path}:{op_spec.location.line}"))
                 continue
+            aten = self.aten.lookup(op_spec.name)
+            if aten is not None and not self._carried_from_reference(op_spec, op_spec.name, str(aten.schema)):
+                continue
             for kernel in self.ops.plan_entry(op_spec, launches):
+                if not self._carried_from_reference(op_spec, kernel.qualified_name, str(kernel.aten.schema)):
+                    continue
                 previous = claimed.get(kernel.qualified_name)
                 if previous is not None:
                     self.errors.add(op_spec.location,
@@ -149,6 +159,14 @@ class Planner:
                            self.torch_version_text, pair_scalar_forms(tuple(kernels)), tuple(launches),
                            tuple(custom_ops), tuple(gated),
                            autocast, tuple(libraries))
+
+    def _carried_from_reference(self, op_spec: OpSpec, overload: str, schema: str) -> bool:
+        """Generating for another torch than the specs were validated against: the
+        overload's schema change is one the entry's kernel carries (schema_drift.py)."""
+        if self.reference is None:
+            return True
+        return schema_drift.check_entry(op_spec, overload, schema, self.reference, self.torch_version_text,
+                                        self.errors)
 
     def _plan_library_ops(self, launches: list[LaunchPlan], kernels: list[KernelPlan], claimed: dict[str, Location],
                           gated: list[tuple[str, str, str]]) -> list[tuple[str, str]]:

@@ -117,6 +117,11 @@ def as_json(result: TorchDiff) -> dict:
                          "touches": [e.__dict__ for e in c.touches]} for c in result.changes]}
 
 
+def _qualified(name: str) -> str:
+    """A matrix row's name as an operator: add.Tensor → aten::add.Tensor; torchvision::nms stays."""
+    return name if "::" in name else f"aten::{name}"
+
+
 def notes_against_reference(reference: dict, current: dict) -> list[str]:
     """Generating for another torch: each registered overload whose schema differs from the
     reference build's (generated/<vendor>/support_matrix.json, the default torch's), and
@@ -128,10 +133,10 @@ def notes_against_reference(reference: dict, current: dict) -> list[str]:
     for name in sorted(before.keys() & after.keys()):
         a, b = before[name].get("schema"), after[name].get("schema")
         if a and b and a != b:
-            notes.append(f"note: {after[name]['source']}: aten::{name}: the schema changed from torch {old} to {new}: "
-                         f"`{a}` → `{b}`; the kernel is generated against torch {new}'s")
+            notes.append(f"note: {after[name]['source']}: {_qualified(name)}: the schema changed from torch {old} to {new}: "
+                         f"`{a}` → `{b}`; a change the kernel carries (codegen/schema_drift.py): it is generated against torch {new}'s")
     for name in sorted(before.keys() - after.keys()):
-        notes.append(f"note: {before[name]['source']}: aten::{name} is registered for torch {old} but not for {new}")
+        notes.append(f"note: {before[name]['source']}: {_qualified(name)} is registered for torch {old} but not for {new}")
     for name in sorted(after.keys() - before.keys()):
-        notes.append(f"note: {after[name]['source']}: aten::{name} is registered for torch {new} but not for {old}")
+        notes.append(f"note: {after[name]['source']}: {_qualified(name)} is registered for torch {new} but not for {old}")
     return notes
