@@ -135,7 +135,37 @@ void fused_gru_cell_backward(torch::jit::Stack* stack) {
   torch::jit::push(*stack, grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, grad_hidden_bias);
 }
 
-const std::map<std::string, DeviceDecomposition>& decompositions() {
+// Batch norm as compiled graphs call it (AOTAutograd's functionalized batch norm
+// runs these): native_batch_norm under other names, with the same arguments and
+// results, updating the running statistics in place when training.
+// (input, weight?, bias?, running_mean, running_var, training, momentum, eps)
+void batch_norm_legit(torch::jit::Stack* stack) {
+  auto args = torch::jit::pop(*stack, 8);
+  auto [out, save_mean, save_invstd] = at::native_batch_norm(
+      args[0].toTensor(), optional_tensor(args[1]), optional_tensor(args[2]), args[3].toTensor(),
+      args[4].toTensor(), args[5].toBool(), args[6].toDouble(), args[7].toDouble());
+  torch::jit::push(*stack, out, save_mean, save_invstd);
+}
+
+// .no_stats: (input, weight?, bias?, training, momentum, eps), no running statistics
+void batch_norm_legit_no_stats(torch::jit::Stack* stack) {
+  auto args = torch::jit::pop(*stack, 6);
+  auto [out, save_mean, save_invstd] = at::native_batch_norm(
+      args[0].toTensor(), optional_tensor(args[1]), optional_tensor(args[2]), at::Tensor(), at::Tensor(),
+      args[3].toBool(), args[4].toDouble(), args[5].toDouble());
+  torch::jit::push(*stack, out, save_mean, save_invstd);
+}
+
+// _no_training: (input, weight?, bias?, running_mean, running_var, momentum, eps), inference
+void batch_norm_legit_no_training(torch::jit::Stack* stack) {
+  auto args = torch::jit::pop(*stack, 7);
+  auto [out, save_mean, save_invstd] = at::native_batch_norm(
+      args[0].toTensor(), optional_tensor(args[1]), optional_tensor(args[2]), args[3].toTensor(),
+      args[4].toTensor(), false, args[5].toDouble(), args[6].toDouble());
+  torch::jit::push(*stack, out, save_mean, save_invstd);
+}
+
+const std::map<std::string, DeviceDecomposition>& accelerator_only_ops() {
   static const std::map<std::string, DeviceDecomposition> table = {
       {"aten::_thnn_fused_lstm_cell", &fused_lstm_cell},
       {"aten::_thnn_fused_lstm_cell_backward_impl", &fused_lstm_cell_backward},
@@ -145,18 +175,33 @@ const std::map<std::string, DeviceDecomposition>& decompositions() {
   return table;
 }
 
+const std::map<std::string, DeviceDecomposition>& renamed_ops() {
+  static const std::map<std::string, DeviceDecomposition> table = {
+      {"aten::_native_batch_norm_legit", &batch_norm_legit},
+      {"aten::_native_batch_norm_legit.no_stats", &batch_norm_legit_no_stats},
+      {"aten::_native_batch_norm_legit_no_training", &batch_norm_legit_no_training},
+  };
+  return table;
+}
+
+std::vector<std::string> names_of(const std::map<std::string, DeviceDecomposition>& table) {
+  std::vector<std::string> names;
+  for (const auto& entry : table) names.push_back(entry.first);
+  return names;
+}
+
 }  // namespace
 
 DeviceDecomposition find_device_decomposition(const std::string& op) {
-  const auto& table = decompositions();
-  const auto it = table.find(op);
-  return it == table.end() ? nullptr : it->second;
+  for (const auto* table : {&accelerator_only_ops(), &renamed_ops()}) {
+    const auto it = table->find(op);
+    if (it != table->end()) return it->second;
+  }
+  return nullptr;
 }
 
-std::vector<std::string> device_decomposition_names() {
-  std::vector<std::string> names;
-  for (const auto& [name, decomposition] : decompositions()) names.push_back(name);
-  return names;
-}
+std::vector<std::string> device_decomposition_names() { return names_of(accelerator_only_ops()); }
+
+std::vector<std::string> renamed_op_names() { return names_of(renamed_ops()); }
 
 }  // namespace torch_fl

@@ -110,9 +110,9 @@ FallbackReasonScope::~FallbackReasonScope() {
 
 void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
-  // An op PyTorch sends only to accelerators runs as ATen ops on the device:
-  // not a CPU fallback (each op it is made of takes its own path), so strict
-  // mode allows it and it is not counted.
+  // An op PyTorch sends only to accelerators, or another op under another name,
+  // runs as ATen ops on the device: not a CPU fallback (each op it is made of
+  // takes its own path), so strict mode allows it and it is not counted.
   if (const DeviceDecomposition decomposition = find_device_decomposition(name)) {
     if (debug_logging()) log_line(name + ": decomposed into ATen ops on the device");
     decomposition(stack);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <ATen/ATen.h>
@@ -70,18 +71,34 @@ TEST(Driver, ReportsDevicePropertiesThroughTheAbi) {
   EXPECT_NE(torch_fl::driver().device_properties(torch_fl::device_count(), &properties), TFL_SUCCESS);
 }
 
+// "aten::name.overload" in the dispatcher.
+std::optional<c10::OperatorHandle> find_op(const std::string& name) {
+  const auto dot = name.find('.');
+  return c10::Dispatcher::singleton().findSchema(
+      {name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1)});
+}
+
 // The table is keyed by name: a misspelt or renamed op would never be found.
 TEST(DeviceDecompositions, EachNamesAnAtenOpWithoutACpuKernel) {
   ASSERT_FALSE(torch_fl::device_decomposition_names().empty());
   for (const std::string& name : torch_fl::device_decomposition_names()) {
-    const auto dot = name.find('.');
-    const auto op = c10::Dispatcher::singleton().findSchema(
-        {name.substr(0, dot), dot == std::string::npos ? "" : name.substr(dot + 1)});
+    const auto op = find_op(name);
     ASSERT_TRUE(op.has_value()) << name;
     EXPECT_FALSE(op->hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) << name << " has a CPU kernel now";
     EXPECT_NE(torch_fl::find_device_decomposition(name), nullptr) << name;
   }
   EXPECT_EQ(torch_fl::find_device_decomposition("aten::add.Tensor"), nullptr);
+}
+
+// A renamed op has its CPU kernel: without the table it would take the CPU fallback.
+TEST(DeviceDecompositions, EachRenamedOpIsAnAtenOpWithACpuKernel) {
+  ASSERT_FALSE(torch_fl::renamed_op_names().empty());
+  for (const std::string& name : torch_fl::renamed_op_names()) {
+    const auto op = find_op(name);
+    ASSERT_TRUE(op.has_value()) << name;
+    EXPECT_TRUE(op->hasComputedKernelForDispatchKey(c10::DispatchKey::CPU)) << name;
+    EXPECT_NE(torch_fl::find_device_decomposition(name), nullptr) << name;
+  }
 }
 
 TEST(Allocator, ReusesAFreedBlockWithoutCallingTheDriver) {
