@@ -30,7 +30,7 @@ KEYWORDS = frozenset("""
 # (emit_cpp.py): a custom op's parameter named so would hide them. Also the
 # shapes of the locals it derives from parameter names (x_arg, x_laid, ...).
 GENERATED_NAMES = frozenset({
-    "op", "guard", "expected", "status", "query_status", "workspace", "workspace_bytes", "executor", "stream_arg",
+    "op", "guard", "expected", "status", "query_status", "sdk_call", "query_call", "workspace", "workspace_bytes", "executor", "stream_arg",
     "self_meta", "saved", "ctx", "grads", "grad_outputs", "below_autograd", "backward_op",
     "at", "c10", "std", "torch", "torch_fl"})
 _GENERATED_SHAPE = re.compile(r"\w*_(?:arg\d*|on_device|laid|meta|as_\w+)|computed_arg\d*")

@@ -8,10 +8,14 @@ from .plan_model import STREAM_ARGUMENT, WORKSPACE_ARGUMENT, BackendPlan, Launch
 from .spec_model import PassBy, SdkSpec
 
 
-def _status_check(sdk: SdkSpec, status: str, call: str) -> list[str]:
-    """`const <status type> <status> = <call>;` and the check that raises the vendor's
-    error (the op, the vendor, its code and message) when it is not `ok`."""
-    return [f"  const {sdk.status.type} {status} = {call};",
+def _status_check(sdk: SdkSpec, status: str, function: str, arguments: list[str]) -> list[str]:
+    """`const <status type> <status> = <function>(<arguments>);` inside a profiler range
+    named after the function, and the check that raises the vendor's error (the op,
+    the vendor, its code and message) when it is not `ok`."""
+    range_name = "query_call" if status == "query_status" else "sdk_call"
+    return [f"  torch_fl::ProfilerRange {range_name}(\"{function}\");",
+            f"  const {sdk.status.type} {status} = {function}({', '.join(arguments)});",
+            f"  {range_name}.end();",
             f"  if ({status} != {sdk.status.ok}) {{",
             f"    op.raise_vendor_error(static_cast<int64_t>({status}), {sdk.status.message}({status}));",
             "  }"]
@@ -67,7 +71,7 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
         query_args = [a for a in call_args if a not in ("stream_arg", WORKSPACE_ARGUMENT)]
         query = sdk.workspace_query.format(function=launch.sdk_function)
         lines.append("  size_t workspace_bytes = 0;")
-        lines += _status_check(sdk, "query_status", f"{query}({', '.join(query_args + ['&workspace_bytes'])})")
+        lines += _status_check(sdk, "query_status", query, query_args + ["&workspace_bytes"])
         lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
         call_args = [a if a != WORKSPACE_ARGUMENT else "op.data(workspace), workspace_bytes" for a in call_args]
     if sdk.two_phase is not None:
@@ -77,10 +81,9 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
         query = sdk.two_phase.query.format(function=launch.sdk_function)
         lines.append("  uint64_t workspace_bytes = 0;")
         lines.append(f"  {sdk.two_phase.executor} executor = nullptr;")
-        lines += _status_check(sdk, "query_status",
-                               f"{query}({', '.join(call_args + ['&workspace_bytes', '&executor'])})")
+        lines += _status_check(sdk, "query_status", query, call_args + ["&workspace_bytes", "&executor"])
         lines.append("  const at::Tensor workspace = op.workspace(workspace_bytes);")
         call_args = ["op.data(workspace)", "workspace_bytes", "executor", f"{sdk.stream}(op.stream())"]
-    lines += _status_check(sdk, "status", f"{launch.sdk_function}({', '.join(call_args)})")
+    lines += _status_check(sdk, "status", launch.sdk_function, call_args)
     lines.append("}")
     return CppBlock(comments(launch.call_text, f"from {source}"), tuple(lines))

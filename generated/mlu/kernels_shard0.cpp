@@ -43,7 +43,9 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSqrt");
   const mluRet_t status = mluOpSqrt(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -127,7 +129,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpRelu");
   const mluRet_t status = mluOpRelu(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -180,7 +184,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   const auto self_arg = mlu_glue::describe(self);
   const auto mat2_arg = mlu_glue::describe(mat2);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMatMul");
   const mluRet_t status = mluOpMatMul(stream_arg, &self_arg, &mat2_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -248,7 +254,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReduceMean");
   const mluRet_t status = mluOpReduceMean(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -313,7 +321,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto output_arg = mlu_glue::describe(output);
   const auto total_weight_arg = mlu_glue::describe(total_weight);
+  torch_fl::ProfilerRange sdk_call("mluOpNllLoss");
   const mluRet_t status = mluOpNllLoss(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -391,7 +401,9 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpErf");
   const mluRet_t status = mluOpErf(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -477,7 +489,9 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto self_arg = mlu_glue::describe(self);
   const auto approximate_arg3 = mlu_glue::gelu_approximation(approximate);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGeluBackward");
   const mluRet_t status = mluOpGeluBackward(stream_arg, &grad_output_arg, &self_arg, approximate_arg3, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -516,7 +530,9 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGeScalar");
   const mluRet_t status = mluOpGeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -529,7 +545,9 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGe");
   const mluRet_t status = mluOpGe(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -705,7 +723,9 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = mlu_glue::describe(tensor2);
   const auto value_arg = mlu_glue::scalar(value);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAddcmul");
   const mluRet_t status = mluOpAddcmul(stream_arg, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -808,7 +828,9 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto tensor2_arg = mlu_glue::describe(tensor2);
   const auto value_arg = mlu_glue::scalar(value);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAddcdiv");
   const mluRet_t status = mluOpAddcdiv(stream_arg, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -910,7 +932,9 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   const auto end_arg = mlu_glue::scalar(end);
   const auto step_arg = mlu_glue::scalar(step);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpArange");
   const mluRet_t status = mluOpArange(stream_arg, start_arg, end_arg, step_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -944,7 +968,9 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto tensors_arg = mlu_glue::describe_list(tensors);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpCat");
   const mluRet_t status = mluOpCat(stream_arg, tensors_arg, dim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1005,7 +1031,9 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReduceMin");
   const mluRet_t status = mluOpReduceMin(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1070,7 +1098,9 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftplusBackward");
   const mluRet_t status = mluOpSoftplusBackward(stream_arg, &grad_output_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1108,7 +1138,9 @@ static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardsigmoid");
   const mluRet_t status = mluOpHardsigmoid(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1196,7 +1228,9 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto total_weight_arg = mlu_glue::describe(total_weight);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2dBackward");
   const mluRet_t status = mluOpNllLoss2dBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1239,7 +1273,9 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFractionalMaxPool2dBackward");
   const mluRet_t status = mluOpFractionalMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, output_size_arg, &indices_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1280,7 +1316,9 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
   const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1317,7 +1355,9 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
   const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1357,7 +1397,9 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpGroupNorm");
   const mluRet_t status = mluOpGroupNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, N, C, HxW, group, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1397,7 +1439,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpErfc");
   const mluRet_t status = mluOpErfc(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1481,7 +1525,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBitwiseNot");
   const mluRet_t status = mluOpBitwiseNot(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1566,7 +1612,9 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBitwiseAndScalar");
   const mluRet_t status = mluOpBitwiseAndScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1579,7 +1627,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBitwiseAnd");
   const mluRet_t status = mluOpBitwiseAnd(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1681,7 +1731,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpCopysign");
   const mluRet_t status = mluOpCopysign(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1774,7 +1826,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogAddExp2");
   const mluRet_t status = mluOpLogAddExp2(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1842,7 +1896,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFmax");
   const mluRet_t status = mluOpFmax(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1982,7 +2038,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto values_arg = mlu_glue::describe(values);
   const auto indices_arg = mlu_glue::describe(indices);
+  torch_fl::ProfilerRange sdk_call("mluOpMinDim");
   const mluRet_t status = mluOpMinDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -2021,7 +2079,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   const auto p_arg = mlu_glue::optional_scalar(p);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpVectorNorm");
   const mluRet_t status = mluOpVectorNorm(stream_arg, &self_arg, p_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -2060,7 +2120,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   const auto source_arg = mlu_glue::describe(source);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpIndexAdd");
   const mluRet_t status = mluOpIndexAdd(stream_arg, &self_arg, dim, &index_arg, &source_arg, alpha_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }

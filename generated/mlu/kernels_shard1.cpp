@@ -36,7 +36,9 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMulScalar");
   const mluRet_t status = mluOpMulScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -49,7 +51,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMul");
   const mluRet_t status = mluOpMul(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -151,7 +155,9 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpDivScalar");
   const mluRet_t status = mluOpDivScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -164,7 +170,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpDiv");
   const mluRet_t status = mluOpDiv(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -358,7 +366,9 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpNeScalar");
   const mluRet_t status = mluOpNeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -371,7 +381,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpNe");
   const mluRet_t status = mluOpNe(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -473,7 +485,9 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLtScalar");
   const mluRet_t status = mluOpLtScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -486,7 +500,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLt");
   const mluRet_t status = mluOpLt(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -731,7 +747,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpNeg");
   const mluRet_t status = mluOpNeg(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -814,7 +832,9 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
+  torch_fl::ProfilerRange sdk_call("mluOpZero");
   const mluRet_t status = mluOpZero(stream_arg, &self_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -844,7 +864,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto generator_arg = mlu_glue::rand_state(generator);
+  torch_fl::ProfilerRange sdk_call("mluOpRandNormal");
   const mluRet_t status = mluOpRandNormal(stream_arg, &self_arg, mean, std, generator_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -875,7 +897,9 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReciprocal");
   const mluRet_t status = mluOpReciprocal(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -959,7 +983,9 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSilu");
   const mluRet_t status = mluOpSilu(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1044,7 +1070,9 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMinimum");
   const mluRet_t status = mluOpMinimum(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1111,7 +1139,9 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpIsNegInf");
   const mluRet_t status = mluOpIsNegInf(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1174,12 +1204,16 @@ static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
   size_t workspace_bytes = 0;
+  torch_fl::ProfilerRange query_call("mluOpCumsumGetWorkspaceSize");
   const mluRet_t query_status = mluOpCumsumGetWorkspaceSize(&self_arg, dim, &out_arg, &workspace_bytes);
+  query_call.end();
   if (query_status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), mluGetErrorStr(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("mluOpCumsum");
   const mluRet_t status = mluOpCumsum(stream_arg, &self_arg, dim, op.data(workspace), workspace_bytes, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1264,7 +1298,9 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = mlu_glue::describe(self);
   const auto index_arg = mlu_glue::describe(index);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpIndexSelect");
   const mluRet_t status = mluOpIndexSelect(stream_arg, &self_arg, dim, &index_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1303,7 +1339,9 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReduceMax");
   const mluRet_t status = mluOpReduceMax(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1366,7 +1404,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftmaxBackward");
   const mluRet_t status = mluOpSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1407,7 +1447,9 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto scale_arg = mlu_glue::scalar(scale);
   const auto input_scale_arg = mlu_glue::scalar(input_scale);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpElu");
   const mluRet_t status = mluOpElu(stream_arg, &self_arg, alpha_arg, scale_arg, input_scale_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1467,7 +1509,9 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto lambd_arg = mlu_glue::scalar(lambd);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardshrinkBackward");
   const mluRet_t status = mluOpHardshrinkBackward(stream_arg, &grad_out_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1508,7 +1552,9 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   const auto weight_arg = mlu_glue::describe(weight);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpPreluBackward");
   const mluRet_t status = mluOpPreluBackward(stream_arg, &grad_output_arg, &self_arg, &weight_arg, &out0_arg, &out1_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1547,7 +1593,9 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSmoothL1LossBackward");
   const mluRet_t status = mluOpSmoothL1LossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1588,7 +1636,9 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHuberLoss");
   const mluRet_t status = mluOpHuberLoss(stream_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1629,7 +1679,9 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   const auto target_arg = mlu_glue::describe(target);
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBinaryCrossEntropyBackward");
   const mluRet_t status = mluOpBinaryCrossEntropyBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1671,7 +1723,9 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   const auto margin_arg = mlu_glue::scalar(margin);
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMultiMarginLossBackward");
   const mluRet_t status = mluOpMultiMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, p_arg, margin_arg, &weight_arg, reduction, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1711,7 +1765,9 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   const auto target_arg = mlu_glue::describe(target);
   const auto is_target_arg = mlu_glue::describe(is_target);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLossBackward");
   const mluRet_t status = mluOpMultilabelMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, &is_target_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1750,7 +1806,9 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
   const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1786,7 +1844,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFrac");
   const mluRet_t status = mluOpFrac(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1871,7 +1931,9 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFmodScalar");
   const mluRet_t status = mluOpFmodScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1884,7 +1946,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFmod");
   const mluRet_t status = mluOpFmod(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1986,7 +2050,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFmin");
   const mluRet_t status = mluOpFmin(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -2100,7 +2166,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto values_arg = mlu_glue::describe(values);
   const auto indices_arg = mlu_glue::describe(indices);
+  torch_fl::ProfilerRange sdk_call("mluOpMaxDim");
   const mluRet_t status = mluOpMaxDim(stream_arg, &self_arg, dim, keepdim, &values_arg, &indices_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }

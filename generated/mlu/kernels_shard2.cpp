@@ -36,7 +36,9 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGtScalar");
   const mluRet_t status = mluOpGtScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -49,7 +51,9 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGt");
   const mluRet_t status = mluOpGt(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -223,7 +227,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpTanhBackward");
   const mluRet_t status = mluOpTanhBackward(stream_arg, &grad_output_arg, &output_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -262,7 +268,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSigmoidBackward");
   const mluRet_t status = mluOpSigmoidBackward(stream_arg, &grad_output_arg, &output_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -300,7 +308,9 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSin");
   const mluRet_t status = mluOpSin(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -384,7 +394,9 @@ static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLog2");
   const mluRet_t status = mluOpLog2(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -470,7 +482,9 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto min_arg = mlu_glue::optional_scalar(min);
   const auto max_arg = mlu_glue::optional_scalar(max);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpClamp");
   const mluRet_t status = mluOpClamp(stream_arg, &self_arg, min_arg, max_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -555,7 +569,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpArgMax");
   const mluRet_t status = mluOpArgMax(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -625,7 +641,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpBatchNormBackward");
   const mluRet_t status = mluOpBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -675,7 +693,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpLayerNorm");
   const mluRet_t status = mluOpLayerNorm(stream_arg, &input_arg, normalized_shape_arg, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -718,7 +738,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   const auto computed_arg4 = mlu_glue::default_rand_state();
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpDropout");
   const mluRet_t status = mluOpDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -757,7 +779,9 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto lambd_arg = mlu_glue::scalar(lambd);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftshrinkBackward");
   const mluRet_t status = mluOpSoftshrinkBackward(stream_arg, &grad_output_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -795,7 +819,9 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMish");
   const mluRet_t status = mluOpMish(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -854,7 +880,9 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
   const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -892,7 +920,9 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPadBackward");
   const mluRet_t status = mluOpReflectionPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -931,7 +961,9 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
   const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -967,7 +999,9 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAsin");
   const mluRet_t status = mluOpAsin(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1051,7 +1085,9 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSinh");
   const mluRet_t status = mluOpSinh(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1135,7 +1171,9 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSinc");
   const mluRet_t status = mluOpSinc(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1219,7 +1257,9 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSignbit");
   const mluRet_t status = mluOpSignbit(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1282,7 +1322,9 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBitwiseOrScalar");
   const mluRet_t status = mluOpBitwiseOrScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1295,7 +1337,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBitwiseOr");
   const mluRet_t status = mluOpBitwiseOr(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1397,7 +1441,9 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpRemainderScalar");
   const mluRet_t status = mluOpRemainderScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1410,7 +1456,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpRemainder");
   const mluRet_t status = mluOpRemainder(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1512,7 +1560,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHypot");
   const mluRet_t status = mluOpHypot(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }

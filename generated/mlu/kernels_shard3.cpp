@@ -38,7 +38,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpExp");
   const mluRet_t status = mluOpExp(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -122,7 +124,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSigmoid");
   const mluRet_t status = mluOpSigmoid(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -206,7 +210,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpTanh");
   const mluRet_t status = mluOpTanh(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -290,7 +296,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto value_arg = mlu_glue::scalar(value);
+  torch_fl::ProfilerRange sdk_call("mluOpFill");
   const mluRet_t status = mluOpFill(stream_arg, &self_arg, value_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -320,7 +328,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogSoftmax");
   const mluRet_t status = mluOpLogSoftmax(stream_arg, &self_arg, dim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -383,7 +393,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto output_arg = mlu_glue::describe(output);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogSoftmaxBackward");
   const mluRet_t status = mluOpLogSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -421,7 +433,9 @@ static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpExpm1");
   const mluRet_t status = mluOpExpm1(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -505,7 +519,9 @@ static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor &
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogicalNot");
   const mluRet_t status = mluOpLogicalNot(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -590,7 +606,9 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLeScalar");
   const mluRet_t status = mluOpLeScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -603,7 +621,9 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLe");
   const mluRet_t status = mluOpLe(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -778,7 +798,9 @@ static void launch_linear(const torch_fl::OpContext& op, const at::Tensor & inpu
   const auto weight_arg = mlu_glue::describe(weight);
   const auto bias_arg = mlu_glue::describe_optional(bias);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLinear");
   const mluRet_t status = mluOpLinear(stream_arg, &input_arg, &weight_arg, &bias_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -828,7 +850,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto self_arg = mlu_glue::describe(self);
   const auto mat2_arg = mlu_glue::describe(mat2);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBatchMatMul");
   const mluRet_t status = mluOpBatchMatMul(stream_arg, &self_arg, &mat2_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -900,7 +924,9 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2d");
   const mluRet_t status = mluOpMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &out0_arg, &out1_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -976,7 +1002,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpLayerNormBackward");
   const mluRet_t status = mluOpLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg, &mean_arg, &rstd_arg, &weight_arg, &bias_arg, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1026,7 +1054,9 @@ static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor 
   const auto input_scale_arg = mlu_glue::scalar(input_scale);
   const auto self_or_result_arg = mlu_glue::describe(self_or_result);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpEluBackward");
   const mluRet_t status = mluOpEluBackward(stream_arg, &grad_output_arg, alpha_arg, scale_arg, input_scale_arg, is_result, &self_or_result_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1066,7 +1096,9 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftplus");
   const mluRet_t status = mluOpSoftplus(stream_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1128,7 +1160,9 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardswish");
   const mluRet_t status = mluOpHardswish(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1181,7 +1215,9 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardsigmoidBackward");
   const mluRet_t status = mluOpHardsigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1249,7 +1285,9 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMseLoss");
   const mluRet_t status = mluOpMseLoss(stream_arg, &self_arg, &target_arg, reduction, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1289,7 +1327,9 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMseLossBackward");
   const mluRet_t status = mluOpMseLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1330,7 +1370,9 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpMaxPool3d");
   const mluRet_t status = mluOpMaxPool3d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &out0_arg, &out1_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1373,7 +1415,9 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto indices_arg = mlu_glue::describe(indices);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMaxPool3dBackward");
   const mluRet_t status = mluOpMaxPool3dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &indices_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1411,7 +1455,9 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPadBackward");
   const mluRet_t status = mluOpReflectionPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1447,7 +1493,9 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPadBackward");
   const mluRet_t status = mluOpReflectionPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1486,7 +1534,9 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
   const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1522,7 +1572,9 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpCosh");
   const mluRet_t status = mluOpCosh(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1606,7 +1658,9 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpExp2");
   const mluRet_t status = mluOpExp2(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1690,7 +1744,9 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpIsPosInf");
   const mluRet_t status = mluOpIsPosInf(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1753,7 +1809,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogicalAnd");
   const mluRet_t status = mluOpLogicalAnd(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1846,7 +1904,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg2 = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpArgMin");
   const mluRet_t status = mluOpArgMin(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1908,7 +1968,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpCumprod");
   const mluRet_t status = mluOpCumprod(stream_arg, &self_arg, dim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1994,7 +2056,9 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   const auto ord_arg = mlu_glue::scalar(ord);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpVectorNorm");
   const mluRet_t status = mluOpVectorNorm(stream_arg, &self_arg, ord_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }

@@ -33,7 +33,9 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLog");
   const mluRet_t status = mluOpLog(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -118,7 +120,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReduceSum");
   const mluRet_t status = mluOpReduceSum(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -180,7 +184,9 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpCos");
   const mluRet_t status = mluOpCos(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -264,7 +270,9 @@ static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpTrunc");
   const mluRet_t status = mluOpTrunc(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -349,7 +357,9 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSiluBackward");
   const mluRet_t status = mluOpSiluBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -388,7 +398,9 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto self_arg = mlu_glue::describe(self);
   const auto approximate_arg2 = mlu_glue::gelu_approximation(approximate);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGelu");
   const mluRet_t status = mluOpGelu(stream_arg, &self_arg, approximate_arg2, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -473,7 +485,9 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto exponent_arg = mlu_glue::describe(exponent);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpPow");
   const mluRet_t status = mluOpPow(stream_arg, &self_arg, &exponent_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -566,7 +580,9 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   const auto self_arg = mlu_glue::describe(self);
   const auto exponent_arg = mlu_glue::scalar(exponent);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpPowScalar");
   const mluRet_t status = mluOpPowScalar(stream_arg, &self_arg, exponent_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -651,7 +667,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg2 = mlu_glue::optional_int(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAll");
   const mluRet_t status = mluOpAll(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -717,7 +735,9 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBaddbmm");
   const mluRet_t status = mluOpBaddbmm(stream_arg, &self_arg, &batch1_arg, &batch2_arg, beta_arg, alpha_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -818,7 +838,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   const auto self_arg = mlu_glue::describe(self);
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2d");
   const mluRet_t status = mluOpAdaptiveAvgPool2d(stream_arg, &self_arg, output_size_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -855,7 +877,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2dBackward");
   const mluRet_t status = mluOpAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -894,7 +918,9 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto output_arg = mlu_glue::describe(output);
   const auto buffer_arg = mlu_glue::describe(buffer);
+  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoid");
   const mluRet_t status = mluOpLogSigmoid(stream_arg, &self_arg, &output_arg, &buffer_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -929,7 +955,9 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto target_arg = mlu_glue::describe(target);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHuberLossBackward");
   const mluRet_t status = mluOpHuberLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -972,7 +1000,9 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto output_arg = mlu_glue::describe(output);
   const auto total_weight_arg = mlu_glue::describe(total_weight);
+  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2d");
   const mluRet_t status = mluOpNllLoss2d(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1014,7 +1044,9 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
   const auto output_size_arg = mlu_glue::int_list(output_size);
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool3d");
   const mluRet_t status = mluOpAdaptiveMaxPool3d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1052,7 +1084,9 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool3dBackward");
   const mluRet_t status = mluOpAdaptiveAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1088,7 +1122,9 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
   const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1124,7 +1160,9 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
   const auto self_arg = mlu_glue::describe(self);
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
   const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1158,7 +1196,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAcos");
   const mluRet_t status = mluOpAcos(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1242,7 +1282,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpErfinv");
   const mluRet_t status = mluOpErfinv(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1327,7 +1369,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAtan2");
   const mluRet_t status = mluOpAtan2(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1420,7 +1464,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpXlogy");
   const mluRet_t status = mluOpXlogy(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1513,7 +1559,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogAddExp");
   const mluRet_t status = mluOpLogAddExp(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1581,7 +1629,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto dim_arg = mlu_glue::int_list(dim);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogSumExp");
   const mluRet_t status = mluOpLogSumExp(stream_arg, &self_arg, dim_arg, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1644,7 +1694,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   const auto self_arg = mlu_glue::describe(self);
   const auto index_arg = mlu_glue::describe(index);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGather");
   const mluRet_t status = mluOpGather(stream_arg, &self_arg, dim, &index_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }

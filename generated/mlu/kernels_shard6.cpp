@@ -28,7 +28,9 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto generator_arg = mlu_glue::rand_state(generator);
+  torch_fl::ProfilerRange sdk_call("mluOpRandUniform");
   const mluRet_t status = mluOpRandUniform(stream_arg, &self_arg, from, to, generator_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -59,7 +61,9 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAbs");
   const mluRet_t status = mluOpAbs(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -143,7 +147,9 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpRsqrt");
   const mluRet_t status = mluOpRsqrt(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -227,7 +233,9 @@ static void launch_floor(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFloor");
   const mluRet_t status = mluOpFloor(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -311,7 +319,9 @@ static void launch_sign(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSign");
   const mluRet_t status = mluOpSign(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -396,7 +406,9 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMaximum");
   const mluRet_t status = mluOpMaximum(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -465,7 +477,9 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpWhere");
   const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -507,7 +521,9 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpWhere");
   const mluRet_t status = mluOpWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -553,7 +569,9 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto mask_arg = mlu_glue::describe(mask);
   const auto value_arg = mlu_glue::scalar(value);
+  torch_fl::ProfilerRange sdk_call("mluOpMaskedFill");
   const mluRet_t status = mluOpMaskedFill(stream_arg, &self_arg, &mask_arg, value_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -592,7 +610,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   const auto dilation_arg = mlu_glue::int_list(dilation);
   const auto output_padding_arg = mlu_glue::int_list(output_padding);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpConvolution");
   const mluRet_t status = mluOpConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -641,7 +661,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   const auto grad_input_arg = mlu_glue::describe(grad_input);
   const auto grad_weight_arg = mlu_glue::describe(grad_weight);
   const auto grad_bias_arg = mlu_glue::describe(grad_bias);
+  torch_fl::ProfilerRange sdk_call("mluOpConvolutionBackward");
   const mluRet_t status = mluOpConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -687,7 +709,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   const auto grad_output_arg = mlu_glue::describe(grad_output);
   const auto mask_arg = mlu_glue::describe(mask);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpDropoutBackward");
   const mluRet_t status = mluOpDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -727,7 +751,9 @@ static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & se
   const auto min_val_arg = mlu_glue::scalar(min_val);
   const auto max_val_arg = mlu_glue::scalar(max_val);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardtanh");
   const mluRet_t status = mluOpHardtanh(stream_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -780,7 +806,9 @@ static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLeakyRelu");
   const mluRet_t status = mluOpLeakyRelu(stream_arg, &self_arg, negative_slope_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -839,7 +867,9 @@ static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto lambd_arg = mlu_glue::scalar(lambd);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftshrink");
   const mluRet_t status = mluOpSoftshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -903,7 +933,9 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
   const auto self_arg = mlu_glue::describe(self);
   const auto buffer_arg = mlu_glue::describe(buffer);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoidBackward");
   const mluRet_t status = mluOpLogSigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &buffer_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -941,7 +973,9 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto value_arg = mlu_glue::scalar(value);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpThreshold");
   const mluRet_t status = mluOpThreshold(stream_arg, &self_arg, threshold_arg, value_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1000,7 +1034,9 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
   const auto self_arg = mlu_glue::describe(self);
   const auto weight_arg = mlu_glue::describe(weight);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpPrelu");
   const mluRet_t status = mluOpPrelu(stream_arg, &self_arg, &weight_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1036,7 +1072,9 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
   const auto target_arg = mlu_glue::describe(target);
   const auto output_arg = mlu_glue::describe(output);
   const auto is_target_arg = mlu_glue::describe(is_target);
+  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLoss");
   const mluRet_t status = mluOpMultilabelMarginLoss(stream_arg, &self_arg, &target_arg, reduction, &output_arg, &is_target_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1079,7 +1117,9 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAvgPool3d");
   const mluRet_t status = mluOpAvgPool3d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1141,7 +1181,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAsinh");
   const mluRet_t status = mluOpAsinh(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1225,7 +1267,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLgamma");
   const mluRet_t status = mluOpLgamma(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1309,7 +1353,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpDigamma");
   const mluRet_t status = mluOpDigamma(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1394,7 +1440,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogicalOr");
   const mluRet_t status = mluOpLogicalOr(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }

@@ -38,7 +38,9 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = mlu_glue::scalar(other);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAddScalar");
   const mluRet_t status = mluOpAddScalar(stream_arg, &self_arg, other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -52,7 +54,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = mlu_glue::describe(other);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdd");
   const mluRet_t status = mluOpAdd(stream_arg, &self_arg, &other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -200,7 +204,9 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpEqScalar");
   const mluRet_t status = mluOpEqScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -213,7 +219,9 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpEq");
   const mluRet_t status = mluOpEq(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -388,7 +396,9 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto threshold_arg = mlu_glue::scalar(threshold);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpThresholdBackward");
   const mluRet_t status = mluOpThresholdBackward(stream_arg, &grad_output_arg, &self_arg, threshold_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -430,7 +440,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto beta_arg = mlu_glue::scalar(beta);
   const auto alpha_arg = mlu_glue::scalar(alpha);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAddmm");
   const mluRet_t status = mluOpAddmm(stream_arg, &self_arg, &mat1_arg, &mat2_arg, beta_arg, alpha_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -530,7 +542,9 @@ static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpCeil");
   const mluRet_t status = mluOpCeil(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -614,7 +628,9 @@ static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLog1p");
   const mluRet_t status = mluOpLog1p(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -702,7 +718,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   const auto padding_arg = mlu_glue::int_list(padding);
   const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2d");
   const mluRet_t status = mluOpAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -770,7 +788,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpBatchNorm");
   const mluRet_t status = mluOpBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -812,7 +832,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftmax");
   const mluRet_t status = mluOpSoftmax(stream_arg, &self_arg, dim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -876,7 +898,9 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   const auto self_arg = mlu_glue::describe(self);
   const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLeakyReluBackward");
   const mluRet_t status = mluOpLeakyReluBackward(stream_arg, &grad_output_arg, &self_arg, negative_slope_arg, self_is_result, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -914,7 +938,9 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGlu");
   const mluRet_t status = mluOpGlu(stream_arg, &self_arg, dim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -951,7 +977,9 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   const auto self_arg = mlu_glue::describe(self);
   const auto min_arg = mlu_glue::scalar(min);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpClampMin");
   const mluRet_t status = mluOpClampMin(stream_arg, &self_arg, min_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1013,7 +1041,9 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   const auto margin_arg = mlu_glue::scalar(margin);
   const auto weight_arg = mlu_glue::describe_optional(weight);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMultiMarginLoss");
   const mluRet_t status = mluOpMultiMarginLoss(stream_arg, &self_arg, &target_arg, p_arg, margin_arg, &weight_arg, reduction, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1058,7 +1088,9 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   const auto out0_arg = mlu_glue::describe(out0);
   const auto out1_arg = mlu_glue::describe(out1);
   const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpGroupNormBackward");
   const mluRet_t status = mluOpGroupNormBackward(stream_arg, &grad_out_arg, &input_arg, &mean_arg, &rstd_arg, &weight_arg, N, C, HxW, group, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1103,7 +1135,9 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpTan");
   const mluRet_t status = mluOpTan(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1187,7 +1221,9 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAtan");
   const mluRet_t status = mluOpAtan(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1271,7 +1307,9 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAcosh");
   const mluRet_t status = mluOpAcosh(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1355,7 +1393,9 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAtanh");
   const mluRet_t status = mluOpAtanh(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1439,7 +1479,9 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLog10");
   const mluRet_t status = mluOpLog10(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1524,7 +1566,9 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::scalar(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBitwiseXorScalar");
   const mluRet_t status = mluOpBitwiseXorScalar(stream_arg, &self_arg, other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1537,7 +1581,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   const auto self_arg = mlu_glue::describe(self);
   const auto other_arg = mlu_glue::describe(other);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBitwiseXor");
   const mluRet_t status = mluOpBitwiseXor(stream_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1710,7 +1756,9 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReduceProd");
   const mluRet_t status = mluOpReduceProd(stream_arg, &self_arg, dim, keepdim, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }
@@ -1748,7 +1796,9 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   const auto index_arg = mlu_glue::describe(index);
   const auto src_arg = mlu_glue::describe(src);
   const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpScatterAdd");
   const mluRet_t status = mluOpScatterAdd(stream_arg, &self_arg, dim, &index_arg, &src_arg, &out_arg);
+  sdk_call.end();
   if (status != MLU_RET_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
   }

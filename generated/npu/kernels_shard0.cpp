@@ -43,12 +43,16 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSqrtGetWorkspaceSize");
   const npuError query_status = npunnSqrtGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSqrt");
   const npuError status = npunnSqrt(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -133,12 +137,16 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnErfGetWorkspaceSize");
   const npuError query_status = npunnErfGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnErf");
   const npuError status = npunnErf(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -223,12 +231,16 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReluGetWorkspaceSize");
   const npuError query_status = npunnReluGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnRelu");
   const npuError status = npunnRelu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -283,12 +295,16 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnGeluBackwardGetWorkspaceSize");
   const npuError query_status = npunnGeluBackwardGetWorkspaceSize(grad_output_arg, self_arg, approximate_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnGeluBackward");
   const npuError status = npunnGeluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -330,12 +346,16 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAddcmulGetWorkspaceSize");
   const npuError query_status = npunnAddcmulGetWorkspaceSize(self_arg, tensor1_arg, tensor2_arg, value_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAddcmul");
   const npuError status = npunnAddcmul(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -439,12 +459,16 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAddcdivGetWorkspaceSize");
   const npuError query_status = npunnAddcdivGetWorkspaceSize(self_arg, tensor1_arg, tensor2_arg, value_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAddcdiv");
   const npuError status = npunnAddcdiv(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -547,12 +571,16 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnArangeGetWorkspaceSize");
   const npuError query_status = npunnArangeGetWorkspaceSize(start_arg, end_arg, step_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnArange");
   const npuError status = npunnArange(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -588,12 +616,16 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMmGetWorkspaceSize");
   const npuError query_status = npunnMmGetWorkspaceSize(self_arg, mat2_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMm");
   const npuError status = npunnMm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -662,12 +694,16 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMeanGetWorkspaceSize");
   const npuError query_status = npunnMeanGetWorkspaceSize(self_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMean");
   const npuError status = npunnMean(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -731,12 +767,16 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAminGetWorkspaceSize");
   const npuError query_status = npunnAminGetWorkspaceSize(self_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAmin");
   const npuError status = npunnAmin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -802,12 +842,16 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   const auto total_weight_arg = npu_glue::tensor(total_weight);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNLLLossGetWorkspaceSize");
   const npuError query_status = npunnNLLLossGetWorkspaceSize(self_arg, target_arg, weight_arg, reduction, ignore_index, output_arg, total_weight_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNLLLoss");
   const npuError status = npunnNLLLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -888,12 +932,16 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnCatGetWorkspaceSize");
   const npuError query_status = npunnCatGetWorkspaceSize(tensors_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnCat");
   const npuError status = npunnCat(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -957,12 +1005,16 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSoftplusBackwardGetWorkspaceSize");
   const npuError query_status = npunnSoftplusBackwardGetWorkspaceSize(grad_output_arg, self_arg, beta_arg, threshold_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSoftplusBackward");
   const npuError status = npunnSoftplusBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1001,12 +1053,16 @@ static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHardsigmoidGetWorkspaceSize");
   const npuError query_status = npunnHardsigmoidGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHardsigmoid");
   const npuError status = npunnHardsigmoid(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1095,12 +1151,16 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNLLLoss2dBackwardGetWorkspaceSize");
   const npuError query_status = npunnNLLLoss2dBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, weight_arg, reduction, ignore_index, total_weight_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNLLLoss2dBackward");
   const npuError status = npunnNLLLoss2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1145,12 +1205,16 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnFractionalMaxPool2dBackwardGetWorkspaceSize");
   const npuError query_status = npunnFractionalMaxPool2dBackwardGetWorkspaceSize(grad_output_arg, self_arg, kernel_size_arg, output_size_arg, indices_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnFractionalMaxPool2dBackward");
   const npuError status = npunnFractionalMaxPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1193,12 +1257,16 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReflectionPad3dGetWorkspaceSize");
   const npuError query_status = npunnReflectionPad3dGetWorkspaceSize(self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReflectionPad3d");
   const npuError status = npunnReflectionPad3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1236,12 +1304,16 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReplicationPad1dGetWorkspaceSize");
   const npuError query_status = npunnReplicationPad1dGetWorkspaceSize(self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReplicationPad1d");
   const npuError status = npunnReplicationPad1d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1282,12 +1354,16 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   const auto out2_arg = npu_glue::tensor(out2);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnGroupNormGetWorkspaceSize");
   const npuError query_status = npunnGroupNormGetWorkspaceSize(input_arg, weight_arg, bias_arg, N, C, HxW, group, eps, out0_arg, out1_arg, out2_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnGroupNorm");
   const npuError status = npunnGroupNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1328,12 +1404,16 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnErfcGetWorkspaceSize");
   const npuError query_status = npunnErfcGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnErfc");
   const npuError status = npunnErfc(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1418,12 +1498,16 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBitwiseNotGetWorkspaceSize");
   const npuError query_status = npunnBitwiseNotGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBitwiseNot");
   const npuError status = npunnBitwiseNot(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1509,12 +1593,16 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBitwiseAndScalarGetWorkspaceSize");
   const npuError query_status = npunnBitwiseAndScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBitwiseAndScalar");
   const npuError status = npunnBitwiseAndScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1528,12 +1616,16 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBitwiseAndTensorGetWorkspaceSize");
   const npuError query_status = npunnBitwiseAndTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBitwiseAndTensor");
   const npuError status = npunnBitwiseAndTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1636,12 +1728,16 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnCopysignGetWorkspaceSize");
   const npuError query_status = npunnCopysignGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnCopysign");
   const npuError status = npunnCopysign(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1735,12 +1831,16 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLogAddExp2GetWorkspaceSize");
   const npuError query_status = npunnLogAddExp2GetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLogAddExp2");
   const npuError status = npunnLogAddExp2(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1809,12 +1909,16 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnFmaxGetWorkspaceSize");
   const npuError query_status = npunnFmaxGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnFmax");
   const npuError status = npunnFmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1955,12 +2059,16 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto indices_arg = npu_glue::tensor(indices);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMinDimGetWorkspaceSize");
   const npuError query_status = npunnMinDimGetWorkspaceSize(self_arg, dim, keepdim, values_arg, indices_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMinDim");
   const npuError status = npunnMinDim(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -2000,12 +2108,16 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNormGetWorkspaceSize");
   const npuError query_status = npunnNormGetWorkspaceSize(self_arg, p_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNorm");
   const npuError status = npunnNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -2045,12 +2157,16 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnIndexAddGetWorkspaceSize");
   const npuError query_status = npunnIndexAddGetWorkspaceSize(self_arg, dim, index_arg, source_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnIndexAdd");
   const npuError status = npunnIndexAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }

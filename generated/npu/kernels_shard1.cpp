@@ -36,12 +36,16 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMulsGetWorkspaceSize");
   const npuError query_status = npunnMulsGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMuls");
   const npuError status = npunnMuls(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -55,12 +59,16 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMulGetWorkspaceSize");
   const npuError query_status = npunnMulGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMul");
   const npuError status = npunnMul(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -163,12 +171,16 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnDivsGetWorkspaceSize");
   const npuError query_status = npunnDivsGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnDivs");
   const npuError status = npunnDivs(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -182,12 +194,16 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnDivGetWorkspaceSize");
   const npuError query_status = npunnDivGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnDiv");
   const npuError status = npunnDiv(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -382,12 +398,16 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMinimumGetWorkspaceSize");
   const npuError query_status = npunnMinimumGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMinimum");
   const npuError status = npunnMinimum(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -456,12 +476,16 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNeScalarGetWorkspaceSize");
   const npuError query_status = npunnNeScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNeScalar");
   const npuError status = npunnNeScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -475,12 +499,16 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNeTensorGetWorkspaceSize");
   const npuError query_status = npunnNeTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNeTensor");
   const npuError status = npunnNeTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -555,12 +583,16 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLtScalarGetWorkspaceSize");
   const npuError query_status = npunnLtScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLtScalar");
   const npuError status = npunnLtScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -574,12 +606,16 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLtTensorGetWorkspaceSize");
   const npuError query_status = npunnLtTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLtTensor");
   const npuError status = npunnLtTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -753,12 +789,16 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNegGetWorkspaceSize");
   const npuError query_status = npunnNegGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNeg");
   const npuError status = npunnNeg(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -843,12 +883,16 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReciprocalGetWorkspaceSize");
   const npuError query_status = npunnReciprocalGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReciprocal");
   const npuError status = npunnReciprocal(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -933,12 +977,16 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSiluGetWorkspaceSize");
   const npuError query_status = npunnSiluGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSilu");
   const npuError status = npunnSilu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1023,12 +1071,16 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnIsNegInfGetWorkspaceSize");
   const npuError query_status = npunnIsNegInfGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnIsNegInf");
   const npuError status = npunnIsNegInf(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1090,12 +1142,16 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   const auto self_arg = npu_glue::tensor(self);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnInplaceZeroGetWorkspaceSize");
   const npuError query_status = npunnInplaceZeroGetWorkspaceSize(self_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnInplaceZero");
   const npuError status = npunnInplaceZero(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1126,12 +1182,16 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto generator_arg = npu_glue::rand_state(generator);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnInplaceNormalGetWorkspaceSize");
   const npuError query_status = npunnInplaceNormalGetWorkspaceSize(self_arg, mean, std, generator_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnInplaceNormal");
   const npuError status = npunnInplaceNormal(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1164,12 +1224,16 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAmaxGetWorkspaceSize");
   const npuError query_status = npunnAmaxGetWorkspaceSize(self_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAmax");
   const npuError status = npunnAmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1233,12 +1297,16 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSoftmaxBackwardGetWorkspaceSize");
   const npuError query_status = npunnSoftmaxBackwardGetWorkspaceSize(grad_output_arg, output_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSoftmaxBackward");
   const npuError status = npunnSoftmaxBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1278,12 +1346,16 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnIndexSelectGetWorkspaceSize");
   const npuError query_status = npunnIndexSelectGetWorkspaceSize(self_arg, dim, index_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnIndexSelect");
   const npuError status = npunnIndexSelect(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1326,12 +1398,16 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnEluGetWorkspaceSize");
   const npuError query_status = npunnEluGetWorkspaceSize(self_arg, alpha_arg, scale_arg, input_scale_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnElu");
   const npuError status = npunnElu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1392,12 +1468,16 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHardshrinkBackwardGetWorkspaceSize");
   const npuError query_status = npunnHardshrinkBackwardGetWorkspaceSize(grad_out_arg, self_arg, lambd_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHardshrinkBackward");
   const npuError status = npunnHardshrinkBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1439,12 +1519,16 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   const auto out1_arg = npu_glue::tensor(out1);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnPreluBackwardGetWorkspaceSize");
   const npuError query_status = npunnPreluBackwardGetWorkspaceSize(grad_output_arg, self_arg, weight_arg, out0_arg, out1_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnPreluBackward");
   const npuError status = npunnPreluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1484,12 +1568,16 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSmoothL1LossBackwardGetWorkspaceSize");
   const npuError query_status = npunnSmoothL1LossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, reduction, beta, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSmoothL1LossBackward");
   const npuError status = npunnSmoothL1LossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1531,12 +1619,16 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHuberLossGetWorkspaceSize");
   const npuError query_status = npunnHuberLossGetWorkspaceSize(self_arg, target_arg, reduction, delta, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHuberLoss");
   const npuError status = npunnHuberLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1578,12 +1670,16 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBinaryCrossEntropyBackwardGetWorkspaceSize");
   const npuError query_status = npunnBinaryCrossEntropyBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, weight_arg, reduction, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBinaryCrossEntropyBackward");
   const npuError status = npunnBinaryCrossEntropyBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1626,12 +1722,16 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMultiMarginLossBackwardGetWorkspaceSize");
   const npuError query_status = npunnMultiMarginLossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, p_arg, margin_arg, weight_arg, reduction, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMultiMarginLossBackward");
   const npuError status = npunnMultiMarginLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1673,12 +1773,16 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMultilabelMarginLossBackwardGetWorkspaceSize");
   const npuError query_status = npunnMultilabelMarginLossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, reduction, is_target_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMultilabelMarginLossBackward");
   const npuError status = npunnMultilabelMarginLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1719,12 +1823,16 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReflectionPad2dGetWorkspaceSize");
   const npuError query_status = npunnReflectionPad2dGetWorkspaceSize(self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReflectionPad2d");
   const npuError status = npunnReflectionPad2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1761,12 +1869,16 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnFracGetWorkspaceSize");
   const npuError query_status = npunnFracGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnFrac");
   const npuError status = npunnFrac(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1852,12 +1964,16 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnFmodScalarGetWorkspaceSize");
   const npuError query_status = npunnFmodScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnFmodScalar");
   const npuError status = npunnFmodScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1871,12 +1987,16 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnFmodTensorGetWorkspaceSize");
   const npuError query_status = npunnFmodTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnFmodTensor");
   const npuError status = npunnFmodTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1979,12 +2099,16 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnFminGetWorkspaceSize");
   const npuError query_status = npunnFminGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnFmin");
   const npuError status = npunnFmin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -2099,12 +2223,16 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto indices_arg = npu_glue::tensor(indices);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMaxDimGetWorkspaceSize");
   const npuError query_status = npunnMaxDimGetWorkspaceSize(self_arg, dim, keepdim, values_arg, indices_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMaxDim");
   const npuError status = npunnMaxDim(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }

@@ -36,12 +36,16 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnExpGetWorkspaceSize");
   const npuError query_status = npunnExpGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnExp");
   const npuError status = npunnExp(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -126,12 +130,16 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnTanhGetWorkspaceSize");
   const npuError query_status = npunnTanhGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnTanh");
   const npuError status = npunnTanh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -216,12 +224,16 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSigmoidGetWorkspaceSize");
   const npuError query_status = npunnSigmoidGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSigmoid");
   const npuError status = npunnSigmoid(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -306,12 +318,16 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   const auto value_arg = npu_glue::scalar(value);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnInplaceFillScalarGetWorkspaceSize");
   const npuError query_status = npunnInplaceFillScalarGetWorkspaceSize(self_arg, value_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnInplaceFillScalar");
   const npuError status = npunnInplaceFillScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -343,12 +359,16 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBmmGetWorkspaceSize");
   const npuError query_status = npunnBmmGetWorkspaceSize(self_arg, mat2_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBmm");
   const npuError status = npunnBmm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -416,12 +436,16 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLogSoftmaxGetWorkspaceSize");
   const npuError query_status = npunnLogSoftmaxGetWorkspaceSize(self_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLogSoftmax");
   const npuError status = npunnLogSoftmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -485,12 +509,16 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLogSoftmaxBackwardGetWorkspaceSize");
   const npuError query_status = npunnLogSoftmaxBackwardGetWorkspaceSize(grad_output_arg, output_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLogSoftmaxBackward");
   const npuError status = npunnLogSoftmaxBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -534,12 +562,16 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   const auto out1_arg = npu_glue::tensor(out1);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMaxPool2dWithIndicesGetWorkspaceSize");
   const npuError query_status = npunnMaxPool2dWithIndicesGetWorkspaceSize(self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, out0_arg, out1_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMaxPool2dWithIndices");
   const npuError status = npunnMaxPool2dWithIndices(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -616,12 +648,16 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   const auto out2_arg = npu_glue::tensor(out2);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLayerNormBackwardGetWorkspaceSize");
   const npuError query_status = npunnLayerNormBackwardGetWorkspaceSize(grad_out_arg, input_arg, normalized_shape_arg, mean_arg, rstd_arg, weight_arg, bias_arg, out0_arg, out1_arg, out2_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLayerNormBackward");
   const npuError status = npunnLayerNormBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -672,12 +708,16 @@ static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnEluBackwardGetWorkspaceSize");
   const npuError query_status = npunnEluBackwardGetWorkspaceSize(grad_output_arg, alpha_arg, scale_arg, input_scale_arg, is_result, self_or_result_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnEluBackward");
   const npuError status = npunnEluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -718,12 +758,16 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSoftplusGetWorkspaceSize");
   const npuError query_status = npunnSoftplusGetWorkspaceSize(self_arg, beta_arg, threshold_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSoftplus");
   const npuError status = npunnSoftplus(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -786,12 +830,16 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHardswishGetWorkspaceSize");
   const npuError query_status = npunnHardswishGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHardswish");
   const npuError status = npunnHardswish(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -845,12 +893,16 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHardsigmoidBackwardGetWorkspaceSize");
   const npuError query_status = npunnHardsigmoidBackwardGetWorkspaceSize(grad_output_arg, self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHardsigmoidBackward");
   const npuError status = npunnHardsigmoidBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -919,12 +971,16 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMseLossGetWorkspaceSize");
   const npuError query_status = npunnMseLossGetWorkspaceSize(self_arg, target_arg, reduction, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMseLoss");
   const npuError status = npunnMseLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -965,12 +1021,16 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMseLossBackwardGetWorkspaceSize");
   const npuError query_status = npunnMseLossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, reduction, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMseLossBackward");
   const npuError status = npunnMseLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1012,12 +1072,16 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   const auto out1_arg = npu_glue::tensor(out1);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMaxPool3dWithIndicesGetWorkspaceSize");
   const npuError query_status = npunnMaxPool3dWithIndicesGetWorkspaceSize(self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, out0_arg, out1_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMaxPool3dWithIndices");
   const npuError status = npunnMaxPool3dWithIndices(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1061,12 +1125,16 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMaxPool3dWithIndicesBackwardGetWorkspaceSize");
   const npuError query_status = npunnMaxPool3dWithIndicesBackwardGetWorkspaceSize(grad_output_arg, self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, indices_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMaxPool3dWithIndicesBackward");
   const npuError status = npunnMaxPool3dWithIndicesBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1106,12 +1174,16 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReflectionPad2dBackwardGetWorkspaceSize");
   const npuError query_status = npunnReflectionPad2dBackwardGetWorkspaceSize(grad_output_arg, self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReflectionPad2dBackward");
   const npuError status = npunnReflectionPad2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1148,12 +1220,16 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReflectionPad3dBackwardGetWorkspaceSize");
   const npuError query_status = npunnReflectionPad3dBackwardGetWorkspaceSize(grad_output_arg, self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReflectionPad3dBackward");
   const npuError status = npunnReflectionPad3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1193,12 +1269,16 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReplicationPad2dGetWorkspaceSize");
   const npuError query_status = npunnReplicationPad2dGetWorkspaceSize(self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReplicationPad2d");
   const npuError status = npunnReplicationPad2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1235,12 +1315,16 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnCoshGetWorkspaceSize");
   const npuError query_status = npunnCoshGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnCosh");
   const npuError status = npunnCosh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1325,12 +1409,16 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnExp2GetWorkspaceSize");
   const npuError query_status = npunnExp2GetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnExp2");
   const npuError status = npunnExp2(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1415,12 +1503,16 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnIsPosInfGetWorkspaceSize");
   const npuError query_status = npunnIsPosInfGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnIsPosInf");
   const npuError status = npunnIsPosInf(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1484,12 +1576,16 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLogicalAndGetWorkspaceSize");
   const npuError query_status = npunnLogicalAndGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLogicalAnd");
   const npuError status = npunnLogicalAnd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1583,12 +1679,16 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnArgMinGetWorkspaceSize");
   const npuError query_status = npunnArgMinGetWorkspaceSize(self_arg, dim_arg1, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnArgMin");
   const npuError status = npunnArgMin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1651,12 +1751,16 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnCumprodGetWorkspaceSize");
   const npuError query_status = npunnCumprodGetWorkspaceSize(self_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnCumprod");
   const npuError status = npunnCumprod(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1743,12 +1847,16 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNormGetWorkspaceSize");
   const npuError query_status = npunnNormGetWorkspaceSize(self_arg, ord_arg, dim_arg, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNorm");
   const npuError status = npunnNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }

@@ -38,12 +38,16 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSubsGetWorkspaceSize");
   const npuError query_status = npunnSubsGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSubs");
   const npuError status = npunnSubs(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -58,12 +62,16 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSubGetWorkspaceSize");
   const npuError query_status = npunnSubGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSub");
   const npuError status = npunnSub(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -213,12 +221,16 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLerpsGetWorkspaceSize");
   const npuError query_status = npunnLerpsGetWorkspaceSize(self_arg, end_arg, weight_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLerps");
   const npuError status = npunnLerps(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -311,12 +323,16 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnTrilGetWorkspaceSize");
   const npuError query_status = npunnTrilGetWorkspaceSize(self_arg, diagonal, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnTril");
   const npuError status = npunnTril(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -401,12 +417,16 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnTriuGetWorkspaceSize");
   const npuError query_status = npunnTriuGetWorkspaceSize(self_arg, diagonal, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnTriu");
   const npuError status = npunnTriu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -495,12 +515,16 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnNLLLossBackwardGetWorkspaceSize");
   const npuError query_status = npunnNLLLossBackwardGetWorkspaceSize(grad_output_arg, self_arg, target_arg, weight_arg, reduction, ignore_index, total_weight_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnNLLLossBackward");
   const npuError status = npunnNLLLossBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -546,12 +570,16 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnEmbeddingDenseBackwardGetWorkspaceSize");
   const npuError query_status = npunnEmbeddingDenseBackwardGetWorkspaceSize(grad_output_arg, indices_arg, num_weights, padding_idx, scale_grad_by_freq, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnEmbeddingDenseBackward");
   const npuError status = npunnEmbeddingDenseBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -597,12 +625,16 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMaxPool2dWithIndicesBackwardGetWorkspaceSize");
   const npuError query_status = npunnMaxPool2dWithIndicesBackwardGetWorkspaceSize(grad_output_arg, self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, indices_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMaxPool2dWithIndicesBackward");
   const npuError status = npunnMaxPool2dWithIndicesBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -682,12 +714,16 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAvgPool2dBackwardGetWorkspaceSize");
   const npuError query_status = npunnAvgPool2dBackwardGetWorkspaceSize(grad_output_arg, self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg7, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAvgPool2dBackward");
   const npuError status = npunnAvgPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -758,12 +794,16 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHardtanhBackwardGetWorkspaceSize");
   const npuError query_status = npunnHardtanhBackwardGetWorkspaceSize(grad_output_arg, self_arg, min_val_arg, max_val_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHardtanhBackward");
   const npuError status = npunnHardtanhBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -799,12 +839,16 @@ static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHardshrinkGetWorkspaceSize");
   const npuError query_status = npunnHardshrinkGetWorkspaceSize(self_arg, lambd_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHardshrink");
   const npuError status = npunnHardshrink(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -868,12 +912,16 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnHardswishBackwardGetWorkspaceSize");
   const npuError query_status = npunnHardswishBackwardGetWorkspaceSize(grad_output_arg, self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnHardswishBackward");
   const npuError status = npunnHardswishBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -909,12 +957,16 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnGluBackwardGetWorkspaceSize");
   const npuError query_status = npunnGluBackwardGetWorkspaceSize(grad_output_arg, self_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnGluBackward");
   const npuError status = npunnGluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -949,12 +1001,16 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSgnGetWorkspaceSize");
   const npuError query_status = npunnSgnGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSgn");
   const npuError status = npunnSgn(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1040,12 +1096,16 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAnyGetWorkspaceSize");
   const npuError query_status = npunnAnyGetWorkspaceSize(self_arg, dim_arg1, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAny");
   const npuError status = npunnAny(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1109,12 +1169,16 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSmoothL1LossGetWorkspaceSize");
   const npuError query_status = npunnSmoothL1LossGetWorkspaceSize(self_arg, target_arg, reduction, beta, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSmoothL1Loss");
   const npuError status = npunnSmoothL1Loss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1155,12 +1219,16 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBinaryCrossEntropyGetWorkspaceSize");
   const npuError query_status = npunnBinaryCrossEntropyGetWorkspaceSize(self_arg, target_arg, weight_arg, reduction, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBinaryCrossEntropy");
   const npuError status = npunnBinaryCrossEntropy(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1205,12 +1273,16 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAvgPool3dBackwardGetWorkspaceSize");
   const npuError query_status = npunnAvgPool3dBackwardGetWorkspaceSize(grad_output_arg, self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg7, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAvgPool3dBackward");
   const npuError status = npunnAvgPool3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1251,12 +1323,16 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
   const auto out1_arg = npu_glue::tensor(out1);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAdaptiveMaxPool2dGetWorkspaceSize");
   const npuError query_status = npunnAdaptiveMaxPool2dGetWorkspaceSize(self_arg, output_size_arg, out0_arg, out1_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAdaptiveMaxPool2d");
   const npuError status = npunnAdaptiveMaxPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1296,12 +1372,16 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAdaptiveMaxPool2dBackwardGetWorkspaceSize");
   const npuError query_status = npunnAdaptiveMaxPool2dBackwardGetWorkspaceSize(grad_output_arg, self_arg, indices_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAdaptiveMaxPool2dBackward");
   const npuError status = npunnAdaptiveMaxPool2dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1345,12 +1425,16 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAdaptiveMaxPool3dBackwardGetWorkspaceSize");
   const npuError query_status = npunnAdaptiveMaxPool3dBackwardGetWorkspaceSize(grad_output_arg, self_arg, indices_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAdaptiveMaxPool3dBackward");
   const npuError status = npunnAdaptiveMaxPool3dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1393,12 +1477,16 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAdaptiveAvgPool3dGetWorkspaceSize");
   const npuError query_status = npunnAdaptiveAvgPool3dGetWorkspaceSize(self_arg, output_size_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAdaptiveAvgPool3d");
   const npuError status = npunnAdaptiveAvgPool3d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1439,12 +1527,16 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
   const auto out1_arg = npu_glue::tensor(out1);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnFractionalMaxPool2dGetWorkspaceSize");
   const npuError query_status = npunnFractionalMaxPool2dGetWorkspaceSize(self_arg, kernel_size_arg, output_size_arg, random_samples_arg, out0_arg, out1_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnFractionalMaxPool2d");
   const npuError status = npunnFractionalMaxPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1486,12 +1578,16 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnReplicationPad1dBackwardGetWorkspaceSize");
   const npuError query_status = npunnReplicationPad1dBackwardGetWorkspaceSize(grad_output_arg, self_arg, padding_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnReplicationPad1dBackward");
   const npuError status = npunnReplicationPad1dBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1531,12 +1627,16 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLogicalXorGetWorkspaceSize");
   const npuError query_status = npunnLogicalXorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLogicalXor");
   const npuError status = npunnLogicalXor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1631,12 +1731,16 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnScatterGetWorkspaceSize");
   const npuError query_status = npunnScatterGetWorkspaceSize(self_arg, dim, index_arg, src_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnScatter");
   const npuError status = npunnScatter(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1742,12 +1846,16 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnScatterValueGetWorkspaceSize");
   const npuError query_status = npunnScatterValueGetWorkspaceSize(self_arg, dim, index_arg, value_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnScatterValue");
   const npuError status = npunnScatterValue(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }

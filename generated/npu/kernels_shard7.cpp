@@ -37,12 +37,16 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAddsGetWorkspaceSize");
   const npuError query_status = npunnAddsGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAdds");
   const npuError status = npunnAdds(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -57,12 +61,16 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAddGetWorkspaceSize");
   const npuError query_status = npunnAddGetWorkspaceSize(self_arg, other_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAdd");
   const npuError status = npunnAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -211,12 +219,16 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnEqScalarGetWorkspaceSize");
   const npuError query_status = npunnEqScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnEqScalar");
   const npuError status = npunnEqScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -230,12 +242,16 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnEqTensorGetWorkspaceSize");
   const npuError query_status = npunnEqTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnEqTensor");
   const npuError status = npunnEqTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -361,12 +377,16 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnThresholdBackwardGetWorkspaceSize");
   const npuError query_status = npunnThresholdBackwardGetWorkspaceSize(grad_output_arg, self_arg, threshold_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnThresholdBackward");
   const npuError status = npunnThresholdBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -409,12 +429,16 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAddmmGetWorkspaceSize");
   const npuError query_status = npunnAddmmGetWorkspaceSize(self_arg, mat1_arg, mat2_arg, beta_arg, alpha_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAddmm");
   const npuError status = npunnAddmm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -515,12 +539,16 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnSoftmaxGetWorkspaceSize");
   const npuError query_status = npunnSoftmaxGetWorkspaceSize(self_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnSoftmax");
   const npuError status = npunnSoftmax(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -587,12 +615,16 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAvgPool2dGetWorkspaceSize");
   const npuError query_status = npunnAvgPool2dGetWorkspaceSize(self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg6, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAvgPool2d");
   const npuError status = npunnAvgPool2d(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -661,12 +693,16 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   const auto out2_arg = npu_glue::tensor(out2);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBatchNormGetWorkspaceSize");
   const npuError query_status = npunnBatchNormGetWorkspaceSize(input_arg, weight_arg, bias_arg, running_mean_arg, running_var_arg, training, momentum, eps, out0_arg, out1_arg, out2_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBatchNorm");
   const npuError status = npunnBatchNorm(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -711,12 +747,16 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLeakyReluBackwardGetWorkspaceSize");
   const npuError query_status = npunnLeakyReluBackwardGetWorkspaceSize(grad_output_arg, self_arg, negative_slope_arg, self_is_result, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLeakyReluBackward");
   const npuError status = npunnLeakyReluBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -755,12 +795,16 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnGluGetWorkspaceSize");
   const npuError query_status = npunnGluGetWorkspaceSize(self_arg, dim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnGlu");
   const npuError status = npunnGlu(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -798,12 +842,16 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnClampMinGetWorkspaceSize");
   const npuError query_status = npunnClampMinGetWorkspaceSize(self_arg, min_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnClampMin");
   const npuError status = npunnClampMin(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -866,12 +914,16 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnMultiMarginLossGetWorkspaceSize");
   const npuError query_status = npunnMultiMarginLossGetWorkspaceSize(self_arg, target_arg, p_arg, margin_arg, weight_arg, reduction, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnMultiMarginLoss");
   const npuError status = npunnMultiMarginLoss(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -918,12 +970,16 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   const auto out2_arg = npu_glue::tensor(out2);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnGroupNormBackwardGetWorkspaceSize");
   const npuError query_status = npunnGroupNormBackwardGetWorkspaceSize(grad_out_arg, input_arg, mean_arg, rstd_arg, weight_arg, N, C, HxW, group, out0_arg, out1_arg, out2_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnGroupNormBackward");
   const npuError status = npunnGroupNormBackward(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -969,12 +1025,16 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnTanGetWorkspaceSize");
   const npuError query_status = npunnTanGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnTan");
   const npuError status = npunnTan(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1059,12 +1119,16 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAtanGetWorkspaceSize");
   const npuError query_status = npunnAtanGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAtan");
   const npuError status = npunnAtan(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1149,12 +1213,16 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAcoshGetWorkspaceSize");
   const npuError query_status = npunnAcoshGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAcosh");
   const npuError status = npunnAcosh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1239,12 +1307,16 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnAtanhGetWorkspaceSize");
   const npuError query_status = npunnAtanhGetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnAtanh");
   const npuError status = npunnAtanh(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1329,12 +1401,16 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnLog10GetWorkspaceSize");
   const npuError query_status = npunnLog10GetWorkspaceSize(self_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnLog10");
   const npuError status = npunnLog10(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1420,12 +1496,16 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBitwiseXorScalarGetWorkspaceSize");
   const npuError query_status = npunnBitwiseXorScalarGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBitwiseXorScalar");
   const npuError status = npunnBitwiseXorScalar(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1439,12 +1519,16 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnBitwiseXorTensorGetWorkspaceSize");
   const npuError query_status = npunnBitwiseXorTensorGetWorkspaceSize(self_arg, other_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnBitwiseXorTensor");
   const npuError status = npunnBitwiseXorTensor(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1618,12 +1702,16 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnProdGetWorkspaceSize");
   const npuError query_status = npunnProdGetWorkspaceSize(self_arg, dim, keepdim, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnProd");
   const npuError status = npunnProd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }
@@ -1662,12 +1750,16 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   const auto out_arg = npu_glue::tensor(out);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
+  torch_fl::ProfilerRange query_call("npunnScatterAddGetWorkspaceSize");
   const npuError query_status = npunnScatterAddGetWorkspaceSize(self_arg, dim, index_arg, src_arg, out_arg, &workspace_bytes, &executor);
+  query_call.end();
   if (query_status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(query_status), npurtGetErrorName(query_status));
   }
   const at::Tensor workspace = op.workspace(workspace_bytes);
+  torch_fl::ProfilerRange sdk_call("npunnScatterAdd");
   const npuError status = npunnScatterAdd(op.data(workspace), workspace_bytes, executor, npu_glue::stream_of(op.stream()));
+  sdk_call.end();
   if (status != NPU_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), npurtGetErrorName(status));
   }

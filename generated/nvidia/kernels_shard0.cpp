@@ -20,7 +20,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = nv_glue::relu_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -74,7 +76,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   const auto dim_arg = nv_glue::dims(dim);
   const auto computed_arg3 = nv_glue::mean_mode();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsReduceSum");
   const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -140,7 +144,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   const auto computed_arg4 = nv_glue::zero();
   const auto computed_arg5 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsMatmul");
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }

@@ -24,7 +24,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::describe(other);
   const auto computed_arg4 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsBinary");
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -128,7 +130,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::describe(other);
   const auto computed_arg4 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsBinary");
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -230,7 +234,9 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = nv_glue::silu_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -315,7 +321,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = nv_glue::neg_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -399,7 +407,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg2 = nv_glue::zero();
+  torch_fl::ProfilerRange sdk_call("nvopsFill");
   const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, computed_arg2);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }

@@ -22,7 +22,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   const auto out0_arg = nv_glue::describe(out0);
   const auto out1_arg = nv_glue::describe(out1);
   const auto out2_arg = nv_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("nvopsLayerNorm");
   const nvopsStatus_t status = nvopsLayerNorm(stream_arg, &input_arg, normalized_shape_arg2, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }

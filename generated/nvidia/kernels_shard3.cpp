@@ -23,7 +23,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg1 = nv_glue::exp_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -108,7 +110,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const auto computed_arg1 = nv_glue::tanh_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -193,7 +197,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   const auto computed_arg1 = nv_glue::sigmoid_op();
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -277,7 +283,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
   const auto value_arg = nv_glue::scalar(value);
+  torch_fl::ProfilerRange sdk_call("nvopsFill");
   const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, value_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -308,7 +316,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg3 = nv_glue::log_softmax_mode();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsSoftmax");
   const nvopsStatus_t status = nvopsSoftmax(stream_arg, &self_arg, dim, computed_arg3, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -351,7 +361,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const auto computed_arg4 = nv_glue::zero();
   const auto computed_arg5 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsMatmul");
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }

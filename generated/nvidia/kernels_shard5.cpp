@@ -20,7 +20,9 @@ static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approxim
   const auto approximate_arg = nv_glue::gelu_op(approximate);
   const auto self_arg = nv_glue::describe(self);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
   const nvopsStatus_t status = nvopsUnary(stream_arg, approximate_arg, &self_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -106,7 +108,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   const auto dim_arg = nv_glue::dims(dim);
   const auto computed_arg3 = nv_glue::sum_mode();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsReduceSum");
   const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }

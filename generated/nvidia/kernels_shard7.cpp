@@ -23,7 +23,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const auto other_arg = nv_glue::describe(other);
   const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsBinary");
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -125,7 +127,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   const auto self_arg = nv_glue::describe(self);
   const auto computed_arg3 = nv_glue::softmax_mode();
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsSoftmax");
   const nvopsStatus_t status = nvopsSoftmax(stream_arg, &self_arg, dim, computed_arg3, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }
@@ -168,7 +172,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   const auto beta_arg = nv_glue::scalar(beta);
   const auto alpha_arg = nv_glue::scalar(alpha);
   const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsMatmul");
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &mat1_arg, &mat2_arg, &self_arg, beta_arg, alpha_arg, &out_arg);
+  sdk_call.end();
   if (status != NVOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
   }

@@ -5,6 +5,7 @@
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/pinned_memory.h>
+#include <torch_fl/profiler_range.h>
 #include <torch_fl/stream.h>
 
 namespace torch_fl {
@@ -48,6 +49,7 @@ at::Tensor contiguous_on_device(const at::Tensor& src, c10::ScalarType dtype, at
 }
 
 void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  const ProfilerRange range("torch_fl::copy host to device");
   const DeviceGuard guard(dst.device());
   tflStream stream = current_driver_stream(dst.device().index());
   const at::Tensor host =
@@ -74,6 +76,7 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
 }
 
 void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  const ProfilerRange range("torch_fl::copy device to host");
   const DeviceGuard guard(src.device());
   tflStream stream = current_driver_stream(src.device().index());
   const at::Tensor device_side = contiguous_on_device(src, dst.scalar_type(), dst.sizes(), stream);
@@ -98,6 +101,7 @@ void device_to_host(const at::Tensor& dst, const at::Tensor& src, bool non_block
 }
 
 void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  const ProfilerRange range("torch_fl::copy device to device");
   if (src.device() == dst.device()) {
     const DeviceGuard guard(dst.device());
     copy_on_device(dst, src, current_driver_stream(dst.device().index()));

@@ -13,6 +13,7 @@
 #include <torch_fl/device_decompositions.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/logging.h>
+#include <torch_fl/profiler_range.h>
 
 namespace torch_fl {
 namespace {
@@ -148,6 +149,7 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     TORCH_WARN("[", driver().vendor, "] ", name, " (", dtype, ") runs on CPU: ", to_string(reason),
                ". Set TORCH_FL_FALLBACK=silent to hide this warning or strict to make it an error.");
   }
+  const ProfilerRange range(std::string("CPU fallback: ") + to_string(reason));
   if (fall_back_to_core_op(name, stack)) return;
   at::native::cpu_fallback(op, stack);
 }

@@ -88,7 +88,17 @@ def test_a_two_phase_call_queries_the_workspace_then_passes_it():
     call = body.index("  const mluRet_t status = mluOpCumsum(stream_arg, &self_arg, dim, op.data(workspace), "
                       "workspace_bytes, &out_arg);")
     assert query < workspace < call
-    assert body[query + 1] == "  if (query_status != MLU_RET_SUCCESS) {"
+    assert body[query + 2] == "  if (query_status != MLU_RET_SUCCESS) {"
+
+
+def test_each_sdk_call_is_a_profiler_range_that_ends_before_its_status_check():
+    body = function(kernels(mlu_files()), "launch_cumsum")
+    for range_name, function_name, status in (("query_call", "mluOpCumsumGetWorkspaceSize", "query_status"),
+                                              ("sdk_call", "mluOpCumsum", "status")):
+        opened = body.index(f'  torch_fl::ProfilerRange {range_name}("{function_name}");')
+        assert body[opened + 1].startswith(f"  const mluRet_t {status} = {function_name}(")
+        assert body[opened + 2] == f"  {range_name}.end();"
+        assert body[opened + 3].startswith(f"  if ({status} != MLU_RET_SUCCESS)")
 
 
 def test_a_decomposition_keeps_its_autograd_and_runs_native_without_gradients():

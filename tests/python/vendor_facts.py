@@ -22,3 +22,16 @@ def expected(table: dict[str, str]) -> str:
     vendor = torch_fl.vendor()
     assert vendor in table, f"tests/python/vendor_facts.py has no entry for vendor '{vendor}'"
     return rf"\[{vendor}\].*{table[vendor]}"
+
+# The SDK calls a convolution's forward makes, as the profiler names them (the NPU's
+# two phases: the workspace query, then the call on the stream).
+CONVOLUTION_CALLS = {
+    "mlu": ["mluOpConvolution"],
+    "npu": ["npunnConvolutionGetWorkspaceSize", "npunnConvolution"],
+}
+
+
+def facts(table: dict):
+    vendor = torch_fl.vendor()
+    assert vendor in table, f"tests/python/vendor_facts.py has no entry for vendor '{vendor}'"
+    return table[vendor]
