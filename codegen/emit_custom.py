@@ -7,7 +7,8 @@ from .cpp_text import string_literal
 from .emit_blocks import CppBlock, comments, source
 from .emit_kernel import kernel_block, registration
 from .emit_launch import launch_block
-from .plan_model import BackendPlan, GradOutput, KernelPlan, SavedTensor, SavedValue, SavedValueType
+from .plan_model import (AllocationKind, BackendPlan, GradOutput, KernelPlan, SavedTensor, SavedValue,
+                         SavedValueType)
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class CustomOpsFile:
     blocks: tuple[CppBlock, ...]
     registrations: tuple[str, ...]  # PrivateUse1 kernels
     autograd_registrations: tuple[str, ...]  # AutogradPrivateUse1 kernels
+    meta_registrations: tuple[str, ...] = ()  # Meta kernels: shapes for torch.compile's fake tensors
 
 
 def _typed_signature(op) -> str:
@@ -85,9 +87,25 @@ def autograd_block(custom) -> CppBlock:
                               f"{backward.namespace}::{backward.aten.name}", f"from {source(forward)}"), tuple(lines))
 
 
+def meta_block(kernel: KernelPlan) -> CppBlock:
+    """The op on the meta device: its results' shapes and dtypes by the spec's output
+    rule, no data. torch.compile traces a vendor op with fake tensors through it."""
+    name = kernel.aten.name
+    params = ", ".join(f"{t} {n}" for t, n in kernel.aten.dispatcher_arguments())
+    allocation = kernel.allocation
+    if allocation.kind == AllocationKind.LIKE:
+        results = [f"at::empty_like({x}, at::MemoryFormat::Contiguous)" for x in allocation.like]
+        value = results[0] if len(results) == 1 else f"std::make_tuple({', '.join(results)})"
+    else:
+        value = f"{allocation.rule}({', '.join(allocation.inputs)})"
+    lines = (f"{kernel.aten.returns_type()} meta_{name}({params}) {{", f"  return {value};", "}")
+    return CppBlock(comments(f"{kernel.namespace}::{name} on the meta device (shapes only)",
+                             f"from {source(kernel)}"), lines)
+
+
 def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
     launch_by_name = {l.function_name: l for l in plan.launches}
-    definitions, blocks, registrations, autograd_regs = [], [], [], []
+    definitions, blocks, registrations, autograd_regs, meta_regs = [], [], [], [], []
     for custom in plan.custom_ops:
         definitions.append(string_literal(custom.schema))
         kernels = [custom.forward] + ([custom.backward] if custom.backward else [])
@@ -97,8 +115,11 @@ def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
             blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], source(kernel)))
             blocks.append(kernel_block(kernel))
             registrations.append(registration(kernel))
+            if kernel.allocation.kind in (AllocationKind.LIKE, AllocationKind.RULE):
+                blocks.append(meta_block(kernel))
+                meta_regs.append(f'm.impl("{kernel.aten.name}", TORCH_FN(meta_{kernel.aten.name}));')
         if custom.autograd:
             blocks.append(autograd_block(custom))
             autograd_regs.append(f'm.impl("{custom.forward.aten.name}", TORCH_FN(autograd_{custom.forward.aten.name}));')
     return CustomOpsFile(plan.vendor, tuple(definitions), tuple(blocks), tuple(registrations),
-                         tuple(autograd_regs))
+                         tuple(autograd_regs), tuple(meta_regs))
