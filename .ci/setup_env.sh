@@ -16,7 +16,8 @@ cache_root=${TORCH_FL_CACHE:-$HOME/.cache/torch_fl}
 # (`make ... TORCH=<version>`); its interpreter is build/torch-<version>/venv.
 versions_file="$repo/.ci/torch_versions"
 versions=$(grep -v '^#' "$versions_file" | grep -v '^ *$')
-default_torch=$(echo "$versions" | head -1 | cut -d'|' -f1 | tr -d ' ')
+# not `echo | head -1`: under pipefail, echo dies of SIGPIPE (exit 141) when head exits first
+default_torch=$(awk -F'|' 'NR == 1 {gsub(/ /, "", $1); print $1; exit}' <<< "$versions")
 torch_version=${TORCH_FL_TORCH:-$default_torch}
 torch_line=$(echo "$versions" | awk -F'|' -v OFS='|' -v v="$torch_version" '{gsub(/ /, "", $1)} $1 == v')
 if [ -z "$torch_line" ]; then
