@@ -158,7 +158,7 @@ class Planner:
         return BackendPlan(self.spec.vendor, self.spec.device, self.spec.path, self.spec.sdk, digest,
                            self.torch_version_text, pair_scalar_forms(tuple(kernels)), tuple(launches),
                            tuple(custom_ops), tuple(gated),
-                           autocast, tuple(libraries))
+                           autocast, tuple(libraries), self.spec.distributed)
 
     def _carried_from_reference(self, op_spec: OpSpec, overload: str, schema: str) -> bool:
         """Generating for another torch than the specs were validated against: the

@@ -19,7 +19,7 @@ from typing import Optional, Union
 
 from . import guards
 from .aten import AtenOp
-from .spec_model import AutocastEntry, CallArgument, CastRule, Converter, FallbackPolicy, LayoutRule, SdkSpec
+from .spec_model import AutocastEntry, CallArgument, CastRule, Converter, DistributedSpec, FallbackPolicy, LayoutRule, SdkSpec
 
 STREAM_ARGUMENT = "stream"
 # Expands to (pointer, bytes) of scratch memory sized by the SDK's workspace query.
@@ -256,3 +256,4 @@ class BackendPlan:
     autocast: tuple[AutocastEntry, ...] = ()
     # (namespace, version) of the other libraries whose ops have kernels here.
     libraries: tuple[tuple[str, str], ...] = ()
+    distributed: Optional[DistributedSpec] = None  # the vendor's c10d backend, if it declares one

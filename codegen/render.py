@@ -51,7 +51,9 @@ def render(plan) -> dict[str, str]:
     files["backend_info.cpp"] = env.get_template("backend_info.cpp.j2").render(
         banner=cpp_banner, **{name: cpp_text.string_literal(value) for name, value in (
             ("vendor", plan.vendor), ("device", plan.device), ("spec_path", plan.spec_path),
-            ("spec_sha256", plan.spec_sha256), ("torch_version", plan.torch_version))})
+            ("spec_sha256", plan.spec_sha256), ("torch_version", plan.torch_version),
+            ("collective_backend", plan.distributed.backend if plan.distributed else ""),
+            ("collective_dtypes", ",".join(plan.distributed.dtypes) if plan.distributed else ""))})
     files.update(render_matrix(matrix.build(plan), banner))
     return files
 

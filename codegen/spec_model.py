@@ -252,6 +252,29 @@ class AutocastEntry:
     location: Location
 
 
+class CollectiveTransport(enum.Enum):
+    # Device buffers are staged through host memory on the vendor's copy stream and
+    # the collective runs on PyTorch's Gloo: any chip with copies and events has it.
+    GLOO_STAGED = "gloo_staged"
+
+
+# The dtypes Gloo's collectives take (int16 and complex reductions are refused by it).
+GLOO_DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool")
+# c10d's own backend names: a vendor's backend must not shadow one of them.
+BUILTIN_COLLECTIVE_BACKENDS = ("gloo", "nccl", "mpi", "ucc", "xccl", "fake", "undefined", "threaded")
+
+
+@dataclass(frozen=True)
+class DistributedSpec:
+    """The c10d backend the vendor registers (`distributed:`): the name scripts pass to
+    torch.distributed.init_process_group, how its collectives move data, and the
+    dtypes they accept (others raise naming the collective)."""
+    backend: str
+    transport: CollectiveTransport
+    dtypes: tuple[str, ...]
+    location: Location
+
+
 @dataclass(frozen=True)
 class VendorSpec:
     path: str
@@ -267,3 +290,4 @@ class VendorSpec:
     # Ops of other libraries' namespaces (torchvision::nms), whose schemas the
     # library installed beside torch registers.
     library_ops: tuple[OpSpec, ...] = ()
+    distributed: Optional[DistributedSpec] = None

@@ -16,7 +16,7 @@ from typing import Callable, Optional
 from . import cpp_text, library_ops
 from .errors import ErrorSink, Location, did_you_mean
 from .source import Mapping, Node, Scalar, Sequence
-from .spec_model import (AutocastEntry, AutocastPolicy, BackwardSpec, CallArgument, CallSpec, CastRule, Converter, CustomOpSpec, DTYPES, FallbackPolicy, Guard, LayoutKind, LayoutRule, OpSpec, OutputRule, PassBy, SdkSpec, StatusConvention, TwoPhaseConvention, Variant, VendorSpec, VersionGate)
+from .spec_model import (AutocastEntry, AutocastPolicy, BackwardSpec, BUILTIN_COLLECTIVE_BACKENDS, CallArgument, CallSpec, CastRule, CollectiveTransport, Converter, CustomOpSpec, DistributedSpec, DTYPES, GLOO_DTYPES, FallbackPolicy, Guard, LayoutKind, LayoutRule, OpSpec, OutputRule, PassBy, SdkSpec, StatusConvention, TwoPhaseConvention, Variant, VendorSpec, VersionGate)
 
 
 # ----------------------------------------------------------------------------
@@ -180,7 +180,10 @@ _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure",
             "torch", "autograd", "cast")
 _AUTOGRAD_POLICIES = ("decomposition",)
 _VERSION = re.compile(r"^\d{1,9}\.\d{1,9}(\.\d{1,9})?$")  # bounded: int() refuses over 4,300 digits
-_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "namespaces", "autocast", "include")
+_TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "namespaces", "autocast", "include",
+             "distributed")
+_DISTRIBUTED_KEYS = ("backend", "transport", "dtypes")
+_COLLECTIVE_BACKEND_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
 _BACKWARD_KEYS = ("grads", "schema", "call", "output")
 _DEFAULT_KEYS = ("dtypes", "fallback")
@@ -510,6 +513,42 @@ def _parse_namespaces(reader: _Reader, node: Optional[Node], vendor: str, defaul
     return entries
 
 
+def _parse_distributed(reader: _Reader, node: Optional[Node], where: Location,
+                       default_dtypes: tuple[str, ...]) -> Optional[DistributedSpec]:
+    if node is None:
+        return None
+    mapping = reader.mapping(node, "distributed", where)
+    if mapping is None:
+        return None
+    reader.check_keys(mapping, _DISTRIBUTED_KEYS, "distributed")
+    backend = reader.string(mapping.get("backend"), "distributed.backend", mapping.location)
+    if backend is not None:
+        backend_node = mapping.get("backend")
+        if not _COLLECTIVE_BACKEND_NAME.fullmatch(backend):
+            reader.errors.add(backend_node.location, f"'distributed.backend' must be a lowercase name of at most "
+                              f"32 letters, digits and '_', got '{backend}'", "e.g. cncl")
+            backend = None
+        elif backend in BUILTIN_COLLECTIVE_BACKENDS:
+            reader.errors.add(backend_node.location, f"'distributed.backend: {backend}' is one of PyTorch's own c10d "
+                              "backends and cannot be registered again",
+                              "name the vendor's collective library, e.g. cncl or hccl")
+            backend = None
+    transport = reader.enum(mapping.get("transport"), CollectiveTransport, "distributed.transport",
+                            CollectiveTransport.GLOO_STAGED)
+    dtypes = reader.dtypes(mapping.get("dtypes"), "distributed.dtypes")
+    if dtypes is None:
+        dtypes = tuple(d for d in default_dtypes if d in GLOO_DTYPES)
+    elif transport is CollectiveTransport.GLOO_STAGED:
+        refused = [name for name in dtypes if name not in GLOO_DTYPES]
+        if refused:
+            reader.errors.add(mapping.get("dtypes").location,
+                              f"distributed.dtypes: Gloo has no collectives for {', '.join(refused)}",
+                              f"list only dtypes Gloo takes: {', '.join(GLOO_DTYPES)}")
+    if backend is None:
+        return None
+    return DistributedSpec(backend, transport, dtypes, mapping.location)
+
+
 def parse(path: str, root: Node) -> VendorSpec:
     """Builds the model; raises SpecErrors with every structural problem found."""
     errors = ErrorSink()
@@ -558,7 +597,8 @@ def parse(path: str, root: Node) -> VendorSpec:
             for policy in AutocastPolicy:
                 for op, loc in reader.string_list(autocast_map.get(policy.value), f"autocast.{policy.value}"):
                     autocast.append(AutocastEntry(op, policy, loc))
+    distributed = _parse_distributed(reader, top.get("distributed"), top.location, default_dtypes)
     errors.raise_if_any()
     assert sdk is not None
     return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom),
-                      tuple(autocast), top.get("device").location, tuple(library_ops))
+                      tuple(autocast), top.get("device").location, tuple(library_ops), distributed)

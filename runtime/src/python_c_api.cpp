@@ -80,6 +80,9 @@ const char* tfl_device_name() { return torch_fl::backend_info().device; }
 const char* tfl_spec_path() { return torch_fl::backend_info().spec_path; }
 const char* tfl_spec_sha256() { return torch_fl::backend_info().spec_sha256; }
 const char* tfl_torch_version() { return torch_fl::backend_info().torch_version; }
+// The spec's `distributed:` backend name ("" if none) and its dtypes, comma-separated.
+const char* tfl_collective_backend() { return torch_fl::backend_info().collective_backend; }
+const char* tfl_collective_dtypes() { return torch_fl::backend_info().collective_dtypes; }
 
 int tfl_in_bad_fork() { return torch_fl::in_bad_fork() ? 1 : 0; }
 

@@ -10,13 +10,18 @@ struct BackendInfo {
   const char* spec_path = "";
   const char* spec_sha256 = "";
   const char* torch_version = "";
+  // The spec's `distributed:` section: the c10d backend name and the dtypes its
+  // collectives take, comma-separated ("" when the spec declares no backend).
+  const char* collective_backend = "";
+  const char* collective_dtypes = "";
 };
 
 const BackendInfo& backend_info();
 
 struct BackendInfoRegistration {
   BackendInfoRegistration(const char* vendor, const char* device, const char* spec_path, const char* spec_sha256,
-                          const char* torch_version);
+                          const char* torch_version, const char* collective_backend,
+                          const char* collective_dtypes);
 };
 
 }  // namespace torch_fl

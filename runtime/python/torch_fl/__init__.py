@@ -20,7 +20,7 @@ import torch
 from . import _backend, amp, device_module, placement, forced_fallback as _forced_fallback, multiprocessing as _multiprocessing
 from .forced_fallback import force_fallback, forced_fallbacks  # noqa: F401  (public API)
 from .log import set_log_level  # noqa: F401  (public API)
-from . import compiler as _compiler, cuda_compatibility as _cuda_compatibility
+from . import compiler as _compiler, cuda_compatibility as _cuda_compatibility, distributed as _distributed
 from .cuda_compatibility import cuda_compat  # noqa: F401  (public API)
 
 _initialized = False
@@ -44,6 +44,7 @@ def init() -> str:
         torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
     _multiprocessing.register_reductions(backend.device)
     _compiler.install(backend.device)  # Dynamo and Inductor, when torch imports them
+    _distributed.register()  # the spec's c10d backend
     _forced_fallback.apply_environment()
     # Device work still queued at exit would run while the interpreter and
     # libtorch tear down: drain every device first.

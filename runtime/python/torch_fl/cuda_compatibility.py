@@ -2,7 +2,9 @@
 (or after enable(), or with TORCH_FL_CUDA_COMPAT=1), `.cuda()`, `device="cuda"`,
 `"cuda:1"`, `torch.device("cuda")`, `.to(0)`, `torch.cuda.*`, `torch.cuda.amp`,
 `torch.autocast("cuda")`, `torch.amp.GradScaler("cuda")` and
-`torch.load(map_location="cuda")` mean the loaded vendor's device.
+`torch.load(map_location="cuda")` mean the loaded vendor's device, and
+`init_process_group("nccl")` / `new_group(backend="nccl")` the vendor's c10d
+backend (one info line says so).
 
 It works by wrapping the Python entry points that take a device (PyTorch parses
 device strings in C++, where "cuda" cannot be renamed), so it is never on by
@@ -19,7 +21,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import _backend, amp, device_module
+from . import _backend, amp, device_module, distributed
 
 ENV_VAR = "TORCH_FL_CUDA_COMPAT"
 
@@ -145,9 +147,26 @@ def enable(force: bool = False) -> None:
     _patch(torch, "autocast", _autocast)
     _patch(torch.amp, "autocast", _autocast)
     _patch(torch.amp, "GradScaler", _GradScaler)
+    if torch.distributed.is_available():
+        _patch(torch.distributed, "init_process_group",
+               _with_vendor_collectives(torch.distributed.init_process_group, position=0))
+        _patch(torch.distributed, "new_group", _with_vendor_collectives(torch.distributed.new_group, position=2))
     load = torch.load
     _patch(torch, "load", functools.wraps(load)(
         lambda *args, map_location=None, **kwargs: load(*args, map_location=_map_device(map_location), **kwargs)))
+
+
+def _with_vendor_collectives(function: Callable, position: int) -> Callable:
+    """init_process_group / new_group with "nccl" meaning the vendor's c10d backend
+    (`backend` is their positional argument number `position`)."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if len(args) > position:
+            args = args[:position] + (distributed.nccl_to_vendor(args[position]),) + args[position + 1:]
+        if "backend" in kwargs:
+            kwargs["backend"] = distributed.nccl_to_vendor(kwargs["backend"])
+        return function(*args, **kwargs)
+    return wrapper
 
 
 def disable() -> None:

@@ -1,0 +1,108 @@
+// A c10d backend for a chip without its own collective library: device buffers
+// are staged through pinned host memory on a copy stream, and an existing host
+// backend (PyTorch's Gloo) runs the collective.
+//
+// Per collective, in the caller's thread: check the tensors (one device, a dtype
+// the spec's `distributed.dtypes` lists, dense), make the copy stream wait for
+// the caller's current stream, queue the device→host copies there, and return a
+// StagedWork at once. The staging thread waits for those copies and hands the
+// host twins to Gloo in call order (Gloo matches collectives across ranks by the
+// order they are issued in); the completion thread waits for Gloo, queues the
+// host→device copies on the copy stream and completes the Work with an event
+// after them. No thread blocks the caller; Work.wait() blocks only until the
+// host collective is done, then orders the caller's stream after the copies.
+//
+// CPU tensors go to Gloo unstaged, through the same queue (so their order among
+// device collectives is kept).
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+
+#include "staged_work.h"
+
+namespace torch_fl::collectives {
+
+struct StagedCall;
+
+class StagedBackend final : public c10d::Backend {
+ public:
+  // `host_backend`: the backend that runs collectives on host tensors (Gloo).
+  StagedBackend(c10::intrusive_ptr<c10d::Backend> host_backend, std::string name);
+  ~StagedBackend() override;
+
+  const std::string getBackendName() const override { return name_; }
+
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                           const c10d::BroadcastOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                           const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                                     const c10d::AllreduceCoalescedOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                           std::vector<at::Tensor>& inputs,
+                                           const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                 const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                                                 std::vector<at::Tensor>& inputs,
+                                                                 const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                                                 std::vector<at::Tensor>& inputs,
+                                                                 const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                        std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
+                                         std::vector<std::vector<at::Tensor>>& inputs,
+                                         const c10d::ScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
+                                                std::vector<std::vector<at::Tensor>>& inputs,
+                                                const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                      const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
+                                               std::vector<int64_t>& output_split_sizes,
+                                               std::vector<int64_t>& input_split_sizes,
+                                               const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+                                          const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override;
+
+  void shutdown() override;
+
+ private:
+  class Staging;  // one collective being set up (staged_backend.cpp)
+  friend class Staging;
+
+  void enqueue(std::shared_ptr<StagedCall> call);
+  void stage_loop();
+  void complete_loop();
+  void check_agreement(const StagedCall& call);
+  void finish(StagedCall& call);
+  void stop_threads();
+
+  const c10::intrusive_ptr<c10d::Backend> host_backend_;
+  const std::string name_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::shared_ptr<StagedCall>> to_stage_;     // issued, waiting for their device→host copies
+  std::deque<std::shared_ptr<StagedCall>> to_complete_;  // running on the host backend
+  bool stopping_ = false;
+  std::thread stage_thread_;
+  std::thread complete_thread_;
+};
+
+}  // namespace torch_fl::collectives

@@ -1,0 +1,141 @@
+"""torch.distributed on the device: the spec's c10d backend (runtime/src/collectives/,
+torch_fl/distributed.py) under torchrun with two processes, one device each
+(distributed_worker.py), and in this process with a group of one for bad input."""
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.distributed as dist
+
+import torch_fl
+import torch_fl.distributed
+
+import distributed_worker
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+pytestmark = pytest.mark.skipif(not dist.is_available(), reason="this torch is built without torch.distributed")
+
+
+def torchrun(run: str, out_dir, **env) -> list[dict]:
+    """Runs distributed_worker.py's `run` on two ranks; returns what each rank saved."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+               os.path.join(HERE, "distributed_worker.py"), run, str(out_dir)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=180,
+                            env=dict(os.environ, TORCH_FL_FALLBACK="silent", **env))
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
+    return [torch.load(out_dir / f"rank{rank}.pt") for rank in range(2)]
+
+
+@pytest.fixture(scope="module")
+def one_process_reference(device):
+    """Losses and parameters of the same training on the whole batch, in one process."""
+    model = distributed_worker.make_model(device)
+    losses = distributed_worker.train(model, device)
+    return losses, {name: p.detach().cpu() for name, p in model.named_parameters()}
+
+
+@pytest.mark.parametrize("wrapper", ["ddp", "fsdp"])
+def test_two_process_training_under_torchrun_matches_one_process(wrapper, one_process_reference, tmp_path):
+    ranks = torchrun(wrapper, tmp_path)
+    expected_losses, expected_params = one_process_reference
+    # Each rank's loss is its half's mean: their mean is the whole batch's.
+    losses = [sum(pair) / 2 for pair in zip(ranks[0]["losses"], ranks[1]["losses"])]
+    assert losses == pytest.approx(expected_losses, abs=1e-5)
+    assert ranks[0]["losses"] != ranks[1]["losses"]  # the ranks did see different halves
+    for name, expected in expected_params.items():
+        torch.testing.assert_close(ranks[0]["params"][name], expected, atol=1e-5, rtol=1e-5, msg=name)
+        assert torch.equal(ranks[0]["params"][name], ranks[1]["params"][name]), name
+    if wrapper == "ddp":
+        assert ranks[0]["buckets"] > 1  # PyTorch's C++ reducer sent the gradients in several buckets
+    else:
+        assert ranks[0]["sharded"] == "DTensor"
+    assert ranks[0]["fallbacks"] == ranks[1]["fallbacks"]
+
+
+def test_every_collective_and_declared_dtype_matches_gloo_on_cpu(device, tmp_path):
+    ranks = torchrun("collectives", tmp_path)
+    declared = torch_fl.distributed.collective_backend().dtypes
+    for rank in ranks:
+        assert rank["mismatches"] == []
+        assert len(rank["checked"]) == len(distributed_worker._collectives(0, 2)) * len(declared)
+        # Gloo refuses ReduceOp.AVG on integers: so does the device, and nothing else is refused.
+        refused = {(name, dtype) for name, dtype, outcome in rank["checked"] if outcome == "refused"}
+        assert {name for name, _ in refused} <= {"all_reduce[avg]"}
+    for rank in range(2):
+        mismatch = ranks[rank]["mismatched_shapes"]
+        assert mismatch["type"] == "DistBackendError"
+        assert f"all_reduce (" in mismatch["error"] and f"rank {rank} of 2" in mismatch["error"]
+        assert "rank 0: all_reduce of float32 with 4 elements; rank 1: all_reduce of float32 with 6 elements" \
+            in mismatch["error"]
+        assert ranks[rank]["after_mismatch"] == [2.0] * 4  # the group still works
+
+
+def test_a_rank_that_never_joins_the_collective_times_out_naming_it(device, tmp_path):
+    ranks = torchrun("timeout", tmp_path, COLLECTIVE_TIMEOUT="3")
+    outcome = ranks[0]
+    assert outcome["type"] == "DistBackendError", outcome
+    assert "all_reduce (" in outcome["error"] and "rank 0 of 2" in outcome["error"]
+    assert "Timed out" in outcome["error"]
+    assert 2.5 < outcome["seconds"] < 20  # the 3 s timeout, not a hang
+
+
+@pytest.fixture
+def group_of_one(device):
+    """A process group of this process alone, on the vendor's backend."""
+    def start(backend):
+        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1,
+                                timeout=datetime.timedelta(seconds=30))
+        return dist.group.WORLD
+    yield start
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def test_the_spec_names_the_backend_and_init_takes_it(device, group_of_one):
+    backend = torch_fl.distributed.collective_backend()
+    assert backend.name == torch_fl.distributed.get_backend_config()
+    assert backend.name in {"cncl", "hccl"} and backend.device == device.type
+    assert torch.float32 in backend.dtypes and torch.float64 not in backend.dtypes
+    group = group_of_one(torch_fl.distributed.get_backend_config())
+    assert group._get_backend(device).name() == backend.name
+    t = torch.arange(4.0, device=device)
+    dist.all_reduce(t)
+    c = torch.arange(3.0)
+    dist.all_reduce(c)  # CPU tensors: the same group, straight to Gloo
+    assert t.cpu().tolist() == [0.0, 1.0, 2.0, 3.0] and c.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_bad_input_is_refused_naming_the_collective_and_rank(device, group_of_one):
+    group_of_one(torch_fl.distributed.get_backend_config())
+    vendor = torch_fl.vendor()
+    with pytest.raises(RuntimeError, match=rf"\[{vendor}\] all_gather \(\w+, rank 0 of 1\): tensors on "
+                                           rf"(cpu and {device.type}:0|{device.type}:0 and cpu): one collective "
+                                           "takes tensors of one device"):
+        dist.all_gather([torch.zeros(2, device=device)], torch.zeros(2))
+    with pytest.raises(RuntimeError, match=r"all_reduce \(\w+, rank 0 of 1\): dtype float64 is not supported"):
+        dist.all_reduce(torch.zeros(2, dtype=torch.float64, device=device))
+    with pytest.raises(RuntimeError, match=r"all_reduce .*: tensors must be contiguous"):
+        dist.all_reduce(torch.zeros(4, 4, device=device).t())
+    t = torch.ones(3, device=device)
+    dist.all_reduce(t)  # nothing was lost on the way
+    assert t.cpu().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_nccl_means_the_vendor_backend_only_under_cuda_compat(device, group_of_one, caplog):
+    with caplog.at_level(logging.INFO, logger="torch_fl"), torch_fl.cuda_compat():
+        group = group_of_one("nccl")
+        t = torch.ones(2, device="cuda")
+        dist.all_reduce(t)
+    swaps = [r for r in caplog.records if "distributed backend 'nccl' runs as" in r.getMessage()]
+    assert len(swaps) == 1
+    assert group._get_backend(device).name() == torch_fl.distributed.get_backend_config()
+    assert t.device.type == device.type and t.cpu().tolist() == [1.0, 1.0]
+    assert torch_fl.distributed.nccl_to_vendor("cpu:gloo,cuda:nccl") == \
+        f"cpu:gloo,{device.type}:{torch_fl.distributed.get_backend_config()}"
