@@ -153,7 +153,36 @@ def _collectives(rank: int, world: int) -> dict[str, torch.Tensor]:
         dist.scatter(out, [make(i) for i in range(world)] if rank == 1 else None, src=1, group=group)
         return [out]
 
+    def in_place_all_to_all(make, group):
+        tensors = [make(i) for i in range(world)]
+        dist.all_to_all(tensors, tensors, group=group)  # outputs are the inputs
+        return tensors
+
+    def in_place_reduce_scatter(make, group):
+        inputs = [make(i) for i in range(world)]
+        dist.reduce_scatter(inputs[rank], inputs, group=group)  # the output is one of the inputs
+        return [inputs[rank]]
+
+    def back_to_back_async(make, group):
+        t = make(0)
+        if group is None:  # the device: the second reads what the first writes, both in flight
+            first = dist.all_reduce(t, async_op=True)
+            second = dist.all_reduce(t, async_op=True)
+            first.wait()
+            second.wait()
+        else:  # Gloo on CPU does not order two works in flight on one tensor: the reference runs them in turn
+            dist.all_reduce(t, group=group)
+            dist.all_reduce(t, group=group)
+        return [t.clone()]
+
+    def future_then(make, group):
+        t = make(0)
+        future = dist.all_reduce(t, group=group, async_op=True).get_future()
+        return [future.then(lambda f: f.value()[0].clone()).wait()]
+
     runs = {f"all_reduce[{op}]": all_reduce(op) for op in ops}
+    runs.update(in_place_all_to_all=in_place_all_to_all, in_place_reduce_scatter=in_place_reduce_scatter,
+                back_to_back_async=back_to_back_async, future_then=future_then)
     runs.update(broadcast=broadcast, all_reduce_async=all_reduce_async, all_gather=all_gather,
                 all_gather_into_tensor=all_gather_into_tensor, reduce_scatter=reduce_scatter,
                 reduce_scatter_tensor=reduce_scatter_tensor, all_to_all_single=all_to_all_single,
@@ -235,7 +264,7 @@ def main() -> None:
     dist.init_process_group(timeout=timeout)  # no backend named: the device's
     rank, world = dist.get_rank(), dist.get_world_size()
     model = make_model(device)
-    extra = {"backend": dist.get_backend()}
+    extra = {}
     if wrap == "ddp":
         from torch.nn.parallel import DistributedDataParallel
         # A small bucket cap: the gradients travel in several buckets.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import logging
 import os
+import signal
 import subprocess
 import sys
 
@@ -27,9 +28,16 @@ def torchrun(run: str, out_dir, **env) -> list[dict]:
     """Runs distributed_worker.py's `run` on two ranks; returns what each rank saved."""
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
                os.path.join(HERE, "distributed_worker.py"), run, str(out_dir)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=180,
-                            env=dict(os.environ, TORCH_FL_FALLBACK="silent", **env))
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
+    # A session of its own: on a timeout the ranks are killed with torchrun, not orphaned.
+    launcher = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, env=dict(os.environ, TORCH_FL_FALLBACK="silent", **env))
+    try:
+        stdout, stderr = launcher.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        os.killpg(launcher.pid, signal.SIGKILL)
+        stdout, stderr = launcher.communicate()
+        pytest.fail(f"torchrun {run} did not finish in 180 s: {stderr[-6000:]}")
+    assert launcher.returncode == 0, stdout[-3000:] + stderr[-6000:]
     return [torch.load(out_dir / f"rank{rank}.pt") for rank in range(2)]
 
 
@@ -105,11 +113,24 @@ def test_the_spec_names_the_backend_and_init_takes_it(device, group_of_one):
     assert torch.float32 in backend.dtypes and torch.float64 not in backend.dtypes
     group = group_of_one(torch_fl.distributed.get_backend_config())
     assert group._get_backend(device).name() == backend.name
-    t = torch.arange(4.0, device=device)
-    dist.all_reduce(t)
-    c = torch.arange(3.0)
-    dist.all_reduce(c)  # CPU tensors: the same group, straight to Gloo
-    assert t.cpu().tolist() == [0.0, 1.0, 2.0, 3.0] and c.tolist() == [0.0, 1.0, 2.0]
+    gathered = torch.full((4,), -1.0, device=device)  # a group of one: the output must still be written
+    dist.all_gather_into_tensor(gathered, torch.arange(4.0, device=device))
+    c = torch.full((3,), -1.0)
+    dist.all_gather_into_tensor(c, torch.arange(3.0))  # CPU tensors: the same group, to Gloo unstaged
+    assert gathered.cpu().tolist() == [0.0, 1.0, 2.0, 3.0] and c.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_a_group_destroyed_with_collectives_in_flight_does_not_hang(device, group_of_one):
+    group_of_one(torch_fl.distributed.get_backend_config())
+    t = torch.ones(1 << 16, device=device)
+    works = [dist.all_reduce(t, async_op=True) for _ in range(4)]
+    dist.destroy_process_group()
+    for work in works:  # each either finished or says why not
+        try:
+            work.wait()
+        except dist.DistBackendError as error:
+            assert "shut down" in str(error)
+    assert t.cpu().eq(1.0).all()
 
 
 def test_bad_input_is_refused_naming_the_collective_and_rank(device, group_of_one):

@@ -29,6 +29,7 @@ struct StagedCall {
   c10::intrusive_ptr<StagedWork> work;
   c10::intrusive_ptr<c10d::Work> host_work;
   std::exception_ptr error;
+  std::vector<const void*> pending_writes;  // storages it will copy back into, until it has
 };
 
 namespace {
@@ -115,19 +116,30 @@ class StagedBackend::Staging {
   // The host tensor standing for `t` in the host collective: `t` itself on CPU,
   // else a pinned twin, filled from `t` if the collective reads it and copied
   // back into `t` afterwards if it writes it.
+  // A tensor passed twice (an output that is also an input) has one twin, read
+  // and written as either use needs.
   at::Tensor twin(const at::Tensor& t, bool read, bool written) {
     if (!call_->device) return t;
     auto found = twins_.find(t.unsafeGetTensorImpl());
-    if (found != twins_.end()) return found->second;
-    at::Tensor host = at::empty(t.sizes(), t.options().device(c10::kCPU).pinned_memory(true));
-    if (read) {
-      const c10::StreamGuard on_copy_stream(*call_->copy_stream);
-      host.copy_(t, /*non_blocking=*/true);
-      call_->device_inputs.push_back(t);
+    if (found == twins_.end()) {
+      at::Tensor host = at::empty(t.sizes(), t.options().device(c10::kCPU).pinned_memory(true));
+      found = twins_.emplace(t.unsafeGetTensorImpl(), Twin{host}).first;
     }
-    if (written) call_->copy_back.emplace_back(t, host);
-    twins_.emplace(t.unsafeGetTensorImpl(), host);
-    return host;
+    Twin& twin = found->second;
+    if (read && !twin.read) {
+      // An earlier collective still in flight that writes this memory must have
+      // queued its copy back first (the copy stream then keeps the order).
+      backend_.wait_for_pending_write(t.storage().data());
+      const c10::StreamGuard on_copy_stream(*call_->copy_stream);
+      twin.host.copy_(t, /*non_blocking=*/true);
+      call_->device_inputs.push_back(t);
+      twin.read = true;
+    }
+    if (written && !twin.written) {
+      call_->copy_back.emplace_back(t, twin.host);
+      twin.written = true;
+    }
+    return twin.host;
   }
 
   std::vector<at::Tensor> twins(const std::vector<at::Tensor>& tensors, bool read, bool written) {
@@ -204,9 +216,15 @@ class StagedBackend::Staging {
   const char* collective_;
   const c10d::OpType type_;
   std::shared_ptr<StagedCall> call_;
+  struct Twin {
+    at::Tensor host;
+    bool read = false;     // its device→host copy is queued
+    bool written = false;  // it is copied back after the host collective
+  };
+
   std::optional<c10::Device> first_device_;
   int64_t dtype_ = -1;  // of the last tensor checked; -1 without tensors
-  std::unordered_map<const c10::TensorImpl*, at::Tensor> twins_;
+  std::unordered_map<const c10::TensorImpl*, Twin> twins_;
 };
 
 namespace {
@@ -257,6 +275,28 @@ void StagedBackend::shutdown() {
   host_backend_->shutdown();
 }
 
+void StagedBackend::abort() {
+  stop_threads();
+  host_backend_->abort();
+}
+
+void StagedBackend::wait_for_pending_write(const void* storage) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  written_.wait(lock, [&] { return pending_writes_.count(storage) == 0; });
+}
+
+void StagedBackend::release_pending_writes(StagedCall& call) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const void* storage : call.pending_writes) {
+      auto it = pending_writes_.find(storage);
+      if (it != pending_writes_.end() && --it->second == 0) pending_writes_.erase(it);
+    }
+  }
+  call.pending_writes.clear();
+  written_.notify_all();
+}
+
 void StagedBackend::stop_threads() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -272,34 +312,60 @@ void StagedBackend::enqueue(std::shared_ptr<StagedCall> call) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     TORCH_CHECK(!stopping_, call->work->description(), ": the process group has been shut down");
+    for (const auto& written : call->copy_back) {
+      call->pending_writes.push_back(written.first.storage().data());
+      ++pending_writes_[call->pending_writes.back()];
+    }
     to_stage_.push_back(std::move(call));
   }
   changed_.notify_all();
 }
 
+namespace {
+
+// The exception every rank's Work carries for a failed collective: a
+// DistBackendError naming it.
+std::exception_ptr current_error(const std::string& description) {
+  try {
+    throw;
+  } catch (const c10::Error& e) {
+    return named_error(description, e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return named_error(description, e.what());
+  } catch (...) {
+    return named_error(description, "an unknown exception");
+  }
+}
+
+}  // namespace
+
 void StagedBackend::stage_loop() {
   for (;;) {
     std::shared_ptr<StagedCall> call;
+    bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       changed_.wait(lock, [&] { return stopping_ || !to_stage_.empty(); });
       if (to_stage_.empty()) return;  // stopping, and nothing left to issue
       call = std::move(to_stage_.front());
       to_stage_.pop_front();
+      staging_ = true;
+      stopping = stopping_;
     }
     try {
+      // Shut down: what was not issued yet never will be (a peer may be gone).
+      TORCH_CHECK(!stopping, "the process group was shut down before this collective was issued");
       if (call->agreement) check_agreement(*call);
       if (call->staged) call->staged->synchronize();
       call->device_inputs.clear();
       call->host_work = call->run_on_host();
-    } catch (const c10::Error& e) {
-      call->error = named_error(call->work->description(), e.what_without_backtrace());
-    } catch (const std::exception& e) {
-      call->error = named_error(call->work->description(), e.what());
+    } catch (...) {
+      call->error = current_error(call->work->description());
     }
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       to_complete_.push_back(std::move(call));
+      staging_ = false;
     }
     changed_.notify_all();
   }
@@ -310,7 +376,8 @@ void StagedBackend::complete_loop() {
     std::shared_ptr<StagedCall> call;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return !to_complete_.empty() || (stopping_ && to_stage_.empty()); });
+      // Done once stopping with nothing queued and nothing being issued.
+      changed_.wait(lock, [&] { return !to_complete_.empty() || (stopping_ && to_stage_.empty() && !staging_); });
       if (to_complete_.empty()) return;
       call = std::move(to_complete_.front());
       to_complete_.pop_front();
@@ -320,12 +387,11 @@ void StagedBackend::complete_loop() {
         call->host_work->wait();
         finish(*call);
         continue;
-      } catch (const c10::Error& e) {
-        call->error = named_error(call->work->description(), e.what_without_backtrace());
-      } catch (const std::exception& e) {
-        call->error = named_error(call->work->description(), e.what());
+      } catch (...) {
+        call->error = current_error(call->work->description());
       }
     }
+    release_pending_writes(*call);
     call->work->fail(call->error);
   }
 }
@@ -370,6 +436,7 @@ void StagedBackend::finish(StagedCall& call) {
   call.copy_back.clear();
   call.run_on_host = nullptr;
   call.host_work.reset();
+  release_pending_writes(call);  // later copies to host of this memory now queue after ours
   call.work->complete(std::move(copied_back));
 }
 

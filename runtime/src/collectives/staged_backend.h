@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <torch/csrc/distributed/c10d/Backend.hpp>
@@ -80,13 +81,20 @@ class StagedBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override;
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override;
 
+  // Both stop the threads: a collective not yet issued fails, one issued is waited for.
   void shutdown() override;
+  void abort() override;
 
  private:
   class Staging;  // one collective being set up (staged_backend.cpp)
   friend class Staging;
 
   void enqueue(std::shared_ptr<StagedCall> call);
+  // Read-after-write between collectives in flight: a collective's copy to host
+  // of memory that an earlier one will copy back into waits until that copy back
+  // is queued (the caller blocks only then).
+  void wait_for_pending_write(const void* storage);
+  void release_pending_writes(StagedCall& call);
   void stage_loop();
   void complete_loop();
   void check_agreement(const StagedCall& call);
@@ -100,6 +108,9 @@ class StagedBackend final : public c10d::Backend {
   std::condition_variable changed_;
   std::deque<std::shared_ptr<StagedCall>> to_stage_;     // issued, waiting for their device→host copies
   std::deque<std::shared_ptr<StagedCall>> to_complete_;  // running on the host backend
+  std::unordered_map<const void*, int> pending_writes_;  // storage → collectives in flight writing it
+  std::condition_variable written_;                      // pending_writes_ shrank
+  bool staging_ = false;  // the staging thread holds a call it has taken off to_stage_
   bool stopping_ = false;
   std::thread stage_thread_;
   std::thread complete_thread_;

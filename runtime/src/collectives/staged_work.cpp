@@ -50,13 +50,23 @@ void StagedWork::complete(std::optional<c10::Event> copied_back) {
     std::lock_guard<std::mutex> lock(mutex_);
     copied_back_ = std::move(copied_back);
   }
-  future_->markCompleted(c10::IValue(outputs_));
   finish();
+  // markCompleted runs the future's callbacks here; one that raises must not
+  // take the completion thread (and every later collective) down with it.
+  try {
+    future_->markCompleted(c10::IValue(outputs_));
+  } catch (const std::exception& e) {
+    TORCH_WARN(description_, ": a callback on the collective's future raised: ", e.what());
+  }
 }
 
 void StagedWork::fail(std::exception_ptr error) {
-  future_->setError(error);
   finish(error);
+  try {
+    future_->setErrorIfNeeded(error);
+  } catch (const std::exception& e) {
+    TORCH_WARN(description_, ": a callback on the collective's future raised: ", e.what());
+  }
 }
 
 }  // namespace torch_fl::collectives
