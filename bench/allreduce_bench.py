@@ -44,16 +44,20 @@ def _seconds(run, sync) -> float:
     return time.perf_counter() - started
 
 
-def _time_side_by_side(device_run, device_sync, cpu_run, repeats: int) -> tuple[float, float, float]:
-    """Median seconds of each, and the median of the paired ratios (CPU time / device
-    time of back-to-back runs, so that the machine's load swings hit both alike)."""
-    device_run(), device_sync(), cpu_run()  # warm-up: connections, pinned blocks, caches
-    device_times, cpu_times = [], []
+def _time_side_by_side(device_runs, device_sync, cpu_run, repeats: int) -> tuple[list[float], float, list[float]]:
+    """Median seconds of each device run and of the CPU run, and per device run the median
+    of the paired ratios (CPU time / device time of back-to-back runs, so that the
+    machine's load swings hit both alike)."""
+    for run in device_runs:  # warm-up: connections, pinned blocks, caches
+        run(), device_sync()
+    cpu_run()
+    device_times, cpu_times = [[] for _ in device_runs], []
     for _ in range(repeats):
-        device_times.append(_seconds(device_run, device_sync))
+        for times, run in zip(device_times, device_runs):
+            times.append(_seconds(run, device_sync))
         cpu_times.append(_seconds(cpu_run, lambda: None))
-    paired = statistics.median(c / d for c, d in zip(cpu_times, device_times))
-    return statistics.median(device_times), statistics.median(cpu_times), paired
+    paired = [statistics.median(c / d for c, d in zip(cpu_times, times)) for times in device_times]
+    return [statistics.median(times) for times in device_times], statistics.median(cpu_times), paired
 
 
 def _rank(rank: int, world: int, port: int, sizes: list[int], results) -> None:
@@ -65,15 +69,20 @@ def _rank(rank: int, world: int, port: int, sizes: list[int], results) -> None:
     dist.init_process_group(torch_fl.distributed.get_backend_config(), rank=rank, world_size=world,
                             timeout=datetime.timedelta(minutes=5))
     gloo = dist.new_group(backend="gloo")
+    # The same backend without the ranks' agreement exchange (read when a group is made).
+    os.environ["TORCH_FL_COLLECTIVE_CHECKS"] = "0"
+    unchecked = dist.new_group(backend=torch_fl.distributed.get_backend_config())
+    del os.environ["TORCH_FL_COLLECTIVE_CHECKS"]
     rows = []
     for size in sizes:
         numel = size // 4
         repeats = 30 if size <= (1 << 20) else 9
         on_device = torch.ones(numel, device=device_type)
         on_cpu = torch.ones(numel)
-        device_s, cpu_s, ratio = _time_side_by_side(lambda: dist.all_reduce(on_device), module.synchronize,
-                                                    lambda: dist.all_reduce(on_cpu, group=gloo), repeats)
-        rows.append((size, device_s, cpu_s, ratio))
+        (device_s, unchecked_s), cpu_s, (ratio, unchecked_ratio) = _time_side_by_side(
+            [lambda: dist.all_reduce(on_device), lambda: dist.all_reduce(on_device, group=unchecked)],
+            module.synchronize, lambda: dist.all_reduce(on_cpu, group=gloo), repeats)
+        rows.append((size, device_s, cpu_s, ratio, unchecked_ratio))
         del on_device, on_cpu
     if rank == 0:
         results.put((device_type, torch_fl.distributed.get_backend_config(), rows))
@@ -100,14 +109,15 @@ def main() -> int:
     mp.spawn(_rank, args=(world, _free_port(), sizes, results), nprocs=world)
     device_type, backend, rows = results.get()
     print(f"all_reduce bus bandwidth, {world} processes: {backend} on {device_type} tensors vs Gloo on CPU tensors")
-    print(f"{'size':>10} {'device GB/s':>12} {'CPU GB/s':>10} {'ratio':>7}  (ratio: median of paired runs)")
+    print(f"{'size':>10} {'device GB/s':>12} {'CPU GB/s':>10} {'ratio':>7} {'unchecked':>10}"
+          "  (ratios: median of paired runs; unchecked: TORCH_FL_COLLECTIVE_CHECKS=0)")
     report = []
-    for size, device_s, cpu_s, ratio in rows:
+    for size, device_s, cpu_s, ratio, unchecked_ratio in rows:
         device_bw, cpu_bw = _bus_gbps(size, device_s, world), _bus_gbps(size, cpu_s, world)
         label = f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
-        print(f"{label:>10} {device_bw:12.3f} {cpu_bw:10.3f} {ratio:7.2f}")
+        print(f"{label:>10} {device_bw:12.3f} {cpu_bw:10.3f} {ratio:7.2f} {unchecked_ratio:10.2f}")
         report.append({"bytes": size, "device_s": device_s, "cpu_s": cpu_s, "device_bus_gbps": device_bw,
-                       "cpu_bus_gbps": cpu_bw, "ratio": ratio})
+                       "cpu_bus_gbps": cpu_bw, "ratio": ratio, "unchecked_ratio": unchecked_ratio})
     large = [r["ratio"] for r in report if r["bytes"] >= LARGE]
     verdict = ""
     if large:

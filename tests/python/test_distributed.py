@@ -160,3 +160,15 @@ def test_nccl_means_the_vendor_backend_only_under_cuda_compat(device, group_of_o
     assert t.device.type == device.type and t.cpu().tolist() == [1.0, 1.0]
     assert torch_fl.distributed.nccl_to_vendor("cpu:gloo,cuda:nccl") == \
         f"cpu:gloo,{device.type}:{torch_fl.distributed.get_backend_config()}"
+
+
+def test_the_agreement_check_can_be_turned_off_and_a_bad_setting_is_refused(device, group_of_one, monkeypatch):
+    monkeypatch.setenv("TORCH_FL_COLLECTIVE_CHECKS", "yes")
+    with pytest.raises(RuntimeError, match="TORCH_FL_COLLECTIVE_CHECKS=yes: expected 1"):
+        group_of_one(torch_fl.distributed.get_backend_config())
+    assert not dist.is_initialized()
+    monkeypatch.setenv("TORCH_FL_COLLECTIVE_CHECKS", "0")
+    group_of_one(torch_fl.distributed.get_backend_config())
+    gathered = torch.full((2,), -1.0, device=device)
+    dist.all_gather_into_tensor(gathered, torch.ones(2, device=device))
+    assert gathered.cpu().tolist() == [1.0, 1.0]

@@ -1,5 +1,6 @@
 #include "staged_backend.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
@@ -79,6 +80,17 @@ std::exception_ptr named_error(const std::string& description, const std::string
   } catch (...) {
     return std::current_exception();
   }
+}
+
+// TORCH_FL_COLLECTIVE_CHECKS: 1 (the default) exchanges what each rank runs before
+// each collective; 0 skips it (Gloo then aborts the process on a size mismatch).
+bool agreement_checks_from_environment() {
+  const char* value = std::getenv("TORCH_FL_COLLECTIVE_CHECKS");
+  if (value == nullptr) return true;
+  const std::string text(value);
+  TORCH_CHECK(text == "0" || text == "1", "TORCH_FL_COLLECTIVE_CHECKS=", text,
+              ": expected 1 (check that the ranks agree before each collective, the default) or 0");
+  return text == "1";
 }
 
 // The device's copy stream: one per device for the life of the process.
@@ -161,6 +173,7 @@ class StagedBackend::Staging {
   // count) of the same dtype: checked before Gloo sees it, since Gloo aborts the
   // process on a size mismatch.
   void agree_on(int64_t numel) {
+    if (!backend_.check_agreement_) return;
     call_->agreement = std::array<int64_t, 3>{collective_index(collective_), dtype_, numel};
   }
 
@@ -263,7 +276,8 @@ std::vector<at::Tensor> flattened(const std::vector<std::vector<at::Tensor>>& li
 StagedBackend::StagedBackend(c10::intrusive_ptr<c10d::Backend> host_backend, std::string name)
     : c10d::Backend(host_backend->getRank(), host_backend->getSize()),
       host_backend_(std::move(host_backend)),
-      name_(std::move(name)) {
+      name_(std::move(name)),
+      check_agreement_(agreement_checks_from_environment()) {
   stage_thread_ = std::thread([this] { stage_loop(); });
   complete_thread_ = std::thread([this] { complete_loop(); });
 }

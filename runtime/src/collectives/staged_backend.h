@@ -103,6 +103,7 @@ class StagedBackend final : public c10d::Backend {
 
   const c10::intrusive_ptr<c10d::Backend> host_backend_;
   const std::string name_;
+  const bool check_agreement_;  // TORCH_FL_COLLECTIVE_CHECKS, read when the group is made
 
   std::mutex mutex_;
   std::condition_variable changed_;
