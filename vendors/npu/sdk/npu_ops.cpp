@@ -17,6 +17,7 @@
 
 #include "alu.h"
 #include "alu_torchvision.h"
+#include "handle_pool.h"
 #include "npu_device.h"
 
 struct npuTensor {
@@ -56,6 +57,10 @@ struct npunnExecutor {
   uint64_t workspace_bytes;
   ExecutorBody body;
 };
+
+// Tensor, scalar and executor handles are made and destroyed several times per
+// op call: they come from per-thread pools (vendors/sim/handle_pool.h).
+using ScalarPool = torch_fl::sim::HandlePool<npuScalar>;
 
 namespace {
 
@@ -170,7 +175,7 @@ npuError prepare(const char* op, std::initializer_list<const npuTensor*> tensors
   } else {
     run = [body = std::move(body)](void*) { body(); };
   }
-  *executor = new npunnExecutor{op, workspace_bytes, std::move(run)};
+  *executor = torch_fl::sim::HandlePool<npunnExecutor>::make(op, workspace_bytes, std::move(run));
   *workspace_size = workspace_bytes;
   return NPU_SUCCESS;
 }
@@ -178,7 +183,8 @@ npuError prepare(const char* op, std::initializer_list<const npuTensor*> tensors
 // Phase two: checks the workspace and queues the recorded work; consumes the executor.
 npuError run(const char* op, NPUNN_RUN_ARGS) {
   if (!executor) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null executor");
-  std::unique_ptr<npunnExecutor> owned(executor);
+  const std::unique_ptr<npunnExecutor, void (*)(const npunnExecutor*)> owned(
+      executor, torch_fl::sim::HandlePool<npunnExecutor>::destroy);
   if (std::strcmp(owned->op, op) != 0) {
     return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": the executor was made by " + owned->op + "GetWorkspaceSize");
   }
@@ -229,27 +235,28 @@ extern "C" {
 npuTensor* npuCreateTensor(const int64_t* view_dims, uint64_t view_dims_num, npuDataType data_type,
                            const int64_t* stride, int64_t offset, npuFormat format, void* data) {
   if (view_dims_num > 8 || (view_dims_num > 0 && (!view_dims || !stride))) return nullptr;
-  auto* tensor = new npuTensor{data, data_type, format, static_cast<int32_t>(view_dims_num), {}, {}, offset};
+  auto* tensor = torch_fl::sim::HandlePool<npuTensor>::make(data, data_type, format, static_cast<int32_t>(view_dims_num));
+  tensor->offset = offset;
   std::copy(view_dims, view_dims + view_dims_num, tensor->dim_sizes);
   std::copy(stride, stride + view_dims_num, tensor->dim_strides);
   return tensor;
 }
 npuError npuDestroyTensor(const npuTensor* tensor) {
-  delete tensor;
+  torch_fl::sim::HandlePool<npuTensor>::destroy(tensor);
   return NPU_SUCCESS;
 }
 npuScalar* npuCreateScalar(const void* value, npuDataType data_type) {
   if (!value) return nullptr;
   switch (data_type) {
-    case NPU_FLOAT: return new npuScalar{data_type, *static_cast<const float*>(value), 0};
-    case NPU_INT64: return new npuScalar{data_type, 0, *static_cast<const int64_t*>(value)};
-    case NPU_INT32: return new npuScalar{data_type, 0, *static_cast<const int32_t*>(value)};
-    case NPU_BOOL: return new npuScalar{data_type, 0, *static_cast<const bool*>(value) ? 1 : 0};
+    case NPU_FLOAT: return ScalarPool::make(data_type, *static_cast<const float*>(value), int64_t{0});
+    case NPU_INT64: return ScalarPool::make(data_type, 0.0, *static_cast<const int64_t*>(value));
+    case NPU_INT32: return ScalarPool::make(data_type, 0.0, int64_t{*static_cast<const int32_t*>(value)});
+    case NPU_BOOL: return ScalarPool::make(data_type, 0.0, int64_t{*static_cast<const bool*>(value) ? 1 : 0});
     default: return nullptr;  // scalars are float32, int32, int64 or bool
   }
 }
 npuError npuDestroyScalar(const npuScalar* scalar) {
-  delete scalar;
+  ScalarPool::destroy(scalar);
   return NPU_SUCCESS;
 }
 npuIntArray* npuCreateIntArray(const int64_t* value, uint64_t size) {
