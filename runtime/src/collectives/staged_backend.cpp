@@ -1,8 +1,11 @@
 #include "staged_backend.h"
 
+#include <array>
 #include <cstdlib>
+#include <iterator>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
