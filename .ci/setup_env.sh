@@ -70,21 +70,23 @@ if [ "$(cat "$clone_site/torch_fl.pth" 2>/dev/null)" != "$pth" ]; then
   echo "$pth" > "$clone_site/torch_fl.pth"
 fi
 
-# 4. cuBLAS for building the nvidia vendor, where nvcc is installed: the CUDA
-#    toolkit here has the compiler and runtime, the nvidia-cublas wheel brings
-#    cuBLAS. Shared between clones like the Python environment; build/cublas
-#    points at it.
+# 4. cuBLAS and NCCL for building the nvidia vendor, where nvcc is installed: the
+#    CUDA toolkit here has the compiler and runtime, the nvidia-cublas and
+#    nvidia-nccl wheels bring the rest. Shared between clones like the Python
+#    environment; build/cublas and build/nccl point at them.
 if command -v nvcc >/dev/null 2>&1; then
-  cublas_req="$repo/vendors/nvidia/requirements.txt"
-  cublas_dir="$cache_root/cublas-$(sha256sum "$cublas_req" | cut -c1-12)"
-  if [ ! -f "$cublas_dir/.complete" ]; then
-    echo "setup: installing cuBLAS into $cublas_dir" >&2
-    rm -rf "$cublas_dir"
-    "$shared_env/bin/pip" install -q --no-deps --target "$cublas_dir" -r "$cublas_req" 2>&1 \
+  sdk_req="$repo/vendors/nvidia/requirements.txt"
+  sdk_dir="$cache_root/nvidia-sdk-$(sha256sum "$sdk_req" | cut -c1-12)"
+  if [ ! -f "$sdk_dir/.complete" ]; then
+    echo "setup: installing cuBLAS and NCCL into $sdk_dir" >&2
+    rm -rf "$sdk_dir"
+    "$shared_env/bin/pip" install -q --no-deps --target "$sdk_dir" -r "$sdk_req" 2>&1 \
       | grep -v "^WARNING: Location" >&2 || true
-    [ -f "$cublas_dir/nvidia/cu13/include/cublas_v2.h" ] || { echo "setup: cuBLAS install failed" >&2; exit 1; }
-    touch "$cublas_dir/.complete"
+    [ -f "$sdk_dir/nvidia/cu13/include/cublas_v2.h" ] || { echo "setup: cuBLAS install failed" >&2; exit 1; }
+    [ -f "$sdk_dir/nvidia/nccl/include/nccl.h" ] || { echo "setup: NCCL install failed" >&2; exit 1; }
+    touch "$sdk_dir/.complete"
   fi
-  # Only when it changes: `make test` runs the vendors' suites side by side, each through setup.
-  [ "$(readlink "$repo/build/cublas")" = "$cublas_dir/nvidia/cu13" ] || ln -sfn "$cublas_dir/nvidia/cu13" "$repo/build/cublas"
+  # Only when they change: `make test` runs the vendors' suites side by side, each through setup.
+  [ "$(readlink "$repo/build/cublas")" = "$sdk_dir/nvidia/cu13" ] || ln -sfn "$sdk_dir/nvidia/cu13" "$repo/build/cublas"
+  [ "$(readlink "$repo/build/nccl")" = "$sdk_dir/nvidia/nccl" ] || ln -sfn "$sdk_dir/nvidia/nccl" "$repo/build/nccl"
 fi

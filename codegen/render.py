@@ -6,6 +6,7 @@ import os
 import jinja2
 
 from . import cpp_text, emit_cpp, emit_custom, emit_library, markdown, matrix
+from .spec_model import CollectiveTransport
 
 _TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
 
@@ -48,12 +49,15 @@ def render(plan) -> dict[str, str]:
     if plan.autocast:
         files["autocast.cpp"] = env.get_template("autocast.cpp.j2").render(
             banner=cpp_banner, kernels=emit_cpp.autocast_kernels(plan))
+    vendor_ccl = plan.distributed is not None and plan.distributed.transport is CollectiveTransport.VENDOR_CCL
     files["backend_info.cpp"] = env.get_template("backend_info.cpp.j2").render(
-        banner=cpp_banner, **{name: cpp_text.string_literal(value) for name, value in (
+        banner=cpp_banner, vendor_name=plan.vendor,
+        vendor_collectives="&torch_fl_vendor_collectives" if vendor_ccl else None, **{name: cpp_text.string_literal(value) for name, value in (
             ("vendor", plan.vendor), ("device", plan.device), ("spec_path", plan.spec_path),
             ("spec_sha256", plan.spec_sha256), ("torch_version", plan.torch_version),
             ("collective_backend", plan.distributed.backend if plan.distributed else ""),
-            ("collective_dtypes", ",".join(plan.distributed.dtypes) if plan.distributed else ""))})
+            ("collective_dtypes", ",".join(plan.distributed.dtypes) if plan.distributed else ""),
+            ("collective_transport", plan.distributed.transport.value if plan.distributed else ""))})
     files.update(render_matrix(matrix.build(plan), banner))
     return files
 

@@ -256,6 +256,10 @@ class CollectiveTransport(enum.Enum):
     # Device buffers are staged through host memory on the vendor's copy stream and
     # the collective runs on PyTorch's Gloo: any chip with copies and events has it.
     GLOO_STAGED = "gloo_staged"
+    # The vendor's own collective library (NCCL, HCCL, CNCL) on the device's
+    # streams: the vendor library implements torch_fl_vendor_collectives()
+    # (runtime/include/torch_fl/collectives_abi.h) and the runtime drives it.
+    VENDOR_CCL = "vendor_ccl"
 
 
 # The dtypes Gloo's collectives take (int16 and complex reductions are refused by it).

@@ -536,8 +536,9 @@ def _parse_distributed(reader: _Reader, node: Optional[Node], where: Location,
     transport = reader.enum(mapping.get("transport"), CollectiveTransport, "distributed.transport",
                             CollectiveTransport.GLOO_STAGED)
     dtypes = reader.dtypes(mapping.get("dtypes"), "distributed.dtypes")
-    if dtypes is None:
-        dtypes = tuple(d for d in default_dtypes if d in GLOO_DTYPES)
+    if dtypes is None:  # the ops' dtypes, those the transport can carry
+        dtypes = tuple(d for d in default_dtypes
+                       if transport is CollectiveTransport.VENDOR_CCL or d in GLOO_DTYPES)
     elif transport is CollectiveTransport.GLOO_STAGED:
         refused = [name for name in dtypes if name not in GLOO_DTYPES]
         if refused:

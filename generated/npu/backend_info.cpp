@@ -7,4 +7,5 @@
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
     "npu", "npu", "specs/npu.yaml", "6ce7b64ab75831e42652221d0e2eed01e8939a2603fab88178092774b2c6c1cd", "2.13.0",
-    "hccl", "float32,float16,bfloat16,int8,uint8,int32,int64,bool"};
+    "hccl", "float32,float16,bfloat16,int8,uint8,int32,int64,bool", "gloo_staged",
+    nullptr};

@@ -4,7 +4,9 @@
 // backend it declares (`distributed:`; empty when none).
 
 #include <torch_fl/backend_info.h>
+// `transport: vendor_ccl`: the vendor library's collectives table (vendors/nvidia/).
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "nvidia", "nvgpu", "specs/nvidia.yaml", "b1ff4a4a7306a1c5959f83a7c9bf2082add38e96a40c0271cbf74d7514840d53", "2.13.0",
-    "", ""};
+    "nvidia", "nvgpu", "specs/nvidia.yaml", "1f0a0344e64521473525d8c94f5bf200fca5129bcc5436159cdc00d499c2d850", "2.13.0",
+    "nvgpu_nccl", "float32,float16,bfloat16,float64,int8,uint8,int32,int64", "vendor_ccl",
+    &torch_fl_vendor_collectives};

@@ -83,6 +83,7 @@ const char* tfl_torch_version() { return torch_fl::backend_info().torch_version;
 // The spec's `distributed:` backend name ("" if none) and its dtypes, comma-separated.
 const char* tfl_collective_backend() { return torch_fl::backend_info().collective_backend; }
 const char* tfl_collective_dtypes() { return torch_fl::backend_info().collective_dtypes; }
+const char* tfl_collective_transport() { return torch_fl::backend_info().collective_transport; }
 
 int tfl_in_bad_fork() { return torch_fl::in_bad_fork() ? 1 : 0; }
 

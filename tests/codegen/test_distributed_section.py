@@ -19,7 +19,7 @@ def test_the_declared_backend_and_dtypes_reach_the_registration(tmp_path):
     assert result.returncode == 0, result.stderr
     with open(os.path.join(out_dir, "backend_info.cpp")) as f:
         registration = f.read()
-    assert '"cncl", "float32,int64"' in registration
+    assert '"cncl", "float32,int64", "gloo_staged",\n    nullptr};' in registration
 
 
 def test_without_dtypes_the_backend_takes_the_defaults_gloo_has(tmp_path):
@@ -33,7 +33,18 @@ def test_no_section_declares_no_backend(tmp_path):
     result, out_dir = run_codegen(tmp_path, VALID_SPEC)
     assert result.returncode == 0, result.stderr
     with open(os.path.join(out_dir, "backend_info.cpp")) as f:
-        assert '\n    "", ""};' in f.read()
+        assert '\n    "", "", "",\n    nullptr};' in f.read()
+
+
+def test_a_vendor_library_transport_links_the_vendors_collectives_table(tmp_path):
+    # vendor_ccl: the vendor library must implement torch_fl_vendor_collectives()
+    # (the link fails otherwise), and it may take dtypes Gloo has not.
+    spec = VALID_SPEC + DISTRIBUTED.replace("gloo_staged", "vendor_ccl").replace("int64]", "float64, int16]")
+    result, out_dir = run_codegen(tmp_path, spec)
+    assert result.returncode == 0, result.stderr
+    with open(os.path.join(out_dir, "backend_info.cpp")) as f:
+        registration = f.read()
+    assert '"cncl", "float32,float64,int16", "vendor_ccl",\n    &torch_fl_vendor_collectives};' in registration
 
 
 def test_a_builtin_backend_name_is_refused(tmp_path):

@@ -10,13 +10,19 @@ import torch
 import torch_fl
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "without_device: the test needs the backend library but no device")
+
+
 def pytest_collection_modifyitems(config, items):
     """A vendor whose devices this machine lacks (a GPU vendor built on a CPU
-    machine) is built and loaded, and its tests are skipped, saying why."""
+    machine) is built and loaded, and its tests are skipped, saying why (but
+    those marked without_device)."""
     if torch_fl.device_count() == 0:
         reason = f"no {torch_fl.vendor()} device on this machine (torch_fl.device_count() == 0)"
         for item in items:
-            item.add_marker(pytest.mark.skip(reason=reason))
+            if item.get_closest_marker("without_device") is None:
+                item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,29 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="this torch is built without torch.distributed")
 
+# The backend names scripts of each chip's own PyTorch fork use; nvidia's is its own
+# ("nccl" is PyTorch's, for torch.cuda tensors).
+EXPECTED_BACKEND_NAMES = {"mlu": "cncl", "npu": "hccl", "nvidia": "nvgpu_nccl"}
+
+
+def transport() -> str:
+    backend = torch_fl.distributed.collective_backend()
+    return backend.transport if backend else "none"
+
+
+def needs_a_device_per_rank():
+    """torchrun's two ranks take devices 0 and 1: a vendor library (NCCL) refuses two
+    ranks on one device, where the staged backend shares it."""
+    if transport() == "vendor_ccl" and torch_fl.device_count() < 2:
+        pytest.skip(f"two ranks need two {torch_fl.vendor()} devices with a vendor collective library; "
+                    f"this machine has {torch_fl.device_count()}")
+
+
+def needs_staging(what: str):
+    if transport() != "gloo_staged":
+        pytest.skip(f"{what}: the staged (Gloo) backend's behaviour; the {torch_fl.vendor()} spec's transport is "
+                    f"{transport()} (its backend is tested over a fake library in tests/cpp/device_ccl_backend_test.cpp)")
+
 
 def torchrun(run: str, out_dir, **env) -> list[dict]:
     """Runs distributed_worker.py's `run` on two ranks; returns what each rank saved."""
@@ -51,6 +74,7 @@ def one_process_reference(device):
 
 @pytest.mark.parametrize("wrapper", ["ddp", "fsdp"])
 def test_two_process_training_under_torchrun_matches_one_process(wrapper, one_process_reference, tmp_path):
+    needs_a_device_per_rank()
     ranks = torchrun(wrapper, tmp_path)
     expected_losses, expected_params = one_process_reference
     # Each rank's loss is its half's mean: their mean is the whole batch's.
@@ -68,6 +92,8 @@ def test_two_process_training_under_torchrun_matches_one_process(wrapper, one_pr
 
 
 def test_every_collective_and_declared_dtype_matches_gloo_on_cpu(device, tmp_path):
+    # The worker also makes the ranks disagree on a shape: only the staged backend checks that.
+    needs_staging("the ranks' agreement check")
     ranks = torchrun("collectives", tmp_path)
     declared = torch_fl.distributed.collective_backend().dtypes
     for rank in ranks:
@@ -86,6 +112,9 @@ def test_every_collective_and_declared_dtype_matches_gloo_on_cpu(device, tmp_pat
 
 
 def test_a_rank_that_never_joins_the_collective_times_out_naming_it(device, tmp_path):
+    # A vendor library's wait() orders the stream without blocking the host (as NCCL's
+    # does); wait(timeout) blocks and aborts the communicator (DeviceCclWork).
+    needs_staging("the host-side timeout of wait()")
     ranks = torchrun("timeout", tmp_path, COLLECTIVE_TIMEOUT="3")
     outcome = ranks[0]
     assert outcome["type"] == "DistBackendError", outcome
@@ -109,8 +138,8 @@ def group_of_one(device):
 def test_the_spec_names_the_backend_and_init_takes_it(device, group_of_one):
     backend = torch_fl.distributed.collective_backend()
     assert backend.name == torch_fl.distributed.get_backend_config()
-    assert backend.name in {"cncl", "hccl"} and backend.device == device.type
-    assert torch.float32 in backend.dtypes and torch.float64 not in backend.dtypes
+    assert backend.name == EXPECTED_BACKEND_NAMES[torch_fl.vendor()] and backend.device == device.type
+    assert torch.float32 in backend.dtypes and torch.int16 not in backend.dtypes
     group = group_of_one(torch_fl.distributed.get_backend_config())
     assert group._get_backend(device).name() == backend.name
     gathered = torch.full((4,), -1.0, device=device)  # a group of one: the output must still be written
@@ -121,6 +150,7 @@ def test_the_spec_names_the_backend_and_init_takes_it(device, group_of_one):
 
 
 def test_a_group_destroyed_with_collectives_in_flight_does_not_hang(device, group_of_one):
+    needs_staging("un-issued collectives failing at shutdown")
     group_of_one(torch_fl.distributed.get_backend_config())
     t = torch.ones(1 << 16, device=device)
     works = [dist.all_reduce(t, async_op=True) for _ in range(4)]
@@ -140,8 +170,8 @@ def test_bad_input_is_refused_naming_the_collective_and_rank(device, group_of_on
                                            rf"(cpu and {device.type}:0|{device.type}:0 and cpu): one collective "
                                            "takes tensors of one device"):
         dist.all_gather([torch.zeros(2, device=device)], torch.zeros(2))
-    with pytest.raises(RuntimeError, match=r"all_reduce \(\w+, rank 0 of 1\): dtype float64 is not supported"):
-        dist.all_reduce(torch.zeros(2, dtype=torch.float64, device=device))
+    with pytest.raises(RuntimeError, match=r"all_reduce \(\w+, rank 0 of 1\): dtype int16 is not supported"):
+        dist.all_reduce(torch.zeros(2, dtype=torch.int16, device=device))
     with pytest.raises(RuntimeError, match=r"all_reduce .*: tensors must be contiguous"):
         dist.all_reduce(torch.zeros(4, 4, device=device).t())
     t = torch.ones(3, device=device)
@@ -163,6 +193,7 @@ def test_nccl_means_the_vendor_backend_only_under_cuda_compat(device, group_of_o
 
 
 def test_the_agreement_check_can_be_turned_off_and_a_bad_setting_is_refused(device, group_of_one, monkeypatch):
+    needs_staging("TORCH_FL_COLLECTIVE_CHECKS")
     monkeypatch.setenv("TORCH_FL_COLLECTIVE_CHECKS", "yes")
     with pytest.raises(RuntimeError, match="TORCH_FL_COLLECTIVE_CHECKS=yes: expected 1"):
         group_of_one(torch_fl.distributed.get_backend_config())
@@ -172,3 +203,34 @@ def test_the_agreement_check_can_be_turned_off_and_a_bad_setting_is_refused(devi
     gathered = torch.full((2,), -1.0, device=device)
     dist.all_gather_into_tensor(gathered, torch.ones(2, device=device))
     assert gathered.cpu().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.without_device
+def test_a_vendor_library_group_publishes_its_id_and_leaves_cpu_tensors_to_gloo():
+    """transport: vendor_ccl (nvidia's NCCL): the group is made on any machine (rank 0
+    makes the library's unique id and puts it in the store), CPU tensors go to its Gloo, and device tensors to the
+    library, or, with no device, fail naming the vendor."""
+    if transport() != "vendor_ccl":
+        pytest.skip(f"the {torch_fl.vendor()} spec's transport is {transport()}, not vendor_ccl")
+    torch_fl.init()
+    backend = torch_fl.distributed.collective_backend()
+    dist.init_process_group(backend.name, store=dist.HashStore(), rank=0, world_size=1, timeout=datetime.timedelta(seconds=30))
+    try:
+        group = dist.group.WORLD
+        assert group._get_backend(torch.device(backend.device)).name() == backend.name
+        assert group._get_backend(torch.device("cpu")).name() == "gloo"
+        cpu = torch.arange(3.0)
+        dist.all_reduce(cpu)
+        assert cpu.tolist() == [0.0, 1.0, 2.0]
+        if torch_fl.device_count() == 0:
+            with pytest.raises(RuntimeError, match=rf"\[{torch_fl.vendor()}\]"):
+                dist.all_reduce(torch.ones(2, device=backend.device))
+        else:  # a group of one on the device: the library's calls run, the data is kept
+            t = torch.arange(4.0, device=backend.device)
+            dist.all_reduce(t)
+            gathered = torch.full((4,), -1.0, device=backend.device)
+            dist.all_gather_into_tensor(gathered, t)
+            dist.broadcast(t, src=0)
+            assert t.cpu().tolist() == gathered.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
+    finally:
+        dist.destroy_process_group()

@@ -2,7 +2,7 @@
 # `make gpu-check`: the nvidia vendor on a machine with an NVIDIA GPU, offline.
 #
 # The lent machine has no network: its own python3 with torch (2.11.0+cu130 there),
-# nvcc, CMake, ninja, pytest and the nvidia-cublas wheel, but no expecttest and no
+# nvcc, CMake, ninja, pytest and the nvidia-cublas and nvidia-nccl wheels, but no expecttest and no
 # GoogleTest. So this script installs nothing from the network and runs no
 # `make setup`; what is missing travels in build/gpu-deps/ (`make gpu-deps` fills it
 # here; name it in the device tool's `carry`): the expecttest wheel and GoogleTest's
@@ -19,6 +19,7 @@
 #
 #   TORCH_FL_GPU_PYTHON   the interpreter (default python3)
 #   TORCH_FL_CUBLAS_ROOT  cuBLAS (default: the nvidia-cublas wheel beside torch, else build/cublas)
+#   TORCH_FL_NCCL_ROOT    NCCL (default: the nvidia-nccl wheel beside torch, else build/nccl)
 #   TORCH_FL_USE_CARRIED=1  use build/gpu-deps/ even where expecttest or GoogleTest is installed
 # Without a GPU the device steps run and skip, saying why: the dry run here
 # (README, "A real vendor") shows that no step needs the network.
@@ -85,19 +86,26 @@ if [ "${TORCH_FL_USE_CARRIED:-0}" = 1 ] || { [ ! -f /usr/lib/x86_64-linux-gnu/li
        -DBUILD_GMOCK=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON && cmake --build '$deps/gtest-build' -j $jobs \
        && cmake --install '$deps/gtest-build'"
 fi
-cublas=${TORCH_FL_CUBLAS_ROOT:-$("$python" -c "
+# A wheel's directory under the nvidia namespace package beside torch that holds a header.
+nvidia_wheel_dir() {  # subdirectory, header
+  "$python" -c "
 import importlib.util, os
 spec = importlib.util.find_spec('nvidia')
 for root in (spec.submodule_search_locations if spec else []):
-    if os.path.isfile(os.path.join(root, 'cu13', 'include', 'cublas_v2.h')):
-        print(os.path.join(root, 'cu13')); break
-" 2>/dev/null)}
+    if os.path.isfile(os.path.join(root, '$1', 'include', '$2')):
+        print(os.path.join(root, '$1')); break
+" 2>/dev/null
+}
+cublas=${TORCH_FL_CUBLAS_ROOT:-$(nvidia_wheel_dir cu13 cublas_v2.h)}
 cublas=${cublas:-$repo/build/cublas}
+nccl=${TORCH_FL_NCCL_ROOT:-$(nvidia_wheel_dir nccl nccl.h)}
+nccl=${nccl:-$repo/build/nccl}
 
 if [ "$stage" != test ]; then
   step generate 120 "$python" -m codegen generate --vendor nvidia --out "$generated/nvidia" || exit 1
   step configure 240 cmake -S "$repo" -B "$build" -G Ninja -DTORCH_FL_VENDOR=nvidia -DPython3_EXECUTABLE="$python" \
     -DTORCH_FL_GENERATED_DIR="$generated" -DCMAKE_CUDA_ARCHITECTURES=90 -DTORCH_FL_CUBLAS_ROOT="$cublas" \
+    -DTORCH_FL_NCCL_ROOT="$nccl" \
     ${gtest_root:+-DGTest_ROOT="$gtest_root"} || exit 1
   step build 480 cmake --build "$build" -j "$jobs" || exit 1
 fi

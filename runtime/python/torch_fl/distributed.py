@@ -9,10 +9,16 @@ device])`, so that
     dist.init_process_group()             # no name: the accelerator's backend
     dist.init_process_group(get_backend_config())
 
-all give a process group whose collectives on device tensors stage through
-pinned host memory on a copy stream and run on PyTorch's Gloo (runtime/src/
-collectives/), and whose CPU collectives go straight to that Gloo. DDP (with
-PyTorch's C++ reducer), FSDP2 and torchrun use it unchanged.
+all give a process group whose collectives on device tensors run by the
+spec's `distributed.transport` (runtime/src/collectives/):
+
+- gloo_staged (the simulated chips): staged through pinned host memory on a
+  copy stream and run on PyTorch's Gloo;
+- vendor_ccl (nvidia: NCCL): the vendor library's own collectives on the
+  device's streams, through its TflCollectives table;
+
+and whose CPU collectives go to a Gloo of the same group. DDP (with PyTorch's
+C++ reducer), FSDP2 and torchrun use it unchanged.
 
 A script that says backend="nccl" gets it only inside the CUDA-compatibility
 layer (torch_fl.cuda_compat(), TORCH_FL_CUDA_COMPAT=1), which swaps the name with
@@ -37,6 +43,7 @@ class CollectiveBackend:
     """The spec's `distributed:` section."""
     name: str  # what init_process_group takes
     device: str
+    transport: str  # "gloo_staged" or "vendor_ccl"
     dtypes: tuple[torch.dtype, ...]  # device tensors of other dtypes are refused, naming the collective
 
 
@@ -47,7 +54,8 @@ def collective_backend() -> Optional[CollectiveBackend]:
     if not name:
         return None
     dtypes = backend.lib.tfl_collective_dtypes().decode().split(",")
-    return CollectiveBackend(name, backend.device, tuple(getattr(torch, dtype) for dtype in dtypes))
+    transport = backend.lib.tfl_collective_transport().decode()
+    return CollectiveBackend(name, backend.device, transport, tuple(getattr(torch, dtype) for dtype in dtypes))
 
 
 def get_backend_config() -> str:
@@ -59,9 +67,14 @@ def get_backend_config() -> str:
     return backend.name
 
 
+# The store key under which rank 0 publishes the vendor library's unique id.
+_UNIQUE_ID_KEY = "torch_fl/vendor_ccl_unique_id"
+
+
 def _create(store, rank: int, size: int, timeout: datetime.timedelta):
-    """The creator register_backend calls: a whole process group whose one backend
-    (a StagedBackend over a Gloo of this group) takes device and CPU tensors.
+    """The creator register_backend calls: a whole process group for device and
+    CPU tensors (gloo_staged: one StagedBackend over a Gloo of this group for
+    both; vendor_ccl: the vendor library for device tensors, Gloo for CPU).
 
     It returns a ProcessGroup rather than a Backend, which init_process_group
     takes as the group itself: with no backend named, PyTorch 2.13 makes the
@@ -75,7 +88,15 @@ def _create(store, rank: int, size: int, timeout: datetime.timedelta):
     gloo = ProcessGroupGloo(store, rank, size, timeout)
     gloo_holder._register_backend(torch.device("cpu"), ProcessGroup.BackendType.GLOO, gloo)
     group = ProcessGroup(store, rank, size)
-    torch.ops.torch_fl.attach_staged_backend(gloo_holder.boxed(), group.boxed(), backend.name)
+    if backend.transport == "vendor_ccl":
+        # The store is this group's (init_process_group prefixes it), so the key is too.
+        if rank == 0:
+            store.set(_UNIQUE_ID_KEY, bytes(torch.ops.torch_fl.vendor_ccl_unique_id().tolist()))
+        unique_id = torch.tensor(list(store.get(_UNIQUE_ID_KEY)), dtype=torch.uint8)
+        torch.ops.torch_fl.attach_vendor_ccl_backend(gloo_holder.boxed(), group.boxed(), backend.name, unique_id,
+                                                     int(timeout.total_seconds() * 1000))
+    else:
+        torch.ops.torch_fl.attach_staged_backend(gloo_holder.boxed(), group.boxed(), backend.name)
     return group
 
 

@@ -1,13 +1,13 @@
 #include "staged_backend.h"
 
+#include "common.h"
+
 #include <array>
 #include <cstdlib>
 #include <iterator>
 #include <mutex>
-#include <sstream>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <ATen/ATen.h>
 #include <c10/core/StreamGuard.h>
@@ -55,34 +55,9 @@ int64_t collective_index(const char* name) {
 std::string describe_agreement(const at::Tensor& row) {
   const int64_t* values = row.data_ptr<int64_t>();
   std::string text = kCollectives[values[0]];
-  if (values[1] >= 0) text += std::string(" of ") + std::string(c10::getDtypeNames(c10::ScalarType(values[1])).first);
+  if (values[1] >= 0) text += " of " + dtype_name(c10::ScalarType(values[1]));
   if (values[2] >= 0) text += " with " + std::to_string(values[2]) + " elements";
   return text;
-}
-
-// Work's profiling title is kept as a pointer by the profiler: one stable string per title.
-const char* interned(const std::string& title) {
-  static std::mutex mutex;
-  static std::unordered_set<std::string> titles;
-  const std::lock_guard<std::mutex> lock(mutex);
-  return titles.insert(title).first->c_str();
-}
-
-bool spec_declares(c10::ScalarType dtype) {
-  const std::string name(c10::getDtypeNames(dtype).first);  // "float32", as specs write it
-  std::stringstream declared(backend_info().collective_dtypes);
-  for (std::string item; std::getline(declared, item, ',');) {
-    if (item == name) return true;
-  }
-  return false;
-}
-
-std::exception_ptr named_error(const std::string& description, const std::string& what) {
-  try {
-    C10_THROW_ERROR(DistBackendError, description + " failed: " + what);
-  } catch (...) {
-    return std::current_exception();
-  }
 }
 
 // TORCH_FL_COLLECTIVE_CHECKS: 1 (the default) exchanges what each rank runs before
@@ -96,19 +71,6 @@ bool agreement_checks_from_environment() {
   return text == "1";
 }
 
-// The device's copy stream: one per device for the life of the process.
-c10::Stream copy_stream_of(const c10::Device& device) {
-  static std::mutex mutex;
-  static std::unordered_map<c10::DeviceIndex, c10::Stream> streams;
-  const std::lock_guard<std::mutex> lock(mutex);
-  auto found = streams.find(device.index());
-  if (found == streams.end()) {
-    const c10::impl::VirtualGuardImpl guard(device.type());
-    found = streams.emplace(device.index(), guard.getStreamFromGlobalPool(device, /*isHighPriority=*/false)).first;
-  }
-  return found->second;
-}
-
 }  // namespace
 
 // One collective being set up in the caller's thread: checks its tensors, makes
@@ -120,7 +82,7 @@ class StagedBackend::Staging {
       : backend_(backend), collective_(collective), type_(type), call_(std::make_shared<StagedCall>()) {
     for (const at::Tensor* t : tensors) check(*t);
     if (!call_->device) return;
-    call_->copy_stream = copy_stream_of(*call_->device);
+    call_->copy_stream = collective_stream_of(*call_->device);
     const c10::impl::VirtualGuardImpl guard(call_->device->type());
     // The copies to host read what the caller's stream has written so far.
     c10::Event issued(call_->device->type());
@@ -197,10 +159,7 @@ class StagedBackend::Staging {
 
  private:
   std::string description() const {
-    std::ostringstream out;
-    out << "[" << driver().vendor << "] " << collective_ << " (" << backend_.name_ << ", rank " << backend_.getRank()
-        << " of " << backend_.getSize() << ")";
-    return out.str();
+    return describe(collective_, backend_.name_, backend_.getRank(), backend_.getSize());
   }
 
   [[noreturn]] void refuse(const std::string& problem) const { TORCH_CHECK(false, description(), ": ", problem); }
@@ -222,7 +181,7 @@ class StagedBackend::Staging {
     if (device.type() != c10::DeviceType::PrivateUse1) return;
     call_->device = device;
     if (!spec_declares(t.scalar_type())) {
-      refuse(std::string("dtype ") + std::string(c10::getDtypeNames(t.scalar_type()).first) +
+      refuse("dtype " + dtype_name(t.scalar_type()) +
              " is not supported (the spec's distributed.dtypes: " + backend_info().collective_dtypes + ")");
     }
     if (!t.is_contiguous()) refuse("tensors must be contiguous (call .contiguous() first)");
@@ -337,24 +296,6 @@ void StagedBackend::enqueue(std::shared_ptr<StagedCall> call) {
   }
   changed_.notify_all();
 }
-
-namespace {
-
-// The exception every rank's Work carries for a failed collective: a
-// DistBackendError naming it.
-std::exception_ptr current_error(const std::string& description) {
-  try {
-    throw;
-  } catch (const c10::Error& e) {
-    return named_error(description, e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    return named_error(description, e.what());
-  } catch (...) {
-    return named_error(description, "an unknown exception");
-  }
-}
-
-}  // namespace
 
 void StagedBackend::stage_loop() {
   for (;;) {

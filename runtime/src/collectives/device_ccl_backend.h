@@ -1,0 +1,103 @@
+// A c10d backend on the vendor's own collective library (NCCL, HCCL, CNCL),
+// for a spec that says `distributed: {transport: vendor_ccl}`: the vendor
+// library's TflCollectives table (torch_fl/collectives_abi.h) does the
+// communication; this class is PyTorch's Backend contract, once for all such
+// vendors.
+//
+// Per collective, in the caller's thread: check the tensors (one device, a
+// dtype the spec lists, dense and contiguous), make the device's collective
+// stream wait for the caller's current stream, enqueue the library's call(s)
+// there, tell the caching allocator the tensors are in use on that stream, and
+// return a DeviceCclWork that completes with an event after them. Nothing
+// blocks the host: wait() orders the caller's stream after the event.
+//
+// The communicator is made at the group's first device collective (every rank
+// makes it at its first, on the device of that collective's tensors), from the
+// unique id rank 0 made when the group was created (torch_fl.distributed
+// exchanges it through the group's store). A rank's group has one device.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <c10/core/Stream.h>
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+
+#include <torch_fl/collectives_abi.h>
+
+namespace torch_fl::collectives {
+
+class DeviceCclBackend final : public c10d::Backend {
+ public:
+  DeviceCclBackend(const TflCollectives& library, std::vector<uint8_t> unique_id, int rank, int size,
+                   std::string name, std::chrono::milliseconds timeout);
+  ~DeviceCclBackend() override;
+
+  const std::string getBackendName() const override { return name_; }
+
+  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
+                                           const c10d::BroadcastOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
+                                           const c10d::AllreduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
+                                                     const c10d::AllreduceCoalescedOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
+                                           std::vector<at::Tensor>& inputs,
+                                           const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
+                                                 const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                                                 std::vector<at::Tensor>& inputs,
+                                                                 const c10d::AllgatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
+                                                                 std::vector<at::Tensor>& inputs,
+                                                                 const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
+                                        std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
+                                         std::vector<std::vector<at::Tensor>>& inputs,
+                                         const c10d::ScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
+                                                std::vector<std::vector<at::Tensor>>& inputs,
+                                                const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
+                                                      const c10d::ReduceScatterOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
+                                               std::vector<int64_t>& output_split_sizes,
+                                               std::vector<int64_t>& input_split_sizes,
+                                               const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
+                                          const c10d::AllToAllOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
+  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override;
+  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override;
+
+  // shutdown: waits for what is queued, then destroys the communicator; abort
+  // (and a timed-out wait): frees it without waiting.
+  void shutdown() override;
+  void abort() override;
+
+ private:
+  class Launch;  // one collective being enqueued (device_ccl_backend.cpp)
+  friend class Launch;
+
+  // The communicator on `device`, made on first use (a collective call over the ranks).
+  tflComm communicator(const c10::Device& device, const std::string& description);
+  std::string abort_communicator();
+
+  const TflCollectives& library_;
+  const std::vector<uint8_t> unique_id_;
+  const std::string name_;
+  const std::chrono::milliseconds timeout_;
+
+  std::mutex mutex_;
+  tflComm comm_ = nullptr;             // guarded by mutex_
+  std::optional<c10::Device> device_;  // the communicator's device
+  bool closed_ = false;                // shut down or aborted
+};
+
+}  // namespace torch_fl::collectives

@@ -1,0 +1,65 @@
+#include "device_ccl_work.h"
+
+#include <thread>
+
+#include <ATen/core/jit_type.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/VirtualGuardImpl.h>
+#include <c10/util/Exception.h>
+
+namespace torch_fl::collectives {
+
+DeviceCclWork::DeviceCclWork(std::string description, int rank, c10d::OpType op_type, const char* profiling_title,
+                             c10::Stream collective_stream, std::vector<at::Tensor> outputs, c10::Event done,
+                             std::function<std::string()> on_timeout, std::chrono::milliseconds default_timeout,
+                             bool host_blocking)
+    : c10d::Work(rank, op_type, profiling_title),
+      description_(std::move(description)),
+      device_(collective_stream.device()),
+      outputs_(std::move(outputs)),
+      done_(std::move(done)),
+      on_timeout_(std::move(on_timeout)),
+      default_timeout_(default_timeout),
+      host_blocking_(host_blocking),
+      future_(c10::make_intrusive<c10::ivalue::Future>(c10::ListType::create(c10::TensorType::get()),
+                                                       std::vector<c10::Device>{device_})) {
+  // Completed at once, with the collective stream current: the future records
+  // its own event there, and whoever uses its value (DDP's reducer, then())
+  // has its stream wait for it, as for a CUDA future.
+  const c10::StreamGuard on_collective_stream(collective_stream);
+  future_->markCompleted(c10::IValue(outputs_));
+}
+
+bool DeviceCclWork::isCompleted() { return done_.query(); }
+
+void DeviceCclWork::block_host(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto pause = std::chrono::microseconds(20);
+  while (!done_.query()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      const std::string aborted = on_timeout_();
+      C10_THROW_ERROR(DistBackendError, description_ + " failed: not complete after " +
+                                            std::to_string(timeout.count()) + " ms (a rank that never joined?); " +
+                                            aborted);
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+}
+
+bool DeviceCclWork::wait(std::chrono::milliseconds timeout) {
+  if (timeout != kNoTimeout) {
+    block_host(timeout);
+  } else if (host_blocking_) {
+    block_host(default_timeout_);
+  }
+  synchronize();
+  return true;
+}
+
+void DeviceCclWork::synchronize() {
+  const c10::impl::VirtualGuardImpl guard(device_.type());
+  done_.block(guard.getStream(device_));
+}
+
+}  // namespace torch_fl::collectives

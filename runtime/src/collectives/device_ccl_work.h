@@ -1,0 +1,52 @@
+// The Work a DeviceCclBackend collective returns (see device_ccl_backend.h).
+//
+// The collective is queued on the device's collective stream when the Work is
+// made; an event recorded after it marks its end. As NCCL's Work does,
+// wait() with no timeout only orders the caller's current stream after that
+// event (the host does not block); wait(timeout) also blocks the host until
+// the event has passed, and on expiry aborts the communicator (a peer that
+// never joins would keep the stream waiting forever) and raises naming the
+// collective.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+#include <c10/core/Event.h>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+namespace torch_fl::collectives {
+
+class DeviceCclWork final : public c10d::Work {
+ public:
+  // `on_timeout`: aborts the communicator, returning what to say about it.
+  // `host_blocking`: wait() blocks the host even without a timeout (barrier).
+  DeviceCclWork(std::string description, int rank, c10d::OpType op_type, const char* profiling_title,
+                c10::Stream collective_stream, std::vector<at::Tensor> outputs, c10::Event done,
+                std::function<std::string()> on_timeout, std::chrono::milliseconds default_timeout,
+                bool host_blocking);
+
+  bool isCompleted() override;
+  bool isSuccess() const override { return true; }
+  bool wait(std::chrono::milliseconds timeout) override;
+  void synchronize() override;
+  std::vector<at::Tensor> result() override { return outputs_; }
+  c10::intrusive_ptr<c10::ivalue::Future> getFuture() override { return future_; }
+
+ private:
+  void block_host(std::chrono::milliseconds timeout);
+
+  const std::string description_;  // "[nvidia] all_reduce (nvgpu_nccl, rank 0 of 2)"
+  const c10::Device device_;
+  const std::vector<at::Tensor> outputs_;
+  c10::Event done_;
+  const std::function<std::string()> on_timeout_;
+  const std::chrono::milliseconds default_timeout_;
+  const bool host_blocking_;
+  c10::intrusive_ptr<c10::ivalue::Future> future_;
+};
+
+}  // namespace torch_fl::collectives
