@@ -13,11 +13,12 @@ def _status_check(sdk: SdkSpec, status: str, function: str, arguments: list[str]
     named after the function, and the check that raises the vendor's error (the op,
     the vendor, its code and message) when it is not `ok`."""
     range_name = "query_call" if status == "query_status" else "sdk_call"
+    detail = f", {sdk.status.detail}()" if sdk.status.detail else ""
     return [f"  torch_fl::ProfilerRange {range_name}(\"{function}\");",
             f"  const {sdk.status.type} {status} = {function}({', '.join(arguments)});",
             f"  {range_name}.end();",
             f"  if ({status} != {sdk.status.ok}) {{",
-            f"    op.raise_vendor_error(static_cast<int64_t>({status}), {sdk.status.message}({status}));",
+            f"    op.raise_vendor_error(static_cast<int64_t>({status}), {sdk.status.message}({status}){detail});",
             "  }"]
 
 

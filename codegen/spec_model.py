@@ -47,6 +47,9 @@ class StatusConvention:
     type: str  # the SDK's status type, e.g. mluRet_t
     ok: str  # the success value
     message: str  # function: status → const char*
+    # function: () → const char*, the op library's own detail on its last failure
+    # ("": the driver's last_error_detail is shown instead)
+    detail: str = ""
 
 
 @dataclass(frozen=True)

@@ -174,7 +174,7 @@ def _parse_call(reader: _Reader, node: Optional[Node]) -> Optional[CallSpec]:
 
 _SDK_KEYS = ("headers", "glue", "status", "stream", "converters", "workspace_query", "two_phase")
 _TWO_PHASE_KEYS = ("query", "executor")
-_STATUS_KEYS = ("type", "ok", "message")
+_STATUS_KEYS = ("type", "ok", "message", "detail")
 _CONVERTER_KEYS = ("fn", "pass")
 _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from", "when", "layout",
             "torch", "autograd", "cast")
@@ -201,8 +201,8 @@ def _parse_sdk(reader: _Reader, node: Mapping) -> SdkSpec:
     if status_node:
         reader.check_keys(status_node, _STATUS_KEYS, "sdk.status")
         status = StatusConvention(*(reader.code(status_node.get(k), f"sdk.status.{k}", status_node.location,
-                                                grammar) or ""
-                                    for k, grammar in zip(_STATUS_KEYS, (TYPE, CONSTANT, FUNCTION))))
+                                                grammar, required=k != "detail") or ""
+                                    for k, grammar in zip(_STATUS_KEYS, (TYPE, CONSTANT, FUNCTION, FUNCTION))))
     converters: dict[str, Converter] = {}
     conv_node = reader.mapping(node.get("converters"), "sdk.converters", node.location)
     if conv_node:

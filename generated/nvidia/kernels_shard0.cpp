@@ -24,7 +24,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -80,7 +80,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -148,7 +148,7 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 

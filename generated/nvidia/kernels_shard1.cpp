@@ -28,7 +28,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -134,7 +134,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -238,7 +238,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -325,7 +325,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -411,7 +411,7 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, computed_arg2);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 

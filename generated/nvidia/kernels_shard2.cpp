@@ -26,7 +26,7 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   const nvopsStatus_t status = nvopsLayerNorm(stream_arg, &input_arg, normalized_shape_arg2, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 

@@ -27,7 +27,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -114,7 +114,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -201,7 +201,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -287,7 +287,7 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   const nvopsStatus_t status = nvopsFill(stream_arg, &self_arg, value_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -320,7 +320,7 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   const nvopsStatus_t status = nvopsSoftmax(stream_arg, &self_arg, dim, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -365,7 +365,7 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 

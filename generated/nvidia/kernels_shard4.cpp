@@ -25,7 +25,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 

@@ -24,7 +24,7 @@ static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approxim
   const nvopsStatus_t status = nvopsUnary(stream_arg, approximate_arg, &self_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -112,7 +112,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   const nvopsStatus_t status = nvopsReduceSum(stream_arg, &self_arg, dim_arg, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 

@@ -27,7 +27,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   const nvopsStatus_t status = nvopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -131,7 +131,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   const nvopsStatus_t status = nvopsSoftmax(stream_arg, &self_arg, dim, computed_arg3, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 
@@ -176,7 +176,7 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   const nvopsStatus_t status = nvopsMatmul(stream_arg, &mat1_arg, &mat2_arg, &self_arg, beta_arg, alpha_arg, &out_arg);
   sdk_call.end();
   if (status != NVOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status));
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
   }
 }
 

@@ -277,8 +277,8 @@ tflStream OpContext::stream() const {
   return current_driver_stream(device_);
 }
 
-void OpContext::raise_vendor_error(int64_t status, const char* message) const {
-  const char* detail = driver().last_error_detail ? driver().last_error_detail() : "";
+void OpContext::raise_vendor_error(int64_t status, const char* message, const char* detail) const {
+  if (detail == nullptr) detail = driver().last_error_detail ? driver().last_error_detail() : "";
   TORCH_CHECK(false, "[", driver().vendor, "] ", info_.name, " failed with status ", status, ": ", message,
               (detail && *detail) ? " (" : "", detail ? detail : "", (detail && *detail) ? ")" : "",
               " [kernel from ", info_.source, "]");

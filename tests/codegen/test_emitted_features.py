@@ -160,3 +160,19 @@ def test_a_variant_may_be_native_for_fewer_dtypes_than_its_overload(tmp_path):
     text = kernels(files)
     info = text[text.index("static const torch_fl::KernelInfo kOp_add__Tensor{"):]
     assert info.splitlines()[2] == "    torch_fl::dtype_set({c10::ScalarType::Float}),"
+
+
+def test_a_declared_status_detail_is_what_a_failure_reports(tmp_path):
+    # The op library's own detail, not the driver's last message (which may be stale).
+    spec = VALID_SPEC.replace("message: mluGetErrorStr}", "message: mluGetErrorStr, detail: mlu_glue::last_detail}")
+    emitted = kernels(generated(tmp_path, spec))
+    assert "op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status), mlu_glue::last_detail());" \
+        in emitted
+    (tmp_path / "plain").mkdir()
+    plain = kernels(generated(tmp_path / "plain", VALID_SPEC))
+    assert "op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));" in plain
+
+
+def test_a_status_detail_that_is_not_a_function_name_is_refused(tmp_path):
+    spec = VALID_SPEC.replace("message: mluGetErrorStr}", "message: mluGetErrorStr, detail: \"abort(); x\"}")
+    assert_rejected(tmp_path, spec, 6, "sdk.status.detail")

@@ -160,15 +160,18 @@ nvopsDtype_t nv_dtype(tflDtype dtype) {
     case TFL_DTYPE_INT32: return NVOPS_I32;
     case TFL_DTYPE_INT64: return NVOPS_I64;
     case TFL_DTYPE_BOOL: return NVOPS_BOOL;
+    case TFL_DTYPE_FLOAT64: return NVOPS_F64;
+    case TFL_DTYPE_INT8: return NVOPS_I8;
+    case TFL_DTYPE_INT16: return NVOPS_I16;
+    case TFL_DTYPE_UINT8: return NVOPS_U8;
+    case TFL_DTYPE_COMPLEX64: return NVOPS_C64;
+    case TFL_DTYPE_COMPLEX128: return NVOPS_C128;
     default: return NVOPS_INVALID;
   }
 }
 
 tflStatus copy_strided(const tflStridedView* dst, const tflStridedView* src, tflStream s) {
-  if (dst->ndim > NVOPS_MAX_DIMS || src->ndim > NVOPS_MAX_DIMS) {
-    last_detail = "strided copy of more than 8 dims";
-    return cudaErrorNotSupported;
-  }
+  static_assert(NVOPS_MAX_DIMS >= TFL_MAX_DIMS, "the op library's copy must take every view the ABI can describe");
   nvopsTensor_t to{}, from{};
   for (auto [view, desc] : {std::pair{dst, &to}, std::pair{src, &from}}) {
     desc->data = view->data;

@@ -108,7 +108,9 @@ class OpContext {
   void resize_output(const at::Tensor& out, const at::Tensor& expected) const;
 
   tflStream stream() const;
-  [[noreturn]] void raise_vendor_error(int64_t status, const char* message) const;
+  // `detail`: the op library's own account of the failure (the spec's sdk.status.detail);
+  // null: the driver's last_error_detail.
+  [[noreturn]] void raise_vendor_error(int64_t status, const char* message, const char* detail = nullptr) const;
   // Applies the entry's fallback policy, then marks why the fallback happens.
   void prepare_fallback(FallbackReason reason) const;
   // For vendor ops, which have no CPU kernel: always raises NotImplementedError.

@@ -12,6 +12,12 @@ nvopsDtype_t nv_dtype(c10::ScalarType type) {
     case at::kInt: return NVOPS_I32;
     case at::kLong: return NVOPS_I64;
     case at::kBool: return NVOPS_BOOL;
+    case at::kDouble: return NVOPS_F64;
+    case at::kChar: return NVOPS_I8;
+    case at::kShort: return NVOPS_I16;
+    case at::kByte: return NVOPS_U8;
+    case at::kComplexFloat: return NVOPS_C64;
+    case at::kComplexDouble: return NVOPS_C128;
     default: return NVOPS_INVALID;
   }
 }

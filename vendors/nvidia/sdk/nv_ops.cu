@@ -19,6 +19,25 @@ nvopsStatus_t fail(nvopsStatus_t status, std::string detail) {
   return status;
 }
 
+// Every entry point's first step: launches and cuBLAS calls go to the thread's
+// current device, which must be the stream's; and a pending error of earlier work
+// (cudaGetLastError's, not a sticky context error) must not be blamed on this call.
+nvopsStatus_t enter(cudaStream_t stream, const char* op) {
+  cudaGetLastError();
+  int stream_device = 0, current = 0;
+  cudaError_t error = cudaStreamGetDevice(stream, &stream_device);
+  if (error == cudaSuccess) error = cudaGetDevice(&current);
+  if (error == cudaSuccess && current != stream_device) error = cudaSetDevice(stream_device);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return fail(NVOPS_ERROR_CUDA, std::string(op) + ": selecting the stream's device: " + cudaGetErrorString(error));
+  }
+  return NVOPS_SUCCESS;
+}
+
+#define NVOPS_ENTER(STREAM, OP)                                   \
+  if (const nvopsStatus_t entered = enter(STREAM, OP); entered != NVOPS_SUCCESS) return entered
+
 nvopsStatus_t check_launch(const char* op) {
   const cudaError_t error = cudaGetLastError();
   if (error != cudaSuccess) return fail(NVOPS_ERROR_CUDA, std::string(op) + ": " + cudaGetErrorString(error));
@@ -36,6 +55,12 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float(float v) { retur
 
 __device__ double load_any(const void* base, int64_t offset, nvopsDtype_t dtype) {
   switch (dtype) {
+    case NVOPS_F64: return static_cast<const double*>(base)[offset];
+    case NVOPS_I8: return static_cast<const int8_t*>(base)[offset];
+    case NVOPS_I16: return static_cast<const int16_t*>(base)[offset];
+    case NVOPS_U8: return static_cast<const uint8_t*>(base)[offset];
+    case NVOPS_C64: return static_cast<const float*>(base)[2 * offset];  // the real part
+    case NVOPS_C128: return static_cast<const double*>(base)[2 * offset];
     case NVOPS_F32: return static_cast<const float*>(base)[offset];
     case NVOPS_F16: return __half2float(static_cast<const __half*>(base)[offset]);
     case NVOPS_BF16: return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[offset]);
@@ -48,6 +73,18 @@ __device__ double load_any(const void* base, int64_t offset, nvopsDtype_t dtype)
 
 __device__ void store_any(void* base, int64_t offset, nvopsDtype_t dtype, double value) {
   switch (dtype) {
+    case NVOPS_F64: static_cast<double*>(base)[offset] = value; break;
+    case NVOPS_I8: static_cast<int8_t*>(base)[offset] = static_cast<int8_t>(value); break;
+    case NVOPS_I16: static_cast<int16_t*>(base)[offset] = static_cast<int16_t>(value); break;
+    case NVOPS_U8: static_cast<uint8_t*>(base)[offset] = static_cast<uint8_t>(value); break;
+    case NVOPS_C64:  // a real value: imaginary part 0
+      static_cast<float*>(base)[2 * offset] = static_cast<float>(value);
+      static_cast<float*>(base)[2 * offset + 1] = 0.f;
+      break;
+    case NVOPS_C128:
+      static_cast<double*>(base)[2 * offset] = value;
+      static_cast<double*>(base)[2 * offset + 1] = 0.0;
+      break;
     case NVOPS_F32: static_cast<float*>(base)[offset] = static_cast<float>(value); break;
     case NVOPS_F16: static_cast<__half*>(base)[offset] = __float2half(static_cast<float>(value)); break;
     case NVOPS_BF16: static_cast<__nv_bfloat16*>(base)[offset] = __float2bfloat16(static_cast<float>(value)); break;
@@ -58,13 +95,45 @@ __device__ void store_any(void* base, int64_t offset, nvopsDtype_t dtype, double
   }
 }
 
-size_t element_size(nvopsDtype_t dtype) {
+__host__ __device__ size_t element_size(nvopsDtype_t dtype) {
   switch (dtype) {
     case NVOPS_F32: case NVOPS_I32: return 4;
-    case NVOPS_F16: case NVOPS_BF16: return 2;
-    case NVOPS_I64: return 8;
-    case NVOPS_BOOL: return 1;
+    case NVOPS_F16: case NVOPS_BF16: case NVOPS_I16: return 2;
+    case NVOPS_I64: case NVOPS_F64: case NVOPS_C64: return 8;
+    case NVOPS_C128: return 16;
+    case NVOPS_BOOL: case NVOPS_I8: case NVOPS_U8: return 1;
     default: return 0;
+  }
+}
+
+__host__ __device__ bool is_complex(nvopsDtype_t dtype) { return dtype == NVOPS_C64 || dtype == NVOPS_C128; }
+
+// One element moved bit for bit (same dtype on both sides).
+__device__ void copy_element(void* dst, int64_t dst_offset, const void* src, int64_t src_offset, size_t bytes) {
+  switch (bytes) {
+    case 1: static_cast<uint8_t*>(dst)[dst_offset] = static_cast<const uint8_t*>(src)[src_offset]; break;
+    case 2: static_cast<uint16_t*>(dst)[dst_offset] = static_cast<const uint16_t*>(src)[src_offset]; break;
+    case 4: static_cast<uint32_t*>(dst)[dst_offset] = static_cast<const uint32_t*>(src)[src_offset]; break;
+    case 8: static_cast<uint64_t*>(dst)[dst_offset] = static_cast<const uint64_t*>(src)[src_offset]; break;
+    case 16:
+      static_cast<double2*>(dst)[dst_offset] = static_cast<const double2*>(src)[src_offset];
+      break;
+  }
+}
+
+// complex64 <-> complex128, keeping both parts.
+__device__ void copy_complex(void* dst, int64_t dst_offset, nvopsDtype_t dst_type, const void* src,
+                             int64_t src_offset, nvopsDtype_t src_type) {
+  const double re = src_type == NVOPS_C64 ? static_cast<const float*>(src)[2 * src_offset]
+                                          : static_cast<const double*>(src)[2 * src_offset];
+  const double im = src_type == NVOPS_C64 ? static_cast<const float*>(src)[2 * src_offset + 1]
+                                          : static_cast<const double*>(src)[2 * src_offset + 1];
+  if (dst_type == NVOPS_C64) {
+    static_cast<float*>(dst)[2 * dst_offset] = static_cast<float>(re);
+    static_cast<float*>(dst)[2 * dst_offset + 1] = static_cast<float>(im);
+  } else {
+    static_cast<double*>(dst)[2 * dst_offset] = re;
+    static_cast<double*>(dst)[2 * dst_offset + 1] = im;
   }
 }
 
@@ -152,7 +221,7 @@ __global__ void unary_kernel(Walk<2> walk, int64_t n, nvopsUnaryOp_t op, T* out,
   const float v = to_float(x[off[1]]);
   float r = 0.f;
   switch (op) {
-    case NVOPS_RELU: r = v > 0.f ? v : 0.f; break;
+    case NVOPS_RELU: r = v < 0.f ? 0.f : v; break;  // NaN stays NaN, as on CPU
     case NVOPS_GELU: r = 0.5f * v * (1.f + erff(v * 0.70710678118654752f)); break;
     case NVOPS_GELU_TANH: r = 0.5f * v * (1.f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v))); break;
     case NVOPS_SILU: r = v / (1.f + expf(-v)); break;
@@ -170,9 +239,11 @@ __global__ void copy_kernel(Walk<2> walk, int64_t n, void* dst, nvopsDtype_t dst
   if (i >= n) return;
   int64_t off[2];
   walk.offsets(i, off);
-  if (dst_type == src_type && dst_type == NVOPS_I64) {  // exact beyond 2^53
-    static_cast<int64_t*>(dst)[off[0]] = static_cast<const int64_t*>(src)[off[1]];
-  } else {
+  if (dst_type == src_type) {  // exact for every dtype (int64 beyond 2^53, complex)
+    copy_element(dst, off[0], src, off[1], element_size(dst_type));
+  } else if (is_complex(dst_type) && is_complex(src_type)) {
+    copy_complex(dst, off[0], dst_type, src, off[1], src_type);
+  } else {  // through double: a complex source gives its real part, as PyTorch's cast does
     store_any(dst, off[0], dst_type, load_any(src, off[1], src_type));
   }
 }
@@ -195,19 +266,37 @@ struct Reduction {
   int64_t reduced_count;
 };
 
-__global__ void reduce_sum_kernel(Reduction r, int64_t outputs, bool mean, void* out, nvopsDtype_t out_type,
-                                  const void* x, nvopsDtype_t x_type) {
-  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= outputs) return;
+// The sum of a block's values (blockDim.x a power of two, `shared` one float per thread): a tree.
+__device__ float block_sum(float value, float* shared) {
+  shared[threadIdx.x] = value;
+  __syncthreads();
+  for (int step = blockDim.x / 2; step > 0; step /= 2) {
+    if (threadIdx.x < step) shared[threadIdx.x] += shared[threadIdx.x + step];
+    __syncthreads();
+  }
+  const float total = shared[0];
+  __syncthreads();
+  return total;
+}
+
+constexpr int kReduceThreads = 256;
+
+// One block per output element: each thread adds a strided share of the reduced
+// elements, then the block adds the shares as a tree. (One thread adding them all
+// in order loses precision: 2^25 float32 ones summed to 2^24.)
+__global__ void reduce_sum_kernel(Reduction r, bool mean, void* out, nvopsDtype_t out_type, const void* x,
+                                  nvopsDtype_t x_type) {
+  __shared__ float shared[kReduceThreads];
   int64_t base[2];
-  r.kept.offsets(i, base);
-  float acc = 0.f;
-  for (int64_t j = 0; j < r.reduced_count; ++j) {
+  r.kept.offsets(blockIdx.x, base);
+  float partial = 0.f;
+  for (int64_t j = threadIdx.x; j < r.reduced_count; j += blockDim.x) {
     int64_t off[1];
     r.reduced.offsets(j, off);
-    acc += static_cast<float>(load_any(x, base[0] + off[0], x_type));
+    partial += static_cast<float>(load_any(x, base[0] + off[0], x_type));
   }
-  store_any(out, base[1], out_type, mean ? acc / static_cast<float>(r.reduced_count) : acc);
+  const float total = block_sum(partial, shared);
+  if (threadIdx.x == 0) store_any(out, base[1], out_type, mean ? total / static_cast<float>(r.reduced_count) : total);
 }
 
 // One thread per row: every coordinate but the softmax dim.
@@ -239,20 +328,10 @@ __global__ void softmax_kernel(SoftmaxRows r, int64_t rows, bool log, T* out, co
 
 constexpr int kLayerNormThreads = 256;
 
-__device__ float block_sum(float value, float* shared) {
-  shared[threadIdx.x] = value;
-  __syncthreads();
-  for (int step = blockDim.x / 2; step > 0; step /= 2) {
-    if (threadIdx.x < step) shared[threadIdx.x] += shared[threadIdx.x + step];
-    __syncthreads();
-  }
-  const float total = shared[0];
-  __syncthreads();
-  return total;
-}
-
+// weight and bias are read in their own dtype (float32 beside a bfloat16 x under autocast).
 template <class T>
-__global__ void layer_norm_kernel(int64_t row_size, float eps, T* out, const T* x, const T* weight, const T* bias,
+__global__ void layer_norm_kernel(int64_t row_size, float eps, T* out, const T* x, const void* weight,
+                                  nvopsDtype_t weight_type, const void* bias, nvopsDtype_t bias_type,
                                   void* mean_out, void* rstd_out, nvopsDtype_t stat_type) {
   __shared__ float shared[kLayerNormThreads];
   const int64_t row = blockIdx.x;
@@ -268,8 +347,8 @@ __global__ void layer_norm_kernel(int64_t row_size, float eps, T* out, const T* 
   const float rstd = rsqrtf(block_sum(partial, shared) / static_cast<float>(row_size) + eps);
   for (int64_t j = threadIdx.x; j < row_size; j += blockDim.x) {
     float y = (to_float(in[j]) - mean) * rstd;
-    if (weight) y *= to_float(weight[j]);
-    if (bias) y += to_float(bias[j]);
+    if (weight) y *= static_cast<float>(load_any(weight, j, weight_type));
+    if (bias) y += static_cast<float>(load_any(bias, j, bias_type));
     out[row * row_size + j] = from_float<T>(y);
   }
   if (threadIdx.x == 0) {
@@ -289,6 +368,31 @@ cublasHandle_t cublas_handle(int device) {
   if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) return nullptr;
   handles.emplace(device, handle);
   return handle;
+}
+
+// cuBLAS's workspace for this thread's handle on `stream`: one per (handle, stream)
+// pair, since a handle's default workspace would be shared by GEMMs that two
+// streams run at once. 32 MiB, what cuBLAS asks for on Hopper. Kept for the process.
+constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;
+
+void* cublas_workspace(int device, cudaStream_t stream) {
+  thread_local std::unordered_map<cudaStream_t, void*> workspaces[64];
+  auto& of_device = workspaces[device % 64];
+  auto it = of_device.find(stream);
+  if (it != of_device.end()) return it->second;
+  void* workspace = nullptr;
+  if (cudaMalloc(&workspace, kCublasWorkspaceBytes) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  of_device.emplace(stream, workspace);
+  return workspace;
+}
+
+template <class T>
+__global__ void scale_kernel(int64_t n, float factor, T* data) {
+  const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) data[i] = from_float<T>(factor * to_float(data[i]));
 }
 
 cudaDataType_t cuda_type(nvopsDtype_t t) {
@@ -333,6 +437,7 @@ nvopsStatus_t nvopsBinary(cudaStream_t stream, nvopsBinaryOp_t op, const nvopsTe
   }
   const int64_t n = numel(*out);
   if (n == 0) return NVOPS_SUCCESS;
+  NVOPS_ENTER(stream, "nvopsBinary");
   NVOPS_DISPATCH_FLOATING(out->dtype, binary_kernel<scalar_t><<<blocks_for(n), 256, 0, stream>>>(
       walk, n, op, static_cast<float>(alpha), static_cast<scalar_t*>(out->data),
       static_cast<const scalar_t*>(a->data), static_cast<const scalar_t*>(b->data)));
@@ -349,6 +454,7 @@ nvopsStatus_t nvopsUnary(cudaStream_t stream, nvopsUnaryOp_t op, const nvopsTens
   }
   const int64_t n = numel(*out);
   if (n == 0) return NVOPS_SUCCESS;
+  NVOPS_ENTER(stream, "nvopsUnary");
   NVOPS_DISPATCH_FLOATING(out->dtype, unary_kernel<scalar_t><<<blocks_for(n), 256, 0, stream>>>(
       walk, n, op, static_cast<scalar_t*>(out->data), static_cast<const scalar_t*>(x->data)));
   return check_launch("nvopsUnary");
@@ -360,6 +466,7 @@ nvopsStatus_t nvopsFill(cudaStream_t stream, const nvopsTensor_t* x, double valu
   for (int d = 0; d < x->dim; ++d) walk.shape[d] = x->shape[d], walk.stride[0][d] = x->stride[d];
   const int64_t n = numel(*x);
   if (n == 0) return NVOPS_SUCCESS;
+  NVOPS_ENTER(stream, "nvopsFill");
   fill_kernel<<<blocks_for(n), 256, 0, stream>>>(walk, n, x->data, x->dtype, value);
   return check_launch("nvopsFill");
 }
@@ -375,6 +482,7 @@ nvopsStatus_t nvopsCopy(cudaStream_t stream, const nvopsTensor_t* dst, const nvo
   }
   const int64_t n = numel(*dst);
   if (n == 0) return NVOPS_SUCCESS;
+  NVOPS_ENTER(stream, "nvopsCopy");
   copy_kernel<<<blocks_for(n), 256, 0, stream>>>(walk, n, dst->data, dst->dtype, src->data, src->dtype);
   return check_launch("nvopsCopy");
 }
@@ -386,6 +494,8 @@ nvopsStatus_t nvopsReduceSum(cudaStream_t stream, const nvopsTensor_t* x, nvopsD
   }
   bool reduce[NVOPS_MAX_DIMS] = {};
   for (int i = 0; i < dims.count; ++i) {
+    // A 0-dim tensor takes dim 0 or -1, as PyTorch's reductions do: nothing to reduce.
+    if (x->dim == 0 && (dims.dims[i] == 0 || dims.dims[i] == -1)) continue;
     const int64_t d = dims.dims[i] < 0 ? dims.dims[i] + x->dim : dims.dims[i];
     if (d < 0 || d >= x->dim) return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsReduceSum: dim out of range");
     reduce[d] = true;
@@ -410,17 +520,30 @@ nvopsStatus_t nvopsReduceSum(cudaStream_t stream, const nvopsTensor_t* x, nvopsD
   }
   const int64_t outputs = numel(*out);
   if (outputs == 0) return NVOPS_SUCCESS;
-  reduce_sum_kernel<<<blocks_for(outputs), 256, 0, stream>>>(r, outputs, mean, out->data, out->dtype, x->data, x->dtype);
+  if (outputs > 0x7fffffff) return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsReduceSum: more than 2^31-1 outputs");
+  NVOPS_ENTER(stream, "nvopsReduceSum");
+  int threads = 32;  // a power of two (block_sum's tree), no more than there are elements to add
+  while (threads < kReduceThreads && threads < r.reduced_count) threads *= 2;
+  reduce_sum_kernel<<<static_cast<unsigned>(outputs), threads, 0, stream>>>(r, mean, out->data, out->dtype, x->data,
+                                                                              x->dtype);
   return check_launch("nvopsReduceSum");
 }
 
 nvopsStatus_t nvopsSoftmax(cudaStream_t stream, const nvopsTensor_t* x, int64_t dim, bool log, const nvopsTensor_t* out) {
-  if (!x || !out || x->dtype != out->dtype || x->dim != out->dim || x->dim == 0) {
+  if (!x || !out || x->dtype != out->dtype || x->dim != out->dim) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsSoftmax: input and result must match in dtype and shape");
+  }
+  NVOPS_ENTER(stream, "nvopsSoftmax");
+  SoftmaxRows r{};
+  if (x->dim == 0) {  // one element along dim 0 or -1: softmax 1, log-softmax 0
+    if (dim != 0 && dim != -1) return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsSoftmax: dim out of range");
+    r.count = 1;
+    NVOPS_DISPATCH_FLOATING(x->dtype, softmax_kernel<scalar_t><<<1, 1, 0, stream>>>(
+        r, 1, log, static_cast<scalar_t*>(out->data), static_cast<const scalar_t*>(x->data)));
+    return check_launch("nvopsSoftmax");
   }
   if (dim < 0) dim += x->dim;
   if (dim < 0 || dim >= x->dim) return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsSoftmax: dim out of range");
-  SoftmaxRows r{};
   for (int d = 0; d < x->dim; ++d) {
     if (d == dim) continue;
     r.rows.shape[r.rows.dim] = x->shape[d];
@@ -444,16 +567,21 @@ nvopsStatus_t nvopsLayerNorm(cudaStream_t stream, const nvopsTensor_t* x, int32_
   if (!x || !out || x->dtype != out->dtype || !row_major(*x) || !row_major(*out) || normalized_dims > x->dim) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsLayerNorm: input and result must be contiguous and alike");
   }
+  for (const nvopsTensor_t* affine : {weight, bias}) {
+    if (affine && affine->data && (!floating(affine->dtype) || !row_major(*affine))) {
+      return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsLayerNorm: weight and bias must be contiguous and floating");
+    }
+  }
   int64_t row_size = 1;
   for (int d = x->dim - normalized_dims; d < x->dim; ++d) row_size *= x->shape[d];
   const int64_t rows = row_size == 0 ? 0 : numel(*x) / row_size;
   if (rows == 0) return NVOPS_SUCCESS;
+  NVOPS_ENTER(stream, "nvopsLayerNorm");
   const nvopsDtype_t stat_type = mean && mean->data ? mean->dtype : NVOPS_F32;
   NVOPS_DISPATCH_FLOATING(x->dtype, layer_norm_kernel<scalar_t><<<static_cast<unsigned>(rows), kLayerNormThreads, 0, stream>>>(
       row_size, static_cast<float>(eps), static_cast<scalar_t*>(out->data), static_cast<const scalar_t*>(x->data),
-      weight ? static_cast<const scalar_t*>(weight->data) : nullptr,
-      bias ? static_cast<const scalar_t*>(bias->data) : nullptr, mean ? mean->data : nullptr,
-      rstd ? rstd->data : nullptr, stat_type));
+      weight ? weight->data : nullptr, weight ? weight->dtype : NVOPS_INVALID, bias ? bias->data : nullptr,
+      bias ? bias->dtype : NVOPS_INVALID, mean ? mean->data : nullptr, rstd ? rstd->data : nullptr, stat_type));
   return check_launch("nvopsLayerNorm");
 }
 
@@ -472,6 +600,7 @@ nvopsStatus_t nvopsMatmul(cudaStream_t stream, const nvopsTensor_t* a, const nvo
   if (b->shape[batched] != k || out->shape[batched] != m || out->shape[batched + 1] != n) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsMatmul: shapes do not chain");
   }
+  NVOPS_ENTER(stream, "nvopsMatmul");
   float beta_value = 0.f;
   if (bias && bias->data && beta != 0.0) {
     const nvopsStatus_t status = nvopsCopy(stream, out, bias);  // out = bias, broadcast
@@ -479,11 +608,25 @@ nvopsStatus_t nvopsMatmul(cudaStream_t stream, const nvopsTensor_t* a, const nvo
     beta_value = static_cast<float>(beta);
   }
   if (m == 0 || n == 0) return NVOPS_SUCCESS;
+  if (k == 0) {  // an empty product (cuBLAS refuses k = 0): out = beta * bias, or zeros
+    if (beta_value == 0.f) return nvopsFill(stream, out, 0.0);
+    const int64_t total = numel(*out);
+    NVOPS_DISPATCH_FLOATING(out->dtype, scale_kernel<scalar_t><<<blocks_for(total), 256, 0, stream>>>(
+        total, beta_value, static_cast<scalar_t*>(out->data)));
+    return check_launch("nvopsMatmul");
+  }
   int device = 0;
-  cudaGetDevice(&device);
+  cudaGetDevice(&device);  // the stream's (NVOPS_ENTER)
   cublasHandle_t handle = cublas_handle(device);
   if (!handle) return fail(NVOPS_ERROR_CUBLAS, "nvopsMatmul: cublasCreate failed");
-  cublasSetStream(handle, stream);
+  void* workspace = cublas_workspace(device, stream);
+  if (!workspace) return fail(NVOPS_ERROR_CUDA, "nvopsMatmul: no memory for cuBLAS's workspace");
+  cublasStatus_t setup = cublasSetStream(handle, stream);
+  if (setup == CUBLAS_STATUS_SUCCESS) setup = cublasSetWorkspace(handle, workspace, kCublasWorkspaceBytes);
+  if (setup != CUBLAS_STATUS_SUCCESS) {
+    return fail(NVOPS_ERROR_CUBLAS, std::string("nvopsMatmul: binding cuBLAS to the stream: ") +
+                                        cublasGetStatusString(setup));
+  }
   const float alpha_value = static_cast<float>(alpha);
   const cudaDataType_t type = cuda_type(a->dtype);
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.

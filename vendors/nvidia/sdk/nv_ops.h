@@ -5,7 +5,13 @@
  * checks its arguments at once and returns a status; errors of the queued work
  * surface at the next synchronisation as CUDA errors.
  *
- * Floating types are float32, float16 and bfloat16 (accumulation in float32).
+ * Floating types are float32, float16 and bfloat16 (accumulation in float32);
+ * copies and fills take every dtype below.
+ *
+ * Every call first makes the stream's device the thread's current CUDA device
+ * (launches and cuBLAS calls go to the current device) and clears a pending,
+ * non-sticky CUDA error, so that an earlier failure is never reported as this
+ * call's.
  */
 #ifndef NV_OPS_H_
 #define NV_OPS_H_
@@ -19,7 +25,7 @@
 extern "C" {
 #endif
 
-#define NVOPS_MAX_DIMS 8
+#define NVOPS_MAX_DIMS 12  /* the driver ABI's TFL_MAX_DIMS */
 
 typedef enum {
   NVOPS_SUCCESS = 0,
@@ -29,7 +35,11 @@ typedef enum {
   NVOPS_ERROR_CUBLAS = 4,  /* a cuBLAS call failed: see nvopsGetLastErrorDetail */
 } nvopsStatus_t;
 
-typedef enum { NVOPS_F32, NVOPS_F16, NVOPS_BF16, NVOPS_I32, NVOPS_I64, NVOPS_BOOL, NVOPS_INVALID = -1 } nvopsDtype_t;
+typedef enum {
+  NVOPS_F32, NVOPS_F16, NVOPS_BF16, NVOPS_I32, NVOPS_I64, NVOPS_BOOL,
+  NVOPS_F64, NVOPS_I8, NVOPS_I16, NVOPS_U8, NVOPS_C64, NVOPS_C128,
+  NVOPS_INVALID = -1
+} nvopsDtype_t;
 
 /* A strided view of device memory (strides in elements); data == NULL: absent. */
 typedef struct {
@@ -68,13 +78,16 @@ nvopsStatus_t nvopsReduceSum(cudaStream_t stream, const nvopsTensor_t* x, nvopsD
 /* softmax / log-softmax along dim */
 nvopsStatus_t nvopsSoftmax(cudaStream_t stream, const nvopsTensor_t* x, int64_t dim, bool log, const nvopsTensor_t* out);
 
-/* layer norm over the last `normalized_dims` dims of a contiguous x; mean and rstd per row (may be absent). */
+/* layer norm over the last `normalized_dims` dims of a contiguous x; mean and rstd per row (may be absent).
+ * weight and bias (may be absent) are contiguous, of any floating dtype (float32 with a bfloat16 x under autocast). */
 nvopsStatus_t nvopsLayerNorm(cudaStream_t stream, const nvopsTensor_t* x, int32_t normalized_dims,
                              const nvopsTensor_t* weight, const nvopsTensor_t* bias, double eps,
                              const nvopsTensor_t* out, const nvopsTensor_t* mean, const nvopsTensor_t* rstd);
 
 /* out = beta * bias + alpha * (a @ b) through cuBLAS; 2-D or 3-D (batched) row-major operands.
- * bias may be absent (beta ignored), or broadcast along rows (1-D). */
+ * bias may be absent (beta ignored), or broadcast along rows (1-D). With k = 0 the product is
+ * empty: out = beta * bias, or zeros (cuBLAS is not called). Each (handle, stream) pair has its
+ * own cuBLAS workspace. */
 nvopsStatus_t nvopsMatmul(cudaStream_t stream, const nvopsTensor_t* a, const nvopsTensor_t* b,
                           const nvopsTensor_t* bias, double beta, double alpha, const nvopsTensor_t* out);
 

@@ -1,0 +1,214 @@
+// The nvidia op library (vendors/nvidia/sdk/nv_ops.h) without torch: argument
+// checks that refuse before any CUDA call (run on any machine), and the kernels'
+// defects found by reading (k = 0 products, 0-dim reductions and softmax, float32
+// sums of many elements, relu of NaN, copies of every dtype and 12 dims, layer
+// norm with float32 weights beside bfloat16 input), which need a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "nv_ops.h"
+
+namespace {
+
+int gpu_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+#define REQUIRE_A_GPU() \
+  if (gpu_count() < 1) GTEST_SKIP() << "needs an NVIDIA GPU, this machine has none"
+
+nvopsTensor_t described(void* data, nvopsDtype_t dtype, std::vector<int64_t> shape) {
+  nvopsTensor_t t{};
+  t.data = data;
+  t.dtype = dtype;
+  t.dim = static_cast<int32_t>(shape.size());
+  int64_t stride = 1;
+  for (int d = t.dim - 1; d >= 0; --d) {
+    t.shape[d] = shape[d];
+    t.stride[d] = stride;
+    stride *= shape[d];
+  }
+  return t;
+}
+
+std::string detail() { return nvopsGetLastErrorDetail(); }
+
+// ---- argument checks: before any CUDA call, so on any machine ----------------
+
+TEST(NvOpsArguments, MatmulRefusesOperandsThatDoNotChainNamingItself) {
+  char fake[16];
+  const nvopsTensor_t a = described(fake, NVOPS_F32, {2, 3}), b = described(fake, NVOPS_F32, {4, 5}),
+                      out = described(fake, NVOPS_F32, {2, 5});
+  EXPECT_EQ(nvopsMatmul(nullptr, &a, &b, nullptr, 0.0, 1.0, &out), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("nvopsMatmul: shapes do not chain"), std::string::npos) << detail();
+  const nvopsTensor_t four_d = described(fake, NVOPS_F32, {1, 1, 2, 2});
+  EXPECT_EQ(nvopsMatmul(nullptr, &four_d, &four_d, nullptr, 0.0, 1.0, &four_d), NVOPS_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(NvOpsArguments, MixedDtypesAndUnknownDtypesAreRefused) {
+  char fake[16];
+  const nvopsTensor_t f = described(fake, NVOPS_F32, {2}), h = described(fake, NVOPS_F16, {2});
+  EXPECT_EQ(nvopsBinary(nullptr, NVOPS_ADD, &f, &h, 1.0, &f), NVOPS_ERROR_NOT_SUPPORTED);
+  const nvopsTensor_t unknown = described(fake, NVOPS_INVALID, {2});
+  EXPECT_EQ(nvopsCopy(nullptr, &f, &unknown), NVOPS_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(detail().find("nvopsCopy"), std::string::npos) << detail();
+}
+
+TEST(NvOpsArguments, ZeroDimSoftmaxAndSumTakeDimZeroOrMinusOneOnly) {
+  char fake[16];
+  const nvopsTensor_t scalar = described(fake, NVOPS_F32, {});
+  nvopsDims_t dim_one{};
+  dim_one.count = 1;
+  dim_one.dims[0] = 1;
+  EXPECT_EQ(nvopsReduceSum(nullptr, &scalar, dim_one, false, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("dim out of range"), std::string::npos) << detail();
+}
+
+TEST(NvOpsArguments, LayerNormRefusesAnIntegerOrStridedWeight) {
+  char fake[64];
+  const nvopsTensor_t x = described(fake, NVOPS_BF16, {2, 4});
+  const nvopsTensor_t int_weight = described(fake, NVOPS_I32, {4});
+  EXPECT_EQ(nvopsLayerNorm(nullptr, &x, 1, &int_weight, nullptr, 1e-5, &x, nullptr, nullptr),
+            NVOPS_ERROR_NOT_SUPPORTED);
+  nvopsTensor_t strided = described(fake, NVOPS_F32, {4});
+  strided.stride[0] = 2;
+  EXPECT_EQ(nvopsLayerNorm(nullptr, &x, 1, nullptr, &strided, 1e-5, &x, nullptr, nullptr),
+            NVOPS_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(detail().find("weight and bias must be contiguous"), std::string::npos) << detail();
+}
+
+TEST(NvOpsArguments, DescriptorsHoldTheDriverAbisTwelveDims) { EXPECT_GE(NVOPS_MAX_DIMS, 12); }
+
+// ---- kernels: on a GPU ------------------------------------------------------
+
+// Device memory holding `values`, freed with the test.
+template <class T>
+struct DeviceArray {
+  explicit DeviceArray(const std::vector<T>& values) : count(values.size()) {
+    cudaMalloc(&data, std::max<size_t>(1, count) * sizeof(T));
+    cudaMemcpy(data, values.data(), count * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  ~DeviceArray() { cudaFree(data); }
+  std::vector<T> read() const {
+    std::vector<T> out(count);
+    cudaDeviceSynchronize();
+    cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost);
+    return out;
+  }
+  void* data = nullptr;
+  size_t count;
+};
+
+TEST(NvOpsKernels, ReluOfNanIsNan) {
+  REQUIRE_A_GPU();
+  DeviceArray<float> x({NAN, -1.f, 2.f}), out({0.f, 0.f, 0.f});
+  const nvopsTensor_t xd = described(x.data, NVOPS_F32, {3}), od = described(out.data, NVOPS_F32, {3});
+  ASSERT_EQ(nvopsUnary(nullptr, NVOPS_RELU, &xd, &od), NVOPS_SUCCESS) << detail();
+  const auto got = out.read();
+  EXPECT_TRUE(std::isnan(got[0]));
+  EXPECT_EQ(got[1], 0.f);
+  EXPECT_EQ(got[2], 2.f);
+}
+
+TEST(NvOpsKernels, Float32SumOfTwoToThe25OnesIsExact) {
+  REQUIRE_A_GPU();
+  DeviceArray<float> ones(std::vector<float>(size_t{1} << 25, 1.f)), sum({0.f});
+  const nvopsTensor_t xd = described(ones.data, NVOPS_F32, {int64_t{1} << 25}), od = described(sum.data, NVOPS_F32, {});
+  ASSERT_EQ(nvopsReduceSum(nullptr, &xd, nvopsDims_t{}, false, &od), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(sum.read()[0], 33554432.f);  // a serial float32 sum stops at 16777216
+}
+
+TEST(NvOpsKernels, ZeroDimSumAndSoftmax) {
+  REQUIRE_A_GPU();
+  DeviceArray<float> x({3.5f}), out({0.f});
+  const nvopsTensor_t xd = described(x.data, NVOPS_F32, {}), od = described(out.data, NVOPS_F32, {});
+  nvopsDims_t last{};
+  last.count = 1;
+  last.dims[0] = -1;
+  ASSERT_EQ(nvopsReduceSum(nullptr, &xd, last, false, &od), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(out.read()[0], 3.5f);
+  ASSERT_EQ(nvopsSoftmax(nullptr, &xd, 0, false, &od), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(out.read()[0], 1.f);
+  ASSERT_EQ(nvopsSoftmax(nullptr, &xd, -1, true, &od), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(out.read()[0], 0.f);
+}
+
+TEST(NvOpsKernels, AProductOverZeroElementsIsBetaTimesBiasOrZeros) {
+  REQUIRE_A_GPU();
+  DeviceArray<float> empty(std::vector<float>{}), bias({1.f, 2.f, 3.f}), out(std::vector<float>(6, -7.f));
+  const nvopsTensor_t a = described(empty.data, NVOPS_F32, {2, 0}), b = described(empty.data, NVOPS_F32, {0, 3}),
+                      bd = described(bias.data, NVOPS_F32, {3}), od = described(out.data, NVOPS_F32, {2, 3});
+  ASSERT_EQ(nvopsMatmul(nullptr, &a, &b, &bd, 0.5, 2.0, &od), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(out.read(), (std::vector<float>{0.5f, 1.f, 1.5f, 0.5f, 1.f, 1.5f}));
+  ASSERT_EQ(nvopsMatmul(nullptr, &a, &b, nullptr, 0.0, 1.0, &od), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(out.read(), std::vector<float>(6, 0.f));
+}
+
+TEST(NvOpsKernels, CopiesTakeEveryDtypeAndTwelveDims) {
+  REQUIRE_A_GPU();
+  DeviceArray<double> doubles({1.25, -2.5}), doubles_back({0, 0});
+  DeviceArray<int8_t> bytes({0, 0});
+  const nvopsTensor_t d = described(doubles.data, NVOPS_F64, {2}), i8 = described(bytes.data, NVOPS_I8, {2}),
+                      back = described(doubles_back.data, NVOPS_F64, {2});
+  ASSERT_EQ(nvopsCopy(nullptr, &i8, &d), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(bytes.read(), (std::vector<int8_t>{1, -2}));
+  ASSERT_EQ(nvopsCopy(nullptr, &back, &d), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(doubles_back.read(), (std::vector<double>{1.25, -2.5}));
+  DeviceArray<std::complex<float>> c64(std::vector<std::complex<float>>{{1.f, 2.f}});
+  DeviceArray<std::complex<double>> c128(std::vector<std::complex<double>>{{0.0, 0.0}});
+  const nvopsTensor_t from = described(c64.data, NVOPS_C64, {1}), to = described(c128.data, NVOPS_C128, {1});
+  ASSERT_EQ(nvopsCopy(nullptr, &to, &from), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(c128.read()[0], std::complex<double>(1.0, 2.0));
+  std::vector<int64_t> twelve_ones(12, 1);
+  twelve_ones[11] = 2;
+  DeviceArray<float> src({3.f, 4.f}), dst({0.f, 0.f});
+  const nvopsTensor_t s12 = described(src.data, NVOPS_F32, twelve_ones), d12 = described(dst.data, NVOPS_F32, twelve_ones);
+  ASSERT_EQ(nvopsCopy(nullptr, &d12, &s12), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(dst.read(), (std::vector<float>{3.f, 4.f}));
+}
+
+TEST(NvOpsKernels, LayerNormReadsAFloat32WeightBesideBfloat16Input) {
+  REQUIRE_A_GPU();
+  std::vector<__nv_bfloat16> x_values;
+  for (float v : {1.f, 2.f, 3.f, 4.f}) x_values.push_back(__float2bfloat16(v));
+  DeviceArray<__nv_bfloat16> x(x_values), out(std::vector<__nv_bfloat16>(4));
+  DeviceArray<float> weight({1.f, 2.f, 3.f, 4.f}), bias({0.5f, 0.5f, 0.5f, 0.5f});
+  const nvopsTensor_t xd = described(x.data, NVOPS_BF16, {1, 4}), od = described(out.data, NVOPS_BF16, {1, 4}),
+                      wd = described(weight.data, NVOPS_F32, {4}), bd = described(bias.data, NVOPS_F32, {4});
+  ASSERT_EQ(nvopsLayerNorm(nullptr, &xd, 1, &wd, &bd, 1e-5, &od, nullptr, nullptr), NVOPS_SUCCESS) << detail();
+  const auto got = out.read();
+  const float rstd = 1.f / std::sqrt(1.25f + 1e-5f);  // mean 2.5, variance 1.25
+  const float expected[] = {-1.5f * rstd * 1 + 0.5f, -0.5f * rstd * 2 + 0.5f, 0.5f * rstd * 3 + 0.5f,
+                            1.5f * rstd * 4 + 0.5f};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(__bfloat162float(got[i]), expected[i], 0.05f) << i;
+}
+
+TEST(NvOpsKernels, CallsGoToTheStreamsDeviceWhateverIsCurrent) {
+  if (gpu_count() < 2) GTEST_SKIP() << "needs 2 NVIDIA GPUs, this machine has " << gpu_count();
+  cudaSetDevice(1);
+  cudaStream_t on_one = nullptr;
+  cudaStreamCreate(&on_one);
+  DeviceArray<float> x({-1.f, 1.f}), out({5.f, 5.f});
+  cudaSetDevice(0);  // the stream is device 1's: the op library must switch
+  const nvopsTensor_t xd = described(x.data, NVOPS_F32, {2}), od = described(out.data, NVOPS_F32, {2});
+  ASSERT_EQ(nvopsUnary(on_one, NVOPS_RELU, &xd, &od), NVOPS_SUCCESS) << detail();
+  cudaSetDevice(1);
+  EXPECT_EQ(out.read(), (std::vector<float>{0.f, 1.f}));
+  cudaStreamDestroy(on_one);
+  cudaSetDevice(0);
+}
+
+}  // namespace
