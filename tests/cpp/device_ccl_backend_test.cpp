@@ -448,6 +448,57 @@ TEST(DeviceCclBackend, BadInputAndLibraryErrorsNameTheCollectiveRankAndLibrary) 
   });
 }
 
+TEST(DeviceCclBackend, CoalescedSendsAndReceivesIssueAsOneGroupWhenItEnds) {
+  REQUIRE_TWO_DEVICES();
+  on_two_ranks([](int rank, c10d::Backend& backend, c10::Device device) {
+    // batch_isend_irecv: both ranks send first, then receive. Without the group the
+    // receives would wait behind sends a library buffers only so far.
+    const int peer = 1 - rank;
+    std::vector<at::Tensor> outgoing{on(device, {10.0f * rank, 10.0f * rank + 1})};
+    std::vector<at::Tensor> incoming{on(device, {-1, -1})};
+    ASSERT_TRUE(backend.supportsCoalescing());
+    backend.startCoalescing();
+    auto send = backend.send(outgoing, peer, 0);
+    auto receive = backend.recv(incoming, peer, 0);
+    // Not issued until the group ends: its wait says so instead of returning early.
+    EXPECT_THROW(receive->wait(), c10::Error);
+    auto group = backend.endCoalescing();
+    group->wait();
+    receive->wait();
+    EXPECT_EQ(values(incoming[0]), (std::vector<float>{10.0f * peer, 10.0f * peer + 1}));
+    EXPECT_EQ(values(receive->getFuture()->value().toTensorList()[0]), values(incoming[0]));
+  });
+}
+
+TEST(DeviceCclBackend, InPlaceFormsRunAndMismatchedDtypesAreRefusedBeforeAnythingIsQueued) {
+  REQUIRE_TWO_DEVICES();
+  on_two_ranks([](int rank, c10d::Backend& backend, c10::Device device) {
+    // FSDP2's all-gather: the input is the rank's block of the output.
+    at::Tensor gathered = on(device, {-1, -1, -1, -1});
+    at::Tensor mine = gathered.narrow(0, 2 * rank, 2);
+    mine.copy_(on(device, {rank + 1.0f, rank + 1.0f}));
+    backend._allgather_base(gathered, mine)->wait();
+    EXPECT_EQ(values(gathered), (std::vector<float>{1, 1, 2, 2}));
+    // reduce_scatter whose output is the rank's block of the input.
+    at::Tensor whole = on(device, {1, 2, 3, 4});
+    at::Tensor block = whole.narrow(0, 2 * rank, 2);
+    backend._reduce_scatter_base(block, whole)->wait();
+    EXPECT_EQ(values(block), rank == 0 ? (std::vector<float>{2, 4}) : (std::vector<float>{6, 8}));
+    // A float16 output for a float32 input would be overrun: refused, nothing queued.
+    std::vector<at::Tensor> outputs{at::zeros({4}, at::TensorOptions().dtype(at::kHalf).device(device))};
+    std::vector<at::Tensor> inputs{on(device, {1, 2})};
+    try {
+      backend.allgather_into_tensor_coalesced(outputs, inputs);
+      ADD_FAILURE() << "mismatched dtypes were accepted";
+    } catch (const c10::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("inputs and outputs must share one dtype"), std::string::npos) << e.what();
+    }
+    std::vector<at::Tensor> t{on(device, {1})};
+    backend.allreduce(t)->wait();  // the ranks are still in step
+    EXPECT_EQ(values(t[0]), std::vector<float>{2});
+  });
+}
+
 TEST(DeviceCclBackend, ACollectiveAfterShutdownIsRefused) {
   REQUIRE_TWO_DEVICES();
   std::vector<uint8_t> id(16);

@@ -16,20 +16,31 @@
 #include "device_ccl_work.h"
 
 namespace torch_fl::collectives {
+namespace {
 
-// One collective being enqueued, in the caller's thread.
+// Element `offset` of a contiguous tensor's data.
+char* address(const at::Tensor& t, int64_t offset) {
+  return static_cast<char*>(t.data_ptr()) + offset * static_cast<int64_t>(t.element_size());
+}
+
+}  // namespace
+
+// One collective being enqueued, in the caller's thread. It holds the backend's
+// mutex from its checks to its Work.
 class DeviceCclBackend::Launch {
  public:
   Launch(DeviceCclBackend& backend, const char* collective, c10d::OpType type,
          const std::vector<const at::Tensor*>& tensors)
-      : backend_(backend),
-        collective_(collective),
-        type_(type),
-        description_(describe(collective, backend.name_, backend.getRank(), backend.getSize())) {
+      : backend_(backend), collective_(collective), type_(type), description_(backend.description(collective)) {
     for (const at::Tensor* t : tensors) check(*t);
     if (!device_) refuse("got no tensors");
-    comm_ = backend_.communicator(*device_, description_);
-    stream_ = collective_stream_of(*device_);
+    lock_ = std::unique_lock<std::mutex>(backend_.mutex_);
+    comm_ = backend_.communicator_locked(*device_, description_);
+    stream_ = *backend_.stream_;
+    if (backend_.coalescing_ && !backend_.group_open_) {
+      call(library().group_start(), "group_start");
+      backend_.group_open_ = true;
+    }
     // The library reads what the caller's stream has written so far.
     const c10::impl::VirtualGuardImpl guard(device_->type());
     c10::Event ready(device_->type());
@@ -41,7 +52,8 @@ class DeviceCclBackend::Launch {
   tflComm comm() const { return comm_; }
   tflStream stream() const { return driver_stream(*stream_); }
   const TflCollectives& library() const { return backend_.library_; }
-  const std::string& description() const { return description_; }
+  int rank() const { return backend_.getRank(); }
+  int size() const { return backend_.getSize(); }
 
   [[noreturn]] void refuse(const std::string& problem) const { TORCH_CHECK(false, description_, ": ", problem); }
 
@@ -57,7 +69,15 @@ class DeviceCclBackend::Launch {
         if (!c10::isFloatingType(dtype)) refuse("ReduceOp.AVG takes floating-point tensors, got " + dtype_name(dtype));
         return TFL_REDUCE_AVG;
       default:
-        refuse("reduce op " + std::to_string(static_cast<int>(op.op_)) + " is not supported (SUM, PRODUCT, MAX, MIN, AVG are)");
+        refuse("reduce op " + std::to_string(static_cast<int>(op.op_)) +
+               " is not supported (SUM, PRODUCT, MAX, MIN, AVG are)");
+    }
+  }
+
+  void same_dtype(const at::Tensor& a, const at::Tensor& b) const {
+    if (a.scalar_type() != b.scalar_type()) {
+      refuse("inputs and outputs must share one dtype, got " + dtype_name(a.scalar_type()) + " and " +
+             dtype_name(b.scalar_type()));
     }
   }
 
@@ -76,7 +96,9 @@ class DeviceCclBackend::Launch {
     body();
   }
 
-  // `body`'s calls issued as one group (sends and receives that must not wait for each other).
+  // `body`'s calls issued as one group (sends and receives that must not wait
+  // for each other). Everything is checked before: a group ended early would
+  // issue what it holds.
   template <typename Body>
   void group(Body&& body) {
     call(library().group_start(), "group_start");
@@ -96,9 +118,11 @@ class DeviceCclBackend::Launch {
   }
 
   // `input` itself, or a copy of it when it shares memory with `output` (the
-  // library reads and writes concurrently).
-  at::Tensor source(const at::Tensor& input, const at::Tensor& output) {
+  // library would read and write it at once), unless `input` sits at element
+  // `in_place_at` of `output`: the library's in-place form (FSDP2's all-gather).
+  at::Tensor source(const at::Tensor& input, const at::Tensor& output, std::optional<int64_t> in_place_at = {}) {
     if (!input.is_alias_of(output)) return input;
+    if (in_place_at && input.data_ptr() == address(output, *in_place_at)) return input;
     at::Tensor copy;
     on_stream([&] { copy = input.clone(); });
     return use(copy);
@@ -112,13 +136,20 @@ class DeviceCclBackend::Launch {
         record_stream(t.storage().data_ptr(), *stream_);
       }
     }
+    auto backend = c10::intrusive_ptr<DeviceCclBackend>::unsafe_reclaim_from_nonowning(&backend_);
+    auto work = c10::make_intrusive<DeviceCclWork>(
+        description_, rank(), type_, interned(backend_.name_ + ":" + collective_), *stream_, outputs,
+        [backend] { return backend->abort_communicator(); }, backend_.timeout_, host_blocking);
+    if (backend_.coalescing_) {  // issued when the group ends
+      backend_.coalesced_works_.push_back(work);
+      backend_.coalesced_outputs_.insert(backend_.coalesced_outputs_.end(), outputs.begin(), outputs.end());
+      return work;
+    }
     c10::Event end(device_->type());
     end.record(*stream_);
-    auto backend = c10::intrusive_ptr<DeviceCclBackend>::unsafe_reclaim_from_nonowning(&backend_);
-    return c10::make_intrusive<DeviceCclWork>(
-        description_, backend_.getRank(), type_, interned(backend_.name_ + ":" + collective_), *stream_,
-        std::move(outputs), std::move(end), [backend] { return backend->abort_communicator(); }, backend_.timeout_,
-        host_blocking);
+    lock_.unlock();  // the future's callbacks may start collectives
+    work->issue(std::move(end));
+    return work;
   }
 
  private:
@@ -146,6 +177,7 @@ class DeviceCclBackend::Launch {
   const char* collective_;
   const c10d::OpType type_;
   const std::string description_;
+  std::unique_lock<std::mutex> lock_;
   std::optional<c10::Device> device_;
   std::optional<c10::Stream> stream_;
   tflComm comm_ = nullptr;
@@ -165,11 +197,6 @@ std::vector<const at::Tensor*> pointers(std::initializer_list<const std::vector<
     for (const at::Tensor& t : *list) out.push_back(&t);
   }
   return out;
-}
-
-// Element `offset` of a contiguous tensor's data.
-char* address(const at::Tensor& t, int64_t offset) {
-  return static_cast<char*>(t.data_ptr()) + offset * static_cast<int64_t>(t.element_size());
 }
 
 size_t count(const at::Tensor& t) { return static_cast<size_t>(t.numel()); }
@@ -194,8 +221,11 @@ DeviceCclBackend::~DeviceCclBackend() {
   comm_ = nullptr;
 }
 
-tflComm DeviceCclBackend::communicator(const c10::Device& device, const std::string& description) {
-  const std::lock_guard<std::mutex> lock(mutex_);
+std::string DeviceCclBackend::description(const char* collective) const {
+  return describe(collective, name_, getRank(), getSize());
+}
+
+tflComm DeviceCclBackend::communicator_locked(const c10::Device& device, const std::string& description) {
   TORCH_CHECK(!closed_, description, ": the process group has been shut down or aborted");
   if (comm_ != nullptr) {
     TORCH_CHECK(*device_ == device, description, ": this rank's communicator is on ", device_->str(),
@@ -211,11 +241,15 @@ tflComm DeviceCclBackend::communicator(const c10::Device& device, const std::str
                                           library_.status_string(status));
   }
   device_ = device;
+  // A stream of this group's own: another group's collectives (ordered
+  // differently across ranks) must not queue behind this one's.
+  const c10::impl::VirtualGuardImpl guard(device.type());
+  stream_ = guard.getStreamFromGlobalPool(device, /*isHighPriority=*/true);
   return comm_;
 }
 
 std::string DeviceCclBackend::abort_communicator() {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const std::lock_guard<std::mutex> lock(mutex_);  // after a call in progress returns
   closed_ = true;
   if (comm_ == nullptr) return "the process group was already closed";
   library_.comm_abort(comm_);
@@ -224,13 +258,55 @@ std::string DeviceCclBackend::abort_communicator() {
 }
 
 void DeviceCclBackend::shutdown() {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  closed_ = true;
-  if (comm_ != nullptr) library_.comm_destroy(comm_);
-  comm_ = nullptr;
+  tflComm comm = nullptr;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    closed_ = true;
+    std::swap(comm, comm_);
+  }
+  if (comm != nullptr) library_.comm_destroy(comm);  // waits for its queued work, outside the lock
 }
 
 void DeviceCclBackend::abort() { abort_communicator(); }
+
+void DeviceCclBackend::startCoalescing() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  TORCH_CHECK(!coalescing_, description("startCoalescing"), ": already coalescing");
+  coalescing_ = true;
+  group_open_ = false;
+}
+
+c10::intrusive_ptr<c10d::Work> DeviceCclBackend::endCoalescing() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  TORCH_CHECK(coalescing_, description("endCoalescing"), ": startCoalescing was not called");
+  coalescing_ = false;
+  auto works = std::move(coalesced_works_);
+  auto outputs = std::move(coalesced_outputs_);
+  coalesced_works_.clear();
+  coalesced_outputs_.clear();
+  TORCH_CHECK(group_open_ && stream_.has_value(), description("endCoalescing"),
+              ": no collective was called since startCoalescing");
+  group_open_ = false;
+  const tflStatus status = library_.group_end();
+  if (status != 0) {
+    C10_THROW_ERROR(DistBackendError, description("coalesced group") + " failed: " + library_.library +
+                                          " group_end: " + library_.status_string(status));
+  }
+  // One event per Work (events are not shared), all after the group.
+  std::vector<c10::Event> ends;
+  for (size_t i = 0; i <= works.size(); ++i) {
+    ends.emplace_back(stream_->device_type());
+    ends.back().record(*stream_);
+  }
+  auto backend = c10::intrusive_ptr<DeviceCclBackend>::unsafe_reclaim_from_nonowning(this);
+  auto group_work = c10::make_intrusive<DeviceCclWork>(
+      description("coalesced group"), getRank(), c10d::OpType::COALESCED, interned(name_ + ":coalesced"), *stream_,
+      std::move(outputs), [backend] { return backend->abort_communicator(); }, timeout_, false);
+  lock.unlock();
+  for (size_t i = 0; i < works.size(); ++i) works[i]->issue(std::move(ends[i]));
+  group_work->issue(std::move(ends.back()));
+  return group_work;
+}
 
 c10::intrusive_ptr<c10d::Work> DeviceCclBackend::broadcast(std::vector<at::Tensor>& tensors,
                                                            const c10d::BroadcastOptions& opts) {
@@ -256,10 +332,12 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::allreduce(std::vector<at::Tenso
 c10::intrusive_ptr<c10d::Work> DeviceCclBackend::allreduce_coalesced(std::vector<at::Tensor>& tensors,
                                                                      const c10d::AllreduceCoalescedOptions& opts) {
   Launch launch(*this, "all_reduce_coalesced", c10d::OpType::ALLREDUCE_COALESCED, pointers({&tensors}));
+  std::vector<tflReduceOp> ops;
+  for (const at::Tensor& t : tensors) ops.push_back(launch.reduce_op(opts.reduceOp, t.scalar_type()));
   launch.group([&] {
-    for (const at::Tensor& t : tensors) {
-      launch.call(library_.all_reduce(t.data_ptr(), t.data_ptr(), count(t), launch.dtype(t),
-                                      launch.reduce_op(opts.reduceOp, t.scalar_type()), launch.comm(),
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const at::Tensor& t = tensors[i];
+      launch.call(library_.all_reduce(t.data_ptr(), t.data_ptr(), count(t), launch.dtype(t), ops[i], launch.comm(),
                                       launch.stream()),
                   "all_reduce");
     }
@@ -314,7 +392,7 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::_allgather_base(at::Tensor& out
     launch.refuse("the output must have the input's dtype and " + std::to_string(getSize()) +
                   " times its elements");
   }
-  const at::Tensor source = launch.source(input, output);
+  const at::Tensor source = launch.source(input, output, getRank() * input.numel());
   launch.call(library_.all_gather(source.data_ptr(), output.data_ptr(), count(input), launch.dtype(input),
                                   launch.comm(), launch.stream()),
               "all_gather");
@@ -328,11 +406,12 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::allgather_into_tensor_coalesced
   if (outputs.size() != inputs.size()) launch.refuse("as many outputs as inputs are needed");
   std::vector<at::Tensor> sources;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    launch.same_dtype(inputs[i], outputs[i]);
     if (outputs[i].numel() != inputs[i].numel() * getSize()) {
       launch.refuse("output " + std::to_string(i) + " must have " + std::to_string(getSize()) +
                     " times its input's elements");
     }
-    sources.push_back(launch.source(inputs[i], outputs[i]));
+    sources.push_back(launch.source(inputs[i], outputs[i], getRank() * inputs[i].numel()));
   }
   launch.group([&] {
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -349,19 +428,20 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::reduce_scatter_tensor_coalesced
   Launch launch(*this, "reduce_scatter_tensor_coalesced", c10d::OpType::COALESCED, pointers({&outputs, &inputs}));
   if (outputs.size() != inputs.size()) launch.refuse("as many outputs as inputs are needed");
   std::vector<at::Tensor> sources;
+  std::vector<tflReduceOp> ops;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    launch.same_dtype(inputs[i], outputs[i]);
     if (inputs[i].numel() != outputs[i].numel() * getSize()) {
       launch.refuse("input " + std::to_string(i) + " must have " + std::to_string(getSize()) +
                     " times its output's elements");
     }
+    ops.push_back(launch.reduce_op(opts.reduceOp, outputs[i].scalar_type()));
     sources.push_back(launch.source(inputs[i], outputs[i]));
   }
   launch.group([&] {
     for (size_t i = 0; i < inputs.size(); ++i) {
       launch.call(library_.reduce_scatter(sources[i].data_ptr(), outputs[i].data_ptr(), count(outputs[i]),
-                                          launch.dtype(outputs[i]),
-                                          launch.reduce_op(opts.reduceOp, outputs[i].scalar_type()), launch.comm(),
-                                          launch.stream()),
+                                          launch.dtype(outputs[i]), ops[i], launch.comm(), launch.stream()),
                   "reduce_scatter");
     }
   });
@@ -375,14 +455,20 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::gather(std::vector<std::vector<
   const int root = static_cast<int>(opts.rootRank);
   std::vector<at::Tensor> gathered = getRank() == root && !outputs.empty() ? outputs[0] : std::vector<at::Tensor>{};
   Launch launch(*this, "gather", c10d::OpType::GATHER, pointers({&inputs, &gathered}));
+  if (getRank() == root) {
+    if (gathered.size() != static_cast<size_t>(getSize())) {
+      launch.refuse("the root's output list must have one tensor per rank");
+    }
+    for (const at::Tensor& t : gathered) {
+      launch.same_dtype(input, t);
+      if (t.numel() != input.numel()) launch.refuse("every output must have the input's element count");
+    }
+  }
   if (getRank() != root) {
     launch.call(library_.send(input.data_ptr(), count(input), launch.dtype(input), root, launch.comm(),
                               launch.stream()),
                 "send");
     return launch.done({});
-  }
-  if (gathered.size() != static_cast<size_t>(getSize())) {
-    launch.refuse("the root's output list must have one tensor per rank");
   }
   launch.group([&] {
     for (int r = 0; r < getSize(); ++r) {
@@ -403,14 +489,20 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::scatter(std::vector<at::Tensor>
   const int root = static_cast<int>(opts.rootRank);
   std::vector<at::Tensor> pieces = getRank() == root && !inputs.empty() ? inputs[0] : std::vector<at::Tensor>{};
   Launch launch(*this, "scatter", c10d::OpType::SCATTER, pointers({&outputs, &pieces}));
+  if (getRank() == root) {
+    if (pieces.size() != static_cast<size_t>(getSize())) {
+      launch.refuse("the root's input list must have one tensor per rank");
+    }
+    for (const at::Tensor& t : pieces) {
+      launch.same_dtype(t, output);
+      if (t.numel() != output.numel()) launch.refuse("every input must have the output's element count");
+    }
+  }
   if (getRank() != root) {
     launch.call(library_.recv(output.data_ptr(), count(output), launch.dtype(output), root, launch.comm(),
                               launch.stream()),
                 "recv");
     return launch.done(outputs);
-  }
-  if (pieces.size() != static_cast<size_t>(getSize())) {
-    launch.refuse("the root's input list must have one tensor per rank");
   }
   launch.group([&] {
     for (int r = 0; r < getSize(); ++r) {
@@ -432,16 +524,19 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::reduce_scatter(std::vector<at::
   const std::vector<at::Tensor>& pieces = inputs[0];
   Launch launch(*this, "reduce_scatter", c10d::OpType::REDUCE_SCATTER, pointers({&outputs, &pieces}));
   if (pieces.size() != static_cast<size_t>(getSize())) launch.refuse("the input list must have one tensor per rank");
+  for (const at::Tensor& piece : pieces) {
+    launch.same_dtype(piece, output);
+    if (piece.numel() != output.numel()) launch.refuse("every input must have the output's element count");
+  }
+  const tflReduceOp op = launch.reduce_op(opts.reduceOp, output.scalar_type());
   at::Tensor flat;
   launch.on_stream([&] {
     std::vector<at::Tensor> rows;
     for (const at::Tensor& piece : pieces) rows.push_back(piece.reshape({-1}));
     flat = launch.use(at::cat(rows));
   });
-  if (flat.numel() != output.numel() * getSize()) launch.refuse("every input must have the output's element count");
-  launch.call(library_.reduce_scatter(flat.data_ptr(), output.data_ptr(), count(output), launch.dtype(output),
-                                      launch.reduce_op(opts.reduceOp, output.scalar_type()), launch.comm(),
-                                      launch.stream()),
+  launch.call(library_.reduce_scatter(flat.data_ptr(), output.data_ptr(), count(output), launch.dtype(output), op,
+                                      launch.comm(), launch.stream()),
               "reduce_scatter");
   return launch.done(outputs);
 }
@@ -453,10 +548,13 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::_reduce_scatter_base(at::Tensor
     launch.refuse("the input must have the output's dtype and " + std::to_string(getSize()) +
                   " times its elements");
   }
-  const at::Tensor source = launch.source(input, output);
-  launch.call(library_.reduce_scatter(source.data_ptr(), output.data_ptr(), count(output), launch.dtype(output),
-                                      launch.reduce_op(opts.reduceOp, output.scalar_type()), launch.comm(),
-                                      launch.stream()),
+  const tflReduceOp op = launch.reduce_op(opts.reduceOp, output.scalar_type());
+  // NCCL's in-place form: the output is the rank's block of the input.
+  const at::Tensor source = output.is_alias_of(input) && output.data_ptr() == address(input, getRank() * output.numel())
+                                ? input
+                                : launch.source(input, output);
+  launch.call(library_.reduce_scatter(source.data_ptr(), output.data_ptr(), count(output), launch.dtype(output), op,
+                                      launch.comm(), launch.stream()),
               "reduce_scatter");
   return launch.done({output});
 }
@@ -466,6 +564,7 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::alltoall_base(at::Tensor& outpu
                                                                std::vector<int64_t>& input_split_sizes,
                                                                const c10d::AllToAllOptions&) {
   Launch launch(*this, "all_to_all_single", c10d::OpType::ALLTOALL_BASE, {&output, &input});
+  launch.same_dtype(input, output);
   // Splits count rows (the first dimension); none given: equal parts.
   auto offsets_of = [&](const at::Tensor& t, const std::vector<int64_t>& splits, const char* which) {
     const int64_t rows = t.dim() == 0 ? 1 : t.size(0);
@@ -473,7 +572,8 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::alltoall_base(at::Tensor& outpu
     std::vector<std::pair<int64_t, int64_t>> parts;  // (first element, elements) per rank
     if (splits.empty()) {
       if (rows % getSize() != 0) launch.refuse(std::string(which) + " rows do not split equally over the ranks");
-      for (int r = 0; r < getSize(); ++r) parts.emplace_back(r * rows / getSize() * row_elements, rows / getSize() * row_elements);
+      const int64_t share = rows / getSize() * row_elements;
+      for (int r = 0; r < getSize(); ++r) parts.emplace_back(r * share, share);
     } else {
       if (splits.size() != static_cast<size_t>(getSize())) launch.refuse(std::string(which) + " splits: one per rank");
       int64_t first = 0;
@@ -508,6 +608,7 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::alltoall(std::vector<at::Tensor
   if (outputs.size() != static_cast<size_t>(getSize()) || inputs.size() != outputs.size()) {
     launch.refuse("takes one input and one output tensor per rank");
   }
+  for (int r = 0; r < getSize(); ++r) launch.same_dtype(inputs[r], outputs[r]);  // sizes may differ per peer
   std::vector<at::Tensor> sources;
   for (int r = 0; r < getSize(); ++r) {
     at::Tensor source = inputs[r];
@@ -527,13 +628,21 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::alltoall(std::vector<at::Tensor
   return launch.done(outputs);
 }
 
-c10::intrusive_ptr<c10d::Work> DeviceCclBackend::barrier(const c10d::BarrierOptions&) {
-  // An all_reduce of one element on the communicator's device, waited for by the host.
+c10::intrusive_ptr<c10d::Work> DeviceCclBackend::barrier(const c10d::BarrierOptions& opts) {
+  // An all_reduce of one element, waited for by the host, on the communicator's
+  // device; before the first collective: the device the caller names (opts), the
+  // group's bound device, else the current one.
   c10::Device device(c10::DeviceType::PrivateUse1, 0);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (device_) {
       device = *device_;
+    } else if (opts.device && opts.device->type() == c10::DeviceType::PrivateUse1) {
+      device = *opts.device;
+    } else if (!opts.device_ids.empty()) {
+      device = c10::Device(c10::DeviceType::PrivateUse1, static_cast<c10::DeviceIndex>(opts.device_ids[0]));
+    } else if (const auto bound = getBoundDeviceId(); bound && bound->type() == c10::DeviceType::PrivateUse1) {
+      device = *bound;
     } else {
       const c10::impl::VirtualGuardImpl guard(c10::DeviceType::PrivateUse1);
       device = guard.getDevice();

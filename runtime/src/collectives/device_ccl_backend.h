@@ -14,7 +14,13 @@
 // The communicator is made at the group's first device collective (every rank
 // makes it at its first, on the device of that collective's tensors), from the
 // unique id rank 0 made when the group was created (torch_fl.distributed
-// exchanges it through the group's store). A rank's group has one device.
+// exchanges it through the group's store). A rank's group has one device, and
+// its own collective stream there. The library's calls of one backend are made
+// under its mutex (a communicator takes one caller at a time).
+//
+// startCoalescing/endCoalescing (batch_isend_irecv) issue what is called in
+// between as one library group: the calls' Works are issued, and their futures
+// completed, when the group ends.
 #pragma once
 
 #include <chrono>
@@ -27,6 +33,8 @@
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 
 #include <torch_fl/collectives_abi.h>
+
+#include "device_ccl_work.h"
 
 namespace torch_fl::collectives {
 
@@ -76,6 +84,10 @@ class DeviceCclBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override;
   c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override;
 
+  bool supportsCoalescing() const override { return true; }
+  void startCoalescing() override;
+  c10::intrusive_ptr<c10d::Work> endCoalescing() override;
+
   // shutdown: waits for what is queued, then destroys the communicator; abort
   // (and a timed-out wait): frees it without waiting.
   void shutdown() override;
@@ -85,19 +97,27 @@ class DeviceCclBackend final : public c10d::Backend {
   class Launch;  // one collective being enqueued (device_ccl_backend.cpp)
   friend class Launch;
 
-  // The communicator on `device`, made on first use (a collective call over the ranks).
-  tflComm communicator(const c10::Device& device, const std::string& description);
+  // The communicator on `device`, made on first use (a collective call over the
+  // ranks), and the backend's stream there. mutex_ held.
+  tflComm communicator_locked(const c10::Device& device, const std::string& description);
   std::string abort_communicator();
+  std::string description(const char* collective) const;
 
   const TflCollectives& library_;
   const std::vector<uint8_t> unique_id_;
   const std::string name_;
   const std::chrono::milliseconds timeout_;
 
-  std::mutex mutex_;
-  tflComm comm_ = nullptr;             // guarded by mutex_
+  std::mutex mutex_;  // guards what follows, and every call into the library
+  tflComm comm_ = nullptr;
   std::optional<c10::Device> device_;  // the communicator's device
+  std::optional<c10::Stream> stream_;  // this group's collective stream on it
   bool closed_ = false;                // shut down or aborted
+  // Between startCoalescing and endCoalescing:
+  bool coalescing_ = false;
+  bool group_open_ = false;  // group_start called (at the first call in the group)
+  std::vector<c10::intrusive_ptr<DeviceCclWork>> coalesced_works_;
+  std::vector<at::Tensor> coalesced_outputs_;
 };
 
 }  // namespace torch_fl::collectives
