@@ -218,11 +218,13 @@ def test_a_vendor_library_group_publishes_its_id_and_leaves_cpu_tensors_to_gloo(
         pytest.skip(f"the {torch_fl.vendor()} spec's transport is {transport()}, not vendor_ccl")
     torch_fl.init()
     backend = torch_fl.distributed.collective_backend()
-    dist.init_process_group(backend.name, store=dist.HashStore(), rank=0, world_size=1, timeout=datetime.timedelta(seconds=30))
+    store = dist.HashStore()
+    dist.init_process_group(backend.name, store=store, rank=0, world_size=1, timeout=datetime.timedelta(seconds=30))
     try:
         group = dist.group.WORLD
         assert group._get_backend(torch.device(backend.device)).name() == backend.name
         assert group._get_backend(torch.device("cpu")).name() == "gloo"
+        assert store.num_keys() <= 1  # the id was taken off the store once read (what stays is PyTorch's)
         cpu = torch.arange(3.0)
         dist.all_reduce(cpu)
         assert cpu.tolist() == [0.0, 1.0, 2.0]

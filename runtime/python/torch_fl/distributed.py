@@ -89,15 +89,29 @@ def _create(store, rank: int, size: int, timeout: datetime.timedelta):
     gloo_holder._register_backend(torch.device("cpu"), ProcessGroup.BackendType.GLOO, gloo)
     group = ProcessGroup(store, rank, size)
     if backend.transport == "vendor_ccl":
-        # The store is this group's (init_process_group prefixes it), so the key is too.
-        if rank == 0:
-            store.set(_UNIQUE_ID_KEY, bytes(torch.ops.torch_fl.vendor_ccl_unique_id().tolist()))
-        unique_id = torch.tensor(list(store.get(_UNIQUE_ID_KEY)), dtype=torch.uint8)
+        unique_id = torch.tensor(list(_exchange_unique_id(store, rank, size)), dtype=torch.uint8)
         torch.ops.torch_fl.attach_vendor_ccl_backend(gloo_holder.boxed(), group.boxed(), backend.name, unique_id,
                                                      int(timeout.total_seconds() * 1000))
     else:
         torch.ops.torch_fl.attach_staged_backend(gloo_holder.boxed(), group.boxed(), backend.name)
     return group
+
+
+def _exchange_unique_id(store, rank: int, size: int) -> bytes:
+    """Rank 0 makes the vendor library's unique id and every rank reads it from the
+    group's store (prefixed with the group's name by init_process_group). Once all
+    have read it, rank 0 removes it: a group made again under the same name (after
+    destroy_process_group, with torchrun's store still there) must not read a stale id."""
+    if rank == 0:
+        store.set(_UNIQUE_ID_KEY, bytes(torch.ops.torch_fl.vendor_ccl_unique_id().tolist()))
+    unique_id = store.get(_UNIQUE_ID_KEY)
+    if store.add(_UNIQUE_ID_KEY + "/read", 1) == size:
+        store.set(_UNIQUE_ID_KEY + "/all_read", b"1")
+    if rank == 0:
+        store.wait([_UNIQUE_ID_KEY + "/all_read"])
+        for key in ("", "/read", "/all_read"):
+            store.delete_key(_UNIQUE_ID_KEY + key)
+    return unique_id
 
 
 def register() -> None:
