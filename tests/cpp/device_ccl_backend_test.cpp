@@ -7,7 +7,9 @@
 // without a GPU; NCCL itself runs in `make gpu-check`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +28,7 @@
 #include <torch_fl/collectives_abi.h>
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
+#include <torch_fl/stream.h>
 
 #include "collectives/device_ccl_backend.h"
 
@@ -35,6 +38,7 @@ using torch_fl::collectives::DeviceCclBackend;
 
 constexpr tflStatus kFakeFailure = 7;
 constexpr size_t kFailingCount = 12345;  // an all_reduce of this many elements fails
+constexpr size_t kSlowCount = 23456;     // one of this many keeps its stream busy for a while after
 
 // What the ranks share: a rendezvous exchanging each rank's bytes, and mailboxes for sends.
 struct FakeWorld {
@@ -180,12 +184,30 @@ tflStatus comm_async_error(tflComm, tflStatus* error) {
   return 0;
 }
 
+// Device→device copies that keep `stream` busy for a while (a collective whose peer is late).
+void occupy(tflStream stream, int device) {
+  constexpr size_t kBytes = size_t{64} << 20;
+  static void* buffers[2] = {nullptr, nullptr};
+  const TflDriver& driver = torch_fl::driver();
+  for (void*& buffer : buffers) {
+    if (buffer == nullptr) driver.malloc(device, kBytes, &buffer);
+  }
+  // As many copies as take about half a second on this chip (a simulator's or a GPU's).
+  const auto started = std::chrono::steady_clock::now();
+  driver.memcpy_d2d_async(buffers[0], buffers[1], kBytes, stream);
+  driver.stream_synchronize(stream);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const int copies = static_cast<int>(std::clamp(0.5 / std::max(seconds, 1e-6), 4.0, 20000.0));
+  for (int i = 0; i < copies; ++i) driver.memcpy_d2d_async(buffers[i % 2], buffers[1 - i % 2], kBytes, stream);
+}
+
 tflStatus all_reduce(const void* send, void* recv, size_t count, tflDtype dtype, tflReduceOp op, tflComm comm,
                      tflStream stream) {
   if (count == kFailingCount) return kFakeFailure;
   FakeComm& c = *comm_of(comm);
   const auto all = c.world->exchange(c.rank, read(send, bytes_of(count, dtype), stream));
   write(recv, reduce_all(all, 0, count, dtype, op), 0, bytes_of(count, dtype), stream);
+  if (count == kSlowCount) occupy(stream, c.device);  // after the (blocking) exchange: the stream stays busy
   return 0;
 }
 
@@ -497,6 +519,34 @@ TEST(DeviceCclBackend, InPlaceFormsRunAndMismatchedDtypesAreRefusedBeforeAnythin
     backend.allreduce(t)->wait();  // the ranks are still in step
     EXPECT_EQ(values(t[0]), std::vector<float>{2});
   });
+}
+
+TEST(DeviceCclBackend, TheWatchdogFailsAWorkNotCompleteWithinTheGroupsTimeoutAndAbortsTheGroup) {
+  REQUIRE_TWO_DEVICES();
+  std::vector<uint8_t> id(16);
+  get_unique_id(id.data());
+  auto backend = c10::make_intrusive<DeviceCclBackend>(kFake, id, 0, 1, "fakeccl", std::chrono::milliseconds(20));
+  c10d::Backend& as_backend = *backend;
+  const c10::Device device(c10::DeviceType::PrivateUse1, 0);
+  std::vector<at::Tensor> slow{at::ones({static_cast<int64_t>(kSlowCount)}, at::TensorOptions().device(device))};
+  auto work = as_backend.allreduce(slow);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (work->isSuccess() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::string message = "(no error)";
+  try {
+    work->wait();
+  } catch (const c10::DistBackendError& e) {
+    message = e.what_without_backtrace();
+  }
+  EXPECT_NE(message.find("all_reduce (fakeccl, rank 0 of 1) failed: not complete after 20 ms (the group's timeout"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("its communicator was aborted"), std::string::npos) << message;
+  std::vector<at::Tensor> later{at::ones({1}, at::TensorOptions().device(device))};
+  EXPECT_THROW(as_backend.allreduce(later), c10::Error);  // the group is closed
+  torch_fl::synchronize_device(0);
 }
 
 TEST(DeviceCclBackend, ACollectiveAfterShutdownIsRefused) {

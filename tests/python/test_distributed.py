@@ -114,8 +114,9 @@ def test_every_collective_and_declared_dtype_matches_gloo_on_cpu(device, tmp_pat
 
 def test_a_rank_that_never_joins_the_collective_times_out_naming_it(device, tmp_path):
     # A vendor library's wait() orders the stream without blocking the host (as NCCL's
-    # does); wait(timeout) blocks and aborts the communicator (DeviceCclWork).
-    needs_staging("the host-side timeout of wait()")
+    # does): its watchdog aborts the group after the timeout and fails the Work, which
+    # raises at the next wait() (tests/cpp/device_ccl_backend_test.cpp), not in .item().
+    needs_staging("an error raised by the synchronous collective itself")
     ranks = torchrun("timeout", tmp_path, COLLECTIVE_TIMEOUT="3")
     outcome = ranks[0]
     assert outcome["type"] == "DistBackendError", outcome

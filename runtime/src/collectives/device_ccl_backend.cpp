@@ -136,10 +136,9 @@ class DeviceCclBackend::Launch {
         record_stream(t.storage().data_ptr(), *stream_);
       }
     }
-    auto backend = c10::intrusive_ptr<DeviceCclBackend>::unsafe_reclaim_from_nonowning(&backend_);
-    auto work = c10::make_intrusive<DeviceCclWork>(
-        description_, rank(), type_, interned(backend_.name_ + ":" + collective_), *stream_, outputs,
-        [backend] { return backend->abort_communicator(); }, backend_.timeout_, host_blocking);
+    auto work = c10::make_intrusive<DeviceCclWork>(description_, rank(), type_,
+                                                   interned(backend_.name_ + ":" + collective_), *stream_, outputs,
+                                                   backend_.aborter(), backend_.timeout_, host_blocking);
     if (backend_.coalescing_) {  // issued when the group ends
       backend_.coalesced_works_.push_back(work);
       backend_.coalesced_outputs_.insert(backend_.coalesced_outputs_.end(), outputs.begin(), outputs.end());
@@ -149,6 +148,7 @@ class DeviceCclBackend::Launch {
     end.record(*stream_);
     lock_.unlock();  // the future's callbacks may start collectives
     work->issue(std::move(end));
+    backend_.watch(work);
     return work;
   }
 
@@ -212,13 +212,80 @@ DeviceCclBackend::DeviceCclBackend(const TflCollectives& library, std::vector<ui
       timeout_(timeout) {
   TORCH_CHECK(unique_id_.size() == library_.unique_id_bytes, name_, ": a unique id of ", unique_id_.size(),
               " bytes; ", library_.library, " takes ", library_.unique_id_bytes);
+  watchdog_ = std::thread([this] { watchdog_loop(); });
 }
 
 DeviceCclBackend::~DeviceCclBackend() {
+  stop_watchdog();
   // Not shut down: free without waiting (a peer may be gone; waiting could hang exit).
   const std::lock_guard<std::mutex> lock(mutex_);
   if (comm_ != nullptr) library_.comm_abort(comm_);
   comm_ = nullptr;
+}
+
+void DeviceCclBackend::stop_watchdog() {
+  {
+    const std::lock_guard<std::mutex> lock(watch_mutex_);
+    watch_stopping_ = true;
+    watched_.clear();
+  }
+  watch_changed_.notify_all();
+  if (watchdog_.joinable()) watchdog_.join();
+}
+
+std::function<std::string()> DeviceCclBackend::aborter() {
+  // Weak: a Work (which may outlive its group) must not keep the backend alive,
+  // nor drop its last reference from the watchdog's thread.
+  c10::weak_intrusive_ptr<DeviceCclBackend> weak(
+      c10::intrusive_ptr<DeviceCclBackend>::unsafe_reclaim_from_nonowning(this));
+  return [weak]() -> std::string {
+    if (auto backend = weak.lock()) return backend->abort_communicator();
+    return "the process group is gone";
+  };
+}
+
+void DeviceCclBackend::watch(c10::intrusive_ptr<DeviceCclWork> work) {
+  {
+    const std::lock_guard<std::mutex> lock(watch_mutex_);
+    if (watch_stopping_) return;
+    watched_.emplace_back(std::chrono::steady_clock::now() + timeout_, std::move(work));
+  }
+  watch_changed_.notify_all();
+}
+
+void DeviceCclBackend::watchdog_loop() {
+  constexpr auto kPoll = std::chrono::milliseconds(50);
+  std::unique_lock<std::mutex> lock(watch_mutex_);
+  while (!watch_stopping_) {
+    watch_changed_.wait_for(lock, kPoll, [&] { return watch_stopping_; });
+    if (watch_stopping_) break;
+    while (!watched_.empty() && watched_.front().second->isCompleted()) watched_.pop_front();
+    if (watched_.empty()) continue;
+    // The library's asynchronous error (a peer failed), when no call holds the communicator.
+    std::string problem;
+    if (std::unique_lock<std::mutex> comm_lock(mutex_, std::try_to_lock); comm_lock && comm_ != nullptr) {
+      tflStatus async_error = 0;
+      if (library_.comm_async_error(comm_, &async_error) == 0 && async_error != 0) {
+        problem = std::string(library_.library) + " reported an asynchronous error: " +
+                  library_.status_string(async_error);
+      }
+    }
+    const auto& [deadline, oldest] = watched_.front();
+    if (problem.empty() && std::chrono::steady_clock::now() >= deadline) {
+      problem = "not complete after " + std::to_string(timeout_.count()) +
+                " ms (the group's timeout; a rank that never joined?)";
+    }
+    if (problem.empty()) continue;
+    auto failing = std::move(watched_);
+    watched_.clear();
+    lock.unlock();
+    const std::string aborted = abort_communicator();
+    for (auto& entry : failing) {
+      entry.second->fail(named_error(entry.second->description(), problem + "; " + aborted));
+    }
+    failing.clear();
+    lock.lock();
+  }
 }
 
 std::string DeviceCclBackend::description(const char* collective) const {
@@ -258,6 +325,7 @@ std::string DeviceCclBackend::abort_communicator() {
 }
 
 void DeviceCclBackend::shutdown() {
+  stop_watchdog();
   tflComm comm = nullptr;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -298,13 +366,13 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::endCoalescing() {
     ends.emplace_back(stream_->device_type());
     ends.back().record(*stream_);
   }
-  auto backend = c10::intrusive_ptr<DeviceCclBackend>::unsafe_reclaim_from_nonowning(this);
-  auto group_work = c10::make_intrusive<DeviceCclWork>(
-      description("coalesced group"), getRank(), c10d::OpType::COALESCED, interned(name_ + ":coalesced"), *stream_,
-      std::move(outputs), [backend] { return backend->abort_communicator(); }, timeout_, false);
+  auto group_work = c10::make_intrusive<DeviceCclWork>(description("coalesced group"), getRank(),
+                                                       c10d::OpType::COALESCED, interned(name_ + ":coalesced"),
+                                                       *stream_, std::move(outputs), aborter(), timeout_, false);
   lock.unlock();
   for (size_t i = 0; i < works.size(); ++i) works[i]->issue(std::move(ends[i]));
   group_work->issue(std::move(ends.back()));
+  watch(group_work);
   return group_work;
 }
 

@@ -18,13 +18,22 @@
 // its own collective stream there. The library's calls of one backend are made
 // under its mutex (a communicator takes one caller at a time).
 //
+// A watchdog thread enforces the group's timeout, as ProcessGroupNCCL's does: a
+// Work not complete within it (a rank that never joined), or an asynchronous
+// error the library reports, aborts the communicator and fails the Works in
+// flight with a DistBackendError naming the collective; their wait() raises it.
+//
 // startCoalescing/endCoalescing (batch_isend_irecv) issue what is called in
 // between as one library group: the calls' Works are issued, and their futures
 // completed, when the group ends.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +111,11 @@ class DeviceCclBackend final : public c10d::Backend {
   tflComm communicator_locked(const c10::Device& device, const std::string& description);
   std::string abort_communicator();
   std::string description(const char* collective) const;
+  // What a Work calls when its wait(timeout) expires.
+  std::function<std::string()> aborter();
+  void watch(c10::intrusive_ptr<DeviceCclWork> work);
+  void watchdog_loop();
+  void stop_watchdog();
 
   const TflCollectives& library_;
   const std::vector<uint8_t> unique_id_;
@@ -118,6 +132,13 @@ class DeviceCclBackend final : public c10d::Backend {
   bool group_open_ = false;  // group_start called (at the first call in the group)
   std::vector<c10::intrusive_ptr<DeviceCclWork>> coalesced_works_;
   std::vector<at::Tensor> coalesced_outputs_;
+
+  // The watchdog: issued Works not yet complete, with their deadlines.
+  std::mutex watch_mutex_;
+  std::condition_variable watch_changed_;
+  std::deque<std::pair<std::chrono::steady_clock::time_point, c10::intrusive_ptr<DeviceCclWork>>> watched_;
+  bool watch_stopping_ = false;
+  std::thread watchdog_;
 };
 
 }  // namespace torch_fl::collectives

@@ -41,8 +41,24 @@ void DeviceCclWork::issue(c10::Event done) {
   }
 }
 
+void DeviceCclWork::fail(std::exception_ptr error) {
+  const std::lock_guard<std::mutex> lock(issue_mutex_);
+  if (!error_) error_ = std::move(error);
+}
+
+bool DeviceCclWork::failed() {
+  const std::lock_guard<std::mutex> lock(issue_mutex_);
+  return error_ != nullptr;
+}
+
+bool DeviceCclWork::isSuccess() const {
+  const std::lock_guard<std::mutex> lock(issue_mutex_);
+  return error_ == nullptr;
+}
+
 c10::Event& DeviceCclWork::issued_event() {
   const std::lock_guard<std::mutex> lock(issue_mutex_);
+  if (error_) std::rethrow_exception(error_);
   TORCH_CHECK(done_.has_value(), description_,
               ": is part of a coalesced group that has not ended (wait for the Work endCoalescing returns)");
   return *done_;
@@ -51,6 +67,7 @@ c10::Event& DeviceCclWork::issued_event() {
 bool DeviceCclWork::isCompleted() {
   {
     const std::lock_guard<std::mutex> lock(issue_mutex_);
+    if (error_) return true;
     if (!done_) return false;
   }
   return issued_event().query();
@@ -61,6 +78,7 @@ void DeviceCclWork::block_host(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto pause = std::chrono::microseconds(20);
   while (!done.query()) {
+    if (failed()) issued_event();  // the watchdog gave up on it: raises its error
     if (std::chrono::steady_clock::now() >= deadline) {
       const std::string aborted = on_timeout_();
       C10_THROW_ERROR(DistBackendError, description_ + " failed: not complete after " +

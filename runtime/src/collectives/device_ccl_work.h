@@ -37,9 +37,14 @@ class DeviceCclWork final : public c10d::Work {
 
   // The collective is enqueued: `done` follows it on the collective stream.
   void issue(c10::Event done);
+  // The backend's watchdog gave up on it (timeout, or the library's asynchronous
+  // error): wait() and synchronize() raise `error` from now on.
+  void fail(std::exception_ptr error);
+  bool failed();
+  const std::string& description() const { return description_; }
 
   bool isCompleted() override;
-  bool isSuccess() const override { return true; }
+  bool isSuccess() const override;
   bool wait(std::chrono::milliseconds timeout) override;
   void synchronize() override;
   std::vector<at::Tensor> result() override { return outputs_; }
@@ -56,8 +61,9 @@ class DeviceCclWork final : public c10d::Work {
   const std::chrono::milliseconds default_timeout_;
   const bool host_blocking_;
   const c10::intrusive_ptr<c10::ivalue::Future> future_;
-  std::mutex issue_mutex_;
+  mutable std::mutex issue_mutex_;
   std::optional<c10::Event> done_;  // set by issue()
+  std::exception_ptr error_;        // set by fail()
 };
 
 }  // namespace torch_fl::collectives
