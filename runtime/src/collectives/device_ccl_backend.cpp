@@ -83,9 +83,18 @@ class DeviceCclBackend::Launch {
 
   // The library's status: 0, or a DistBackendError naming the collective and the call.
   void call(tflStatus status, const char* what) const {
-    if (status == 0) return;
-    C10_THROW_ERROR(DistBackendError, description_ + " failed: " + library().library + " " + what + ": " +
-                                          library().status_string(status));
+    if (status != 0) {
+      C10_THROW_ERROR(DistBackendError, description_ + " failed: " + library().library + " " + what + ": " +
+                                            library().status_string(status));
+    }
+    // Aborted from another thread meanwhile: the communicator is gone.
+    if (backend_.closed_) C10_THROW_ERROR(DistBackendError, description_ + " failed: the process group was aborted");
+  }
+
+  // A collective that queues work after the library's call cannot be coalesced:
+  // the library enqueues a group's calls only when it ends.
+  void not_in_a_group() const {
+    if (backend_.coalescing_) refuse("cannot run between startCoalescing and endCoalescing");
   }
 
   // Runs `body` with the collective stream current: temporaries are allocated
@@ -139,9 +148,10 @@ class DeviceCclBackend::Launch {
     auto work = c10::make_intrusive<DeviceCclWork>(description_, rank(), type_,
                                                    interned(backend_.name_ + ":" + collective_), *stream_, outputs,
                                                    backend_.aborter(), backend_.timeout_, host_blocking);
-    if (backend_.coalescing_) {  // issued when the group ends
+    if (backend_.coalescing_) {  // issued when the group ends; its tensors kept till then
       backend_.coalesced_works_.push_back(work);
       backend_.coalesced_outputs_.insert(backend_.coalesced_outputs_.end(), outputs.begin(), outputs.end());
+      backend_.coalesced_tensors_.insert(backend_.coalesced_tensors_.end(), used_.begin(), used_.end());
       return work;
     }
     c10::Event end(device_->type());
@@ -218,28 +228,33 @@ DeviceCclBackend::DeviceCclBackend(const TflCollectives& library, std::vector<ui
 DeviceCclBackend::~DeviceCclBackend() {
   stop_watchdog();
   // Not shut down: free without waiting (a peer may be gone; waiting could hang exit).
-  const std::lock_guard<std::mutex> lock(mutex_);
-  if (comm_ != nullptr) library_.comm_abort(comm_);
-  comm_ = nullptr;
+  if (tflComm comm = comm_.exchange(nullptr)) library_.comm_abort(comm);
+}
+
+void DeviceCclBackend::release_resources() {
+  stop_watchdog();
+  closed_ = true;
+  if (tflComm comm = comm_.exchange(nullptr)) library_.comm_abort(comm);
 }
 
 void DeviceCclBackend::stop_watchdog() {
+  std::thread watchdog;  // one caller joins it
   {
     const std::lock_guard<std::mutex> lock(watch_mutex_);
     watch_stopping_ = true;
     watched_.clear();
+    watchdog = std::move(watchdog_);
   }
   watch_changed_.notify_all();
-  if (watchdog_.joinable()) watchdog_.join();
+  if (watchdog.joinable()) watchdog.join();
 }
 
-std::function<std::string()> DeviceCclBackend::aborter() {
-  // Weak: a Work (which may outlive its group) must not keep the backend alive,
-  // nor drop its last reference from the watchdog's thread.
+std::function<std::string(const std::string&)> DeviceCclBackend::aborter() {
+  // Weak: a Work (which may outlive its group) must not keep the backend alive.
   c10::weak_intrusive_ptr<DeviceCclBackend> weak(
       c10::intrusive_ptr<DeviceCclBackend>::unsafe_reclaim_from_nonowning(this));
-  return [weak]() -> std::string {
-    if (auto backend = weak.lock()) return backend->abort_communicator();
+  return [weak](const std::string& why) -> std::string {
+    if (auto backend = weak.lock()) return backend->abort_communicator(why);
     return "the process group is gone";
   };
 }
@@ -259,31 +274,29 @@ void DeviceCclBackend::watchdog_loop() {
   while (!watch_stopping_) {
     watch_changed_.wait_for(lock, kPoll, [&] { return watch_stopping_; });
     if (watch_stopping_) break;
-    while (!watched_.empty() && watched_.front().second->isCompleted()) watched_.pop_front();
-    if (watched_.empty()) continue;
-    // The library's asynchronous error (a peer failed), when no call holds the communicator.
     std::string problem;
-    if (std::unique_lock<std::mutex> comm_lock(mutex_, std::try_to_lock); comm_lock && comm_ != nullptr) {
-      tflStatus async_error = 0;
-      if (library_.comm_async_error(comm_, &async_error) == 0 && async_error != 0) {
-        problem = std::string(library_.library) + " reported an asynchronous error: " +
-                  library_.status_string(async_error);
+    try {
+      while (!watched_.empty() && watched_.front().second->isCompleted()) watched_.pop_front();
+      if (watched_.empty()) continue;
+      {  // the library's asynchronous error (a peer failed)
+        const std::lock_guard<std::mutex> abort_lock(abort_mutex_);
+        tflStatus async_error = 0;
+        const tflComm comm = comm_.load();
+        if (comm != nullptr && library_.comm_async_error(comm, &async_error) == 0 && async_error != 0) {
+          problem = std::string(library_.library) + " reported an asynchronous error: " +
+                    library_.status_string(async_error);
+        }
       }
-    }
-    const auto& [deadline, oldest] = watched_.front();
-    if (problem.empty() && std::chrono::steady_clock::now() >= deadline) {
-      problem = "not complete after " + std::to_string(timeout_.count()) +
-                " ms (the group's timeout; a rank that never joined?)";
+      if (problem.empty() && std::chrono::steady_clock::now() >= watched_.front().first) {
+        problem = "not complete after " + std::to_string(timeout_.count()) +
+                  " ms (the group's timeout; a rank that never joined?)";
+      }
+    } catch (const std::exception& e) {  // a device error surfacing in an event query
+      problem = std::string("the watchdog's query failed: ") + e.what();
     }
     if (problem.empty()) continue;
-    auto failing = std::move(watched_);
-    watched_.clear();
     lock.unlock();
-    const std::string aborted = abort_communicator();
-    for (auto& entry : failing) {
-      entry.second->fail(named_error(entry.second->description(), problem + "; " + aborted));
-    }
-    failing.clear();
+    abort_communicator(problem);
     lock.lock();
   }
 }
@@ -294,48 +307,71 @@ std::string DeviceCclBackend::description(const char* collective) const {
 
 tflComm DeviceCclBackend::communicator_locked(const c10::Device& device, const std::string& description) {
   TORCH_CHECK(!closed_, description, ": the process group has been shut down or aborted");
-  if (comm_ != nullptr) {
+  if (const tflComm comm = comm_.load()) {
     TORCH_CHECK(*device_ == device, description, ": this rank's communicator is on ", device_->str(),
                 "; a collective on ", device.str(), " needs a process group of its own (one device per rank)");
-    return comm_;
+    return comm;
   }
+  tflComm made = nullptr;
   const tflStatus status =
-      library_.comm_init(unique_id_.data(), getSize(), getRank(), static_cast<int32_t>(device.index()), &comm_);
+      library_.comm_init(unique_id_.data(), getSize(), getRank(), static_cast<int32_t>(device.index()), &made);
   if (status != 0) {
-    comm_ = nullptr;
     C10_THROW_ERROR(DistBackendError, description + " failed: " + library_.library +
                                           " could not make the communicator on " + device.str() + ": " +
                                           library_.status_string(status));
+  }
+  if (closed_) {  // aborted while the ranks were meeting
+    library_.comm_abort(made);
+    C10_THROW_ERROR(DistBackendError, description + " failed: the process group was aborted");
   }
   device_ = device;
   // A stream of this group's own: another group's collectives (ordered
   // differently across ranks) must not queue behind this one's.
   const c10::impl::VirtualGuardImpl guard(device.type());
   stream_ = guard.getStreamFromGlobalPool(device, /*isHighPriority=*/true);
-  return comm_;
+  comm_.store(made);
+  return made;
 }
 
-std::string DeviceCclBackend::abort_communicator() {
-  const std::lock_guard<std::mutex> lock(mutex_);  // after a call in progress returns
-  closed_ = true;
-  if (comm_ == nullptr) return "the process group was already closed";
-  library_.comm_abort(comm_);
-  comm_ = nullptr;
-  return "its communicator was aborted; make a new process group";
+std::string DeviceCclBackend::abort_communicator(const std::string& why) {
+  bool aborted = false;
+  {
+    const std::lock_guard<std::mutex> abort_lock(abort_mutex_);
+    closed_ = true;
+    if (tflComm comm = comm_.exchange(nullptr)) {
+      library_.comm_abort(comm);  // NCCL: callable while another thread is blocked in the communicator
+      aborted = true;
+    }
+  }
+  const std::string what = aborted ? "its communicator was aborted; make a new process group"
+                                   : "the process group was already closed";
+  fail_watched(why + "; " + what);
+  return what;
+}
+
+void DeviceCclBackend::fail_watched(const std::string& why) {
+  std::deque<std::pair<std::chrono::steady_clock::time_point, c10::intrusive_ptr<DeviceCclWork>>> failing;
+  {
+    const std::lock_guard<std::mutex> lock(watch_mutex_);
+    failing.swap(watched_);
+  }
+  for (auto& entry : failing) {
+    if (!entry.second->isCompleted()) entry.second->fail(named_error(entry.second->description(), why));
+  }
 }
 
 void DeviceCclBackend::shutdown() {
   stop_watchdog();
   tflComm comm = nullptr;
   {
-    const std::lock_guard<std::mutex> lock(mutex_);
+    const std::lock_guard<std::mutex> lock(mutex_);  // after a collective being enqueued
     closed_ = true;
-    std::swap(comm, comm_);
+    comm = comm_.exchange(nullptr);
   }
   if (comm != nullptr) library_.comm_destroy(comm);  // waits for its queued work, outside the lock
 }
 
-void DeviceCclBackend::abort() { abort_communicator(); }
+void DeviceCclBackend::abort() { abort_communicator("the process group was aborted"); }
 
 void DeviceCclBackend::startCoalescing() {
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -352,14 +388,27 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::endCoalescing() {
   auto outputs = std::move(coalesced_outputs_);
   coalesced_works_.clear();
   coalesced_outputs_.clear();
+  auto tensors = std::move(coalesced_tensors_);
+  coalesced_tensors_.clear();
   TORCH_CHECK(group_open_ && stream_.has_value(), description("endCoalescing"),
               ": no collective was called since startCoalescing");
   group_open_ = false;
   const tflStatus status = library_.group_end();
-  if (status != 0) {
-    C10_THROW_ERROR(DistBackendError, description("coalesced group") + " failed: " + library_.library +
-                                          " group_end: " + library_.status_string(status));
+  std::string problem;
+  if (status != 0) problem = std::string(library_.library) + " group_end: " + library_.status_string(status);
+  if (closed_) problem = "the process group was aborted";
+  if (!problem.empty()) {  // none of the group's Works will complete
+    const std::string what = description("coalesced group") + " failed: " + problem;
+    for (auto& work : works) work->fail(named_error(work->description(), problem));
+    C10_THROW_ERROR(DistBackendError, what);
   }
+  // The calls are enqueued now: the tensors may be freed (their blocks reused after the stream's work).
+  for (const at::Tensor& t : tensors) {
+    if (t.defined() && t.has_storage() && t.storage().data_ptr().get() != nullptr) {
+      record_stream(t.storage().data_ptr(), *stream_);
+    }
+  }
+  tensors.clear();
   // One event per Work (events are not shared), all after the group.
   std::vector<c10::Event> ends;
   for (size_t i = 0; i <= works.size(); ++i) {
@@ -431,6 +480,7 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::allgather(std::vector<std::vect
   TORCH_CHECK(outputs.size() == 1, "all_gather: takes one output list per rank, got ", outputs.size());
   std::vector<at::Tensor>& gathered = outputs[0];
   Launch launch(*this, "all_gather", c10d::OpType::ALLGATHER, pointers({&inputs, &gathered}));
+  launch.not_in_a_group();  // it copies the gathered rows out after the call
   if (gathered.size() != static_cast<size_t>(getSize())) {
     launch.refuse("the output list has " + std::to_string(gathered.size()) + " tensors for " +
                   std::to_string(getSize()) + " ranks");
@@ -718,6 +768,7 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::barrier(const c10d::BarrierOpti
   }
   std::vector<at::Tensor> token{at::zeros({1}, at::TensorOptions().dtype(at::kFloat).device(device))};
   Launch launch(*this, "barrier", c10d::OpType::BARRIER, pointers({&token}));
+  launch.not_in_a_group();
   launch.call(library_.all_reduce(token[0].data_ptr(), token[0].data_ptr(), 1, TFL_DTYPE_FLOAT32, TFL_REDUCE_SUM,
                                   launch.comm(), launch.stream()),
               "all_reduce");

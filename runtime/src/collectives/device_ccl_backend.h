@@ -28,6 +28,7 @@
 // completed, when the group ends.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -98,9 +99,14 @@ class DeviceCclBackend final : public c10d::Backend {
   c10::intrusive_ptr<c10d::Work> endCoalescing() override;
 
   // shutdown: waits for what is queued, then destroys the communicator; abort
-  // (and a timed-out wait): frees it without waiting.
+  // (and a timed-out wait, and the watchdog): frees it without waiting, from any
+  // thread, even while a call into the library is blocked (as NCCL allows), and
+  // fails the Works in flight.
   void shutdown() override;
   void abort() override;
+  // The last strong reference is gone (Works keep only weak ones): stop the
+  // watchdog here, on the releasing thread, and free the communicator.
+  void release_resources() override;
 
  private:
   class Launch;  // one collective being enqueued (device_ccl_backend.cpp)
@@ -109,10 +115,13 @@ class DeviceCclBackend final : public c10d::Backend {
   // The communicator on `device`, made on first use (a collective call over the
   // ranks), and the backend's stream there. mutex_ held.
   tflComm communicator_locked(const c10::Device& device, const std::string& description);
-  std::string abort_communicator();
+  // Aborts the communicator and fails the Works in flight with `why`; returns what
+  // to add to an error message about it.
+  std::string abort_communicator(const std::string& why);
+  void fail_watched(const std::string& why);
   std::string description(const char* collective) const;
   // What a Work calls when its wait(timeout) expires.
-  std::function<std::string()> aborter();
+  std::function<std::string(const std::string&)> aborter();
   void watch(c10::intrusive_ptr<DeviceCclWork> work);
   void watchdog_loop();
   void stop_watchdog();
@@ -122,16 +131,18 @@ class DeviceCclBackend final : public c10d::Backend {
   const std::string name_;
   const std::chrono::milliseconds timeout_;
 
-  std::mutex mutex_;  // guards what follows, and every call into the library
-  tflComm comm_ = nullptr;
-  std::optional<c10::Device> device_;  // the communicator's device
-  std::optional<c10::Stream> stream_;  // this group's collective stream on it
-  bool closed_ = false;                // shut down or aborted
+  std::mutex mutex_;  // guards what follows but comm_ and closed_, and every collective's library calls
+  std::atomic<tflComm> comm_{nullptr};  // taken (exchanged) by whoever frees it
+  std::atomic<bool> closed_{false};     // shut down or aborted
+  std::mutex abort_mutex_;              // the watchdog's comm_async_error against an abort
+  std::optional<c10::Device> device_;   // the communicator's device
+  std::optional<c10::Stream> stream_;   // this group's collective stream on it
   // Between startCoalescing and endCoalescing:
   bool coalescing_ = false;
   bool group_open_ = false;  // group_start called (at the first call in the group)
   std::vector<c10::intrusive_ptr<DeviceCclWork>> coalesced_works_;
   std::vector<at::Tensor> coalesced_outputs_;
+  std::vector<at::Tensor> coalesced_tensors_;  // kept until the group's calls are enqueued
 
   // The watchdog: issued Works not yet complete, with their deadlines.
   std::mutex watch_mutex_;

@@ -12,7 +12,8 @@ namespace torch_fl::collectives {
 
 DeviceCclWork::DeviceCclWork(std::string description, int rank, c10d::OpType op_type, const char* profiling_title,
                              c10::Stream collective_stream, std::vector<at::Tensor> outputs,
-                             std::function<std::string()> on_timeout, std::chrono::milliseconds default_timeout,
+                             std::function<std::string(const std::string&)> on_timeout,
+                             std::chrono::milliseconds default_timeout,
                              bool host_blocking)
     : c10d::Work(rank, op_type, profiling_title),
       description_(std::move(description)),
@@ -65,12 +66,9 @@ c10::Event& DeviceCclWork::issued_event() {
 }
 
 bool DeviceCclWork::isCompleted() {
-  {
-    const std::lock_guard<std::mutex> lock(issue_mutex_);
-    if (error_) return true;
-    if (!done_) return false;
-  }
-  return issued_event().query();
+  const std::lock_guard<std::mutex> lock(issue_mutex_);
+  if (error_) return true;
+  return done_ && done_->query();
 }
 
 void DeviceCclWork::block_host(std::chrono::milliseconds timeout) {
@@ -80,10 +78,10 @@ void DeviceCclWork::block_host(std::chrono::milliseconds timeout) {
   while (!done.query()) {
     if (failed()) issued_event();  // the watchdog gave up on it: raises its error
     if (std::chrono::steady_clock::now() >= deadline) {
-      const std::string aborted = on_timeout_();
-      C10_THROW_ERROR(DistBackendError, description_ + " failed: not complete after " +
-                                            std::to_string(timeout.count()) + " ms (a rank that never joined?); " +
-                                            aborted);
+      const std::string why =
+          "not complete after " + std::to_string(timeout.count()) + " ms (a rank that never joined?)";
+      const std::string aborted = on_timeout_(why);
+      C10_THROW_ERROR(DistBackendError, description_ + " failed: " + why + "; " + aborted);
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::microseconds(1000));

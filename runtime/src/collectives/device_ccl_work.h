@@ -28,11 +28,12 @@ namespace torch_fl::collectives {
 
 class DeviceCclWork final : public c10d::Work {
  public:
-  // `on_timeout`: aborts the communicator, returning what to say about it.
+  // `on_timeout(why)`: aborts the communicator, returning what to say about it.
   // `host_blocking`: wait() blocks the host even without a timeout (barrier).
   DeviceCclWork(std::string description, int rank, c10d::OpType op_type, const char* profiling_title,
                 c10::Stream collective_stream, std::vector<at::Tensor> outputs,
-                std::function<std::string()> on_timeout, std::chrono::milliseconds default_timeout,
+                std::function<std::string(const std::string&)> on_timeout,
+                std::chrono::milliseconds default_timeout,
                 bool host_blocking);
 
   // The collective is enqueued: `done` follows it on the collective stream.
@@ -57,7 +58,7 @@ class DeviceCclWork final : public c10d::Work {
   const std::string description_;  // "[nvidia] all_reduce (nvgpu_nccl, rank 0 of 2)"
   const c10::Stream stream_;
   const std::vector<at::Tensor> outputs_;
-  const std::function<std::string()> on_timeout_;
+  const std::function<std::string(const std::string&)> on_timeout_;
   const std::chrono::milliseconds default_timeout_;
   const bool host_blocking_;
   const c10::intrusive_ptr<c10::ivalue::Future> future_;
