@@ -116,6 +116,7 @@ bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/runtime_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) $(PYTHON) bench/instruction_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/overlap_bench.py
+	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/format_bench.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/allreduce_bench.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)

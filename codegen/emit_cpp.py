@@ -17,7 +17,7 @@ from .emit_blocks import CppBlock, source
 from .emit_kernel import decomposition_block, kernel_block, raising_registration, registration
 from .emit_launch import launch_block
 from .plan_model import AllocationKind, BackendPlan, OpOrigin
-from .spec_model import FallbackPolicy
+from .spec_model import FallbackPolicy, PrivateFormatSpec
 
 # Shards bound the rebuild after a spec edit: the kernels of one op family
 # (mul.Tensor, mul.Scalar and their variants) all land in one shard, so a kernel
@@ -32,6 +32,7 @@ class Shard:
     registrations: tuple[str, ...]
     autograd_registrations: tuple[str, ...] = ()
     native_headers: tuple[str, ...] = ()  # ATen/ops/<op>_native.h of decompositions called
+    format_definitions: tuple[CppBlock, ...] = ()  # the private formats its kernels use
 
 
 def shard_of(entry_name: str) -> int:
@@ -44,6 +45,7 @@ def shards(plan: BackendPlan) -> list[Shard]:
     regs: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
     autograd_regs: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
     headers: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
+    formats: dict[int, dict[str, CppBlock]] = {i: {} for i in range(SHARD_COUNT)}
     launch_by_name = {l.function_name: l for l in plan.launches}
     emitted_launches: set[str] = set()
     for kernel in plan.kernels:
@@ -64,6 +66,9 @@ def shards(plan: BackendPlan) -> list[Shard]:
             if launch.function_name not in emitted_launches:
                 emitted_launches.add(launch.function_name)
                 blocks[index].append(launch_block(plan, launch_by_name[launch.function_name], where))
+        if kernel.private_format is not None:
+            private_format = kernel.private_format.format
+            formats[index].setdefault(private_format.name, format_definition(private_format))
         blocks[index].append(kernel_block(kernel))
         regs[index].append(registration(kernel))
         if kernel.allocation.kind == AllocationKind.META and kernel.aten.direct_meta:
@@ -74,8 +79,21 @@ def shards(plan: BackendPlan) -> list[Shard]:
                                         f'TORCH_FN(autograd_{kernel.aten.cpp_name}));')
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0]}_native.h")
     return [Shard(i, tuple(blocks[i]), tuple(regs[i]), tuple(autograd_regs[i]),
-                  tuple(dict.fromkeys(headers[i])))  # each header once, in first-use order
+                  tuple(dict.fromkeys(headers[i])),  # each header once, in first-use order
+                  tuple(formats[i].values()))
             for i in range(SHARD_COUNT)]
+
+
+def format_definition(private_format: PrivateFormatSpec) -> CppBlock:
+    """A private format as the runtime knows it (torch_fl/private_format.h). An
+    inline variable: every shard that uses it defines it, and the program holds
+    one object, so kernels of different shards agree on what "in NC1HWC0" means."""
+    where = f"{private_format.location.path}:{private_format.location.line}"
+    lines = (f"inline const torch_fl::PrivateFormat {private_format.name}{{",
+             f"    {cpp_text.string_literal(private_format.name)}, {cpp_text.string_literal(where)}, "
+             f"{private_format.rank},",
+             f"    &{private_format.to_private}, &{private_format.to_public}, &{private_format.physical_sizes}}};")
+    return CppBlock((cpp_text.comment(f"the {private_format.name} format: {where}"),), lines)
 
 
 def autocast_kernels(plan: BackendPlan) -> list[str]:

@@ -89,17 +89,20 @@ def _placement_checks(kernel: KernelPlan) -> list[str]:
     """Every tensor on this device (a CPU scalar where one may stand in), and the
     memory-overlap rules for what the kernel writes into."""
     lines = []
+    private_format = kernel.private_format
     for tensor in kernel.tensor_inputs:
         name = tensor.name
+        # A format-aware argument stays in its private format (when whole).
+        kept = f", &{private_format.cpp_name}" if private_format and name in private_format.takes else ""
         if kernel.kind == KernelKind.INPLACE and name == "self":
-            lines.append('  op.check_output(self, "self", /*is_operand=*/true);')
+            lines.append(f'  op.check_output(self, "self", /*is_operand=*/true{kept});')
         elif tensor.kind == TensorArgKind.LIST:
             lines.append(f'  op.check_input_list({name}, "{name}");')
         elif tensor.kind == TensorArgKind.OPTIONAL:
             lines.append(f'  op.check_optional_input({name}, "{name}");')
         else:
             scalar_ok = "true" if tensor.cpu_scalar_ok else "false"
-            lines.append(f'  op.check_input({name}, "{name}", /*cpu_scalar_ok=*/{scalar_ok});')
+            lines.append(f'  op.check_input({name}, "{name}", /*cpu_scalar_ok=*/{scalar_ok}{kept});')
     if kernel.kind == KernelKind.OUT:
         for name in kernel.output_names:
             lines.append(f'  op.check_output({name}, "{name}", /*is_operand=*/false);')
@@ -165,6 +168,10 @@ def _operands(kernel: KernelPlan) -> tuple[list[str], dict[str, str]]:
             lines.append(f"  const at::Tensor {laid} = op.with_layout({current}, torch_fl::MemoryLayout::kChannelsLast);")
         elif rule.kind == LayoutKind.ALIGNED:
             lines.append(f"  const at::Tensor {laid} = op.aligned({current}, {rule.alignment});")
+        elif kernel.private_format and rule.argument in kernel.private_format.takes:
+            # Its own physical tensor when already in the format, else converted.
+            lines.append(f"  const at::Tensor {laid} = torch_fl::laid_out_in({current}, "
+                         f"{kernel.private_format.cpp_name});")
         elif rule.reuse:
             # Converted once and reused while the source is unchanged (same
             # storage, version and geometry) on this stream.
@@ -189,14 +196,15 @@ def _allocation(kernel: KernelPlan) -> list[str]:
     if kernel.kind == KernelKind.FUNCTIONAL:
         if allocation.kind == AllocationKind.LIKE:
             for name, like in zip(outputs, allocation.like):
-                lines.append(f"  const at::Tensor {name} = op.allocate_like({like});")
+                lines.append(f"  const at::Tensor {name} = {_allocate(kernel, name, like=like)};")
         elif len(outputs) == 1:
-            lines.append(f"  const at::Tensor {outputs[0]} = op.allocate(expected);")
+            lines.append(f"  const at::Tensor {outputs[0]} = {_allocate(kernel, outputs[0], expected='expected')};")
             if allocation.count:  # the SDK writes how many rows of it are filled
                 lines.append(f"  const at::Tensor {allocation.count} = op.allocate_count();")
         else:
             for i, name in enumerate(outputs):
-                lines.append(f"  const at::Tensor {name} = op.allocate(std::get<{i}>(expected));")
+                lines.append(f"  const at::Tensor {name} = "
+                             f"{_allocate(kernel, name, expected=f'std::get<{i}>(expected)')};")
     elif kernel.kind == KernelKind.OUT:
         # The out= overload runs on meta outs of the caller's dtypes, so its own
         # rules apply (e.g. a reduction accumulates in the out= dtype).
@@ -220,6 +228,21 @@ def _allocation(kernel: KernelPlan) -> list[str]:
         lines.append("  at::Tensor self_meta = op.meta(self);")
         lines.append(f"  {meta_call(kernel)};")
     return lines
+
+
+def _allocate(kernel: KernelPlan, name: str, expected: str = "", like: str = "") -> str:
+    """One functional result: public, or in the kernel's private format (always
+    for `makes`, when its first format-aware argument is for `keeps`)."""
+    private_format = kernel.private_format
+    if private_format and name in private_format.makes:
+        return f"op.allocate_in({expected or f'op.meta({like})'}, {private_format.cpp_name})"
+    if private_format and name in private_format.keeps:
+        source = private_format.takes[0]
+        if like:
+            return f"op.allocate_like_keeping({like}, {private_format.cpp_name})" if like == source else \
+                f"op.allocate_keeping(op.meta({like}), {source}, {private_format.cpp_name})"
+        return f"op.allocate_keeping({expected}, {source}, {private_format.cpp_name})"
+    return f"op.allocate_like({like})" if like else f"op.allocate({expected})"
 
 
 def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:

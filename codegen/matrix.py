@@ -36,6 +36,17 @@ class MatrixRow:
     # decision reads (where.self's `self`, not its boolean `condition`). What a tool
     # attributing a call to a cell of this row must look at.
     dtype_argument: str = ""
+    # The private format the kernel reads and writes (`format:`): its name, and
+    # the arguments it takes and results it makes or keeps in it.
+    private_format: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def format_text(self) -> str:
+        """"NC1HWC0: takes input, makes out", or "" for a public-only kernel."""
+        if not self.private_format:
+            return ""
+        (_, (name,)), *parts = self.private_format
+        return f"{name}: " + "; ".join(f"{key} {', '.join(names)}" for key, names in parts if names)
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,13 @@ def _dtype_argument(kernel: KernelPlan) -> str:
     return decision.outputs[0] if decision.outputs else ""
 
 
+def _format(kernel: KernelPlan) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    rule = kernel.private_format
+    if rule is None:
+        return ()
+    return (("name", (rule.format.name,)), ("takes", rule.takes), ("makes", rule.makes), ("keeps", rule.keeps))
+
+
 def build(plan: BackendPlan) -> SupportMatrix:
     rows = []
     for kernel in sorted(plan.kernels, key=lambda k: k.qualified_name):
@@ -128,7 +146,7 @@ def build(plan: BackendPlan) -> SupportMatrix:
                               tuple((c.argument, c.dtype) for c in kernel.casts),
                               kernel.aten.kind == SchemaKind.functional, str(kernel.aten.schema),
                               (kernel.scalar_form.argument, kernel.scalar_form.entry) if kernel.scalar_form else (),
-                              _dtype_argument(kernel)))
+                              _dtype_argument(kernel), _format(kernel)))
     custom = tuple(
         CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
                     custom.forward.launch.call_text,
@@ -161,6 +179,8 @@ def to_document(matrix: SupportMatrix) -> dict:
             entry["layout"] = dict(row.layouts)
         if row.casts:
             entry["cast"] = dict(row.casts)
+        if row.private_format:
+            entry["format"] = {key: names[0] if key == "name" else list(names) for key, names in row.private_format}
         if row.scalar_form:
             argument, through = row.scalar_form
             entry["python_number"] = {"argument": argument, "by_value_through": through}

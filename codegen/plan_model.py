@@ -19,7 +19,7 @@ from typing import Optional, Union
 
 from . import guards
 from .aten import AtenOp
-from .spec_model import AutocastEntry, CallArgument, CastRule, Converter, DistributedSpec, FallbackPolicy, LayoutRule, SdkSpec
+from .spec_model import AutocastEntry, CallArgument, CastRule, Converter, DistributedSpec, FallbackPolicy, LayoutRule, PrivateFormatSpec, SdkSpec
 
 STREAM_ARGUMENT = "stream"
 # Expands to (pointer, bytes) of scratch memory sized by the SDK's workspace query.
@@ -149,6 +149,22 @@ class DtypePolicy:
 
 
 @dataclass(frozen=True)
+class KernelFormat:
+    """A kernel's private format (the spec's `format:` rule, resolved for this
+    overload): which arguments it reads in the format and which results it
+    writes in it. Out= kernels have none: a caller's out= tensor is public."""
+    format: PrivateFormatSpec
+    takes: tuple[str, ...]  # this kernel's argument names
+    makes: tuple[str, ...]  # this kernel's output names, always in the format
+    keeps: tuple[str, ...]  # this kernel's output names, in it when takes[0] is
+
+    @property
+    def cpp_name(self) -> str:
+        """The generated PrivateFormat object (private_formats::NC1HWC0)."""
+        return f"private_formats::{self.format.name}"
+
+
+@dataclass(frozen=True)
 class KernelPlan:
     aten: AtenOp
     kind: KernelKind
@@ -171,6 +187,7 @@ class KernelPlan:
     known_failure: Optional[str] = None  # a vendor limit the conformance run reports, not fails on
     scalar_form: Optional[ScalarForm] = None  # where a Python number for one tensor argument goes
     origin: OpOrigin = OpOrigin.ATEN
+    private_format: Optional[KernelFormat] = None
 
     @property
     def registration_name(self) -> str:

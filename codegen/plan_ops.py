@@ -8,13 +8,13 @@ from typing import Optional
 
 from torchgen.model import BaseTy, BaseType, SchemaKind
 
-from . import cpp_text, guards
+from . import cpp_text, guards, plan_formats
 from .aten import AtenOp, AtenRegistry
 from .errors import ErrorSink, did_you_mean
 from .plan_model import (STREAM_ARGUMENT, WORKSPACE_ARGUMENT, Allocation, AllocationKind, DtypeDecision, DtypePolicy,
                          KernelKind, KernelPlan, LaunchParameter, LaunchPlan, OpOrigin, OverlapCheck, Provenance,
                          TensorArgKind, TensorInput)
-from .spec_model import OpSpec, Variant, VendorSpec
+from .spec_model import OpSpec, PrivateFormatSpec, Variant, VendorSpec
 
 # ATen types the SDK receives as plain values when the spec names no converter.
 PRIMITIVE_TYPES = frozenset({"int", "float", "bool"})
@@ -144,7 +144,11 @@ class OpPlanner:
         elif kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.call and not aten.has_cpp_meta:
             self.errors.add(op_spec.location, f"'{op_spec.name}' has no C++ meta function to size its output",
                             "declare `output: {like: <tensor argument>}` or `output: {rule: <C++ function>}`")
-        kernels = [self._kernel(op_spec, aten, kind, launch, None, entry=aten, namespace=namespace, origin=origin)]
+        private_format = plan_formats.check_rule(
+            op_spec, self.spec.formats, [a.name for a in aten.schema.arguments.flat_non_out if str(a.type) == "Tensor"],
+            _entry_outputs(aten), self.errors)
+        kernels = [self._kernel(op_spec, aten, kind, launch, None, entry=aten, namespace=namespace, origin=origin,
+                                private_format=private_format)]
         for variant in op_spec.variants:
             sibling_kind = SchemaKind.out if variant == Variant.OUT else SchemaKind.inplace
             sibling = self.aten.sibling(aten, sibling_kind)
@@ -153,7 +157,8 @@ class OpPlanner:
                                 f"remove '{variant.value}' from its variants")
                 continue
             kernels.append(self._kernel(op_spec, sibling, KernelKind.OUT if variant == Variant.OUT
-                                        else KernelKind.INPLACE, launch, op_spec.name, entry=aten, variant=variant))
+                                        else KernelKind.INPLACE, launch, op_spec.name, entry=aten, variant=variant,
+                                        private_format=private_format))
         return kernels
 
     def _plan_launch(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind) -> Optional[LaunchPlan]:
@@ -224,7 +229,8 @@ class OpPlanner:
 
     def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
                 derived_from: Optional[str], entry: AtenOp, namespace: str = "aten",
-                variant: Optional[Variant] = None, origin: OpOrigin = OpOrigin.ATEN) -> KernelPlan:
+                variant: Optional[Variant] = None, origin: OpOrigin = OpOrigin.ATEN,
+                private_format: Optional[PrivateFormatSpec] = None) -> KernelPlan:
         tensor_inputs = []
         for arg in aten.schema.arguments.flat_non_out:
             if is_tensor(arg):
@@ -242,10 +248,8 @@ class OpPlanner:
         else:
             outputs = ("self",)
         # Launch arguments: the entry's output names re-bound to this kernel's outputs.
-        if entry.kind == SchemaKind.out:
-            entry_outputs = tuple(a.name for a in entry.out_arguments)
-        elif kind != KernelKind.INPLACE or derived_from:
-            entry_outputs = return_names(entry)
+        if kind != KernelKind.INPLACE or derived_from or entry.kind == SchemaKind.out:
+            entry_outputs = _entry_outputs(entry)
         else:
             entry_outputs = ()
         launch_arguments = []
@@ -299,7 +303,15 @@ class OpPlanner:
                           tuple(launch_arguments), tuple(tensor_inputs), outputs, dtype_decision,
                           DtypePolicy(op_spec.dtypes_of(variant), op_spec.fallback, op_spec.error_dtypes), allocation,
                           op_spec.layouts, op_spec.casts, namespace, guard, overlap, op_spec.known_failure,
-                          origin=origin)
+                          origin=origin, private_format=plan_formats.for_kernel(op_spec, private_format, kind,
+                                                                                _entry_outputs(entry), outputs))
+
+
+def _entry_outputs(entry: AtenOp) -> tuple[str, ...]:
+    """The names the spec entry's call uses for its results."""
+    if entry.kind == SchemaKind.out:
+        return tuple(a.name for a in entry.out_arguments)
+    return return_names(entry)
 
 
 def _allocation(op_spec: OpSpec, aten: AtenOp, kind: KernelKind, derived_from: Optional[str]) -> Allocation:

@@ -155,6 +155,32 @@ class LayoutRule:
 
 
 @dataclass(frozen=True)
+class PrivateFormatSpec:
+    """A vendor memory format (`formats:`), e.g. the NPU's NC1HWC0: tensors keep
+    their public sizes while their device storage holds the vendor's layout.
+    The three functions are the vendor glue's (see runtime's private_format.h)."""
+    name: str
+    rank: int  # the public rank the format applies to (4: NCHW)
+    to_private: str  # at::Tensor(const at::Tensor& public_tensor)
+    to_public: str  # at::Tensor(const at::Tensor& physical, at::IntArrayRef sizes)
+    physical_sizes: str  # std::vector<int64_t>(at::IntArrayRef sizes)
+    location: Location
+
+
+@dataclass(frozen=True)
+class FormatRule:
+    """Which arguments and results of one op are format-aware (`format:`):
+    `takes` arguments are read in the format when they are in it (else public,
+    or converted by their `layout` rule); `makes` results are always written in
+    it; `keeps` results are in it exactly when the first `takes` argument is."""
+    format: str
+    takes: tuple[str, ...]
+    makes: tuple[str, ...]
+    keeps: tuple[str, ...]
+    location: Location
+
+
+@dataclass(frozen=True)
 class CastRule:
     """An argument the SDK only takes in one dtype (`cast: {indices: int32}`):
     other dtypes are converted on the device before the call."""
@@ -211,6 +237,8 @@ class OpSpec:
     variant_dtypes: tuple[tuple[Variant, tuple[str, ...]], ...] = ()
     # The operator namespace: "aten" for `ops:`, another library's for `namespaces:`.
     namespace: str = "aten"
+    # Arguments and results in a private format (`format:`).
+    format_rule: Optional["FormatRule"] = None
 
     @property
     def qualified_name(self) -> str:
@@ -298,3 +326,4 @@ class VendorSpec:
     # library installed beside torch registers.
     library_ops: tuple[OpSpec, ...] = ()
     distributed: Optional[DistributedSpec] = None
+    formats: tuple[PrivateFormatSpec, ...] = ()

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import cpp_text, library_ops
+from . import cpp_text, library_ops, spec_formats
 from .errors import ErrorSink, Location, did_you_mean
 from .source import Mapping, Node, Scalar, Sequence
 from .spec_model import (AutocastEntry, AutocastPolicy, BackwardSpec, BUILTIN_COLLECTIVE_BACKENDS, CallArgument, CallSpec, CastRule, CollectiveTransport, Converter, CustomOpSpec, DistributedSpec, DTYPES, GLOO_DTYPES, FallbackPolicy, Guard, LayoutKind, LayoutRule, OpSpec, OutputRule, PassBy, SdkSpec, StatusConvention, TwoPhaseConvention, Variant, VendorSpec, VersionGate)
@@ -177,11 +177,11 @@ _TWO_PHASE_KEYS = ("query", "executor")
 _STATUS_KEYS = ("type", "ok", "message", "detail")
 _CONVERTER_KEYS = ("fn", "pass")
 _OP_KEYS = ("call", "variants", "dtypes", "fallback", "output", "known_failure", "dtype_from", "when", "layout",
-            "torch", "autograd", "cast")
+            "torch", "autograd", "cast", "format")
 _AUTOGRAD_POLICIES = ("decomposition",)
 _VERSION = re.compile(r"^\d{1,9}\.\d{1,9}(\.\d{1,9})?$")  # bounded: int() refuses over 4,300 digits
 _TOP_KEYS = ("vendor", "device", "sdk", "defaults", "ops", "custom", "namespaces", "autocast", "include",
-             "distributed")
+             "distributed", "formats")
 _DISTRIBUTED_KEYS = ("backend", "transport", "dtypes")
 _COLLECTIVE_BACKEND_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _CUSTOM_KEYS = ("schema", "call", "dtypes", "output", "backward", "reference")
@@ -306,9 +306,11 @@ def _parse_op(reader: _Reader, name: str, where: Location, node: Node,
     if autograd is not None and autograd not in _AUTOGRAD_POLICIES:
         reader.errors.add(node.get("autograd").location, f"unknown autograd policy '{autograd}' for '{name}'",
                           did_you_mean(autograd, _AUTOGRAD_POLICIES, "expected `decomposition`"))
+    format_rule = spec_formats.parse_rule(reader, name, node.get("format"))
     return OpSpec(name, where, call, tuple(variants), op_dtypes, fallback, output, known_failure, dtype_from,
                   guard, layouts, error_dtypes, gate, autograd, casts,
-                  tuple((variant, variant_dtypes) for variant, (variant_dtypes, _) in narrowed.items()))
+                  tuple((variant, variant_dtypes) for variant, (variant_dtypes, _) in narrowed.items()),
+                  format_rule=format_rule)
 
 
 def _parse_variants(reader: _Reader, name: str, node: Optional[Node]
@@ -599,7 +601,8 @@ def parse(path: str, root: Node) -> VendorSpec:
                 for op, loc in reader.string_list(autocast_map.get(policy.value), f"autocast.{policy.value}"):
                     autocast.append(AutocastEntry(op, policy, loc))
     distributed = _parse_distributed(reader, top.get("distributed"), top.location, default_dtypes)
+    formats = spec_formats.parse_formats(reader, top.get("formats"), top.location)
     errors.raise_if_any()
     assert sdk is not None
     return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom),
-                      tuple(autocast), top.get("device").location, tuple(library_ops), distributed)
+                      tuple(autocast), top.get("device").location, tuple(library_ops), distributed, formats)

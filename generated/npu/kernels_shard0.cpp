@@ -34,10 +34,17 @@
 #include "npu_ops.h"
 #include "npu_glue.h"
 
+namespace private_formats {
+// the NC1HWC0 format: specs/npu.yaml:40
+inline const torch_fl::PrivateFormat NC1HWC0{
+    "NC1HWC0", "specs/npu.yaml:40", 4,
+    &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
+}  // namespace private_formats
+
 namespace {
 
 // npunnSqrt(self, out)
-// from specs/npu.yaml:67
+// from specs/npu.yaml:79
 static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -58,9 +65,9 @@ static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sqrt: specs/npu.yaml:67
+// sqrt: specs/npu.yaml:79
 static const torch_fl::KernelInfo kOp_sqrt{
-    "sqrt", "specs/npu.yaml:67",
+    "sqrt", "specs/npu.yaml:79",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -82,10 +89,10 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   return out;
 }
 
-// sqrt.out: specs/npu.yaml:67
+// sqrt.out: specs/npu.yaml:79
 // out variant derived from sqrt
 static const torch_fl::KernelInfo kOp_sqrt_out{
-    "sqrt.out", "specs/npu.yaml:67",
+    "sqrt.out", "specs/npu.yaml:79",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -108,10 +115,10 @@ at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sqrt_: specs/npu.yaml:67
+// sqrt_: specs/npu.yaml:79
 // inplace variant derived from sqrt
 static const torch_fl::KernelInfo kOp_sqrt_{
-    "sqrt_", "specs/npu.yaml:67",
+    "sqrt_", "specs/npu.yaml:79",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -131,7 +138,7 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
 }
 
 // npunnErf(self, out)
-// from specs/npu.yaml:74
+// from specs/npu.yaml:86
 static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -152,9 +159,9 @@ static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// erf: specs/npu.yaml:74
+// erf: specs/npu.yaml:86
 static const torch_fl::KernelInfo kOp_erf{
-    "erf", "specs/npu.yaml:74",
+    "erf", "specs/npu.yaml:86",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -176,10 +183,10 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   return out;
 }
 
-// erf.out: specs/npu.yaml:74
+// erf.out: specs/npu.yaml:86
 // out variant derived from erf
 static const torch_fl::KernelInfo kOp_erf_out{
-    "erf.out", "specs/npu.yaml:74",
+    "erf.out", "specs/npu.yaml:86",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -202,10 +209,10 @@ at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erf_: specs/npu.yaml:74
+// erf_: specs/npu.yaml:86
 // inplace variant derived from erf
 static const torch_fl::KernelInfo kOp_erf_{
-    "erf_", "specs/npu.yaml:74",
+    "erf_", "specs/npu.yaml:86",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -225,7 +232,7 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
 }
 
 // npunnRelu(self, out)
-// from specs/npu.yaml:77
+// from specs/npu.yaml:89
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -246,37 +253,37 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/npu.yaml:77
+// relu: specs/npu.yaml:89
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/npu.yaml:77",
+    "relu", "specs/npu.yaml:89",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
 at::Tensor wrap_relu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
+  const at::Tensor out = op.allocate_like_keeping(self, private_formats::NC1HWC0);
   launch_relu(op, *self_on_device, out);
   return out;
 }
 
-// relu_: specs/npu.yaml:77
+// relu_: specs/npu.yaml:89
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/npu.yaml:77",
+    "relu_", "specs/npu.yaml:89",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
 at::Tensor & wrap_relu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu_);
-  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_output(self, "self", /*is_operand=*/true, &private_formats::NC1HWC0);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
@@ -287,7 +294,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // npunnGeluBackward(grad_output, self, approximate, out)
-// from specs/npu.yaml:87
+// from specs/npu.yaml:100
 static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -310,9 +317,9 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// gelu_backward: specs/npu.yaml:87
+// gelu_backward: specs/npu.yaml:100
 static const torch_fl::KernelInfo kOp_gelu_backward{
-    "gelu_backward", "specs/npu.yaml:87",
+    "gelu_backward", "specs/npu.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -337,7 +344,7 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // npunnAddcmul(self, tensor1, tensor2, value, out)
-// from specs/npu.yaml:94
+// from specs/npu.yaml:107
 static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto tensor1_arg = npu_glue::tensor(tensor1);
@@ -361,9 +368,9 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcmul: specs/npu.yaml:94
+// addcmul: specs/npu.yaml:107
 static const torch_fl::KernelInfo kOp_addcmul{
-    "addcmul", "specs/npu.yaml:94",
+    "addcmul", "specs/npu.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -389,10 +396,10 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcmul.out: specs/npu.yaml:94
+// addcmul.out: specs/npu.yaml:107
 // out variant derived from addcmul
 static const torch_fl::KernelInfo kOp_addcmul_out{
-    "addcmul.out", "specs/npu.yaml:94",
+    "addcmul.out", "specs/npu.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -421,10 +428,10 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcmul_: specs/npu.yaml:94
+// addcmul_: specs/npu.yaml:107
 // inplace variant derived from addcmul
 static const torch_fl::KernelInfo kOp_addcmul_{
-    "addcmul_", "specs/npu.yaml:94",
+    "addcmul_", "specs/npu.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -450,7 +457,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // npunnAddcdiv(self, tensor1, tensor2, value, out)
-// from specs/npu.yaml:95
+// from specs/npu.yaml:108
 static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto tensor1_arg = npu_glue::tensor(tensor1);
@@ -474,9 +481,9 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcdiv: specs/npu.yaml:95
+// addcdiv: specs/npu.yaml:108
 static const torch_fl::KernelInfo kOp_addcdiv{
-    "addcdiv", "specs/npu.yaml:95",
+    "addcdiv", "specs/npu.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -502,10 +509,10 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcdiv.out: specs/npu.yaml:95
+// addcdiv.out: specs/npu.yaml:108
 // out variant derived from addcdiv
 static const torch_fl::KernelInfo kOp_addcdiv_out{
-    "addcdiv.out", "specs/npu.yaml:95",
+    "addcdiv.out", "specs/npu.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -534,10 +541,10 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcdiv_: specs/npu.yaml:95
+// addcdiv_: specs/npu.yaml:108
 // inplace variant derived from addcdiv
 static const torch_fl::KernelInfo kOp_addcdiv_{
-    "addcdiv_", "specs/npu.yaml:95",
+    "addcdiv_", "specs/npu.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -563,7 +570,7 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // npunnArange(start, end, step, out)
-// from specs/npu.yaml:110
+// from specs/npu.yaml:123
 static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, const at::Tensor& out) {
   const auto start_arg = npu_glue::scalar(start);
   const auto end_arg = npu_glue::scalar(end);
@@ -586,9 +593,9 @@ static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Sca
   }
 }
 
-// arange.start_out: specs/npu.yaml:110
+// arange.start_out: specs/npu.yaml:123
 static const torch_fl::KernelInfo kOp_arange_start_out{
-    "arange.start_out", "specs/npu.yaml:110",
+    "arange.start_out", "specs/npu.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -609,7 +616,7 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
 }
 
 // npunnMm(self, mat2, out)
-// from specs/npu.yaml:123
+// from specs/npu.yaml:136
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat2_arg = npu_glue::tensor(mat2);
@@ -631,9 +638,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/npu.yaml:123
+// mm: specs/npu.yaml:136
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/npu.yaml:123",
+    "mm", "specs/npu.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -657,10 +664,10 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// mm.out: specs/npu.yaml:123
+// mm.out: specs/npu.yaml:136
 // out variant derived from mm
 static const torch_fl::KernelInfo kOp_mm_out{
-    "mm.out", "specs/npu.yaml:123",
+    "mm.out", "specs/npu.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -687,7 +694,7 @@ at::Tensor & wrap_mm_out(const at::Tensor & self, const at::Tensor & mat2, at::T
 }
 
 // npunnMean(self, dim, keepdim, out)
-// from specs/npu.yaml:130
+// from specs/npu.yaml:143
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int_array(dim);
@@ -709,9 +716,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/npu.yaml:130
+// mean.dim: specs/npu.yaml:143
 static const torch_fl::KernelInfo kOp_mean_dim{
-    "mean.dim", "specs/npu.yaml:130",
+    "mean.dim", "specs/npu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -733,10 +740,10 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/npu.yaml:130
+// mean.out: specs/npu.yaml:143
 // out variant derived from mean.dim
 static const torch_fl::KernelInfo kOp_mean_out{
-    "mean.out", "specs/npu.yaml:130",
+    "mean.out", "specs/npu.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -760,7 +767,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // npunnAmin(self, dim, keepdim, out)
-// from specs/npu.yaml:132
+// from specs/npu.yaml:145
 static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -782,9 +789,9 @@ static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amin: specs/npu.yaml:132
+// amin: specs/npu.yaml:145
 static const torch_fl::KernelInfo kOp_amin{
-    "amin", "specs/npu.yaml:132",
+    "amin", "specs/npu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -806,10 +813,10 @@ at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amin.out: specs/npu.yaml:132
+// amin.out: specs/npu.yaml:145
 // out variant derived from amin
 static const torch_fl::KernelInfo kOp_amin_out{
-    "amin.out", "specs/npu.yaml:132",
+    "amin.out", "specs/npu.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -833,7 +840,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // npunnNLLLoss(self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/npu.yaml:141
+// from specs/npu.yaml:154
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -857,9 +864,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/npu.yaml:141
+// nll_loss_forward: specs/npu.yaml:154
 static const torch_fl::KernelInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/npu.yaml:141",
+    "nll_loss_forward", "specs/npu.yaml:154",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -886,10 +893,10 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/npu.yaml:141
+// nll_loss_forward.output: specs/npu.yaml:154
 // out variant derived from nll_loss_forward
 static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/npu.yaml:141",
+    "nll_loss_forward.output", "specs/npu.yaml:154",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -926,7 +933,7 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
 }
 
 // npunnCat(tensors, dim, out)
-// from specs/npu.yaml:152
+// from specs/npu.yaml:165
 static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
   const auto tensors_arg = npu_glue::tensor_list(tensors);
   const auto out_arg = npu_glue::tensor(out);
@@ -947,9 +954,9 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
   }
 }
 
-// cat: specs/npu.yaml:152
+// cat: specs/npu.yaml:165
 static const torch_fl::KernelInfo kOp_cat{
-    "cat", "specs/npu.yaml:152",
+    "cat", "specs/npu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -970,10 +977,10 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
   return out;
 }
 
-// cat.out: specs/npu.yaml:152
+// cat.out: specs/npu.yaml:165
 // out variant derived from cat
 static const torch_fl::KernelInfo kOp_cat_out{
-    "cat.out", "specs/npu.yaml:152",
+    "cat.out", "specs/npu.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -996,7 +1003,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
 }
 
 // npunnSoftplusBackward(grad_output, self, beta, threshold, out)
-// from specs/npu.yaml:235
+// from specs/npu.yaml:251
 static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1020,9 +1027,9 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// softplus_backward: specs/npu.yaml:235
+// softplus_backward: specs/npu.yaml:251
 static const torch_fl::KernelInfo kOp_softplus_backward{
-    "softplus_backward", "specs/npu.yaml:235",
+    "softplus_backward", "specs/npu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1047,7 +1054,7 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // npunnHardsigmoid(self, out)
-// from specs/npu.yaml:242
+// from specs/npu.yaml:258
 static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1068,9 +1075,9 @@ static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// hardsigmoid: specs/npu.yaml:242
+// hardsigmoid: specs/npu.yaml:258
 static const torch_fl::KernelInfo kOp_hardsigmoid{
-    "hardsigmoid", "specs/npu.yaml:242",
+    "hardsigmoid", "specs/npu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1092,10 +1099,10 @@ at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
   return out;
 }
 
-// hardsigmoid.out: specs/npu.yaml:242
+// hardsigmoid.out: specs/npu.yaml:258
 // out variant derived from hardsigmoid
 static const torch_fl::KernelInfo kOp_hardsigmoid_out{
-    "hardsigmoid.out", "specs/npu.yaml:242",
+    "hardsigmoid.out", "specs/npu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1118,10 +1125,10 @@ at::Tensor & wrap_hardsigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// hardsigmoid_: specs/npu.yaml:242
+// hardsigmoid_: specs/npu.yaml:258
 // inplace variant derived from hardsigmoid
 static const torch_fl::KernelInfo kOp_hardsigmoid_{
-    "hardsigmoid_", "specs/npu.yaml:242",
+    "hardsigmoid_", "specs/npu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1141,7 +1148,7 @@ at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
 }
 
 // npunnNLLLoss2dBackward(grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/npu.yaml:270
+// from specs/npu.yaml:286
 static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1166,9 +1173,9 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// nll_loss2d_backward: specs/npu.yaml:270
+// nll_loss2d_backward: specs/npu.yaml:286
 static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
-    "nll_loss2d_backward", "specs/npu.yaml:270",
+    "nll_loss2d_backward", "specs/npu.yaml:286",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1195,7 +1202,7 @@ at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnFractionalMaxPool2dBackward(grad_output, self, kernel_size, output_size, indices, out)
-// from specs/npu.yaml:321
+// from specs/npu.yaml:337
 static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1220,9 +1227,9 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   }
 }
 
-// fractional_max_pool2d_backward: specs/npu.yaml:321
+// fractional_max_pool2d_backward: specs/npu.yaml:337
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
-    "fractional_max_pool2d_backward", "specs/npu.yaml:321",
+    "fractional_max_pool2d_backward", "specs/npu.yaml:337",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1250,7 +1257,7 @@ at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, c
 }
 
 // npunnReflectionPad3d(self, padding, out)
-// from specs/npu.yaml:326
+// from specs/npu.yaml:342
 static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1272,9 +1279,9 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad3d: specs/npu.yaml:326
+// reflection_pad3d: specs/npu.yaml:342
 static const torch_fl::KernelInfo kOp_reflection_pad3d{
-    "reflection_pad3d", "specs/npu.yaml:326",
+    "reflection_pad3d", "specs/npu.yaml:342",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1297,7 +1304,7 @@ at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // npunnReplicationPad1d(self, padding, out)
-// from specs/npu.yaml:328
+// from specs/npu.yaml:344
 static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1319,9 +1326,9 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad1d: specs/npu.yaml:328
+// replication_pad1d: specs/npu.yaml:344
 static const torch_fl::KernelInfo kOp_replication_pad1d{
-    "replication_pad1d", "specs/npu.yaml:328",
+    "replication_pad1d", "specs/npu.yaml:344",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1344,7 +1351,7 @@ at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // npunnGroupNorm(input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
-// from specs/npu.yaml:336
+// from specs/npu.yaml:352
 static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto weight_arg = npu_glue::optional_tensor(weight);
@@ -1369,9 +1376,9 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_group_norm: specs/npu.yaml:336
+// native_group_norm: specs/npu.yaml:352
 static const torch_fl::KernelInfo kOp_native_group_norm{
-    "native_group_norm", "specs/npu.yaml:336",
+    "native_group_norm", "specs/npu.yaml:352",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1398,7 +1405,7 @@ static const torch_fl::KernelInfo kOp_native_group_norm{
 }
 
 // npunnErfc(self, out)
-// from specs/npu.yaml:358
+// from specs/npu.yaml:374
 static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1419,9 +1426,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// erfc: specs/npu.yaml:358
+// erfc: specs/npu.yaml:374
 static const torch_fl::KernelInfo kOp_erfc{
-    "erfc", "specs/npu.yaml:358",
+    "erfc", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1443,10 +1450,10 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   return out;
 }
 
-// erfc.out: specs/npu.yaml:358
+// erfc.out: specs/npu.yaml:374
 // out variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_out{
-    "erfc.out", "specs/npu.yaml:358",
+    "erfc.out", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1469,10 +1476,10 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfc_: specs/npu.yaml:358
+// erfc_: specs/npu.yaml:374
 // inplace variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_{
-    "erfc_", "specs/npu.yaml:358",
+    "erfc_", "specs/npu.yaml:374",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1492,7 +1499,7 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
 }
 
 // npunnBitwiseNot(self, out)
-// from specs/npu.yaml:363
+// from specs/npu.yaml:379
 static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1513,9 +1520,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// bitwise_not: specs/npu.yaml:363
+// bitwise_not: specs/npu.yaml:379
 static const torch_fl::KernelInfo kOp_bitwise_not{
-    "bitwise_not", "specs/npu.yaml:363",
+    "bitwise_not", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1537,10 +1544,10 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   return out;
 }
 
-// bitwise_not.out: specs/npu.yaml:363
+// bitwise_not.out: specs/npu.yaml:379
 // out variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_out{
-    "bitwise_not.out", "specs/npu.yaml:363",
+    "bitwise_not.out", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1563,10 +1570,10 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// bitwise_not_: specs/npu.yaml:363
+// bitwise_not_: specs/npu.yaml:379
 // inplace variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_{
-    "bitwise_not_", "specs/npu.yaml:363",
+    "bitwise_not_", "specs/npu.yaml:379",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1586,7 +1593,7 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
 }
 
 // npunnBitwiseAndScalar(self, other, out)
-// from specs/npu.yaml:384
+// from specs/npu.yaml:400
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1609,7 +1616,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // npunnBitwiseAndTensor(self, other, out)
-// from specs/npu.yaml:368
+// from specs/npu.yaml:384
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1631,9 +1638,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/npu.yaml:368
+// bitwise_and.Tensor: specs/npu.yaml:384
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/npu.yaml:368",
+    "bitwise_and.Tensor", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1660,10 +1667,10 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/npu.yaml:368
+// bitwise_and.Tensor_out: specs/npu.yaml:384
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/npu.yaml:368",
+    "bitwise_and.Tensor_out", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1692,10 +1699,10 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_and_.Tensor: specs/npu.yaml:368
+// bitwise_and_.Tensor: specs/npu.yaml:384
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/npu.yaml:368",
+    "bitwise_and_.Tensor", "specs/npu.yaml:384",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1721,7 +1728,7 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
 }
 
 // npunnCopysign(self, other, out)
-// from specs/npu.yaml:378
+// from specs/npu.yaml:394
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1743,9 +1750,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/npu.yaml:378
+// copysign.Tensor: specs/npu.yaml:394
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/npu.yaml:378",
+    "copysign.Tensor", "specs/npu.yaml:394",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1769,10 +1776,10 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// copysign.out: specs/npu.yaml:378
+// copysign.out: specs/npu.yaml:394
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/npu.yaml:378",
+    "copysign.out", "specs/npu.yaml:394",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1798,10 +1805,10 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   return out;
 }
 
-// copysign_.Tensor: specs/npu.yaml:378
+// copysign_.Tensor: specs/npu.yaml:394
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/npu.yaml:378",
+    "copysign_.Tensor", "specs/npu.yaml:394",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1824,7 +1831,7 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
 }
 
 // npunnLogAddExp2(self, other, out)
-// from specs/npu.yaml:381
+// from specs/npu.yaml:397
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1846,9 +1853,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/npu.yaml:381
+// logaddexp2: specs/npu.yaml:397
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/npu.yaml:381",
+    "logaddexp2", "specs/npu.yaml:397",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1872,10 +1879,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp2.out: specs/npu.yaml:381
+// logaddexp2.out: specs/npu.yaml:397
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/npu.yaml:381",
+    "logaddexp2.out", "specs/npu.yaml:397",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1902,7 +1909,7 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
 }
 
 // npunnFmax(self, other, out)
-// from specs/npu.yaml:382
+// from specs/npu.yaml:398
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1924,9 +1931,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/npu.yaml:382
+// fmax: specs/npu.yaml:398
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/npu.yaml:382",
+    "fmax", "specs/npu.yaml:398",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1950,10 +1957,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmax.out: specs/npu.yaml:382
+// fmax.out: specs/npu.yaml:398
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/npu.yaml:382",
+    "fmax.out", "specs/npu.yaml:398",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1979,9 +1986,9 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// bitwise_and.Scalar: specs/npu.yaml:384
+// bitwise_and.Scalar: specs/npu.yaml:400
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/npu.yaml:384",
+    "bitwise_and.Scalar", "specs/npu.yaml:400",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2003,10 +2010,10 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/npu.yaml:384
+// bitwise_and.Scalar_out: specs/npu.yaml:400
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/npu.yaml:384",
+    "bitwise_and.Scalar_out", "specs/npu.yaml:400",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2029,10 +2036,10 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_and_.Scalar: specs/npu.yaml:384
+// bitwise_and_.Scalar: specs/npu.yaml:400
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/npu.yaml:384",
+    "bitwise_and_.Scalar", "specs/npu.yaml:400",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2052,7 +2059,7 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnMinDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:396
+// from specs/npu.yaml:412
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto self_arg = npu_glue::tensor(self);
   const auto values_arg = npu_glue::tensor(values);
@@ -2074,9 +2081,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/npu.yaml:396
+// min.dim: specs/npu.yaml:412
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/npu.yaml:396",
+    "min.dim", "specs/npu.yaml:412",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2100,7 +2107,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // npunnNorm(self, p, dim, keepdim, out)
-// from specs/npu.yaml:398
+// from specs/npu.yaml:414
 static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto p_arg = npu_glue::optional_scalar(p);
@@ -2123,9 +2130,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// norm.ScalarOpt_dim: specs/npu.yaml:398
+// norm.ScalarOpt_dim: specs/npu.yaml:414
 static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/npu.yaml:398",
+    "norm.ScalarOpt_dim", "specs/npu.yaml:414",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2148,7 +2155,7 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
 }
 
 // npunnIndexAdd(self, dim, index, source, alpha, out)
-// from specs/npu.yaml:405
+// from specs/npu.yaml:421
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -2172,9 +2179,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// index_add: specs/npu.yaml:405
+// index_add: specs/npu.yaml:421
 static const torch_fl::KernelInfo kOp_index_add{
-    "index_add", "specs/npu.yaml:405",
+    "index_add", "specs/npu.yaml:421",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2201,10 +2208,10 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   return out;
 }
 
-// index_add.out: specs/npu.yaml:405
+// index_add.out: specs/npu.yaml:421
 // out variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_out{
-    "index_add.out", "specs/npu.yaml:405",
+    "index_add.out", "specs/npu.yaml:421",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2234,10 +2241,10 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   return out;
 }
 
-// index_add_: specs/npu.yaml:405
+// index_add_: specs/npu.yaml:421
 // inplace variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_{
-    "index_add_", "specs/npu.yaml:405",
+    "index_add_", "specs/npu.yaml:421",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -29,7 +29,7 @@
 namespace {
 
 // npunnMuls(self, other, out)
-// from specs/npu.yaml:47
+// from specs/npu.yaml:59
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -52,7 +52,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // npunnMul(self, other, out)
-// from specs/npu.yaml:43
+// from specs/npu.yaml:55
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -74,9 +74,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/npu.yaml:43
+// mul.Tensor: specs/npu.yaml:55
 static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/npu.yaml:43",
+    "mul.Tensor", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -103,10 +103,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/npu.yaml:43
+// mul.out: specs/npu.yaml:55
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/npu.yaml:43",
+    "mul.out", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -135,10 +135,10 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/npu.yaml:43
+// mul_.Tensor: specs/npu.yaml:55
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/npu.yaml:43",
+    "mul_.Tensor", "specs/npu.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -164,7 +164,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnDivs(self, other, out)
-// from specs/npu.yaml:48
+// from specs/npu.yaml:60
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -187,7 +187,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // npunnDiv(self, other, out)
-// from specs/npu.yaml:44
+// from specs/npu.yaml:56
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -209,9 +209,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/npu.yaml:44
+// div.Tensor: specs/npu.yaml:56
 static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/npu.yaml:44",
+    "div.Tensor", "specs/npu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -238,10 +238,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/npu.yaml:44
+// div.out: specs/npu.yaml:56
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/npu.yaml:44",
+    "div.out", "specs/npu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -270,10 +270,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/npu.yaml:44
+// div_.Tensor: specs/npu.yaml:56
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/npu.yaml:44",
+    "div_.Tensor", "specs/npu.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -298,9 +298,9 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// mul.Scalar: specs/npu.yaml:47
+// mul.Scalar: specs/npu.yaml:59
 static const torch_fl::KernelInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/npu.yaml:47",
+    "mul.Scalar", "specs/npu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -322,10 +322,10 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/npu.yaml:47
+// mul_.Scalar: specs/npu.yaml:59
 // inplace variant derived from mul.Scalar
 static const torch_fl::KernelInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/npu.yaml:47",
+    "mul_.Scalar", "specs/npu.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -344,9 +344,9 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   return self;
 }
 
-// div.Scalar: specs/npu.yaml:48
+// div.Scalar: specs/npu.yaml:60
 static const torch_fl::KernelInfo kOp_div_Scalar{
-    "div.Scalar", "specs/npu.yaml:48",
+    "div.Scalar", "specs/npu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -368,10 +368,10 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/npu.yaml:48
+// div_.Scalar: specs/npu.yaml:60
 // inplace variant derived from div.Scalar
 static const torch_fl::KernelInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/npu.yaml:48",
+    "div_.Scalar", "specs/npu.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -391,7 +391,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // npunnMinimum(self, other, out)
-// from specs/npu.yaml:50
+// from specs/npu.yaml:62
 static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -413,9 +413,9 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// minimum: specs/npu.yaml:50
+// minimum: specs/npu.yaml:62
 static const torch_fl::KernelInfo kOp_minimum{
-    "minimum", "specs/npu.yaml:50",
+    "minimum", "specs/npu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -439,10 +439,10 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// minimum.out: specs/npu.yaml:50
+// minimum.out: specs/npu.yaml:62
 // out variant derived from minimum
 static const torch_fl::KernelInfo kOp_minimum_out{
-    "minimum.out", "specs/npu.yaml:50",
+    "minimum.out", "specs/npu.yaml:62",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -469,7 +469,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // npunnNeScalar(self, other, out)
-// from specs/npu.yaml:58
+// from specs/npu.yaml:70
 static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -492,7 +492,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnNeTensor(self, other, out)
-// from specs/npu.yaml:54
+// from specs/npu.yaml:66
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -514,9 +514,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/npu.yaml:54
+// ne.Tensor: specs/npu.yaml:66
 static const torch_fl::KernelInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/npu.yaml:54",
+    "ne.Tensor", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -543,10 +543,10 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ne.Tensor_out: specs/npu.yaml:54
+// ne.Tensor_out: specs/npu.yaml:66
 // out variant derived from ne.Tensor
 static const torch_fl::KernelInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/npu.yaml:54",
+    "ne.Tensor_out", "specs/npu.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -576,7 +576,7 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
 }
 
 // npunnLtScalar(self, other, out)
-// from specs/npu.yaml:59
+// from specs/npu.yaml:71
 static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -599,7 +599,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnLtTensor(self, other, out)
-// from specs/npu.yaml:55
+// from specs/npu.yaml:67
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -621,9 +621,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/npu.yaml:55
+// lt.Tensor: specs/npu.yaml:67
 static const torch_fl::KernelInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/npu.yaml:55",
+    "lt.Tensor", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -650,10 +650,10 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// lt.Tensor_out: specs/npu.yaml:55
+// lt.Tensor_out: specs/npu.yaml:67
 // out variant derived from lt.Tensor
 static const torch_fl::KernelInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/npu.yaml:55",
+    "lt.Tensor_out", "specs/npu.yaml:67",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -682,9 +682,9 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ne.Scalar: specs/npu.yaml:58
+// ne.Scalar: specs/npu.yaml:70
 static const torch_fl::KernelInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/npu.yaml:58",
+    "ne.Scalar", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -706,10 +706,10 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ne.Scalar_out: specs/npu.yaml:58
+// ne.Scalar_out: specs/npu.yaml:70
 // out variant derived from ne.Scalar
 static const torch_fl::KernelInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/npu.yaml:58",
+    "ne.Scalar_out", "specs/npu.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -732,9 +732,9 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// lt.Scalar: specs/npu.yaml:59
+// lt.Scalar: specs/npu.yaml:71
 static const torch_fl::KernelInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/npu.yaml:59",
+    "lt.Scalar", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -756,10 +756,10 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// lt.Scalar_out: specs/npu.yaml:59
+// lt.Scalar_out: specs/npu.yaml:71
 // out variant derived from lt.Scalar
 static const torch_fl::KernelInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/npu.yaml:59",
+    "lt.Scalar_out", "specs/npu.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -783,7 +783,7 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnNeg(self, out)
-// from specs/npu.yaml:63
+// from specs/npu.yaml:75
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -804,9 +804,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/npu.yaml:63
+// neg: specs/npu.yaml:75
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/npu.yaml:63",
+    "neg", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -828,10 +828,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/npu.yaml:63
+// neg.out: specs/npu.yaml:75
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/npu.yaml:63",
+    "neg.out", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -854,10 +854,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/npu.yaml:63
+// neg_: specs/npu.yaml:75
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/npu.yaml:63",
+    "neg_", "specs/npu.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -877,7 +877,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // npunnReciprocal(self, out)
-// from specs/npu.yaml:73
+// from specs/npu.yaml:85
 static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -898,9 +898,9 @@ static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// reciprocal: specs/npu.yaml:73
+// reciprocal: specs/npu.yaml:85
 static const torch_fl::KernelInfo kOp_reciprocal{
-    "reciprocal", "specs/npu.yaml:73",
+    "reciprocal", "specs/npu.yaml:85",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -922,10 +922,10 @@ at::Tensor wrap_reciprocal(const at::Tensor & self) {
   return out;
 }
 
-// reciprocal.out: specs/npu.yaml:73
+// reciprocal.out: specs/npu.yaml:85
 // out variant derived from reciprocal
 static const torch_fl::KernelInfo kOp_reciprocal_out{
-    "reciprocal.out", "specs/npu.yaml:73",
+    "reciprocal.out", "specs/npu.yaml:85",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -948,10 +948,10 @@ at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// reciprocal_: specs/npu.yaml:73
+// reciprocal_: specs/npu.yaml:85
 // inplace variant derived from reciprocal
 static const torch_fl::KernelInfo kOp_reciprocal_{
-    "reciprocal_", "specs/npu.yaml:73",
+    "reciprocal_", "specs/npu.yaml:85",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -971,7 +971,7 @@ at::Tensor & wrap_reciprocal_(at::Tensor & self) {
 }
 
 // npunnSilu(self, out)
-// from specs/npu.yaml:75
+// from specs/npu.yaml:87
 static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -992,9 +992,9 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// silu: specs/npu.yaml:75
+// silu: specs/npu.yaml:87
 static const torch_fl::KernelInfo kOp_silu{
-    "silu", "specs/npu.yaml:75",
+    "silu", "specs/npu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1016,10 +1016,10 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   return out;
 }
 
-// silu.out: specs/npu.yaml:75
+// silu.out: specs/npu.yaml:87
 // out variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_out{
-    "silu.out", "specs/npu.yaml:75",
+    "silu.out", "specs/npu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1042,10 +1042,10 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// silu_: specs/npu.yaml:75
+// silu_: specs/npu.yaml:87
 // inplace variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_{
-    "silu_", "specs/npu.yaml:75",
+    "silu_", "specs/npu.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1065,7 +1065,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
 }
 
 // npunnIsNegInf(self, out)
-// from specs/npu.yaml:76
+// from specs/npu.yaml:88
 static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1086,9 +1086,9 @@ static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isneginf: specs/npu.yaml:76
+// isneginf: specs/npu.yaml:88
 static const torch_fl::KernelInfo kOp_isneginf{
-    "isneginf", "specs/npu.yaml:76",
+    "isneginf", "specs/npu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1110,10 +1110,10 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   return out;
 }
 
-// isneginf.out: specs/npu.yaml:76
+// isneginf.out: specs/npu.yaml:88
 // out variant derived from isneginf
 static const torch_fl::KernelInfo kOp_isneginf_out{
-    "isneginf.out", "specs/npu.yaml:76",
+    "isneginf.out", "specs/npu.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1137,7 +1137,7 @@ at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // npunnInplaceZero(self)
-// from specs/npu.yaml:109
+// from specs/npu.yaml:122
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto self_arg = npu_glue::tensor(self);
   uint64_t workspace_bytes = 0;
@@ -1157,9 +1157,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/npu.yaml:109
+// zero_: specs/npu.yaml:122
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/npu.yaml:109",
+    "zero_", "specs/npu.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1176,7 +1176,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // npunnInplaceNormal(self, mean, std, generator)
-// from specs/npu.yaml:111
+// from specs/npu.yaml:124
 static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
   const auto self_arg = npu_glue::tensor(self);
   const auto generator_arg = npu_glue::rand_state(generator);
@@ -1197,9 +1197,9 @@ static void launch_normal_(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// normal_: specs/npu.yaml:111
+// normal_: specs/npu.yaml:124
 static const torch_fl::KernelInfo kOp_normal_{
-    "normal_", "specs/npu.yaml:111",
+    "normal_", "specs/npu.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1217,7 +1217,7 @@ at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::opt
 }
 
 // npunnAmax(self, dim, keepdim, out)
-// from specs/npu.yaml:131
+// from specs/npu.yaml:144
 static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -1239,9 +1239,9 @@ static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// amax: specs/npu.yaml:131
+// amax: specs/npu.yaml:144
 static const torch_fl::KernelInfo kOp_amax{
-    "amax", "specs/npu.yaml:131",
+    "amax", "specs/npu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1263,10 +1263,10 @@ at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim)
   return out;
 }
 
-// amax.out: specs/npu.yaml:131
+// amax.out: specs/npu.yaml:144
 // out variant derived from amax
 static const torch_fl::KernelInfo kOp_amax_out{
-    "amax.out", "specs/npu.yaml:131",
+    "amax.out", "specs/npu.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1290,7 +1290,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // npunnSoftmaxBackward(grad_output, output, dim, out)
-// from specs/npu.yaml:138
+// from specs/npu.yaml:151
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -1312,9 +1312,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/npu.yaml:138
+// _softmax_backward_data: specs/npu.yaml:151
 static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/npu.yaml:138",
+    "_softmax_backward_data", "specs/npu.yaml:151",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1339,7 +1339,7 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
 }
 
 // npunnIndexSelect(self, dim, index, out)
-// from specs/npu.yaml:153
+// from specs/npu.yaml:166
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1361,9 +1361,9 @@ static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// index_select: specs/npu.yaml:153
+// index_select: specs/npu.yaml:166
 static const torch_fl::KernelInfo kOp_index_select{
-    "index_select", "specs/npu.yaml:153",
+    "index_select", "specs/npu.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1389,7 +1389,7 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
 }
 
 // npunnElu(self, alpha, scale, input_scale, out)
-// from specs/npu.yaml:227
+// from specs/npu.yaml:243
 static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto alpha_arg = npu_glue::scalar(alpha);
@@ -1413,9 +1413,9 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// elu: specs/npu.yaml:227
+// elu: specs/npu.yaml:243
 static const torch_fl::KernelInfo kOp_elu{
-    "elu", "specs/npu.yaml:227",
+    "elu", "specs/npu.yaml:243",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1437,10 +1437,10 @@ at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at:
   return out;
 }
 
-// elu_: specs/npu.yaml:227
+// elu_: specs/npu.yaml:243
 // inplace variant derived from elu
 static const torch_fl::KernelInfo kOp_elu_{
-    "elu_", "specs/npu.yaml:227",
+    "elu_", "specs/npu.yaml:243",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1460,7 +1460,7 @@ at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Sc
 }
 
 // npunnHardshrinkBackward(grad_out, self, lambd, out)
-// from specs/npu.yaml:239
+// from specs/npu.yaml:255
 static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto self_arg = npu_glue::tensor(self);
@@ -1483,9 +1483,9 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// hardshrink_backward: specs/npu.yaml:239
+// hardshrink_backward: specs/npu.yaml:255
 static const torch_fl::KernelInfo kOp_hardshrink_backward{
-    "hardshrink_backward", "specs/npu.yaml:239",
+    "hardshrink_backward", "specs/npu.yaml:255",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1510,7 +1510,7 @@ at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tenso
 }
 
 // npunnPreluBackward(grad_output, self, weight, out0, out1)
-// from specs/npu.yaml:251
+// from specs/npu.yaml:267
 static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1534,9 +1534,9 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   }
 }
 
-// _prelu_kernel_backward: specs/npu.yaml:251
+// _prelu_kernel_backward: specs/npu.yaml:267
 static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
-    "_prelu_kernel_backward", "specs/npu.yaml:251",
+    "_prelu_kernel_backward", "specs/npu.yaml:267",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1560,7 +1560,7 @@ static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
 }
 
 // npunnSmoothL1LossBackward(grad_output, self, target, reduction, beta, out)
-// from specs/npu.yaml:260
+// from specs/npu.yaml:276
 static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1583,9 +1583,9 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// smooth_l1_loss_backward: specs/npu.yaml:260
+// smooth_l1_loss_backward: specs/npu.yaml:276
 static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
-    "smooth_l1_loss_backward", "specs/npu.yaml:260",
+    "smooth_l1_loss_backward", "specs/npu.yaml:276",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1612,7 +1612,7 @@ at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at
 }
 
 // npunnHuberLoss(self, target, reduction, delta, out)
-// from specs/npu.yaml:261
+// from specs/npu.yaml:277
 static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1634,9 +1634,9 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// huber_loss: specs/npu.yaml:261
+// huber_loss: specs/npu.yaml:277
 static const torch_fl::KernelInfo kOp_huber_loss{
-    "huber_loss", "specs/npu.yaml:261",
+    "huber_loss", "specs/npu.yaml:277",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1661,7 +1661,7 @@ at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, i
 }
 
 // npunnBinaryCrossEntropyBackward(grad_output, self, target, weight, reduction, out)
-// from specs/npu.yaml:264
+// from specs/npu.yaml:280
 static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1685,9 +1685,9 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// binary_cross_entropy_backward: specs/npu.yaml:264
+// binary_cross_entropy_backward: specs/npu.yaml:280
 static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
-    "binary_cross_entropy_backward", "specs/npu.yaml:264",
+    "binary_cross_entropy_backward", "specs/npu.yaml:280",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1711,7 +1711,7 @@ at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, co
 }
 
 // npunnMultiMarginLossBackward(grad_output, self, target, p, margin, weight, reduction, out)
-// from specs/npu.yaml:281
+// from specs/npu.yaml:297
 static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1737,9 +1737,9 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// multi_margin_loss_backward: specs/npu.yaml:281
+// multi_margin_loss_backward: specs/npu.yaml:297
 static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
-    "multi_margin_loss_backward", "specs/npu.yaml:281",
+    "multi_margin_loss_backward", "specs/npu.yaml:297",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1764,7 +1764,7 @@ at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const
 }
 
 // npunnMultilabelMarginLossBackward(grad_output, self, target, reduction, is_target, out)
-// from specs/npu.yaml:291
+// from specs/npu.yaml:307
 static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1788,9 +1788,9 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   }
 }
 
-// multilabel_margin_loss_backward: specs/npu.yaml:291
+// multilabel_margin_loss_backward: specs/npu.yaml:307
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
-    "multilabel_margin_loss_backward", "specs/npu.yaml:291",
+    "multilabel_margin_loss_backward", "specs/npu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1816,7 +1816,7 @@ at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, 
 }
 
 // npunnReflectionPad2d(self, padding, out)
-// from specs/npu.yaml:324
+// from specs/npu.yaml:340
 static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1838,9 +1838,9 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad2d: specs/npu.yaml:324
+// reflection_pad2d: specs/npu.yaml:340
 static const torch_fl::KernelInfo kOp_reflection_pad2d{
-    "reflection_pad2d", "specs/npu.yaml:324",
+    "reflection_pad2d", "specs/npu.yaml:340",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1863,7 +1863,7 @@ at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // npunnFrac(self, out)
-// from specs/npu.yaml:357
+// from specs/npu.yaml:373
 static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1884,9 +1884,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// frac: specs/npu.yaml:357
+// frac: specs/npu.yaml:373
 static const torch_fl::KernelInfo kOp_frac{
-    "frac", "specs/npu.yaml:357",
+    "frac", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1908,10 +1908,10 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   return out;
 }
 
-// frac.out: specs/npu.yaml:357
+// frac.out: specs/npu.yaml:373
 // out variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_out{
-    "frac.out", "specs/npu.yaml:357",
+    "frac.out", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1934,10 +1934,10 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// frac_: specs/npu.yaml:357
+// frac_: specs/npu.yaml:373
 // inplace variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_{
-    "frac_", "specs/npu.yaml:357",
+    "frac_", "specs/npu.yaml:373",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1957,7 +1957,7 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
 }
 
 // npunnFmodScalar(self, other, out)
-// from specs/npu.yaml:387
+// from specs/npu.yaml:403
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1980,7 +1980,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // npunnFmodTensor(self, other, out)
-// from specs/npu.yaml:375
+// from specs/npu.yaml:391
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -2002,9 +2002,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/npu.yaml:375
+// fmod.Tensor: specs/npu.yaml:391
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/npu.yaml:375",
+    "fmod.Tensor", "specs/npu.yaml:391",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2031,10 +2031,10 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmod.Tensor_out: specs/npu.yaml:375
+// fmod.Tensor_out: specs/npu.yaml:391
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/npu.yaml:375",
+    "fmod.Tensor_out", "specs/npu.yaml:391",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2063,10 +2063,10 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// fmod_.Tensor: specs/npu.yaml:375
+// fmod_.Tensor: specs/npu.yaml:391
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/npu.yaml:375",
+    "fmod_.Tensor", "specs/npu.yaml:391",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2092,7 +2092,7 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnFmin(self, other, out)
-// from specs/npu.yaml:383
+// from specs/npu.yaml:399
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -2114,9 +2114,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/npu.yaml:383
+// fmin: specs/npu.yaml:399
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/npu.yaml:383",
+    "fmin", "specs/npu.yaml:399",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2140,10 +2140,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmin.out: specs/npu.yaml:383
+// fmin.out: specs/npu.yaml:399
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/npu.yaml:383",
+    "fmin.out", "specs/npu.yaml:399",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2169,9 +2169,9 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// fmod.Scalar: specs/npu.yaml:387
+// fmod.Scalar: specs/npu.yaml:403
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/npu.yaml:387",
+    "fmod.Scalar", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2193,10 +2193,10 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod_.Scalar: specs/npu.yaml:387
+// fmod_.Scalar: specs/npu.yaml:403
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/npu.yaml:387",
+    "fmod_.Scalar", "specs/npu.yaml:403",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2216,7 +2216,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // npunnMaxDim(self, dim, keepdim, values, indices)
-// from specs/npu.yaml:395
+// from specs/npu.yaml:411
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto self_arg = npu_glue::tensor(self);
   const auto values_arg = npu_glue::tensor(values);
@@ -2238,9 +2238,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/npu.yaml:395
+// max.dim: specs/npu.yaml:411
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/npu.yaml:395",
+    "max.dim", "specs/npu.yaml:411",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -29,7 +29,7 @@
 namespace {
 
 // npunnGtScalar(self, other, out)
-// from specs/npu.yaml:60
+// from specs/npu.yaml:72
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -52,7 +52,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnGtTensor(self, other, out)
-// from specs/npu.yaml:56
+// from specs/npu.yaml:68
 static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -74,9 +74,9 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Tensor: specs/npu.yaml:56
+// gt.Tensor: specs/npu.yaml:68
 static const torch_fl::KernelInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/npu.yaml:56",
+    "gt.Tensor", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -103,10 +103,10 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// gt.Tensor_out: specs/npu.yaml:56
+// gt.Tensor_out: specs/npu.yaml:68
 // out variant derived from gt.Tensor
 static const torch_fl::KernelInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/npu.yaml:56",
+    "gt.Tensor_out", "specs/npu.yaml:68",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -135,9 +135,9 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// gt.Scalar: specs/npu.yaml:60
+// gt.Scalar: specs/npu.yaml:72
 static const torch_fl::KernelInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/npu.yaml:60",
+    "gt.Scalar", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -159,10 +159,10 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// gt.Scalar_out: specs/npu.yaml:60
+// gt.Scalar_out: specs/npu.yaml:72
 // out variant derived from gt.Scalar
 static const torch_fl::KernelInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/npu.yaml:60",
+    "gt.Scalar_out", "specs/npu.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -186,7 +186,7 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnSin(self, out)
-// from specs/npu.yaml:71
+// from specs/npu.yaml:83
 static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -207,9 +207,9 @@ static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sin: specs/npu.yaml:71
+// sin: specs/npu.yaml:83
 static const torch_fl::KernelInfo kOp_sin{
-    "sin", "specs/npu.yaml:71",
+    "sin", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -231,10 +231,10 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   return out;
 }
 
-// sin.out: specs/npu.yaml:71
+// sin.out: specs/npu.yaml:83
 // out variant derived from sin
 static const torch_fl::KernelInfo kOp_sin_out{
-    "sin.out", "specs/npu.yaml:71",
+    "sin.out", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -257,10 +257,10 @@ at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sin_: specs/npu.yaml:71
+// sin_: specs/npu.yaml:83
 // inplace variant derived from sin
 static const torch_fl::KernelInfo kOp_sin_{
-    "sin_", "specs/npu.yaml:71",
+    "sin_", "specs/npu.yaml:83",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -280,7 +280,7 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
 }
 
 // npunnClamp(self, min, max, out)
-// from specs/npu.yaml:84
+// from specs/npu.yaml:97
 static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto min_arg = npu_glue::optional_scalar(min);
@@ -303,9 +303,9 @@ static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// clamp: specs/npu.yaml:84
+// clamp: specs/npu.yaml:97
 static const torch_fl::KernelInfo kOp_clamp{
-    "clamp", "specs/npu.yaml:84",
+    "clamp", "specs/npu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -327,10 +327,10 @@ at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar>
   return out;
 }
 
-// clamp.out: specs/npu.yaml:84
+// clamp.out: specs/npu.yaml:97
 // out variant derived from clamp
 static const torch_fl::KernelInfo kOp_clamp_out{
-    "clamp.out", "specs/npu.yaml:84",
+    "clamp.out", "specs/npu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -353,10 +353,10 @@ at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::S
   return out;
 }
 
-// clamp_: specs/npu.yaml:84
+// clamp_: specs/npu.yaml:97
 // inplace variant derived from clamp
 static const torch_fl::KernelInfo kOp_clamp_{
-    "clamp_", "specs/npu.yaml:84",
+    "clamp_", "specs/npu.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -376,7 +376,7 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
 }
 
 // npunnTanhBackward(grad_output, output, out)
-// from specs/npu.yaml:88
+// from specs/npu.yaml:101
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -398,9 +398,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/npu.yaml:88
+// tanh_backward: specs/npu.yaml:101
 static const torch_fl::KernelInfo kOp_tanh_backward{
-    "tanh_backward", "specs/npu.yaml:88",
+    "tanh_backward", "specs/npu.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -425,7 +425,7 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // npunnSigmoidBackward(grad_output, output, out)
-// from specs/npu.yaml:89
+// from specs/npu.yaml:102
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -447,9 +447,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/npu.yaml:89
+// sigmoid_backward: specs/npu.yaml:102
 static const torch_fl::KernelInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/npu.yaml:89",
+    "sigmoid_backward", "specs/npu.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -474,7 +474,7 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
 }
 
 // npunnDropout(input, p, npu_glue::optional_bool_true(train), npu_glue::default_rand_state(), out0, out1)
-// from specs/npu.yaml:113
+// from specs/npu.yaml:126
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto input_arg = npu_glue::tensor(input);
   const auto train_arg2 = npu_glue::optional_bool_true(train);
@@ -498,9 +498,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/npu.yaml:113
+// native_dropout: specs/npu.yaml:126
 static const torch_fl::KernelInfo kOp_native_dropout{
-    "native_dropout", "specs/npu.yaml:113",
+    "native_dropout", "specs/npu.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -524,7 +524,7 @@ static const torch_fl::KernelInfo kOp_native_dropout{
 }
 
 // npunnArgMax(self, dim, keepdim, out)
-// from specs/npu.yaml:133
+// from specs/npu.yaml:146
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int(dim);
@@ -546,9 +546,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/npu.yaml:133
+// argmax: specs/npu.yaml:146
 static const torch_fl::KernelInfo kOp_argmax{
-    "argmax", "specs/npu.yaml:133",
+    "argmax", "specs/npu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -570,10 +570,10 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmax.out: specs/npu.yaml:133
+// argmax.out: specs/npu.yaml:146
 // out variant derived from argmax
 static const torch_fl::KernelInfo kOp_argmax_out{
-    "argmax.out", "specs/npu.yaml:133",
+    "argmax.out", "specs/npu.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -597,7 +597,7 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // npunnBatchNormBackward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/npu.yaml:213
+// from specs/npu.yaml:229
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -626,9 +626,9 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/npu.yaml:213
+// native_batch_norm_backward: specs/npu.yaml:229
 static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/npu.yaml:213",
+    "native_batch_norm_backward", "specs/npu.yaml:229",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -660,7 +660,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
 }
 
 // npunnLayerNorm(input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/npu.yaml:217
+// from specs/npu.yaml:233
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto normalized_shape_arg = npu_glue::int_array(normalized_shape);
@@ -686,9 +686,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/npu.yaml:217
+// native_layer_norm: specs/npu.yaml:233
 static const torch_fl::KernelInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/npu.yaml:217",
+    "native_layer_norm", "specs/npu.yaml:233",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -715,7 +715,7 @@ static const torch_fl::KernelInfo kOp_native_layer_norm{
 }
 
 // npunnSoftshrinkBackward(grad_output, self, lambd, out)
-// from specs/npu.yaml:237
+// from specs/npu.yaml:253
 static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -738,9 +738,9 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// softshrink_backward: specs/npu.yaml:237
+// softshrink_backward: specs/npu.yaml:253
 static const torch_fl::KernelInfo kOp_softshrink_backward{
-    "softshrink_backward", "specs/npu.yaml:237",
+    "softshrink_backward", "specs/npu.yaml:253",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -765,7 +765,7 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnMish(self, out)
-// from specs/npu.yaml:246
+// from specs/npu.yaml:262
 static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -786,9 +786,9 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// mish: specs/npu.yaml:246
+// mish: specs/npu.yaml:262
 static const torch_fl::KernelInfo kOp_mish{
-    "mish", "specs/npu.yaml:246",
+    "mish", "specs/npu.yaml:262",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -810,10 +810,10 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   return out;
 }
 
-// mish_: specs/npu.yaml:246
+// mish_: specs/npu.yaml:262
 // inplace variant derived from mish
 static const torch_fl::KernelInfo kOp_mish_{
-    "mish_", "specs/npu.yaml:246",
+    "mish_", "specs/npu.yaml:262",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -833,7 +833,7 @@ at::Tensor & wrap_mish_(at::Tensor & self) {
 }
 
 // npunnReflectionPad1d(self, padding, out)
-// from specs/npu.yaml:322
+// from specs/npu.yaml:338
 static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -855,9 +855,9 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad1d: specs/npu.yaml:322
+// reflection_pad1d: specs/npu.yaml:338
 static const torch_fl::KernelInfo kOp_reflection_pad1d{
-    "reflection_pad1d", "specs/npu.yaml:322",
+    "reflection_pad1d", "specs/npu.yaml:338",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -880,7 +880,7 @@ at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // npunnReflectionPad1dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:323
+// from specs/npu.yaml:339
 static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -903,9 +903,9 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad1d_backward: specs/npu.yaml:323
+// reflection_pad1d_backward: specs/npu.yaml:339
 static const torch_fl::KernelInfo kOp_reflection_pad1d_backward{
-    "reflection_pad1d_backward", "specs/npu.yaml:323",
+    "reflection_pad1d_backward", "specs/npu.yaml:339",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -930,7 +930,7 @@ at::Tensor wrap_reflection_pad1d_backward(const at::Tensor & grad_output, const 
 }
 
 // npunnReplicationPad3d(self, padding, out)
-// from specs/npu.yaml:332
+// from specs/npu.yaml:348
 static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -952,9 +952,9 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad3d: specs/npu.yaml:332
+// replication_pad3d: specs/npu.yaml:348
 static const torch_fl::KernelInfo kOp_replication_pad3d{
-    "replication_pad3d", "specs/npu.yaml:332",
+    "replication_pad3d", "specs/npu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -977,7 +977,7 @@ at::Tensor wrap_replication_pad3d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // npunnAsin(self, out)
-// from specs/npu.yaml:347
+// from specs/npu.yaml:363
 static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -998,9 +998,9 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// asin: specs/npu.yaml:347
+// asin: specs/npu.yaml:363
 static const torch_fl::KernelInfo kOp_asin{
-    "asin", "specs/npu.yaml:347",
+    "asin", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1022,10 +1022,10 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   return out;
 }
 
-// asin.out: specs/npu.yaml:347
+// asin.out: specs/npu.yaml:363
 // out variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_out{
-    "asin.out", "specs/npu.yaml:347",
+    "asin.out", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1048,10 +1048,10 @@ at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asin_: specs/npu.yaml:347
+// asin_: specs/npu.yaml:363
 // inplace variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_{
-    "asin_", "specs/npu.yaml:347",
+    "asin_", "specs/npu.yaml:363",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1071,7 +1071,7 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
 }
 
 // npunnSinh(self, out)
-// from specs/npu.yaml:350
+// from specs/npu.yaml:366
 static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1092,9 +1092,9 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinh: specs/npu.yaml:350
+// sinh: specs/npu.yaml:366
 static const torch_fl::KernelInfo kOp_sinh{
-    "sinh", "specs/npu.yaml:350",
+    "sinh", "specs/npu.yaml:366",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1116,10 +1116,10 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   return out;
 }
 
-// sinh.out: specs/npu.yaml:350
+// sinh.out: specs/npu.yaml:366
 // out variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_out{
-    "sinh.out", "specs/npu.yaml:350",
+    "sinh.out", "specs/npu.yaml:366",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1142,10 +1142,10 @@ at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinh_: specs/npu.yaml:350
+// sinh_: specs/npu.yaml:366
 // inplace variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_{
-    "sinh_", "specs/npu.yaml:350",
+    "sinh_", "specs/npu.yaml:366",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1165,7 +1165,7 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
 }
 
 // npunnSinc(self, out)
-// from specs/npu.yaml:362
+// from specs/npu.yaml:378
 static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1186,9 +1186,9 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinc: specs/npu.yaml:362
+// sinc: specs/npu.yaml:378
 static const torch_fl::KernelInfo kOp_sinc{
-    "sinc", "specs/npu.yaml:362",
+    "sinc", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1210,10 +1210,10 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   return out;
 }
 
-// sinc.out: specs/npu.yaml:362
+// sinc.out: specs/npu.yaml:378
 // out variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_out{
-    "sinc.out", "specs/npu.yaml:362",
+    "sinc.out", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1236,10 +1236,10 @@ at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinc_: specs/npu.yaml:362
+// sinc_: specs/npu.yaml:378
 // inplace variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_{
-    "sinc_", "specs/npu.yaml:362",
+    "sinc_", "specs/npu.yaml:378",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1259,7 +1259,7 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
 }
 
 // npunnSignbit(self, out)
-// from specs/npu.yaml:364
+// from specs/npu.yaml:380
 static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1280,9 +1280,9 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// signbit: specs/npu.yaml:364
+// signbit: specs/npu.yaml:380
 static const torch_fl::KernelInfo kOp_signbit{
-    "signbit", "specs/npu.yaml:364",
+    "signbit", "specs/npu.yaml:380",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1304,10 +1304,10 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   return out;
 }
 
-// signbit.out: specs/npu.yaml:364
+// signbit.out: specs/npu.yaml:380
 // out variant derived from signbit
 static const torch_fl::KernelInfo kOp_signbit_out{
-    "signbit.out", "specs/npu.yaml:364",
+    "signbit.out", "specs/npu.yaml:380",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1331,7 +1331,7 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // npunnBitwiseOrScalar(self, other, out)
-// from specs/npu.yaml:385
+// from specs/npu.yaml:401
 static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1354,7 +1354,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // npunnBitwiseOrTensor(self, other, out)
-// from specs/npu.yaml:369
+// from specs/npu.yaml:385
 static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1376,9 +1376,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// bitwise_or.Tensor: specs/npu.yaml:369
+// bitwise_or.Tensor: specs/npu.yaml:385
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/npu.yaml:369",
+    "bitwise_or.Tensor", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1405,10 +1405,10 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// bitwise_or.Tensor_out: specs/npu.yaml:369
+// bitwise_or.Tensor_out: specs/npu.yaml:385
 // out variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/npu.yaml:369",
+    "bitwise_or.Tensor_out", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1437,10 +1437,10 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// bitwise_or_.Tensor: specs/npu.yaml:369
+// bitwise_or_.Tensor: specs/npu.yaml:385
 // inplace variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/npu.yaml:369",
+    "bitwise_or_.Tensor", "specs/npu.yaml:385",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1466,7 +1466,7 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
 }
 
 // npunnRemainderTensorScalar(self, other, out)
-// from specs/npu.yaml:388
+// from specs/npu.yaml:404
 static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1489,7 +1489,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
 }
 
 // npunnRemainderTensorTensor(self, other, out)
-// from specs/npu.yaml:376
+// from specs/npu.yaml:392
 static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1511,9 +1511,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// remainder.Tensor: specs/npu.yaml:376
+// remainder.Tensor: specs/npu.yaml:392
 static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/npu.yaml:376",
+    "remainder.Tensor", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1540,10 +1540,10 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// remainder.Tensor_out: specs/npu.yaml:376
+// remainder.Tensor_out: specs/npu.yaml:392
 // out variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/npu.yaml:376",
+    "remainder.Tensor_out", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1572,10 +1572,10 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   return out;
 }
 
-// remainder_.Tensor: specs/npu.yaml:376
+// remainder_.Tensor: specs/npu.yaml:392
 // inplace variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/npu.yaml:376",
+    "remainder_.Tensor", "specs/npu.yaml:392",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1601,7 +1601,7 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
 }
 
 // npunnHypot(self, other, out)
-// from specs/npu.yaml:377
+// from specs/npu.yaml:393
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1623,9 +1623,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// hypot: specs/npu.yaml:377
+// hypot: specs/npu.yaml:393
 static const torch_fl::KernelInfo kOp_hypot{
-    "hypot", "specs/npu.yaml:377",
+    "hypot", "specs/npu.yaml:393",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1649,10 +1649,10 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// hypot.out: specs/npu.yaml:377
+// hypot.out: specs/npu.yaml:393
 // out variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_out{
-    "hypot.out", "specs/npu.yaml:377",
+    "hypot.out", "specs/npu.yaml:393",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1678,10 +1678,10 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// hypot_: specs/npu.yaml:377
+// hypot_: specs/npu.yaml:393
 // inplace variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_{
-    "hypot_", "specs/npu.yaml:377",
+    "hypot_", "specs/npu.yaml:393",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1703,9 +1703,9 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// bitwise_or.Scalar: specs/npu.yaml:385
+// bitwise_or.Scalar: specs/npu.yaml:401
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/npu.yaml:385",
+    "bitwise_or.Scalar", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1727,10 +1727,10 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   return out;
 }
 
-// bitwise_or.Scalar_out: specs/npu.yaml:385
+// bitwise_or.Scalar_out: specs/npu.yaml:401
 // out variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/npu.yaml:385",
+    "bitwise_or.Scalar_out", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1753,10 +1753,10 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// bitwise_or_.Scalar: specs/npu.yaml:385
+// bitwise_or_.Scalar: specs/npu.yaml:401
 // inplace variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/npu.yaml:385",
+    "bitwise_or_.Scalar", "specs/npu.yaml:401",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1775,9 +1775,9 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   return self;
 }
 
-// remainder.Scalar: specs/npu.yaml:388
+// remainder.Scalar: specs/npu.yaml:404
 static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/npu.yaml:388",
+    "remainder.Scalar", "specs/npu.yaml:404",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1799,10 +1799,10 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   return out;
 }
 
-// remainder_.Scalar: specs/npu.yaml:388
+// remainder_.Scalar: specs/npu.yaml:404
 // inplace variant derived from remainder.Scalar
 static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/npu.yaml:388",
+    "remainder_.Scalar", "specs/npu.yaml:404",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

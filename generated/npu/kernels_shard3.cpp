@@ -27,10 +27,17 @@
 #include "npu_ops.h"
 #include "npu_glue.h"
 
+namespace private_formats {
+// the NC1HWC0 format: specs/npu.yaml:40
+inline const torch_fl::PrivateFormat NC1HWC0{
+    "NC1HWC0", "specs/npu.yaml:40", 4,
+    &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
+}  // namespace private_formats
+
 namespace {
 
 // npunnExp(self, out)
-// from specs/npu.yaml:65
+// from specs/npu.yaml:77
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -51,9 +58,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/npu.yaml:65
+// exp: specs/npu.yaml:77
 static const torch_fl::KernelInfo kOp_exp{
-    "exp", "specs/npu.yaml:65",
+    "exp", "specs/npu.yaml:77",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -75,10 +82,10 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   return out;
 }
 
-// exp.out: specs/npu.yaml:65
+// exp.out: specs/npu.yaml:77
 // out variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_out{
-    "exp.out", "specs/npu.yaml:65",
+    "exp.out", "specs/npu.yaml:77",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -101,10 +108,10 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp_: specs/npu.yaml:65
+// exp_: specs/npu.yaml:77
 // inplace variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_{
-    "exp_", "specs/npu.yaml:65",
+    "exp_", "specs/npu.yaml:77",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -124,7 +131,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
 }
 
 // npunnTanh(self, out)
-// from specs/npu.yaml:69
+// from specs/npu.yaml:81
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -145,9 +152,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/npu.yaml:69
+// tanh: specs/npu.yaml:81
 static const torch_fl::KernelInfo kOp_tanh{
-    "tanh", "specs/npu.yaml:69",
+    "tanh", "specs/npu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -169,10 +176,10 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   return out;
 }
 
-// tanh.out: specs/npu.yaml:69
+// tanh.out: specs/npu.yaml:81
 // out variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_out{
-    "tanh.out", "specs/npu.yaml:69",
+    "tanh.out", "specs/npu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -195,10 +202,10 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tanh_: specs/npu.yaml:69
+// tanh_: specs/npu.yaml:81
 // inplace variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_{
-    "tanh_", "specs/npu.yaml:69",
+    "tanh_", "specs/npu.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -218,7 +225,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
 }
 
 // npunnSigmoid(self, out)
-// from specs/npu.yaml:70
+// from specs/npu.yaml:82
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -239,9 +246,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/npu.yaml:70
+// sigmoid: specs/npu.yaml:82
 static const torch_fl::KernelInfo kOp_sigmoid{
-    "sigmoid", "specs/npu.yaml:70",
+    "sigmoid", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -263,10 +270,10 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   return out;
 }
 
-// sigmoid.out: specs/npu.yaml:70
+// sigmoid.out: specs/npu.yaml:82
 // out variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/npu.yaml:70",
+    "sigmoid.out", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -289,10 +296,10 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sigmoid_: specs/npu.yaml:70
+// sigmoid_: specs/npu.yaml:82
 // inplace variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_{
-    "sigmoid_", "specs/npu.yaml:70",
+    "sigmoid_", "specs/npu.yaml:82",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -312,7 +319,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
 }
 
 // npunnInplaceFillScalar(self, value)
-// from specs/npu.yaml:108
+// from specs/npu.yaml:121
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto self_arg = npu_glue::tensor(self);
   const auto value_arg = npu_glue::scalar(value);
@@ -333,9 +340,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/npu.yaml:108
+// fill_.Scalar: specs/npu.yaml:121
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/npu.yaml:108",
+    "fill_.Scalar", "specs/npu.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -352,7 +359,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // npunnBmm(self, mat2, out)
-// from specs/npu.yaml:124
+// from specs/npu.yaml:137
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat2_arg = npu_glue::tensor(mat2);
@@ -374,9 +381,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/npu.yaml:124
+// bmm: specs/npu.yaml:137
 static const torch_fl::KernelInfo kOp_bmm{
-    "bmm", "specs/npu.yaml:124",
+    "bmm", "specs/npu.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -400,10 +407,10 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   return out;
 }
 
-// bmm.out: specs/npu.yaml:124
+// bmm.out: specs/npu.yaml:137
 // out variant derived from bmm
 static const torch_fl::KernelInfo kOp_bmm_out{
-    "bmm.out", "specs/npu.yaml:124",
+    "bmm.out", "specs/npu.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -430,7 +437,7 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
 }
 
 // npunnLogSoftmax(self, dim, out)
-// from specs/npu.yaml:139
+// from specs/npu.yaml:152
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -451,9 +458,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/npu.yaml:139
+// _log_softmax: specs/npu.yaml:152
 static const torch_fl::KernelInfo kOp__log_softmax{
-    "_log_softmax", "specs/npu.yaml:139",
+    "_log_softmax", "specs/npu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -475,10 +482,10 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/npu.yaml:139
+// _log_softmax.out: specs/npu.yaml:152
 // out variant derived from _log_softmax
 static const torch_fl::KernelInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/npu.yaml:139",
+    "_log_softmax.out", "specs/npu.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -502,7 +509,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // npunnLogSoftmaxBackward(grad_output, output, dim, out)
-// from specs/npu.yaml:140
+// from specs/npu.yaml:153
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto output_arg = npu_glue::tensor(output);
@@ -524,9 +531,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/npu.yaml:140
+// _log_softmax_backward_data: specs/npu.yaml:153
 static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/npu.yaml:140",
+    "_log_softmax_backward_data", "specs/npu.yaml:153",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -551,7 +558,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // npunnMaxPool2dWithIndices(self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/npu.yaml:182
+// from specs/npu.yaml:196
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -577,16 +584,16 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/npu.yaml:182
+// max_pool2d_with_indices: specs/npu.yaml:196
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/npu.yaml:182",
+    "max_pool2d_with_indices", "specs/npu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
   torch_fl::OpContext op(kOp_max_pool2d_with_indices);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
@@ -596,16 +603,16 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out0 = op.allocate_keeping(std::get<0>(expected), self, private_formats::NC1HWC0);
+  const at::Tensor out1 = op.allocate_keeping(std::get<1>(expected), self, private_formats::NC1HWC0);
   launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/npu.yaml:182
+// max_pool2d_with_indices.out: specs/npu.yaml:196
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/npu.yaml:182",
+    "max_pool2d_with_indices.out", "specs/npu.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -634,7 +641,7 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
 }
 
 // npunnLayerNormBackward(grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/npu.yaml:221
+// from specs/npu.yaml:237
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -663,9 +670,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/npu.yaml:221
+// native_layer_norm_backward: specs/npu.yaml:237
 static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/npu.yaml:221",
+    "native_layer_norm_backward", "specs/npu.yaml:237",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -698,7 +705,7 @@ static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
 }
 
 // npunnEluBackward(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
-// from specs/npu.yaml:228
+// from specs/npu.yaml:244
 static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, bool is_result, const at::Tensor & self_or_result, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto alpha_arg = npu_glue::scalar(alpha);
@@ -723,9 +730,9 @@ static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// elu_backward: specs/npu.yaml:228
+// elu_backward: specs/npu.yaml:244
 static const torch_fl::KernelInfo kOp_elu_backward{
-    "elu_backward", "specs/npu.yaml:228",
+    "elu_backward", "specs/npu.yaml:244",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -750,7 +757,7 @@ at::Tensor wrap_elu_backward(const at::Tensor & grad_output, const at::Scalar & 
 }
 
 // npunnSoftplus(self, beta, threshold, out)
-// from specs/npu.yaml:234
+// from specs/npu.yaml:250
 static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto beta_arg = npu_glue::scalar(beta);
@@ -773,9 +780,9 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// softplus: specs/npu.yaml:234
+// softplus: specs/npu.yaml:250
 static const torch_fl::KernelInfo kOp_softplus{
-    "softplus", "specs/npu.yaml:234",
+    "softplus", "specs/npu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -797,10 +804,10 @@ at::Tensor wrap_softplus(const at::Tensor & self, const at::Scalar & beta, const
   return out;
 }
 
-// softplus.out: specs/npu.yaml:234
+// softplus.out: specs/npu.yaml:250
 // out variant derived from softplus
 static const torch_fl::KernelInfo kOp_softplus_out{
-    "softplus.out", "specs/npu.yaml:234",
+    "softplus.out", "specs/npu.yaml:250",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -824,7 +831,7 @@ at::Tensor & wrap_softplus_out(const at::Tensor & self, const at::Scalar & beta,
 }
 
 // npunnHardswish(self, out)
-// from specs/npu.yaml:240
+// from specs/npu.yaml:256
 static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -845,9 +852,9 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// hardswish: specs/npu.yaml:240
+// hardswish: specs/npu.yaml:256
 static const torch_fl::KernelInfo kOp_hardswish{
-    "hardswish", "specs/npu.yaml:240",
+    "hardswish", "specs/npu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -865,10 +872,10 @@ at::Tensor wrap_hardswish(const at::Tensor & self) {
   return out;
 }
 
-// hardswish_: specs/npu.yaml:240
+// hardswish_: specs/npu.yaml:256
 // inplace variant derived from hardswish
 static const torch_fl::KernelInfo kOp_hardswish_{
-    "hardswish_", "specs/npu.yaml:240",
+    "hardswish_", "specs/npu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -886,7 +893,7 @@ at::Tensor & wrap_hardswish_(at::Tensor & self) {
 }
 
 // npunnHardsigmoidBackward(grad_output, self, out)
-// from specs/npu.yaml:243
+// from specs/npu.yaml:259
 static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -908,9 +915,9 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// hardsigmoid_backward: specs/npu.yaml:243
+// hardsigmoid_backward: specs/npu.yaml:259
 static const torch_fl::KernelInfo kOp_hardsigmoid_backward{
-    "hardsigmoid_backward", "specs/npu.yaml:243",
+    "hardsigmoid_backward", "specs/npu.yaml:259",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -934,10 +941,10 @@ at::Tensor wrap_hardsigmoid_backward(const at::Tensor & grad_output, const at::T
   return out;
 }
 
-// hardsigmoid_backward.grad_input: specs/npu.yaml:243
+// hardsigmoid_backward.grad_input: specs/npu.yaml:259
 // out variant derived from hardsigmoid_backward
 static const torch_fl::KernelInfo kOp_hardsigmoid_backward_grad_input{
-    "hardsigmoid_backward.grad_input", "specs/npu.yaml:243",
+    "hardsigmoid_backward.grad_input", "specs/npu.yaml:259",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -964,7 +971,7 @@ at::Tensor & wrap_hardsigmoid_backward_grad_input(const at::Tensor & grad_output
 }
 
 // npunnMseLoss(self, target, reduction, out)
-// from specs/npu.yaml:257
+// from specs/npu.yaml:273
 static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -986,9 +993,9 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mse_loss: specs/npu.yaml:257
+// mse_loss: specs/npu.yaml:273
 static const torch_fl::KernelInfo kOp_mse_loss{
-    "mse_loss", "specs/npu.yaml:257",
+    "mse_loss", "specs/npu.yaml:273",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1013,7 +1020,7 @@ at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int
 }
 
 // npunnMseLossBackward(grad_output, self, target, reduction, out)
-// from specs/npu.yaml:258
+// from specs/npu.yaml:274
 static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1036,9 +1043,9 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// mse_loss_backward: specs/npu.yaml:258
+// mse_loss_backward: specs/npu.yaml:274
 static const torch_fl::KernelInfo kOp_mse_loss_backward{
-    "mse_loss_backward", "specs/npu.yaml:258",
+    "mse_loss_backward", "specs/npu.yaml:274",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1061,7 +1068,7 @@ at::Tensor wrap_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // npunnMaxPool3dWithIndices(self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/npu.yaml:305
+// from specs/npu.yaml:321
 static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -1087,9 +1094,9 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool3d_with_indices: specs/npu.yaml:305
+// max_pool3d_with_indices: specs/npu.yaml:321
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
-    "max_pool3d_with_indices", "specs/npu.yaml:305",
+    "max_pool3d_with_indices", "specs/npu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1113,7 +1120,7 @@ static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
 }
 
 // npunnMaxPool3dWithIndicesBackward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/npu.yaml:309
+// from specs/npu.yaml:325
 static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1140,9 +1147,9 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool3d_with_indices_backward: specs/npu.yaml:309
+// max_pool3d_with_indices_backward: specs/npu.yaml:325
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices_backward{
-    "max_pool3d_with_indices_backward", "specs/npu.yaml:309",
+    "max_pool3d_with_indices_backward", "specs/npu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1166,7 +1173,7 @@ at::Tensor wrap_max_pool3d_with_indices_backward(const at::Tensor & grad_output,
 }
 
 // npunnReflectionPad2dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:325
+// from specs/npu.yaml:341
 static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1189,9 +1196,9 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad2d_backward: specs/npu.yaml:325
+// reflection_pad2d_backward: specs/npu.yaml:341
 static const torch_fl::KernelInfo kOp_reflection_pad2d_backward{
-    "reflection_pad2d_backward", "specs/npu.yaml:325",
+    "reflection_pad2d_backward", "specs/npu.yaml:341",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1212,7 +1219,7 @@ at::Tensor wrap_reflection_pad2d_backward(const at::Tensor & grad_output, const 
 }
 
 // npunnReflectionPad3dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:327
+// from specs/npu.yaml:343
 static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1235,9 +1242,9 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad3d_backward: specs/npu.yaml:327
+// reflection_pad3d_backward: specs/npu.yaml:343
 static const torch_fl::KernelInfo kOp_reflection_pad3d_backward{
-    "reflection_pad3d_backward", "specs/npu.yaml:327",
+    "reflection_pad3d_backward", "specs/npu.yaml:343",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1262,7 +1269,7 @@ at::Tensor wrap_reflection_pad3d_backward(const at::Tensor & grad_output, const 
 }
 
 // npunnReplicationPad2d(self, padding, out)
-// from specs/npu.yaml:330
+// from specs/npu.yaml:346
 static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto padding_arg = npu_glue::int_array(padding);
@@ -1284,9 +1291,9 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad2d: specs/npu.yaml:330
+// replication_pad2d: specs/npu.yaml:346
 static const torch_fl::KernelInfo kOp_replication_pad2d{
-    "replication_pad2d", "specs/npu.yaml:330",
+    "replication_pad2d", "specs/npu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1309,7 +1316,7 @@ at::Tensor wrap_replication_pad2d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // npunnCosh(self, out)
-// from specs/npu.yaml:351
+// from specs/npu.yaml:367
 static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1330,9 +1337,9 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// cosh: specs/npu.yaml:351
+// cosh: specs/npu.yaml:367
 static const torch_fl::KernelInfo kOp_cosh{
-    "cosh", "specs/npu.yaml:351",
+    "cosh", "specs/npu.yaml:367",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1354,10 +1361,10 @@ at::Tensor wrap_cosh(const at::Tensor & self) {
   return out;
 }
 
-// cosh.out: specs/npu.yaml:351
+// cosh.out: specs/npu.yaml:367
 // out variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_out{
-    "cosh.out", "specs/npu.yaml:351",
+    "cosh.out", "specs/npu.yaml:367",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1380,10 +1387,10 @@ at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cosh_: specs/npu.yaml:351
+// cosh_: specs/npu.yaml:367
 // inplace variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_{
-    "cosh_", "specs/npu.yaml:351",
+    "cosh_", "specs/npu.yaml:367",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1403,7 +1410,7 @@ at::Tensor & wrap_cosh_(at::Tensor & self) {
 }
 
 // npunnExp2(self, out)
-// from specs/npu.yaml:355
+// from specs/npu.yaml:371
 static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1424,9 +1431,9 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// exp2: specs/npu.yaml:355
+// exp2: specs/npu.yaml:371
 static const torch_fl::KernelInfo kOp_exp2{
-    "exp2", "specs/npu.yaml:355",
+    "exp2", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1448,10 +1455,10 @@ at::Tensor wrap_exp2(const at::Tensor & self) {
   return out;
 }
 
-// exp2.out: specs/npu.yaml:355
+// exp2.out: specs/npu.yaml:371
 // out variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_out{
-    "exp2.out", "specs/npu.yaml:355",
+    "exp2.out", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1474,10 +1481,10 @@ at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp2_: specs/npu.yaml:355
+// exp2_: specs/npu.yaml:371
 // inplace variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_{
-    "exp2_", "specs/npu.yaml:355",
+    "exp2_", "specs/npu.yaml:371",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1497,7 +1504,7 @@ at::Tensor & wrap_exp2_(at::Tensor & self) {
 }
 
 // npunnIsPosInf(self, out)
-// from specs/npu.yaml:365
+// from specs/npu.yaml:381
 static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1518,9 +1525,9 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isposinf: specs/npu.yaml:365
+// isposinf: specs/npu.yaml:381
 static const torch_fl::KernelInfo kOp_isposinf{
-    "isposinf", "specs/npu.yaml:365",
+    "isposinf", "specs/npu.yaml:381",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1542,10 +1549,10 @@ at::Tensor wrap_isposinf(const at::Tensor & self) {
   return out;
 }
 
-// isposinf.out: specs/npu.yaml:365
+// isposinf.out: specs/npu.yaml:381
 // out variant derived from isposinf
 static const torch_fl::KernelInfo kOp_isposinf_out{
-    "isposinf.out", "specs/npu.yaml:365",
+    "isposinf.out", "specs/npu.yaml:381",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1569,7 +1576,7 @@ at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // npunnLogicalAnd(self, other, out)
-// from specs/npu.yaml:371
+// from specs/npu.yaml:387
 static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1591,9 +1598,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_and: specs/npu.yaml:371
+// logical_and: specs/npu.yaml:387
 static const torch_fl::KernelInfo kOp_logical_and{
-    "logical_and", "specs/npu.yaml:371",
+    "logical_and", "specs/npu.yaml:387",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1617,10 +1624,10 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_and.out: specs/npu.yaml:371
+// logical_and.out: specs/npu.yaml:387
 // out variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_out{
-    "logical_and.out", "specs/npu.yaml:371",
+    "logical_and.out", "specs/npu.yaml:387",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1646,10 +1653,10 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_and_: specs/npu.yaml:371
+// logical_and_: specs/npu.yaml:387
 // inplace variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_{
-    "logical_and_", "specs/npu.yaml:371",
+    "logical_and_", "specs/npu.yaml:387",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1672,7 +1679,7 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnArgMin(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:392
+// from specs/npu.yaml:408
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -1694,9 +1701,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmin: specs/npu.yaml:392
+// argmin: specs/npu.yaml:408
 static const torch_fl::KernelInfo kOp_argmin{
-    "argmin", "specs/npu.yaml:392",
+    "argmin", "specs/npu.yaml:408",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1718,10 +1725,10 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmin.out: specs/npu.yaml:392
+// argmin.out: specs/npu.yaml:408
 // out variant derived from argmin
 static const torch_fl::KernelInfo kOp_argmin_out{
-    "argmin.out", "specs/npu.yaml:392",
+    "argmin.out", "specs/npu.yaml:408",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1745,7 +1752,7 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // npunnCumprod(self, dim, out)
-// from specs/npu.yaml:394
+// from specs/npu.yaml:410
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1766,9 +1773,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/npu.yaml:394
+// cumprod: specs/npu.yaml:410
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/npu.yaml:394",
+    "cumprod", "specs/npu.yaml:410",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1790,10 +1797,10 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   return out;
 }
 
-// cumprod.out: specs/npu.yaml:394
+// cumprod.out: specs/npu.yaml:410
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/npu.yaml:394",
+    "cumprod.out", "specs/npu.yaml:410",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1816,10 +1823,10 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   return out;
 }
 
-// cumprod_: specs/npu.yaml:394
+// cumprod_: specs/npu.yaml:410
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/npu.yaml:394",
+    "cumprod_", "specs/npu.yaml:410",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1839,7 +1846,7 @@ at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::S
 }
 
 // npunnNorm(self, ord, dim, keepdim, out)
-// from specs/npu.yaml:397
+// from specs/npu.yaml:413
 static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto ord_arg = npu_glue::scalar(ord);
@@ -1862,9 +1869,9 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// linalg_vector_norm: specs/npu.yaml:397
+// linalg_vector_norm: specs/npu.yaml:413
 static const torch_fl::KernelInfo kOp_linalg_vector_norm{
-    "linalg_vector_norm", "specs/npu.yaml:397",
+    "linalg_vector_norm", "specs/npu.yaml:413",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1886,10 +1893,10 @@ at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// linalg_vector_norm.out: specs/npu.yaml:397
+// linalg_vector_norm.out: specs/npu.yaml:413
 // out variant derived from linalg_vector_norm
 static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
-    "linalg_vector_norm.out", "specs/npu.yaml:397",
+    "linalg_vector_norm.out", "specs/npu.yaml:413",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

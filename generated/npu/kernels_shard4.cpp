@@ -30,7 +30,7 @@
 namespace {
 
 // npunnSubs(self, other, alpha, out)
-// from specs/npu.yaml:46
+// from specs/npu.yaml:58
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -54,7 +54,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // npunnSub(self, other, alpha, out)
-// from specs/npu.yaml:42
+// from specs/npu.yaml:54
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -77,9 +77,9 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/npu.yaml:42
+// sub.Tensor: specs/npu.yaml:54
 static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/npu.yaml:42",
+    "sub.Tensor", "specs/npu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -106,10 +106,10 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/npu.yaml:42
+// sub.out: specs/npu.yaml:54
 // out variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/npu.yaml:42",
+    "sub.out", "specs/npu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -138,10 +138,10 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// sub_.Tensor: specs/npu.yaml:42
+// sub_.Tensor: specs/npu.yaml:54
 // inplace variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/npu.yaml:42",
+    "sub_.Tensor", "specs/npu.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -166,9 +166,9 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   return self;
 }
 
-// sub.Scalar: specs/npu.yaml:46
+// sub.Scalar: specs/npu.yaml:58
 static const torch_fl::KernelInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/npu.yaml:46",
+    "sub.Scalar", "specs/npu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -190,10 +190,10 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/npu.yaml:46
+// sub_.Scalar: specs/npu.yaml:58
 // inplace variant derived from sub.Scalar
 static const torch_fl::KernelInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/npu.yaml:46",
+    "sub_.Scalar", "specs/npu.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -213,7 +213,7 @@ at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // npunnLerps(self, end, weight, out)
-// from specs/npu.yaml:96
+// from specs/npu.yaml:109
 static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto end_arg = npu_glue::tensor(end);
@@ -236,9 +236,9 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Scalar: specs/npu.yaml:96
+// lerp.Scalar: specs/npu.yaml:109
 static const torch_fl::KernelInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/npu.yaml:96",
+    "lerp.Scalar", "specs/npu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -262,10 +262,10 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   return out;
 }
 
-// lerp.Scalar_out: specs/npu.yaml:96
+// lerp.Scalar_out: specs/npu.yaml:109
 // out variant derived from lerp.Scalar
 static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/npu.yaml:96",
+    "lerp.Scalar_out", "specs/npu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -291,10 +291,10 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   return out;
 }
 
-// lerp_.Scalar: specs/npu.yaml:96
+// lerp_.Scalar: specs/npu.yaml:109
 // inplace variant derived from lerp.Scalar
 static const torch_fl::KernelInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/npu.yaml:96",
+    "lerp_.Scalar", "specs/npu.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -317,7 +317,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // npunnTril(self, diagonal, out)
-// from specs/npu.yaml:104
+// from specs/npu.yaml:117
 static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -338,9 +338,9 @@ static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tril: specs/npu.yaml:104
+// tril: specs/npu.yaml:117
 static const torch_fl::KernelInfo kOp_tril{
-    "tril", "specs/npu.yaml:104",
+    "tril", "specs/npu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -362,10 +362,10 @@ at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// tril.out: specs/npu.yaml:104
+// tril.out: specs/npu.yaml:117
 // out variant derived from tril
 static const torch_fl::KernelInfo kOp_tril_out{
-    "tril.out", "specs/npu.yaml:104",
+    "tril.out", "specs/npu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -388,10 +388,10 @@ at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// tril_: specs/npu.yaml:104
+// tril_: specs/npu.yaml:117
 // inplace variant derived from tril
 static const torch_fl::KernelInfo kOp_tril_{
-    "tril_", "specs/npu.yaml:104",
+    "tril_", "specs/npu.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -411,7 +411,7 @@ at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
 }
 
 // npunnTriu(self, diagonal, out)
-// from specs/npu.yaml:105
+// from specs/npu.yaml:118
 static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -432,9 +432,9 @@ static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// triu: specs/npu.yaml:105
+// triu: specs/npu.yaml:118
 static const torch_fl::KernelInfo kOp_triu{
-    "triu", "specs/npu.yaml:105",
+    "triu", "specs/npu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -456,10 +456,10 @@ at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
   return out;
 }
 
-// triu.out: specs/npu.yaml:105
+// triu.out: specs/npu.yaml:118
 // out variant derived from triu
 static const torch_fl::KernelInfo kOp_triu_out{
-    "triu.out", "specs/npu.yaml:105",
+    "triu.out", "specs/npu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -482,10 +482,10 @@ at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor
   return out;
 }
 
-// triu_: specs/npu.yaml:105
+// triu_: specs/npu.yaml:118
 // inplace variant derived from triu
 static const torch_fl::KernelInfo kOp_triu_{
-    "triu_", "specs/npu.yaml:105",
+    "triu_", "specs/npu.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -505,7 +505,7 @@ at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
 }
 
 // npunnNLLLossBackward(grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/npu.yaml:146
+// from specs/npu.yaml:159
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -530,9 +530,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/npu.yaml:146
+// nll_loss_backward: specs/npu.yaml:159
 static const torch_fl::KernelInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/npu.yaml:146",
+    "nll_loss_backward", "specs/npu.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -563,7 +563,7 @@ at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // npunnEmbeddingDenseBackward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
-// from specs/npu.yaml:157
+// from specs/npu.yaml:170
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto indices_arg = npu_glue::tensor(indices);
@@ -585,9 +585,9 @@ static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const
   }
 }
 
-// embedding_dense_backward: specs/npu.yaml:157
+// embedding_dense_backward: specs/npu.yaml:170
 static const torch_fl::KernelInfo kOp_embedding_dense_backward{
-    "embedding_dense_backward", "specs/npu.yaml:157",
+    "embedding_dense_backward", "specs/npu.yaml:170",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -613,7 +613,7 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
 }
 
 // npunnMaxPool2dWithIndicesBackward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/npu.yaml:186
+// from specs/npu.yaml:201
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -640,9 +640,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/npu.yaml:186
+// max_pool2d_with_indices_backward: specs/npu.yaml:201
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/npu.yaml:186",
+    "max_pool2d_with_indices_backward", "specs/npu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -669,10 +669,10 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/npu.yaml:186
+// max_pool2d_with_indices_backward.grad_input: specs/npu.yaml:201
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/npu.yaml:186",
+    "max_pool2d_with_indices_backward.grad_input", "specs/npu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -703,7 +703,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // npunnAvgPool2dBackward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:195
+// from specs/npu.yaml:210
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -729,9 +729,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/npu.yaml:195
+// avg_pool2d_backward: specs/npu.yaml:210
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/npu.yaml:195",
+    "avg_pool2d_backward", "specs/npu.yaml:210",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -755,10 +755,10 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/npu.yaml:195
+// avg_pool2d_backward.grad_input: specs/npu.yaml:210
 // out variant derived from avg_pool2d_backward
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/npu.yaml:195",
+    "avg_pool2d_backward.grad_input", "specs/npu.yaml:210",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -785,7 +785,7 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
 }
 
 // npunnHardtanhBackward(grad_output, self, min_val, max_val, out)
-// from specs/npu.yaml:231
+// from specs/npu.yaml:247
 static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -809,9 +809,9 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// hardtanh_backward: specs/npu.yaml:231
+// hardtanh_backward: specs/npu.yaml:247
 static const torch_fl::KernelInfo kOp_hardtanh_backward{
-    "hardtanh_backward", "specs/npu.yaml:231",
+    "hardtanh_backward", "specs/npu.yaml:247",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -832,7 +832,7 @@ at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // npunnHardshrink(self, lambd, out)
-// from specs/npu.yaml:238
+// from specs/npu.yaml:254
 static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto lambd_arg = npu_glue::scalar(lambd);
@@ -854,9 +854,9 @@ static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// hardshrink: specs/npu.yaml:238
+// hardshrink: specs/npu.yaml:254
 static const torch_fl::KernelInfo kOp_hardshrink{
-    "hardshrink", "specs/npu.yaml:238",
+    "hardshrink", "specs/npu.yaml:254",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -878,10 +878,10 @@ at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
   return out;
 }
 
-// hardshrink.out: specs/npu.yaml:238
+// hardshrink.out: specs/npu.yaml:254
 // out variant derived from hardshrink
 static const torch_fl::KernelInfo kOp_hardshrink_out{
-    "hardshrink.out", "specs/npu.yaml:238",
+    "hardshrink.out", "specs/npu.yaml:254",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -905,7 +905,7 @@ at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lam
 }
 
 // npunnHardswishBackward(grad_output, self, out)
-// from specs/npu.yaml:241
+// from specs/npu.yaml:257
 static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -927,9 +927,9 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// hardswish_backward: specs/npu.yaml:241
+// hardswish_backward: specs/npu.yaml:257
 static const torch_fl::KernelInfo kOp_hardswish_backward{
-    "hardswish_backward", "specs/npu.yaml:241",
+    "hardswish_backward", "specs/npu.yaml:257",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -950,7 +950,7 @@ at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // npunnGluBackward(grad_output, self, dim, out)
-// from specs/npu.yaml:249
+// from specs/npu.yaml:265
 static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -972,9 +972,9 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// glu_backward: specs/npu.yaml:249
+// glu_backward: specs/npu.yaml:265
 static const torch_fl::KernelInfo kOp_glu_backward{
-    "glu_backward", "specs/npu.yaml:249",
+    "glu_backward", "specs/npu.yaml:265",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -995,7 +995,7 @@ at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & 
 }
 
 // npunnSgn(self, out)
-// from specs/npu.yaml:252
+// from specs/npu.yaml:268
 static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1016,9 +1016,9 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sgn: specs/npu.yaml:252
+// sgn: specs/npu.yaml:268
 static const torch_fl::KernelInfo kOp_sgn{
-    "sgn", "specs/npu.yaml:252",
+    "sgn", "specs/npu.yaml:268",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1040,10 +1040,10 @@ at::Tensor wrap_sgn(const at::Tensor & self) {
   return out;
 }
 
-// sgn.out: specs/npu.yaml:252
+// sgn.out: specs/npu.yaml:268
 // out variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_out{
-    "sgn.out", "specs/npu.yaml:252",
+    "sgn.out", "specs/npu.yaml:268",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1066,10 +1066,10 @@ at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sgn_: specs/npu.yaml:252
+// sgn_: specs/npu.yaml:268
 // inplace variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_{
-    "sgn_", "specs/npu.yaml:252",
+    "sgn_", "specs/npu.yaml:268",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1089,7 +1089,7 @@ at::Tensor & wrap_sgn_(at::Tensor & self) {
 }
 
 // npunnAny(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:254
+// from specs/npu.yaml:270
 static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -1111,9 +1111,9 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// any.dim: specs/npu.yaml:254
+// any.dim: specs/npu.yaml:270
 static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/npu.yaml:254",
+    "any.dim", "specs/npu.yaml:270",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1135,10 +1135,10 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// any.out: specs/npu.yaml:254
+// any.out: specs/npu.yaml:270
 // out variant derived from any.dim
 static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/npu.yaml:254",
+    "any.out", "specs/npu.yaml:270",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1162,7 +1162,7 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // npunnSmoothL1Loss(self, target, reduction, beta, out)
-// from specs/npu.yaml:259
+// from specs/npu.yaml:275
 static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1184,9 +1184,9 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// smooth_l1_loss: specs/npu.yaml:259
+// smooth_l1_loss: specs/npu.yaml:275
 static const torch_fl::KernelInfo kOp_smooth_l1_loss{
-    "smooth_l1_loss", "specs/npu.yaml:259",
+    "smooth_l1_loss", "specs/npu.yaml:275",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1211,7 +1211,7 @@ at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & targe
 }
 
 // npunnBinaryCrossEntropy(self, target, weight, reduction, out)
-// from specs/npu.yaml:263
+// from specs/npu.yaml:279
 static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1234,9 +1234,9 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
   }
 }
 
-// binary_cross_entropy: specs/npu.yaml:263
+// binary_cross_entropy: specs/npu.yaml:279
 static const torch_fl::KernelInfo kOp_binary_cross_entropy{
-    "binary_cross_entropy", "specs/npu.yaml:263",
+    "binary_cross_entropy", "specs/npu.yaml:279",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1262,7 +1262,7 @@ at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor &
 }
 
 // npunnAvgPool3dBackward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:302
+// from specs/npu.yaml:318
 static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1288,9 +1288,9 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool3d_backward: specs/npu.yaml:302
+// avg_pool3d_backward: specs/npu.yaml:318
 static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
-    "avg_pool3d_backward", "specs/npu.yaml:302",
+    "avg_pool3d_backward", "specs/npu.yaml:318",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1315,7 +1315,7 @@ at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnAdaptiveMaxPool2d(self, output_size, out0, out1)
-// from specs/npu.yaml:314
+// from specs/npu.yaml:330
 static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -1338,9 +1338,9 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool2d: specs/npu.yaml:314
+// adaptive_max_pool2d: specs/npu.yaml:330
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
-    "adaptive_max_pool2d", "specs/npu.yaml:314",
+    "adaptive_max_pool2d", "specs/npu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1364,7 +1364,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
 }
 
 // npunnAdaptiveMaxPool2dBackward(grad_output, self, indices, out)
-// from specs/npu.yaml:315
+// from specs/npu.yaml:331
 static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1387,9 +1387,9 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool2d_backward: specs/npu.yaml:315
+// adaptive_max_pool2d_backward: specs/npu.yaml:331
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
-    "adaptive_max_pool2d_backward", "specs/npu.yaml:315",
+    "adaptive_max_pool2d_backward", "specs/npu.yaml:331",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1417,7 +1417,7 @@ at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, con
 }
 
 // npunnAdaptiveMaxPool3dBackward(grad_output, self, indices, out)
-// from specs/npu.yaml:317
+// from specs/npu.yaml:333
 static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1440,9 +1440,9 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool3d_backward: specs/npu.yaml:317
+// adaptive_max_pool3d_backward: specs/npu.yaml:333
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
-    "adaptive_max_pool3d_backward", "specs/npu.yaml:317",
+    "adaptive_max_pool3d_backward", "specs/npu.yaml:333",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1470,7 +1470,7 @@ at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, con
 }
 
 // npunnAdaptiveAvgPool3d(self, output_size, out)
-// from specs/npu.yaml:318
+// from specs/npu.yaml:334
 static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -1492,9 +1492,9 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool3d: specs/npu.yaml:318
+// _adaptive_avg_pool3d: specs/npu.yaml:334
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
-    "_adaptive_avg_pool3d", "specs/npu.yaml:318",
+    "_adaptive_avg_pool3d", "specs/npu.yaml:334",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1517,7 +1517,7 @@ at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // npunnFractionalMaxPool2d(self, kernel_size, output_size, random_samples, out0, out1)
-// from specs/npu.yaml:320
+// from specs/npu.yaml:336
 static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -1542,9 +1542,9 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
   }
 }
 
-// fractional_max_pool2d: specs/npu.yaml:320
+// fractional_max_pool2d: specs/npu.yaml:336
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
-    "fractional_max_pool2d", "specs/npu.yaml:320",
+    "fractional_max_pool2d", "specs/npu.yaml:336",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1570,7 +1570,7 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
 }
 
 // npunnReplicationPad1dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:329
+// from specs/npu.yaml:345
 static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1593,9 +1593,9 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad1d_backward: specs/npu.yaml:329
+// replication_pad1d_backward: specs/npu.yaml:345
 static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
-    "replication_pad1d_backward", "specs/npu.yaml:329",
+    "replication_pad1d_backward", "specs/npu.yaml:345",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1620,7 +1620,7 @@ at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const
 }
 
 // npunnLogicalXor(self, other, out)
-// from specs/npu.yaml:373
+// from specs/npu.yaml:389
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1642,9 +1642,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/npu.yaml:373
+// logical_xor: specs/npu.yaml:389
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/npu.yaml:373",
+    "logical_xor", "specs/npu.yaml:389",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1668,10 +1668,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_xor.out: specs/npu.yaml:373
+// logical_xor.out: specs/npu.yaml:389
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/npu.yaml:373",
+    "logical_xor.out", "specs/npu.yaml:389",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1697,10 +1697,10 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_xor_: specs/npu.yaml:373
+// logical_xor_: specs/npu.yaml:389
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/npu.yaml:373",
+    "logical_xor_", "specs/npu.yaml:389",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1723,7 +1723,7 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnScatter(self, dim, index, src, out)
-// from specs/npu.yaml:402
+// from specs/npu.yaml:418
 static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1746,9 +1746,9 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter.src: specs/npu.yaml:402
+// scatter.src: specs/npu.yaml:418
 static const torch_fl::KernelInfo kOp_scatter_src{
-    "scatter.src", "specs/npu.yaml:402",
+    "scatter.src", "specs/npu.yaml:418",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1775,10 +1775,10 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter.src_out: specs/npu.yaml:402
+// scatter.src_out: specs/npu.yaml:418
 // out variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter_src_out{
-    "scatter.src_out", "specs/npu.yaml:402",
+    "scatter.src_out", "specs/npu.yaml:418",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1808,10 +1808,10 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_.src: specs/npu.yaml:402
+// scatter_.src: specs/npu.yaml:418
 // inplace variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter__src{
-    "scatter_.src", "specs/npu.yaml:402",
+    "scatter_.src", "specs/npu.yaml:418",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1838,7 +1838,7 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
 }
 
 // npunnScatterValue(self, dim, index, value, out)
-// from specs/npu.yaml:403
+// from specs/npu.yaml:419
 static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1861,9 +1861,9 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// scatter.value: specs/npu.yaml:403
+// scatter.value: specs/npu.yaml:419
 static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/npu.yaml:403",
+    "scatter.value", "specs/npu.yaml:419",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1888,10 +1888,10 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   return out;
 }
 
-// scatter.value_out: specs/npu.yaml:403
+// scatter.value_out: specs/npu.yaml:419
 // out variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/npu.yaml:403",
+    "scatter.value_out", "specs/npu.yaml:419",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1918,10 +1918,10 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   return out;
 }
 
-// scatter_.value: specs/npu.yaml:403
+// scatter_.value: specs/npu.yaml:419
 // inplace variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/npu.yaml:403",
+    "scatter_.value", "specs/npu.yaml:419",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -27,7 +27,7 @@
 namespace {
 
 // npunnLog(self, out)
-// from specs/npu.yaml:66
+// from specs/npu.yaml:78
 static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -48,9 +48,9 @@ static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// log: specs/npu.yaml:66
+// log: specs/npu.yaml:78
 static const torch_fl::KernelInfo kOp_log{
-    "log", "specs/npu.yaml:66",
+    "log", "specs/npu.yaml:78",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -72,10 +72,10 @@ at::Tensor wrap_log(const at::Tensor & self) {
   return out;
 }
 
-// log.out: specs/npu.yaml:66
+// log.out: specs/npu.yaml:78
 // out variant derived from log
 static const torch_fl::KernelInfo kOp_log_out{
-    "log.out", "specs/npu.yaml:66",
+    "log.out", "specs/npu.yaml:78",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -98,10 +98,10 @@ at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log_: specs/npu.yaml:66
+// log_: specs/npu.yaml:78
 // inplace variant derived from log
 static const torch_fl::KernelInfo kOp_log_{
-    "log_", "specs/npu.yaml:66",
+    "log_", "specs/npu.yaml:78",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -121,7 +121,7 @@ at::Tensor & wrap_log_(at::Tensor & self) {
 }
 
 // npunnCos(self, out)
-// from specs/npu.yaml:72
+// from specs/npu.yaml:84
 static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -142,9 +142,9 @@ static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// cos: specs/npu.yaml:72
+// cos: specs/npu.yaml:84
 static const torch_fl::KernelInfo kOp_cos{
-    "cos", "specs/npu.yaml:72",
+    "cos", "specs/npu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -166,10 +166,10 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   return out;
 }
 
-// cos.out: specs/npu.yaml:72
+// cos.out: specs/npu.yaml:84
 // out variant derived from cos
 static const torch_fl::KernelInfo kOp_cos_out{
-    "cos.out", "specs/npu.yaml:72",
+    "cos.out", "specs/npu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -192,10 +192,10 @@ at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cos_: specs/npu.yaml:72
+// cos_: specs/npu.yaml:84
 // inplace variant derived from cos
 static const torch_fl::KernelInfo kOp_cos_{
-    "cos_", "specs/npu.yaml:72",
+    "cos_", "specs/npu.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -215,7 +215,7 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
 }
 
 // npunnGelu(self, approximate, out)
-// from specs/npu.yaml:82
+// from specs/npu.yaml:95
 static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, c10::string_view approximate, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto approximate_arg = npu_glue::c_string(approximate);
@@ -237,9 +237,9 @@ static void launch_gelu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// gelu: specs/npu.yaml:82
+// gelu: specs/npu.yaml:95
 static const torch_fl::KernelInfo kOp_gelu{
-    "gelu", "specs/npu.yaml:82",
+    "gelu", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -261,10 +261,10 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   return out;
 }
 
-// gelu.out: specs/npu.yaml:82
+// gelu.out: specs/npu.yaml:95
 // out variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_out{
-    "gelu.out", "specs/npu.yaml:82",
+    "gelu.out", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -287,10 +287,10 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   return out;
 }
 
-// gelu_: specs/npu.yaml:82
+// gelu_: specs/npu.yaml:95
 // inplace variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_{
-    "gelu_", "specs/npu.yaml:82",
+    "gelu_", "specs/npu.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -310,7 +310,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
 }
 
 // npunnPowTensorScalar(self, exponent, out)
-// from specs/npu.yaml:83
+// from specs/npu.yaml:96
 static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto exponent_arg = npu_glue::scalar(exponent);
@@ -332,9 +332,9 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Scalar: specs/npu.yaml:83
+// pow.Tensor_Scalar: specs/npu.yaml:96
 static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
-    "pow.Tensor_Scalar", "specs/npu.yaml:83",
+    "pow.Tensor_Scalar", "specs/npu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -356,10 +356,10 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   return out;
 }
 
-// pow.Tensor_Scalar_out: specs/npu.yaml:83
+// pow.Tensor_Scalar_out: specs/npu.yaml:96
 // out variant derived from pow.Tensor_Scalar
 static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
-    "pow.Tensor_Scalar_out", "specs/npu.yaml:83",
+    "pow.Tensor_Scalar_out", "specs/npu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -382,10 +382,10 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// pow_.Scalar: specs/npu.yaml:83
+// pow_.Scalar: specs/npu.yaml:96
 // inplace variant derived from pow.Tensor_Scalar
 static const torch_fl::KernelInfo kOp_pow__Scalar{
-    "pow_.Scalar", "specs/npu.yaml:83",
+    "pow_.Scalar", "specs/npu.yaml:96",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -405,7 +405,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
 }
 
 // npunnSiluBackward(grad_output, self, out)
-// from specs/npu.yaml:90
+// from specs/npu.yaml:103
 static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -427,9 +427,9 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// silu_backward: specs/npu.yaml:90
+// silu_backward: specs/npu.yaml:103
 static const torch_fl::KernelInfo kOp_silu_backward{
-    "silu_backward", "specs/npu.yaml:90",
+    "silu_backward", "specs/npu.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -454,7 +454,7 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // npunnBaddbmm(self, batch1, batch2, beta, alpha, out)
-// from specs/npu.yaml:126
+// from specs/npu.yaml:139
 static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto batch1_arg = npu_glue::tensor(batch1);
@@ -479,9 +479,9 @@ static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// baddbmm: specs/npu.yaml:126
+// baddbmm: specs/npu.yaml:139
 static const torch_fl::KernelInfo kOp_baddbmm{
-    "baddbmm", "specs/npu.yaml:126",
+    "baddbmm", "specs/npu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -507,10 +507,10 @@ at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, cons
   return out;
 }
 
-// baddbmm.out: specs/npu.yaml:126
+// baddbmm.out: specs/npu.yaml:139
 // out variant derived from baddbmm
 static const torch_fl::KernelInfo kOp_baddbmm_out{
-    "baddbmm.out", "specs/npu.yaml:126",
+    "baddbmm.out", "specs/npu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -539,10 +539,10 @@ at::Tensor & wrap_baddbmm_out(const at::Tensor & self, const at::Tensor & batch1
   return out;
 }
 
-// baddbmm_: specs/npu.yaml:126
+// baddbmm_: specs/npu.yaml:139
 // inplace variant derived from baddbmm
 static const torch_fl::KernelInfo kOp_baddbmm_{
-    "baddbmm_", "specs/npu.yaml:126",
+    "baddbmm_", "specs/npu.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -568,7 +568,7 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
 }
 
 // npunnReduceSum(self, dim, keepdim, out)
-// from specs/npu.yaml:129
+// from specs/npu.yaml:142
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::optional_int_array(dim);
@@ -590,9 +590,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/npu.yaml:129
+// sum.dim_IntList: specs/npu.yaml:142
 static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/npu.yaml:129",
+    "sum.dim_IntList", "specs/npu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -614,10 +614,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/npu.yaml:129
+// sum.IntList_out: specs/npu.yaml:142
 // out variant derived from sum.dim_IntList
 static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/npu.yaml:129",
+    "sum.IntList_out", "specs/npu.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -641,7 +641,7 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
 }
 
 // npunnAll(self, npu_glue::optional_int(dim), keepdim, out)
-// from specs/npu.yaml:134
+// from specs/npu.yaml:147
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg1 = npu_glue::optional_int(dim);
@@ -663,9 +663,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/npu.yaml:134
+// all.dim: specs/npu.yaml:147
 static const torch_fl::KernelInfo kOp_all_dim{
-    "all.dim", "specs/npu.yaml:134",
+    "all.dim", "specs/npu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -687,10 +687,10 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// all.out: specs/npu.yaml:134
+// all.out: specs/npu.yaml:147
 // out variant derived from all.dim
 static const torch_fl::KernelInfo kOp_all_out{
-    "all.out", "specs/npu.yaml:134",
+    "all.out", "specs/npu.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -714,7 +714,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // npunnAdaptiveAvgPool2d(self, output_size, out)
-// from specs/npu.yaml:199
+// from specs/npu.yaml:214
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -736,9 +736,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/npu.yaml:199
+// _adaptive_avg_pool2d: specs/npu.yaml:214
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/npu.yaml:199",
+    "_adaptive_avg_pool2d", "specs/npu.yaml:214",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -761,7 +761,7 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // npunnAdaptiveAvgPool2dBackward(grad_output, self, out)
-// from specs/npu.yaml:203
+// from specs/npu.yaml:218
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -783,9 +783,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/npu.yaml:203
+// _adaptive_avg_pool2d_backward: specs/npu.yaml:218
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/npu.yaml:203",
+    "_adaptive_avg_pool2d_backward", "specs/npu.yaml:218",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -810,7 +810,7 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
 }
 
 // npunnLogSigmoid(self, output, buffer)
-// from specs/npu.yaml:244
+// from specs/npu.yaml:260
 static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& output, const at::Tensor& buffer) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_arg = npu_glue::tensor(output);
@@ -832,9 +832,9 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// log_sigmoid_forward: specs/npu.yaml:244
+// log_sigmoid_forward: specs/npu.yaml:260
 static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
-    "log_sigmoid_forward", "specs/npu.yaml:244",
+    "log_sigmoid_forward", "specs/npu.yaml:260",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -854,7 +854,7 @@ static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
 }
 
 // npunnHuberLossBackward(grad_output, self, target, reduction, delta, out)
-// from specs/npu.yaml:262
+// from specs/npu.yaml:278
 static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -877,9 +877,9 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// huber_loss_backward: specs/npu.yaml:262
+// huber_loss_backward: specs/npu.yaml:278
 static const torch_fl::KernelInfo kOp_huber_loss_backward{
-    "huber_loss_backward", "specs/npu.yaml:262",
+    "huber_loss_backward", "specs/npu.yaml:278",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -906,7 +906,7 @@ at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnNLLLoss2d(self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/npu.yaml:265
+// from specs/npu.yaml:281
 static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -930,9 +930,9 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// nll_loss2d_forward: specs/npu.yaml:265
+// nll_loss2d_forward: specs/npu.yaml:281
 static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
-    "nll_loss2d_forward", "specs/npu.yaml:265",
+    "nll_loss2d_forward", "specs/npu.yaml:281",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -960,7 +960,7 @@ static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
 }
 
 // npunnAdaptiveMaxPool3d(self, output_size, out0, out1)
-// from specs/npu.yaml:316
+// from specs/npu.yaml:332
 static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto self_arg = npu_glue::tensor(self);
   const auto output_size_arg = npu_glue::int_array(output_size);
@@ -983,9 +983,9 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool3d: specs/npu.yaml:316
+// adaptive_max_pool3d: specs/npu.yaml:332
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
-    "adaptive_max_pool3d", "specs/npu.yaml:316",
+    "adaptive_max_pool3d", "specs/npu.yaml:332",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1009,7 +1009,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
 }
 
 // npunnAdaptiveAvgPool3dBackward(grad_output, self, out)
-// from specs/npu.yaml:319
+// from specs/npu.yaml:335
 static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1031,9 +1031,9 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool3d_backward: specs/npu.yaml:319
+// _adaptive_avg_pool3d_backward: specs/npu.yaml:335
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d_backward{
-    "_adaptive_avg_pool3d_backward", "specs/npu.yaml:319",
+    "_adaptive_avg_pool3d_backward", "specs/npu.yaml:335",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1054,7 +1054,7 @@ at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, co
 }
 
 // npunnReplicationPad2dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:331
+// from specs/npu.yaml:347
 static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1077,9 +1077,9 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad2d_backward: specs/npu.yaml:331
+// replication_pad2d_backward: specs/npu.yaml:347
 static const torch_fl::KernelInfo kOp_replication_pad2d_backward{
-    "replication_pad2d_backward", "specs/npu.yaml:331",
+    "replication_pad2d_backward", "specs/npu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1100,7 +1100,7 @@ at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const
 }
 
 // npunnReplicationPad3dBackward(grad_output, self, padding, out)
-// from specs/npu.yaml:333
+// from specs/npu.yaml:349
 static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -1123,9 +1123,9 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad3d_backward: specs/npu.yaml:333
+// replication_pad3d_backward: specs/npu.yaml:349
 static const torch_fl::KernelInfo kOp_replication_pad3d_backward{
-    "replication_pad3d_backward", "specs/npu.yaml:333",
+    "replication_pad3d_backward", "specs/npu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1146,7 +1146,7 @@ at::Tensor wrap_replication_pad3d_backward(const at::Tensor & grad_output, const
 }
 
 // npunnAcos(self, out)
-// from specs/npu.yaml:348
+// from specs/npu.yaml:364
 static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1167,9 +1167,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// acos: specs/npu.yaml:348
+// acos: specs/npu.yaml:364
 static const torch_fl::KernelInfo kOp_acos{
-    "acos", "specs/npu.yaml:348",
+    "acos", "specs/npu.yaml:364",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1191,10 +1191,10 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   return out;
 }
 
-// acos.out: specs/npu.yaml:348
+// acos.out: specs/npu.yaml:364
 // out variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_out{
-    "acos.out", "specs/npu.yaml:348",
+    "acos.out", "specs/npu.yaml:364",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1217,10 +1217,10 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acos_: specs/npu.yaml:348
+// acos_: specs/npu.yaml:364
 // inplace variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_{
-    "acos_", "specs/npu.yaml:348",
+    "acos_", "specs/npu.yaml:364",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1240,7 +1240,7 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
 }
 
 // npunnErfinv(self, out)
-// from specs/npu.yaml:359
+// from specs/npu.yaml:375
 static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1261,9 +1261,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// erfinv: specs/npu.yaml:359
+// erfinv: specs/npu.yaml:375
 static const torch_fl::KernelInfo kOp_erfinv{
-    "erfinv", "specs/npu.yaml:359",
+    "erfinv", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1285,10 +1285,10 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   return out;
 }
 
-// erfinv.out: specs/npu.yaml:359
+// erfinv.out: specs/npu.yaml:375
 // out variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_out{
-    "erfinv.out", "specs/npu.yaml:359",
+    "erfinv.out", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1311,10 +1311,10 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfinv_: specs/npu.yaml:359
+// erfinv_: specs/npu.yaml:375
 // inplace variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_{
-    "erfinv_", "specs/npu.yaml:359",
+    "erfinv_", "specs/npu.yaml:375",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1334,7 +1334,7 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
 }
 
 // npunnAtan2(self, other, out)
-// from specs/npu.yaml:374
+// from specs/npu.yaml:390
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1356,9 +1356,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/npu.yaml:374
+// atan2: specs/npu.yaml:390
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/npu.yaml:374",
+    "atan2", "specs/npu.yaml:390",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1382,10 +1382,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// atan2.out: specs/npu.yaml:374
+// atan2.out: specs/npu.yaml:390
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/npu.yaml:374",
+    "atan2.out", "specs/npu.yaml:390",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,10 +1411,10 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// atan2_: specs/npu.yaml:374
+// atan2_: specs/npu.yaml:390
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/npu.yaml:374",
+    "atan2_", "specs/npu.yaml:390",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1437,7 +1437,7 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnXLogYTensor(self, other, out)
-// from specs/npu.yaml:379
+// from specs/npu.yaml:395
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1459,9 +1459,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/npu.yaml:379
+// xlogy.Tensor: specs/npu.yaml:395
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/npu.yaml:379",
+    "xlogy.Tensor", "specs/npu.yaml:395",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1485,10 +1485,10 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   return out;
 }
 
-// xlogy.OutTensor: specs/npu.yaml:379
+// xlogy.OutTensor: specs/npu.yaml:395
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/npu.yaml:379",
+    "xlogy.OutTensor", "specs/npu.yaml:395",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1514,10 +1514,10 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// xlogy_.Tensor: specs/npu.yaml:379
+// xlogy_.Tensor: specs/npu.yaml:395
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/npu.yaml:379",
+    "xlogy_.Tensor", "specs/npu.yaml:395",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1540,7 +1540,7 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // npunnLogAddExp(self, other, out)
-// from specs/npu.yaml:380
+// from specs/npu.yaml:396
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1562,9 +1562,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/npu.yaml:380
+// logaddexp: specs/npu.yaml:396
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/npu.yaml:380",
+    "logaddexp", "specs/npu.yaml:396",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1588,10 +1588,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp.out: specs/npu.yaml:380
+// logaddexp.out: specs/npu.yaml:396
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/npu.yaml:380",
+    "logaddexp.out", "specs/npu.yaml:396",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1618,7 +1618,7 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
 }
 
 // npunnLogSumExp(self, dim, keepdim, out)
-// from specs/npu.yaml:393
+// from specs/npu.yaml:409
 static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto dim_arg = npu_glue::int_array(dim);
@@ -1640,9 +1640,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logsumexp: specs/npu.yaml:393
+// logsumexp: specs/npu.yaml:409
 static const torch_fl::KernelInfo kOp_logsumexp{
-    "logsumexp", "specs/npu.yaml:393",
+    "logsumexp", "specs/npu.yaml:409",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1664,10 +1664,10 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   return out;
 }
 
-// logsumexp.out: specs/npu.yaml:393
+// logsumexp.out: specs/npu.yaml:409
 // out variant derived from logsumexp
 static const torch_fl::KernelInfo kOp_logsumexp_out{
-    "logsumexp.out", "specs/npu.yaml:393",
+    "logsumexp.out", "specs/npu.yaml:409",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1691,7 +1691,7 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
 }
 
 // npunnGather(self, dim, index, out)
-// from specs/npu.yaml:401
+// from specs/npu.yaml:417
 static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1713,9 +1713,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// gather: specs/npu.yaml:401
+// gather: specs/npu.yaml:417
 static const torch_fl::KernelInfo kOp_gather{
-    "gather", "specs/npu.yaml:401",
+    "gather", "specs/npu.yaml:417",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1740,10 +1740,10 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   return out;
 }
 
-// gather.out: specs/npu.yaml:401
+// gather.out: specs/npu.yaml:417
 // out variant derived from gather
 static const torch_fl::KernelInfo kOp_gather_out{
-    "gather.out", "specs/npu.yaml:401",
+    "gather.out", "specs/npu.yaml:417",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

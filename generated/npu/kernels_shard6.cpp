@@ -18,10 +18,17 @@
 #include "npu_ops.h"
 #include "npu_glue.h"
 
+namespace private_formats {
+// the NC1HWC0 format: specs/npu.yaml:40
+inline const torch_fl::PrivateFormat NC1HWC0{
+    "NC1HWC0", "specs/npu.yaml:40", 4,
+    &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
+}  // namespace private_formats
+
 namespace {
 
 // npunnMaximum(self, other, out)
-// from specs/npu.yaml:49
+// from specs/npu.yaml:61
 static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -43,9 +50,9 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// maximum: specs/npu.yaml:49
+// maximum: specs/npu.yaml:61
 static const torch_fl::KernelInfo kOp_maximum{
-    "maximum", "specs/npu.yaml:49",
+    "maximum", "specs/npu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -69,10 +76,10 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// maximum.out: specs/npu.yaml:49
+// maximum.out: specs/npu.yaml:61
 // out variant derived from maximum
 static const torch_fl::KernelInfo kOp_maximum_out{
-    "maximum.out", "specs/npu.yaml:49",
+    "maximum.out", "specs/npu.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -99,7 +106,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // npunnAbs(self, out)
-// from specs/npu.yaml:64
+// from specs/npu.yaml:76
 static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -120,9 +127,9 @@ static void launch_abs(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// abs: specs/npu.yaml:64
+// abs: specs/npu.yaml:76
 static const torch_fl::KernelInfo kOp_abs{
-    "abs", "specs/npu.yaml:64",
+    "abs", "specs/npu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -144,10 +151,10 @@ at::Tensor wrap_abs(const at::Tensor & self) {
   return out;
 }
 
-// abs.out: specs/npu.yaml:64
+// abs.out: specs/npu.yaml:76
 // out variant derived from abs
 static const torch_fl::KernelInfo kOp_abs_out{
-    "abs.out", "specs/npu.yaml:64",
+    "abs.out", "specs/npu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -170,10 +177,10 @@ at::Tensor & wrap_abs_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// abs_: specs/npu.yaml:64
+// abs_: specs/npu.yaml:76
 // inplace variant derived from abs
 static const torch_fl::KernelInfo kOp_abs_{
-    "abs_", "specs/npu.yaml:64",
+    "abs_", "specs/npu.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -193,7 +200,7 @@ at::Tensor & wrap_abs_(at::Tensor & self) {
 }
 
 // npunnRsqrt(self, out)
-// from specs/npu.yaml:68
+// from specs/npu.yaml:80
 static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -214,9 +221,9 @@ static void launch_rsqrt(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// rsqrt: specs/npu.yaml:68
+// rsqrt: specs/npu.yaml:80
 static const torch_fl::KernelInfo kOp_rsqrt{
-    "rsqrt", "specs/npu.yaml:68",
+    "rsqrt", "specs/npu.yaml:80",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -238,10 +245,10 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   return out;
 }
 
-// rsqrt.out: specs/npu.yaml:68
+// rsqrt.out: specs/npu.yaml:80
 // out variant derived from rsqrt
 static const torch_fl::KernelInfo kOp_rsqrt_out{
-    "rsqrt.out", "specs/npu.yaml:68",
+    "rsqrt.out", "specs/npu.yaml:80",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -264,10 +271,10 @@ at::Tensor & wrap_rsqrt_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// rsqrt_: specs/npu.yaml:68
+// rsqrt_: specs/npu.yaml:80
 // inplace variant derived from rsqrt
 static const torch_fl::KernelInfo kOp_rsqrt_{
-    "rsqrt_", "specs/npu.yaml:68",
+    "rsqrt_", "specs/npu.yaml:80",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -287,7 +294,7 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
 }
 
 // npunnWhere(condition, self, other, out)
-// from specs/npu.yaml:97
+// from specs/npu.yaml:110
 static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto condition_arg = npu_glue::tensor(condition);
   const auto self_arg = npu_glue::tensor(self);
@@ -310,9 +317,9 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// where.self: specs/npu.yaml:97
+// where.self: specs/npu.yaml:110
 static const torch_fl::KernelInfo kOp_where_self{
-    "where.self", "specs/npu.yaml:97",
+    "where.self", "specs/npu.yaml:110",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -339,7 +346,7 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
 }
 
 // npunnWhere(condition, self, other, out)
-// from specs/npu.yaml:100
+// from specs/npu.yaml:113
 static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto condition_arg = npu_glue::tensor(condition);
   const auto self_arg = npu_glue::tensor(self);
@@ -362,9 +369,9 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// where.self_out: specs/npu.yaml:100
+// where.self_out: specs/npu.yaml:113
 static const torch_fl::KernelInfo kOp_where_self_out{
-    "where.self_out", "specs/npu.yaml:100",
+    "where.self_out", "specs/npu.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -396,7 +403,7 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
 }
 
 // npunnInplaceMaskedFillScalar(self, mask, value)
-// from specs/npu.yaml:103
+// from specs/npu.yaml:116
 static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mask_arg = npu_glue::tensor(mask);
@@ -418,9 +425,9 @@ static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::
   }
 }
 
-// masked_fill_.Scalar: specs/npu.yaml:103
+// masked_fill_.Scalar: specs/npu.yaml:116
 static const torch_fl::KernelInfo kOp_masked_fill__Scalar{
-    "masked_fill_.Scalar", "specs/npu.yaml:103",
+    "masked_fill_.Scalar", "specs/npu.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -440,7 +447,7 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
 }
 
 // npunnInplaceUniform(self, from, to, generator)
-// from specs/npu.yaml:112
+// from specs/npu.yaml:125
 static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
   const auto self_arg = npu_glue::tensor(self);
   const auto generator_arg = npu_glue::rand_state(generator);
@@ -461,9 +468,9 @@ static void launch_uniform_(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// uniform_: specs/npu.yaml:112
+// uniform_: specs/npu.yaml:125
 static const torch_fl::KernelInfo kOp_uniform_{
-    "uniform_", "specs/npu.yaml:112",
+    "uniform_", "specs/npu.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -481,7 +488,7 @@ at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::opt
 }
 
 // npunnDropoutBackward(grad_output, mask, scale, out)
-// from specs/npu.yaml:117
+// from specs/npu.yaml:130
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto mask_arg = npu_glue::tensor(mask);
@@ -503,9 +510,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/npu.yaml:117
+// native_dropout_backward: specs/npu.yaml:130
 static const torch_fl::KernelInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/npu.yaml:117",
+    "native_dropout_backward", "specs/npu.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -530,7 +537,7 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
 }
 
 // npunnConvolution(npu_glue::blocked(input), npu_glue::blocked(weight), bias, stride, padding, dilation, groups, out)
-// from specs/npu.yaml:165
+// from specs/npu.yaml:178
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& out) {
   const auto input_arg0 = npu_glue::blocked(input);
   const auto weight_arg1 = npu_glue::blocked(weight);
@@ -556,16 +563,16 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/npu.yaml:165
+// convolution_overrideable: specs/npu.yaml:178
 static const torch_fl::KernelInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/npu.yaml:165",
+    "convolution_overrideable", "specs/npu.yaml:178",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
 at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
   torch_fl::OpContext op(kOp_convolution_overrideable);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
@@ -581,15 +588,15 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   }
   const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor input_laid = npu_glue::to_nc1hwc0(*input_on_device);
+  const at::Tensor input_laid = torch_fl::laid_out_in(*input_on_device, private_formats::NC1HWC0);
   const at::Tensor weight_laid = op.converted(*weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
-  const at::Tensor out = op.allocate(expected);
+  const at::Tensor out = op.allocate_in(expected, private_formats::NC1HWC0);
   launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, groups, out);
   return out;
 }
 
 // npunnConvolutionBackward(npu_glue::blocked(grad_output), npu_glue::blocked(input), npu_glue::blocked(weight), stride, padding, dilation, groups, grad_input, grad_weight, grad_bias)
-// from specs/npu.yaml:171
+// from specs/npu.yaml:185
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto grad_output_arg0 = npu_glue::blocked(grad_output);
   const auto input_arg1 = npu_glue::blocked(input);
@@ -617,9 +624,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/npu.yaml:171
+// convolution_backward_overrideable: specs/npu.yaml:185
 static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/npu.yaml:171",
+    "convolution_backward_overrideable", "specs/npu.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -654,7 +661,7 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
 }
 
 // npunnHardtanh(self, min_val, max_val, out)
-// from specs/npu.yaml:230
+// from specs/npu.yaml:246
 static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto min_val_arg = npu_glue::scalar(min_val);
@@ -677,9 +684,9 @@ static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// hardtanh: specs/npu.yaml:230
+// hardtanh: specs/npu.yaml:246
 static const torch_fl::KernelInfo kOp_hardtanh{
-    "hardtanh", "specs/npu.yaml:230",
+    "hardtanh", "specs/npu.yaml:246",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -697,10 +704,10 @@ at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, co
   return out;
 }
 
-// hardtanh_: specs/npu.yaml:230
+// hardtanh_: specs/npu.yaml:246
 // inplace variant derived from hardtanh
 static const torch_fl::KernelInfo kOp_hardtanh_{
-    "hardtanh_", "specs/npu.yaml:230",
+    "hardtanh_", "specs/npu.yaml:246",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -718,7 +725,7 @@ at::Tensor & wrap_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
 }
 
 // npunnLeakyRelu(self, negative_slope, out)
-// from specs/npu.yaml:232
+// from specs/npu.yaml:248
 static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto negative_slope_arg = npu_glue::scalar(negative_slope);
@@ -740,9 +747,9 @@ static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// leaky_relu: specs/npu.yaml:232
+// leaky_relu: specs/npu.yaml:248
 static const torch_fl::KernelInfo kOp_leaky_relu{
-    "leaky_relu", "specs/npu.yaml:232",
+    "leaky_relu", "specs/npu.yaml:248",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -764,10 +771,10 @@ at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_
   return out;
 }
 
-// leaky_relu_: specs/npu.yaml:232
+// leaky_relu_: specs/npu.yaml:248
 // inplace variant derived from leaky_relu
 static const torch_fl::KernelInfo kOp_leaky_relu_{
-    "leaky_relu_", "specs/npu.yaml:232",
+    "leaky_relu_", "specs/npu.yaml:248",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -787,7 +794,7 @@ at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
 }
 
 // npunnSoftshrink(self, lambd, out)
-// from specs/npu.yaml:236
+// from specs/npu.yaml:252
 static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto lambd_arg = npu_glue::scalar(lambd);
@@ -809,9 +816,9 @@ static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// softshrink: specs/npu.yaml:236
+// softshrink: specs/npu.yaml:252
 static const torch_fl::KernelInfo kOp_softshrink{
-    "softshrink", "specs/npu.yaml:236",
+    "softshrink", "specs/npu.yaml:252",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -833,10 +840,10 @@ at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
   return out;
 }
 
-// softshrink.out: specs/npu.yaml:236
+// softshrink.out: specs/npu.yaml:252
 // out variant derived from softshrink
 static const torch_fl::KernelInfo kOp_softshrink_out{
-    "softshrink.out", "specs/npu.yaml:236",
+    "softshrink.out", "specs/npu.yaml:252",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -860,7 +867,7 @@ at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lam
 }
 
 // npunnLogSigmoidBackward(grad_output, self, buffer, out)
-// from specs/npu.yaml:245
+// from specs/npu.yaml:261
 static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -883,9 +890,9 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// log_sigmoid_backward: specs/npu.yaml:245
+// log_sigmoid_backward: specs/npu.yaml:261
 static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
-    "log_sigmoid_backward", "specs/npu.yaml:245",
+    "log_sigmoid_backward", "specs/npu.yaml:261",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -908,7 +915,7 @@ at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::T
 }
 
 // npunnThreshold(self, threshold, value, out)
-// from specs/npu.yaml:247
+// from specs/npu.yaml:263
 static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto threshold_arg = npu_glue::scalar(threshold);
@@ -931,9 +938,9 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// threshold: specs/npu.yaml:247
+// threshold: specs/npu.yaml:263
 static const torch_fl::KernelInfo kOp_threshold{
-    "threshold", "specs/npu.yaml:247",
+    "threshold", "specs/npu.yaml:263",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -955,10 +962,10 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   return out;
 }
 
-// threshold_: specs/npu.yaml:247
+// threshold_: specs/npu.yaml:263
 // inplace variant derived from threshold
 static const torch_fl::KernelInfo kOp_threshold_{
-    "threshold_", "specs/npu.yaml:247",
+    "threshold_", "specs/npu.yaml:263",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -978,7 +985,7 @@ at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, co
 }
 
 // npunnPrelu(self, weight, out)
-// from specs/npu.yaml:250
+// from specs/npu.yaml:266
 static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto weight_arg = npu_glue::tensor(weight);
@@ -1000,9 +1007,9 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// _prelu_kernel: specs/npu.yaml:250
+// _prelu_kernel: specs/npu.yaml:266
 static const torch_fl::KernelInfo kOp__prelu_kernel{
-    "_prelu_kernel", "specs/npu.yaml:250",
+    "_prelu_kernel", "specs/npu.yaml:266",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1023,7 +1030,7 @@ at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight
 }
 
 // npunnMultilabelMarginLoss(self, target, reduction, output, is_target)
-// from specs/npu.yaml:286
+// from specs/npu.yaml:302
 static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -1046,9 +1053,9 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
   }
 }
 
-// multilabel_margin_loss_forward: specs/npu.yaml:286
+// multilabel_margin_loss_forward: specs/npu.yaml:302
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
-    "multilabel_margin_loss_forward", "specs/npu.yaml:286",
+    "multilabel_margin_loss_forward", "specs/npu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1075,7 +1082,7 @@ static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
 }
 
 // npunnAvgPool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:298
+// from specs/npu.yaml:314
 static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -1100,9 +1107,9 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool3d: specs/npu.yaml:298
+// avg_pool3d: specs/npu.yaml:314
 static const torch_fl::KernelInfo kOp_avg_pool3d{
-    "avg_pool3d", "specs/npu.yaml:298",
+    "avg_pool3d", "specs/npu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1124,10 +1131,10 @@ at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool3d.out: specs/npu.yaml:298
+// avg_pool3d.out: specs/npu.yaml:314
 // out variant derived from avg_pool3d
 static const torch_fl::KernelInfo kOp_avg_pool3d_out{
-    "avg_pool3d.out", "specs/npu.yaml:298",
+    "avg_pool3d.out", "specs/npu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1151,7 +1158,7 @@ at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // npunnAsinh(self, out)
-// from specs/npu.yaml:352
+// from specs/npu.yaml:368
 static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1172,9 +1179,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// asinh: specs/npu.yaml:352
+// asinh: specs/npu.yaml:368
 static const torch_fl::KernelInfo kOp_asinh{
-    "asinh", "specs/npu.yaml:352",
+    "asinh", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1196,10 +1203,10 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   return out;
 }
 
-// asinh.out: specs/npu.yaml:352
+// asinh.out: specs/npu.yaml:368
 // out variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_out{
-    "asinh.out", "specs/npu.yaml:352",
+    "asinh.out", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1222,10 +1229,10 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asinh_: specs/npu.yaml:352
+// asinh_: specs/npu.yaml:368
 // inplace variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_{
-    "asinh_", "specs/npu.yaml:352",
+    "asinh_", "specs/npu.yaml:368",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1245,7 +1252,7 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
 }
 
 // npunnLgamma(self, out)
-// from specs/npu.yaml:360
+// from specs/npu.yaml:376
 static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1266,9 +1273,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// lgamma: specs/npu.yaml:360
+// lgamma: specs/npu.yaml:376
 static const torch_fl::KernelInfo kOp_lgamma{
-    "lgamma", "specs/npu.yaml:360",
+    "lgamma", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1290,10 +1297,10 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   return out;
 }
 
-// lgamma.out: specs/npu.yaml:360
+// lgamma.out: specs/npu.yaml:376
 // out variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_out{
-    "lgamma.out", "specs/npu.yaml:360",
+    "lgamma.out", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1316,10 +1323,10 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// lgamma_: specs/npu.yaml:360
+// lgamma_: specs/npu.yaml:376
 // inplace variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_{
-    "lgamma_", "specs/npu.yaml:360",
+    "lgamma_", "specs/npu.yaml:376",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1339,7 +1346,7 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
 }
 
 // npunnDigamma(self, out)
-// from specs/npu.yaml:361
+// from specs/npu.yaml:377
 static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1360,9 +1367,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// digamma: specs/npu.yaml:361
+// digamma: specs/npu.yaml:377
 static const torch_fl::KernelInfo kOp_digamma{
-    "digamma", "specs/npu.yaml:361",
+    "digamma", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1384,10 +1391,10 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   return out;
 }
 
-// digamma.out: specs/npu.yaml:361
+// digamma.out: specs/npu.yaml:377
 // out variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_out{
-    "digamma.out", "specs/npu.yaml:361",
+    "digamma.out", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1410,10 +1417,10 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// digamma_: specs/npu.yaml:361
+// digamma_: specs/npu.yaml:377
 // inplace variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_{
-    "digamma_", "specs/npu.yaml:361",
+    "digamma_", "specs/npu.yaml:377",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1433,7 +1440,7 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
 }
 
 // npunnLogicalOr(self, other, out)
-// from specs/npu.yaml:372
+// from specs/npu.yaml:388
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1455,9 +1462,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/npu.yaml:372
+// logical_or: specs/npu.yaml:388
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/npu.yaml:372",
+    "logical_or", "specs/npu.yaml:388",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1481,10 +1488,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_or.out: specs/npu.yaml:372
+// logical_or.out: specs/npu.yaml:388
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/npu.yaml:372",
+    "logical_or.out", "specs/npu.yaml:388",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1510,10 +1517,10 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// logical_or_: specs/npu.yaml:372
+// logical_or_: specs/npu.yaml:388
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/npu.yaml:372",
+    "logical_or_", "specs/npu.yaml:388",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -26,10 +26,17 @@
 #include "npu_ops.h"
 #include "npu_glue.h"
 
+namespace private_formats {
+// the NC1HWC0 format: specs/npu.yaml:40
+inline const torch_fl::PrivateFormat NC1HWC0{
+    "NC1HWC0", "specs/npu.yaml:40", 4,
+    &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
+}  // namespace private_formats
+
 namespace {
 
 // npunnAdds(self, other, alpha, out)
-// from specs/npu.yaml:45
+// from specs/npu.yaml:57
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -53,7 +60,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // npunnAdd(self, other, alpha, out)
-// from specs/npu.yaml:41
+// from specs/npu.yaml:53
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -76,9 +83,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/npu.yaml:41
+// add.Tensor: specs/npu.yaml:53
 static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/npu.yaml:41",
+    "add.Tensor", "specs/npu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -105,10 +112,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/npu.yaml:41
+// add.out: specs/npu.yaml:53
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/npu.yaml:41",
+    "add.out", "specs/npu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -137,10 +144,10 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/npu.yaml:41
+// add_.Tensor: specs/npu.yaml:53
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/npu.yaml:41",
+    "add_.Tensor", "specs/npu.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -165,9 +172,9 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   return self;
 }
 
-// add.Scalar: specs/npu.yaml:45
+// add.Scalar: specs/npu.yaml:57
 static const torch_fl::KernelInfo kOp_add_Scalar{
-    "add.Scalar", "specs/npu.yaml:45",
+    "add.Scalar", "specs/npu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -189,10 +196,10 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/npu.yaml:45
+// add_.Scalar: specs/npu.yaml:57
 // inplace variant derived from add.Scalar
 static const torch_fl::KernelInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/npu.yaml:45",
+    "add_.Scalar", "specs/npu.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -212,7 +219,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // npunnEqScalar(self, other, out)
-// from specs/npu.yaml:57
+// from specs/npu.yaml:69
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -235,7 +242,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // npunnEqTensor(self, other, out)
-// from specs/npu.yaml:53
+// from specs/npu.yaml:65
 static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -257,9 +264,9 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Tensor: specs/npu.yaml:53
+// eq.Tensor: specs/npu.yaml:65
 static const torch_fl::KernelInfo kOp_eq_Tensor{
-    "eq.Tensor", "specs/npu.yaml:53",
+    "eq.Tensor", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -286,10 +293,10 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// eq.Tensor_out: specs/npu.yaml:53
+// eq.Tensor_out: specs/npu.yaml:65
 // out variant derived from eq.Tensor
 static const torch_fl::KernelInfo kOp_eq_Tensor_out{
-    "eq.Tensor_out", "specs/npu.yaml:53",
+    "eq.Tensor_out", "specs/npu.yaml:65",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -318,9 +325,9 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// eq.Scalar: specs/npu.yaml:57
+// eq.Scalar: specs/npu.yaml:69
 static const torch_fl::KernelInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/npu.yaml:57",
+    "eq.Scalar", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -342,10 +349,10 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// eq.Scalar_out: specs/npu.yaml:57
+// eq.Scalar_out: specs/npu.yaml:69
 // out variant derived from eq.Scalar
 static const torch_fl::KernelInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/npu.yaml:57",
+    "eq.Scalar_out", "specs/npu.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -369,7 +376,7 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnThresholdBackward(grad_output, self, threshold, out)
-// from specs/npu.yaml:91
+// from specs/npu.yaml:104
 static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -392,9 +399,9 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// threshold_backward: specs/npu.yaml:91
+// threshold_backward: specs/npu.yaml:104
 static const torch_fl::KernelInfo kOp_threshold_backward{
-    "threshold_backward", "specs/npu.yaml:91",
+    "threshold_backward", "specs/npu.yaml:104",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -419,7 +426,7 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // npunnAddmm(self, mat1, mat2, beta, alpha, out)
-// from specs/npu.yaml:125
+// from specs/npu.yaml:138
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat1, const at::Tensor & mat2, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto mat1_arg = npu_glue::tensor(mat1);
@@ -444,9 +451,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// addmm: specs/npu.yaml:125
+// addmm: specs/npu.yaml:138
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/npu.yaml:125",
+    "addmm", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -472,10 +479,10 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   return out;
 }
 
-// addmm.out: specs/npu.yaml:125
+// addmm.out: specs/npu.yaml:138
 // out variant derived from addmm
 static const torch_fl::KernelInfo kOp_addmm_out{
-    "addmm.out", "specs/npu.yaml:125",
+    "addmm.out", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -504,10 +511,10 @@ at::Tensor & wrap_addmm_out(const at::Tensor & self, const at::Tensor & mat1, co
   return out;
 }
 
-// addmm_: specs/npu.yaml:125
+// addmm_: specs/npu.yaml:138
 // inplace variant derived from addmm
 static const torch_fl::KernelInfo kOp_addmm_{
-    "addmm_", "specs/npu.yaml:125",
+    "addmm_", "specs/npu.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -533,7 +540,7 @@ at::Tensor & wrap_addmm_(at::Tensor & self, const at::Tensor & mat1, const at::T
 }
 
 // npunnSoftmax(self, dim, out)
-// from specs/npu.yaml:137
+// from specs/npu.yaml:150
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -554,9 +561,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/npu.yaml:137
+// _softmax: specs/npu.yaml:150
 static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/npu.yaml:137",
+    "_softmax", "specs/npu.yaml:150",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -578,10 +585,10 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   return out;
 }
 
-// _softmax.out: specs/npu.yaml:137
+// _softmax.out: specs/npu.yaml:150
 // out variant derived from _softmax
 static const torch_fl::KernelInfo kOp__softmax_out{
-    "_softmax.out", "specs/npu.yaml:137",
+    "_softmax.out", "specs/npu.yaml:150",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -605,7 +612,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
 }
 
 // npunnAvgPool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, npu_glue::divisor(divisor_override), out)
-// from specs/npu.yaml:191
+// from specs/npu.yaml:206
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto kernel_size_arg = npu_glue::int_array(kernel_size);
@@ -630,9 +637,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/npu.yaml:191
+// avg_pool2d: specs/npu.yaml:206
 static const torch_fl::KernelInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/npu.yaml:191",
+    "avg_pool2d", "specs/npu.yaml:206",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -654,10 +661,10 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool2d.out: specs/npu.yaml:191
+// avg_pool2d.out: specs/npu.yaml:206
 // out variant derived from avg_pool2d
 static const torch_fl::KernelInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/npu.yaml:191",
+    "avg_pool2d.out", "specs/npu.yaml:206",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -681,7 +688,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // npunnBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/npu.yaml:209
+// from specs/npu.yaml:224
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto input_arg = npu_glue::tensor(input);
   const auto weight_arg = npu_glue::optional_tensor(weight);
@@ -708,16 +715,16 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/npu.yaml:209
+// native_batch_norm: specs/npu.yaml:224
 static const torch_fl::KernelInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/npu.yaml:209",
+    "native_batch_norm", "specs/npu.yaml:224",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
   torch_fl::OpContext op(kOp_native_batch_norm);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
   op.check_optional_input(weight, "weight");
   op.check_optional_input(bias, "bias");
   op.check_optional_input(running_mean, "running_mean");
@@ -731,7 +738,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
   const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out0 = op.allocate_keeping(std::get<0>(expected), input, private_formats::NC1HWC0);
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
   launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
@@ -739,7 +746,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
 }
 
 // npunnLeakyReluBackward(grad_output, self, negative_slope, self_is_result, out)
-// from specs/npu.yaml:233
+// from specs/npu.yaml:249
 static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result, const at::Tensor& out) {
   const auto grad_output_arg = npu_glue::tensor(grad_output);
   const auto self_arg = npu_glue::tensor(self);
@@ -762,9 +769,9 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// leaky_relu_backward: specs/npu.yaml:233
+// leaky_relu_backward: specs/npu.yaml:249
 static const torch_fl::KernelInfo kOp_leaky_relu_backward{
-    "leaky_relu_backward", "specs/npu.yaml:233",
+    "leaky_relu_backward", "specs/npu.yaml:249",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -789,7 +796,7 @@ at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // npunnGlu(self, dim, out)
-// from specs/npu.yaml:248
+// from specs/npu.yaml:264
 static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -810,9 +817,9 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   }
 }
 
-// glu: specs/npu.yaml:248
+// glu: specs/npu.yaml:264
 static const torch_fl::KernelInfo kOp_glu{
-    "glu", "specs/npu.yaml:248",
+    "glu", "specs/npu.yaml:264",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -835,7 +842,7 @@ at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
 }
 
 // npunnClampMin(self, min, out)
-// from specs/npu.yaml:253
+// from specs/npu.yaml:269
 static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto min_arg = npu_glue::scalar(min);
@@ -857,9 +864,9 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// clamp_min: specs/npu.yaml:253
+// clamp_min: specs/npu.yaml:269
 static const torch_fl::KernelInfo kOp_clamp_min{
-    "clamp_min", "specs/npu.yaml:253",
+    "clamp_min", "specs/npu.yaml:269",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -881,10 +888,10 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   return out;
 }
 
-// clamp_min_: specs/npu.yaml:253
+// clamp_min_: specs/npu.yaml:269
 // inplace variant derived from clamp_min
 static const torch_fl::KernelInfo kOp_clamp_min_{
-    "clamp_min_", "specs/npu.yaml:253",
+    "clamp_min_", "specs/npu.yaml:269",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -904,7 +911,7 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
 }
 
 // npunnMultiMarginLoss(self, target, p, margin, weight, reduction, out)
-// from specs/npu.yaml:276
+// from specs/npu.yaml:292
 static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto target_arg = npu_glue::tensor(target);
@@ -929,9 +936,9 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// multi_margin_loss: specs/npu.yaml:276
+// multi_margin_loss: specs/npu.yaml:292
 static const torch_fl::KernelInfo kOp_multi_margin_loss{
-    "multi_margin_loss", "specs/npu.yaml:276",
+    "multi_margin_loss", "specs/npu.yaml:292",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -958,7 +965,7 @@ at::Tensor wrap_multi_margin_loss(const at::Tensor & self, const at::Tensor & ta
 }
 
 // npunnGroupNormBackward(grad_out, input, mean, rstd, weight, N, C, HxW, group, out0, out1, out2)
-// from specs/npu.yaml:340
+// from specs/npu.yaml:356
 static void launch_native_group_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, int64_t N, int64_t C, int64_t HxW, int64_t group, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto grad_out_arg = npu_glue::tensor(grad_out);
   const auto input_arg = npu_glue::tensor(input);
@@ -985,9 +992,9 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_group_norm_backward: specs/npu.yaml:340
+// native_group_norm_backward: specs/npu.yaml:356
 static const torch_fl::KernelInfo kOp_native_group_norm_backward{
-    "native_group_norm_backward", "specs/npu.yaml:340",
+    "native_group_norm_backward", "specs/npu.yaml:356",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1019,7 +1026,7 @@ static const torch_fl::KernelInfo kOp_native_group_norm_backward{
 }
 
 // npunnTan(self, out)
-// from specs/npu.yaml:346
+// from specs/npu.yaml:362
 static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1040,9 +1047,9 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// tan: specs/npu.yaml:346
+// tan: specs/npu.yaml:362
 static const torch_fl::KernelInfo kOp_tan{
-    "tan", "specs/npu.yaml:346",
+    "tan", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1064,10 +1071,10 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   return out;
 }
 
-// tan.out: specs/npu.yaml:346
+// tan.out: specs/npu.yaml:362
 // out variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_out{
-    "tan.out", "specs/npu.yaml:346",
+    "tan.out", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1090,10 +1097,10 @@ at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tan_: specs/npu.yaml:346
+// tan_: specs/npu.yaml:362
 // inplace variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_{
-    "tan_", "specs/npu.yaml:346",
+    "tan_", "specs/npu.yaml:362",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1113,7 +1120,7 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
 }
 
 // npunnAtan(self, out)
-// from specs/npu.yaml:349
+// from specs/npu.yaml:365
 static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1134,9 +1141,9 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// atan: specs/npu.yaml:349
+// atan: specs/npu.yaml:365
 static const torch_fl::KernelInfo kOp_atan{
-    "atan", "specs/npu.yaml:349",
+    "atan", "specs/npu.yaml:365",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1158,10 +1165,10 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   return out;
 }
 
-// atan.out: specs/npu.yaml:349
+// atan.out: specs/npu.yaml:365
 // out variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_out{
-    "atan.out", "specs/npu.yaml:349",
+    "atan.out", "specs/npu.yaml:365",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1184,10 +1191,10 @@ at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atan_: specs/npu.yaml:349
+// atan_: specs/npu.yaml:365
 // inplace variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_{
-    "atan_", "specs/npu.yaml:349",
+    "atan_", "specs/npu.yaml:365",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1207,7 +1214,7 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
 }
 
 // npunnAcosh(self, out)
-// from specs/npu.yaml:353
+// from specs/npu.yaml:369
 static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1228,9 +1235,9 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// acosh: specs/npu.yaml:353
+// acosh: specs/npu.yaml:369
 static const torch_fl::KernelInfo kOp_acosh{
-    "acosh", "specs/npu.yaml:353",
+    "acosh", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1252,10 +1259,10 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   return out;
 }
 
-// acosh.out: specs/npu.yaml:353
+// acosh.out: specs/npu.yaml:369
 // out variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_out{
-    "acosh.out", "specs/npu.yaml:353",
+    "acosh.out", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1278,10 +1285,10 @@ at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acosh_: specs/npu.yaml:353
+// acosh_: specs/npu.yaml:369
 // inplace variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_{
-    "acosh_", "specs/npu.yaml:353",
+    "acosh_", "specs/npu.yaml:369",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1301,7 +1308,7 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
 }
 
 // npunnAtanh(self, out)
-// from specs/npu.yaml:354
+// from specs/npu.yaml:370
 static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1322,9 +1329,9 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atanh: specs/npu.yaml:354
+// atanh: specs/npu.yaml:370
 static const torch_fl::KernelInfo kOp_atanh{
-    "atanh", "specs/npu.yaml:354",
+    "atanh", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1346,10 +1353,10 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   return out;
 }
 
-// atanh.out: specs/npu.yaml:354
+// atanh.out: specs/npu.yaml:370
 // out variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_out{
-    "atanh.out", "specs/npu.yaml:354",
+    "atanh.out", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1372,10 +1379,10 @@ at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atanh_: specs/npu.yaml:354
+// atanh_: specs/npu.yaml:370
 // inplace variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_{
-    "atanh_", "specs/npu.yaml:354",
+    "atanh_", "specs/npu.yaml:370",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1395,7 +1402,7 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
 }
 
 // npunnLog10(self, out)
-// from specs/npu.yaml:356
+// from specs/npu.yaml:372
 static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1416,9 +1423,9 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log10: specs/npu.yaml:356
+// log10: specs/npu.yaml:372
 static const torch_fl::KernelInfo kOp_log10{
-    "log10", "specs/npu.yaml:356",
+    "log10", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1440,10 +1447,10 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   return out;
 }
 
-// log10.out: specs/npu.yaml:356
+// log10.out: specs/npu.yaml:372
 // out variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_out{
-    "log10.out", "specs/npu.yaml:356",
+    "log10.out", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1466,10 +1473,10 @@ at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log10_: specs/npu.yaml:356
+// log10_: specs/npu.yaml:372
 // inplace variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_{
-    "log10_", "specs/npu.yaml:356",
+    "log10_", "specs/npu.yaml:372",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1489,7 +1496,7 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
 }
 
 // npunnBitwiseXorScalar(self, other, out)
-// from specs/npu.yaml:386
+// from specs/npu.yaml:402
 static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::scalar(other);
@@ -1512,7 +1519,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // npunnBitwiseXorTensor(self, other, out)
-// from specs/npu.yaml:370
+// from specs/npu.yaml:386
 static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto other_arg = npu_glue::tensor(other);
@@ -1534,9 +1541,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_xor.Tensor: specs/npu.yaml:370
+// bitwise_xor.Tensor: specs/npu.yaml:386
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/npu.yaml:370",
+    "bitwise_xor.Tensor", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1563,10 +1570,10 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_xor.Tensor_out: specs/npu.yaml:370
+// bitwise_xor.Tensor_out: specs/npu.yaml:386
 // out variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/npu.yaml:370",
+    "bitwise_xor.Tensor_out", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1595,10 +1602,10 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_xor_.Tensor: specs/npu.yaml:370
+// bitwise_xor_.Tensor: specs/npu.yaml:386
 // inplace variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/npu.yaml:370",
+    "bitwise_xor_.Tensor", "specs/npu.yaml:386",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,9 +1630,9 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
-// bitwise_xor.Scalar: specs/npu.yaml:386
+// bitwise_xor.Scalar: specs/npu.yaml:402
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/npu.yaml:386",
+    "bitwise_xor.Scalar", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1647,10 +1654,10 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_xor.Scalar_out: specs/npu.yaml:386
+// bitwise_xor.Scalar_out: specs/npu.yaml:402
 // out variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/npu.yaml:386",
+    "bitwise_xor.Scalar_out", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1673,10 +1680,10 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_xor_.Scalar: specs/npu.yaml:386
+// bitwise_xor_.Scalar: specs/npu.yaml:402
 // inplace variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/npu.yaml:386",
+    "bitwise_xor_.Scalar", "specs/npu.yaml:402",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1696,7 +1703,7 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // npunnProd(self, dim, keepdim, out)
-// from specs/npu.yaml:391
+// from specs/npu.yaml:407
 static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto out_arg = npu_glue::tensor(out);
@@ -1717,9 +1724,9 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// prod.dim_int: specs/npu.yaml:391
+// prod.dim_int: specs/npu.yaml:407
 static const torch_fl::KernelInfo kOp_prod_dim_int{
-    "prod.dim_int", "specs/npu.yaml:391",
+    "prod.dim_int", "specs/npu.yaml:407",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1742,7 +1749,7 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
 }
 
 // npunnScatterAdd(self, dim, index, src, out)
-// from specs/npu.yaml:404
+// from specs/npu.yaml:420
 static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto self_arg = npu_glue::tensor(self);
   const auto index_arg = npu_glue::tensor(index);
@@ -1765,9 +1772,9 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter_add: specs/npu.yaml:404
+// scatter_add: specs/npu.yaml:420
 static const torch_fl::KernelInfo kOp_scatter_add{
-    "scatter_add", "specs/npu.yaml:404",
+    "scatter_add", "specs/npu.yaml:420",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1794,10 +1801,10 @@ at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter_add.out: specs/npu.yaml:404
+// scatter_add.out: specs/npu.yaml:420
 // out variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_out{
-    "scatter_add.out", "specs/npu.yaml:404",
+    "scatter_add.out", "specs/npu.yaml:420",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1827,10 +1834,10 @@ at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_add_: specs/npu.yaml:404
+// scatter_add_: specs/npu.yaml:420
 // inplace variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_{
-    "scatter_add_", "specs/npu.yaml:404",
+    "scatter_add_", "specs/npu.yaml:420",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

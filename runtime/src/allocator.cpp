@@ -1,4 +1,5 @@
 #include <torch_fl/allocator.h>
+#include <torch_fl/private_format.h>
 
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/Exception.h>
@@ -457,6 +458,8 @@ std::vector<SegmentInfo> memory_snapshot(c10::DeviceIndex device) {
 }
 
 void record_stream(const c10::DataPtr& data, c10::Stream stream) {
+  // A storage in a private format: its physical tensor holds the block.
+  if (const c10::DataPtr* physical = physical_data_ptr(data)) return record_stream(*physical, stream);
   if (data.get_deleter() != &delete_block) return;  // not a block of ours (e.g. an empty tensor)
   auto* block = static_cast<Block*>(data.get_context());
   if (stream.id() == block->stream) return;

@@ -5,6 +5,7 @@
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/pinned_memory.h>
+#include <torch_fl/private_format.h>
 #include <torch_fl/profiler_range.h>
 #include <torch_fl/stream.h>
 
@@ -136,6 +137,10 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
 void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
   check_not_forked();
   if (dst.numel() == 0) return;
+  // Copies move public bytes: a storage in a private format is converted first
+  // (the destination too: the copy may write only part of it).
+  if (on_device(src)) ensure_public(src);
+  if (on_device(dst)) ensure_public(dst);
   if (on_device(src) && on_device(dst)) {
     device_to_device(dst, src, non_blocking);
   } else if (on_device(dst)) {

@@ -13,6 +13,7 @@
 #include <torch_fl/allocator.h>
 #include <torch_fl/copy.h>
 #include <torch_fl/memory_overlap.h>
+#include <torch_fl/private_format.h>
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/storage.h>
@@ -24,6 +25,7 @@ void resize_storage_bytes(c10::StorageImpl* storage, size_t new_bytes) {
   TORCH_CHECK(storage->resizable(), "Trying to resize storage that is not resizable");
   const size_t old_bytes = storage->nbytes();
   if (new_bytes == old_bytes) return;
+  ensure_public(storage);  // the kept bytes are copied as they are
   const DeviceGuard guard(storage->device());
   c10::DataPtr fresh = storage->allocator()->allocate(new_bytes);
   const size_t keep = std::min(old_bytes, new_bytes);

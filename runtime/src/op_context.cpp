@@ -58,10 +58,24 @@ OpContext::OpContext(const KernelInfo& info) : info_(info) {
   if (recording_native_runs()) native_runs_detail::new_context(this);
 }
 
-void OpContext::check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok) {
+namespace {
+// What a kernel reads is public, except a whole tensor in the format the spec
+// lets this argument keep.
+void keep_or_make_public(const at::Tensor& tensor, const PrivateFormat* kept_format) {
+  if (kept_format != nullptr) {
+    ensure_whole_or_public(tensor, *kept_format);
+  } else {
+    ensure_public(tensor);
+  }
+}
+}  // namespace
+
+void OpContext::check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok,
+                            const PrivateFormat* kept_format) {
   if (!tensor.defined()) return;
   if (cpu_scalar_ok && is_cpu_scalar(tensor)) return;
   check_on_device(tensor, name);
+  keep_or_make_public(tensor, kept_format);
   record_operand(tensor);
 }
 
@@ -84,8 +98,10 @@ void OpContext::check_optional_input(const std::optional<at::Tensor>& tensor, co
   if (tensor.has_value()) check_input(*tensor, name, /*cpu_scalar_ok=*/false);
 }
 
-void OpContext::check_output(const at::Tensor& tensor, const char* name, bool is_operand) {
+void OpContext::check_output(const at::Tensor& tensor, const char* name, bool is_operand,
+                             const PrivateFormat* kept_format) {
   check_on_device(tensor, name);
+  keep_or_make_public(tensor, kept_format);
   if (is_operand) record_operand(tensor);
 }
 
@@ -231,6 +247,24 @@ at::Tensor OpContext::allocate(const at::Tensor& expected) const {
 at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {
   // empty_like's preserve rule, as the CPU kernel would allocate.
   return at::empty_like(tensor, tensor.options().device(device()), at::MemoryFormat::Preserve);
+}
+
+at::Tensor OpContext::allocate_in(const at::Tensor& expected, const PrivateFormat& format) const {
+  if (!expected.defined() || expected.dim() != format.rank || !expected.is_contiguous() || expected.numel() == 0 ||
+      !private_formats_enabled()) {
+    return allocate(expected);
+  }
+  return empty_private(expected.sizes(), at::TensorOptions().dtype(expected.scalar_type()).device(device()), format);
+}
+
+at::Tensor OpContext::allocate_keeping(const at::Tensor& expected, const at::Tensor& source,
+                                       const PrivateFormat& format) const {
+  return is_whole_private(source, format) ? allocate_in(expected, format) : allocate(expected);
+}
+
+at::Tensor OpContext::allocate_like_keeping(const at::Tensor& like, const PrivateFormat& format) const {
+  if (!is_whole_private(like, format)) return allocate_like(like);
+  return empty_private(like.sizes(), at::TensorOptions().dtype(like.scalar_type()).device(device()), format);
 }
 
 at::Tensor OpContext::allocate_count() const {

@@ -22,6 +22,7 @@
 #include <torch_fl/generator.h>
 #include <torch_fl/logging.h>
 #include <torch_fl/native_runs.h>
+#include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 
 namespace {
@@ -94,6 +95,34 @@ int tfl_conversion_cache_stats(uint64_t* out) {
   out[1] = stats.misses;
   out[2] = stats.entries;
   return kOk;
+}
+
+// to_private, to_public, created: the conversions of private formats (private_format.h).
+int tfl_private_format_stats(uint64_t* out) {
+  const torch_fl::PrivateFormatStats stats = torch_fl::private_format_stats();
+  out[0] = static_cast<uint64_t>(stats.to_private);
+  out[1] = static_cast<uint64_t>(stats.to_public);
+  out[2] = static_cast<uint64_t>(stats.created);
+  return kOk;
+}
+
+int tfl_set_private_formats(int enabled) {
+  torch_fl::set_private_formats_enabled(enabled != 0);
+  return kOk;
+}
+
+int tfl_private_formats_enabled() { return torch_fl::private_formats_enabled() ? 1 : 0; }
+
+int tfl_reset_private_format_stats() {
+  torch_fl::reset_private_format_stats();
+  return kOk;
+}
+
+// The private format of a storage (UntypedStorage._cdata, a StorageImpl*), or "" when public.
+const char* tfl_storage_format(uintptr_t storage) {
+  const auto* impl = reinterpret_cast<const c10::StorageImpl*>(storage);
+  const torch_fl::PrivateFormat* format = impl ? torch_fl::private_format_of(impl->data_ptr()) : nullptr;
+  return format ? format->name : "";
 }
 
 int tfl_device_count(int* count) {

@@ -14,6 +14,7 @@
 #include <torch_fl/driver_abi.h>
 #include <torch_fl/fallback.h>
 #include <torch_fl/memory_overlap.h>
+#include <torch_fl/private_format.h>
 
 namespace torch_fl {
 
@@ -43,12 +44,17 @@ class OpContext {
 
   // Each tensor must be on the op's device; the first one fixes it. With
   // cpu_scalar_ok, a 0-dim CPU tensor (a Python number) is accepted too.
-  void check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok);
+  // A tensor in a private format is converted back to the public layout here,
+  // unless the spec makes this argument format-aware (`kept_format`) and the
+  // tensor is whole in that format.
+  void check_input(const at::Tensor& tensor, const char* name, bool cpu_scalar_ok,
+                   const PrivateFormat* kept_format = nullptr);
   void check_optional_input(const std::optional<at::Tensor>& tensor, const char* name);
   void check_input_list(const at::ITensorListRef& tensors, const char* name);
   // is_operand: the tensor is also an input of the computation (self of an
   // in-place op) and takes part in type promotion; an out= tensor does not.
-  void check_output(const at::Tensor& tensor, const char* name, bool is_operand);
+  void check_output(const at::Tensor& tensor, const char* name, bool is_operand,
+                    const PrivateFormat* kept_format = nullptr);
   c10::Device device() const;
 
   // The dtype decision, one computation operand at a time: false when its dtype
@@ -96,6 +102,13 @@ class OpContext {
 
   at::Tensor allocate(const at::Tensor& expected) const;
   at::Tensor allocate_like(const at::Tensor& tensor) const;
+  // A result a format-aware op writes in `format` (`format: {makes: [...]}`);
+  // public when its shape or strides cannot be (not of the format's rank, not contiguous).
+  at::Tensor allocate_in(const at::Tensor& expected, const PrivateFormat& format) const;
+  // A result that keeps `source`'s format (`format: {keeps: [...]}`): private
+  // when source is whole in `format`, public otherwise.
+  at::Tensor allocate_keeping(const at::Tensor& expected, const at::Tensor& source, const PrivateFormat& format) const;
+  at::Tensor allocate_like_keeping(const at::Tensor& like, const PrivateFormat& format) const;
   // A data-dependent result (`output: {rule: ..., count: c}`): the SDK writes
   // how many leading rows of `largest` it filled into a one-element int64
   // device tensor; the host waits for that count, as PyTorch's CUDA nonzero

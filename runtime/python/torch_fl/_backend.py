@@ -124,6 +124,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         getattr(lib, name).argtypes = []
     lib.tfl_memory_snapshot_json.restype = c_char_p
     lib.tfl_memory_snapshot_json.argtypes = [c_int]
+    lib.tfl_storage_format.restype = c_char_p
+    lib.tfl_storage_format.argtypes = [ctypes.c_void_p]
     signatures = {
         "tfl_device_count": [ctypes.POINTER(c_int)],
         "tfl_device_properties": [c_int, ctypes.POINTER(DriverDeviceProperties)],
@@ -147,6 +149,10 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_get_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
         "tfl_set_rng_state": [c_int, ctypes.POINTER(ctypes.c_uint8)],
         "tfl_conversion_cache_stats": [ctypes.POINTER(c_uint64)],
+        "tfl_private_format_stats": [ctypes.POINTER(c_uint64)],
+        "tfl_reset_private_format_stats": [],
+        "tfl_set_private_formats": [c_int],
+        "tfl_private_formats_enabled": [],
     }
     for name, argtypes in signatures.items():
         getattr(lib, name).restype = c_int

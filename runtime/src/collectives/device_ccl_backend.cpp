@@ -10,6 +10,7 @@
 #include <torch_fl/allocator.h>
 #include <torch_fl/backend_info.h>
 #include <torch_fl/driver.h>
+#include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 
 #include "common.h"
@@ -181,6 +182,7 @@ class DeviceCclBackend::Launch {
              backend_info().collective_dtypes + ")");
     }
     if (!t.is_contiguous()) refuse("tensors must be contiguous (call .contiguous() first)");
+    ensure_public(t);  // the library reads and writes the public layout
   }
 
   DeviceCclBackend& backend_;

@@ -3,6 +3,7 @@
 #include <c10/util/Exception.h>
 
 #include <torch_fl/generator.h>
+#include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 
 namespace npu_glue {
@@ -41,13 +42,20 @@ npuDataType npu_dtype(c10::ScalarType type) {
   }
 }
 
-TensorHandle tensor(const at::Tensor& t) { return make_tensor(t, NPU_FORMAT_ND); }
+TensorHandle tensor(const at::Tensor& t) {
+  // A tensor whose storage is in NC1HWC0 (the spec's `formats:`) reaches the SDK
+  // as its physical tensor: only a format-aware argument can be one (the
+  // runtime makes every other argument public first).
+  if (const at::Tensor* physical = torch_fl::private_physical(t)) return make_tensor(*physical, NPU_FORMAT_NC1HWC0);
+  return make_tensor(t, NPU_FORMAT_ND);
+}
 
 TensorHandle optional_tensor(const std::optional<at::Tensor>& t) {
   return t.has_value() ? tensor(*t) : TensorHandle();
 }
 
 TensorHandle blocked(const at::Tensor& t) {
+  if (const at::Tensor* physical = torch_fl::private_physical(t)) return make_tensor(*physical, NPU_FORMAT_NC1HWC0);
   TORCH_CHECK(t.dim() == 5 && t.size(4) == NPU_C0, "[npu] an NC1HWC0 operand must be 5-D with C0 = ", NPU_C0,
               ", got shape ", t.sizes());
   return make_tensor(t, NPU_FORMAT_NC1HWC0);
@@ -64,22 +72,42 @@ TensorListHandle::TensorListHandle(const at::ITensorListRef& tensors) : list_(nu
 
 TensorListHandle tensor_list(const at::ITensorListRef& tensors) { return TensorListHandle(tensors); }
 
-at::Tensor to_nc1hwc0(const at::Tensor& nchw) {
-  TORCH_CHECK(nchw.dim() == 4, "[npu] NC1HWC0 conversion takes a 4-D NCHW tensor, got ", nchw.dim(), " dims");
-  const int64_t c1 = (nchw.size(1) + NPU_C0 - 1) / NPU_C0;
-  at::Tensor blocked_out = at::empty({nchw.size(0), c1, nchw.size(2), nchw.size(3), NPU_C0}, nchw.options());
-  const TensorHandle src = tensor(nchw);
-  const TensorHandle dst = make_tensor(blocked_out, NPU_FORMAT_NC1HWC0);
+namespace {
+
+// One npunnTransData on the current stream, either direction.
+void trans_data(const at::Tensor& src, npuFormat src_format, const at::Tensor& dst, npuFormat dst_format,
+                const char* what) {
+  const TensorHandle from = make_tensor(src, src_format);
+  const TensorHandle to = make_tensor(dst, dst_format);
   uint64_t workspace_bytes = 0;
   npunnExecutor* executor = nullptr;
-  npuError error = npunnTransDataGetWorkspaceSize(src, dst, &workspace_bytes, &executor);
+  npuError error = npunnTransDataGetWorkspaceSize(from, to, &workspace_bytes, &executor);
   if (error == NPU_SUCCESS) {
-    const tflStream stream = torch_fl::current_driver_stream(nchw.device().index());
+    const tflStream stream = torch_fl::current_driver_stream(src.device().index());
     error = npunnTransData(nullptr, workspace_bytes, executor, stream_of(stream));
   }
-  TORCH_CHECK(error == NPU_SUCCESS, "[npu] npunnTransData (NCHW to NC1HWC0) failed with status ", error, ": ",
+  TORCH_CHECK(error == NPU_SUCCESS, "[npu] npunnTransData (", what, ") failed with status ", error, ": ",
               npurtGetErrorName(error), " (", npurtGetRecentErrMsg(), ")");
+}
+
+}  // namespace
+
+std::vector<int64_t> nc1hwc0_sizes(at::IntArrayRef nchw) {
+  TORCH_CHECK(nchw.size() == 4, "[npu] NC1HWC0 holds 4-D NCHW tensors, got ", nchw.size(), " dims");
+  return {nchw[0], (nchw[1] + NPU_C0 - 1) / NPU_C0, nchw[2], nchw[3], NPU_C0};
+}
+
+at::Tensor to_nc1hwc0(const at::Tensor& nchw) {
+  TORCH_CHECK(nchw.dim() == 4, "[npu] NC1HWC0 conversion takes a 4-D NCHW tensor, got ", nchw.dim(), " dims");
+  at::Tensor blocked_out = at::empty(nc1hwc0_sizes(nchw.sizes()), nchw.options());
+  trans_data(nchw, NPU_FORMAT_ND, blocked_out, NPU_FORMAT_NC1HWC0, "NCHW to NC1HWC0");
   return blocked_out;
+}
+
+at::Tensor from_nc1hwc0(const at::Tensor& blocked_in, at::IntArrayRef sizes) {
+  at::Tensor nchw = at::empty(sizes, blocked_in.options());
+  trans_data(blocked_in, NPU_FORMAT_NC1HWC0, nchw, NPU_FORMAT_ND, "NC1HWC0 to NCHW");
+  return nchw;
 }
 
 ScalarHandle scalar(const at::Scalar& value) {

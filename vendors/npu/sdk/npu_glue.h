@@ -50,10 +50,11 @@ class TensorListHandle {
   std::unique_ptr<npuTensorList, npuError (*)(const npuTensorList*)> list_;
 };
 
-// ND tensors (an undefined tensor: a null handle).
+// ND tensors (an undefined tensor: a null handle); a tensor whose storage is in
+// NC1HWC0 is described as its physical 5-D tensor, in NC1HWC0.
 TensorHandle tensor(const at::Tensor& tensor);
 TensorHandle optional_tensor(const std::optional<at::Tensor>& tensor);
-// A 5-D tensor made by to_nc1hwc0, declared to the SDK as NC1HWC0.
+// A 5-D tensor made by to_nc1hwc0 (or a tensor stored in NC1HWC0), declared to the SDK as NC1HWC0.
 TensorHandle blocked(const at::Tensor& tensor);
 TensorListHandle tensor_list(const at::ITensorListRef& tensors);
 
@@ -61,6 +62,10 @@ TensorListHandle tensor_list(const at::ITensorListRef& tensors);
 // the NPU (npunnTransData) on the current stream. The layout conversion the
 // spec declares for convolution operands.
 at::Tensor to_nc1hwc0(const at::Tensor& nchw);
+// The NC1HWC0 format's other two functions (specs/npu.yaml `formats:`): back to
+// a new contiguous NCHW tensor of `sizes`, and the physical sizes of an NCHW shape.
+at::Tensor from_nc1hwc0(const at::Tensor& blocked, at::IntArrayRef sizes);
+std::vector<int64_t> nc1hwc0_sizes(at::IntArrayRef nchw);
 
 // Scalars are float32, int64 or bool on the NPU.
 ScalarHandle scalar(const at::Scalar& value);

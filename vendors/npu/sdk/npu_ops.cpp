@@ -226,6 +226,84 @@ at::Tensor unblock(const at::Tensor& blocked) {
       {blocked.size(0), blocked.size(1) * blocked.size(4), blocked.size(2), blocked.size(3)});
 }
 
+// NCHW → NC1HWC0 into `blocked`, in one pass: full channel blocks, then the
+// last partial block with its padding zeroed.
+void block_into(at::Tensor blocked, const at::Tensor& nchw) {
+  const int64_t channels = nchw.size(1), c0 = blocked.size(4), full = channels / c0, rest = channels % c0;
+  const auto as_blocks = [&](const at::Tensor& t, int64_t blocks) {  // (N, blocks*C0, H, W) → (N, blocks, H, W, C0)
+    return t.unflatten(1, {blocks, c0}).permute({0, 1, 3, 4, 2});
+  };
+  if (full > 0) blocked.narrow(1, 0, full).copy_(as_blocks(nchw.narrow(1, 0, full * c0), full));
+  if (rest > 0) {
+    at::Tensor last = blocked.select(1, full);  // (N, H, W, C0)
+    last.narrow(-1, 0, rest).copy_(nchw.narrow(1, full * c0, rest).permute({0, 2, 3, 1}));
+    last.narrow(-1, rest, c0 - rest).zero_();
+  }
+}
+
+// NC1HWC0 → NCHW into `nchw` (its channel count, without the padding), in one pass.
+void unblock_into(at::Tensor nchw, const at::Tensor& blocked) {
+  const int64_t channels = nchw.size(1), c0 = blocked.size(4), full = channels / c0, rest = channels % c0;
+  if (full > 0) {
+    nchw.narrow(1, 0, full * c0).unflatten(1, {full, c0}).copy_(blocked.narrow(1, 0, full).permute({0, 1, 4, 2, 3}));
+  }
+  if (rest > 0) {
+    nchw.narrow(1, full * c0, rest).copy_(blocked.select(1, full).narrow(-1, 0, rest).permute({0, 3, 1, 2}));
+  }
+}
+
+// An NC1HWC0 tensor (N, C1, H, W, C0) is, in memory, a channels-last tensor of
+// (N * C1, C0, H, W): per-plane kernels (pooling) run on it as they are.
+at::Tensor planes(const at::Tensor& blocked) {
+  const int64_t h = blocked.size(2), w = blocked.size(3), c0 = blocked.size(4);
+  return blocked.as_strided({blocked.size(0) * blocked.size(1), c0, h, w}, {h * w * c0, 1, w * c0, c0},
+                            blocked.storage_offset());
+}
+
+bool is_blocked(const Desc& d) { return d.present && d.tensor.format == NPU_FORMAT_NC1HWC0; }
+
+// Batch norm read and written in NC1HWC0: statistics per channel (c1, c0) over
+// N, H and W. The padded channels are zeros and stay zeros (their scale and
+// shift are zero). Results and statistics follow ATen's native_batch_norm.
+void batch_norm_blocked(const at::Tensor& x, const std::optional<at::Tensor>& weight,
+                        const std::optional<at::Tensor>& bias, const std::optional<at::Tensor>& running_mean,
+                        const std::optional<at::Tensor>& running_var, bool training, double momentum, double eps,
+                        at::Tensor out, const at::Tensor& save_mean, const at::Tensor& save_invstd) {
+  const int64_t c1 = x.size(1), c0 = x.size(4), padded = c1 * c0;
+  const int64_t channels = training ? save_mean.size(0) : running_mean->size(0);
+  const at::TensorOptions f32 = x.options().dtype(at::kFloat);
+  const auto pad = [&](const at::Tensor& per_channel) {  // (C) → (1, C1, 1, 1, C0), zero-padded
+    at::Tensor padded_values = at::zeros({padded}, f32);
+    padded_values.narrow(0, 0, channels).copy_(per_channel);
+    return padded_values.view({1, c1, 1, 1, c0});
+  };
+  at::Tensor mean, var;
+  if (training) {
+    const at::Tensor xf = x.to(at::kFloat);
+    const int64_t count = x.numel() / padded;
+    const at::Tensor blocked_var = xf.var({0, 2, 3}, /*unbiased=*/false);
+    mean = xf.mean({0, 2, 3}).reshape({padded}).narrow(0, 0, channels);
+    var = blocked_var.reshape({padded}).narrow(0, 0, channels);
+    save_mean.copy_(mean);
+    save_invstd.copy_(at::rsqrt(var + eps));
+    if (running_mean.has_value() && running_mean->defined()) {
+      running_mean->mul_(1 - momentum).add_(mean.to(running_mean->scalar_type()), momentum);
+    }
+    if (running_var.has_value() && running_var->defined()) {
+      const double unbiased = count > 1 ? static_cast<double>(count) / static_cast<double>(count - 1) : 1.0;
+      running_var->mul_(1 - momentum).add_(var.to(running_var->scalar_type()), momentum * unbiased);
+    }
+  } else {
+    mean = running_mean->to(at::kFloat);
+    var = running_var->to(at::kFloat);
+  }
+  at::Tensor scale = at::rsqrt(var + eps);
+  if (weight.has_value() && weight->defined()) scale = scale * weight->to(at::kFloat);
+  at::Tensor shift = -mean * scale;
+  if (bias.has_value() && bias->defined()) shift = shift + bias->to(at::kFloat);
+  out.copy_(at::addcmul(pad(shift), x.to(at::kFloat), pad(scale)));
+}
+
 at::Tensor wrapped(const npuScalar& s) { return at::native::wrapped_scalar_tensor(aten_scalar(s)); }
 
 }  // namespace
@@ -281,18 +359,25 @@ npuError npuDestroyTensorList(const npuTensorList* list) {
 
 npuError npunnTransDataGetWorkspaceSize(const npuTensor* src, npuTensor* dst, NPUNN_QUERY_ARGS) {
   const char* op = "npunnTransData";
-  if (!src || !dst || src->rank != 4 || dst->rank != 5 || dst->format != NPU_FORMAT_NC1HWC0 ||
-      dst->dim_sizes[4] != NPU_C0 || dst->dim_sizes[1] != (src->dim_sizes[1] + NPU_C0 - 1) / NPU_C0) {
-    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": converts a 4-D ND tensor (N, C, H, W) into a 5-D "
-                                                            "NC1HWC0 tensor (N, ceil(C/16), H, W, 16)");
+  const bool to_blocked = src && dst && src->rank == 4 && src->format == NPU_FORMAT_ND && dst->rank == 5 &&
+                          dst->format == NPU_FORMAT_NC1HWC0;
+  const bool from_blocked = src && dst && src->rank == 5 && src->format == NPU_FORMAT_NC1HWC0 && dst->rank == 4 &&
+                            dst->format == NPU_FORMAT_ND;
+  const npuTensor* nchw = to_blocked ? src : dst;
+  const npuTensor* blocked = to_blocked ? dst : src;
+  if (!(to_blocked || from_blocked) || blocked->dim_sizes[4] != NPU_C0 ||
+      blocked->dim_sizes[1] != (nchw->dim_sizes[1] + NPU_C0 - 1) / NPU_C0 || src->dtype != dst->dtype ||
+      blocked->dim_sizes[0] != nchw->dim_sizes[0] || blocked->dim_sizes[2] != nchw->dim_sizes[2] ||
+      blocked->dim_sizes[3] != nchw->dim_sizes[3]) {
+    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": converts a 4-D ND tensor (N, C, H, W) to or from a "
+                                                            "5-D NC1HWC0 tensor (N, ceil(C/16), H, W, 16) of its dtype");
   }
-  return prepare(op, {src, dst}, [s = desc(src), d = desc(dst)] {
-    const at::Tensor x = view(s);
-    at::Tensor blocked = view(d);
-    const int64_t padded = blocked.size(1) * blocked.size(4);
-    at::Tensor nchw = at::zeros({x.size(0), padded, x.size(2), x.size(3)}, x.options());
-    nchw.narrow(1, 0, x.size(1)).copy_(x);
-    blocked.copy_(nchw.view({x.size(0), blocked.size(1), blocked.size(4), x.size(2), x.size(3)}).permute({0, 1, 3, 4, 2}));
+  return prepare(op, {src, dst}, [s = desc(src), d = desc(dst), to_blocked] {
+    if (to_blocked) {
+      block_into(view(d), view(s));
+    } else {
+      unblock_into(view(d), view(s));
+    }
   }, workspace_size, executor);
 }
 NPUNN_RUN(TransData)
@@ -403,6 +488,10 @@ NPU_UNARY(Erf, at::erf_out)
 NPU_UNARY(IsNegInf, at::isneginf_out)
 
 npuError npunnReluGetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {
+  // Elementwise: ND or NC1HWC0 (relu keeps the padding's zeros), both the same.
+  if (self && out && self->format != out->format) {
+    return fail(NPU_ERROR_INVALID_PARAM, "npunnRelu: self and out must be in the same format");
+  }
   return prepare("npunnRelu", {self, out}, [x = desc(self), o = desc(out)] {
     at::Tensor result = view(o);
     at::clamp_min_out(result, view(x), 0);
@@ -794,12 +883,22 @@ npuError npunnConvolutionGetWorkspaceSize(const npuTensor* input, const npuTenso
   if (npuError e = require_format(op, "input", input, NPU_FORMAT_NC1HWC0); e != NPU_SUCCESS) return e;
   if (npuError e = require_format(op, "weight", weight, NPU_FORMAT_NC1HWC0); e != NPU_SUCCESS) return e;
   if (groups != 1) return fail(NPU_ERROR_NOT_SUPPORTED, std::string(op) + ": grouped convolution");
+  if (out && out->format == NPU_FORMAT_NC1HWC0 &&
+      (out->rank != 5 || out->dim_sizes[1] != (weight->dim_sizes[0] + NPU_C0 - 1) / NPU_C0)) {
+    return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": an NC1HWC0 out must be (N, ceil(C_out/16), H, W, 16)");
+  }
   return prepare(op, {input, weight, bias, out},
                  [x = desc(input), w = desc(weight), b = desc(bias), s = ints(stride), p = ints(padding),
                   d = ints(dilation), o = desc(out)] {
                    // Zero-padded channels contribute nothing to the sums.
-                   alu::store(view(o), at::convolution(unblock(view(x)), unblock(view(w)), optional_view(b), s, p, d,
-                                                       /*transposed=*/false, {0, 0}, 1));
+                   const at::Tensor result = at::convolution(unblock(view(x)), unblock(view(w)), optional_view(b), s,
+                                                             p, d, /*transposed=*/false, {0, 0}, 1);
+                   if (is_blocked(o)) {
+                     // The padded output channels of the weight are zeros: write the real ones.
+                     block_into(view(o), result.narrow(1, 0, w.tensor.dim_sizes[0]));
+                   } else {
+                     alu::store(view(o), result);
+                   }
                  }, workspace_size, executor);
 }
 NPUNN_RUN(Convolution)
@@ -838,12 +937,18 @@ npuError npunnMaxPool2dWithIndicesGetWorkspaceSize(const npuTensor* self, const 
                                                    const npuIntArray* stride, const npuIntArray* padding,
                                                    const npuIntArray* dilation, bool ceil_mode, npuTensor* out,
                                                    npuTensor* indices, NPUNN_QUERY_ARGS) {
+  if (self && out && indices && (self->format != out->format || self->format != indices->format)) {
+    return fail(NPU_ERROR_INVALID_PARAM, "npunnMaxPool2dWithIndices: self, out and indices must be in one format");
+  }
   return prepare("npunnMaxPool2dWithIndices", {self, out, indices},
                  [x = desc(self), k = ints(kernel_size), s = ints(stride), p = ints(padding), d = ints(dilation),
                   ceil_mode, o = desc(out), i = desc(indices)] {
-                   auto [values, where] = at::max_pool2d_with_indices(view(x), k, s, p, d, ceil_mode);
-                   alu::store(view(o), values);
-                   alu::store(view(i), where);
+                   // NC1HWC0: pooled plane by plane, as the channels-last planes it is.
+                   const bool blocked = is_blocked(x);
+                   auto [values, where] = at::max_pool2d_with_indices(blocked ? planes(view(x)) : view(x), k, s, p, d,
+                                                                      ceil_mode);
+                   alu::store(blocked ? planes(view(o)) : view(o), values);
+                   alu::store(blocked ? planes(view(i)) : view(i), where);
                  }, workspace_size, executor);
 }
 NPUNN_RUN(MaxPool2dWithIndices)
@@ -915,10 +1020,21 @@ npuError npunnBatchNormGetWorkspaceSize(const npuTensor* input, const npuTensor*
                                         npuTensor* running_mean, npuTensor* running_var, bool training,
                                         double momentum, double eps, npuTensor* out, npuTensor* save_mean,
                                         npuTensor* save_invstd, NPUNN_QUERY_ARGS) {
+  if (input && out && input->format != out->format) {
+    return fail(NPU_ERROR_INVALID_PARAM, "npunnBatchNorm: input and out must be in the same format");
+  }
+  if (input && input->format == NPU_FORMAT_NC1HWC0 && !training && (!running_mean || !running_var)) {
+    return fail(NPU_ERROR_INVALID_PARAM, "npunnBatchNorm: inference in NC1HWC0 needs the running statistics");
+  }
   return prepare("npunnBatchNorm", {input, weight, bias, running_mean, running_var, out, save_mean, save_invstd},
                  [x = desc(input), w = desc(weight), b = desc(bias), rm = desc(running_mean), rv = desc(running_var),
                   training, momentum, eps, o = desc(out), sm = desc(save_mean), si = desc(save_invstd)] {
                    // Running statistics are updated in place, in device memory.
+                   if (is_blocked(x)) {
+                     batch_norm_blocked(view(x), optional_view(w), optional_view(b), optional_view(rm),
+                                        optional_view(rv), training, momentum, eps, view(o), view(sm), view(si));
+                     return;
+                   }
                    auto [y, mean, invstd] = at::native_batch_norm(view(x), optional_view(w), optional_view(b),
                                                                   optional_view(rm), optional_view(rv), training,
                                                                   momentum, eps);
