@@ -89,7 +89,7 @@ def format_definition(private_format: PrivateFormatSpec) -> CppBlock:
     inline variable: every shard that uses it defines it, and the program holds
     one object, so kernels of different shards agree on what "in NC1HWC0" means."""
     where = f"{private_format.location.path}:{private_format.location.line}"
-    lines = (f"inline const torch_fl::PrivateFormat {private_format.name}{{",
+    lines = (f"inline const torch_fl::PrivateFormat format_{private_format.name}{{",
              f"    {cpp_text.string_literal(private_format.name)}, {cpp_text.string_literal(where)}, "
              f"{private_format.rank},",
              f"    &{private_format.to_private}, &{private_format.to_public}, &{private_format.physical_sizes}}};")

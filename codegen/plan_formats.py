@@ -10,7 +10,7 @@ from .spec_model import LayoutKind, OpSpec, PrivateFormatSpec
 
 
 def check_rule(op_spec: OpSpec, formats: tuple[PrivateFormatSpec, ...], plain_tensors: list[str],
-               entry_outputs: tuple[str, ...], errors: ErrorSink) -> Optional[PrivateFormatSpec]:
+               entry_outputs: tuple[str, ...], entry_kind: Optional[KernelKind], errors: ErrorSink) -> Optional[PrivateFormatSpec]:
     """The rule's format when every name in it is right; errors otherwise."""
     rule = op_spec.format_rule
     if rule is None:
@@ -22,6 +22,11 @@ def check_rule(op_spec: OpSpec, formats: tuple[PrivateFormatSpec, ...], plain_te
         errors.add(rule.location, f"'{op_spec.name}.format' names format '{rule.format}', which the spec does not "
                    "declare", did_you_mean(rule.format, list(declared),
                                            "declare it under `formats:` (rank, to_private, to_public, physical_sizes)"))
+        ok = False
+    if entry_kind is not None and entry_kind != KernelKind.FUNCTIONAL:
+        errors.add(rule.location, f"'{op_spec.name}.format' is on an {entry_kind.value} overload: only a functional "
+                   "entry's results are made in a format (its in-place variant keeps self's)",
+                   "put `format:` on the functional entry, with `variants: [inplace]`")
         ok = False
     for name in rule.takes:
         if name not in plain_tensors:

@@ -160,8 +160,9 @@ class KernelFormat:
 
     @property
     def cpp_name(self) -> str:
-        """The generated PrivateFormat object (private_formats::NC1HWC0)."""
-        return f"private_formats::{self.format.name}"
+        """The generated PrivateFormat object (private_formats::format_NC1HWC0;
+        the prefix keeps a format named like a macro, EOF or errno, compilable)."""
+        return f"private_formats::format_{self.format.name}"
 
 
 @dataclass(frozen=True)

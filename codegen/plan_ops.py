@@ -146,7 +146,7 @@ class OpPlanner:
                             "declare `output: {like: <tensor argument>}` or `output: {rule: <C++ function>}`")
         private_format = plan_formats.check_rule(
             op_spec, self.spec.formats, [a.name for a in aten.schema.arguments.flat_non_out if str(a.type) == "Tensor"],
-            _entry_outputs(aten), self.errors)
+            _entry_outputs(aten), kind, self.errors)
         kernels = [self._kernel(op_spec, aten, kind, launch, None, entry=aten, namespace=namespace, origin=origin,
                                 private_format=private_format)]
         for variant in op_spec.variants:

@@ -36,7 +36,7 @@
 
 namespace private_formats {
 // the NC1HWC0 format: specs/npu.yaml:40
-inline const torch_fl::PrivateFormat NC1HWC0{
+inline const torch_fl::PrivateFormat format_NC1HWC0{
     "NC1HWC0", "specs/npu.yaml:40", 4,
     &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
 }  // namespace private_formats
@@ -262,13 +262,13 @@ static const torch_fl::KernelInfo kOp_relu{
 
 at::Tensor wrap_relu(const at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true, &private_formats::format_NC1HWC0);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(relu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like_keeping(self, private_formats::NC1HWC0);
+  const at::Tensor out = op.allocate_like_keeping(self, private_formats::format_NC1HWC0);
   launch_relu(op, *self_on_device, out);
   return out;
 }
@@ -283,7 +283,7 @@ static const torch_fl::KernelInfo kOp_relu_{
 
 at::Tensor & wrap_relu_(at::Tensor & self) {
   torch_fl::OpContext op(kOp_relu_);
-  op.check_output(self, "self", /*is_operand=*/true, &private_formats::NC1HWC0);
+  op.check_output(self, "self", /*is_operand=*/true, &private_formats::format_NC1HWC0);
   torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {

@@ -29,7 +29,7 @@
 
 namespace private_formats {
 // the NC1HWC0 format: specs/npu.yaml:40
-inline const torch_fl::PrivateFormat NC1HWC0{
+inline const torch_fl::PrivateFormat format_NC1HWC0{
     "NC1HWC0", "specs/npu.yaml:40", 4,
     &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
 }  // namespace private_formats
@@ -593,7 +593,7 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
 
 ::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
   torch_fl::OpContext op(kOp_max_pool2d_with_indices);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true, &private_formats::format_NC1HWC0);
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
@@ -603,8 +603,8 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
     return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out0 = op.allocate_keeping(std::get<0>(expected), self, private_formats::NC1HWC0);
-  const at::Tensor out1 = op.allocate_keeping(std::get<1>(expected), self, private_formats::NC1HWC0);
+  const at::Tensor out0 = op.allocate_keeping(std::get<0>(expected), self, private_formats::format_NC1HWC0);
+  const at::Tensor out1 = op.allocate_keeping(std::get<1>(expected), self, private_formats::format_NC1HWC0);
   launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
   return std::make_tuple(out0, out1);
 }

@@ -20,7 +20,7 @@
 
 namespace private_formats {
 // the NC1HWC0 format: specs/npu.yaml:40
-inline const torch_fl::PrivateFormat NC1HWC0{
+inline const torch_fl::PrivateFormat format_NC1HWC0{
     "NC1HWC0", "specs/npu.yaml:40", 4,
     &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
 }  // namespace private_formats
@@ -572,7 +572,7 @@ static const torch_fl::KernelInfo kOp_convolution_overrideable{
 
 at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
   torch_fl::OpContext op(kOp_convolution_overrideable);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true, &private_formats::format_NC1HWC0);
   op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
   op.check_optional_input(bias, "bias");
   const torch_fl::DeviceGuard guard(op.device());
@@ -588,9 +588,9 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
   }
   const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
   const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor input_laid = torch_fl::laid_out_in(*input_on_device, private_formats::NC1HWC0);
+  const at::Tensor input_laid = torch_fl::laid_out_in(*input_on_device, private_formats::format_NC1HWC0);
   const at::Tensor weight_laid = op.converted(*weight_on_device, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0);
-  const at::Tensor out = op.allocate_in(expected, private_formats::NC1HWC0);
+  const at::Tensor out = op.allocate_in(expected, private_formats::format_NC1HWC0);
   launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, groups, out);
   return out;
 }

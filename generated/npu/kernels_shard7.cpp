@@ -28,7 +28,7 @@
 
 namespace private_formats {
 // the NC1HWC0 format: specs/npu.yaml:40
-inline const torch_fl::PrivateFormat NC1HWC0{
+inline const torch_fl::PrivateFormat format_NC1HWC0{
     "NC1HWC0", "specs/npu.yaml:40", 4,
     &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
 }  // namespace private_formats
@@ -724,7 +724,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
 
 ::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
   torch_fl::OpContext op(kOp_native_batch_norm);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true, &private_formats::NC1HWC0);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true, &private_formats::format_NC1HWC0);
   op.check_optional_input(weight, "weight");
   op.check_optional_input(bias, "bias");
   op.check_optional_input(running_mean, "running_mean");
@@ -738,7 +738,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
     return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
   }
   const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate_keeping(std::get<0>(expected), input, private_formats::NC1HWC0);
+  const at::Tensor out0 = op.allocate_keeping(std::get<0>(expected), input, private_formats::format_NC1HWC0);
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
   launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);

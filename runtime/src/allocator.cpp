@@ -1,5 +1,4 @@
 #include <torch_fl/allocator.h>
-#include <torch_fl/private_format.h>
 
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/Exception.h>
@@ -16,6 +15,7 @@
 #include <torch_fl/conversion_cache.h>
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
+#include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 
 namespace torch_fl {
@@ -459,7 +459,7 @@ std::vector<SegmentInfo> memory_snapshot(c10::DeviceIndex device) {
 
 void record_stream(const c10::DataPtr& data, c10::Stream stream) {
   // A storage in a private format: its physical tensor holds the block.
-  if (const c10::DataPtr* physical = physical_data_ptr(data)) return record_stream(*physical, stream);
+  if (record_private_stream(data, stream)) return;
   if (data.get_deleter() != &delete_block) return;  // not a block of ours (e.g. an empty tensor)
   auto* block = static_cast<Block*>(data.get_context());
   if (stream.id() == block->stream) return;
@@ -467,6 +467,13 @@ void record_stream(const c10::DataPtr& data, c10::Stream stream) {
     if (known == stream) return;
   }
   block->other_streams.push_back(stream);
+}
+
+void record_stream_uses(const c10::DataPtr& from, const c10::DataPtr& to) {
+  if (from.get_deleter() != &delete_block) return;
+  const auto* source = static_cast<const Block*>(from.get_context());
+  record_stream(to, c10::Stream(c10::Stream::UNSAFE, make_device(source->device), source->stream));
+  for (const c10::Stream& other : source->other_streams) record_stream(to, other);
 }
 
 }  // namespace torch_fl

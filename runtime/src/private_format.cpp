@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 #include <torch_fl/allocator.h>
 #include <torch_fl/device.h>
@@ -28,20 +29,29 @@ struct PrivateBuffer {
 
 void delete_private_buffer(void* context) { delete static_cast<PrivateBuffer*>(context); }
 
-PrivateBuffer* buffer_of(const c10::DataPtr& data) {
-  return data.get_deleter() == &delete_private_buffer ? static_cast<PrivateBuffer*>(data.get_context()) : nullptr;
-}
+// Quick and lock-free: may a DataPtr be private? A storage never turns private
+// after it was made, so "no" is final; "yes" is confirmed under the lock.
+bool maybe_private(const c10::DataPtr& data) { return data.get_deleter() == &delete_private_buffer; }
 
-PrivateBuffer* buffer_of(const at::Tensor& t) {
-  if (!t.defined() || !t.has_storage()) return nullptr;
-  return buffer_of(t.storage().data_ptr());
-}
-
-// Conversions back are rare (once per storage) and must not race: two threads
-// reading one private storage convert it once.
+// Conversions back are rare (once per storage) and must not race with each
+// other or with a reader of the buffer: two threads reading one private
+// storage convert it once, and a reader never sees a deleted PrivateBuffer.
 std::mutex& conversion_mutex() {
   static std::mutex mutex;
   return mutex;
+}
+
+// `read(buffer)` under the lock when `data` is private, else `otherwise`.
+template <class Read, class Result = std::invoke_result_t<Read, const PrivateBuffer&>>
+Result read_buffer(const c10::DataPtr& data, Read read, Result otherwise) {
+  if (!maybe_private(data)) return otherwise;
+  std::lock_guard<std::mutex> lock(conversion_mutex());
+  if (!maybe_private(data)) return otherwise;  // converted meanwhile
+  return read(*static_cast<const PrivateBuffer*>(data.get_context()));
+}
+
+const c10::DataPtr* storage_data(const at::Tensor& t) {
+  return t.defined() && t.has_storage() ? &t.storage().data_ptr() : nullptr;
 }
 
 struct Counters {
@@ -66,38 +76,43 @@ int64_t element_count(at::IntArrayRef sizes) {
   return n;
 }
 
-}  // namespace
-
-const PrivateFormat* private_format_of(const at::Tensor& t) {
-  const PrivateBuffer* buffer = buffer_of(t);
-  return buffer ? buffer->format : nullptr;
+bool whole(const at::Tensor& t, const PrivateBuffer& buffer) {
+  return t.storage_offset() == 0 && t.scalar_type() == buffer.dtype && t.sizes() == at::IntArrayRef(buffer.sizes) &&
+         t.is_contiguous();
 }
 
+}  // namespace
+
 const PrivateFormat* private_format_of(const c10::DataPtr& storage_data) {
-  const PrivateBuffer* buffer = buffer_of(storage_data);
-  return buffer ? buffer->format : nullptr;
+  return read_buffer(storage_data, [](const PrivateBuffer& b) { return b.format; },
+                     static_cast<const PrivateFormat*>(nullptr));
+}
+
+const PrivateFormat* private_format_of(const at::Tensor& t) {
+  const c10::DataPtr* data = storage_data(t);
+  return data ? private_format_of(*data) : nullptr;
 }
 
 bool is_whole_private(const at::Tensor& t, const PrivateFormat& format) {
-  const PrivateBuffer* buffer = buffer_of(t);
-  return buffer && buffer->format == &format && t.storage_offset() == 0 && t.scalar_type() == buffer->dtype &&
-         t.sizes() == at::IntArrayRef(buffer->sizes) && t.is_contiguous();
+  const c10::DataPtr* data = storage_data(t);
+  return data && read_buffer(*data, [&](const PrivateBuffer& b) { return b.format == &format && whole(t, b); }, false);
 }
 
-const at::Tensor* private_physical(const at::Tensor& t) {
-  const PrivateBuffer* buffer = buffer_of(t);
-  return buffer ? &buffer->physical : nullptr;
+at::Tensor private_physical(const at::Tensor& t) {
+  const c10::DataPtr* data = storage_data(t);
+  return data ? read_buffer(*data, [](const PrivateBuffer& b) { return b.physical; }, at::Tensor()) : at::Tensor();
 }
 
 void ensure_public(const at::Tensor& t) {
-  if (buffer_of(t) != nullptr) ensure_public(t.storage().unsafeGetStorageImpl());
+  const c10::DataPtr* data = storage_data(t);
+  if (data && maybe_private(*data)) ensure_public(t.storage().unsafeGetStorageImpl());
 }
 
 void ensure_public(c10::StorageImpl* storage) {
-  if (storage == nullptr || buffer_of(storage->data_ptr()) == nullptr) return;
+  if (storage == nullptr || !maybe_private(storage->data_ptr())) return;
   std::lock_guard<std::mutex> lock(conversion_mutex());
-  PrivateBuffer* buffer = buffer_of(storage->data_ptr());
-  if (buffer == nullptr) return;  // another thread converted it meanwhile
+  if (!maybe_private(storage->data_ptr())) return;  // another thread converted it meanwhile
+  const auto* buffer = static_cast<const PrivateBuffer*>(storage->data_ptr().get_context());
   const PrivateFormat& format = *buffer->format;
   const c10::Device device = buffer->physical.device();
   const DeviceGuard guard(device);
@@ -109,17 +124,28 @@ void ensure_public(c10::StorageImpl* storage) {
               "[", driver().vendor, "] the ", format.name, " format's to_public converter (", format.source,
               ") must return a new contiguous tensor of sizes ", at::IntArrayRef(buffer->sizes), " and dtype ",
               buffer->dtype, ", got ", converted.sizes(), " ", converted.scalar_type());
+  const c10::Stream stream = current_stream(device.index());
   // The physical block may be reused once freed: not before this stream has read it.
-  record_stream(buffer->physical.storage().data_ptr(), current_stream(device.index()));
-  // The converted bytes move into the storage every tensor shares; the old
-  // DataPtr's deletion frees the physical tensor.
+  record_stream(buffer->physical.storage().data_ptr(), stream);
+  // With only the default stream, everything that reads the storage later is
+  // queued after the conversion. Another stream may already be ordered after
+  // the producer but not after this conversion: it must not see the new bytes
+  // before they are written.
+  if (side_streams_exist(device.index())) synchronize_stream(stream);
+  // The converted bytes move into the storage every tensor shares, with the
+  // streams that used the old block; the old DataPtr's deletion frees the
+  // physical tensor.
   c10::DataPtr bytes = converted.storage().unsafeGetStorageImpl()->set_data_ptr(c10::DataPtr(nullptr, device));
+  record_stream_uses(buffer->physical.storage().data_ptr(), bytes);
   storage->set_data_ptr_noswap(std::move(bytes));
   counters().to_public.fetch_add(1, std::memory_order_relaxed);
 }
 
 void ensure_whole_or_public(const at::Tensor& t, const PrivateFormat& format) {
-  if (buffer_of(t) != nullptr && !is_whole_private(t, format)) ensure_public(t);
+  const c10::DataPtr* data = storage_data(t);
+  if (!data || !maybe_private(*data)) return;
+  // Formats turned off: what was private becomes public at its next use.
+  if (!private_formats_enabled() || !is_whole_private(t, format)) ensure_public(t);
 }
 
 bool private_formats_enabled() { return enabled_flag().load(std::memory_order_relaxed); }
@@ -131,11 +157,13 @@ at::Tensor empty_private(at::IntArrayRef sizes, const at::TensorOptions& options
     return at::empty(sizes, options);
   }
   at::Tensor physical = at::empty(format.physical_sizes(sizes), options);
+  const size_t nbytes = static_cast<size_t>(element_count(sizes)) * options.dtype().itemsize();
+  TORCH_CHECK(physical.nbytes() >= nbytes, "[", driver().vendor, "] the ", format.name, " format's physical_sizes (",
+              format.source, ") gives ", physical.sizes(), " for ", sizes, ": fewer elements than the tensor holds");
   const c10::Device device = physical.device();
   void* address = physical.data_ptr();
   auto* buffer = new PrivateBuffer{&format, std::move(physical), sizes.vec(), options.dtype().toScalarType()};
   c10::DataPtr data(address, buffer, &delete_private_buffer, device);
-  const size_t nbytes = static_cast<size_t>(element_count(sizes)) * options.dtype().itemsize();
   c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, std::move(data), device_allocator(),
                        /*resizable=*/true);
   at::Tensor result = at::detail::make_tensor<c10::TensorImpl>(
@@ -146,15 +174,23 @@ at::Tensor empty_private(at::IntArrayRef sizes, const at::TensorOptions& options
 }
 
 at::Tensor laid_out_in(const at::Tensor& t, const PrivateFormat& format) {
-  if (is_whole_private(t, format)) return buffer_of(t)->physical;
-  ensure_public(t);
+  const c10::DataPtr* data = storage_data(t);
+  if (data && maybe_private(*data)) {
+    at::Tensor physical = read_buffer(
+        *data, [&](const PrivateBuffer& b) { return b.format == &format && whole(t, b) ? b.physical : at::Tensor(); },
+        at::Tensor());
+    if (physical.defined()) return physical;
+    ensure_public(t);
+  }
   counters().to_private.fetch_add(1, std::memory_order_relaxed);
   return format.to_private(t);
 }
 
-const c10::DataPtr* physical_data_ptr(const c10::DataPtr& data) {
-  const PrivateBuffer* buffer = buffer_of(data);
-  return buffer ? &buffer->physical.storage().data_ptr() : nullptr;
+bool record_private_stream(const c10::DataPtr& data, c10::Stream stream) {
+  const at::Tensor physical = read_buffer(data, [](const PrivateBuffer& b) { return b.physical; }, at::Tensor());
+  if (!physical.defined()) return false;
+  record_stream(physical.storage().data_ptr(), stream);
+  return true;
 }
 
 PrivateFormatStats private_format_stats() {

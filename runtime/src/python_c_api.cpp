@@ -125,6 +125,11 @@ const char* tfl_storage_format(uintptr_t storage) {
   return format ? format->name : "";
 }
 
+// Converts a storage (UntypedStorage._cdata) in a private format to the public layout.
+int tfl_make_storage_public(uintptr_t storage) {
+  return guarded([&] { torch_fl::ensure_public(reinterpret_cast<c10::StorageImpl*>(storage)); });
+}
+
 int tfl_device_count(int* count) {
   return guarded([&] { *count = torch_fl::device_count(); });
 }

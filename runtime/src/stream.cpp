@@ -79,6 +79,14 @@ c10::Stream stream_from_pool(c10::DeviceIndex device, int priority) {
   return make_stream(device, id);
 }
 
+bool side_streams_exist(c10::DeviceIndex device) {
+  const DeviceStreams& ds = streams_of(device);
+  for (int id = 1; id < kStreamsPerDevice; ++id) {
+    if (ds.streams[id].load(std::memory_order_acquire) != nullptr) return true;
+  }
+  return false;
+}
+
 tflStream driver_stream(c10::Stream stream) { return get_or_create(stream.device_index(), stream.id()); }
 
 void synchronize_stream(c10::Stream stream) {

@@ -42,7 +42,7 @@ def test_reused_conversion_goes_through_the_runtime_cache_and_the_other_does_not
     conv = conv[:conv.index("\n}\n")]
     assert re.search(r'weight_laid = op\.converted\(\*?weight\w*, "npu_glue::to_nc1hwc0", &npu_glue::to_nc1hwc0\)', conv)
     # The input is in the NC1HWC0 format's `takes`: converted unless already in it (test_private_formats).
-    assert re.search(r"input_laid = torch_fl::laid_out_in\(\*?input\w*, private_formats::NC1HWC0\)", conv)
+    assert re.search(r"input_laid = torch_fl::laid_out_in\(\*?input\w*, private_formats::format_NC1HWC0\)", conv)
     assert "launch_convolution_overrideable(op, input_laid, weight_laid," in conv
 
 

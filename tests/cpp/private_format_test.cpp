@@ -14,6 +14,7 @@
 #include <torch_fl/device.h>
 #include <torch_fl/driver.h>
 #include <torch_fl/private_format.h>
+#include <torch_fl/stream.h>
 
 namespace {
 
@@ -40,9 +41,9 @@ const torch_fl::PrivateFormat kTransposed{"TRANSPOSED", "private_format_test.cpp
 // A private tensor holding `values` (a CPU tensor), written as a format-aware op would.
 at::Tensor private_holding(const at::Tensor& values) {
   at::Tensor result = torch_fl::empty_private(values.sizes(), values.options().device(kDevice), kTransposed);
-  const at::Tensor* physical = torch_fl::private_physical(result);
-  EXPECT_NE(physical, nullptr);
-  physical->copy_(to_transposed(values.to(kDevice)));
+  const at::Tensor physical = torch_fl::private_physical(result);
+  EXPECT_TRUE(physical.defined());
+  physical.copy_(to_transposed(values.to(kDevice)));
   return result;
 }
 
@@ -66,7 +67,7 @@ TEST_F(PrivateFormat, AResultKeepsItsPublicShapeAndSize) {
   EXPECT_EQ(t.sizes(), values.sizes());
   EXPECT_EQ(t.strides(), values.strides());
   EXPECT_EQ(t.storage().nbytes(), values.nbytes());  // the public size, not the physical one
-  EXPECT_EQ(torch_fl::private_physical(t)->sizes(), at::IntArrayRef({5, 3}));
+  EXPECT_EQ(torch_fl::private_physical(t).sizes(), at::IntArrayRef({5, 3}));
   EXPECT_EQ(torch_fl::private_format_stats().created, 1);
 }
 
@@ -88,7 +89,7 @@ TEST_F(PrivateFormat, ANonAwareArgumentIsConvertedAndAWholeAwareOneIsNot) {
   torch_fl::ensure_whole_or_public(t, kTransposed);
   EXPECT_EQ(torch_fl::private_format_of(t), &kTransposed);
   const at::Tensor laid = torch_fl::laid_out_in(t, kTransposed);
-  EXPECT_TRUE(laid.is_same(*torch_fl::private_physical(t))) << "a whole private tensor is passed as it is";
+  EXPECT_TRUE(laid.is_same(torch_fl::private_physical(t))) << "a whole private tensor is passed as it is";
   EXPECT_EQ(torch_fl::private_format_stats().to_private, 0);
 
   const at::Tensor public_input = values.to(kDevice);
@@ -142,12 +143,40 @@ TEST_F(PrivateFormat, TurnedOffEveryResultIsPublic) {
   EXPECT_EQ(torch_fl::private_format_stats().created, 0);
 }
 
-TEST_F(PrivateFormat, TheAllocatorSeesThePhysicalBlock) {
+TEST_F(PrivateFormat, StreamUsesReachThePhysicalBlock) {
   const at::Tensor t = private_holding(at::randn({2, 2}));
-  const c10::DataPtr* physical = torch_fl::physical_data_ptr(t.storage().data_ptr());
-  ASSERT_NE(physical, nullptr);
-  EXPECT_EQ(physical->get(), t.storage().data_ptr().get());
-  EXPECT_EQ(torch_fl::physical_data_ptr(*physical), nullptr);
+  const c10::Stream side = torch_fl::stream_from_pool(0, 0);
+  EXPECT_TRUE(torch_fl::record_private_stream(t.storage().data_ptr(), side));
+  EXPECT_FALSE(torch_fl::record_private_stream(torch_fl::private_physical(t).storage().data_ptr(), side));
+}
+
+TEST_F(PrivateFormat, TurnedOffAKeptArgumentIsMadePublicAtItsNextUse) {
+  const at::Tensor values = at::randn({3, 2});
+  const at::Tensor t = private_holding(values);
+  torch_fl::set_private_formats_enabled(false);
+  torch_fl::ensure_whole_or_public(t, kTransposed);  // a format-aware argument, with formats off
+  EXPECT_EQ(torch_fl::private_format_of(t), nullptr);
+  EXPECT_TRUE(at::equal(t.cpu(), values));
+}
+
+TEST_F(PrivateFormat, AConversionWithSideStreamsIsCompleteBeforeAnyStreamSeesIt) {
+  const at::Tensor values = at::randn({256, 128});
+  const at::Tensor t = private_holding(values);
+  // The cached block the conversion will get held these very values (making
+  // `t` did): fill it with something else, so reading it early shows.
+  at::full({256, 128}, -1.0, at::TensorOptions().device(kDevice));
+  const c10::Stream side = torch_fl::stream_from_pool(0, 0);
+  ASSERT_TRUE(torch_fl::side_streams_exist(0));
+  const at::Tensor busy = at::randn({1024, 1024}).to(kDevice);
+  const at::Tensor queued = at::mm(busy, busy);  // the default stream is busy for a while
+  torch_fl::ensure_public(t);  // queued on the default stream, behind the product
+  // Read on the side stream without waiting for the default one: only correct
+  // if the conversion had completed before the storage changed hands.
+  const c10::Stream previous = torch_fl::exchange_stream(side);
+  const at::Tensor copy = t.clone();
+  torch_fl::synchronize_stream(side);
+  torch_fl::exchange_stream(previous);
+  EXPECT_TRUE(at::equal(copy.cpu(), values));
 }
 
 }  // namespace

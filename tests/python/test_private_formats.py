@@ -169,6 +169,42 @@ def test_item_storage_size_and_serialization_are_public(device, conv_format):
     torch.testing.assert_close(torch.load(buffer).cpu(), expected, **TOLERANCE)
 
 
+def test_make_public_for_raw_pointer_readers(device, conv_format):
+    y, expected = private_conv(device)
+    assert torch_fl.make_public(y) is y
+    assert torch_fl.storage_format(y) is None
+    torch.testing.assert_close(y.cpu(), expected, **TOLERANCE)
+
+
+def test_turning_formats_off_makes_a_private_argument_public_at_its_next_use(device, conv_format):
+    y, expected = private_conv(device)
+    torch_fl.set_private_formats(False)
+    try:
+        outputs = [torch.relu(y), F.max_pool2d(y, 2), F.batch_norm(y, None, None, training=True)]
+        assert torch_fl.storage_format(y) is None
+        assert all(torch_fl.storage_format(o) is None for o in outputs)
+    finally:
+        torch_fl.set_private_formats(True)
+    torch.testing.assert_close(outputs[0].cpu(), torch.relu(expected), **TOLERANCE)
+    torch.testing.assert_close(outputs[1].cpu(), F.max_pool2d(expected, 2), **TOLERANCE)
+
+
+def test_another_stream_reads_a_tensor_converted_on_the_default_stream(device, conv_format):
+    module = getattr(torch, device.type)
+    y, expected = private_conv(device, channels=40)
+    side = module.Stream()
+    side.wait_stream(module.current_stream())  # ordered after the producer, as CUDA code does
+    busy = torch.randn(1024, 1024, device=device)
+    queued = busy @ busy  # the default stream is busy for a while
+    z = y + 1  # converts y on the default stream, behind the product
+    with module.stream(side):
+        w = y * 2  # reads y on the side stream: must see the converted bytes
+    module.synchronize()
+    del queued
+    torch.testing.assert_close(z.cpu(), expected + 1, **TOLERANCE)
+    torch.testing.assert_close(w.cpu(), expected * 2, **TOLERANCE)
+
+
 def test_a_device_to_device_copy_and_clone_are_public(device, conv_format):
     y, expected = private_conv(device)
     copied = torch.empty_like(y).copy_(y)

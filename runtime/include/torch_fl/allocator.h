@@ -79,5 +79,8 @@ std::vector<SegmentInfo> memory_snapshot(c10::DeviceIndex device);
 // Tensor.record_stream: the block backing `data` is also used on `stream`, so
 // when freed it is reused only after the work queued on `stream` so far.
 void record_stream(const c10::DataPtr& data, c10::Stream stream);
+// `to` now holds what `from` held (a storage's bytes moved to a new block):
+// every stream that used `from` is recorded on `to` too.
+void record_stream_uses(const c10::DataPtr& from, const c10::DataPtr& to);
 
 }  // namespace torch_fl

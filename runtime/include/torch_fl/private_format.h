@@ -12,7 +12,8 @@
 // once, and every tensor and view over that storage is public from then on.
 //
 // Storages only ever go private → public, never back, so a reader that finds a
-// storage public may read it without a lock.
+// storage public may read it without a lock; what a private storage holds is
+// read under the lock its conversion takes.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -43,11 +44,14 @@ const PrivateFormat* private_format_of(const c10::DataPtr& storage_data);
 // (offset 0, contiguous, the same sizes and dtype): what a format-aware SDK
 // argument must be. A view of a private tensor is not.
 bool is_whole_private(const at::Tensor& t, const PrivateFormat& format);
-// The physical tensor behind a private t (vendor layout, vendor sizes), or
-// null when t's storage is public.
-const at::Tensor* private_physical(const at::Tensor& t);
+// The physical tensor behind a private t (vendor layout, vendor sizes), or an
+// undefined tensor when t's storage is public. A reference: it stays valid
+// (and keeps its block) even if another thread converts t meanwhile.
+at::Tensor private_physical(const at::Tensor& t);
 
 // Converts t's storage to the public layout in place, unless it already is.
+// The conversion runs on the current stream; when other streams exist on the
+// device the host waits for it, so no stream can read the new bytes early.
 void ensure_public(const at::Tensor& t);
 void ensure_public(c10::StorageImpl* storage);
 // A format-aware argument: left private when it is whole in `format`, else public.
@@ -60,9 +64,9 @@ at::Tensor empty_private(at::IntArrayRef sizes, const at::TensorOptions& options
 // is whole in `format`, else a conversion (counted).
 at::Tensor laid_out_in(const at::Tensor& t, const PrivateFormat& format);
 
-// The DataPtr of the physical block behind a private storage's DataPtr (so the
-// allocator can record streams on it), or null for any other DataPtr.
-const c10::DataPtr* physical_data_ptr(const c10::DataPtr& data);
+// For the allocator's record_stream: records `stream` on the physical block of
+// a private storage's DataPtr; false (nothing done) for any other DataPtr.
+bool record_private_stream(const c10::DataPtr& data, c10::Stream stream);
 
 // Whether format-aware ops write private results (default: yes;
 // TORCH_FL_PRIVATE_FORMATS=0 or torch_fl.set_private_formats(False) turns it

@@ -24,6 +24,9 @@ tflStream driver_stream(c10::Stream stream);
 inline tflStream current_driver_stream(c10::DeviceIndex device) { return driver_stream(current_stream(device)); }
 
 void synchronize_stream(c10::Stream stream);
+// True once any stream but the default one has been used on the device: work
+// may then run out of the order the host queued it in.
+bool side_streams_exist(c10::DeviceIndex device);
 bool query_stream(c10::Stream stream);
 // Waits for every stream of the device created so far.
 void synchronize_device(c10::DeviceIndex device);

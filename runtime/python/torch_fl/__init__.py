@@ -148,6 +148,16 @@ def set_private_formats(enabled: bool) -> None:
     _backend.load().call("tfl_set_private_formats", 1 if enabled else 0)
 
 
+def make_public(tensor: torch.Tensor) -> torch.Tensor:
+    """Converts tensor's device storage out of a private format now (a no-op when
+    public) and returns tensor. Only code that reads raw device pointers needs it
+    (`data_ptr()`, DLPack): every PyTorch op sees public values regardless."""
+    init()
+    if tensor.device.type != "cpu":
+        _backend.load().call("tfl_make_storage_public", tensor.untyped_storage()._cdata)
+    return tensor
+
+
 def private_formats_enabled() -> bool:
     init()
     return bool(_backend.load().lib.tfl_private_formats_enabled())

@@ -152,6 +152,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_private_format_stats": [ctypes.POINTER(c_uint64)],
         "tfl_reset_private_format_stats": [],
         "tfl_set_private_formats": [c_int],
+        "tfl_make_storage_public": [ctypes.c_void_p],
         "tfl_private_formats_enabled": [],
     }
     for name, argtypes in signatures.items():

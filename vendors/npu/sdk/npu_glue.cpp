@@ -46,7 +46,9 @@ TensorHandle tensor(const at::Tensor& t) {
   // A tensor whose storage is in NC1HWC0 (the spec's `formats:`) reaches the SDK
   // as its physical tensor: only a format-aware argument can be one (the
   // runtime makes every other argument public first).
-  if (const at::Tensor* physical = torch_fl::private_physical(t)) return make_tensor(*physical, NPU_FORMAT_NC1HWC0);
+  if (const at::Tensor physical = torch_fl::private_physical(t); physical.defined()) {
+    return make_tensor(physical, NPU_FORMAT_NC1HWC0);
+  }
   return make_tensor(t, NPU_FORMAT_ND);
 }
 
@@ -55,7 +57,9 @@ TensorHandle optional_tensor(const std::optional<at::Tensor>& t) {
 }
 
 TensorHandle blocked(const at::Tensor& t) {
-  if (const at::Tensor* physical = torch_fl::private_physical(t)) return make_tensor(*physical, NPU_FORMAT_NC1HWC0);
+  if (const at::Tensor physical = torch_fl::private_physical(t); physical.defined()) {
+    return make_tensor(physical, NPU_FORMAT_NC1HWC0);
+  }
   TORCH_CHECK(t.dim() == 5 && t.size(4) == NPU_C0, "[npu] an NC1HWC0 operand must be 5-D with C0 = ", NPU_C0,
               ", got shape ", t.sizes());
   return make_tensor(t, NPU_FORMAT_NC1HWC0);

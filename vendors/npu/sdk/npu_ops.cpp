@@ -220,10 +220,13 @@ void accumulate(void* workspace, const Desc& out, Compute compute) {
   result.copy_(acc);
 }
 
-// NC1HWC0 (N, C1, H, W, C0) → NCHW with the channels padded to C1 * C0.
+// NC1HWC0 (N, C1, H, W, C0) → a channels-last (N, C1 * C0, H, W) tensor, the
+// channels padded (one copy; none when C1 is 1). The convolution unit's view of
+// its operands: ATen's CPU convolutions run channels-last faster than NCHW, as
+// a chip's blocked-layout unit runs faster than on a dense layout.
 at::Tensor unblock(const at::Tensor& blocked) {
-  return blocked.permute({0, 1, 4, 2, 3}).reshape(
-      {blocked.size(0), blocked.size(1) * blocked.size(4), blocked.size(2), blocked.size(3)});
+  const int64_t n = blocked.size(0), c1 = blocked.size(1), h = blocked.size(2), w = blocked.size(3);
+  return blocked.permute({0, 2, 3, 1, 4}).reshape({n, h, w, c1 * blocked.size(4)}).permute({0, 3, 1, 2});
 }
 
 // NCHW → NC1HWC0 into `blocked`, in one pass: full channel blocks, then the
@@ -279,10 +282,14 @@ void batch_norm_blocked(const at::Tensor& x, const std::optional<at::Tensor>& we
   };
   at::Tensor mean, var;
   if (training) {
-    const at::Tensor xf = x.to(at::kFloat);
+    // Two passes over (N, C1, H*W, C0), each summing the middle dimension with
+    // the channels innermost (ATen's strided reductions over (0, 2, 3) are slow).
+    const at::Tensor rows = x.to(at::kFloat).view({x.size(0), c1, x.size(2) * x.size(3), c0});
     const int64_t count = x.numel() / padded;
-    const at::Tensor blocked_var = xf.var({0, 2, 3}, /*unbiased=*/false);
-    mean = xf.mean({0, 2, 3}).reshape({padded}).narrow(0, 0, channels);
+    const at::Tensor blocked_mean = rows.sum(2).sum(0).div_(static_cast<double>(count));  // (C1, C0)
+    const at::Tensor centred = rows - blocked_mean.view({1, c1, 1, c0});
+    const at::Tensor blocked_var = centred.mul(centred).sum(2).sum(0).div_(static_cast<double>(count));
+    mean = blocked_mean.reshape({padded}).narrow(0, 0, channels);
     var = blocked_var.reshape({padded}).narrow(0, 0, channels);
     save_mean.copy_(mean);
     save_invstd.copy_(at::rsqrt(var + eps));
