@@ -28,6 +28,13 @@ def check_rule(op_spec: OpSpec, formats: tuple[PrivateFormatSpec, ...], plain_te
                    "entry's results are made in a format (its in-place variant keeps self's)",
                    "put `format:` on the functional entry, with `variants: [inplace]`")
         ok = False
+    if rule.keeps and len(rule.takes) != 1:
+        # Results keep one argument's format; with two, one might be private and
+        # the other not, and the SDK would get mixed formats.
+        errors.add(rule.location, f"'{op_spec.name}.format.keeps' follows one argument, but 'takes' names "
+                   f"{len(rule.takes)}", "take only the argument whose format the results keep "
+                   "(the others are then public)")
+        ok = False
     for name in rule.takes:
         if name not in plain_tensors:
             errors.add(rule.location, f"'{op_spec.name}.format.takes' names '{name}', which is not a (non-optional) "

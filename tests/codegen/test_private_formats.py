@@ -94,6 +94,14 @@ def test_a_taken_argument_converts_with_the_formats_own_converter(tmp_path):
                     "write `input: {convert: npu_glue::to_nc1hwc0}`")
 
 
+def test_keeps_follows_exactly_one_argument(tmp_path):
+    spec = npu_spec_with("format: {name: NC1HWC0, takes: [input], keeps: [out0]}",
+                         "format: {name: NC1HWC0, takes: [input, weight], keeps: [out0]}")
+    assert_rejected(tmp_path, spec, line_of(spec, "takes: [input, weight]"),
+                    "'native_batch_norm.format.keeps' follows one argument, but 'takes' names 2",
+                    "take only the argument whose format the results keep")
+
+
 def test_a_rule_belongs_on_the_functional_entry(tmp_path):
     spec = npu_spec_with("  relu:\n    call: npunnRelu(self, out)\n    variants: [inplace]\n",
                          "  relu_:\n    call: npunnRelu(self, self)\n")
