@@ -229,6 +229,14 @@ at::Tensor unblock(const at::Tensor& blocked) {
   return blocked.permute({0, 2, 3, 1, 4}).reshape({n, h, w, c1 * blocked.size(4)}).permute({0, 3, 1, 2});
 }
 
+// NC1HWC0 → a contiguous NCHW tensor, the channels padded (one copy). The
+// convolution's backward computes in NCHW, as CPU code's does: its float16
+// gradients then round as CPU's (channels-last kernels order the sums otherwise).
+at::Tensor unblock_nchw(const at::Tensor& blocked) {
+  return blocked.permute({0, 1, 4, 2, 3}).reshape(
+      {blocked.size(0), blocked.size(1) * blocked.size(4), blocked.size(2), blocked.size(3)});
+}
+
 // NCHW → NC1HWC0 into `blocked`, in one pass: full channel blocks, then the
 // last partial block with its padding zeroed.
 void block_into(at::Tensor blocked, const at::Tensor& nchw) {
@@ -923,13 +931,19 @@ npuError npunnConvolutionBackwardGetWorkspaceSize(const npuTensor* grad_output, 
   return prepare(op, {grad_output, input, weight, grad_input, grad_weight, grad_bias},
                  [g = desc(grad_output), x = desc(input), w = desc(weight), s = ints(stride), p = ints(padding),
                   d = ints(dilation), gi = desc(grad_input), gw = desc(grad_weight), gb = desc(grad_bias)] {
-                   const at::Tensor weight_padded = unblock(view(w));
+                   // On the caller's channel counts, without the padding: the sums
+                   // then run in CPU's order, and float16 gradients round as CPU's.
+                   const at::Tensor weight_padded = unblock_nchw(view(w));
                    const int64_t out_channels = weight_padded.size(0);
-                   const at::Tensor grad = unblock(view(g)).narrow(1, 0, out_channels);
+                   const int64_t in_channels = gi.present ? gi.tensor.dim_sizes[1]
+                                               : gw.present ? gw.tensor.dim_sizes[1] : weight_padded.size(1);
+                   const at::Tensor grad = unblock_nchw(view(g)).narrow(1, 0, out_channels).contiguous();
+                   const at::Tensor input = unblock_nchw(view(x)).narrow(1, 0, in_channels).contiguous();
+                   const at::Tensor weight = weight_padded.narrow(1, 0, in_channels).contiguous();
                    const std::array<bool, 3> mask{gi.present, gw.present, gb.present};
                    const std::vector<int64_t> bias_sizes{out_channels};
-                   auto [dx, dw, db] = at::convolution_backward(grad, unblock(view(x)), weight_padded, bias_sizes, s, p,
-                                                                d, /*transposed=*/false, {0, 0}, 1, mask);
+                   auto [dx, dw, db] = at::convolution_backward(grad, input, weight, bias_sizes, s, p, d,
+                                                                /*transposed=*/false, {0, 0}, 1, mask);
                    // Results are ND with the caller's channel count: drop the padding.
                    if (gi.present) alu::store(view(gi), dx.narrow(1, 0, gi.tensor.dim_sizes[1]));
                    if (gw.present) alu::store(view(gw), dw.narrow(1, 0, gw.tensor.dim_sizes[1]));
