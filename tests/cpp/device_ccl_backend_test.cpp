@@ -193,14 +193,16 @@ void occupy(tflStream stream, int device) {
     if (buffer == nullptr) driver.malloc(device, kBytes, &buffer);
   }
   // As many copies as take about a second on this chip (a simulator's or a GPU's),
-  // timed after a first one (first touches of the memory cost more).
+  // timed after a first one (first touches of the memory cost more). At least
+  // 100: on a loaded machine the two timed copies can take far longer than the
+  // later ones, and too few would finish before the watchdog's first look.
   driver.memcpy_d2d_async(buffers[0], buffers[1], kBytes, stream);
   driver.stream_synchronize(stream);
   const auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < 2; ++i) driver.memcpy_d2d_async(buffers[i % 2], buffers[1 - i % 2], kBytes, stream);
   driver.stream_synchronize(stream);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() / 2;
-  const int copies = static_cast<int>(std::clamp(1.0 / std::max(seconds, 1e-7), 8.0, 50000.0));
+  const int copies = static_cast<int>(std::clamp(1.0 / std::max(seconds, 1e-7), 100.0, 50000.0));
   for (int i = 0; i < copies; ++i) driver.memcpy_d2d_async(buffers[i % 2], buffers[1 - i % 2], kBytes, stream);
 }
 
