@@ -6,15 +6,234 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/addcmul_meta_dispatch.h>
+#include <ATen/ops/addcdiv_meta_dispatch.h>
+#include <ATen/ops/sqrt_meta_dispatch.h>
+#include <ATen/ops/gelu_backward_meta_dispatch.h>
+#include <ATen/ops/arange_meta_dispatch.h>
+#include <ATen/ops/cat_meta_dispatch.h>
 #include <ATen/ops/mean_meta_dispatch.h>
+#include <ATen/ops/nll_loss_forward_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
 
-// nvopsUnary(stream, nv_glue::relu_op(), self, out)
+// nvopsTernary(stream, nv_glue::addcmul_op(), self, tensor1, tensor2, value, out)
+// from specs/nvidia.yaml:43
+static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::addcmul_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto tensor1_arg = nv_glue::describe(tensor1);
+  const auto tensor2_arg = nv_glue::describe(tensor2);
+  const auto value_arg = nv_glue::scalar(value);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsTernary");
+  const nvopsStatus_t status = nvopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// addcmul: specs/nvidia.yaml:43
+static const torch_fl::KernelInfo kOp_addcmul{
+    "addcmul", "specs/nvidia.yaml:43",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcmul);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  const at::Tensor out = op.allocate(expected);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcmul.out: specs/nvidia.yaml:43
+// out variant derived from addcmul
+static const torch_fl::KernelInfo kOp_addcmul_out{
+    "addcmul.out", "specs/nvidia.yaml:43",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_addcmul_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, tensor1);
+  torch_fl::check_no_partial_overlap(out, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::addcmul_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcmul_: specs/nvidia.yaml:43
+// inplace variant derived from addcmul
+static const torch_fl::KernelInfo kOp_addcmul_{
+    "addcmul_", "specs/nvidia.yaml:43",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcmul_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, tensor1);
+  torch_fl::check_no_partial_overlap(self, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  launch_addcmul(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
+  return self;
+}
+
+// nvopsTernary(stream, nv_glue::addcdiv_op(), self, tensor1, tensor2, value, out)
 // from specs/nvidia.yaml:44
+static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::addcdiv_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto tensor1_arg = nv_glue::describe(tensor1);
+  const auto tensor2_arg = nv_glue::describe(tensor2);
+  const auto value_arg = nv_glue::scalar(value);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsTernary");
+  const nvopsStatus_t status = nvopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// addcdiv: specs/nvidia.yaml:44
+static const torch_fl::KernelInfo kOp_addcdiv{
+    "addcdiv", "specs/nvidia.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcdiv);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  const at::Tensor out = op.allocate(expected);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcdiv.out: specs/nvidia.yaml:44
+// out variant derived from addcdiv
+static const torch_fl::KernelInfo kOp_addcdiv_out{
+    "addcdiv.out", "specs/nvidia.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_addcdiv_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, tensor1);
+  torch_fl::check_no_partial_overlap(out, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::addcdiv_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcdiv_: specs/nvidia.yaml:44
+// inplace variant derived from addcdiv
+static const torch_fl::KernelInfo kOp_addcdiv_{
+    "addcdiv_", "specs/nvidia.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcdiv_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, tensor1);
+  torch_fl::check_no_partial_overlap(self, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  launch_addcdiv(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
+  return self;
+}
+
+// nvopsUnary(stream, nv_glue::relu_op(), self, out)
+// from specs/nvidia.yaml:46
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::relu_op();
@@ -28,9 +247,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/nvidia.yaml:44
+// relu: specs/nvidia.yaml:46
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/nvidia.yaml:44",
+    "relu", "specs/nvidia.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -48,10 +267,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/nvidia.yaml:44
+// relu_: specs/nvidia.yaml:46
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/nvidia.yaml:44",
+    "relu_", "specs/nvidia.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -68,8 +287,266 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
   return self;
 }
 
+// nvopsUnary(stream, nv_glue::sqrt_op(), self, out)
+// from specs/nvidia.yaml:52
+static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::sqrt_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnary");
+  const nvopsStatus_t status = nvopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// sqrt: specs/nvidia.yaml:52
+static const torch_fl::KernelInfo kOp_sqrt{
+    "sqrt", "specs/nvidia.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sqrt(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sqrt);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sqrt(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sqrt(op, *self_on_device, out);
+  return out;
+}
+
+// sqrt.out: specs/nvidia.yaml:52
+// out variant derived from sqrt
+static const torch_fl::KernelInfo kOp_sqrt_out{
+    "sqrt.out", "specs/nvidia.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sqrt_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sqrt_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sqrt(op, *self_on_device, out);
+  return out;
+}
+
+// sqrt_: specs/nvidia.yaml:52
+// inplace variant derived from sqrt
+static const torch_fl::KernelInfo kOp_sqrt_{
+    "sqrt_", "specs/nvidia.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sqrt_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sqrt_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sqrt_(self_meta);
+  launch_sqrt(op, self, self);
+  return self;
+}
+
+// nvopsUnaryBackward(stream, approximate, grad_output, self, nv_glue::zero(), out)
+// from specs/nvidia.yaml:55
+static void launch_gelu_backward(const torch_fl::OpContext& op, c10::string_view approximate, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto approximate_arg = nv_glue::gelu_op(approximate);
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto self_arg = nv_glue::describe(self);
+  const auto computed_arg4 = nv_glue::zero();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, approximate_arg, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// gelu_backward: specs/nvidia.yaml:55
+static const torch_fl::KernelInfo kOp_gelu_backward{
+    "gelu_backward", "specs/nvidia.yaml:55",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
+  torch_fl::OpContext op(kOp_gelu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
+  }
+  const auto expected = at::meta::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_gelu_backward(op, approximate, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// gelu_backward.grad_input: specs/nvidia.yaml:55
+// out variant derived from gelu_backward
+static const torch_fl::KernelInfo kOp_gelu_backward_grad_input{
+    "gelu_backward.grad_input", "specs/nvidia.yaml:55",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gelu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_gelu_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::gelu_backward_outf(op.meta(grad_output), op.meta(self), approximate, grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_gelu_backward(op, approximate, *grad_output_on_device, *self_on_device, grad_input);
+  return grad_input;
+}
+
+// nvopsArange(stream, start, step, out)
+// from specs/nvidia.yaml:84
+static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & step, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto start_arg = nv_glue::scalar(start);
+  const auto step_arg = nv_glue::scalar(step);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsArange");
+  const nvopsStatus_t status = nvopsArange(stream_arg, start_arg, step_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// arange.start_out: specs/nvidia.yaml:84
+static const torch_fl::KernelInfo kOp_arange_start_out{
+    "arange.start_out", "specs/nvidia.yaml:84",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_arange_start_out);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(arange_start_out)>(op, torch_fl::FallbackReason::kDtype, start, end, step, out);
+  }
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::arange_outf(start, end, step, out_meta);
+  op.resize_output(out, out_meta);
+  launch_arange_start_out(op, start, step, out);
+  return out;
+}
+
+// nvopsCat(stream, tensors, dim, out)
+// from specs/nvidia.yaml:85
+static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto tensors_arg = nv_glue::describe_list(tensors);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsCat");
+  const nvopsStatus_t status = nvopsCat(stream_arg, tensors_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// cat: specs/nvidia.yaml:85
+static const torch_fl::KernelInfo kOp_cat{
+    "cat", "specs/nvidia.yaml:85",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  torch_fl::OpContext op(kOp_cat);
+  op.check_input_list(tensors, "tensors");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(tensors, "tensors"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
+  }
+  const auto expected = at::meta::cat(op.meta(tensors), dim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
+  }
+  const at::Tensor out = op.allocate(expected);
+  launch_cat(op, tensors, dim, out);
+  return out;
+}
+
+// cat.out: specs/nvidia.yaml:85
+// out variant derived from cat
+static const torch_fl::KernelInfo kOp_cat_out{
+    "cat.out", "specs/nvidia.yaml:85",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cat_out);
+  op.check_input_list(tensors, "tensors");
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, tensors);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(tensors, "tensors") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat_out)>(op, torch_fl::FallbackReason::kDtype, tensors, dim, out);
+  }
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cat_outf(op.meta(tensors), dim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_cat(op, tensors, dim, out);
+  return out;
+}
+
 // nvopsReduceSum(stream, self, dim, nv_glue::mean_mode(), out)
-// from specs/nvidia.yaml:56
+// from specs/nvidia.yaml:100
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -84,9 +561,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/nvidia.yaml:56
+// mean.dim: specs/nvidia.yaml:100
 static const torch_fl::KernelInfo kOp_mean_dim{
-    "mean.dim", "specs/nvidia.yaml:56",
+    "mean.dim", "specs/nvidia.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -108,10 +585,10 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/nvidia.yaml:56
+// mean.out: specs/nvidia.yaml:100
 // out variant derived from mean.dim
 static const torch_fl::KernelInfo kOp_mean_out{
-    "mean.out", "specs/nvidia.yaml:56",
+    "mean.out", "specs/nvidia.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -134,13 +611,96 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   return out;
 }
 
-// nvopsMatmul(stream, self, mat2, nv_glue::no_bias(), nv_glue::zero(), nv_glue::one(), out)
-// from specs/nvidia.yaml:73
+// nvopsNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
+// from specs/nvidia.yaml:120
+static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto target_arg = nv_glue::describe(target);
+  const auto weight_arg = nv_glue::describe_optional(weight);
+  const auto output_arg = nv_glue::describe(output);
+  const auto total_weight_arg = nv_glue::describe(total_weight);
+  torch_fl::ProfilerRange sdk_call("nvopsNllLoss");
+  const nvopsStatus_t status = nvopsNllLoss(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// nll_loss_forward: specs/nvidia.yaml:120
+static const torch_fl::KernelInfo kOp_nll_loss_forward{
+    "nll_loss_forward", "specs/nvidia.yaml:120",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index) {
+  torch_fl::OpContext op(kOp_nll_loss_forward);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor output = op.allocate(std::get<0>(expected));
+  const at::Tensor total_weight = op.allocate(std::get<1>(expected));
+  launch_nll_loss_forward(op, *self_on_device, *target_on_device, weight, reduction, ignore_index, output, total_weight);
+  return std::make_tuple(output, total_weight);
+}
+
+// nll_loss_forward.output: specs/nvidia.yaml:120
+// out variant derived from nll_loss_forward
+static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
+    "nll_loss_forward.output", "specs/nvidia.yaml:120",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrap_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  torch_fl::OpContext op(kOp_nll_loss_forward_output);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_output(output, "output", /*is_operand=*/false);
+  op.check_output(total_weight, "total_weight", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(output);
+  torch_fl::check_no_partial_overlap(output, self);
+  torch_fl::check_no_partial_overlap(output, target);
+  torch_fl::check_no_partial_overlap(output, weight);
+  torch_fl::check_no_internal_overlap(total_weight);
+  torch_fl::check_no_partial_overlap(total_weight, self);
+  torch_fl::check_no_partial_overlap(total_weight, target);
+  torch_fl::check_no_partial_overlap(total_weight, weight);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  at::Tensor output_meta = op.meta_output(output);
+  at::Tensor total_weight_meta = op.meta_output(total_weight);
+  at::meta::nll_loss_forward_outf(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, output_meta, total_weight_meta);
+  op.resize_output(output, output_meta);
+  op.resize_output(total_weight, total_weight_meta);
+  launch_nll_loss_forward(op, *self_on_device, *target_on_device, weight, reduction, ignore_index, output, total_weight);
+  return std::forward_as_tuple(output, total_weight);
+}
+
+// nvopsMatmul(stream, self, mat2, nv_glue::no_tensor(), nv_glue::zero(), nv_glue::one(), out)
+// from specs/nvidia.yaml:138
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
   const auto mat2_arg = nv_glue::describe(mat2);
-  const auto computed_arg3 = nv_glue::no_bias();
+  const auto computed_arg3 = nv_glue::no_tensor();
   const auto computed_arg4 = nv_glue::zero();
   const auto computed_arg5 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
@@ -152,9 +712,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/nvidia.yaml:73
+// mm: specs/nvidia.yaml:138
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/nvidia.yaml:73",
+    "mm", "specs/nvidia.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -173,8 +733,8 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
-  const at::Tensor self_laid = op.with_layout(*self_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor mat2_laid = op.with_layout(*mat2_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor self_laid = nv_glue::matrix_operand(*self_on_device);
+  const at::Tensor mat2_laid = nv_glue::matrix_operand(*mat2_on_device);
   const at::Tensor out = op.allocate(expected);
   launch_mm(op, self_laid, mat2_laid, out);
   return out;
@@ -183,9 +743,25 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("addcmul", TORCH_FN(wrap_addcmul));
+  m.impl("addcmul.out", TORCH_FN(wrap_addcmul_out));
+  m.impl("addcmul_", TORCH_FN(wrap_addcmul_));
+  m.impl("addcdiv", TORCH_FN(wrap_addcdiv));
+  m.impl("addcdiv.out", TORCH_FN(wrap_addcdiv_out));
+  m.impl("addcdiv_", TORCH_FN(wrap_addcdiv_));
   m.impl("relu", TORCH_FN(wrap_relu));
   m.impl("relu_", TORCH_FN(wrap_relu_));
+  m.impl("sqrt", TORCH_FN(wrap_sqrt));
+  m.impl("sqrt.out", TORCH_FN(wrap_sqrt_out));
+  m.impl("sqrt_", TORCH_FN(wrap_sqrt_));
+  m.impl("gelu_backward", TORCH_FN(wrap_gelu_backward));
+  m.impl("gelu_backward.grad_input", TORCH_FN(wrap_gelu_backward_grad_input));
+  m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));
+  m.impl("cat", TORCH_FN(wrap_cat));
+  m.impl("cat.out", TORCH_FN(wrap_cat_out));
   m.impl("mean.dim", TORCH_FN(wrap_mean_dim));
   m.impl("mean.out", TORCH_FN(wrap_mean_out));
+  m.impl("nll_loss_forward", TORCH_FN(wrap_nll_loss_forward));
+  m.impl("nll_loss_forward.output", TORCH_FN(wrap_nll_loss_forward_output));
   m.impl("mm", TORCH_FN(wrap_mm));
 }

@@ -10,13 +10,32 @@
 #include <ATen/ops/div_meta_dispatch.h>
 #include <ATen/ops/silu_meta_dispatch.h>
 #include <ATen/ops/neg_meta_dispatch.h>
+#include <ATen/ops/isneginf_meta_dispatch.h>
+#include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
 
+// nvopsBinaryScalar(stream, nv_glue::mul_op(), self, other, nv_glue::one(), out)
+// from specs/nvidia.yaml:39
+static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::mul_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto other_arg = nv_glue::scalar(other);
+  const auto computed_arg4 = nv_glue::one();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
 // nvopsBinary(stream, nv_glue::mul_op(), self, other, nv_glue::one(), out)
-// from specs/nvidia.yaml:36
+// from specs/nvidia.yaml:33
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::mul_op();
@@ -32,9 +51,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/nvidia.yaml:36
+// mul.Tensor: specs/nvidia.yaml:33
 static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/nvidia.yaml:36",
+    "mul.Tensor", "specs/nvidia.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -47,24 +66,24 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
-  }
   const auto expected = at::meta::mul(op.meta(self), op.meta(other));
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_mul_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// mul.out: specs/nvidia.yaml:36
+// mul.out: specs/nvidia.yaml:33
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/nvidia.yaml:36",
+    "mul.out", "specs/nvidia.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -81,22 +100,22 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
-  }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_mul_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// mul_.Tensor: specs/nvidia.yaml:36
+// mul_.Tensor: specs/nvidia.yaml:33
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/nvidia.yaml:36",
+    "mul_.Tensor", "specs/nvidia.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -111,18 +130,35 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
-  }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::mul_(self_meta, op.meta(other));
-  launch_mul_Tensor(op, self, *other_on_device, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_mul_Tensor(op, self, *op.on_device(other), self);
+  }
   return self;
 }
 
-// nvopsBinary(stream, nv_glue::div_op(), self, other, nv_glue::one(), out)
+// nvopsBinaryScalar(stream, nv_glue::div_op(), self, other, nv_glue::one(), out)
 // from specs/nvidia.yaml:40
+static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::div_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto other_arg = nv_glue::scalar(other);
+  const auto computed_arg4 = nv_glue::one();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// nvopsBinary(stream, nv_glue::div_op(), self, other, nv_glue::one(), out)
+// from specs/nvidia.yaml:34
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::div_op();
@@ -138,9 +174,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/nvidia.yaml:40
+// div.Tensor: specs/nvidia.yaml:34
 static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/nvidia.yaml:40",
+    "div.Tensor", "specs/nvidia.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -153,24 +189,24 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
-  }
   const auto expected = at::meta::div(op.meta(self), op.meta(other));
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_div_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// div.out: specs/nvidia.yaml:40
+// div.out: specs/nvidia.yaml:34
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/nvidia.yaml:40",
+    "div.out", "specs/nvidia.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -187,22 +223,22 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kGuard, self, other, out);
-  }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_div_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// div_.Tensor: specs/nvidia.yaml:40
+// div_.Tensor: specs/nvidia.yaml:34
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/nvidia.yaml:40",
+    "div_.Tensor", "specs/nvidia.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -217,18 +253,110 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other);
-  }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::div_(self_meta, op.meta(other));
-  launch_div_Tensor(op, self, *other_on_device, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_div_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// mul.Scalar: specs/nvidia.yaml:39
+static const torch_fl::KernelInfo kOp_mul_Scalar{
+    "mul.Scalar", "specs/nvidia.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_mul_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::mul(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_mul_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// mul_.Scalar: specs/nvidia.yaml:39
+// inplace variant derived from mul.Scalar
+static const torch_fl::KernelInfo kOp_mul__Scalar{
+    "mul_.Scalar", "specs/nvidia.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_mul__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.mul_(other);
+  launch_mul_Scalar(op, self, other, self);
+  return self;
+}
+
+// div.Scalar: specs/nvidia.yaml:40
+static const torch_fl::KernelInfo kOp_div_Scalar{
+    "div.Scalar", "specs/nvidia.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_div_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::div(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_div_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// div_.Scalar: specs/nvidia.yaml:40
+// inplace variant derived from div.Scalar
+static const torch_fl::KernelInfo kOp_div__Scalar{
+    "div_.Scalar", "specs/nvidia.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_div__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.div_(other);
+  launch_div_Scalar(op, self, other, self);
   return self;
 }
 
 // nvopsUnary(stream, nv_glue::silu_op(), self, out)
-// from specs/nvidia.yaml:45
+// from specs/nvidia.yaml:47
 static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::silu_op();
@@ -242,9 +370,9 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// silu: specs/nvidia.yaml:45
+// silu: specs/nvidia.yaml:47
 static const torch_fl::KernelInfo kOp_silu{
-    "silu", "specs/nvidia.yaml:45",
+    "silu", "specs/nvidia.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -266,10 +394,10 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   return out;
 }
 
-// silu.out: specs/nvidia.yaml:45
+// silu.out: specs/nvidia.yaml:47
 // out variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_out{
-    "silu.out", "specs/nvidia.yaml:45",
+    "silu.out", "specs/nvidia.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -292,10 +420,10 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// silu_: specs/nvidia.yaml:45
+// silu_: specs/nvidia.yaml:47
 // inplace variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_{
-    "silu_", "specs/nvidia.yaml:45",
+    "silu_", "specs/nvidia.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -315,7 +443,7 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
 }
 
 // nvopsUnary(stream, nv_glue::neg_op(), self, out)
-// from specs/nvidia.yaml:49
+// from specs/nvidia.yaml:51
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::neg_op();
@@ -329,9 +457,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/nvidia.yaml:49
+// neg: specs/nvidia.yaml:51
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/nvidia.yaml:49",
+    "neg", "specs/nvidia.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -353,10 +481,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/nvidia.yaml:49
+// neg.out: specs/nvidia.yaml:51
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/nvidia.yaml:49",
+    "neg.out", "specs/nvidia.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -379,10 +507,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/nvidia.yaml:49
+// neg_: specs/nvidia.yaml:51
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/nvidia.yaml:49",
+    "neg_", "specs/nvidia.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -402,7 +530,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // nvopsFill(stream, self, nv_glue::zero())
-// from specs/nvidia.yaml:52
+// from specs/nvidia.yaml:70
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -415,9 +543,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/nvidia.yaml:52
+// zero_: specs/nvidia.yaml:70
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/nvidia.yaml:52",
+    "zero_", "specs/nvidia.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -433,6 +561,153 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
   return self;
 }
 
+// nvopsIsNegInf(stream, self, out)
+// from specs/nvidia.yaml:83
+static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsIsNegInf");
+  const nvopsStatus_t status = nvopsIsNegInf(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// isneginf: specs/nvidia.yaml:83
+static const torch_fl::KernelInfo kOp_isneginf{
+    "isneginf", "specs/nvidia.yaml:83",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_isneginf(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_isneginf);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::isneginf(op.meta(self));
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_isneginf(op, *self_on_device, out);
+  return out;
+}
+
+// isneginf.out: specs/nvidia.yaml:83
+// out variant derived from isneginf
+static const torch_fl::KernelInfo kOp_isneginf_out{
+    "isneginf.out", "specs/nvidia.yaml:83",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_isneginf_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::isneginf_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_isneginf(op, *self_on_device, out);
+  return out;
+}
+
+// nvopsIndexSelect(stream, self, dim, index, out)
+// from specs/nvidia.yaml:86
+static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto index_arg = nv_glue::describe(index);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsIndexSelect");
+  const nvopsStatus_t status = nvopsIndexSelect(stream_arg, &self_arg, dim, &index_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// index_select: specs/nvidia.yaml:86
+static const torch_fl::KernelInfo kOp_index_select{
+    "index_select", "specs/nvidia.yaml:86",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  torch_fl::OpContext op(kOp_index_select);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
+  }
+  const auto expected = torch_fl::output_rules::index_select(self, dim, index);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor out = op.allocate(expected);
+  launch_index_select(op, *self_on_device, dim, *index_on_device, out);
+  return out;
+}
+
+// nvopsSoftmaxBackward(stream, grad_output, output, dim, nv_glue::softmax_mode(), out)
+// from specs/nvidia.yaml:114
+static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto output_arg = nv_glue::describe(output);
+  const auto computed_arg4 = nv_glue::softmax_mode();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsSoftmaxBackward");
+  const nvopsStatus_t status = nvopsSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// _softmax_backward_data: specs/nvidia.yaml:114
+static const torch_fl::KernelInfo kOp__softmax_backward_data{
+    "_softmax_backward_data", "specs/nvidia.yaml:114",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  torch_fl::OpContext op(kOp__softmax_backward_data);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  if (grad_output.scalar_type() != input_dtype) {  // when: grad_output.scalar_type() == input_dtype
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kGuard, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -442,6 +717,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("div.Tensor", TORCH_FN(wrap_div_Tensor));
   m.impl("div.out", TORCH_FN(wrap_div_out));
   m.impl("div_.Tensor", TORCH_FN(wrap_div__Tensor));
+  m.impl("mul.Scalar", TORCH_FN(wrap_mul_Scalar));
+  m.impl("mul_.Scalar", TORCH_FN(wrap_mul__Scalar));
+  m.impl("div.Scalar", TORCH_FN(wrap_div_Scalar));
+  m.impl("div_.Scalar", TORCH_FN(wrap_div__Scalar));
   m.impl("silu", TORCH_FN(wrap_silu));
   m.impl("silu.out", TORCH_FN(wrap_silu_out));
   m.impl("silu_", TORCH_FN(wrap_silu_));
@@ -449,4 +728,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("neg.out", TORCH_FN(wrap_neg_out));
   m.impl("neg_", TORCH_FN(wrap_neg_));
   m.impl("zero_", TORCH_FN(wrap_zero_));
+  m.impl("isneginf", TORCH_FN(wrap_isneginf));
+  m.impl("isneginf.out", TORCH_FN(wrap_isneginf_out));
+  m.impl("index_select", TORCH_FN(wrap_index_select));
+  m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
 }

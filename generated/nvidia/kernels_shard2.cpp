@@ -6,13 +6,198 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/tanh_backward_meta_dispatch.h>
+#include <ATen/ops/sigmoid_backward_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
 
+// nvopsUnaryBackward(stream, nv_glue::tanh_op(), grad_output, output, nv_glue::zero(), out)
+// from specs/nvidia.yaml:57
+static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::tanh_op();
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto output_arg = nv_glue::describe(output);
+  const auto computed_arg4 = nv_glue::zero();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// tanh_backward: specs/nvidia.yaml:57
+static const torch_fl::KernelInfo kOp_tanh_backward{
+    "tanh_backward", "specs/nvidia.yaml:57",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  torch_fl::OpContext op(kOp_tanh_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch_tanh_backward(op, *grad_output_on_device, *output_on_device, out);
+  return out;
+}
+
+// tanh_backward.grad_input: specs/nvidia.yaml:57
+// out variant derived from tanh_backward
+static const torch_fl::KernelInfo kOp_tanh_backward_grad_input{
+    "tanh_backward.grad_input", "specs/nvidia.yaml:57",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tanh_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_tanh_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, output);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::tanh_backward_outf(op.meta(grad_output), op.meta(output), grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_tanh_backward(op, *grad_output_on_device, *output_on_device, grad_input);
+  return grad_input;
+}
+
+// nvopsUnaryBackward(stream, nv_glue::sigmoid_op(), grad_output, output, nv_glue::zero(), out)
+// from specs/nvidia.yaml:58
+static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::sigmoid_op();
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto output_arg = nv_glue::describe(output);
+  const auto computed_arg4 = nv_glue::zero();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// sigmoid_backward: specs/nvidia.yaml:58
+static const torch_fl::KernelInfo kOp_sigmoid_backward{
+    "sigmoid_backward", "specs/nvidia.yaml:58",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  torch_fl::OpContext op(kOp_sigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch_sigmoid_backward(op, *grad_output_on_device, *output_on_device, out);
+  return out;
+}
+
+// sigmoid_backward.grad_input: specs/nvidia.yaml:58
+// out variant derived from sigmoid_backward
+static const torch_fl::KernelInfo kOp_sigmoid_backward_grad_input{
+    "sigmoid_backward.grad_input", "specs/nvidia.yaml:58",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sigmoid_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & output, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_sigmoid_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, output);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::sigmoid_backward_outf(op.meta(grad_output), op.meta(output), grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_sigmoid_backward(op, *grad_output_on_device, *output_on_device, grad_input);
+  return grad_input;
+}
+
+// nvopsDropout(stream, input, p, nv_glue::training(train), nv_glue::default_rand_state(), out0, out1)
+// from specs/nvidia.yaml:61
+static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto input_arg = nv_glue::describe(input);
+  const auto train_arg3 = nv_glue::training(train);
+  const auto computed_arg4 = nv_glue::default_rand_state();
+  const auto out0_arg = nv_glue::describe(out0);
+  const auto out1_arg = nv_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("nvopsDropout");
+  const nvopsStatus_t status = nvopsDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// native_dropout: specs/nvidia.yaml:61
+static const torch_fl::KernelInfo kOp_native_dropout{
+    "native_dropout", "specs/nvidia.yaml:61",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  torch_fl::OpContext op(kOp_native_dropout);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const auto expected = torch_fl::output_rules::dropout(input, p, train);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
 // nvopsLayerNorm(stream, input, nv_glue::rank(normalized_shape), weight, bias, eps, out0, out1, out2)
-// from specs/nvidia.yaml:67
+// from specs/nvidia.yaml:127
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto input_arg = nv_glue::describe(input);
@@ -30,9 +215,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/nvidia.yaml:67
+// native_layer_norm: specs/nvidia.yaml:127
 static const torch_fl::KernelInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/nvidia.yaml:67",
+    "native_layer_norm", "specs/nvidia.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -62,5 +247,10 @@ static const torch_fl::KernelInfo kOp_native_layer_norm{
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("tanh_backward", TORCH_FN(wrap_tanh_backward));
+  m.impl("tanh_backward.grad_input", TORCH_FN(wrap_tanh_backward_grad_input));
+  m.impl("sigmoid_backward", TORCH_FN(wrap_sigmoid_backward));
+  m.impl("sigmoid_backward.grad_input", TORCH_FN(wrap_sigmoid_backward_grad_input));
+  m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
   m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));
 }

@@ -10,6 +10,7 @@
 #include <ATen/ops/tanh_meta_dispatch.h>
 #include <ATen/ops/sigmoid_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_meta_dispatch.h>
+#include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/bmm_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
@@ -17,7 +18,7 @@
 namespace {
 
 // nvopsUnary(stream, nv_glue::exp_op(), self, out)
-// from specs/nvidia.yaml:46
+// from specs/nvidia.yaml:48
 static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::exp_op();
@@ -31,9 +32,9 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// exp: specs/nvidia.yaml:46
+// exp: specs/nvidia.yaml:48
 static const torch_fl::KernelInfo kOp_exp{
-    "exp", "specs/nvidia.yaml:46",
+    "exp", "specs/nvidia.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -55,10 +56,10 @@ at::Tensor wrap_exp(const at::Tensor & self) {
   return out;
 }
 
-// exp.out: specs/nvidia.yaml:46
+// exp.out: specs/nvidia.yaml:48
 // out variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_out{
-    "exp.out", "specs/nvidia.yaml:46",
+    "exp.out", "specs/nvidia.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -81,10 +82,10 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp_: specs/nvidia.yaml:46
+// exp_: specs/nvidia.yaml:48
 // inplace variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_{
-    "exp_", "specs/nvidia.yaml:46",
+    "exp_", "specs/nvidia.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -104,7 +105,7 @@ at::Tensor & wrap_exp_(at::Tensor & self) {
 }
 
 // nvopsUnary(stream, nv_glue::tanh_op(), self, out)
-// from specs/nvidia.yaml:47
+// from specs/nvidia.yaml:49
 static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::tanh_op();
@@ -118,9 +119,9 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// tanh: specs/nvidia.yaml:47
+// tanh: specs/nvidia.yaml:49
 static const torch_fl::KernelInfo kOp_tanh{
-    "tanh", "specs/nvidia.yaml:47",
+    "tanh", "specs/nvidia.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -142,10 +143,10 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
   return out;
 }
 
-// tanh.out: specs/nvidia.yaml:47
+// tanh.out: specs/nvidia.yaml:49
 // out variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_out{
-    "tanh.out", "specs/nvidia.yaml:47",
+    "tanh.out", "specs/nvidia.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -168,10 +169,10 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tanh_: specs/nvidia.yaml:47
+// tanh_: specs/nvidia.yaml:49
 // inplace variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_{
-    "tanh_", "specs/nvidia.yaml:47",
+    "tanh_", "specs/nvidia.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -191,7 +192,7 @@ at::Tensor & wrap_tanh_(at::Tensor & self) {
 }
 
 // nvopsUnary(stream, nv_glue::sigmoid_op(), self, out)
-// from specs/nvidia.yaml:48
+// from specs/nvidia.yaml:50
 static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::sigmoid_op();
@@ -205,9 +206,9 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// sigmoid: specs/nvidia.yaml:48
+// sigmoid: specs/nvidia.yaml:50
 static const torch_fl::KernelInfo kOp_sigmoid{
-    "sigmoid", "specs/nvidia.yaml:48",
+    "sigmoid", "specs/nvidia.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -229,10 +230,10 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
   return out;
 }
 
-// sigmoid.out: specs/nvidia.yaml:48
+// sigmoid.out: specs/nvidia.yaml:50
 // out variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_out{
-    "sigmoid.out", "specs/nvidia.yaml:48",
+    "sigmoid.out", "specs/nvidia.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -255,10 +256,10 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sigmoid_: specs/nvidia.yaml:48
+// sigmoid_: specs/nvidia.yaml:50
 // inplace variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_{
-    "sigmoid_", "specs/nvidia.yaml:48",
+    "sigmoid_", "specs/nvidia.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -278,7 +279,7 @@ at::Tensor & wrap_sigmoid_(at::Tensor & self) {
 }
 
 // nvopsFill(stream, self, value)
-// from specs/nvidia.yaml:51
+// from specs/nvidia.yaml:69
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -291,9 +292,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/nvidia.yaml:51
+// fill_.Scalar: specs/nvidia.yaml:69
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/nvidia.yaml:51",
+    "fill_.Scalar", "specs/nvidia.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -310,7 +311,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // nvopsSoftmax(stream, self, dim, nv_glue::log_softmax_mode(), out)
-// from specs/nvidia.yaml:62
+// from specs/nvidia.yaml:111
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -324,9 +325,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/nvidia.yaml:62
+// _log_softmax: specs/nvidia.yaml:111
 static const torch_fl::KernelInfo kOp__log_softmax{
-    "_log_softmax", "specs/nvidia.yaml:62",
+    "_log_softmax", "specs/nvidia.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -351,13 +352,115 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// nvopsMatmul(stream, self, mat2, nv_glue::no_bias(), nv_glue::zero(), nv_glue::one(), out)
-// from specs/nvidia.yaml:76
+// nvopsSoftmaxBackward(stream, grad_output, output, dim, nv_glue::log_softmax_mode(), out)
+// from specs/nvidia.yaml:117
+static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto output_arg = nv_glue::describe(output);
+  const auto computed_arg4 = nv_glue::log_softmax_mode();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsSoftmaxBackward");
+  const nvopsStatus_t status = nvopsSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// _log_softmax_backward_data: specs/nvidia.yaml:117
+static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
+    "_log_softmax_backward_data", "specs/nvidia.yaml:117",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  torch_fl::OpContext op(kOp__log_softmax_backward_data);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  if (grad_output.scalar_type() != input_dtype) {  // when: grad_output.scalar_type() == input_dtype
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kGuard, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch__log_softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
+  return out;
+}
+
+// nvopsLayerNormBackward(stream, grad_out, input, nv_glue::rank(normalized_shape), mean, rstd, weight, out0, out1, out2)
+// from specs/nvidia.yaml:131
+static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto grad_out_arg = nv_glue::describe(grad_out);
+  const auto input_arg = nv_glue::describe(input);
+  const auto normalized_shape_arg3 = nv_glue::rank(normalized_shape);
+  const auto mean_arg = nv_glue::describe(mean);
+  const auto rstd_arg = nv_glue::describe(rstd);
+  const auto weight_arg = nv_glue::describe_optional(weight);
+  const auto out0_arg = nv_glue::describe(out0);
+  const auto out1_arg = nv_glue::describe(out1);
+  const auto out2_arg = nv_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("nvopsLayerNormBackward");
+  const nvopsStatus_t status = nvopsLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg3, &mean_arg, &rstd_arg, &weight_arg, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// native_layer_norm_backward: specs/nvidia.yaml:131
+static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
+    "native_layer_norm_backward", "specs/nvidia.yaml:131",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_layer_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(mean, "mean", /*cpu_scalar_ok=*/true);
+  op.check_input(rstd, "rstd", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(mean, "mean") && op.dtype_is_native(rstd, "rstd") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
+  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
+  const at::Tensor grad_out_laid = op.with_layout(*grad_out_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_layer_norm_backward(op, grad_out_laid, input_laid, normalized_shape, *mean_on_device, *rstd_on_device, weight, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// nvopsMatmul(stream, self, mat2, nv_glue::no_tensor(), nv_glue::zero(), nv_glue::one(), out)
+// from specs/nvidia.yaml:141
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
   const auto mat2_arg = nv_glue::describe(mat2);
-  const auto computed_arg3 = nv_glue::no_bias();
+  const auto computed_arg3 = nv_glue::no_tensor();
   const auto computed_arg4 = nv_glue::zero();
   const auto computed_arg5 = nv_glue::one();
   const auto out_arg = nv_glue::describe(out);
@@ -369,9 +472,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/nvidia.yaml:76
+// bmm: specs/nvidia.yaml:141
 static const torch_fl::KernelInfo kOp_bmm{
-    "bmm", "specs/nvidia.yaml:76",
+    "bmm", "specs/nvidia.yaml:141",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -390,8 +493,8 @@ at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
-  const at::Tensor self_laid = op.with_layout(*self_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor mat2_laid = op.with_layout(*mat2_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor self_laid = nv_glue::matrix_operand(*self_on_device);
+  const at::Tensor mat2_laid = nv_glue::matrix_operand(*mat2_on_device);
   const at::Tensor out = op.allocate(expected);
   launch_bmm(op, self_laid, mat2_laid, out);
   return out;
@@ -411,5 +514,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sigmoid_", TORCH_FN(wrap_sigmoid_));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
+  m.impl("_log_softmax_backward_data", TORCH_FN(wrap__log_softmax_backward_data));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
   m.impl("bmm", TORCH_FN(wrap_bmm));
 }

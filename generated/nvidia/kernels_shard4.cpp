@@ -7,10 +7,31 @@
 
 #include <torch_fl/generated_kernel_support.h>
 #include <ATen/ops/sub_meta_dispatch.h>
+#include <ATen/ops/lerp_meta_dispatch.h>
+#include <ATen/ops/tril_meta_dispatch.h>
+#include <ATen/ops/triu_meta_dispatch.h>
+#include <ATen/ops/nll_loss_backward_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
+
+// nvopsBinaryScalar(stream, nv_glue::sub_op(), self, other, alpha, out)
+// from specs/nvidia.yaml:38
+static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::sub_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto other_arg = nv_glue::scalar(other);
+  const auto alpha_arg = nv_glue::scalar(alpha);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
 
 // nvopsBinary(stream, nv_glue::sub_op(), self, other, alpha, out)
 // from specs/nvidia.yaml:32
@@ -44,17 +65,17 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
   const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_sub_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
@@ -78,15 +99,15 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
-  }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_sub_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
@@ -108,14 +129,427 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::sub_(self_meta, op.meta(other), alpha);
-  launch_sub_Tensor(op, self, *other_on_device, alpha, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, self, torch_fl::python_number(other), alpha, self);
+  } else {
+    launch_sub_Tensor(op, self, *op.on_device(other), alpha, self);
+  }
   return self;
+}
+
+// sub.Scalar: specs/nvidia.yaml:38
+static const torch_fl::KernelInfo kOp_sub_Scalar{
+    "sub.Scalar", "specs/nvidia.yaml:38",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::sub(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sub_Scalar(op, *self_on_device, other, alpha, out);
+  return out;
+}
+
+// sub_.Scalar: specs/nvidia.yaml:38
+// inplace variant derived from sub.Scalar
+static const torch_fl::KernelInfo kOp_sub__Scalar{
+    "sub_.Scalar", "specs/nvidia.yaml:38",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.sub_(other, alpha);
+  launch_sub_Scalar(op, self, other, alpha, self);
+  return self;
+}
+
+// nvopsTernary(stream, nv_glue::lerp_op(), self, end, nv_glue::no_tensor(), weight, out)
+// from specs/nvidia.yaml:42
+static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::lerp_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto end_arg = nv_glue::describe(end);
+  const auto computed_arg4 = nv_glue::no_tensor();
+  const auto weight_arg = nv_glue::scalar(weight);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsTernary");
+  const nvopsStatus_t status = nvopsTernary(stream_arg, computed_arg1, &self_arg, &end_arg, computed_arg4, weight_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// lerp.Scalar: specs/nvidia.yaml:42
+static const torch_fl::KernelInfo kOp_lerp_Scalar{
+    "lerp.Scalar", "specs/nvidia.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  torch_fl::OpContext op(kOp_lerp_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  const at::Tensor out = op.allocate(expected);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
+  return out;
+}
+
+// lerp.Scalar_out: specs/nvidia.yaml:42
+// out variant derived from lerp.Scalar
+static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
+    "lerp.Scalar_out", "specs/nvidia.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lerp_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, end);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
+  op.resize_output(out, out_meta);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
+  return out;
+}
+
+// lerp_.Scalar: specs/nvidia.yaml:42
+// inplace variant derived from lerp.Scalar
+static const torch_fl::KernelInfo kOp_lerp__Scalar{
+    "lerp_.Scalar", "specs/nvidia.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  torch_fl::OpContext op(kOp_lerp__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, end);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lerp_(self_meta, op.meta(end), weight);
+  launch_lerp_Scalar(op, self, *end_on_device, weight, self);
+  return self;
+}
+
+// nvopsTriangle(stream, self, diagonal, nv_glue::lower(), out)
+// from specs/nvidia.yaml:81
+static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto computed_arg3 = nv_glue::lower();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsTriangle");
+  const nvopsStatus_t status = nvopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// tril: specs/nvidia.yaml:81
+static const torch_fl::KernelInfo kOp_tril{
+    "tril", "specs/nvidia.yaml:81",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_tril);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::tril(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_tril(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// tril.out: specs/nvidia.yaml:81
+// out variant derived from tril
+static const torch_fl::KernelInfo kOp_tril_out{
+    "tril.out", "specs/nvidia.yaml:81",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_tril_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::tril_outf(op.meta(self), diagonal, out_meta);
+  op.resize_output(out, out_meta);
+  launch_tril(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// tril_: specs/nvidia.yaml:81
+// inplace variant derived from tril
+static const torch_fl::KernelInfo kOp_tril_{
+    "tril_", "specs/nvidia.yaml:81",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_tril_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::tril_(self_meta, diagonal);
+  launch_tril(op, self, diagonal, self);
+  return self;
+}
+
+// nvopsTriangle(stream, self, diagonal, nv_glue::upper(), out)
+// from specs/nvidia.yaml:82
+static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto computed_arg3 = nv_glue::upper();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsTriangle");
+  const nvopsStatus_t status = nvopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// triu: specs/nvidia.yaml:82
+static const torch_fl::KernelInfo kOp_triu{
+    "triu", "specs/nvidia.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_triu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::triu(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_triu(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// triu.out: specs/nvidia.yaml:82
+// out variant derived from triu
+static const torch_fl::KernelInfo kOp_triu_out{
+    "triu.out", "specs/nvidia.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_triu_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::triu_outf(op.meta(self), diagonal, out_meta);
+  op.resize_output(out, out_meta);
+  launch_triu(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// triu_: specs/nvidia.yaml:82
+// inplace variant derived from triu
+static const torch_fl::KernelInfo kOp_triu_{
+    "triu_", "specs/nvidia.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_triu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::triu_(self_meta, diagonal);
+  launch_triu(op, self, diagonal, self);
+  return self;
+}
+
+// nvopsEmbeddingBackward(stream, grad_output, indices, padding_idx, out)
+// from specs/nvidia.yaml:91
+static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t padding_idx, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto indices_arg = nv_glue::describe(indices);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsEmbeddingBackward");
+  const nvopsStatus_t status = nvopsEmbeddingBackward(stream_arg, &grad_output_arg, &indices_arg, padding_idx, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// embedding_dense_backward: specs/nvidia.yaml:91
+static const torch_fl::KernelInfo kOp_embedding_dense_backward{
+    "embedding_dense_backward", "specs/nvidia.yaml:91",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  torch_fl::OpContext op(kOp_embedding_dense_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  if (scale_grad_by_freq) {  // when: not scale_grad_by_freq
+    return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kGuard, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  const auto expected = torch_fl::output_rules::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor indices_laid = op.with_layout(*indices_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out = op.allocate(expected);
+  launch_embedding_dense_backward(op, grad_output_laid, indices_laid, padding_idx, out);
+  return out;
+}
+
+// nvopsNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
+// from specs/nvidia.yaml:123
+static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto self_arg = nv_glue::describe(self);
+  const auto target_arg = nv_glue::describe(target);
+  const auto weight_arg = nv_glue::describe_optional(weight);
+  const auto total_weight_arg = nv_glue::describe(total_weight);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsNllLossBackward");
+  const nvopsStatus_t status = nvopsNllLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// nll_loss_backward: specs/nvidia.yaml:123
+static const torch_fl::KernelInfo kOp_nll_loss_backward{
+    "nll_loss_backward", "specs/nvidia.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
+  torch_fl::OpContext op(kOp_nll_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
+  const at::Tensor out = op.allocate(expected);
+  launch_nll_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, ignore_index, *total_weight_on_device, out);
+  return out;
 }
 
 }  // namespace
@@ -124,4 +558,17 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
   m.impl("sub.out", TORCH_FN(wrap_sub_out));
   m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
+  m.impl("sub.Scalar", TORCH_FN(wrap_sub_Scalar));
+  m.impl("sub_.Scalar", TORCH_FN(wrap_sub__Scalar));
+  m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
+  m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
+  m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));
+  m.impl("tril", TORCH_FN(wrap_tril));
+  m.impl("tril.out", TORCH_FN(wrap_tril_out));
+  m.impl("tril_", TORCH_FN(wrap_tril_));
+  m.impl("triu", TORCH_FN(wrap_triu));
+  m.impl("triu.out", TORCH_FN(wrap_triu_out));
+  m.impl("triu_", TORCH_FN(wrap_triu_));
+  m.impl("embedding_dense_backward", TORCH_FN(wrap_embedding_dense_backward));
+  m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
 }

@@ -7,14 +7,16 @@
 
 #include <torch_fl/generated_kernel_support.h>
 #include <ATen/ops/gelu_meta_dispatch.h>
+#include <ATen/ops/silu_backward_meta_dispatch.h>
 #include <ATen/ops/sum_meta_dispatch.h>
+#include <ATen/ops/all_meta_dispatch.h>
 #include "nv_ops.h"
 #include "nv_glue.h"
 
 namespace {
 
 // nvopsUnary(stream, approximate, self, out)
-// from specs/nvidia.yaml:50
+// from specs/nvidia.yaml:53
 static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approximate, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto approximate_arg = nv_glue::gelu_op(approximate);
@@ -28,9 +30,9 @@ static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approxim
   }
 }
 
-// gelu: specs/nvidia.yaml:50
+// gelu: specs/nvidia.yaml:53
 static const torch_fl::KernelInfo kOp_gelu{
-    "gelu", "specs/nvidia.yaml:50",
+    "gelu", "specs/nvidia.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -52,10 +54,10 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
   return out;
 }
 
-// gelu.out: specs/nvidia.yaml:50
+// gelu.out: specs/nvidia.yaml:53
 // out variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_out{
-    "gelu.out", "specs/nvidia.yaml:50",
+    "gelu.out", "specs/nvidia.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -78,10 +80,10 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
   return out;
 }
 
-// gelu_: specs/nvidia.yaml:50
+// gelu_: specs/nvidia.yaml:53
 // inplace variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_{
-    "gelu_", "specs/nvidia.yaml:50",
+    "gelu_", "specs/nvidia.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -100,8 +102,80 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
   return self;
 }
 
+// nvopsUnaryBackward(stream, nv_glue::silu_op(), grad_output, self, nv_glue::zero(), out)
+// from specs/nvidia.yaml:56
+static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::silu_op();
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto self_arg = nv_glue::describe(self);
+  const auto computed_arg4 = nv_glue::zero();
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// silu_backward: specs/nvidia.yaml:56
+static const torch_fl::KernelInfo kOp_silu_backward{
+    "silu_backward", "specs/nvidia.yaml:56",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_silu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_silu_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// silu_backward.grad_input: specs/nvidia.yaml:56
+// out variant derived from silu_backward
+static const torch_fl::KernelInfo kOp_silu_backward_grad_input{
+    "silu_backward.grad_input", "specs/nvidia.yaml:56",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_silu_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_silu_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::silu_backward_outf(op.meta(grad_output), op.meta(self), grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_silu_backward(op, *grad_output_on_device, *self_on_device, grad_input);
+  return grad_input;
+}
+
 // nvopsReduceSum(stream, self, dim, nv_glue::sum_mode(), out)
-// from specs/nvidia.yaml:55
+// from specs/nvidia.yaml:99
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -116,9 +190,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/nvidia.yaml:55
+// sum.dim_IntList: specs/nvidia.yaml:99
 static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/nvidia.yaml:55",
+    "sum.dim_IntList", "specs/nvidia.yaml:99",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -140,10 +214,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/nvidia.yaml:55
+// sum.IntList_out: specs/nvidia.yaml:99
 // out variant derived from sum.dim_IntList
 static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/nvidia.yaml:55",
+    "sum.IntList_out", "specs/nvidia.yaml:99",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -166,12 +240,78 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   return out;
 }
 
+// nvopsReduceAll(stream, self, nv_glue::one_dim(dim), out)
+// from specs/nvidia.yaml:101
+static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto self_arg = nv_glue::describe(self);
+  const auto dim_arg2 = nv_glue::one_dim(dim);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsReduceAll");
+  const nvopsStatus_t status = nvopsReduceAll(stream_arg, &self_arg, dim_arg2, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// all.dim: specs/nvidia.yaml:101
+static const torch_fl::KernelInfo kOp_all_dim{
+    "all.dim", "specs/nvidia.yaml:101",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_all_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_all_dim(op, *self_on_device, dim, out);
+  return out;
+}
+
+// all.out: specs/nvidia.yaml:101
+// out variant derived from all.dim
+static const torch_fl::KernelInfo kOp_all_out{
+    "all.out", "specs/nvidia.yaml:101",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_all_dim(op, *self_on_device, dim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("gelu", TORCH_FN(wrap_gelu));
   m.impl("gelu.out", TORCH_FN(wrap_gelu_out));
   m.impl("gelu_", TORCH_FN(wrap_gelu_));
+  m.impl("silu_backward", TORCH_FN(wrap_silu_backward));
+  m.impl("silu_backward.grad_input", TORCH_FN(wrap_silu_backward_grad_input));
   m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
   m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
+  m.impl("all.dim", TORCH_FN(wrap_all_dim));
+  m.impl("all.out", TORCH_FN(wrap_all_out));
 }

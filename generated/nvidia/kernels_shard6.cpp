@@ -11,7 +11,141 @@
 
 namespace {
 
+// nvopsDropoutBackward(stream, grad_output, mask, scale, out)
+// from specs/nvidia.yaml:65
+static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto mask_arg = nv_glue::describe(mask);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsDropoutBackward");
+  const nvopsStatus_t status = nvopsDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// native_dropout_backward: specs/nvidia.yaml:65
+static const torch_fl::KernelInfo kOp_native_dropout_backward{
+    "native_dropout_backward", "specs/nvidia.yaml:65",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  torch_fl::OpContext op(kOp_native_dropout_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  const at::Tensor out = op.allocate(expected);
+  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
+  return out;
+}
+
+// nvopsWhere(stream, condition, self, other, out)
+// from specs/nvidia.yaml:73
+static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto condition_arg = nv_glue::describe(condition);
+  const auto self_arg = nv_glue::describe(self);
+  const auto other_arg = nv_glue::describe(other);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsWhere");
+  const nvopsStatus_t status = nvopsWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// where.self: specs/nvidia.yaml:73
+static const torch_fl::KernelInfo kOp_where_self{
+    "where.self", "specs/nvidia.yaml:73",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_where_self);
+  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self)>(op, torch_fl::FallbackReason::kDtype, condition, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> condition_on_device = op.on_device(condition);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_where_self(op, *condition_on_device, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// nvopsWhere(stream, condition, self, other, out)
+// from specs/nvidia.yaml:77
+static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto condition_arg = nv_glue::describe(condition);
+  const auto self_arg = nv_glue::describe(self);
+  const auto other_arg = nv_glue::describe(other);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsWhere");
+  const nvopsStatus_t status = nvopsWhere(stream_arg, &condition_arg, &self_arg, &other_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// where.self_out: specs/nvidia.yaml:77
+static const torch_fl::KernelInfo kOp_where_self_out{
+    "where.self_out", "specs/nvidia.yaml:77",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_where_self_out);
+  op.check_input(condition, "condition", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, condition);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.index_dtype_is_native(condition, "condition") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> condition_on_device = op.on_device(condition);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const auto expected = torch_fl::output_rules::where(condition, self, other);
+  if (!(out.scalar_type() == expected.scalar_type())) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(where_self_out)>(op, torch_fl::FallbackReason::kDtype, condition, self, other, out);
+  }
+  op.resize_output(out, expected);
+  launch_where_self_out(op, *condition_on_device, *self_on_device, *other_on_device, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
+  m.impl("where.self", TORCH_FN(wrap_where_self));
+  m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
 }

@@ -7,6 +7,7 @@
 
 #include <torch_fl/generated_kernel_support.h>
 #include <ATen/ops/add_meta_dispatch.h>
+#include <ATen/ops/threshold_backward_meta_dispatch.h>
 #include <ATen/ops/_softmax_meta_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
 #include "nv_ops.h"
@@ -14,8 +15,25 @@
 
 namespace {
 
+// nvopsBinaryScalar(stream, nv_glue::add_op(), self, other, alpha, out)
+// from specs/nvidia.yaml:37
+static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::add_op();
+  const auto self_arg = nv_glue::describe(self);
+  const auto other_arg = nv_glue::scalar(other);
+  const auto alpha_arg = nv_glue::scalar(alpha);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsBinaryScalar");
+  const nvopsStatus_t status = nvopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
 // nvopsBinary(stream, nv_glue::add_op(), self, other, alpha, out)
-// from specs/nvidia.yaml:28
+// from specs/nvidia.yaml:31
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto computed_arg1 = nv_glue::add_op();
@@ -31,9 +49,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/nvidia.yaml:28
+// add.Tensor: specs/nvidia.yaml:31
 static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/nvidia.yaml:28",
+    "add.Tensor", "specs/nvidia.yaml:31",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -46,24 +64,24 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
   const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// add.out: specs/nvidia.yaml:28
+// add.out: specs/nvidia.yaml:31
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/nvidia.yaml:28",
+    "add.out", "specs/nvidia.yaml:31",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -80,22 +98,22 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha, out);
-  }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// add_.Tensor: specs/nvidia.yaml:28
+// add_.Tensor: specs/nvidia.yaml:31
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/nvidia.yaml:28",
+    "add_.Tensor", "specs/nvidia.yaml:31",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -110,18 +128,136 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  if (self.scalar_type() != other.scalar_type()) {  // when: self.scalar_type() == other.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, other, alpha);
-  }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::add_(self_meta, op.meta(other), alpha);
-  launch_add_Tensor(op, self, *other_on_device, alpha, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
+  } else {
+    launch_add_Tensor(op, self, *op.on_device(other), alpha, self);
+  }
   return self;
 }
 
-// nvopsSoftmax(stream, self, dim, nv_glue::softmax_mode(), out)
+// add.Scalar: specs/nvidia.yaml:37
+static const torch_fl::KernelInfo kOp_add_Scalar{
+    "add.Scalar", "specs/nvidia.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::add(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_add_Scalar(op, *self_on_device, other, alpha, out);
+  return out;
+}
+
+// add_.Scalar: specs/nvidia.yaml:37
+// inplace variant derived from add.Scalar
+static const torch_fl::KernelInfo kOp_add__Scalar{
+    "add_.Scalar", "specs/nvidia.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.add_(other, alpha);
+  launch_add_Scalar(op, self, other, alpha, self);
+  return self;
+}
+
+// nvopsUnaryBackward(stream, nv_glue::relu_op(), grad_output, self, threshold, out)
 // from specs/nvidia.yaml:59
+static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
+  const auto stream_arg = nv_glue::stream_of(op.stream());
+  const auto computed_arg1 = nv_glue::relu_op();
+  const auto grad_output_arg = nv_glue::describe(grad_output);
+  const auto self_arg = nv_glue::describe(self);
+  const auto threshold_arg = nv_glue::scalar(threshold);
+  const auto out_arg = nv_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("nvopsUnaryBackward");
+  const nvopsStatus_t status = nvopsUnaryBackward(stream_arg, computed_arg1, &grad_output_arg, &self_arg, threshold_arg, &out_arg);
+  sdk_call.end();
+  if (status != NVOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), nvopsGetErrorString(status), nvopsGetLastErrorDetail());
+  }
+}
+
+// threshold_backward: specs/nvidia.yaml:59
+static const torch_fl::KernelInfo kOp_threshold_backward{
+    "threshold_backward", "specs/nvidia.yaml:59",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
+  torch_fl::OpContext op(kOp_threshold_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
+  }
+  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_threshold_backward(op, *grad_output_on_device, *self_on_device, threshold, out);
+  return out;
+}
+
+// threshold_backward.grad_input: specs/nvidia.yaml:59
+// out variant derived from threshold_backward
+static const torch_fl::KernelInfo kOp_threshold_backward_grad_input{
+    "threshold_backward.grad_input", "specs/nvidia.yaml:59",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_threshold_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_threshold_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::threshold_backward_outf(op.meta(grad_output), op.meta(self), threshold, grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_threshold_backward(op, *grad_output_on_device, *self_on_device, threshold, grad_input);
+  return grad_input;
+}
+
+// nvopsSoftmax(stream, self, dim, nv_glue::softmax_mode(), out)
+// from specs/nvidia.yaml:108
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -135,9 +271,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/nvidia.yaml:59
+// _softmax: specs/nvidia.yaml:108
 static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/nvidia.yaml:59",
+    "_softmax", "specs/nvidia.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -163,7 +299,7 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
 }
 
 // nvopsMatmul(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/nvidia.yaml:79
+// from specs/nvidia.yaml:144
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto mat1_arg = nv_glue::describe(mat1);
@@ -180,9 +316,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/nvidia.yaml:79
+// addmm: specs/nvidia.yaml:144
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/nvidia.yaml:79",
+    "addmm", "specs/nvidia.yaml:144",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -203,8 +339,8 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const c10::MaybeOwned<at::Tensor> mat1_on_device = op.on_device(mat1);
   const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
-  const at::Tensor mat1_laid = op.with_layout(*mat1_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor mat2_laid = op.with_layout(*mat2_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor mat1_laid = nv_glue::matrix_operand(*mat1_on_device);
+  const at::Tensor mat2_laid = nv_glue::matrix_operand(*mat2_on_device);
   const at::Tensor out = op.allocate(expected);
   launch_addmm(op, mat1_laid, mat2_laid, *self_on_device, beta, alpha, out);
   return out;
@@ -216,6 +352,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
   m.impl("add.out", TORCH_FN(wrap_add_out));
   m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
+  m.impl("add.Scalar", TORCH_FN(wrap_add_Scalar));
+  m.impl("add_.Scalar", TORCH_FN(wrap_add__Scalar));
+  m.impl("threshold_backward", TORCH_FN(wrap_threshold_backward));
+  m.impl("threshold_backward.grad_input", TORCH_FN(wrap_threshold_backward_grad_input));
   m.impl("_softmax", TORCH_FN(wrap__softmax));
   m.impl("addmm", TORCH_FN(wrap_addmm));
 }

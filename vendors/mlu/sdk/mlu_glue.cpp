@@ -47,10 +47,6 @@ mluTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
   return absent;
 }
 
-TensorListDescriptor::TensorListDescriptor(const at::ITensorListRef& tensors) {
-  for (const at::Tensor& tensor : tensors) descriptors_.push_back(describe(tensor));
-}
-
 TensorListDescriptor describe_list(const at::ITensorListRef& tensors) { return TensorListDescriptor(tensors); }
 
 mluScalar_t scalar(const at::Scalar& value) {

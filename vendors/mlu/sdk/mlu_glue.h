@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include <torch_fl/descriptor_list.h>
 #include <torch_fl/driver_abi.h>
 #include <torch_fl/generator.h>
 
@@ -22,14 +23,7 @@ mluTensor_t describe(const at::Tensor& tensor);
 mluTensor_t describe_optional(const std::optional<at::Tensor>& tensor);
 
 // Owns the descriptors of a tensor list for the duration of one SDK call.
-class TensorListDescriptor {
- public:
-  explicit TensorListDescriptor(const at::ITensorListRef& tensors);
-  operator mluTensorList_t() const { return {static_cast<int32_t>(descriptors_.size()), descriptors_.data()}; }
-
- private:
-  std::vector<mluTensor_t> descriptors_;
-};
+using TensorListDescriptor = torch_fl::DescriptorList<mluTensor_t, mluTensorList_t, describe>;
 TensorListDescriptor describe_list(const at::ITensorListRef& tensors);
 
 mluScalar_t scalar(const at::Scalar& value);

@@ -2,6 +2,8 @@
 
 #include <c10/util/Exception.h>
 
+#include <torch_fl/generator.h>
+
 namespace nv_glue {
 
 nvopsDtype_t nv_dtype(c10::ScalarType type) {
@@ -59,10 +61,29 @@ double scalar(const at::Scalar& value) {
 
 int32_t rank(at::IntArrayRef normalized_shape) { return static_cast<int32_t>(normalized_shape.size()); }
 
+nvopsDims_t one_dim(int64_t dim) {
+  nvopsDims_t result{};
+  result.count = 1;
+  result.dims[0] = dim;
+  return result;
+}
+
+TensorListDescriptor describe_list(const at::ITensorListRef& tensors) { return TensorListDescriptor(tensors); }
+
+at::Tensor matrix_operand(const at::Tensor& tensor) {
+  const nvopsTensor_t desc = describe(tensor);
+  return nvopsMatmulTakesOperand(&desc) ? tensor : tensor.contiguous();
+}
+
 nvopsUnaryOp_t gelu_op(c10::string_view approximate) {
   if (approximate == "tanh") return NVOPS_GELU_TANH;
   TORCH_CHECK(approximate == "none", "[nvidia] gelu: unknown approximation '", approximate, "'");
   return NVOPS_GELU;
+}
+
+nvopsRandState_t default_rand_state() {
+  const torch_fl::RngState state = torch_fl::next_rng_state(std::nullopt);
+  return nvopsRandState_t{state.seed, state.offset};
 }
 
 }  // namespace nv_glue

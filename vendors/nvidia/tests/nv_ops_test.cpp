@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "descriptors.h"
 #include "nv_ops.h"
 
 namespace {
@@ -30,20 +31,6 @@ int gpu_count() {
 #define REQUIRE_A_GPU() \
   if (gpu_count() < 1) GTEST_SKIP() << "needs an NVIDIA GPU, this machine has none"
 
-nvopsTensor_t described(void* data, nvopsDtype_t dtype, std::vector<int64_t> shape) {
-  nvopsTensor_t t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.dim = static_cast<int32_t>(shape.size());
-  int64_t stride = 1;
-  for (int d = t.dim - 1; d >= 0; --d) {
-    t.shape[d] = shape[d];
-    t.stride[d] = stride;
-    stride *= shape[d];
-  }
-  return t;
-}
-
 std::string detail() { return nvopsGetLastErrorDetail(); }
 
 // ---- argument checks: before any CUDA call, so on any machine ----------------
@@ -58,13 +45,66 @@ TEST(NvOpsArguments, MatmulRefusesOperandsThatDoNotChainNamingItself) {
   EXPECT_EQ(nvopsMatmul(nullptr, &four_d, &four_d, nullptr, 0.0, 1.0, &four_d), NVOPS_ERROR_INVALID_ARGUMENT);
 }
 
-TEST(NvOpsArguments, MixedDtypesAndUnknownDtypesAreRefused) {
+TEST(NvOpsArguments, IntegerAndUnknownDtypesAreRefused) {
   char fake[16];
-  const nvopsTensor_t f = described(fake, NVOPS_F32, {2}), h = described(fake, NVOPS_F16, {2});
-  EXPECT_EQ(nvopsBinary(nullptr, NVOPS_ADD, &f, &h, 1.0, &f), NVOPS_ERROR_NOT_SUPPORTED);
+  const nvopsTensor_t f = described(fake, NVOPS_F32, {2}), i = described(fake, NVOPS_I32, {2});
+  EXPECT_EQ(nvopsBinary(nullptr, NVOPS_ADD, &f, &i, 1.0, &f), NVOPS_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvopsBinaryScalar(nullptr, NVOPS_MUL, &i, 2.0, 1.0, &i), NVOPS_ERROR_NOT_SUPPORTED);
   const nvopsTensor_t unknown = described(fake, NVOPS_INVALID, {2});
   EXPECT_EQ(nvopsCopy(nullptr, &f, &unknown), NVOPS_ERROR_NOT_SUPPORTED);
   EXPECT_NE(detail().find("nvopsCopy"), std::string::npos) << detail();
+}
+
+TEST(NvOpsArguments, TheTrainingStepsOpsRefuseBadArgumentsNamingThemselves) {
+  char fake[256];
+  const nvopsTensor_t x = described(fake, NVOPS_F32, {2, 3}), row = described(fake, NVOPS_F32, {3});
+  // lerp takes no third operand, addcmul needs one
+  EXPECT_EQ(nvopsTernary(nullptr, NVOPS_LERP, &x, &x, &x, 0.5, &x), NVOPS_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(nvopsTernary(nullptr, NVOPS_ADDCMUL, &x, &x, nullptr, 0.5, &x), NVOPS_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(detail().find("nvopsTernary"), std::string::npos) << detail();
+  // an int32 target is not nll_loss's
+  const nvopsTensor_t target32 = described(fake, NVOPS_I32, {2}), scalar = described(fake, NVOPS_F32, {});
+  EXPECT_EQ(nvopsNllLoss(nullptr, &x, &target32, nullptr, 1, -100, &scalar, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("int64 target"), std::string::npos) << detail();
+  const nvopsTensor_t target = described(fake, NVOPS_I64, {2});
+  EXPECT_EQ(nvopsNllLoss(nullptr, &x, &target, nullptr, 3, -100, &scalar, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
+  // cat: an input that does not fit refuses the whole call before any copy
+  const nvopsTensor_t parts[2] = {row, described(fake, NVOPS_F32, {4})};
+  const nvopsTensor_t joined = described(fake, NVOPS_F32, {6});
+  EXPECT_EQ(nvopsCat(nullptr, nvopsTensorList_t{2, parts}, 0, &joined), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("do not fill"), std::string::npos) << detail();
+  const nvopsTensor_t wrong_rank[2] = {row, x};
+  EXPECT_EQ(nvopsCat(nullptr, nvopsTensorList_t{2, wrong_rank}, 0, &joined), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("input 1 does not fit"), std::string::npos) << detail();
+  // index_select's index is integral; the embedding's gradient is float32 and contiguous
+  EXPECT_EQ(nvopsIndexSelect(nullptr, &x, 0, &x, &x), NVOPS_ERROR_INVALID_ARGUMENT);
+  const nvopsTensor_t half_grad = described(fake, NVOPS_F16, {2, 3});
+  EXPECT_EQ(nvopsEmbeddingBackward(nullptr, &half_grad, &target, -1, &x), NVOPS_ERROR_INVALID_ARGUMENT);
+  // softmax backward: gradient and output alike
+  const nvopsTensor_t half_x = described(fake, NVOPS_F16, {2, 3});
+  EXPECT_EQ(nvopsSoftmaxBackward(nullptr, &half_x, &x, 1, false, &x), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nvopsSoftmaxBackward(nullptr, &x, &x, 2, false, &x), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("dim out of range"), std::string::npos) << detail();
+  // layer norm backward: mean and rstd of one floating dtype
+  const nvopsTensor_t stats = described(fake, NVOPS_F32, {2, 1}), int_stats = described(fake, NVOPS_I32, {2, 1});
+  EXPECT_EQ(nvopsLayerNormBackward(nullptr, &x, &x, 1, &stats, &int_stats, nullptr, &x, nullptr, nullptr),
+            NVOPS_ERROR_INVALID_ARGUMENT);
+  // triangles need 2 dims; arange a 1-D result
+  EXPECT_EQ(nvopsTriangle(nullptr, &row, 0, false, &row), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(nvopsArange(nullptr, 0.0, 1.0, &x), NVOPS_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(NvOpsArguments, MatmulRefusesAnOperandStridedBothWays) {
+  char fake[256];
+  const nvopsTensor_t a = described(fake, NVOPS_F32, {2, 3}), out = described(fake, NVOPS_F32, {2, 4});
+  nvopsTensor_t b = described(fake, NVOPS_F32, {3, 4});
+  b.stride[0] = 8, b.stride[1] = 2;  // a view of every other column of every other row
+  EXPECT_FALSE(nvopsMatmulTakesOperand(&b));
+  EXPECT_EQ(nvopsMatmul(nullptr, &a, &b, nullptr, 0.0, 1.0, &out), NVOPS_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(detail().find("row-major or transposed"), std::string::npos) << detail();
+  nvopsTensor_t transposed = described(fake, NVOPS_F32, {3, 4});
+  transposed.stride[0] = 1, transposed.stride[1] = 3;
+  EXPECT_TRUE(nvopsMatmulTakesOperand(&transposed));
 }
 
 TEST(NvOpsArguments, ZeroDimSoftmaxAndSumTakeDimZeroOrMinusOneOnly) {
@@ -194,6 +234,59 @@ TEST(NvOpsKernels, LayerNormReadsAFloat32WeightBesideBfloat16Input) {
   const float expected[] = {-1.5f * rstd * 1 + 0.5f, -0.5f * rstd * 2 + 0.5f, 0.5f * rstd * 3 + 0.5f,
                             1.5f * rstd * 4 + 0.5f};
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(__bfloat162float(got[i]), expected[i], 0.05f) << i;
+}
+
+// Softmax along a row longer than a warp, over the last dim (coalesced) and over
+// dim 0 (strided), and its backward, against the definitions in double.
+TEST(NvOpsKernels, SoftmaxAndItsBackwardOnLongRowsAndOtherDims) {
+  REQUIRE_A_GPU();
+  const int64_t rows = 3, count = 1000;
+  std::vector<float> values(rows * count), grads(rows * count);
+  for (int64_t i = 0; i < rows * count; ++i) values[i] = std::sin(0.37f * i) * 4.f, grads[i] = std::cos(0.11f * i);
+  DeviceArray<float> x(values), y(std::vector<float>(rows * count)), g(grads), dx(std::vector<float>(rows * count));
+  for (const int64_t dim : {1, 0}) {
+    const int64_t n = dim == 1 ? count : rows, outer = dim == 1 ? rows : count;
+    const nvopsTensor_t xd = described(x.data, NVOPS_F32, {rows, count}), yd = described(y.data, NVOPS_F32, {rows, count}),
+                        gd = described(g.data, NVOPS_F32, {rows, count}), dd = described(dx.data, NVOPS_F32, {rows, count});
+    ASSERT_EQ(nvopsSoftmax(nullptr, &xd, dim, false, &yd), NVOPS_SUCCESS) << detail();
+    ASSERT_EQ(nvopsSoftmaxBackward(nullptr, &gd, &yd, dim, false, &dd), NVOPS_SUCCESS) << detail();
+    const auto got = y.read(), got_grad = dx.read();
+    for (int64_t o = 0; o < outer; ++o) {
+      auto at = [&](int64_t j) { return dim == 1 ? o * count + j : j * count + o; };
+      double max_value = -INFINITY, sum = 0, dot = 0;
+      for (int64_t j = 0; j < n; ++j) max_value = std::max<double>(max_value, values[at(j)]);
+      for (int64_t j = 0; j < n; ++j) sum += std::exp(values[at(j)] - max_value);
+      for (int64_t j = 0; j < n; ++j) dot += grads[at(j)] * std::exp(values[at(j)] - max_value) / sum;
+      for (int64_t j = 0; j < n; ++j) {
+        const double p = std::exp(values[at(j)] - max_value) / sum;
+        ASSERT_NEAR(got[at(j)], p, 1e-6) << "dim " << dim << " row " << o << " at " << j;
+        ASSERT_NEAR(got_grad[at(j)], p * (grads[at(j)] - dot), 1e-6) << "dim " << dim << " row " << o << " at " << j;
+      }
+    }
+  }
+}
+
+TEST(NvOpsKernels, NllLossAveragesOverTheWeightsOfTargetsNotIgnored) {
+  REQUIRE_A_GPU();
+  DeviceArray<float> x({-1.f, -2.f, -3.f, -4.f, -5.f, -6.f}), weight({0.5f, 1.f, 2.f}), loss({0.f}), total({0.f});
+  DeviceArray<int64_t> target({2, -100});
+  const nvopsTensor_t xd = described(x.data, NVOPS_F32, {2, 3}), td = described(target.data, NVOPS_I64, {2}),
+                      wd = described(weight.data, NVOPS_F32, {3}), ld = described(loss.data, NVOPS_F32, {}),
+                      totd = described(total.data, NVOPS_F32, {});
+  ASSERT_EQ(nvopsNllLoss(nullptr, &xd, &td, &wd, 1, -100, &ld, &totd), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(total.read()[0], 2.f);
+  EXPECT_EQ(loss.read()[0], 3.f);  // -(2 * -3) / 2
+}
+
+TEST(NvOpsKernels, MatmulOfTransposedOperandsMatchesTheProduct) {
+  REQUIRE_A_GPU();
+  // a (2 x 3) given as the transpose of a 3 x 2 buffer, b (3 x 2) row-major.
+  DeviceArray<float> a_t({1.f, 4.f, 2.f, 5.f, 3.f, 6.f}), b({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}), out(std::vector<float>(4));
+  nvopsTensor_t ad = described(a_t.data, NVOPS_F32, {2, 3});
+  ad.stride[0] = 1, ad.stride[1] = 2;
+  const nvopsTensor_t bd = described(b.data, NVOPS_F32, {3, 2}), od = described(out.data, NVOPS_F32, {2, 2});
+  ASSERT_EQ(nvopsMatmul(nullptr, &ad, &bd, nullptr, 0.0, 1.0, &od), NVOPS_SUCCESS) << detail();
+  EXPECT_EQ(out.read(), (std::vector<float>{22.f, 28.f, 49.f, 64.f}));  // [[1,2,3],[4,5,6]] @ [[1,2],[3,4],[5,6]]
 }
 
 TEST(NvOpsKernels, CallsGoToTheStreamsDeviceWhateverIsCurrent) {
