@@ -249,6 +249,9 @@ nvopsStatus_t nvopsArange(cudaStream_t stream, double start, double step, const 
   const int64_t n = out->shape[0];
   if (n == 0) return NVOPS_SUCCESS;
   NVOPS_ENTER(stream, "nvopsArange");
+  // An integral result computes in its own type, as ATen's (its acc_type): start and step
+  // are truncated first (arange(0.5, 5, 1.5) as int64 is 0, 1, 2).
+  if (!floating(out->dtype) && out->dtype != NVOPS_F64) start = std::trunc(start), step = std::trunc(step);
   const ArangeBody body{start, step, out->stride[0], out->data, out->dtype};
   return launch_each(stream, n, body, "nvopsArange");
 }
