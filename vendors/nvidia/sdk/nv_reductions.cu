@@ -45,6 +45,44 @@ __global__ void reduce_kernel(Reduction r, ReduceMode mode, void* out, nvopsDtyp
   }
 }
 
+constexpr int kTileColumns = 32, kTileLanes = 8;
+
+// Outputs whose inputs lie side by side (the innermost kept dim has stride 1: a bias
+// gradient summed over the batch). A block takes 32 neighbouring outputs and its 8
+// lanes read 32 neighbouring elements at a time (coalesced, where a block per output
+// would read one element per row). Each thread sums its share with Kahan's
+// compensation, so a long column keeps float32's precision.
+__global__ void reduce_columns_kernel(Reduction r, int64_t outputs, ReduceMode mode, void* out, nvopsDtype_t out_type,
+                                      const void* x, nvopsDtype_t x_type) {
+  __shared__ float partials[kTileLanes][kTileColumns + 1];
+  const int64_t output = blockIdx.x * static_cast<int64_t>(kTileColumns) + threadIdx.x;
+  float sum = 0.f, compensation = 0.f;
+  int64_t base[2] = {0, 0};
+  if (output < outputs) {
+    r.kept.offsets(output, base);
+    for (int64_t j = threadIdx.y; j < r.reduced_count; j += kTileLanes) {
+      int64_t off[1];
+      r.reduced.offsets(j, off);
+      const float value = mode == ReduceMode::kAll ? (load_any(x, base[0] + off[0], x_type) == 0.0 ? 1.f : 0.f)
+                                                   : load_float(x, base[0] + off[0], x_type);
+      const float corrected = value - compensation;
+      const float next = sum + corrected;
+      compensation = (next - sum) - corrected;
+      sum = next;
+    }
+  }
+  partials[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y != 0 || output >= outputs) return;
+  float total = 0.f;
+  for (int lane = 0; lane < kTileLanes; ++lane) total += partials[lane][threadIdx.x];
+  if (mode == ReduceMode::kAll) {
+    store_any(out, base[1], out_type, total == 0.f ? 1.0 : 0.0);
+  } else {
+    store_float(out, base[1], out_type, mode == ReduceMode::kMean ? total / static_cast<float>(r.reduced_count) : total);
+  }
+}
+
 nvopsStatus_t reduce(cudaStream_t stream, const char* name, const nvopsTensor_t& x, const nvopsDims_t& dims,
                      ReduceMode mode, const nvopsTensor_t& out) {
   bool reduced[NVOPS_MAX_DIMS] = {};
@@ -77,6 +115,13 @@ nvopsStatus_t reduce(cudaStream_t stream, const char* name, const nvopsTensor_t&
   if (outputs == 0) return NVOPS_SUCCESS;
   if (outputs > 0x7fffffff) return fail(NVOPS_ERROR_NOT_SUPPORTED, std::string(name) + ": more than 2^31-1 outputs");
   NVOPS_ENTER(stream, name);
+  const bool side_by_side = r.kept.dim > 0 && r.kept.stride[0][r.kept.dim - 1] == 1 && r.kept.shape[r.kept.dim - 1] > 1;
+  if (side_by_side && r.reduced_count > 1) {
+    const unsigned blocks = static_cast<unsigned>((outputs + kTileColumns - 1) / kTileColumns);
+    reduce_columns_kernel<<<blocks, dim3(kTileColumns, kTileLanes), 0, stream>>>(r, outputs, mode, out.data, out.dtype,
+                                                                               x.data, x.dtype);
+    return check_launch(name);
+  }
   int threads = 32;  // a power of two (block_sum's tree), no more than there are elements to add
   while (threads < kReduceThreads && threads < r.reduced_count) threads *= 2;
   reduce_kernel<<<static_cast<unsigned>(outputs), threads, 0, stream>>>(r, mode, out.data, out.dtype, x.data, x.dtype);

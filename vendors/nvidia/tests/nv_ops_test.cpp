@@ -266,6 +266,29 @@ TEST(NvOpsKernels, SoftmaxAndItsBackwardOnLongRowsAndOtherDims) {
   }
 }
 
+// A sum over the leading dim keeps neighbouring outputs' inputs side by side: the
+// column-tiled kernel (70 outputs: a partial tile), against a sum in double.
+TEST(NvOpsKernels, SumOverTheBatchOfABiasGradient) {
+  REQUIRE_A_GPU();
+  const int64_t rows = 5000, cols = 70;
+  std::vector<float> values(rows * cols);
+  for (int64_t i = 0; i < rows * cols; ++i) values[i] = std::sin(0.7f * i) + 0.25f;
+  DeviceArray<float> x(values), out(std::vector<float>(cols, 0.f)), mean_out(std::vector<float>(cols, 0.f));
+  nvopsDims_t first{};
+  first.count = 1;
+  const nvopsTensor_t xd = described(x.data, NVOPS_F32, {rows, cols}), od = described(out.data, NVOPS_F32, {cols}),
+                      md = described(mean_out.data, NVOPS_F32, {cols});
+  ASSERT_EQ(nvopsReduceSum(nullptr, &xd, first, false, &od), NVOPS_SUCCESS) << detail();
+  ASSERT_EQ(nvopsReduceSum(nullptr, &xd, first, true, &md), NVOPS_SUCCESS) << detail();
+  const auto sums = out.read(), means = mean_out.read();
+  for (int64_t c = 0; c < cols; ++c) {
+    double expected = 0;
+    for (int64_t r = 0; r < rows; ++r) expected += values[r * cols + c];
+    EXPECT_NEAR(sums[c], expected, 1e-6 * rows) << c;
+    EXPECT_NEAR(means[c], expected / rows, 1e-6) << c;
+  }
+}
+
 TEST(NvOpsKernels, NllLossAveragesOverTheWeightsOfTargetsNotIgnored) {
   REQUIRE_A_GPU();
   DeviceArray<float> x({-1.f, -2.f, -3.f, -4.f, -5.f, -6.f}), weight({0.5f, 1.f, 2.f}), loss({0.f}), total({0.f});
