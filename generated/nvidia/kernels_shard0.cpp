@@ -546,7 +546,7 @@ at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::T
 }
 
 // nvopsReduceSum(stream, self, dim, nv_glue::mean_mode(), out)
-// from specs/nvidia.yaml:100
+// from specs/nvidia.yaml:101
 static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -561,9 +561,9 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mean.dim: specs/nvidia.yaml:100
+// mean.dim: specs/nvidia.yaml:101
 static const torch_fl::KernelInfo kOp_mean_dim{
-    "mean.dim", "specs/nvidia.yaml:100",
+    "mean.dim", "specs/nvidia.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -575,6 +575,9 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
   }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kGuard, self, dim, keepdim, dtype);
+  }
   const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
@@ -585,10 +588,10 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// mean.out: specs/nvidia.yaml:100
+// mean.out: specs/nvidia.yaml:101
 // out variant derived from mean.dim
 static const torch_fl::KernelInfo kOp_mean_out{
-    "mean.out", "specs/nvidia.yaml:100",
+    "mean.out", "specs/nvidia.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -603,6 +606,9 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
   if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
   }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kGuard, self, dim, keepdim, dtype, out);
+  }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
@@ -612,7 +618,7 @@ at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim,
 }
 
 // nvopsNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/nvidia.yaml:120
+// from specs/nvidia.yaml:121
 static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -628,9 +634,9 @@ static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// nll_loss_forward: specs/nvidia.yaml:120
+// nll_loss_forward: specs/nvidia.yaml:121
 static const torch_fl::KernelInfo kOp_nll_loss_forward{
-    "nll_loss_forward", "specs/nvidia.yaml:120",
+    "nll_loss_forward", "specs/nvidia.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -656,10 +662,10 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward{
   return std::make_tuple(output, total_weight);
 }
 
-// nll_loss_forward.output: specs/nvidia.yaml:120
+// nll_loss_forward.output: specs/nvidia.yaml:121
 // out variant derived from nll_loss_forward
 static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
-    "nll_loss_forward.output", "specs/nvidia.yaml:120",
+    "nll_loss_forward.output", "specs/nvidia.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -695,7 +701,7 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
 }
 
 // nvopsMatmul(stream, self, mat2, nv_glue::no_tensor(), nv_glue::zero(), nv_glue::one(), out)
-// from specs/nvidia.yaml:138
+// from specs/nvidia.yaml:139
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -712,9 +718,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/nvidia.yaml:138
+// mm: specs/nvidia.yaml:139
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/nvidia.yaml:138",
+    "mm", "specs/nvidia.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

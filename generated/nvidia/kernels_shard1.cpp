@@ -664,7 +664,7 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
 }
 
 // nvopsSoftmaxBackward(stream, grad_output, output, dim, nv_glue::softmax_mode(), out)
-// from specs/nvidia.yaml:114
+// from specs/nvidia.yaml:115
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto grad_output_arg = nv_glue::describe(grad_output);
@@ -679,9 +679,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/nvidia.yaml:114
+// _softmax_backward_data: specs/nvidia.yaml:115
 static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/nvidia.yaml:114",
+    "_softmax_backward_data", "specs/nvidia.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

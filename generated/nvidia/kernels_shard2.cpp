@@ -197,7 +197,7 @@ static const torch_fl::KernelInfo kOp_native_dropout{
 }
 
 // nvopsLayerNorm(stream, input, nv_glue::rank(normalized_shape), weight, bias, eps, out0, out1, out2)
-// from specs/nvidia.yaml:127
+// from specs/nvidia.yaml:128
 static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto input_arg = nv_glue::describe(input);
@@ -215,9 +215,9 @@ static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_layer_norm: specs/nvidia.yaml:127
+// native_layer_norm: specs/nvidia.yaml:128
 static const torch_fl::KernelInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/nvidia.yaml:127",
+    "native_layer_norm", "specs/nvidia.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -311,7 +311,7 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
 }
 
 // nvopsSoftmax(stream, self, dim, nv_glue::log_softmax_mode(), out)
-// from specs/nvidia.yaml:111
+// from specs/nvidia.yaml:112
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -325,9 +325,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/nvidia.yaml:111
+// _log_softmax: specs/nvidia.yaml:112
 static const torch_fl::KernelInfo kOp__log_softmax{
-    "_log_softmax", "specs/nvidia.yaml:111",
+    "_log_softmax", "specs/nvidia.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -353,7 +353,7 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
 }
 
 // nvopsSoftmaxBackward(stream, grad_output, output, dim, nv_glue::log_softmax_mode(), out)
-// from specs/nvidia.yaml:117
+// from specs/nvidia.yaml:118
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto grad_output_arg = nv_glue::describe(grad_output);
@@ -368,9 +368,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/nvidia.yaml:117
+// _log_softmax_backward_data: specs/nvidia.yaml:118
 static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/nvidia.yaml:117",
+    "_log_softmax_backward_data", "specs/nvidia.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -398,7 +398,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // nvopsLayerNormBackward(stream, grad_out, input, nv_glue::rank(normalized_shape), mean, rstd, weight, out0, out1, out2)
-// from specs/nvidia.yaml:131
+// from specs/nvidia.yaml:132
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto grad_out_arg = nv_glue::describe(grad_out);
@@ -418,9 +418,9 @@ static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_layer_norm_backward: specs/nvidia.yaml:131
+// native_layer_norm_backward: specs/nvidia.yaml:132
 static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/nvidia.yaml:131",
+    "native_layer_norm_backward", "specs/nvidia.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -447,15 +447,17 @@ static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
   const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
   const at::Tensor grad_out_laid = op.with_layout(*grad_out_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor mean_laid = op.with_layout(*mean_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor rstd_laid = op.with_layout(*rstd_on_device, torch_fl::MemoryLayout::kContiguous);
   const at::Tensor out0 = op.allocate(std::get<0>(expected));
   const at::Tensor out1 = op.allocate(std::get<1>(expected));
   const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_layer_norm_backward(op, grad_out_laid, input_laid, normalized_shape, *mean_on_device, *rstd_on_device, weight, out0, out1, out2);
+  launch_native_layer_norm_backward(op, grad_out_laid, input_laid, normalized_shape, mean_laid, rstd_laid, weight, out0, out1, out2);
   return std::make_tuple(out0, out1, out2);
 }
 
 // nvopsMatmul(stream, self, mat2, nv_glue::no_tensor(), nv_glue::zero(), nv_glue::one(), out)
-// from specs/nvidia.yaml:141
+// from specs/nvidia.yaml:142
 static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -472,9 +474,9 @@ static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// bmm: specs/nvidia.yaml:141
+// bmm: specs/nvidia.yaml:142
 static const torch_fl::KernelInfo kOp_bmm{
-    "bmm", "specs/nvidia.yaml:141",
+    "bmm", "specs/nvidia.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -504,7 +504,7 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
 }
 
 // nvopsNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/nvidia.yaml:123
+// from specs/nvidia.yaml:124
 static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto grad_output_arg = nv_glue::describe(grad_output);
@@ -521,9 +521,9 @@ static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// nll_loss_backward: specs/nvidia.yaml:123
+// nll_loss_backward: specs/nvidia.yaml:124
 static const torch_fl::KernelInfo kOp_nll_loss_backward{
-    "nll_loss_backward", "specs/nvidia.yaml:123",
+    "nll_loss_backward", "specs/nvidia.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -257,7 +257,7 @@ at::Tensor & wrap_threshold_backward_grad_input(const at::Tensor & grad_output, 
 }
 
 // nvopsSoftmax(stream, self, dim, nv_glue::softmax_mode(), out)
-// from specs/nvidia.yaml:108
+// from specs/nvidia.yaml:109
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto self_arg = nv_glue::describe(self);
@@ -271,9 +271,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/nvidia.yaml:108
+// _softmax: specs/nvidia.yaml:109
 static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/nvidia.yaml:108",
+    "_softmax", "specs/nvidia.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -299,7 +299,7 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
 }
 
 // nvopsMatmul(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/nvidia.yaml:144
+// from specs/nvidia.yaml:145
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = nv_glue::stream_of(op.stream());
   const auto mat1_arg = nv_glue::describe(mat1);
@@ -316,9 +316,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/nvidia.yaml:144
+// addmm: specs/nvidia.yaml:145
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/nvidia.yaml:144",
+    "addmm", "specs/nvidia.yaml:145",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -107,9 +107,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(
     std::array<bool, 3> output_mask) {
   const bool has_weight = weight.has_value() && weight->defined();
   const bool has_bias = bias.has_value() && bias->defined();
+  // Contiguous gradients whatever the parameters' strides, as CPU's layer_norm_backward.
   return {output_mask[0] ? meta_contiguous_like(input) : at::Tensor(),
-          output_mask[1] && has_weight ? meta_like(*weight) : at::Tensor(),
-          output_mask[2] && has_bias ? meta_like(*bias) : at::Tensor()};
+          output_mask[1] && has_weight ? meta_contiguous_like(*weight) : at::Tensor(),
+          output_mask[2] && has_bias ? meta_contiguous_like(*bias) : at::Tensor()};
 }
 
 at::Tensor adaptive_avg_pool2d(const at::Tensor& self, at::IntArrayRef output_size) {
@@ -133,6 +134,8 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
 }
 
 at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
+  TORCH_CHECK(condition.scalar_type() == c10::ScalarType::Bool,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ", condition.scalar_type());
   const auto shape = at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes());
   return meta_empty(shape, self, at::result_type(self, other));
 }

@@ -36,6 +36,7 @@ GUARDS_THAT_HOLD = {
     "not half_to_float": "no step asks softmax for a wider result: autocast casts its input to float32 instead",
     "grad_output.scalar_type() == input_dtype": "softmax's gradient comes back in the dtype softmax ran in",
     "not scale_grad_by_freq": "nn.Embedding's default",
+    "dtype is None": "the steps' sums and means are autograd's reductions of broadcast gradients, given no dtype",
 }
 
 

@@ -21,6 +21,15 @@ __host__ __device__ inline float binary_value(nvopsBinaryOp_t op, float x, float
   return 0.f;
 }
 
+// ATen adds and subtracts in float16 and bfloat16 with the number and alpha rounded
+// to the result's dtype first (mul and div take the number as it is).
+inline float binary_operand(nvopsBinaryOp_t op, nvopsDtype_t result, double value) {
+  if (op != NVOPS_ADD && op != NVOPS_SUB) return static_cast<float>(value);
+  if (result == NVOPS_F16) return __half2float(__float2half(static_cast<float>(value)));
+  if (result == NVOPS_BF16) return __bfloat162float(__float2bfloat16(static_cast<float>(value)));
+  return static_cast<float>(value);
+}
+
 __host__ __device__ inline float unary_value(nvopsUnaryOp_t op, float v) {
   switch (op) {
     case NVOPS_RELU: return v < 0.f ? 0.f : v;  // NaN stays NaN, as on CPU
@@ -77,7 +86,7 @@ __host__ __device__ inline float uniform_at(uint64_t seed, uint64_t offset, uint
 __host__ __device__ inline float ternary_value(nvopsTernaryOp_t op, float a, float b, float c, float value) {
   switch (op) {
     case NVOPS_LERP:  // ATen's two-sided form: exact at both ends
-      return value < 0.5f ? a + value * (b - a) : b - (b - a) * (1.f - value);
+      return fabsf(value) < 0.5f ? a + value * (b - a) : b - (b - a) * (1.f - value);
     case NVOPS_ADDCMUL: return a + value * b * c;
     case NVOPS_ADDCDIV: return a + value * b / c;
   }
@@ -293,7 +302,8 @@ struct DropoutBody {
     const bool keep = !train || uniform_at(seed, offset, static_cast<uint64_t>(i)) < keep_probability;
     mask[off[1]] = keep;
     const float value = load_float(x, off[2], x_type);
-    store_float(out, off[0], out_type, !train ? value : keep ? value * scale : 0.f);
+    // x * mask * scale, as ATen computes it: a dropped inf or NaN gives NaN.
+    store_float(out, off[0], out_type, !train ? value : value * (keep ? 1.f : 0.f) * scale);
   }
 };
 
@@ -310,7 +320,7 @@ struct MaskScaleBody {
     int64_t off[3];
     walk.offsets(i, off);
     const float g = load_float(grad, off[1], grad_type);
-    store_float(out, off[0], out_type, mask[off[2]] ? g * scale : 0.f);
+    store_float(out, off[0], out_type, g * (mask[off[2]] ? 1.f : 0.f) * scale);
   }
 };
 
@@ -395,14 +405,19 @@ struct TriangleBody {
   }
 };
 
-// In double, as ATen's CPU arange accumulates (its acc_type of float is double).
+// In double, as ATen's CPU arange accumulates (its acc_type of float is double);
+// element i of out's row-major order (an out= tensor of the right size keeps its shape).
 struct ArangeBody {
+  Walk<1> walk;
   double start, step;
-  int64_t stride;
   void* out;
   nvopsDtype_t type;
 
-  __host__ __device__ void operator()(int64_t i) const { store_any(out, i * stride, type, start + step * static_cast<double>(i)); }
+  __host__ __device__ void operator()(int64_t i) const {
+    int64_t off[1];
+    walk.offsets(i, off);
+    store_any(out, off[0], type, start + step * static_cast<double>(i));
+  }
 };
 
 // out[.., j, ..] = x[.., index[j], ..] along dim.
@@ -426,9 +441,8 @@ struct IndexSelectBody {
       coord = linear % walk.shape[d];
       linear /= walk.shape[d];
     }
-    int64_t selected = load_index(index, coord * index_stride, index_type);
-    if (selected < 0) selected += x_dim_size;
-    if (selected < 0 || selected >= x_dim_size) {
+    const int64_t selected = load_index(index, coord * index_stride, index_type);
+    if (selected < 0 || selected >= x_dim_size) {  // negative ones too: ATen refuses them
       index_out_of_range(out_of_range);
       return;
     }
@@ -467,7 +481,8 @@ struct NllLossBackwardBody {
   const void* grad_output;
   nvopsDtype_t grad_type;
   int64_t grad_stride;  // reduction none over a batch: grad_output's stride; else 0
-  const int64_t* target;
+  const void* target;  // any integral dtype
+  nvopsDtype_t target_type;
   int64_t target_stride;
   const void* weight;  // null: 1
   nvopsDtype_t weight_type;
@@ -478,7 +493,7 @@ struct NllLossBackwardBody {
   int* out_of_range;  // host tests only
 
   __host__ __device__ void operator()(int64_t i) const {
-    const int64_t t = target[i * target_stride];
+    const int64_t t = load_integer(target, i * target_stride, target_type);
     if (t == ignore_index) return;
     if (t < 0 || t >= classes) {
       index_out_of_range(out_of_range);

@@ -5,13 +5,6 @@
 namespace nvops {
 namespace {
 
-// A walk over out alone (fills, arange).
-Walk<1> walk_over(const nvopsTensor_t& t) {
-  Walk<1> walk{t.dim, {}, {}};
-  for (int d = 0; d < t.dim; ++d) walk.shape[d] = t.shape[d], walk.stride[0][d] = t.stride[d];
-  return walk;
-}
-
 bool aligned_for_four(const void* p, size_t element_bytes) {
   return reinterpret_cast<uintptr_t>(p) % (4 * element_bytes) == 0;
 }
@@ -57,11 +50,11 @@ nvopsStatus_t nvopsBinary(cudaStream_t stream, nvopsBinaryOp_t op, const nvopsTe
   if (n == 0) return NVOPS_SUCCESS;
   NVOPS_ENTER(stream, "nvopsBinary");
   if (row_major(*out) && contiguous_like(*a, *out) && contiguous_like(*b, *out)) {
-    NVOPS_DISPATCH_FLOATING(out->dtype, return launch_contiguous_binary<scalar_t>(stream, op, *a, b, 0.f,
-                                                                                   static_cast<float>(alpha), *out));
+    NVOPS_DISPATCH_FLOATING(out->dtype, return launch_contiguous_binary<scalar_t>(
+                                            stream, op, *a, b, 0.f, binary_operand(op, out->dtype, alpha), *out));
   }
   body.op = op;
-  body.alpha = static_cast<float>(alpha);
+  body.alpha = binary_operand(op, out->dtype, alpha);
   body.out = out->data, body.a = a->data, body.b = b->data;
   body.out_type = out->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
   return launch_each(stream, n, body, "nvopsBinary");
@@ -79,8 +72,9 @@ nvopsStatus_t nvopsBinaryScalar(cudaStream_t stream, nvopsBinaryOp_t op, const n
   const int64_t n = numel(*out);
   if (n == 0) return NVOPS_SUCCESS;
   NVOPS_ENTER(stream, "nvopsBinaryScalar");
-  // The number in float32 first, as ATen's opmath does, then times alpha.
-  const float number = static_cast<float>(value), scale = static_cast<float>(alpha);
+  // The number in float32 first, as ATen's opmath does (rounded to the result's dtype
+  // for add and sub), then times alpha.
+  const float number = binary_operand(op, out->dtype, value), scale = binary_operand(op, out->dtype, alpha);
   if (row_major(*out) && contiguous_like(*a, *out)) {
     NVOPS_DISPATCH_FLOATING(out->dtype,
                             return launch_contiguous_binary<scalar_t>(stream, op, *a, nullptr, number, scale, *out));
@@ -243,16 +237,16 @@ nvopsStatus_t nvopsTriangle(cudaStream_t stream, const nvopsTensor_t* x, int64_t
 }
 
 nvopsStatus_t nvopsArange(cudaStream_t stream, double start, double step, const nvopsTensor_t* out) {
-  if (!out || out->dim != 1 || element_size(out->dtype) == 0 || is_complex(out->dtype)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsArange: a 1-D result of a real dtype");
+  if (!out || element_size(out->dtype) == 0 || is_complex(out->dtype)) {
+    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsArange: a result of a real dtype");
   }
-  const int64_t n = out->shape[0];
+  const int64_t n = numel(*out);
   if (n == 0) return NVOPS_SUCCESS;
   NVOPS_ENTER(stream, "nvopsArange");
   // An integral result computes in its own type, as ATen's (its acc_type): start and step
   // are truncated first (arange(0.5, 5, 1.5) as int64 is 0, 1, 2).
   if (!floating(out->dtype) && out->dtype != NVOPS_F64) start = std::trunc(start), step = std::trunc(step);
-  const ArangeBody body{start, step, out->stride[0], out->data, out->dtype};
+  const ArangeBody body{walk_over(*out), start, step, out->data, out->dtype};
   return launch_each(stream, n, body, "nvopsArange");
 }
 

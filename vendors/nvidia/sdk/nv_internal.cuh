@@ -76,6 +76,19 @@ __host__ __device__ __forceinline__ int64_t load_index(const void* base, int64_t
   return dtype == NVOPS_I32 ? static_cast<const int32_t*>(base)[offset] : static_cast<const int64_t*>(base)[offset];
 }
 
+// An element of any integral dtype, exactly (int64 beyond 2^53 included).
+__host__ __device__ inline int64_t load_integer(const void* base, int64_t offset, nvopsDtype_t dtype) {
+  switch (dtype) {
+    case NVOPS_I64: return static_cast<const int64_t*>(base)[offset];
+    case NVOPS_I32: return static_cast<const int32_t*>(base)[offset];
+    case NVOPS_I16: return static_cast<const int16_t*>(base)[offset];
+    case NVOPS_I8: return static_cast<const int8_t*>(base)[offset];
+    case NVOPS_U8: return static_cast<const uint8_t*>(base)[offset];
+    case NVOPS_BOOL: return static_cast<const bool*>(base)[offset] ? 1 : 0;
+    default: return 0;
+  }
+}
+
 __host__ __device__ inline void store_any(void* base, int64_t offset, nvopsDtype_t dtype, double value) {
   switch (dtype) {
     case NVOPS_F64: static_cast<double*>(base)[offset] = value; break;
@@ -123,6 +136,9 @@ __host__ __device__ inline size_t element_size(nvopsDtype_t dtype) {
 __host__ __device__ inline bool is_complex(nvopsDtype_t dtype) { return dtype == NVOPS_C64 || dtype == NVOPS_C128; }
 inline bool floating(nvopsDtype_t t) { return t == NVOPS_F32 || t == NVOPS_F16 || t == NVOPS_BF16; }
 inline bool index_type(nvopsDtype_t t) { return t == NVOPS_I32 || t == NVOPS_I64; }
+inline bool integral(nvopsDtype_t t) {
+  return t == NVOPS_I64 || t == NVOPS_I32 || t == NVOPS_I16 || t == NVOPS_I8 || t == NVOPS_U8;
+}
 inline bool present(const nvopsTensor_t* t) { return t != nullptr && t->dtype != NVOPS_INVALID; }
 
 // ---- shapes and walks -------------------------------------------------------
@@ -178,6 +194,13 @@ bool walk_of(const nvopsTensor_t& out, const nvopsTensor_t* const (&operands)[Op
     if (!broadcast_strides(*operands[o - 1], out, walk.stride[o])) return false;
   }
   return true;
+}
+
+// A walk over one tensor alone (fills, arange, a strided weight).
+inline Walk<1> walk_over(const nvopsTensor_t& t) {
+  Walk<1> walk{t.dim, {}, {}};
+  for (int d = 0; d < t.dim; ++d) walk.shape[d] = t.shape[d], walk.stride[0][d] = t.stride[d];
+  return walk;
 }
 
 // Contiguous in row-major order (dims of size 1 may have any stride).

@@ -95,6 +95,9 @@ nvopsStatus_t nvopsMatmul(cudaStream_t stream, const nvopsTensor_t* a, const nvo
       (batched && (b->shape[0] != batch || out->shape[0] != batch))) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsMatmul: shapes do not chain");
   }
+  if (m > 0x7fffffff || n > 0x7fffffff || k > 0x7fffffff || batch > 0x7fffffff) {
+    return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsMatmul: a dimension above 2^31-1 (cuBLAS takes int sizes)");
+  }
   const MatrixOperand left = matrix_operand(*a), right = matrix_operand(*b);
   if (!left.ok || !right.ok || !row_major(*out)) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED,

@@ -7,10 +7,33 @@ namespace {
 
 constexpr int kLayerNormThreads = 256;
 
+// A weight or bias, absent (data null), contiguous, or of any strides: element j of
+// the normalized shape's row-major order.
+struct Affine {
+  const void* data;
+  nvopsDtype_t type;
+  bool contiguous;
+  Walk<1> walk;
+
+  __device__ float at(int64_t j, float absent) const {
+    if (!data) return absent;
+    if (contiguous) return load_float(data, j, type);
+    int64_t off[1];
+    walk.offsets(j, off);
+    return load_float(data, off[0], type);
+  }
+};
+
+Affine affine_of(const nvopsTensor_t* t) {
+  Affine a{};
+  if (!present(t) || !t->data) return a;
+  a.data = t->data, a.type = t->dtype, a.contiguous = row_major(*t), a.walk = walk_over(*t);
+  return a;
+}
+
 // weight and bias are read in their own dtype (float32 beside a bfloat16 x under autocast).
 template <class T>
-__global__ void layer_norm_kernel(int64_t row_size, float eps, T* out, const T* x, const void* weight,
-                                  nvopsDtype_t weight_type, const void* bias, nvopsDtype_t bias_type,
+__global__ void layer_norm_kernel(int64_t row_size, float eps, T* out, const T* x, Affine weight, Affine bias,
                                   void* mean_out, void* rstd_out, nvopsDtype_t stat_type) {
   __shared__ float shared[kLayerNormThreads];
   const int64_t row = blockIdx.x;
@@ -25,9 +48,7 @@ __global__ void layer_norm_kernel(int64_t row_size, float eps, T* out, const T* 
   }
   const float rstd = rsqrtf(block_sum(partial, shared) / static_cast<float>(row_size) + eps);
   for (int64_t j = threadIdx.x; j < row_size; j += blockDim.x) {
-    float y = (to_float(in[j]) - mean) * rstd;
-    if (weight) y *= load_float(weight, j, weight_type);
-    if (bias) y += load_float(bias, j, bias_type);
+    const float y = (to_float(in[j]) - mean) * rstd * weight.at(j, 1.f) + bias.at(j, 0.f);
     out[row * row_size + j] = from_float<T>(y);
   }
   if (threadIdx.x == 0) {
@@ -41,16 +62,14 @@ __global__ void layer_norm_kernel(int64_t row_size, float eps, T* out, const T* 
 // ds = sum(dy * w * x), db = sum(dy * w).
 template <class T>
 __global__ void layer_norm_grad_x_kernel(int64_t row_size, const T* grad, const T* x, const void* mean,
-                                         const void* rstd, nvopsDtype_t stat_type, const void* weight,
-                                         nvopsDtype_t weight_type, T* grad_x) {
+                                         const void* rstd, nvopsDtype_t stat_type, Affine weight, T* grad_x) {
   __shared__ float shared[kLayerNormThreads];
   const int64_t row = blockIdx.x;
   const T* dy = grad + row * row_size;
   const T* in = x + row * row_size;
   float ds_partial = 0.f, db_partial = 0.f;
   for (int64_t j = threadIdx.x; j < row_size; j += blockDim.x) {
-    const float w = weight ? load_float(weight, j, weight_type) : 1.f;
-    const float dyw = to_float(dy[j]) * w;
+    const float dyw = to_float(dy[j]) * weight.at(j, 1.f);
     ds_partial += dyw * to_float(in[j]);
     db_partial += dyw;
   }
@@ -60,8 +79,7 @@ __global__ void layer_norm_grad_x_kernel(int64_t row_size, const T* grad, const 
   const float b = (db * mu - ds) * a * a * a * scale;
   const float c = -b * mu - db * a * scale;
   for (int64_t j = threadIdx.x; j < row_size; j += blockDim.x) {
-    const float w = weight ? load_float(weight, j, weight_type) : 1.f;
-    grad_x[row * row_size + j] = from_float<T>(a * to_float(dy[j]) * w + b * to_float(in[j]) + c);
+    grad_x[row * row_size + j] = from_float<T>(a * to_float(dy[j]) * weight.at(j, 1.f) + b * to_float(in[j]) + c);
   }
 }
 
@@ -100,8 +118,10 @@ __global__ void layer_norm_grad_affine_kernel(int64_t rows, int64_t row_size, co
   if (grad_bias) store_float(grad_bias, column, bias_type, db);
 }
 
-// The affine parameters (weight, bias, or their gradients): absent, or a contiguous floating vector.
-bool affine_ok(const nvopsTensor_t* t) { return !present(t) || !t->data || (floating(t->dtype) && row_major(*t)); }
+// Weight and bias: absent, or floating of any strides.
+bool affine_input_ok(const nvopsTensor_t* t) { return !present(t) || !t->data || floating(t->dtype); }
+// Their gradients: absent, or floating and contiguous (written as such).
+bool affine_output_ok(const nvopsTensor_t* t) { return !present(t) || !t->data || (floating(t->dtype) && row_major(*t)); }
 
 }  // namespace
 }  // namespace nvops
@@ -116,8 +136,8 @@ nvopsStatus_t nvopsLayerNorm(cudaStream_t stream, const nvopsTensor_t* x, int32_
   if (!x || !out || x->dtype != out->dtype || !row_major(*x) || !row_major(*out) || normalized_dims > x->dim) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsLayerNorm: input and result must be contiguous and alike");
   }
-  if (!affine_ok(weight) || !affine_ok(bias)) {
-    return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsLayerNorm: weight and bias must be contiguous and floating");
+  if (!affine_input_ok(weight) || !affine_input_ok(bias)) {
+    return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsLayerNorm: weight and bias must be floating");
   }
   int64_t row_size = 1;
   for (int d = x->dim - normalized_dims; d < x->dim; ++d) row_size *= x->shape[d];
@@ -127,8 +147,7 @@ nvopsStatus_t nvopsLayerNorm(cudaStream_t stream, const nvopsTensor_t* x, int32_
   const nvopsDtype_t stat_type = mean && mean->data ? mean->dtype : NVOPS_F32;
   NVOPS_DISPATCH_FLOATING(x->dtype, layer_norm_kernel<scalar_t><<<static_cast<unsigned>(rows), kLayerNormThreads, 0, stream>>>(
       row_size, static_cast<float>(eps), static_cast<scalar_t*>(out->data), static_cast<const scalar_t*>(x->data),
-      weight ? weight->data : nullptr, weight ? weight->dtype : NVOPS_INVALID, bias ? bias->data : nullptr,
-      bias ? bias->dtype : NVOPS_INVALID, mean ? mean->data : nullptr, rstd ? rstd->data : nullptr, stat_type));
+      affine_of(weight), affine_of(bias), mean ? mean->data : nullptr, rstd ? rstd->data : nullptr, stat_type));
   return check_launch("nvopsLayerNorm");
 }
 
@@ -145,9 +164,9 @@ nvopsStatus_t nvopsLayerNormBackward(cudaStream_t stream, const nvopsTensor_t* g
   if (present(grad_x) && grad_x->data && (grad_x->dtype != x->dtype || !same_shape(*grad_x, *x) || !row_major(*grad_x))) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsLayerNormBackward: grad_x must be contiguous and like x");
   }
-  if (!affine_ok(weight) || !affine_ok(grad_weight) || !affine_ok(grad_bias)) {
+  if (!affine_input_ok(weight) || !affine_output_ok(grad_weight) || !affine_output_ok(grad_bias)) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED,
-                "nvopsLayerNormBackward: weight and the affine gradients must be contiguous and floating");
+                "nvopsLayerNormBackward: a floating weight, and contiguous floating affine gradients");
   }
   int64_t row_size = 1;
   for (int d = x->dim - normalized_dims; d < x->dim; ++d) row_size *= x->shape[d];
@@ -159,12 +178,10 @@ nvopsStatus_t nvopsLayerNormBackward(cudaStream_t stream, const nvopsTensor_t* g
     if (wants_bias) if (const nvopsStatus_t s = nvopsFill(stream, grad_bias, 0.0); s != NVOPS_SUCCESS) return s;
     return NVOPS_SUCCESS;
   }
-  const void* weight_data = present(weight) ? weight->data : nullptr;
-  const nvopsDtype_t weight_type = present(weight) ? weight->dtype : NVOPS_INVALID;
   if (present(grad_x) && grad_x->data) {
     NVOPS_DISPATCH_FLOATING(x->dtype, layer_norm_grad_x_kernel<scalar_t><<<static_cast<unsigned>(rows), kLayerNormThreads, 0, stream>>>(
         row_size, static_cast<const scalar_t*>(grad->data), static_cast<const scalar_t*>(x->data), mean->data, rstd->data,
-        mean->dtype, weight_data, weight_type, static_cast<scalar_t*>(grad_x->data)));
+        mean->dtype, affine_of(weight), static_cast<scalar_t*>(grad_x->data)));
     if (const nvopsStatus_t s = check_launch("nvopsLayerNormBackward"); s != NVOPS_SUCCESS) return s;
   }
   if (wants_weight || wants_bias) {

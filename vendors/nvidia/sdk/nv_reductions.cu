@@ -218,14 +218,15 @@ constexpr int kLossThreads = 256;
 
 // One block: the weighted losses and weights of every sample, summed as trees.
 __global__ void nll_loss_kernel(int64_t batch, int64_t classes, int64_t x_row_stride, int64_t x_class_stride,
-                                const void* x, nvopsDtype_t x_type, const int64_t* target, int64_t target_stride,
+                                const void* x, nvopsDtype_t x_type, const void* target, nvopsDtype_t target_type,
+                                int64_t target_stride,
                                 const void* weight, nvopsDtype_t weight_type, int64_t weight_stride, bool batched,
                                 int64_t reduction, int64_t ignore_index, void* output, int64_t output_stride,
                                 void* total_weight) {
   __shared__ float shared[kLossThreads];
   float loss = 0.f, weights = 0.f;
   for (int64_t i = threadIdx.x; i < batch; i += blockDim.x) {
-    const int64_t t = target[i * target_stride];
+    const int64_t t = load_integer(target, i * target_stride, target_type);
     float sample = 0.f;
     if (t != ignore_index) {
       if (t < 0 || t >= classes) __trap();  // as CUDA's own loss asserts on a bad target
@@ -258,10 +259,10 @@ void loss_strides(const nvopsTensor_t& x, int64_t& batch, int64_t& classes, int6
 
 nvopsStatus_t check_loss_arguments(const char* name, const nvopsTensor_t* x, const nvopsTensor_t* target,
                                    const nvopsTensor_t* weight, int64_t reduction) {
-  if (!x || !target || !floating(x->dtype) || (x->dim != 1 && x->dim != 2) || target->dtype != NVOPS_I64 ||
+  if (!x || !target || !floating(x->dtype) || (x->dim != 1 && x->dim != 2) || !integral(target->dtype) ||
       target->dim != x->dim - 1 || (x->dim == 2 && target->shape[0] != x->shape[0])) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT,
-                std::string(name) + ": x (N, C) or (C) of a floating dtype, and an int64 target (N) or ()");
+                std::string(name) + ": x (N, C) or (C) of a floating dtype, and an integral target (N) or ()");
   }
   if (present(weight) && (!floating(weight->dtype) || weight->dim != 1 || weight->shape[0] != x->shape[x->dim - 1])) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, std::string(name) + ": weight must hold a floating value per class");
@@ -281,8 +282,10 @@ extern "C" {
 
 nvopsStatus_t nvopsReduceSum(cudaStream_t stream, const nvopsTensor_t* x, nvopsDims_t dims, bool mean,
                              const nvopsTensor_t* out) {
-  if (!x || !out || !floating(x->dtype) || element_size(out->dtype) == 0) {
-    return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsReduceSum: unsupported dtype");
+  // An integral or bool result would need each element cast before the sum, as ATen
+  // does (sum([0.5, 0.5], dtype=long) is 0): the spec keeps those on the CPU.
+  if (!x || !out || !floating(x->dtype) || !floating(out->dtype)) {
+    return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsReduceSum: input and result must be float32, float16 or bfloat16");
   }
   return reduce(stream, "nvopsReduceSum", *x, dims, mean ? ReduceMode::kMean : ReduceMode::kSum, *out);
 }
@@ -346,7 +349,7 @@ nvopsStatus_t nvopsNllLoss(cudaStream_t stream, const nvopsTensor_t* x, const nv
   loss_strides(*x, batch, classes, row_stride, class_stride);
   NVOPS_ENTER(stream, "nvopsNllLoss");
   nll_loss_kernel<<<1, kLossThreads, 0, stream>>>(
-      batch, classes, row_stride, class_stride, x->data, x->dtype, static_cast<const int64_t*>(target->data),
+      batch, classes, row_stride, class_stride, x->data, x->dtype, target->data, target->dtype,
       target->dim == 1 ? target->stride[0] : 0, present(weight) ? weight->data : nullptr,
       present(weight) ? weight->dtype : NVOPS_INVALID, present(weight) ? weight->stride[0] : 0, x->dim == 2, reduction,
       ignore_index, output->data,
@@ -377,7 +380,8 @@ nvopsStatus_t nvopsNllLossBackward(cudaStream_t stream, const nvopsTensor_t* gra
   body.reduction = reduction, body.ignore_index = ignore_index;
   body.grad_output = grad_output->data, body.grad_type = grad_output->dtype;
   body.grad_stride = reduction == NVOPS_MEAN_NONE && grad_output->dim == 1 ? grad_output->stride[0] : 0;
-  body.target = static_cast<const int64_t*>(target->data), body.target_stride = target->dim == 1 ? target->stride[0] : 0;
+  body.target = target->data, body.target_type = target->dtype;
+  body.target_stride = target->dim == 1 ? target->stride[0] : 0;
   body.weight = present(weight) ? weight->data : nullptr, body.weight_type = present(weight) ? weight->dtype : NVOPS_INVALID;
   body.weight_stride = present(weight) ? weight->stride[0] : 0;
   body.total_weight = total_weight->data;

@@ -85,6 +85,13 @@ TEST(NvElementBodies, BinaryScalarOnAStridedBfloat16View) {
   EXPECT_EQ(__bfloat162float(out[2]), 1.25f);
 }
 
+TEST(NvElementBodies, AddAndSubRoundTheirNumberToAHalfResultAsATenDoes) {
+  EXPECT_EQ(binary_operand(NVOPS_ADD, NVOPS_BF16, 0.1), 0.10009765625f) << "0.1 in bfloat16";
+  EXPECT_EQ(binary_operand(NVOPS_SUB, NVOPS_F16, 0.1), 0.0999755859375f) << "0.1 in float16";
+  EXPECT_EQ(binary_operand(NVOPS_MUL, NVOPS_BF16, 0.1), 0.1f) << "mul takes the number as it is";
+  EXPECT_EQ(binary_operand(NVOPS_ADD, NVOPS_F32, 0.1), 0.1f);
+}
+
 TEST(NvElementBodies, UnaryOpsFollowTheirDefinitions) {
   const std::vector<float> x = {-2.f, -0.5f, 0.f, 0.75f, 4.f, NAN};
   const struct {
@@ -262,22 +269,23 @@ TEST(NvElementBodies, TriangleKeepsTheDiagonalsAsTrilAndTriuDefineThem) {
 }
 
 TEST(NvElementBodies, ArangeComputesInDoubleAndWritesTheResultsDtype) {
-  int64_t out[5];
-  run_on_host(5, ArangeBody{3.0, 4.0, 1, out, NVOPS_I64});
-  EXPECT_EQ(std::vector<int64_t>(out, out + 5), (std::vector<int64_t>{3, 7, 11, 15, 19}));
+  int64_t out[6];
+  const nvopsTensor_t two_by_three = described(out, NVOPS_I64, {2, 3});  // an out= of the right size keeps its shape
+  run_on_host(6, ArangeBody{walk_over(two_by_three), 3.0, 4.0, out, NVOPS_I64});
+  EXPECT_EQ(std::vector<int64_t>(out, out + 6), (std::vector<int64_t>{3, 7, 11, 15, 19, 23}));
   float strided[6] = {};
-  run_on_host(3, ArangeBody{0.0, 0.1, 2, strided, NVOPS_F32});
+  run_on_host(3, ArangeBody{walk_over(described(strided, NVOPS_F32, {3}, {2})), 0.0, 0.1, strided, NVOPS_F32});
   EXPECT_EQ(strided[2], static_cast<float>(0.1)) << "start + i * step, rounded once";
   EXPECT_EQ(strided[4], static_cast<float>(0.2));
   EXPECT_EQ(strided[1], 0.f) << "stride 2 leaves the odd elements alone";
 }
 
-TEST(NvElementBodies, IndexSelectAlongEitherDimWithNegativeAndOutOfRangeIndices) {
+TEST(NvElementBodies, IndexSelectAlongEitherDimRefusingNegativeAndOutOfRangeIndices) {
   std::vector<float> x(12);
   for (int i = 0; i < 12; ++i) x[i] = static_cast<float>(i);
   const nvopsTensor_t tx = described(x.data(), NVOPS_F32, {3, 4});
   for (const int32_t dim : {0, 1}) {
-    int32_t index[3] = {2, -1, 0};
+    int32_t index[3] = {2, 1, 0};
     std::vector<float> out(dim == 0 ? 12 : 9, -1.f);
     const nvopsTensor_t tout = described(out.data(), NVOPS_F32, dim == 0 ? std::vector<int64_t>{3, 4} : std::vector<int64_t>{3, 3});
     IndexSelectBody body{};
@@ -292,7 +300,7 @@ TEST(NvElementBodies, IndexSelectAlongEitherDimWithNegativeAndOutOfRangeIndices)
     body.index = index, body.index_type = NVOPS_I32, body.index_stride = 1;
     body.out = out.data(), body.x = x.data(), body.bytes = 4, body.out_of_range = &flag;
     run_on_host(numel(tout), body);
-    const int64_t resolved[3] = {2, tx.shape[dim] - 1, 0};
+    const int64_t resolved[3] = {2, 1, 0};
     for (int64_t r = 0; r < tout.shape[0]; ++r) {
       for (int64_t c = 0; c < tout.shape[1]; ++c) {
         const float expected = dim == 0 ? x[resolved[r] * 4 + c] : x[r * 4 + resolved[c]];
@@ -303,6 +311,10 @@ TEST(NvElementBodies, IndexSelectAlongEitherDimWithNegativeAndOutOfRangeIndices)
     index[1] = static_cast<int32_t>(tx.shape[dim]);
     run_on_host(numel(tout), body);
     EXPECT_EQ(flag, 1) << "an index past the dim is reported, not read";
+    flag = 0;
+    index[1] = -1;
+    run_on_host(numel(tout), body);
+    EXPECT_EQ(flag, 1) << "a negative index is refused, as ATen's index_select refuses it";
   }
 }
 
@@ -326,7 +338,7 @@ TEST(NvElementBodies, NllLossBackwardWeighsAveragesAndIgnores) {
   body.classes = 3, body.grad_input_row_stride = 3, body.grad_input_class_stride = 1;
   body.reduction = NVOPS_MEAN, body.ignore_index = -100;
   body.grad_output = &grad_output, body.grad_type = NVOPS_F32, body.grad_stride = 0;
-  body.target = target, body.target_stride = 1;
+  body.target = target, body.target_type = NVOPS_I64, body.target_stride = 1;
   body.weight = weight, body.weight_type = NVOPS_F32, body.weight_stride = 1;
   body.total_weight = &total_weight, body.grad_input = grad_input.data(), body.grad_input_type = NVOPS_F32;
   run_on_host(3, body);

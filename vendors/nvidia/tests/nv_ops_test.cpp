@@ -62,10 +62,13 @@ TEST(NvOpsArguments, TheTrainingStepsOpsRefuseBadArgumentsNamingThemselves) {
   EXPECT_EQ(nvopsTernary(nullptr, NVOPS_LERP, &x, &x, &x, 0.5, &x), NVOPS_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(nvopsTernary(nullptr, NVOPS_ADDCMUL, &x, &x, nullptr, 0.5, &x), NVOPS_ERROR_NOT_SUPPORTED);
   EXPECT_NE(detail().find("nvopsTernary"), std::string::npos) << detail();
-  // an int32 target is not nll_loss's
-  const nvopsTensor_t target32 = described(fake, NVOPS_I32, {2}), scalar = described(fake, NVOPS_F32, {});
-  EXPECT_EQ(nvopsNllLoss(nullptr, &x, &target32, nullptr, 1, -100, &scalar, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(detail().find("int64 target"), std::string::npos) << detail();
+  // a floating target is not nll_loss's
+  const nvopsTensor_t float_target = described(fake, NVOPS_F32, {2}), scalar = described(fake, NVOPS_F32, {});
+  EXPECT_EQ(nvopsNllLoss(nullptr, &x, &float_target, nullptr, 1, -100, &scalar, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("integral target"), std::string::npos) << detail();
+  // sums into an integral result are ATen's cast-then-add: not this kernel's
+  const nvopsTensor_t long_result = described(fake, NVOPS_I64, {});
+  EXPECT_EQ(nvopsReduceSum(nullptr, &x, nvopsDims_t{}, false, &long_result), NVOPS_ERROR_NOT_SUPPORTED);
   const nvopsTensor_t target = described(fake, NVOPS_I64, {2});
   EXPECT_EQ(nvopsNllLoss(nullptr, &x, &target, nullptr, 3, -100, &scalar, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
   // cat: an input that does not fit refuses the whole call before any copy
@@ -89,9 +92,10 @@ TEST(NvOpsArguments, TheTrainingStepsOpsRefuseBadArgumentsNamingThemselves) {
   const nvopsTensor_t stats = described(fake, NVOPS_F32, {2, 1}), int_stats = described(fake, NVOPS_I32, {2, 1});
   EXPECT_EQ(nvopsLayerNormBackward(nullptr, &x, &x, 1, &stats, &int_stats, nullptr, &x, nullptr, nullptr),
             NVOPS_ERROR_INVALID_ARGUMENT);
-  // triangles need 2 dims; arange a 1-D result
+  // triangles need 2 dims; arange a real result
   EXPECT_EQ(nvopsTriangle(nullptr, &row, 0, false, &row), NVOPS_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(nvopsArange(nullptr, 0.0, 1.0, &x), NVOPS_ERROR_INVALID_ARGUMENT);
+  const nvopsTensor_t complex_result = described(fake, NVOPS_C64, {3});
+  EXPECT_EQ(nvopsArange(nullptr, 0.0, 1.0, &complex_result), NVOPS_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(NvOpsArguments, MatmulRefusesAnOperandStridedBothWays) {
@@ -117,17 +121,20 @@ TEST(NvOpsArguments, ZeroDimSoftmaxAndSumTakeDimZeroOrMinusOneOnly) {
   EXPECT_NE(detail().find("dim out of range"), std::string::npos) << detail();
 }
 
-TEST(NvOpsArguments, LayerNormRefusesAnIntegerOrStridedWeight) {
+TEST(NvOpsArguments, LayerNormRefusesAnIntegerWeightAndAStridedGradient) {
   char fake[64];
   const nvopsTensor_t x = described(fake, NVOPS_BF16, {2, 4});
   const nvopsTensor_t int_weight = described(fake, NVOPS_I32, {4});
   EXPECT_EQ(nvopsLayerNorm(nullptr, &x, 1, &int_weight, nullptr, 1e-5, &x, nullptr, nullptr),
             NVOPS_ERROR_NOT_SUPPORTED);
-  nvopsTensor_t strided = described(fake, NVOPS_F32, {4});
-  strided.stride[0] = 2;
-  EXPECT_EQ(nvopsLayerNorm(nullptr, &x, 1, nullptr, &strided, 1e-5, &x, nullptr, nullptr),
+  EXPECT_NE(detail().find("weight and bias must be floating"), std::string::npos) << detail();
+  // A strided weight is read as it is; the gradients it gets are written contiguous.
+  const nvopsTensor_t stats = described(fake, NVOPS_F32, {2, 1});
+  nvopsTensor_t strided_gradient = described(fake, NVOPS_F32, {4});
+  strided_gradient.stride[0] = 2;
+  EXPECT_EQ(nvopsLayerNormBackward(nullptr, &x, &x, 1, &stats, &stats, nullptr, nullptr, &strided_gradient, nullptr),
             NVOPS_ERROR_NOT_SUPPORTED);
-  EXPECT_NE(detail().find("weight and bias must be contiguous"), std::string::npos) << detail();
+  EXPECT_NE(detail().find("contiguous floating affine gradients"), std::string::npos) << detail();
 }
 
 TEST(NvOpsArguments, DescriptorsHoldTheDriverAbisTwelveDims) { EXPECT_GE(NVOPS_MAX_DIMS, 12); }
