@@ -17,6 +17,21 @@ constexpr int kReduceThreads = 256;
 
 enum class ReduceMode { kSum, kMean, kAll };
 
+// What a reduction adds for one element: the value, or for kAll a 1 per zero.
+__device__ float reduced_value(ReduceMode mode, const void* x, int64_t offset, nvopsDtype_t x_type) {
+  return mode == ReduceMode::kAll ? (load_any(x, offset, x_type) == 0.0 ? 1.f : 0.f) : load_float(x, offset, x_type);
+}
+
+// The result from the total: the sum, the mean, or for kAll whether no zero was counted.
+__device__ void store_reduced(ReduceMode mode, float total, int64_t count, void* out, int64_t offset,
+                              nvopsDtype_t out_type) {
+  if (mode == ReduceMode::kAll) {
+    store_any(out, offset, out_type, total == 0.f ? 1.0 : 0.0);
+  } else {
+    store_float(out, offset, out_type, mode == ReduceMode::kMean ? total / static_cast<float>(count) : total);
+  }
+}
+
 // One block per output element: each thread adds a strided share of the reduced
 // elements, then the block adds the shares as a tree. (One thread adding them all
 // in order loses precision: 2^25 float32 ones summed to 2^24.) kAll counts the
@@ -30,19 +45,66 @@ __global__ void reduce_kernel(Reduction r, ReduceMode mode, void* out, nvopsDtyp
   for (int64_t j = threadIdx.x; j < r.reduced_count; j += blockDim.x) {
     int64_t off[1];
     r.reduced.offsets(j, off);
-    if (mode == ReduceMode::kAll) {
-      partial += load_any(x, base[0] + off[0], x_type) == 0.0 ? 1.f : 0.f;
-    } else {
-      partial += load_float(x, base[0] + off[0], x_type);
-    }
+    partial += reduced_value(mode, x, base[0] + off[0], x_type);
   }
   const float total = block_sum(partial, shared);
-  if (threadIdx.x != 0) return;
-  if (mode == ReduceMode::kAll) {
-    store_any(out, base[1], out_type, total == 0.f ? 1.0 : 0.0);
-  } else {
-    store_float(out, base[1], out_type, mode == ReduceMode::kMean ? total / static_cast<float>(r.reduced_count) : total);
+  if (threadIdx.x == 0) store_reduced(mode, total, r.reduced_count, out, base[1], out_type);
+}
+
+// Few outputs over many elements (a whole-tensor sum): one block per output would
+// leave the GPU idle, so `parts` blocks per output each reduce a slice into a
+// partial (first pass), and a block per output adds the partials (second pass),
+// both as trees.
+constexpr int64_t kSliceElements = 16384;
+constexpr int kMaxSplitBlocks = 1024;
+
+__global__ void reduce_slices_kernel(Reduction r, int parts, ReduceMode mode, const void* x, nvopsDtype_t x_type,
+                                     float* partials) {
+  __shared__ float shared[kReduceThreads];
+  const int64_t output = blockIdx.x / parts, part = blockIdx.x % parts;
+  const int64_t slice = (r.reduced_count + parts - 1) / parts;
+  const int64_t begin = part * slice, end = begin + slice < r.reduced_count ? begin + slice : r.reduced_count;
+  int64_t base[2];
+  r.kept.offsets(output, base);
+  float partial = 0.f;
+  for (int64_t j = begin + threadIdx.x; j < end; j += blockDim.x) {
+    int64_t off[1];
+    r.reduced.offsets(j, off);
+    partial += reduced_value(mode, x, base[0] + off[0], x_type);
   }
+  const float total = block_sum(partial, shared);
+  if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
+__global__ void reduce_partials_kernel(Reduction r, int parts, ReduceMode mode, const float* partials, void* out,
+                                       nvopsDtype_t out_type) {
+  __shared__ float shared[kReduceThreads];
+  float partial = 0.f;
+  for (int p = threadIdx.x; p < parts; p += blockDim.x) partial += partials[blockIdx.x * parts + p];
+  const float total = block_sum(partial, shared);
+  if (threadIdx.x != 0) return;
+  int64_t base[2];
+  r.kept.offsets(blockIdx.x, base);
+  store_reduced(mode, total, r.reduced_count, out, base[1], out_type);
+}
+
+// The two passes, with the partials in stream-ordered memory; false when that memory
+// is not to be had (the caller then reduces in one pass).
+bool reduce_in_two_passes(cudaStream_t stream, const Reduction& r, int64_t outputs, ReduceMode mode,
+                          const nvopsTensor_t& out, const nvopsTensor_t& x) {
+  int64_t parts = (r.reduced_count + kSliceElements - 1) / kSliceElements;
+  if (parts > kMaxSplitBlocks / outputs) parts = kMaxSplitBlocks / outputs;
+  float* partials = nullptr;
+  if (cudaMallocAsync(reinterpret_cast<void**>(&partials), sizeof(float) * outputs * parts, stream) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  reduce_slices_kernel<<<static_cast<unsigned>(outputs * parts), kReduceThreads, 0, stream>>>(
+      r, static_cast<int>(parts), mode, x.data, x.dtype, partials);
+  reduce_partials_kernel<<<static_cast<unsigned>(outputs), kReduceThreads, 0, stream>>>(
+      r, static_cast<int>(parts), mode, partials, out.data, out.dtype);
+  cudaFreeAsync(partials, stream);
+  return true;
 }
 
 constexpr int kTileColumns = 32, kTileLanes = 8;
@@ -63,9 +125,7 @@ __global__ void reduce_columns_kernel(Reduction r, int64_t outputs, ReduceMode m
     for (int64_t j = threadIdx.y; j < r.reduced_count; j += kTileLanes) {
       int64_t off[1];
       r.reduced.offsets(j, off);
-      const float value = mode == ReduceMode::kAll ? (load_any(x, base[0] + off[0], x_type) == 0.0 ? 1.f : 0.f)
-                                                   : load_float(x, base[0] + off[0], x_type);
-      const float corrected = value - compensation;
+      const float corrected = reduced_value(mode, x, base[0] + off[0], x_type) - compensation;
       const float next = sum + corrected;
       compensation = (next - sum) - corrected;
       sum = next;
@@ -76,11 +136,7 @@ __global__ void reduce_columns_kernel(Reduction r, int64_t outputs, ReduceMode m
   if (threadIdx.y != 0 || output >= outputs) return;
   float total = 0.f;
   for (int lane = 0; lane < kTileLanes; ++lane) total += partials[lane][threadIdx.x];
-  if (mode == ReduceMode::kAll) {
-    store_any(out, base[1], out_type, total == 0.f ? 1.0 : 0.0);
-  } else {
-    store_float(out, base[1], out_type, mode == ReduceMode::kMean ? total / static_cast<float>(r.reduced_count) : total);
-  }
+  store_reduced(mode, total, r.reduced_count, out, base[1], out_type);
 }
 
 nvopsStatus_t reduce(cudaStream_t stream, const char* name, const nvopsTensor_t& x, const nvopsDims_t& dims,
@@ -120,6 +176,10 @@ nvopsStatus_t reduce(cudaStream_t stream, const char* name, const nvopsTensor_t&
     const unsigned blocks = static_cast<unsigned>((outputs + kTileColumns - 1) / kTileColumns);
     reduce_columns_kernel<<<blocks, dim3(kTileColumns, kTileLanes), 0, stream>>>(r, outputs, mode, out.data, out.dtype,
                                                                                x.data, x.dtype);
+    return check_launch(name);
+  }
+  if (outputs * 4 <= kMaxSplitBlocks && r.reduced_count >= 4 * kSliceElements &&
+      reduce_in_two_passes(stream, r, outputs, mode, out, x)) {
     return check_launch(name);
   }
   int threads = 32;  // a power of two (block_sum's tree), no more than there are elements to add

@@ -296,6 +296,34 @@ TEST(NvOpsKernels, SumOverTheBatchOfABiasGradient) {
   }
 }
 
+// Two outputs over a million elements each: the two-pass reduction (slices, then
+// partials), for a mean and for all() with one zero far into the second output.
+TEST(NvOpsKernels, FewOutputsOverManyElementsReduceInTwoPasses) {
+  REQUIRE_A_GPU();
+  const int64_t count = (int64_t{1} << 20) + 3;
+  std::vector<float> values(2 * count);
+  for (int64_t i = 0; i < 2 * count; ++i) values[i] = std::cos(0.001f * i) + 2.f;
+  values[count + 777777] = 0.f;
+  DeviceArray<float> x(values), means(std::vector<float>(2, 0.f));
+  DeviceArray<uint8_t> all(std::vector<uint8_t>(2, 0));  // bool elements, one byte each
+  nvopsDims_t last{};
+  last.count = 1;
+  last.dims[0] = 1;
+  const nvopsTensor_t xd = described(x.data, NVOPS_F32, {2, count}), md = described(means.data, NVOPS_F32, {2}),
+                      ad = described(all.data, NVOPS_BOOL, {2});
+  ASSERT_EQ(nvopsReduceSum(nullptr, &xd, last, true, &md), NVOPS_SUCCESS) << detail();
+  ASSERT_EQ(nvopsReduceAll(nullptr, &xd, last, &ad), NVOPS_SUCCESS) << detail();
+  const auto got = means.read();
+  for (int row = 0; row < 2; ++row) {
+    double expected = 0;
+    for (int64_t i = 0; i < count; ++i) expected += values[row * count + i];
+    EXPECT_NEAR(got[row], expected / count, 1e-5) << row;
+  }
+  const auto flags = all.read();
+  EXPECT_EQ(flags[0], 1);
+  EXPECT_EQ(flags[1], 0) << "the zero at 777777 of the second row";
+}
+
 TEST(NvOpsKernels, NllLossAveragesOverTheWeightsOfTargetsNotIgnored) {
   REQUIRE_A_GPU();
   DeviceArray<float> x({-1.f, -2.f, -3.f, -4.f, -5.f, -6.f}), weight({0.5f, 1.f, 2.f}), loss({0.f}), total({0.f});
