@@ -134,8 +134,13 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
 }
 
 at::Tensor where(const at::Tensor& condition, const at::Tensor& self, const at::Tensor& other) {
-  TORCH_CHECK(condition.scalar_type() == c10::ScalarType::Bool,
+  // ATen's rule: bool, or uint8 with a deprecation warning; any other dtype is refused.
+  TORCH_CHECK(condition.scalar_type() == c10::ScalarType::Bool || condition.scalar_type() == c10::ScalarType::Byte,
               "where expected condition to be a boolean tensor, but got a tensor with dtype ", condition.scalar_type());
+  if (condition.scalar_type() == c10::ScalarType::Byte) {
+    TORCH_WARN_ONCE("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                    "future version of PyTorch. Use a boolean condition instead.");
+  }
   const auto shape = at::infer_size(at::infer_size(condition.sizes(), self.sizes()), other.sizes());
   return meta_empty(shape, self, at::result_type(self, other));
 }

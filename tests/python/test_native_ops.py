@@ -178,3 +178,19 @@ def test_random_op_honours_an_explicit_generator(device):
     gen.manual_seed(7)
     b = torch.empty(1000, device=device).normal_(generator=gen).cpu()
     assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("condition_dtype", [torch.bool, torch.uint8, torch.int64, torch.float32])
+def test_where_takes_the_conditions_cpu_takes_and_refuses_the_others_as_cpu_does(device, condition_dtype):
+    """ATen's where: a bool condition, or uint8 (deprecated, with a warning); any other dtype
+    is refused with the same message on the device as on CPU."""
+    condition = torch.tensor([1, 0, 1], dtype=condition_dtype)
+    a, b = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([-1.0, -2.0, -3.0])
+    try:
+        expected = torch.where(condition, a, b)
+    except RuntimeError as error:
+        with pytest.raises(RuntimeError, match="where expected condition to be a boolean tensor"):
+            torch.where(condition.to(device), a.to(device), b.to(device))
+        assert "where expected condition to be a boolean tensor" in str(error)
+        return
+    torch.testing.assert_close(torch.where(condition.to(device), a.to(device), b.to(device)).cpu(), expected)

@@ -112,22 +112,28 @@ constexpr int kTileColumns = 32, kTileLanes = 8;
 // Outputs whose inputs lie side by side (the innermost kept dim has stride 1: a bias
 // gradient summed over the batch). A block takes 32 neighbouring outputs and its 8
 // lanes read 32 neighbouring elements at a time (coalesced, where a block per output
-// would read one element per row). Each thread sums its share with Kahan's
-// compensation, so a long column keeps float32's precision.
+// would read one element per row); blockIdx.y takes one of `splits` slices of the
+// rows, so that a few outputs over many rows still fill the GPU. Each thread sums its
+// share with Kahan's compensation, so a long column keeps float32's precision. With
+// one slice the block writes the result; with several, its slice's total goes to
+// `split_totals` (split-major) for reduce_split_totals_kernel.
 __global__ void reduce_columns_kernel(Reduction r, int64_t outputs, ReduceMode mode, void* out, nvopsDtype_t out_type,
-                                      const void* x, nvopsDtype_t x_type) {
+                                      const void* x, nvopsDtype_t x_type, float* split_totals) {
   __shared__ float partials[kTileLanes][kTileColumns + 1];
   const int64_t output = blockIdx.x * static_cast<int64_t>(kTileColumns) + threadIdx.x;
+  const int64_t slice = (r.reduced_count + gridDim.y - 1) / gridDim.y;
+  const int64_t begin = blockIdx.y * slice, end = begin + slice < r.reduced_count ? begin + slice : r.reduced_count;
   float sum = 0.f, compensation = 0.f;
   int64_t base[2] = {0, 0};
   if (output < outputs) {
     r.kept.offsets(output, base);
-    for (int64_t j = threadIdx.y; j < r.reduced_count; j += kTileLanes) {
+    for (int64_t j = begin + threadIdx.y; j < end; j += kTileLanes) {
       int64_t off[1];
       r.reduced.offsets(j, off);
       const float corrected = reduced_value(mode, x, base[0] + off[0], x_type) - compensation;
       const float next = sum + corrected;
-      compensation = (next - sum) - corrected;
+      // Once the sum is infinite the compensation would be inf - inf: NaN where CPU says inf.
+      compensation = isfinite(next) ? (next - sum) - corrected : 0.f;
       sum = next;
     }
   }
@@ -136,7 +142,49 @@ __global__ void reduce_columns_kernel(Reduction r, int64_t outputs, ReduceMode m
   if (threadIdx.y != 0 || output >= outputs) return;
   float total = 0.f;
   for (int lane = 0; lane < kTileLanes; ++lane) total += partials[lane][threadIdx.x];
+  if (split_totals) {
+    split_totals[blockIdx.y * outputs + output] = total;
+  } else {
+    store_reduced(mode, total, r.reduced_count, out, base[1], out_type);
+  }
+}
+
+// A thread per output adds its slices' totals (neighbouring threads read neighbouring totals).
+__global__ void reduce_split_totals_kernel(Reduction r, int64_t outputs, int splits, ReduceMode mode,
+                                           const float* split_totals, void* out, nvopsDtype_t out_type) {
+  const int64_t output = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (output >= outputs) return;
+  float total = 0.f;
+  for (int split = 0; split < splits; ++split) total += split_totals[split * outputs + output];
+  int64_t base[2];
+  r.kept.offsets(output, base);
   store_reduced(mode, total, r.reduced_count, out, base[1], out_type);
+}
+
+// The column-tiled reduction: enough row slices to give the GPU about 1024 blocks,
+// each slice at least 2048 rows; one slice (and no second pass) when that is all
+// there is, or when no memory is to be had for the slices' totals.
+void reduce_columns(cudaStream_t stream, const Reduction& r, int64_t outputs, ReduceMode mode, const nvopsTensor_t& out,
+                    const nvopsTensor_t& x) {
+  const int64_t column_blocks = (outputs + kTileColumns - 1) / kTileColumns;
+  int64_t splits = (kMaxSplitBlocks + column_blocks - 1) / column_blocks;
+  const int64_t by_rows = (r.reduced_count + 2047) / 2048;
+  if (splits > by_rows) splits = by_rows;
+  float* split_totals = nullptr;
+  if (splits > 1 && cudaMallocAsync(reinterpret_cast<void**>(&split_totals), sizeof(float) * outputs * splits,
+                                    stream) != cudaSuccess) {
+    cudaGetLastError();
+    split_totals = nullptr;
+  }
+  if (!split_totals) splits = 1;
+  reduce_columns_kernel<<<dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(splits)),
+                          dim3(kTileColumns, kTileLanes), 0, stream>>>(r, outputs, mode, out.data, out.dtype, x.data,
+                                                                       x.dtype, split_totals);
+  if (split_totals) {
+    reduce_split_totals_kernel<<<blocks_for(outputs), kThreads, 0, stream>>>(
+        r, outputs, static_cast<int>(splits), mode, split_totals, out.data, out.dtype);
+    cudaFreeAsync(split_totals, stream);
+  }
 }
 
 nvopsStatus_t reduce(cudaStream_t stream, const char* name, const nvopsTensor_t& x, const nvopsDims_t& dims,
@@ -173,9 +221,7 @@ nvopsStatus_t reduce(cudaStream_t stream, const char* name, const nvopsTensor_t&
   NVOPS_ENTER(stream, name);
   const bool side_by_side = r.kept.dim > 0 && r.kept.stride[0][r.kept.dim - 1] == 1 && r.kept.shape[r.kept.dim - 1] > 1;
   if (side_by_side && r.reduced_count > 1) {
-    const unsigned blocks = static_cast<unsigned>((outputs + kTileColumns - 1) / kTileColumns);
-    reduce_columns_kernel<<<blocks, dim3(kTileColumns, kTileLanes), 0, stream>>>(r, outputs, mode, out.data, out.dtype,
-                                                                               x.data, x.dtype);
+    reduce_columns(stream, r, outputs, mode, out, x);
     return check_launch(name);
   }
   if (outputs * 4 <= kMaxSplitBlocks && r.reduced_count >= 4 * kSliceElements &&
@@ -319,10 +365,12 @@ void loss_strides(const nvopsTensor_t& x, int64_t& batch, int64_t& classes, int6
 
 nvopsStatus_t check_loss_arguments(const char* name, const nvopsTensor_t* x, const nvopsTensor_t* target,
                                    const nvopsTensor_t* weight, int64_t reduction) {
-  if (!x || !target || !floating(x->dtype) || (x->dim != 1 && x->dim != 2) || !integral(target->dtype) ||
+  // ATen's NLL takes Long or Byte targets (and refuses the other integers).
+  if (!x || !target || !floating(x->dtype) || (x->dim != 1 && x->dim != 2) ||
+      (target->dtype != NVOPS_I64 && target->dtype != NVOPS_U8) ||
       target->dim != x->dim - 1 || (x->dim == 2 && target->shape[0] != x->shape[0])) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT,
-                std::string(name) + ": x (N, C) or (C) of a floating dtype, and an integral target (N) or ()");
+                std::string(name) + ": x (N, C) or (C) of a floating dtype, and an int64 or uint8 target (N) or ()");
   }
   if (present(weight) && (!floating(weight->dtype) || weight->dim != 1 || weight->shape[0] != x->shape[x->dim - 1])) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, std::string(name) + ": weight must hold a floating value per class");

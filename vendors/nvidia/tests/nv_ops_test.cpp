@@ -62,10 +62,12 @@ TEST(NvOpsArguments, TheTrainingStepsOpsRefuseBadArgumentsNamingThemselves) {
   EXPECT_EQ(nvopsTernary(nullptr, NVOPS_LERP, &x, &x, &x, 0.5, &x), NVOPS_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(nvopsTernary(nullptr, NVOPS_ADDCMUL, &x, &x, nullptr, 0.5, &x), NVOPS_ERROR_NOT_SUPPORTED);
   EXPECT_NE(detail().find("nvopsTernary"), std::string::npos) << detail();
-  // a floating target is not nll_loss's
-  const nvopsTensor_t float_target = described(fake, NVOPS_F32, {2}), scalar = described(fake, NVOPS_F32, {});
+  // nll_loss's targets are int64 or uint8, as ATen's: not float, not int32
+  const nvopsTensor_t float_target = described(fake, NVOPS_F32, {2}), int_target = described(fake, NVOPS_I32, {2}),
+                      scalar = described(fake, NVOPS_F32, {});
   EXPECT_EQ(nvopsNllLoss(nullptr, &x, &float_target, nullptr, 1, -100, &scalar, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(detail().find("integral target"), std::string::npos) << detail();
+  EXPECT_EQ(nvopsNllLoss(nullptr, &x, &int_target, nullptr, 1, -100, &scalar, &scalar), NVOPS_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(detail().find("int64 or uint8 target"), std::string::npos) << detail();
   // sums into an integral result are ATen's cast-then-add: not this kernel's
   const nvopsTensor_t long_result = described(fake, NVOPS_I64, {});
   EXPECT_EQ(nvopsReduceSum(nullptr, &x, nvopsDims_t{}, false, &long_result), NVOPS_ERROR_NOT_SUPPORTED);
@@ -294,6 +296,21 @@ TEST(NvOpsKernels, SumOverTheBatchOfABiasGradient) {
     EXPECT_NEAR(sums[c], expected, 1e-6 * rows) << c;
     EXPECT_NEAR(means[c], expected / rows, 1e-6) << c;
   }
+}
+
+// An inf in a column sums to inf, as on CPU: Kahan's compensation must not turn it into NaN.
+TEST(NvOpsKernels, AColumnSumWithAnInfinityIsInfinite) {
+  REQUIRE_A_GPU();
+  std::vector<float> values(21 * 2, 1.f);
+  values[0] = INFINITY;
+  DeviceArray<float> x(values), out(std::vector<float>(2, 0.f));
+  nvopsDims_t first{};
+  first.count = 1;
+  const nvopsTensor_t xd = described(x.data, NVOPS_F32, {21, 2}), od = described(out.data, NVOPS_F32, {2});
+  ASSERT_EQ(nvopsReduceSum(nullptr, &xd, first, false, &od), NVOPS_SUCCESS) << detail();
+  const auto got = out.read();
+  EXPECT_EQ(got[0], INFINITY);
+  EXPECT_EQ(got[1], 21.f);
 }
 
 // Two outputs over a million elements each: the two-pass reduction (slices, then
