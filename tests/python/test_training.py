@@ -5,12 +5,10 @@ convolutions) runs with the CPU fallback there, and still matches CPU."""
 from __future__ import annotations
 
 import copy
-import os
 
 import pytest
 import torch
 
-import models
 import torch_fl
 import training_steps
 import vendor_facts
@@ -23,7 +21,7 @@ def policy_for(name: str) -> str:
 
 
 def train_side_by_side(make_model, batch, loss_fn, make_optimizer, device, steps: int, tolerance: float,
-                       param_tolerance: float = 1e-5):
+                       param_tolerance: float = 1e-5, strict: bool = True):
     torch.manual_seed(0)
     cpu_model = make_model()
     dev_model = copy.deepcopy(cpu_model).to(device)
@@ -40,34 +38,32 @@ def train_side_by_side(make_model, batch, loss_fn, make_optimizer, device, steps
             opt.step()
             losses.append(loss.item())
         assert abs(losses[-2] - losses[-1]) < tolerance, losses[-2:]
-    if os.environ.get("TORCH_FL_FALLBACK") == "strict":
+    if strict:
         assert torch_fl.fallback_count() == 0, torch_fl.fallback_report()
     for p_dev, p_cpu in zip(dev_model.parameters(), cpu_model.parameters()):
         torch.testing.assert_close(p_dev.cpu(), p_cpu, rtol=1e-4, atol=param_tolerance)
     assert losses[-1] < losses[1], "the loss should go down"
 
 
-def side_by_side(name: str, device, steps: int, tolerance: float, param_tolerance: float = 1e-5):
+def side_by_side(name: str, device, fallback_mode, steps: int, tolerance: float, param_tolerance: float = 1e-5):
+    fallback_mode(policy_for(name))
     step = training_steps.STEPS[name]
     train_side_by_side(step.make_model, step.batch, step.loss, step.make_optimizer, device, steps=steps,
-                       tolerance=tolerance, param_tolerance=param_tolerance)
+                       tolerance=tolerance, param_tolerance=param_tolerance, strict=policy_for(name) == "strict")
 
 
 def test_mlp_with_sgd_momentum(device, fallback_mode):
-    fallback_mode(policy_for("mlp_sgd"))
-    side_by_side("mlp_sgd", device, steps=8, tolerance=1e-4)
+    side_by_side("mlp_sgd", device, fallback_mode, steps=8, tolerance=1e-4)
 
 
 def test_resnet_style_cnn_with_sgd_momentum(device, fallback_mode):
-    fallback_mode(policy_for("resnet_sgd"))
-    side_by_side("resnet_sgd", device, steps=5, tolerance=1e-4)
+    side_by_side("resnet_sgd", device, fallback_mode, steps=5, tolerance=1e-4)
 
 
 def test_gpt_style_decoder_with_adamw(device, fallback_mode):
-    fallback_mode(policy_for("gpt_adamw"))
     # CPU's attention runs its fused flash kernel, the device the math path; AdamW's
     # normalisation by sqrt(v) magnifies that rounding difference in the weights.
-    side_by_side("gpt_adamw", device, steps=5, tolerance=1e-4, param_tolerance=2e-3)
+    side_by_side("gpt_adamw", device, fallback_mode, steps=5, tolerance=1e-4, param_tolerance=2e-3)
 
 
 def test_gpt_with_dropout_trains_natively(device, fallback_mode):
