@@ -193,14 +193,25 @@ TEST(MluDriver, BusyTimeCountsOverlappingQueuesOnce) {
   ASSERT_EQ(mluDeviceGetBusyTime(0, &busy0, &uptime0), MLU_RET_SUCCESS);
   ASSERT_EQ(mluDeviceGetBusyTime(1, &other_busy0, &other_uptime0), MLU_RET_SUCCESS);
   std::atomic<bool> release{false};
+  // When the first held task began: on a loaded machine a queue's worker may start it
+  // a few ms after the enqueue, and only from then is the device busy.
+  std::atomic<int64_t> first_start_us{INT64_MAX};
+  const auto now_us = [] {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
   const auto window_start = std::chrono::steady_clock::now();
   for (mluQueue_t q : {first, second}) {
     mlu_sim::enqueue(q, [&]() -> std::string {
+      int64_t started = now_us(), earliest = first_start_us.load();
+      while (started < earliest && !first_start_us.compare_exchange_weak(earliest, started)) {
+      }
       while (!release) std::this_thread::sleep_for(std::chrono::microseconds(200));
       return "";
     });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  const int64_t released_us = now_us();
   release = true;
   ASSERT_EQ(mluQueueSync(first), MLU_RET_SUCCESS);
   ASSERT_EQ(mluQueueSync(second), MLU_RET_SUCCESS);
@@ -208,8 +219,10 @@ TEST(MluDriver, BusyTimeCountsOverlappingQueuesOnce) {
   ASSERT_EQ(mluDeviceGetBusyTime(0, &busy1, &uptime1), MLU_RET_SUCCESS);
   const auto window_us = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - window_start).count());
-  EXPECT_GE(busy1 - busy0, 78'000u);
-  // Within the host's own window (both queues held work only inside it); counted twice, it would be ~2x.
+  ASSERT_LT(first_start_us.load(), released_us) << "the held tasks never started before their release";
+  const auto held_us = static_cast<uint64_t>(released_us - first_start_us.load());
+  EXPECT_GE(held_us, 40'000u) << "a queue's worker took over 40 ms to start its task";
+  EXPECT_GE(busy1 - busy0 + 1'000u, held_us) << "busy time shorter than the span a task was held";
   EXPECT_LE(busy1 - busy0, window_us + 1'000u) << "overlapping queues were counted twice";
   EXPECT_GE(uptime1 - uptime0, busy1 - busy0);
 
