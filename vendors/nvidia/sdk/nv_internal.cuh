@@ -136,9 +136,6 @@ __host__ __device__ inline size_t element_size(nvopsDtype_t dtype) {
 __host__ __device__ inline bool is_complex(nvopsDtype_t dtype) { return dtype == NVOPS_C64 || dtype == NVOPS_C128; }
 inline bool floating(nvopsDtype_t t) { return t == NVOPS_F32 || t == NVOPS_F16 || t == NVOPS_BF16; }
 inline bool index_type(nvopsDtype_t t) { return t == NVOPS_I32 || t == NVOPS_I64; }
-inline bool integral(nvopsDtype_t t) {
-  return t == NVOPS_I64 || t == NVOPS_I32 || t == NVOPS_I16 || t == NVOPS_I8 || t == NVOPS_U8;
-}
 inline bool present(const nvopsTensor_t* t) { return t != nullptr && t->dtype != NVOPS_INVALID; }
 
 // ---- shapes and walks -------------------------------------------------------
