@@ -33,7 +33,7 @@ export CCACHE_NOHASHDIR := 1
 # Hopper, the lent machine's GPU; override for another.
 export TORCH_CUDA_ARCH_LIST ?= 9.0
 
-.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz mutation
+.PHONY: setup generate check-generated backend wheel test test-codegen test-cpp test-python test-packaging bench-import test-sanitize bench-instructions diff-torch conformance site bench demo python-path clean gpu-check gpu-deps vendor-lines fuzz fuzz-compositions mutation
 
 setup:
 	@bash .ci/setup_env.sh
@@ -94,6 +94,15 @@ FUZZ_SECONDS ?= 600
 fuzz: setup
 	@TORCH_FL_FUZZ_SECONDS=$(FUZZ_SECONDS) TORCH_FL_FUZZ_COMPILE=1 $(PYTHON) -m pytest -q -s -p no:cacheprovider \
 		tests/codegen/test_spec_fuzz.py
+
+# The composition fuzzer (issue #41, tests/python/composition_fuzz.py) for longer than the
+# test run's 60 s, from another seed: chains of views and in-place writes against CPU.
+COMPOSITION_SECONDS ?= 900
+COMPOSITION_SEED ?= 100000
+fuzz-compositions: backend
+	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_COMPOSITION_SECONDS=$(COMPOSITION_SECONDS) \
+		TORCH_FL_COMPOSITION_SEED=$(COMPOSITION_SEED) $(PYTHON) -m pytest -q -s -p no:cacheprovider \
+		tests/python/test_composition_fuzz.py
 
 # Mutation testing (issue #18), not part of `make test`: mutmut's score on codegen/ and
 # on the torch_fl package (target 80% each), then the issue's listed mutants, each of

@@ -54,7 +54,7 @@ void host_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_block
   const DeviceGuard guard(dst.device());
   tflStream stream = current_driver_stream(dst.device().index());
   const at::Tensor host =
-      src.resolve_conj().resolve_neg().to(dst.scalar_type()).expand(dst.sizes()).contiguous();
+      src.to(dst.scalar_type()).expand(dst.sizes()).contiguous();
   // The asynchronous copy stages host bytes before returning, so `host` may die
   // right after; a blocking copy reads them in place.
   if (dst.is_contiguous() && !non_blocking) {
@@ -134,9 +134,19 @@ void device_to_device(const at::Tensor& dst, const at::Tensor& src, bool non_blo
 
 }  // namespace
 
-void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
-  check_not_forked();
-  if (dst.numel() == 0) return;
+namespace {
+
+// The same elements without the conjugate and negative bits: what the driver's
+// copies move are stored values, never the values those bits make of them.
+at::Tensor stored_values(const at::Tensor& t) {
+  if (!t.is_conj() && !t.is_neg()) return t;
+  at::Tensor alias = t.alias();
+  alias._set_conj(false);
+  alias._set_neg(false);
+  return alias;
+}
+
+void copy_stored_values(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
   // Copies move public bytes: a storage in a private format is converted first
   // (the destination too: the copy may write only part of it).
   if (on_device(src)) ensure_public(src);
@@ -149,6 +159,21 @@ void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blockin
     TORCH_CHECK(on_device(src), "torch_fl copy: neither tensor is on the device");
     device_to_host(dst, src, non_blocking);
   }
+}
+
+}  // namespace
+
+void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blocking) {
+  check_not_forked();
+  if (dst.numel() == 0) return;
+  // dst's value is (-1)^neg * conj^conj (stored); so is src's. Stored values are
+  // copied, then dst's are conjugated or negated where the bits differ, as CPU's
+  // copy kernel does. ATen's conjugate and negative fallbacks are not used: they
+  // would resolve src by copying it, which comes back here (endless recursion).
+  const at::Tensor stored_dst = stored_values(dst);
+  copy_stored_values(stored_dst, stored_values(src), non_blocking);
+  if (src.is_conj() != dst.is_conj() && dst.is_complex()) stored_dst.conj_physical_();
+  if (src.is_neg() != dst.is_neg()) stored_dst.neg_();
 }
 
 }  // namespace torch_fl

@@ -3,9 +3,14 @@
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
+#include <ATen/native/ResizeCommon.h>
+#include <ATen/native/TensorFactories.h>
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/unfold_native.h>
+#include <ATen/ops/is_set_to_native.h>
+#include <ATen/ops/view_as_complex_native.h>
+#include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/Storage.h>
 #include <torch/library.h>
@@ -46,14 +51,26 @@ c10::Device resolve_device(std::optional<c10::Device> device) {
   return *device;
 }
 
+// CPU's and CUDA's rule under torch.use_deterministic_algorithms(True): new memory
+// reads as NaN (or the integer maximum), never as a freed block's stale bytes.
+at::Tensor& fill_if_deterministic(at::Tensor& result) {
+  if (C10_UNLIKELY(at::globalContext().deterministicAlgorithms() &&
+                   at::globalContext().deterministicFillUninitializedMemory())) {
+    at::native::fill_empty_deterministic_(result);
+  }
+  return result;
+}
+
 at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
                                std::optional<at::Layout> layout, std::optional<at::Device> device,
                                std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "[", driver().vendor,
               "] only strided tensors are supported, got layout ", *layout);
   const DeviceGuard guard(resolve_device(device));
-  return at::detail::empty_generic(size, device_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-                                   c10::dtype_or_default(dtype), memory_format);
+  at::Tensor result = at::detail::empty_generic(size, device_allocator(),
+                                                c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                                c10::dtype_or_default(dtype), memory_format);
+  return fill_if_deterministic(result);
 }
 
 at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::optional<at::ScalarType> dtype,
@@ -62,9 +79,10 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::opti
   TORCH_CHECK(layout.value_or(at::kStrided) == at::kStrided, "[", driver().vendor,
               "] only strided tensors are supported, got layout ", *layout);
   const DeviceGuard guard(resolve_device(device));
-  return at::detail::empty_strided_generic(size, stride, device_allocator(),
-                                           c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
-                                           c10::dtype_or_default(dtype));
+  at::Tensor result = at::detail::empty_strided_generic(size, stride, device_allocator(),
+                                                        c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                                        c10::dtype_or_default(dtype));
+  return fill_if_deterministic(result);
 }
 
 void ensure_storage_bytes(const at::Tensor& self, size_t needed) {
@@ -72,16 +90,29 @@ void ensure_storage_bytes(const at::Tensor& self, size_t needed) {
   if (needed > storage->nbytes()) resize_storage_bytes(storage, needed);
 }
 
+// ATen's resize_ (Resize.cpp), for device storage. A tensor whose sizes already
+// match is left alone, strides and all: the CPU fallback writes results back
+// through _copy_from_and_resize, and resetting a view's strides there wrote a
+// dense block at the view's offset (x[:, 0] += 1 on a float64 matrix filled row 0).
 const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size,
                           std::optional<at::MemoryFormat> memory_format) {
   auto* impl = self.unsafeGetTensorImpl();
-  impl->set_sizes_contiguous(size);
-  const size_t needed =
-      at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(), impl->storage_offset());
-  ensure_storage_bytes(self, needed);
+  const int64_t old_storage_nbytes = impl->unsafe_storage() ? static_cast<int64_t>(impl->unsafe_storage().nbytes()) : 0;
+  if (impl->sizes() != size) {
+    impl->set_sizes_contiguous(size);
+    // ATen keeps a storage that holds nothing as it is: its offset may point past the end.
+    if (impl->numel() > 0) {
+      ensure_storage_bytes(self, at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(),
+                                                                            impl->storage_offset()));
+    }
+  }
   if (memory_format.has_value()) {
     TORCH_CHECK(*memory_format != at::MemoryFormat::Preserve, "Unsupported memory format ", *memory_format);
     impl->empty_tensor_restride(*memory_format);
+  }
+  if (C10_UNLIKELY(at::globalContext().deterministicAlgorithms() &&
+                   at::globalContext().deterministicFillUninitializedMemory())) {
+    at::native::fill_resize_deterministic_(self, old_storage_nbytes);
   }
   return self;
 }
@@ -146,6 +177,37 @@ void record_stream_op(at::Tensor& self, c10::Stream stream) {
   record_stream(self.storage().data_ptr(), stream);
 }
 
+// ATen's conj_physical_ (CompositeExplicitAutograd) calls the CPU and CUDA kernel
+// stub directly, which has no entry for our device; its out= form dispatches.
+at::Tensor& conj_physical_inplace(at::Tensor& self) {
+  if (!self.is_complex()) return self;
+  return at::conj_physical_out(self, self);
+}
+
+bool dense_strided(const at::Tensor& t) {
+  if (t.layout() != at::kStrided || t.is_quantized() || t.is_nested()) return false;
+  switch (t.device().type()) {
+    case c10::DeviceType::CPU:
+    case c10::DeviceType::CUDA:
+    case c10::DeviceType::HIP:
+    case c10::DeviceType::MPS:
+    case c10::DeviceType::XPU:
+    case c10::DeviceType::HPU:
+    case c10::DeviceType::PrivateUse1: return true;
+    default: return false;
+  }
+}
+
+// TensorImpl counts only its own list of dense backends (CPU, CUDA, ...) as
+// compatible, so without this nn.Module.to(device) made new Parameter objects
+// instead of swapping .data: an optimizer built before .to() stepped the old CPU
+// tensors, tied weights came apart, and param.data = x.to(device) was refused.
+// Our dense tensors answer as CUDA's do.
+bool has_compatible_shallow_copy_type(const at::Tensor& self, const at::Tensor& from) {
+  return self.unsafeGetTensorImpl()->has_compatible_shallow_copy_type(from.key_set()) ||
+         (dense_strided(self) && dense_strided(from));
+}
+
 at::Scalar local_scalar_dense(const at::Tensor& self) {
   return at::_local_scalar_dense(self.to(c10::Device(c10::DeviceType::CPU)));
 }
@@ -160,6 +222,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
   // A view (sizes and strides only), like the three above: no device work.
   m.impl("unfold", TORCH_FN(at::native::unfold));
+  m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
+  m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
+  // Storage identity: on the CPU fallback it compares copies, always false.
+  m.impl("is_set_to", TORCH_FN(at::native::is_set_to));
   m.impl("resize_", TORCH_FN(resize_));
   m.impl("set_.source_Storage", TORCH_FN(set_source_storage));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));
@@ -168,7 +234,22 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_copy_from", TORCH_FN(copy_from));
   m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+  m.impl("conj_physical_", TORCH_FN(conj_physical_inplace));
+  m.impl("_has_compatible_shallow_copy_type", TORCH_FN(has_compatible_shallow_copy_type));
   m.impl("record_stream", TORCH_FN(record_stream_op));
+}
+
+// copy_ passes the conjugate and negative keys through to the backend; _copy_from,
+// where copy_ lands for our device, did not, so ATen's fallbacks for those keys
+// resolved the bit by copying the tensor, which came back to _copy_from for ever
+// (t.conj().cpu() crashed). copy_between applies both bits itself.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 }  // namespace torch_fl

@@ -33,6 +33,8 @@ bool in_bad_fork() { return g_bad_fork.load(std::memory_order_relaxed); }
 
 void mark_initialized() { g_initialized.store(true, std::memory_order_relaxed); }
 
+bool is_initialized() { return g_initialized.load(std::memory_order_relaxed); }
+
 void check_not_forked() {
   TORCH_CHECK(!in_bad_fork(), "[", driver().vendor, "] cannot use the device in a process forked after it was "
               "initialised (its worker threads and memory did not survive fork). Use the 'spawn' start method, or "

@@ -10,8 +10,12 @@
 #include <set>
 #include <tuple>
 
+#include "cpu_fallback_run.h"
+
 #include <torch_fl/device_decompositions.h>
+#include <torch_fl/device.h>
 #include <torch_fl/driver.h>
+#include <torch_fl/generator.h>
 #include <torch_fl/logging.h>
 #include <torch_fl/profiler_range.h>
 
@@ -58,7 +62,7 @@ bool fall_back_to_core_op(const std::string& name, torch::jit::Stack* stack) {
   if (name == "aten::convolution_overrideable") {
     // Same arguments as aten::convolution.
     static const auto core = c10::Dispatcher::singleton().findSchemaOrThrow("aten::convolution", "");
-    at::native::cpu_fallback(core, stack);
+    run_on_cpu(core, stack);
     return true;
   }
   if (name == "aten::convolution_backward_overrideable") {
@@ -71,8 +75,51 @@ bool fall_back_to_core_op(const std::string& name, torch::jit::Stack* stack) {
     const int64_t groups = (*stack)[base + 8].toInt();
     const int64_t bias_size = transposed ? weight.size(1) * groups : weight.size(0);
     stack->insert(stack->begin() + static_cast<std::ptrdiff_t>(base + 3), c10::IValue(std::vector<int64_t>{bias_size}));
-    at::native::cpu_fallback(core, stack);
+    run_on_cpu(core, stack);
     return true;
+  }
+  return false;
+}
+
+// The device the op's tensors are on (for its default generator): the first
+// device tensor's, else the current device.
+c10::DeviceIndex argument_device(const c10::OperatorHandle& op, const torch::jit::Stack* stack) {
+  const size_t n = op.schema().arguments().size();
+  for (size_t i = stack->size() - n; i < stack->size(); ++i) {
+    const c10::IValue& v = (*stack)[i];
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
+      return v.toTensor().device().index();
+    }
+    if (v.isDevice() && v.toDevice().type() == c10::DeviceType::PrivateUse1 && v.toDevice().has_index()) {
+      return v.toDevice().index();
+    }
+  }
+  return current_device();
+}
+
+// A random op's Generator argument, None or the device's, becomes a CPU
+// generator drawn from the device's one (ATen's CPU kernels refuse a device
+// generator, and None would draw from CPU's, which the device's seed does not reach).
+void use_device_generators(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& arguments = op.schema().arguments();
+  const size_t base = stack->size() - arguments.size();
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    c10::TypePtr type = arguments[i].type();
+    if (const auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+    if (type->kind() != c10::TypeKind::GeneratorType) continue;
+    c10::IValue& value = (*stack)[base + i];
+    if (!value.isNone() && value.toGenerator().device().type() != c10::DeviceType::PrivateUse1) continue;
+    const at::Generator device_generator =
+        value.isNone() ? default_generator(argument_device(op, stack)) : value.toGenerator();
+    value = c10::IValue(cpu_generator_from(device_generator));
+  }
+}
+
+// A view op (a result that aliases an argument without writing it) run on CPU
+// would return a copy: writes through it would be lost without a word.
+bool returns_a_view(const c10::OperatorHandle& op) {
+  for (const c10::Argument& result : op.schema().returns()) {
+    if (result.alias_info() != nullptr && !result.alias_info()->isWrite()) return true;
   }
   return false;
 }
@@ -126,11 +173,18 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const FallbackReasonScope reset(FallbackReason::kNotInSpec);
   // Without this check the user of an mlu tensor reads "Could not run ... from
   // the 'CPU' backend", which names neither the device nor a way out.
-  TORCH_CHECK_NOT_IMPLEMENTED(op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU), "[", driver().vendor, "] ",
+  TORCH_CHECK_NOT_IMPLEMENTED(op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU) ||
+                                  op.hasComputedKernelForDispatchKey(c10::DispatchKey::SparseCPU) ||
+                                  op.hasComputedKernelForDispatchKey(c10::DispatchKey::NestedTensorCPU),
+                              "[", driver().vendor, "] ",
                               name, " (", dtype, ") has no native kernel (", to_string(reason),
                               ") and cannot fall back to the CPU: PyTorch has no CPU kernel for it (it exists "
                               "only for accelerators). Declare it in the vendor's spec, or give it a device "
                               "decomposition in runtime/src/device_decompositions.cpp.");
+  TORCH_CHECK_NOT_IMPLEMENTED(!returns_a_view(op), "[", driver().vendor, "] ", name, " (", dtype,
+                              ") is a view operator without a device kernel (", to_string(reason),
+                              "): on the CPU fallback it would return a copy, and writes through it would be "
+                              "lost. Register it in the runtime (runtime/src/core_ops.cpp: a view needs no device work).");
   const FallbackMode mode = fallback_mode();
   if (debug_logging()) {
     log_line(name + " [" + dtype + "]: CPU fallback (" + to_string(reason) + ")");
@@ -150,8 +204,9 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                ". Set TORCH_FL_FALLBACK=silent to hide this warning or strict to make it an error.");
   }
   const ProfilerRange range(std::string("CPU fallback: ") + to_string(reason));
+  use_device_generators(op, stack);
   if (fall_back_to_core_op(name, stack)) return;
-  at::native::cpu_fallback(op, stack);
+  run_on_cpu(op, stack);
 }
 
 void unsupported_op_kernel(const c10::OperatorHandle& op, torch::jit::Stack*) {
@@ -177,6 +232,14 @@ void reset_fallback_records() {
 }
 
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
+}
+// Sparse COO and nested device tensors (sparse_ops.cpp, nested_ops.cpp): their
+// other ops run on CPU's sparse and nested kernels the same way.
+TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
+}
+TORCH_LIBRARY_IMPL(_, NestedTensorPrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }
 

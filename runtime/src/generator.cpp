@@ -1,5 +1,6 @@
 #include <torch_fl/generator.h>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/EmptyTensor.h>
 #include <c10/core/GeneratorImpl.h>
 #include <c10/core/TensorImpl.h>
@@ -92,6 +93,15 @@ RngState next_rng_state(const std::optional<at::Generator>& gen, uint64_t increm
   TORCH_CHECK(impl != nullptr, "expected a generator of the device, got one of ", g.device());
   std::lock_guard<std::mutex> lock(g.mutex());
   return impl->reserve(increment);
+}
+
+at::Generator cpu_generator_from(const at::Generator& device_generator) {
+  const RngState state = next_rng_state(device_generator);
+  // splitmix64 of the pair: neighbouring offsets give unrelated CPU streams.
+  uint64_t z = state.seed + (state.offset + 1) * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return at::detail::createCPUGenerator(z ^ (z >> 31));
 }
 
 }  // namespace torch_fl

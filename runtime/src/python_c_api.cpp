@@ -87,6 +87,7 @@ const char* tfl_collective_dtypes() { return torch_fl::backend_info().collective
 const char* tfl_collective_transport() { return torch_fl::backend_info().collective_transport; }
 
 int tfl_in_bad_fork() { return torch_fl::in_bad_fork() ? 1 : 0; }
+int tfl_is_initialized() { return torch_fl::is_initialized() ? 1 : 0; }
 
 // hits, misses, entries of the cache of converted inputs (layout `reuse: true`).
 int tfl_conversion_cache_stats(uint64_t* out) {

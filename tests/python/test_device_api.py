@@ -163,7 +163,10 @@ def test_set_default_device(device):
         torch_fl.set_default_device()
         assert torch.empty(1).device.type == device.type
     finally:
-        torch.set_default_device("cpu")
+        # None, not "cpu": a default device of "cpu" stays a mode that puts every
+        # factory call without device= (torch.sparse_coo_tensor of device tensors
+        # too) on CPU, for the rest of the session.
+        torch.set_default_device(None)
 
 
 def test_support_matrix_follows_the_contract():

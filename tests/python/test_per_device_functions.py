@@ -80,7 +80,7 @@ def test_seed_all_and_the_all_device_rng_state_functions(device, mod):
 def test_is_available_means_at_least_one_device(monkeypatch):
     from torch_fl import device_module
     for count, available in ((0, False), (1, True), (2, True)):
-        monkeypatch.setattr(device_module, "device_count", lambda count=count: count)
+        monkeypatch.setattr(device_module, "_driver_device_count", lambda count=count: count)
         assert device_module.is_available() is available
 
 

@@ -20,6 +20,8 @@ bool in_bad_fork();
 void check_not_forked();
 // Marks the device initialised (the first driver call does this).
 void mark_initialized();
+// Whether the driver has been started in this process (CUDA's torch.cuda.is_initialized()).
+bool is_initialized();
 
 inline c10::Device make_device(c10::DeviceIndex index) { return c10::Device(c10::DeviceType::PrivateUse1, index); }
 

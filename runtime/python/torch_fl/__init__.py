@@ -55,6 +55,8 @@ def init() -> str:
 
 
 def _drain_devices() -> None:
+    if device_module._is_in_bad_fork():
+        return  # a forked child has no device work of its own (and its device cannot be used)
     for index in range(device_module.device_count()):
         try:
             device_module.synchronize(index)

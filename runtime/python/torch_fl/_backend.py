@@ -130,6 +130,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_device_count": [ctypes.POINTER(c_int)],
         "tfl_device_properties": [c_int, ctypes.POINTER(DriverDeviceProperties)],
         "tfl_in_bad_fork": [],
+        "tfl_is_initialized": [],
         "tfl_current_device": [ctypes.POINTER(c_int)],
         "tfl_set_device": [c_int],
         "tfl_synchronize": [c_int],

@@ -46,16 +46,37 @@ def _index(device: DeviceLike) -> int:
 
 
 def is_available() -> bool:
-    return device_count() > 0
+    # Never raises, in a forked child too, as torch.cuda.is_available().
+    return _driver_device_count() > 0
 
 
 def is_initialized() -> bool:
-    return True
+    """Whether this process has started the device (and is not a child forked after that),
+    as torch.cuda.is_initialized()."""
+    return bool(_lib().lib.tfl_is_initialized()) and not _is_in_bad_fork()
+
+
+def __getattr__(name: str):
+    # torch.cuda._initialized is a flag that torch's own Python reads with
+    # getattr(device_module, "_initialized", False): torch.utils.checkpoint stashes
+    # the device's RNG state only when it is true (else the recomputed forward
+    # draws new dropout masks). Here it is computed, so it cannot go stale.
+    if name == "_initialized":
+        return is_initialized()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _check_not_forked() -> None:
+    if _is_in_bad_fork():
+        raise RuntimeError(f"Cannot re-initialize {_lib().device} in forked subprocess: the parent had "
+                           f"initialised it, and its worker threads and memory do not survive fork. To use "
+                           f"{_lib().device} with multiprocessing, use the 'spawn' start method.")
 
 
 def init() -> None:
     """Starts the driver (as torch.cuda.init does); raises why when it cannot start, e.g. a bad
-    TORCH_FL_<VENDOR>_* setting. The backend is otherwise started on first use."""
+    TORCH_FL_<VENDOR>_* setting, or in a child forked after the parent started it. The backend
+    is otherwise started on first use."""
     device_count()
 
 
@@ -100,10 +121,16 @@ def _lazy_init() -> None:
     """Present for code that expects torch.cuda-style lazy initialisation; the backend initialises on load."""
 
 
-def device_count() -> int:
+def _driver_device_count() -> int:
     count = ctypes.c_int()
     _lib().call("tfl_device_count", ctypes.byref(count))
     return count.value
+
+
+def device_count() -> int:
+    """The number of devices; raises in a child forked after the parent started the device."""
+    _check_not_forked()
+    return _driver_device_count()
 
 
 def current_device() -> int:

@@ -18,12 +18,10 @@ ENV_VAR = "TORCH_FL_FORCE_FALLBACK"
 
 
 def _aten_overloads() -> list[str]:
-    """Every ATen overload of this torch, as "aten::name" or "aten::name.overload"."""
-    names = set()
-    for schema in torch._C._jit_get_all_schemas():
-        if schema.name.startswith("aten::"):
-            names.add(schema.name + (f".{schema.overload_name}" if schema.overload_name else ""))
-    return sorted(names)
+    """Every ATen overload the dispatcher knows, as "aten::name" or "aten::name.overload".
+    Not torch._C._jit_get_all_schemas(): that also lists TorchScript's builtins
+    (aten::acos.Scalar, ...), which the dispatcher cannot route, so "acos" failed."""
+    return sorted(name for name in torch._C._dispatch_get_all_op_names() if name.startswith("aten::"))
 
 
 def _resolve(patterns: Iterable[str]) -> list[str]:
