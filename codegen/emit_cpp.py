@@ -87,12 +87,16 @@ def shards(plan: BackendPlan) -> list[Shard]:
 def format_definition(private_format: PrivateFormatSpec) -> CppBlock:
     """A private format as the runtime knows it (torch_fl/private_format.h). An
     inline variable: every shard that uses it defines it, and the program holds
-    one object, so kernels of different shards agree on what "in NC1HWC0" means."""
+    one object, so kernels of different shards agree on what "in NC1HWC0" means.
+    Each shard registers it by name too (the runtime keeps one entry), for what
+    names a format outside a kernel: torch.load's format tag."""
     where = f"{private_format.location.path}:{private_format.location.line}"
     lines = (f"inline const torch_fl::PrivateFormat format_{private_format.name}{{",
              f"    {cpp_text.string_literal(private_format.name)}, {cpp_text.string_literal(where)}, "
              f"{private_format.rank},",
-             f"    &{private_format.to_private}, &{private_format.to_public}, &{private_format.physical_sizes}}};")
+             f"    &{private_format.to_private}, &{private_format.to_public}, &{private_format.physical_sizes}}};",
+             f"static const torch_fl::PrivateFormatRegistration register_{private_format.name}{{"
+             f"format_{private_format.name}}};")
     return CppBlock((cpp_text.comment(f"the {private_format.name} format: {where}"),), lines)
 
 

@@ -39,6 +39,7 @@ namespace private_formats {
 inline const torch_fl::PrivateFormat format_NC1HWC0{
     "NC1HWC0", "specs/npu.yaml:40", 4,
     &npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes};
+static const torch_fl::PrivateFormatRegistration register_NC1HWC0{format_NC1HWC0};
 }  // namespace private_formats
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -152,25 +153,59 @@ bool private_formats_enabled() { return enabled_flag().load(std::memory_order_re
 
 void set_private_formats_enabled(bool enabled) { enabled_flag().store(enabled); }
 
-at::Tensor empty_private(at::IntArrayRef sizes, const at::TensorOptions& options, const PrivateFormat& format) {
-  if (static_cast<int64_t>(sizes.size()) != format.rank || !private_formats_enabled()) {
-    return at::empty(sizes, options);
-  }
-  at::Tensor physical = at::empty(format.physical_sizes(sizes), options);
-  const size_t nbytes = static_cast<size_t>(element_count(sizes)) * options.dtype().itemsize();
+namespace {
+
+// A tensor of public `sizes` whose storage is `physical`, in `format`.
+at::Tensor wrap_physical(at::Tensor physical, at::IntArrayRef sizes, const PrivateFormat& format) {
+  const caffe2::TypeMeta dtype = physical.dtype();
+  const size_t nbytes = static_cast<size_t>(element_count(sizes)) * dtype.itemsize();
   TORCH_CHECK(physical.nbytes() >= nbytes, "[", driver().vendor, "] the ", format.name, " format's physical_sizes (",
               format.source, ") gives ", physical.sizes(), " for ", sizes, ": fewer elements than the tensor holds");
   const c10::Device device = physical.device();
   void* address = physical.data_ptr();
-  auto* buffer = new PrivateBuffer{&format, std::move(physical), sizes.vec(), options.dtype().toScalarType()};
+  auto* buffer = new PrivateBuffer{&format, std::move(physical), sizes.vec(), c10::typeMetaToScalarType(dtype)};
   c10::DataPtr data(address, buffer, &delete_private_buffer, device);
   c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes, std::move(data), device_allocator(),
                        /*resizable=*/true);
   at::Tensor result = at::detail::make_tensor<c10::TensorImpl>(
-      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), options.dtype());
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), dtype);
   result.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
   counters().created.fetch_add(1, std::memory_order_relaxed);
   return result;
+}
+
+std::mutex& registry_mutex() {
+  static auto* mutex = new std::mutex();
+  return *mutex;
+}
+std::map<std::string, const PrivateFormat*>& registry() {
+  static auto* formats = new std::map<std::string, const PrivateFormat*>();  // never destroyed
+  return *formats;
+}
+
+}  // namespace
+
+PrivateFormatRegistration::PrivateFormatRegistration(const PrivateFormat& format) {
+  const std::lock_guard<std::mutex> lock(registry_mutex());
+  registry().emplace(format.name, &format);
+}
+
+const PrivateFormat* private_format_named(const std::string& name) {
+  const std::lock_guard<std::mutex> lock(registry_mutex());
+  const auto found = registry().find(name);
+  return found == registry().end() ? nullptr : found->second;
+}
+
+at::Tensor empty_private(at::IntArrayRef sizes, const at::TensorOptions& options, const PrivateFormat& format) {
+  if (static_cast<int64_t>(sizes.size()) != format.rank || !private_formats_enabled()) {
+    return at::empty(sizes, options);
+  }
+  return wrap_physical(at::empty(format.physical_sizes(sizes), options), sizes, format);
+}
+
+at::Tensor private_copy(const at::Tensor& t, const PrivateFormat& format) {
+  if (t.dim() != format.rank || !private_formats_enabled()) return t.clone(at::MemoryFormat::Contiguous);
+  return wrap_physical(format.to_private(t), t.sizes(), format);
 }
 
 at::Tensor laid_out_in(const at::Tensor& t, const PrivateFormat& format) {

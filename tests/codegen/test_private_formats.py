@@ -23,6 +23,9 @@ def test_the_format_is_one_inline_object_per_program():
     assert definitions, "no shard defines the format its kernels use"
     assert len(set(definitions)) == 1, "every shard must define it identically (one inline variable)"
     assert "&npu_glue::to_nc1hwc0, &npu_glue::from_nc1hwc0, &npu_glue::nc1hwc0_sizes" in definitions[0]
+    # ... and registers it by name where it defines it (torch.load finds a saved tensor's format by name).
+    registration = "static const torch_fl::PrivateFormatRegistration register_NC1HWC0{format_NC1HWC0};"
+    assert shards.count(registration) == len(definitions)
 
 
 def test_a_maker_reads_its_argument_in_the_format_and_writes_its_result_in_it():

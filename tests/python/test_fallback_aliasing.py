@@ -59,8 +59,12 @@ def _column_centring(t):
     lambda t: t[::2].put_(torch.tensor([0, 5], device=t.device), torch.tensor([9, 8], dtype=t.dtype, device=t.device)),
     lambda t: t.t()[1].scatter_reduce_(0, torch.tensor([0, 0, 1, 1], device=t.device), torch.ones(4, dtype=t.dtype, device=t.device), "sum"),
     lambda t: torch.neg(torch.ones(4, dtype=t.dtype, device=t.device), out=t[:, 1]),
+    lambda t: t[:, 1].heaviside_(torch.tensor(0.5, dtype=t.dtype, device=t.device)),
+    lambda t: t[:, 2].sigmoid_().logit_(),
+    lambda t: t[:, 0].index_reduce_(0, torch.tensor([0, 0, 3], device=t.device),
+                                    torch.tensor([2, 3, 4], dtype=t.dtype, device=t.device), "prod"),
 ], ids=["setitem-mask", "centring", "add_", "nan_to_num_", "clamp_max_", "index_fill_", "index_copy_", "index_put_",
-        "masked_scatter_", "put_", "scatter_reduce_", "out="])
+        "masked_scatter_", "put_", "scatter_reduce_", "out=", "heaviside_", "logit_", "index_reduce_"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_in_place_writes_through_column_views(device, edit, dtype):
     """float64 runs on the fallback (the chips have no float64): every write went to
@@ -99,6 +103,14 @@ def test_writes_into_an_expanded_tensor_match_cpu(device):
         v[v > 3] = 2
         t.as_strided((2, 2), (0, 1)).zero_()
     assert_same(lambda: torch.arange(10, dtype=torch.int64).reshape(5, 2), edit, device)
+
+
+def test_bernoulli_through_a_column_view_writes_only_the_column(device):
+    base = torch.full((4, 3), 7.0, device=device)
+    base[:, 1].bernoulli_(0.5)
+    column = base[:, 1].cpu()
+    assert ((column == 0) | (column == 1)).all()
+    assert (base.cpu()[:, [0, 2]] == 7).all()
 
 
 def test_nn_init_sparse(device):

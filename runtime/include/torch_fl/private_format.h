@@ -20,6 +20,7 @@
 #include <c10/core/Storage.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace torch_fl {
@@ -36,6 +37,14 @@ struct PrivateFormat {
   // The physical sizes of a public tensor of `sizes`.
   std::vector<int64_t> (*physical_sizes)(at::IntArrayRef sizes);
 };
+
+// The spec's formats by name, for what names one outside a kernel (torch.load's
+// format tag, backend_meta.cpp). Each generated shard that defines a format
+// registers it; registering one object twice is harmless.
+struct PrivateFormatRegistration {
+  explicit PrivateFormatRegistration(const PrivateFormat& format);
+};
+const PrivateFormat* private_format_named(const std::string& name);
 
 // The format of t's storage, or null when it is public (or t is undefined).
 const PrivateFormat* private_format_of(const at::Tensor& t);
@@ -60,6 +69,9 @@ void ensure_whole_or_public(const at::Tensor& t, const PrivateFormat& format);
 // A new tensor of `sizes` and `options`' dtype on `device` whose storage is in
 // `format` (uninitialised); a public tensor when sizes are not of the format's rank.
 at::Tensor empty_private(at::IntArrayRef sizes, const at::TensorOptions& options, const PrivateFormat& format);
+// A new tensor holding t's values whose storage is in `format` (a contiguous
+// public copy when t is not of the format's rank or formats are turned off).
+at::Tensor private_copy(const at::Tensor& t, const PrivateFormat& format);
 // `t` laid out in `format` for an SDK argument: its own physical tensor when it
 // is whole in `format`, else a conversion (counted).
 at::Tensor laid_out_in(const at::Tensor& t, const PrivateFormat& format);

@@ -245,6 +245,16 @@ def max_memory_reserved(device: DeviceLike = None) -> int:
     return _runtime_stats(device)["peak_reserved_bytes"]
 
 
+def memory_summary(device: DeviceLike = None, abbreviated: bool = False) -> str:
+    """memory_stats(device) as a readable table, in torch.cuda.memory_summary's role (FSDP
+    logs it at its DETAIL debug level). `abbreviated` is accepted for torch.cuda's signature;
+    the table is short either way."""
+    stats = memory_stats(device)
+    rows = [f"{name:<28}{value:>16,}" for name, value in sorted(stats.items())]
+    title = f"{_lib().device}:{_index(device)} caching allocator"
+    return "\n".join([title, "-" * 44, *rows])
+
+
 def reset_peak_memory_stats(device: DeviceLike = None) -> None:
     _lib().call("tfl_reset_peak_memory_stats", _index(device))
 
