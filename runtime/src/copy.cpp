@@ -167,13 +167,15 @@ void copy_between(const at::Tensor& dst, const at::Tensor& src, bool non_blockin
   check_not_forked();
   if (dst.numel() == 0) return;
   // dst's value is (-1)^neg * conj^conj (stored); so is src's. Stored values are
-  // copied, then dst's are conjugated or negated where the bits differ, as CPU's
-  // copy kernel does. ATen's conjugate and negative fallbacks are not used: they
-  // would resolve src by copying it, which comes back here (endless recursion).
-  const at::Tensor stored_dst = stored_values(dst);
-  copy_stored_values(stored_dst, stored_values(src), non_blocking);
-  if (src.is_conj() != dst.is_conj() && dst.is_complex()) stored_dst.conj_physical_();
-  if (src.is_neg() != dst.is_neg()) stored_dst.neg_();
+  // copied, conjugated or negated first where the bits differ, as CPU's copy
+  // kernel does. On the source side, out of place: an in-place fix-up of dst
+  // would apply twice to elements that share memory (an expanded destination).
+  // ATen's conjugate and negative fallbacks are not used: they would resolve src
+  // by copying it, which comes back here (endless recursion).
+  at::Tensor values = stored_values(src);
+  if (src.is_conj() != dst.is_conj() && src.is_complex() && dst.is_complex()) values = at::conj_physical(values);
+  if (src.is_neg() != dst.is_neg()) values = at::neg(values);
+  copy_stored_values(stored_values(dst), values, non_blocking);
 }
 
 }  // namespace torch_fl

@@ -301,3 +301,12 @@ def test_nested_tensors_live_on_the_device(device):
     expected = torch.nested.nested_tensor(parts).mul(2).to_padded_tensor(0.0)
     assert torch.equal(doubled.cpu(), expected)
     assert [t.cpu().tolist() for t in nested.unbind()] == [p.tolist() for p in parts]
+
+
+def test_a_write_into_an_overlapping_conjugate_view_matches_cpu(device):
+    """Found by the composition fuzzer (chain 102402): the conjugate bit was applied
+    in place to the destination after the copy, twice to elements sharing memory."""
+    def edit(t):
+        v = t.conj().as_strided([2, 2], [1, 1], t.storage_offset())
+        v[torch.tensor([1, 0], device=t.device)] += 3
+    assert_same(lambda: torch.complex(torch.arange(8.), -torch.arange(8.)).reshape(4, 2), edit, device)
