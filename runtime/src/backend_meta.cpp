@@ -8,7 +8,7 @@
 //    added when it is saved. A save writes public bytes (reading the storage
 //    makes it public, as any non-format-aware reader does); a load in a process
 //    whose backend has that format and has formats on re-makes the loaded tensor
-//    private (a copy in the format, the storage swapped), if the tensor is whole.
+//    private (its storage takes a copy in the format), if the tensor is whole.
 #include <torch/csrc/jit/serialization/pickler_helper.h>
 
 #include <string>
@@ -38,15 +38,19 @@ void get_metadata(const at::Tensor& t, std::unordered_map<std::string, bool>& me
   if (const PrivateFormat* format = private_format_of(t)) metadata[std::string(kFormatPrefix) + format->name] = true;
 }
 
-// The storage of a tensor torch.load has just made (offset 0, contiguous, alone
-// on its storage) swapped for a copy in `format`.
+// A tensor torch.load has just made, whole on its storage (offset 0, contiguous,
+// all of it), put in `format`. The loaded storage itself takes the private
+// buffer, so every tensor torch.load made over it (a state dict's aliases,
+// detached copies, views) still shares it; a view reads it public again, as
+// views of a private tensor do.
 void make_private(const at::Tensor& t, const PrivateFormat& format) {
   const bool whole = t.storage_offset() == 0 && t.is_contiguous() && t.dim() == format.rank &&
                      t.storage().nbytes() == static_cast<size_t>(t.numel()) * t.element_size();
-  if (!whole || !private_formats_enabled()) return;
+  if (!whole || !private_formats_enabled() || private_format_of(t) != nullptr) return;
   const at::Tensor copy = private_copy(t, format);
-  // Not set_(): the loaded tensor may be a leaf that requires grad; its geometry is unchanged.
-  t.unsafeGetTensorImpl()->set_storage_keep_dtype(copy.storage());
+  if (private_format_of(copy) == nullptr) return;
+  c10::DataPtr buffer = copy.storage().unsafeGetStorageImpl()->set_data_ptr(c10::DataPtr(nullptr, copy.device()));
+  t.storage().unsafeGetStorageImpl()->set_data_ptr_noswap(std::move(buffer));
 }
 
 void set_metadata(const at::Tensor& t, std::unordered_map<std::string, bool>& metadata) {

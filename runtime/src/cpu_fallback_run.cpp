@@ -34,15 +34,9 @@ struct Slot {
   at::Tensor device;
   at::Tensor cpu;
   bool written;
-  std::optional<size_t> group;  // its SpanGroup; none: copied densely
-};
-
-// Arguments on one storage that the CPU must see sharing memory: the bytes they
-// reach, copied once.
-struct SpanGroup {
-  at::Tensor device_bytes;  // uint8 view of the device storage over [begin, end)
-  at::Tensor cpu_bytes;
-  bool written = false;
+  // Part of a group of arguments that share memory: a view of one CPU copy of
+  // the bytes they span (read only: each written argument goes back on its own).
+  bool in_span = false;
 };
 
 // The bytes of its storage that t reaches: [first, last).
@@ -75,31 +69,30 @@ std::vector<Slot> device_tensors(const c10::FunctionSchema& schema, const torch:
     const c10::IValue& value = stack[base + i];
     const bool written = writes(schema.arguments()[i]);
     if (value.isTensor()) {
-      if (on_device(value.toTensor())) slots.push_back({i, std::nullopt, value.toTensor(), {}, written, {}});
+      if (on_device(value.toTensor())) slots.push_back({i, std::nullopt, value.toTensor(), {}, written});
     } else if (value.isTensorList()) {
       const c10::List<at::Tensor> list = value.toTensorList();
       for (size_t j = 0; j < list.size(); ++j) {
-        if (on_device(list.get(j))) slots.push_back({i, j, list.get(j), {}, written, {}});
+        if (on_device(list.get(j))) slots.push_back({i, j, list.get(j), {}, written});
       }
     } else if (value.isOptionalTensorList()) {
       const c10::List<std::optional<at::Tensor>> list = value.toOptionalTensorList();
       for (size_t j = 0; j < list.size(); ++j) {
         const std::optional<at::Tensor> element = list.get(j);
-        if (element.has_value() && on_device(*element)) slots.push_back({i, j, *element, {}, written, {}});
+        if (element.has_value() && on_device(*element)) slots.push_back({i, j, *element, {}, written});
       }
     }
   }
   return slots;
 }
 
-// Slots sharing a storage with another slot, or overlapping themselves, get a
-// span group; the rest are copied densely.
-std::vector<SpanGroup> copy_to_cpu(std::vector<Slot>& slots) {
+// Slots sharing a storage with another slot, or overlapping themselves, become
+// views of a span of the storage; the rest are copied densely.
+void copy_to_cpu(std::vector<Slot>& slots) {
   std::map<const c10::StorageImpl*, std::vector<size_t>> by_storage;
   for (size_t i = 0; i < slots.size(); ++i) {
     if (!moved_whole(slots[i].device) && slots[i].device.numel() > 0) by_storage[slots[i].device.storage().unsafeGetStorageImpl()].push_back(i);
   }
-  std::vector<SpanGroup> groups;
   for (const auto& [storage, members] : by_storage) {
     if (members.size() == 1 && elements_are_distinct(slots[members[0]].device)) continue;
     // 16: every element size divides it, so each member's offset is whole in its own dtype.
@@ -110,27 +103,24 @@ std::vector<SpanGroup> copy_to_cpu(std::vector<Slot>& slots) {
       end = std::max(end, last);
     }
     const at::Tensor& any = slots[members[0]].device;
-    SpanGroup group;
-    group.device_bytes = at::empty({0}, any.options().dtype(at::kByte)).set_(any.storage(), begin, {end - begin}, {1});
-    group.cpu_bytes = at::empty({end - begin}, at::TensorOptions().dtype(at::kByte));
-    copy_between(group.cpu_bytes, group.device_bytes, /*non_blocking=*/false);
+    const at::Tensor device_bytes =
+        at::empty({0}, any.options().dtype(at::kByte)).set_(any.storage(), begin, {end - begin}, {1});
+    const at::Tensor cpu_bytes = at::empty({end - begin}, at::TensorOptions().dtype(at::kByte));
+    copy_between(cpu_bytes, device_bytes, /*non_blocking=*/false);
     for (size_t i : members) {
       Slot& slot = slots[i];
       const int64_t offset = (slot.device.storage_offset() * slot.device.element_size() - begin) /
                              static_cast<int64_t>(slot.device.element_size());
       slot.cpu = at::empty({0}, at::TensorOptions().dtype(slot.device.dtype()))
-                     .set_(group.cpu_bytes.storage(), offset, slot.device.sizes(), slot.device.strides());
+                     .set_(cpu_bytes.storage(), offset, slot.device.sizes(), slot.device.strides());
       slot.cpu._set_conj(slot.device.is_conj());
       slot.cpu._set_neg(slot.device.is_neg());
-      slot.group = groups.size();
-      group.written = group.written || slot.written;
+      slot.in_span = true;
     }
-    groups.push_back(std::move(group));
   }
   for (Slot& slot : slots) {
     if (!slot.cpu.defined()) slot.cpu = slot.device.to(at::kCPU);
   }
-  return groups;
 }
 
 void put_cpu_arguments(const std::vector<Slot>& slots, torch::jit::Stack& stack, size_t base) {
@@ -156,19 +146,64 @@ void put_cpu_arguments(const std::vector<Slot>& slots, torch::jit::Stack& stack,
   }
 }
 
-void write_back(const std::vector<Slot>& slots, const std::vector<SpanGroup>& groups) {
-  for (const SpanGroup& group : groups) {
-    if (group.written) copy_between(group.device_bytes, group.cpu_bytes, /*non_blocking=*/false);
+// A sparse argument the op rewrote: into its own indices and values tensors when
+// their shapes held (CPU's in-place sparse ops keep them, and a values() taken
+// earlier sees the change), else swapped for the new ones (as CPU's are).
+void write_back_sparse(const at::Tensor& device, const at::Tensor& cpu) {
+  if (device.sizes() == cpu.sizes() && device._indices().sizes() == cpu._indices().sizes() &&
+      device._values().sizes() == cpu._values().sizes() && device._values().dtype() == cpu._values().dtype()) {
+    device._indices().copy_(cpu._indices());
+    device._values().copy_(cpu._values());
+    device._coalesced_(cpu.is_coalesced());
+  } else {
+    device.copy_(cpu);
   }
+}
+
+// A dense argument the op resized (an out= tensor): the caller's takes the CPU
+// result's sizes and, where it is dense, its strides (ATen's resize_output keeps
+// an out='s memory format), then its values.
+void write_back_resized(const at::Tensor& device, const at::Tensor& cpu) {
+  device.resize_(cpu.sizes());
+  if (cpu.is_non_overlapping_and_dense() && device.strides() != cpu.strides()) {
+    device.unsafeGetTensorImpl()->set_sizes_and_strides(cpu.sizes(), cpu.strides());
+  }
+  copy_between(device, cpu, /*non_blocking=*/false);
+}
+
+// The bytes a grouped argument reaches, from its CPU view's storage back into its
+// device storage: for an argument whose elements share memory, which no
+// element-wise copy may write.
+void write_back_extent(const Slot& slot) {
+  const auto [first, last] = byte_extent(slot.device);
+  const int64_t cpu_first = slot.cpu.storage_offset() * slot.cpu.element_size();
+  const at::Tensor cpu_bytes = at::empty({0}, at::TensorOptions().dtype(at::kByte))
+                                   .set_(slot.cpu.storage(), cpu_first, {last - first}, {1});
+  const at::Tensor device_bytes = at::empty({0}, slot.device.options().dtype(at::kByte))
+                                      .set_(slot.device.storage(), first, {last - first}, {1});
+  copy_between(device_bytes, cpu_bytes, /*non_blocking=*/false);
+}
+
+// Each written argument's own elements (or, where they overlap, its own bytes),
+// never the rest of a span: memory between arguments is not the op's, and
+// another stream or thread may be writing it.
+void write_back(const std::vector<Slot>& slots) {
   for (const Slot& slot : slots) {
     if (!slot.written) continue;
-    // A grouped tensor the op left where it was came back with its group's bytes.
-    const bool in_place = slot.group.has_value() && slot.cpu.sizes() == slot.device.sizes() &&
-                          slot.cpu.storage().is_alias_of(groups[*slot.group].cpu_bytes.storage());
     if (moved_whole(slot.device)) {
-      slot.device.copy_(slot.cpu);
-    } else if (!in_place) {
-      at::_copy_from_and_resize(slot.cpu, slot.device);
+      if (slot.device.is_sparse()) {
+        write_back_sparse(slot.device, slot.cpu);
+      } else {
+        slot.device.copy_(slot.cpu);
+      }
+    } else if (slot.cpu.sizes() != slot.device.sizes()) {
+      write_back_resized(slot.device, slot.cpu);
+    } else if (slot.in_span && !elements_are_distinct(slot.device) && slot.cpu.strides() == slot.device.strides()) {
+      write_back_extent(slot);
+    } else if (!slot.in_span || slot.cpu.strides() == slot.device.strides()) {
+      copy_between(slot.device, slot.cpu, /*non_blocking=*/false);
+    } else {
+      at::_copy_from_and_resize(slot.cpu, slot.device);  // restrided by the op (t_() is a view op: rare)
     }
   }
 }
@@ -204,7 +239,7 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (!slots.empty()) target = slots.front().device.device();
   if (!target.has_value() || !target->has_index()) target = make_device(current_device());
 
-  const std::vector<SpanGroup> groups = copy_to_cpu(slots);
+  copy_to_cpu(slots);
   put_cpu_arguments(slots, *stack, base);
   // CPU's kernel for the kinds of tensors given: sparse and nested ones take their own, as on CPU.
   c10::DispatchKeySet cpu_keys(c10::DispatchKey::CPU);
@@ -213,7 +248,7 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     if (slot.device.is_nested()) cpu_keys = cpu_keys | c10::DispatchKeySet(c10::DispatchKey::NestedTensorCPU);
   }
   op.redispatchBoxed(cpu_keys, stack);
-  write_back(slots, groups);
+  write_back(slots);
 
   const size_t returns_base = stack->size() - schema.returns().size();
   for (size_t r = 0; r < schema.returns().size(); ++r) {

@@ -13,10 +13,12 @@ namespace torch_fl {
 //    elements overlap, becomes a view of one CPU copy of the bytes its storage
 //    group spans, with its own sizes, strides, offset and conjugate/negative
 //    bits, so the CPU kernel sees the same aliasing (and raises where CPU does);
-//    those bytes are written back when the op writes any of them;
+//    a written one goes back alone: its elements, or its own bytes where they
+//    overlap (never the span's other bytes, which another thread may be writing);
 //  - any other argument is copied densely, and written back (if the op writes
 //    it) into the caller's tensor, whose sizes and strides are kept unless the
-//    op resized it;
+//    op resized it (then it takes the CPU result's); a sparse one is rewritten
+//    into its own indices and values where their shapes held;
 //  - results that alias a written argument are the caller's tensors; others are
 //    moved to the arguments' device.
 // View ops are refused by the caller (their result would be a copy).

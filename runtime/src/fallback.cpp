@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -81,26 +82,31 @@ bool fall_back_to_core_op(const std::string& name, torch::jit::Stack* stack) {
   return false;
 }
 
-// The device the op's tensors are on (for its default generator): the first
-// device tensor's, else the current device.
-c10::DeviceIndex argument_device(const c10::OperatorHandle& op, const torch::jit::Stack* stack) {
+// The device the op's tensors (or its device= argument) are on, for its default
+// generator; none when every tensor is on CPU.
+std::optional<c10::DeviceIndex> argument_device(const c10::OperatorHandle& op, const torch::jit::Stack* stack) {
   const size_t n = op.schema().arguments().size();
   for (size_t i = stack->size() - n; i < stack->size(); ++i) {
     const c10::IValue& v = (*stack)[i];
     if (v.isTensor() && v.toTensor().defined() && v.toTensor().device().type() == c10::DeviceType::PrivateUse1) {
       return v.toTensor().device().index();
     }
-    if (v.isDevice() && v.toDevice().type() == c10::DeviceType::PrivateUse1 && v.toDevice().has_index()) {
-      return v.toDevice().index();
+    if (v.isDevice() && v.toDevice().type() == c10::DeviceType::PrivateUse1) {
+      return v.toDevice().has_index() ? v.toDevice().index() : current_device();
     }
   }
-  return current_device();
+  return std::nullopt;
 }
 
 // A random op's Generator argument, None or the device's, becomes a CPU
 // generator drawn from the device's one (ATen's CPU kernels refuse a device
-// generator, and None would draw from CPU's, which the device's seed does not reach).
+// generator, and None would draw from CPU's, which the device's seed does not
+// reach). Not for an op on CPU tensors that was given a device generator (it
+// reaches this backend through the generator alone): CPU's kernel refuses it,
+// as it refuses a CUDA one.
 void use_device_generators(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const std::optional<c10::DeviceIndex> device = argument_device(op, stack);
+  if (!device.has_value()) return;
   const auto& arguments = op.schema().arguments();
   const size_t base = stack->size() - arguments.size();
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -109,8 +115,7 @@ void use_device_generators(const c10::OperatorHandle& op, torch::jit::Stack* sta
     if (type->kind() != c10::TypeKind::GeneratorType) continue;
     c10::IValue& value = (*stack)[base + i];
     if (!value.isNone() && value.toGenerator().device().type() != c10::DeviceType::PrivateUse1) continue;
-    const at::Generator device_generator =
-        value.isNone() ? default_generator(argument_device(op, stack)) : value.toGenerator();
+    const at::Generator device_generator = value.isNone() ? default_generator(*device) : value.toGenerator();
     value = c10::IValue(cpu_generator_from(device_generator));
   }
 }

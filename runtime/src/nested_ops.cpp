@@ -5,11 +5,21 @@
 // makes them from a padding mask without being asked.
 #include <ATen/ATen.h>
 #include <ATen/ops/_to_copy_native.h>
+#include <ATen/ops/alias_native.h>
+#include <ATen/ops/chunk_native.h>
 #include <ATen/ops/clone_native.h>
 #include <ATen/ops/copy_native.h>
+#include <ATen/ops/detach_native.h>
 #include <ATen/ops/empty_like_native.h>
+#include <ATen/ops/narrow_native.h>
+#include <ATen/ops/select_native.h>
+#include <ATen/ops/split_with_sizes_native.h>
+#include <ATen/ops/squeeze_native.h>
+#include <ATen/ops/transpose_native.h>
 #include <ATen/ops/unbind_native.h>
+#include <ATen/ops/unsqueeze_native.h>
 #include <ATen/ops/values_native.h>
+#include <ATen/ops/view_native.h>
 #include <torch/library.h>
 
 namespace torch_fl {
@@ -22,6 +32,18 @@ TORCH_LIBRARY_IMPL(aten, NestedTensorPrivateUse1, m) {
   // Views of the buffer: on the fallback they would be copies.
   m.impl("unbind.int", TORCH_FN(at::native::NestedTensor_unbind));
   m.impl("values", TORCH_FN(at::native::values_nested));
+  m.impl("alias", TORCH_FN(at::native::alias_nested));
+  m.impl("detach", TORCH_FN(at::native::detach));  // a shallow copy, as NestedTensorCPU's
+  m.impl("select.int", TORCH_FN(at::native::select_nested));
+  m.impl("transpose.int", TORCH_FN(at::native::transpose_nested));
+  m.impl("unsqueeze", TORCH_FN(at::native::unsqueeze_nested));
+  m.impl("squeeze", TORCH_FN(at::native::squeeze_nested));
+  m.impl("squeeze.dim", TORCH_FN(static_cast<at::Tensor (*)(const at::Tensor&, int64_t)>(
+                            &at::native::squeeze_dim_nested)));
+  m.impl("view", TORCH_FN(at::native::view_nested));
+  m.impl("narrow", TORCH_FN(at::native::narrow_nested_symint));
+  m.impl("split_with_sizes", TORCH_FN(at::native::split_with_sizes_nested));
+  m.impl("chunk", TORCH_FN(at::native::chunk_nested_tensor));
 }
 
 }  // namespace torch_fl

@@ -18,9 +18,11 @@
 #include <ATen/ops/empty_native.h>
 #include <ATen/ops/indices_native.h>
 #include <ATen/ops/is_coalesced_native.h>
+#include <ATen/ops/permute_native.h>
 #include <ATen/ops/sparse_dim_native.h>
 #include <ATen/ops/sparse_resize_and_clear_native.h>
 #include <ATen/ops/sparse_resize_native.h>
+#include <ATen/ops/unsqueeze_native.h>
 #include <ATen/ops/values_native.h>
 #include <ATen/ops/zero_native.h>
 #include <torch/library.h>
@@ -35,6 +37,8 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("_values", TORCH_FN(at::native::_values_sparse));
   m.impl("indices", TORCH_FN(at::native::indices_sparse));
   m.impl("values", TORCH_FN(at::native::values_sparse));
+  m.impl("permute", TORCH_FN(at::native::permute_sparse_coo));
+  m.impl("unsqueeze", TORCH_FN(at::native::unsqueeze_sparse));
   m.impl("sparse_dim", TORCH_FN(at::native::sparse_dim_sparse));
   m.impl("dense_dim", TORCH_FN(at::native::dense_dim_sparse));
   m.impl("_dimI", TORCH_FN(at::native::sparse_dim_sparse));

@@ -89,3 +89,13 @@ def test_a_format_this_backend_lacks_loads_public(device):
     t = torch.arange(16.0, device=device).reshape(1, 1, 4, 4)
     torch._utils.set_tensor_metadata(t, {FORMAT_KEY + "NOT_A_FORMAT": True})
     assert torch_fl.storage_format(t) is None and torch.equal(t.cpu(), torch.arange(16.0).reshape(1, 1, 4, 4))
+
+
+def test_tensors_loaded_over_one_private_storage_still_share_it(device, format_name):
+    """A state dict saves a tensor and its aliases: after the load they are still one memory."""
+    out = conv_on(device)
+    loaded = save_and_load({"a": out, "b": out.detach(), "c": out.view(2, 16, 36)})
+    assert torch_fl.storage_format(loaded["a"]) == format_name
+    loaded["a"].add_(1)
+    torch.testing.assert_close(loaded["b"].cpu(), loaded["a"].cpu())
+    torch.testing.assert_close(loaded["c"].cpu(), loaded["a"].cpu().view(2, 16, 36))

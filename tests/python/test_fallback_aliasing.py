@@ -6,6 +6,7 @@ operator" warning used to show even then."""
 from __future__ import annotations
 
 import copy
+import threading
 import warnings
 
 import pytest
@@ -310,3 +311,53 @@ def test_a_write_into_an_overlapping_conjugate_view_matches_cpu(device):
         v = t.conj().as_strided([2, 2], [1, 1], t.storage_offset())
         v[torch.tensor([1, 0], device=t.device)] += 3
     assert_same(lambda: torch.complex(torch.arange(8.), -torch.arange(8.)).reshape(4, 2), edit, device)
+
+
+def test_a_fallback_write_leaves_memory_between_its_arguments_alone(device):
+    """Two arguments on one storage are copied to CPU as one span; only their own
+    elements go back. Another thread's writes to a row between them must survive
+    (found by a second reading: the whole span went back, reverting them)."""
+    base = torch.zeros(8, 4, device=device)
+    index = torch.tensor([0, 1], device=device)
+
+    def fallback_writes():
+        for _ in range(200):  # base[0] written and base[-1] read by one fallback op: one span
+            base[0].index_put_((index,), base[-1][:2], accumulate=True)
+
+    writer = threading.Thread(target=fallback_writes)
+    writer.start()
+    for _ in range(200):
+        base[4].add_(1)
+    writer.join()
+    assert torch.equal(base[4].cpu(), torch.full((4,), 200.0))
+
+
+def test_sparse_in_place_ops_update_the_values_held(device):
+    s = torch.sparse_coo_tensor(torch.tensor([[0, 1, 1], [2, 0, 2]]), torch.tensor([3., 4, 5]), (2, 3))
+    s = s.coalesce().to(device)
+    values = s.values()
+    s.div_(2)
+    assert values.cpu().tolist() == [1.5, 2.0, 2.5]
+
+
+def test_sparse_and_nested_views_stay_on_the_device(device):
+    s = torch.sparse_coo_tensor(torch.tensor([[0, 1], [2, 0]]), torch.tensor([3., 4]), (2, 3)).to(device)
+    assert torch.equal(s.permute(1, 0).to_dense().cpu(), s.to_dense().cpu().t())
+    assert s.unsqueeze(0).shape == (1, 2, 3)
+    nested = torch.nested.nested_tensor([torch.arange(6.).reshape(2, 3), torch.arange(3.).reshape(1, 3)]).to(device)
+    assert torch.equal(nested[0].cpu(), torch.arange(6.).reshape(2, 3))
+    assert nested.detach().is_nested and nested.transpose(1, 2).is_nested
+
+
+def test_an_out_tensor_resized_by_the_fallback_takes_cpus_strides(device):
+    x = torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last)
+    expected = torch.special.bessel_j0(x, out=torch.empty(0))
+    out = torch.special.bessel_j0(x.to(device), out=torch.empty(0, device=device))
+    assert out.stride() == expected.stride()
+    torch.testing.assert_close(out.cpu(), expected)
+
+
+def test_a_device_generator_with_cpu_tensors_is_refused_as_on_cpu(device):
+    generator = torch.Generator(device=device)
+    with pytest.raises(RuntimeError):
+        torch.multinomial(torch.full((4,), 0.5), 2, generator=generator)
