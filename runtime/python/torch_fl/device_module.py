@@ -118,7 +118,9 @@ def _is_in_bad_fork() -> bool:
 
 
 def _lazy_init() -> None:
-    """Present for code that expects torch.cuda-style lazy initialisation; the backend initialises on load."""
+    """torch.cuda's lazy initialisation: starts the device (init()) if it has not started yet."""
+    if not is_initialized():
+        init()
 
 
 def _driver_device_count() -> int:
