@@ -117,3 +117,23 @@ def test_a_device_tensor_is_pickled_by_value_in_this_process(device, monkeypatch
     assert isinstance(frozen, torch.nn.Parameter) and not frozen.requires_grad and frozen.device == device
     assert isinstance(trained, torch.nn.Parameter) and trained.requires_grad
     assert torch.equal(frozen.cpu(), torch.ones(2))
+
+
+def test_a_strided_view_arrives_with_its_strides_offset_and_bits(device):
+    """As a CPU tensor does through torch's own reducer: the whole storage travels, and
+    the tensor over it keeps its strides, offset and conjugate bit (the OpenReg suite's
+    IPC round trip received a contiguous copy)."""
+    import pickle
+    import warnings
+    from multiprocessing.reduction import ForkingPickler
+
+    base = torch.arange(12.0, device=device)
+    view = base[3::2]
+    z = torch.complex(torch.arange(3.0), torch.ones(3)).to(device).conj()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        received, received_z = pickle.loads(ForkingPickler.dumps((view, z)))
+    assert (received.stride(), received.storage_offset()) == ((2,), 3)
+    assert received.untyped_storage().nbytes() == base.untyped_storage().nbytes()
+    assert torch.equal(received.cpu(), view.cpu())
+    assert received_z.is_conj() and torch.equal(received_z.resolve_conj().cpu(), z.resolve_conj().cpu())

@@ -25,10 +25,17 @@ from torch.multiprocessing.reductions import reduce_tensor
 _warned = False
 
 
-def _rebuild_device_tensor(host: torch.Tensor, device: str, requires_grad: bool, is_parameter: bool) -> torch.Tensor:
+def _rebuild_device_tensor(storage_bytes: torch.Tensor, device: str, dtype: torch.dtype, offset: int,
+                           size: tuple, stride: tuple, metadata: dict, requires_grad: bool,
+                           is_parameter: bool) -> torch.Tensor:
     import torch_fl  # noqa: F401  (a spawned process loads the backend here, on first use)
 
-    tensor = host.to(device)
+    # The whole storage, then the tensor over it: its strides, offset and storage size
+    # arrive as they were, as a CPU tensor's do through torch's own reducer.
+    storage = storage_bytes.to(device).untyped_storage()
+    tensor = torch.empty(0, dtype=dtype, device=device).set_(storage, offset, size, stride)
+    if metadata:
+        torch._utils.set_tensor_metadata(tensor, metadata)  # conj/neg bits, backend metadata
     if is_parameter:
         return torch.nn.Parameter(tensor, requires_grad=requires_grad)
     return tensor.requires_grad_(requires_grad)
@@ -48,7 +55,8 @@ def _reduce(device_type: str):
             warnings.warn(f"torch_fl: {device_type} tensors are sent to other processes by value (copied through "
                           f"shared host memory): unlike CUDA IPC, a write on one side is not seen on the other",
                           stacklevel=3)
-        host = tensor.detach().to("cpu")  # waits for the device: the bytes are final when pickled
+        storage_bytes = torch.empty(0, dtype=torch.uint8, device=tensor.device).set_(tensor.untyped_storage())
+        host = storage_bytes.to("cpu")  # waits for the device: the bytes are final when pickled
         # A spawned Process's arguments are pickled before the child starts, and
         # the child inherits the shared memory's file descriptor by number, so the
         # copy must stay open until then: it lives as long as the Process's Popen,
@@ -57,7 +65,9 @@ def _reduce(device_type: str):
         popen = get_spawning_popen()
         if popen is not None:
             popen.__dict__.setdefault("_torch_fl_host_copies", []).append(host)
-        return _rebuild_device_tensor, (host, str(tensor.device), tensor.requires_grad,
+        return _rebuild_device_tensor, (host, str(tensor.device), tensor.dtype, tensor.storage_offset(),
+                                        tuple(tensor.size()), tensor.stride(),
+                                        torch._utils.get_tensor_metadata(tensor), tensor.requires_grad,
                                         isinstance(tensor, torch.nn.Parameter))
     return reduce
 
