@@ -19,9 +19,10 @@ FIRST_SEED = int(os.environ.get("TORCH_FL_COMPOSITION_SEED", "0"))
 
 
 def _native_overloads() -> list[str]:
-    """The overloads with a generated kernel in this build (the matrix also lists
-    rows gated to other torch versions)."""
-    names = {row["name"] for row in torch_fl.support_matrix()["ops"] if "native" in row["dtypes"].values()}
+    """The ATen overloads with a generated kernel in this build (the matrix also lists
+    rows gated to other torch versions, and torchvision's ops where it is installed)."""
+    names = {row["name"] for row in torch_fl.support_matrix()["ops"]
+             if "native" in row["dtypes"].values() and "::" not in row["name"]}
     return sorted(n for n in names if torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{n}", "PrivateUse1"))
 
 
