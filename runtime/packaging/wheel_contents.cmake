@@ -14,7 +14,8 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/build_info.json.in ${CMAKE_BINARY_DIR}/
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/python/torch_fl DESTINATION .
         PATTERN __pycache__ EXCLUDE PATTERN vendors EXCLUDE)
-install(FILES ${PROJECT_SOURCE_DIR}/runtime/python/torch_fl_autoload.py DESTINATION .)
+install(FILES ${PROJECT_SOURCE_DIR}/runtime/python/torch_fl_autoload.py ${PROJECT_SOURCE_DIR}/runtime/python/torch_fl_wheels.py
+        DESTINATION .)
 install(TARGETS torch_fl_backend LIBRARY DESTINATION ${_vendor_dir})
 install(FILES ${CMAKE_BINARY_DIR}/build_info.json
               ${_generated}/support_matrix.json ${_generated}/support_matrix.md ${_generated}/support_matrix.html

@@ -22,6 +22,6 @@ def dtype_name(c10_name: str) -> str:
 def fallbacks(declared: bool) -> list[tuple[str, str]]:
     """(overload, dtype) of the calls since the last reset that fell back for a
     reason the spec declares (declared=True) or for any other reason."""
-    records = torch_fl.device_module._fallback_records()
+    records = torch_fl.fallback.records()
     return sorted({(r["op"].split("::", 1)[1], dtype_name(r["dtype"])) for r in records
                    if (r["reason"] in DECLARED_REASONS) == declared})

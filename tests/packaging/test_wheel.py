@@ -92,7 +92,7 @@ def test_the_wheel_holds_the_library_matrix_spec_and_pins_torch(installed):
     vendor_files = {f"torch_fl/vendors/{VENDOR}/{name}" for name in (
         f"libtorch_fl_{VENDOR}.so", "build_info.json", "support_matrix.json", "support_matrix.md",
         "support_matrix.html", f"{VENDOR}.yaml")}
-    assert vendor_files | {"torch_fl/__init__.py", "torch_fl/_backend.py", "torch_fl_autoload.py"} <= names
+    assert vendor_files | {"torch_fl/__init__.py", "torch_fl/_backend.py", "torch_fl_autoload.py", "torch_fl_wheels.py"} <= names
     assert metadata["Name"] == f"torch_fl_{VENDOR}"
     assert metadata.get_all("Requires-Dist") == [f"torch=={torch.__version__.split('+')[0]}"]
     assert "[torch.backends]" in entry_points and "torch_fl_autoload:autoload" in entry_points

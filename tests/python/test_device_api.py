@@ -216,7 +216,7 @@ def test_init_replaces_the_autoload_hooks_placeholder(device, monkeypatch):
     placeholder = types.SimpleNamespace(_torch_fl_placeholder=True)
     monkeypatch.setattr(torch, device.type, placeholder)
     monkeypatch.setitem(sys.modules, f"torch.{device.type}", placeholder)
-    monkeypatch.setattr(torch_fl, "_initialized", False)
+    monkeypatch.setattr(torch_fl._startup, "_initialized", False)
     assert torch_fl.init() == device.type
     assert getattr(torch, device.type) is device_module
     assert sys.modules[f"torch.{device.type}"] is device_module
@@ -224,7 +224,7 @@ def test_init_replaces_the_autoload_hooks_placeholder(device, monkeypatch):
 
 
 def test_draining_at_exit_runs_one_backward_on_each_device(device, monkeypatch):
-    """_drain_devices (atexit) synchronizes every device and runs a trivial backward on each
+    """drain_devices (atexit) synchronizes every device and runs a trivial backward on each
     device's autograd thread; every one of those backwards must succeed."""
     real_engine = torch.autograd.Variable._execution_engine
     runs = []
@@ -240,7 +240,7 @@ def test_draining_at_exit_runs_one_backward_on_each_device(device, monkeypatch):
     busy = torch.randn(256, 256, device=torch_fl.device(torch_fl.device_count() - 1))
     for _ in range(4):
         busy = busy @ busy
-    torch_fl._drain_devices()
+    torch_fl._startup.drain_devices()
     assert module.current_stream(torch_fl.device_count() - 1).query()
     expected = [(torch_fl.device(i), torch_fl.device(i), torch.Size([]), 1.0) for i in range(torch_fl.device_count())]
     assert runs == expected

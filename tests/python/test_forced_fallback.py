@@ -11,11 +11,11 @@ import pytest
 import torch
 
 import torch_fl
-from torch_fl import device_module
+from torch_fl import fallback
 
 
 def records_for(op: str) -> list[dict]:
-    return [r for r in device_module._fallback_records() if r["op"] == op]
+    return [r for r in fallback.records() if r["op"] == op]
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +55,7 @@ def test_a_glob_forces_every_matching_overload(device):
         warnings.simplefilter("ignore")
         got = torch.nn.functional.conv2d(x.to(device), w.to(device))
     torch.testing.assert_close(got.cpu(), torch.nn.functional.conv2d(x, w), rtol=1e-4, atol=1e-5)
-    reasons = {r["reason"] for r in device_module._fallback_records() if r["op"].startswith("aten::convolution")}
+    reasons = {r["reason"] for r in fallback.records() if r["op"].startswith("aten::convolution")}
     assert reasons == {"forced"}
 
 
@@ -79,10 +79,10 @@ def run_with_environment(value: str, code: str) -> subprocess.CompletedProcess:
 
 def test_the_environment_variable_forces_ops_at_start_up(device):
     code = ("import torch, torch_fl\n"
-            "from torch_fl import device_module\n"
+            "from torch_fl import fallback\n"
             f"x = torch.randn(2, 2, device='{device.type}')\n"
             "y = (x @ x).cpu()\n"
-            "print(torch_fl.forced_fallbacks(), sorted({r['reason'] for r in device_module._fallback_records() "
+            "print(torch_fl.forced_fallbacks(), sorted({r['reason'] for r in fallback.records() "
             "if r['op'] == 'aten::mm'}))")
     run = run_with_environment("aten::mm, relu", code)
     assert run.returncode == 0, run.stderr

@@ -113,14 +113,14 @@ def _wheel(directory, vendor: str, torch_version: str) -> str:
 
 
 def test_an_installed_wheel_is_loaded_from_its_own_directory_when_it_fits_this_torch(monkeypatch, tmp_path):
-    import torch_fl_autoload
+    import torch_fl_wheels
     monkeypatch.delenv("TORCH_FL_LIBRARY", raising=False)
     monkeypatch.delenv("TORCH_FL_VENDOR", raising=False)
     fitting = _wheel(tmp_path, "abc", torch.__version__)
     monkeypatch.setattr(_backend, "installed_vendors", lambda: {"abc": fitting})
-    monkeypatch.setattr(torch_fl_autoload, "problem_with", lambda vendor_dir, info, version: None)
+    monkeypatch.setattr(torch_fl_wheels, "problem_with", lambda vendor_dir, info, version: None)
     assert _backend._choose_library() == ("abc", os.path.join(fitting, "libtorch_fl_abc.so"))
-    monkeypatch.setattr(torch_fl_autoload, "problem_with", lambda vendor_dir, info, version: "built for torch 1.0")
+    monkeypatch.setattr(torch_fl_wheels, "problem_with", lambda vendor_dir, info, version: "built for torch 1.0")
     with pytest.raises(ImportError, match=r"^torch_fl: built for torch 1.0$"):
         _backend._choose_library()
 

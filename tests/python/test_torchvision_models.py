@@ -57,7 +57,7 @@ def test_torchvision_classifier_trains_as_on_cpu(device, fallback_mode, name):
         for _ in range(3):
             losses.append((train_step(device_model, device_opt, images.to(device), labels.to(device)),
                            train_step(cpu_model, cpu_opt, images, labels)))
-    records = torch_fl.device_module._fallback_records()
+    records = torch_fl.fallback.records()
     os.makedirs(REPORT_DIR, exist_ok=True)
     with open(os.path.join(REPORT_DIR, f"torchvision_models_{torch_fl.vendor()}_{name}.json"), "w") as f:
         json.dump({"torch": torch.__version__, "model": name, "losses": losses, "fallbacks": records}, f, indent=1)

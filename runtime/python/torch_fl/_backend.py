@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import torch
+import torch_fl_wheels
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -62,13 +63,11 @@ def built_libraries() -> dict[str, str]:
 
 def installed_vendors() -> dict[str, str]:
     """vendor → torch_fl/vendors/<vendor>/ of each installed Torch-FL wheel; empty in the source tree."""
-    import torch_fl_autoload
-    return torch_fl_autoload.installed_vendors()
+    return torch_fl_wheels.installed_vendors()
 
 
 def _choose_installed(installed: dict[str, str], wanted: Optional[str]) -> tuple[str, str]:
     """The installed wheel's library, checked against this torch (the autoload hook's checks)."""
-    import torch_fl_autoload
     if wanted and wanted not in installed:
         raise ImportError(f"torch_fl: TORCH_FL_VENDOR={wanted}, but the installed Torch-FL wheels are for "
                           f"{', '.join(sorted(installed))}")
@@ -76,8 +75,8 @@ def _choose_installed(installed: dict[str, str], wanted: Optional[str]) -> tuple
         raise ImportError(f"torch_fl: Torch-FL wheels for several vendors are installed ({', '.join(sorted(installed))}); "
                           "set TORCH_FL_VENDOR to choose one (one vendor per process)")
     vendor = wanted or next(iter(installed))
-    info = torch_fl_autoload.read_build_info(installed[vendor])
-    problem = torch_fl_autoload.problem_with(installed[vendor], info, torch.__version__)
+    info = torch_fl_wheels.read_build_info(installed[vendor])
+    problem = torch_fl_wheels.problem_with(installed[vendor], info, torch.__version__)
     if problem:
         raise ImportError(f"torch_fl: {problem}")
     return vendor, os.path.join(installed[vendor], info["library"])
@@ -85,8 +84,7 @@ def _choose_installed(installed: dict[str, str], wanted: Optional[str]) -> tuple
 
 def _autoloaded_device(vendor: str) -> Optional[str]:
     """The device the autoload hook registered for this installed vendor, if it did."""
-    import torch_fl_autoload
-    return torch_fl_autoload.registered_device(vendor)
+    return torch_fl_wheels.registered_device(vendor)
 
 
 def _choose_library() -> tuple[str, str]:

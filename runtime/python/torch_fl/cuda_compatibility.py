@@ -129,8 +129,6 @@ def enable(force: bool = False) -> None:
     if _real_cuda_present() and not force:
         raise RuntimeError("torch_fl.cuda_compat: this machine has a real CUDA device, and compatibility mode would "
                            f"send code written for it to '{_vendor()}' instead; pass force=True if that is meant")
-    import torch_fl
-    torch_fl.init()
     vendor_module = getattr(torch, _vendor())
     for name in _FACTORIES:
         _patch(torch, name, _with_device_keyword(getattr(torch, name)))

@@ -349,10 +349,6 @@ def get_amp_supported_dtype() -> list[torch.dtype]:
     return [torch.float16, torch.bfloat16]
 
 
-def _fallback_records() -> list[dict]:
-    return json.loads(_lib().lib.tfl_fallback_stats_json().decode())
-
-
 def _record_native_runs(on: bool) -> None:
     """For tools that verify the backend (the conformance run): start or stop
     recording which kernels run natively; either clears the record."""

@@ -17,7 +17,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from . import _backend, device_module
+from . import _backend, device_module, fallback
 
 
 @dataclass
@@ -40,7 +40,7 @@ def _spec_sources() -> dict[str, str]:
 
 
 def _fallback_counts() -> Counter:
-    return Counter({(r["op"], r["reason"]): r["count"] for r in device_module._fallback_records()})
+    return Counter({(r["op"], r["reason"]): r["count"] for r in fallback.records()})
 
 
 class OpInventory(TorchDispatchMode):

@@ -28,8 +28,8 @@ _warned = False
 def _rebuild_device_tensor(storage_bytes: torch.Tensor, device: str, dtype: torch.dtype, offset: int,
                            size: tuple, stride: tuple, metadata: dict, requires_grad: bool,
                            is_parameter: bool) -> torch.Tensor:
-    import torch_fl  # noqa: F401  (a spawned process loads the backend here, on first use)
-
+    # A spawned process has loaded the backend by now: unpickling imported this module,
+    # and with it the torch_fl package, whose import starts the device.
     # The whole storage, then the tensor over it: its strides, offset and storage size
     # arrive as they were, as a CPU tensor's do through torch's own reducer.
     storage = storage_bytes.to(device).untyped_storage()

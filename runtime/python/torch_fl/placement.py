@@ -22,6 +22,7 @@ import torch
 from torch.utils._pytree import tree_map
 
 from . import _backend
+from .fallback import fallback_count
 
 LOGGER = logging.getLogger("torch_fl")
 
@@ -94,7 +95,6 @@ class DevicePlacementPolicy:
             raise ValueError("DevicePlacementPolicy: 'auto' needs example_inputs (one batch) to find the fallbacks")
         import copy
 
-        import torch_fl  # the package imports this module: not at import time
         vendor = torch.device(_backend.load().device)
         probe = copy.deepcopy(model).to(vendor)
         fell_back: set[str] = set()
@@ -102,10 +102,10 @@ class DevicePlacementPolicy:
         for name, module in probe.named_modules():
             if name and not list(module.children()):
                 def before(_module, _args):
-                    _module._torch_fl_fallbacks_before = torch_fl.fallback_count()
+                    _module._torch_fl_fallbacks_before = fallback_count()
 
                 def after(_module, _args, _output, name=name):
-                    if torch_fl.fallback_count() != _module._torch_fl_fallbacks_before:
+                    if fallback_count() != _module._torch_fl_fallbacks_before:
                         fell_back.add(name)
                 handles += [module.register_forward_pre_hook(before), module.register_forward_hook(after)]
         inputs = tree_map(lambda v: v.to(vendor) if isinstance(v, torch.Tensor) else v, tuple(example_inputs))
