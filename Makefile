@@ -3,23 +3,19 @@ SHELL := /bin/bash
 VENDOR ?= mlu
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 # TORCH=<version> builds and tests against another torch of .ci/torch_versions; the
-# first line there is the default, whose output is the committed generated/.
-DEFAULT_TORCH := $(shell grep -v '^\#' $(ROOT)/.ci/torch_versions | grep -v '^ *$$' | head -1 | cut -d'|' -f1 | tr -d ' ')
+# first line there is the default, whose output is the committed generated/. Where
+# each torch's environment, builds and output live: codegen/torch_versions.py.
+TORCH_VERSIONS := python3 $(ROOT)/codegen/torch_versions.py
+DEFAULT_TORCH := $(shell $(TORCH_VERSIONS) default)
 TORCH ?= $(DEFAULT_TORCH)
-SUPPORTED_TORCH := $(shell grep -v '^\#' $(ROOT)/.ci/torch_versions | grep -v '^ *$$' | cut -d'|' -f1 | tr -d ' ')
+SUPPORTED_TORCH := $(shell $(TORCH_VERSIONS) list)
 ifeq ($(filter $(TORCH),$(SUPPORTED_TORCH)),)
 $(error TORCH=$(TORCH) is not supported; the supported versions are $(SUPPORTED_TORCH) (.ci/torch_versions says why each is there))
 endif
 export TORCH_FL_TORCH := $(TORCH)
-ifeq ($(TORCH),$(DEFAULT_TORCH))
-BUILD_ROOT := $(ROOT)/build
-GENERATED := $(ROOT)/generated
-DIST := dist
-else
-BUILD_ROOT := $(ROOT)/build/torch-$(TORCH)
-GENERATED := $(BUILD_ROOT)/generated
-DIST := dist/torch-$(TORCH)
-endif
+BUILD_ROOT := $(shell $(TORCH_VERSIONS) build-root $(TORCH))
+GENERATED := $(shell $(TORCH_VERSIONS) generated-dir $(TORCH))
+DIST := $(shell $(TORCH_VERSIONS) dist-dir $(TORCH))
 PYTHON := $(BUILD_ROOT)/venv/bin/python
 BUILD := $(BUILD_ROOT)/$(VENDOR)
 # Vendors whose spec exists; `make test` builds and tests each.

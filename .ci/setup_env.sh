@@ -14,17 +14,11 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cache_root=${TORCH_FL_CACHE:-$HOME/.cache/torch_fl}
 # TORCH_FL_TORCH=<version>: an environment for another torch of .ci/torch_versions
 # (`make ... TORCH=<version>`); its interpreter is build/torch-<version>/venv.
-versions_file="$repo/.ci/torch_versions"
-versions=$(grep -v '^#' "$versions_file" | grep -v '^ *$')
-# not `echo | head -1`: under pipefail, echo dies of SIGPIPE (exit 141) when head exits first
-default_torch=$(awk -F'|' 'NR == 1 {gsub(/ /, "", $1); print $1; exit}' <<< "$versions")
+# The releases and where each one's files go: codegen/torch_versions.py (stdlib only).
+torch_versions=(python3 "$repo/codegen/torch_versions.py")
+default_torch=$("${torch_versions[@]}" default)
 torch_version=${TORCH_FL_TORCH:-$default_torch}
-torch_line=$(echo "$versions" | awk -F'|' -v OFS='|' -v v="$torch_version" '{gsub(/ /, "", $1)} $1 == v')
-if [ -z "$torch_line" ]; then
-  echo "setup: torch $torch_version is not supported; the supported versions (.ci/torch_versions) are:" >&2
-  echo "$versions" | awk -F'|' '{printf "  %s:%s\n", $1, $3}' >&2
-  exit 2
-fi
+"${torch_versions[@]}" check "$torch_version" >/dev/null || exit 2  # it has said what is supported
 
 need_apt=()
 for pkg in libgtest-dev ninja-build ccache cmake g++ chromium valgrind; do
@@ -38,8 +32,8 @@ fi
 
 # requirements.txt with torch pinned to the version asked for, plus that version's extras.
 requirements=$(sed "s/^torch==.*/torch==$torch_version/" "$repo/requirements.txt")
-extras=$(echo "$torch_line" | cut -d'|' -f2 | xargs)  # xargs trims; several are space-separated
-[ "$extras" = "-" ] || requirements+=$'\n'"$(echo "$extras" | tr -s ' ' '\n')"
+extras=$("${torch_versions[@]}" extras "$torch_version")  # space-separated; empty for none
+[ -z "$extras" ] || requirements+=$'\n'"$(echo "$extras" | tr -s ' ' '\n')"
 req_hash=$(printf '%s\n' "$requirements" | sha256sum | cut -c1-12)
 [ "$torch_version" = "$default_torch" ] && req_hash=$(sha256sum "$repo/requirements.txt" | cut -c1-12)
 shared_env="$cache_root/env-$req_hash"
@@ -57,8 +51,7 @@ if [ ! -f "$shared_env/.complete" ]; then
   touch "$shared_env/.complete"
 fi
 
-clone_env="$repo/build/venv"
-[ "$torch_version" = "$default_torch" ] || clone_env="$repo/build/torch-$torch_version/venv"
+clone_env="$("${torch_versions[@]}" build-root "$torch_version")/venv"
 shared_site=$("$shared_env/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 if [ ! -x "$clone_env/bin/python" ]; then
   mkdir -p "$(dirname "$clone_env")"

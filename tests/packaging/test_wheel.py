@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from codegen import torch_versions
 from wheel_venv import make_wheel_venv
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -139,12 +140,9 @@ def test_support_matrix_is_read_from_the_installed_package(installed):
     assert result.returncode == 0, result.stderr
     path, matrix = result.stdout.split("\n")[:2]
     assert path == os.path.join(installed.vendor_dir, "support_matrix.json")
-    # What the build generated for this torch: generated/ for the default, build/torch-<v>/generated else.
+    # What the build generated for this torch.
     import torch
-    expected = os.path.join(REPO, "build", f"torch-{torch.__version__.split('+')[0]}", "generated", VENDOR,
-                            "support_matrix.json")
-    if not os.path.isfile(expected):
-        expected = os.path.join(REPO, "generated", VENDOR, "support_matrix.json")
+    expected = os.path.join(torch_versions.generated_dir(torch.__version__, REPO), VENDOR, "support_matrix.json")
     with open(expected) as f:
         assert json.loads(matrix) == json.load(f)
 

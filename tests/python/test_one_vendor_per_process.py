@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -138,21 +139,25 @@ def test_nothing_built_says_how_to_build(monkeypatch):
 
 
 def test_another_torchs_builds_and_data_are_looked_for_under_build_torch_version(monkeypatch, tmp_path):
+    """The source tree's rule (codegen/torch_versions.py): the default torch's builds are under
+    build/ and its output is the committed generated/; another torch's are under build/torch-<v>/."""
+    (tmp_path / ".ci").mkdir()
+    (tmp_path / ".ci" / "torch_versions").write_text("2.98.0 | - | the default\n2.99.1 | - | another\n")
+    (tmp_path / "codegen").mkdir()
+    shutil.copy(os.path.join(_backend.repo_root(), "codegen", "torch_versions.py"), tmp_path / "codegen")
     monkeypatch.setattr(_backend, "_REPO_ROOT", str(tmp_path))
     monkeypatch.setattr(_backend, "installed_vendors", lambda: {})
+    monkeypatch.setattr(torch, "__version__", "2.98.0+cpu")
+    assert _backend.source_build_root() == str(tmp_path / "build")
+    assert _backend.data_file("abc", "support_matrix.json") == str(tmp_path / "generated" / "abc" /
+                                                                    "support_matrix.json")
     monkeypatch.setattr(torch, "__version__", "2.99.1+cpu")
-    assert _backend.source_build_root() == str(tmp_path / "build")  # not built for it: the default builds
-    (tmp_path / "build" / "torch-2.99.1" / "abc" / "vendors" / "abc").mkdir(parents=True)
-    (tmp_path / "build" / "torch-2.99.1" / "abc" / "vendors" / "abc" / "libtorch_fl_abc.so").write_bytes(b"")
-    (tmp_path / "build" / "torch-2.99.1" / "abc-asan" / "vendors" / "abc").mkdir(parents=True)
-    (tmp_path / "build" / "torch-2.99.1" / "abc-asan" / "vendors" / "abc" / "libtorch_fl_abc.so").write_bytes(b"")
+    for build in ("abc", "abc-asan"):  # a sanitizer build (build/<vendor>-asan) is not loadable
+        (tmp_path / "build" / "torch-2.99.1" / build / "vendors" / "abc").mkdir(parents=True)
+        (tmp_path / "build" / "torch-2.99.1" / build / "vendors" / "abc" / "libtorch_fl_abc.so").write_bytes(b"")
     root = str(tmp_path / "build" / "torch-2.99.1")
     assert _backend.source_build_root() == root
     assert _backend.built_libraries() == {"abc": os.path.join(root, "abc", "vendors", "abc", "libtorch_fl_abc.so")}
-    assert _backend.data_file("abc", "support_matrix.json") == str(tmp_path / "generated" / "abc" /
-                                                                    "support_matrix.json")
-    (tmp_path / "build" / "torch-2.99.1" / "generated" / "abc").mkdir(parents=True)
-    (tmp_path / "build" / "torch-2.99.1" / "generated" / "abc" / "support_matrix.json").write_text("{}")
     assert _backend.data_file("abc", "support_matrix.json") == os.path.join(root, "generated", "abc",
                                                                              "support_matrix.json")
 

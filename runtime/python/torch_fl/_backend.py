@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import importlib.util
 import os
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
@@ -43,10 +45,20 @@ class Backend:
 
 
 def source_build_root() -> str:
-    """Where `make backend` put this torch's builds: build/ for the default torch,
-    build/torch-<version>/ for another (make TORCH=<version>)."""
-    versioned = os.path.join(_REPO_ROOT, "build", f"torch-{torch.__version__.split('+')[0]}")
-    return versioned if os.path.isdir(versioned) else os.path.join(_REPO_ROOT, "build")
+    """Where `make backend` put this torch's builds in the source tree: build/ for the default
+    torch, build/torch-<version>/ for another (make TORCH=<version>). The rule is
+    codegen/torch_versions.py's, loaded by path (the codegen package is not torch_fl's)."""
+    return _source_tree_versions().build_root(torch.__version__, _REPO_ROOT)
+
+
+def _source_tree_versions():
+    name = "torch_fl_source_tree_versions"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, os.path.join(_REPO_ROOT, "codegen", "torch_versions.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # before it runs: its dataclasses look their module up
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def built_libraries() -> dict[str, str]:
@@ -196,5 +208,4 @@ def data_file(vendor: str, name: str) -> str:
     installed = installed_vendors()
     if vendor in installed:
         return os.path.join(installed[vendor], name)
-    versioned = os.path.join(source_build_root(), "generated", vendor, name)
-    return versioned if os.path.exists(versioned) else os.path.join(_REPO_ROOT, "generated", vendor, name)
+    return os.path.join(_source_tree_versions().generated_dir(torch.__version__, _REPO_ROOT), vendor, name)
