@@ -1,8 +1,7 @@
-// The C entry points the torch_fl Python package calls through ctypes.
-//
-// ctypes keeps the Python side free of a compiled extension module (no
-// pybind11 build, no Python on any per-op path). Every function returns 0 on
-// success or a negative error kind; tfl_last_error() has the message.
+// The C entry points the torch_fl Python package calls through ctypes (declared,
+// with the conventions they share, in python_c_api.h).
+#include "python_c_api.h"
+
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 
