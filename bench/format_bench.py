@@ -29,7 +29,7 @@ import torch.nn.functional as F
 
 import torch_fl
 
-from bench_report import REPO, write_report  # noqa: E402  (bench/ is the script's folder)
+from bench_report import REPO, first_device, write_report  # noqa: E402  (bench/ is the script's folder)
 
 CONV_TARGET = 0.9  # the NPU's convolution throughput, of CPU's
 STEP_TARGET = 0.9  # the NPU's training step, of the MLU's (within 10%)
@@ -121,10 +121,9 @@ def mlu_step_ratio() -> float | None:
 
 
 def main() -> int:
-    if torch_fl.device_count() == 0:
-        print(f"format_bench: skipped: no {torch_fl.vendor()} device on this machine")
+    device = first_device("format_bench")
+    if device is None:
         return 0
-    device = torch_fl.device(0)
     sync = getattr(torch, device.type).synchronize
     if "--step-only" in sys.argv:
         print(json.dumps({"cnn_train_step": step_ratio(device, sync)}))

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 
 import torch_fl
 
-from bench_report import write_report  # noqa: E402  (bench/ is the script's folder)
+from bench_report import first_device, write_report  # noqa: E402  (bench/ is the script's folder)
 
 BATCH, STEPS, REPEATS = 64, 40, 3
 TARGET = 0.75
@@ -106,10 +106,9 @@ def overlapped(device, module) -> tuple[float, list[float]]:
 
 
 def main() -> int:
-    if torch_fl.device_count() == 0:
-        print(f"overlap_bench: skipped: no {torch_fl.vendor()} device on this machine")
+    device = first_device("overlap_bench")
+    if device is None:
         return 0
-    device = torch_fl.device(0)
     module = getattr(torch, device.type)
     _, cpu_losses = serialised(torch.device("cpu"), torch.cpu)
     serial_times, overlap_times = [], []

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 import torch_fl
 
-from bench_report import write_report  # noqa: E402  (bench/ is the script's folder)
+from bench_report import first_device, write_report  # noqa: E402  (bench/ is the script's folder)
 from tiny_ops import TINY_OPS, tiny_operands
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,6 +65,20 @@ def per_call(fn, calls: int, sync=None) -> float:
     return best_of(run) / calls
 
 
+def side_by_side(cases: dict, calls: int, sync, unit: str, device_over_cpu: bool) -> dict:
+    """name -> {cpu_<unit>, device_<unit>, ratio} for cases name -> (op, CPU inputs, device
+    inputs), each timed on CPU and then on the device in this run. The ratio is device time
+    over CPU time (an overhead) or its inverse (a speed)."""
+    scale = {"us": 1e6, "ms": 1e3}[unit]
+    compared = {}
+    for name, (op, cpu_inputs, device_inputs) in cases.items():
+        cpu = per_call(lambda: op(cpu_inputs), calls)
+        device = per_call(lambda: op(device_inputs), calls, sync)
+        compared[name] = {f"cpu_{unit}": round(cpu * scale, 2), f"device_{unit}": round(device * scale, 2),
+                          "ratio": round(device / cpu if device_over_cpu else cpu / device, 2)}
+    return compared
+
+
 # Tiny-op ratio targets per vendor (issue #16); other vendors are held to 2.0.
 TINY_OP_TARGETS = {"mlu": 1.5, "npu": 1.7}
 
@@ -91,10 +105,9 @@ def large_op_set() -> dict:
 
 
 def main() -> int:
-    if torch_fl.device_count() == 0:
-        print(f"runtime_bench: skipped: no {torch_fl.vendor()} device on this machine")
+    device = first_device("runtime_bench")
+    if device is None:
         return 0
-    device = torch_fl.device(0)
     mod = getattr(torch, device.type)
     sync = mod.synchronize
     torch.set_num_threads(max(1, torch.get_num_threads()))
@@ -104,23 +117,16 @@ def main() -> int:
 
     on_cpu = tiny_operands()
     on_device = on_cpu.to(device)
-    tiny = {}
-    for name, op in TINY_OPS.items():
-        cpu = per_call(lambda: op(on_cpu), 2000)
-        dev = per_call(lambda: op(on_device), 2000, sync)
-        tiny[name] = {"cpu_us": round(cpu * 1e6, 2), "device_us": round(dev * 1e6, 2), "ratio": round(dev / cpu, 2)}
+    tiny = side_by_side({name: (op, on_cpu, on_device) for name, op in TINY_OPS.items()}, 2000, sync,
+                        unit="us", device_over_cpu=True)
     results["tiny_ops"] = tiny
     results["tiny_op_ratio_vs_cpu"] = round(statistics.median(v["ratio"] for v in tiny.values()), 2)
     worst = max(tiny, key=lambda name: tiny[name]["ratio"])
     results["tiny_op_worst"] = {"op": worst, "ratio": tiny[worst]["ratio"]}
 
-    large_ops = large_op_set()
-    large = {}
-    for name, (op, inputs) in large_ops.items():
-        dev_inputs = tuple(t.to(device) for t in inputs)
-        cpu = per_call(lambda: op(inputs), 3)
-        dev = per_call(lambda: op(dev_inputs), 3, sync)
-        large[name] = {"cpu_ms": round(cpu * 1e3, 2), "device_ms": round(dev * 1e3, 2), "ratio": round(cpu / dev, 2)}
+    large = side_by_side({name: (op, inputs, tuple(t.to(device) for t in inputs))
+                          for name, (op, inputs) in large_op_set().items()}, 3, sync,
+                         unit="ms", device_over_cpu=False)
     results["large_ops"] = large
     results["large_op_ratio_vs_cpu"] = round(statistics.median(v["ratio"] for v in large.values()), 2)
     slowest = min(large, key=lambda name: large[name]["ratio"])

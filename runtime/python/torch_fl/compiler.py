@@ -73,6 +73,11 @@ def _after_import(module_name: str, hook: Callable[[], None]) -> None:
         sys.meta_path.insert(0, _PostImportFinder(module_name, hook))
 
 
+_DEVICE_FUNCTIONS = ("current_device", "set_device", "device_count", "is_available", "stream", "current_stream",
+                     "set_stream", "synchronize", "get_device_properties", "memory_allocated")
+_WORKER_FUNCTIONS = ("set_device", "current_device", "get_device_properties")
+
+
 def _register_dynamo_interface() -> None:
     from torch._dynamo import device_interface as di
 
@@ -84,20 +89,7 @@ def _register_dynamo_interface() -> None:
         Stream = device_module.Stream
 
         class Worker:
-            set_device = staticmethod(device_module.set_device)
-            current_device = staticmethod(device_module.current_device)
-            get_device_properties = staticmethod(device_module.get_device_properties)
-
-        current_device = staticmethod(device_module.current_device)
-        set_device = staticmethod(device_module.set_device)
-        device_count = staticmethod(device_module.device_count)
-        is_available = staticmethod(device_module.is_available)
-        stream = staticmethod(device_module.stream)
-        current_stream = staticmethod(device_module.current_stream)
-        set_stream = staticmethod(device_module.set_stream)
-        synchronize = staticmethod(device_module.synchronize)
-        get_device_properties = staticmethod(device_module.get_device_properties)
-        memory_allocated = staticmethod(device_module.memory_allocated)
+            pass  # its functions are set below
 
         @staticmethod
         def maybe_exchange_device(device: int) -> int:
@@ -130,6 +122,12 @@ def _register_dynamo_interface() -> None:
         def is_triton_capable(device=None) -> bool:
             return False  # no Triton backend for the chip: see the module's docstring
 
+    # What Dynamo's interface (and its Worker, which compile workers use) takes from
+    # torch.<device> unchanged.
+    for name in _DEVICE_FUNCTIONS:
+        setattr(DeviceInterface, name, staticmethod(getattr(device_module, name)))
+    for name in _WORKER_FUNCTIONS:
+        setattr(DeviceInterface.Worker, name, staticmethod(getattr(device_module, name)))
     di.register_interface_for_device(_device_name, DeviceInterface)
     for index in range(device_module.device_count()):
         di.register_interface_for_device(f"{_device_name}:{index}", DeviceInterface)
