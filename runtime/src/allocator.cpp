@@ -261,20 +261,23 @@ class DeviceCache {
     FreeBlocks& pool = block->small ? small_free : large_free;
     if (Block* next = block->next; next && !next->allocated && !next->pending) {
       pool.erase(next);
-      block->size += next->size;
-      block->next = next->next;
-      if (block->next) block->next->prev = block;
-      recycle(next);
+      absorb_next(block);
     }
     if (Block* prev = block->prev; prev && !prev->allocated && !prev->pending) {
       pool.erase(prev);
-      prev->size += block->size;
-      prev->next = block->next;
-      if (prev->next) prev->next->prev = prev;
-      recycle(block);
+      absorb_next(prev);
       block = prev;
     }
     pool.insert(block);
+  }
+
+  // Merges block's next neighbour into block; the neighbour's Block is recycled.
+  void absorb_next(Block* block) {
+    Block* next = block->next;
+    block->size += next->size;
+    block->next = next->next;
+    if (block->next) block->next->prev = block;
+    recycle(next);
   }
 
   // Block objects are recycled: splitting and merging on the per-op path

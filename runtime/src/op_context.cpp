@@ -23,6 +23,20 @@ bool is_ours(const at::Tensor& t) { return t.device().type() == c10::DeviceType:
 
 bool is_cpu_scalar(const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; }
 
+// A per-tensor check over an optional argument (an absent one passes) or a list (each must pass).
+template <class Check>
+bool each_given(const std::optional<at::Tensor>& tensor, Check check) {
+  return !tensor.has_value() || check(*tensor);
+}
+
+template <class Check>
+bool each_given(const at::ITensorListRef& tensors, Check check) {
+  for (const at::Tensor& tensor : tensors) {
+    if (!check(tensor)) return false;
+  }
+  return true;
+}
+
 // The dtype TensorIterator gives the op's operands: the device tensors' and the CPU scalar's.
 c10::ScalarType common_dtype(const at::Tensor* const* operands, int count, const at::Tensor& scalar) {
   at::native::ResultTypeState state;
@@ -144,14 +158,11 @@ bool OpContext::dtype_is_native(const at::Tensor& tensor, const char* name) cons
 }
 
 bool OpContext::dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const {
-  return !tensor.has_value() || dtype_is_native(*tensor, name);
+  return each_given(tensor, [&](const at::Tensor& t) { return dtype_is_native(t, name); });
 }
 
 bool OpContext::dtype_is_native(const at::ITensorListRef& tensors, const char* name) const {
-  for (const at::Tensor& tensor : tensors) {
-    if (!dtype_is_native(tensor, name)) return false;
-  }
-  return true;
+  return each_given(tensors, [&](const at::Tensor& t) { return dtype_is_native(t, name); });
 }
 
 bool OpContext::index_dtype_is_native(const at::Tensor& tensor, const char* name) const {
@@ -162,14 +173,11 @@ bool OpContext::index_dtype_is_native(const at::Tensor& tensor, const char* name
 }
 
 bool OpContext::index_dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const {
-  return !tensor.has_value() || index_dtype_is_native(*tensor, name);
+  return each_given(tensor, [&](const at::Tensor& t) { return index_dtype_is_native(t, name); });
 }
 
 bool OpContext::index_dtype_is_native(const at::ITensorListRef& tensors, const char* name) const {
-  for (const at::Tensor& tensor : tensors) {
-    if (!index_dtype_is_native(tensor, name)) return false;
-  }
-  return true;
+  return each_given(tensors, [&](const at::Tensor& t) { return index_dtype_is_native(t, name); });
 }
 
 bool OpContext::result_dtype_is_native(const at::Tensor& result, const char* name) const {
