@@ -31,26 +31,28 @@ thread_local std::string json_buffer;
 
 enum ErrorKind { kOk = 0, kRuntimeError = -1, kIndexError = -2, kValueError = -3, kOutOfMemory = -4 };
 
+int failed(ErrorKind kind, const char* message) {
+  last_error = message;
+  return kind;
+}
+
+// Runs body; an exception becomes the error kind of its type (most derived first), its
+// message kept for tfl_last_error().
 template <class Body>
 int guarded(Body body) {
   try {
     body();
     return kOk;
   } catch (const c10::IndexError& e) {
-    last_error = e.what_without_backtrace();
-    return kIndexError;
+    return failed(kIndexError, e.what_without_backtrace());
   } catch (const c10::ValueError& e) {
-    last_error = e.what_without_backtrace();
-    return kValueError;
+    return failed(kValueError, e.what_without_backtrace());
   } catch (const c10::OutOfMemoryError& e) {
-    last_error = e.what_without_backtrace();
-    return kOutOfMemory;
+    return failed(kOutOfMemory, e.what_without_backtrace());
   } catch (const c10::Error& e) {
-    last_error = e.what_without_backtrace();
-    return kRuntimeError;
+    return failed(kRuntimeError, e.what_without_backtrace());
   } catch (const std::exception& e) {
-    last_error = e.what();
-    return kRuntimeError;
+    return failed(kRuntimeError, e.what());
   }
 }
 
