@@ -192,8 +192,8 @@ vendor-lines: setup
 clean:
 	rm -rf build
 
-# The checks that need a GPU, as one command for a lent machine with one (see README,
-# "A real vendor"): offline, with that machine's python3 and torch, no `make setup`
+# The checks that need a GPU, as one command for a lent machine with one (see docs/bring-up.md,
+# "A real vendor: nvidia"): offline, with that machine's python3 and torch, no `make setup`
 # (vendors/nvidia/gpu_check.sh says what it runs and where the logs go: $OUT).
 # `make gpu-deps` here fills build/gpu-deps/ with what that machine lacks (carry it).
 STAGE ?= all

@@ -266,9 +266,9 @@ def test_info_reports_fragmentation_and_keeps_a_chips_unknown_utilisation(device
     assert unknown["utilisation_unknown"] == "this chip cannot tell"
 
 
-def _help_blocks(readme: str) -> dict[str, str]:
-    """README's ```text blocks that begin with `$ torch-fl ... --help`, by command line."""
-    blocks, lines = {}, readme.splitlines()
+def _help_blocks(page: str) -> dict[str, str]:
+    """docs/cli.md's ```text blocks that begin with `$ torch-fl ... --help`, by command line."""
+    blocks, lines = {}, page.splitlines()
     for start, line in enumerate(lines):
         if line == "```text" and start + 1 < len(lines) and lines[start + 1].startswith("$ torch-fl"):
             end = lines.index("```", start + 1)
@@ -276,20 +276,20 @@ def _help_blocks(readme: str) -> dict[str, str]:
     return blocks
 
 
-def test_the_readme_shows_each_commands_help_as_it_is(monkeypatch):
-    """The README's usage of `torch-fl` is the parser's own help (regenerate it with
+def test_the_cli_page_shows_each_commands_help_as_it_is(monkeypatch):
+    """The usage of `torch-fl` in docs/cli.md is the parser's own help (regenerate it with
     `COLUMNS=100 python -m torch_fl <command> --help`)."""
     from torch_fl import cli
     if sys.version_info[:2] != (3, 11):
-        pytest.skip("README's help blocks are Python 3.11's argparse layout (another Python words its help otherwise)")
+        pytest.skip("docs/cli.md's help blocks are Python 3.11's argparse layout (another Python words its help otherwise)")
     monkeypatch.setenv("COLUMNS", "100")
     root = cli.parser()
     commands = {"torch-fl --help": root}
     subparsers = next(a for a in root._actions if isinstance(a, __import__("argparse")._SubParsersAction))
     commands.update({f"torch-fl {name} --help": p for name, p in subparsers.choices.items()})
-    readme = open(os.path.join(os.path.dirname(__file__), "..", "..", "README.md")).read()
-    blocks = _help_blocks(readme)
-    assert set(blocks) == set(commands), "README's help blocks and the parser's commands differ"
+    page = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs", "cli.md")).read()
+    blocks = _help_blocks(page)
+    assert set(blocks) == set(commands), "docs/cli.md's help blocks and the parser's commands differ"
     for line, command_parser in commands.items():
-        assert blocks[line] == command_parser.format_help().rstrip("\n"), f"README's `{line}` is out of date"
+        assert blocks[line] == command_parser.format_help().rstrip("\n"), f"docs/cli.md's `{line}` is out of date"
     assert root.parse_args(["info", "--watch", "0.5"]).watch == 0.5

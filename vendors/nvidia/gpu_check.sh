@@ -22,7 +22,7 @@
 #   TORCH_FL_NCCL_ROOT    NCCL (default: the nvidia-nccl wheel beside torch, else build/nccl)
 #   TORCH_FL_USE_CARRIED=1  use build/gpu-deps/ even where expecttest or GoogleTest is installed
 # Without a GPU the device steps run and skip, saying why: the dry run here
-# (README, "A real vendor") shows that no step needs the network.
+# (docs/bring-up.md, "A real vendor: nvidia") shows that no step needs the network.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 logs=$repo/build/gpu-check

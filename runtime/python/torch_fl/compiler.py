@@ -179,7 +179,7 @@ def _register_inductor_backend() -> None:
                 f"Torch-FL: Inductor asked to generate a kernel for the {device} device, which it cannot "
                 f"target: its kernels would read the chip's memory from the host. Compile with "
                 f"torch.compile(model, mode=\"lite\") (every op runs the vendor's kernel) or "
-                f"backend=\"aot_eager\"; see the README's torch.compile section")
+                f"backend=\"aot_eager\"; see Torch-FL's docs/torch-compile.md")
 
         codegen_template = codegen_node
 
