@@ -142,3 +142,120 @@ def test_a_screenshot_is_written_next_to_the_site(site):
     with open(shot, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     assert os.path.getsize(shot) > 10_000  # a rendered table, not a blank page
+
+
+# --- the documentation pages (docs/*.md, README.md, specs/README.md; doc_pages.py) --------
+
+import html  # noqa: E402
+from collections import Counter  # noqa: E402
+
+import doc_pages  # noqa: E402  tests/conformance_tool/doc_pages.py
+
+HREF = re.compile(r'href="([^"]*)"')
+ID = re.compile(r'\bid="([^"]*)"')
+
+
+def test_every_doc_renders_to_a_page_the_index_links(site):
+    out, _ = site
+    sources = doc_pages.doc_sources(REPO_ROOT)
+    assert "README.md" in sources and "docs/README.md" in sources and "specs/README.md" in sources
+    assert len([s for s in sources if s.startswith("docs/")]) >= 10
+    index, docs_index = read(out, "index.html"), read(out, "docs.html")
+    for source, name in doc_pages.page_names(sources).items():
+        page = read(out, name)
+        assert re.search(r"<h1 id=\"[^\"]+\">", page), name
+        assert f'href="{name}"' in index, name
+        if source.startswith("docs/") and source != "docs/README.md":
+            assert f'href="{name}"' in docs_index, f"docs/README.md does not link {source}"
+    assert '<a href="docs.html">documentation</a>' in read(out, "index.html")
+
+
+def test_every_link_of_the_site_reaches_a_page_and_an_anchor_it_has(site):
+    out, _ = site
+    ids = {name: set(ID.findall(read(out, name))) for name in os.listdir(out)}
+    links = 0
+    for name in sorted(ids):
+        for href in HREF.findall(read(out, name)):
+            target, _, fragment = html.unescape(href).partition("#")
+            target = target or name
+            assert target in ids, f"{name}: a link to {href}, which the site lacks"
+            assert not fragment or fragment in ids[target], f"{name}: a link to {href}, an anchor {target} lacks"
+            links += 1
+    assert links > 100
+    # Links between docs pages became links between the rendered pages.
+    assert 'href="spec-language.html#how-a-vendor-adds-an-op"' in read(out, "readme.html")
+    assert 'href="spec-reference.html"' in read(out, "spec-language.html")
+    assert 'href="readme.html"' in read(out, "docs.html")
+
+
+def _text(page: str) -> str:
+    body = page.split('<article class="doc">', 1)[1].split("</article>", 1)[0]
+    return html.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def test_no_words_and_no_code_are_lost_on_the_way(site):
+    out, _ = site
+    for source, name in doc_pages.page_names(doc_pages.doc_sources(REPO_ROOT)).items():
+        with open(os.path.join(REPO_ROOT, source)) as f:
+            markdown = f.read()
+        page = read(out, name)
+        # Every word of the Markdown is on the page (link targets, code blocks' languages and
+        # the numbers of numbered lists aside).
+        prose = re.sub(r"\]\([^)\s]*\)", "]", markdown)
+        prose = re.sub(r"^( *```)[\w+-]+$|^( *)\d+\. ", r"\1\2", prose, flags=re.M)
+        words = Counter(WORD.findall(prose))
+        missing = words - Counter(WORD.findall(_text(page)))
+        assert not missing, f"{source}: {sorted(missing)[:20]} not on {name}"
+        # Code blocks verbatim, in order.
+        fenced = [re.sub(f"^ {{0,{len(indent)}}}", "", block, flags=re.M) for indent, block in
+                  re.findall(r"^( *)```[\w+-]*\n(.*?)^ *```$", markdown, flags=re.S | re.M)]
+        shown = [html.unescape(b) for b in re.findall(r"<pre><code[^>]*>(.*?)</code></pre>", page, flags=re.S)]
+        assert shown == fenced, source
+
+
+HOSTILE_DOC = """# Evil <script>alert(1)</script>
+
+<img src=x onerror=alert(1)> and <details><summary>raw</summary></details>
+
+[click](javascript:alert(1)) [quote](other.md"onclick="alert(1)) [out](https://example.com/x)
+[ok](other.md#a-section) [same](#evil-scriptalert1script) [source](../runtime/src/x.cpp)
+**<b>bold</b>** *<i>em</i>* `<code>` \\<escaped\\>
+
+| a | `<td>` |
+| --- | --- |
+| <script>alert(2)</script> | x \\| y |
+
+- <li>item</li>
+  ```html
+  <script>alert(3)</script>
+  ```
+"""
+
+
+def test_doc_text_is_escaped_and_links_only_to_rendered_pages(tmp_path):
+    docs = doc_pages.render_docs({"docs/README.md": "# Index\n\n[evil](evil.md)\n", "docs/evil.md": HOSTILE_DOC,
+                                  "docs/other.md": "# Other\n\n## A section\n"})
+    out = str(tmp_path / "site")
+    support_site.render_site([support_site.load_page(declared(), verified=False)], [], out, docs=docs)
+    page = read(out, "evil.html")
+    body = page.split('<article class="doc">', 1)[1]
+    for raw in ("<script", "<img", "<details", "<b>", "<i>", "<li>item", "<td>`", "<code><code>"):
+        assert raw not in body, raw
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "&lt;img src=x onerror=alert(1)&gt;" in body
+    assert "&lt;script&gt;alert(3)&lt;/script&gt;" in body and "<code>&lt;code&gt;</code>" in body
+    assert sorted(HREF.findall(body)) == ["#evil-scriptalert1script", "other.html#a-section"]
+    assert "javascript:" not in "".join(HREF.findall(page)) and "example.com" not in "".join(HREF.findall(page))
+    assert 'href="evil.html"' in read(out, "docs.html")
+    assert "<title>Evil &lt;script&gt;alert(1)&lt;/script&gt;</title>" in page
+
+
+def test_a_doc_that_would_replace_a_site_page_is_refused(tmp_path):
+    docs = doc_pages.render_docs({"docs/index.md": "# Index\n"})
+    with pytest.raises(ValueError, match="docs/index.md would render to index.html"):
+        support_site.render_site([support_site.load_page(declared(), verified=False)], [], str(tmp_path / "s"),
+                                 docs=docs)
+    with pytest.raises(ValueError, match="not a documentation page"):
+        doc_pages.render_docs({"tests/README.md": "# Tests\n"})

@@ -1,6 +1,7 @@
 """`make site`: the published support site, build/site/ (static, nothing fetched at
 view time). One page per vendor × torch version with overload × dtype cells and
-filters, totals on the index, a vendor comparison and the torch-version diffs.
+filters, totals on the index, a vendor comparison, the torch-version diffs, and the
+documentation (docs/*.md, README.md, specs/README.md; doc_pages.py) beside them.
 
 It reads what the builds left: a verified matrix (`make conformance`,
 <build root>/<vendor>/support_matrix.json) where there is one, otherwise the declared
@@ -17,6 +18,8 @@ import subprocess
 from dataclasses import dataclass
 
 import jinja2
+
+from doc_pages import DocPage, load_docs
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates", "site")
@@ -155,17 +158,26 @@ def comparison(pages: list[MatrixPage]) -> dict[str, list]:
     return by_version
 
 
-def render_site(pages: list[MatrixPage], diffs: list[TorchDiffPage], out_dir: str) -> list[str]:
+def render_site(pages: list[MatrixPage], diffs: list[TorchDiffPage], out_dir: str,
+                docs: list[DocPage] | None = None) -> list[str]:
+    """The site's pages, written to out_dir; `docs`: the documentation pages (default: this
+    checkout's)."""
+    docs = load_docs(REPO_ROOT) if docs is None else docs
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals["docs_index"] = next((d.file_name for d in docs if d.source == "docs/README.md"), None)
     with open(os.path.join(TEMPLATES, "filter.js")) as f:
         script = f.read()
-    files = {"index.html": env.get_template("index.html.j2").render(pages=pages, diffs=diffs),
+    files = {"index.html": env.get_template("index.html.j2").render(pages=pages, diffs=diffs, docs=docs),
              "compare.html": env.get_template("compare.html.j2").render(comparison=comparison(pages), script=script)}
     for page in pages:
         files[page.file_name] = env.get_template("matrix.html.j2").render(page=page, dtypes=DTYPES, script=script)
     for diff in diffs:
         files[diff.file_name] = env.get_template("torch_diff.html.j2").render(diff=diff, script=script)
+    for doc in docs:
+        if doc.file_name in files:
+            raise ValueError(f"{doc.source} would render to {doc.file_name}, a page the site already has")
+        files[doc.file_name] = env.get_template("doc.html.j2").render(doc=doc)
     staging = out_dir + ".partial"
     shutil.rmtree(staging, ignore_errors=True)
     os.makedirs(staging)
