@@ -166,7 +166,7 @@ conformance: backend
 
 # The published support site, build/site/ (static): every vendor x torch this checkout
 # generated or verified (conformance where it ran), the vendor comparison and the
-# torch diffs of build/reports/, the documentation (docs/*.md, README.md, specs/README.md);
+# torch diffs of build/reports/, the documentation (docs/*.md and the READMEs);
 # a screenshot beside it where chromium is installed.
 site: setup
 	@$(PYTHON) tests/conformance_tool/support_site.py --out build/site

@@ -158,7 +158,7 @@ ID = re.compile(r'\bid="([^"]*)"')
 def test_every_doc_renders_to_a_page_the_index_links(site):
     out, _ = site
     sources = doc_pages.doc_sources(REPO_ROOT)
-    assert "README.md" in sources and "docs/README.md" in sources and "specs/README.md" in sources
+    assert {"README.md", "docs/README.md", "specs/README.md", "tests/README.md"} <= set(sources)
     assert len([s for s in sources if s.startswith("docs/")]) >= 10
     index, docs_index = read(out, "index.html"), read(out, "docs.html")
     for source, name in doc_pages.page_names(sources).items():
@@ -258,4 +258,4 @@ def test_a_doc_that_would_replace_a_site_page_is_refused(tmp_path):
         support_site.render_site([support_site.load_page(declared(), verified=False)], [], str(tmp_path / "s"),
                                  docs=docs)
     with pytest.raises(ValueError, match="not a documentation page"):
-        doc_pages.render_docs({"tests/README.md": "# Tests\n"})
+        doc_pages.render_docs({"tests/python/README.md": "# Python tests\n"})

@@ -1,5 +1,5 @@
-"""The documentation pages of `make site`: docs/*.md, the top-level README and
-specs/README.md rendered to HTML beside the support matrix.
+"""The documentation pages of `make site`: docs/*.md, the top-level README,
+specs/README.md and tests/README.md rendered to HTML beside the support matrix.
 
 A small Markdown converter for the subset these pages use: ATX headings, paragraphs,
 bullet and numbered lists (nested, with code blocks inside), fenced code blocks,
@@ -23,7 +23,8 @@ from typing import Callable
 from markupsafe import Markup, escape
 
 # Sources beside docs/*.md, and the file each renders to; a docs page foo.md is foo.html.
-FIXED_PAGES = {"README.md": "readme.html", "docs/README.md": "docs.html", "specs/README.md": "spec-reference.html"}
+FIXED_PAGES = {"README.md": "readme.html", "docs/README.md": "docs.html", "specs/README.md": "spec-reference.html",
+               "tests/README.md": "tests.html"}
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ def page_names(sources: list[str]) -> dict[str, str]:
         elif posixpath.dirname(source) == "docs" and source.endswith(".md"):
             names[source] = posixpath.basename(source)[:-3] + ".html"
         else:
-            raise ValueError(f"{source}: not a documentation page (docs/*.md, README.md, specs/README.md)")
+            raise ValueError(f"{source}: not a documentation page (docs/*.md, {', '.join(p for p in FIXED_PAGES if p != 'docs/README.md')})")
     return names
 
 

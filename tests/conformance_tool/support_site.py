@@ -1,7 +1,7 @@
 """`make site`: the published support site, build/site/ (static, nothing fetched at
 view time). One page per vendor × torch version with overload × dtype cells and
 filters, totals on the index, a vendor comparison, the torch-version diffs, and the
-documentation (docs/*.md, README.md, specs/README.md; doc_pages.py) beside them.
+documentation (docs/*.md and the READMEs; doc_pages.py) beside them.
 
 It reads what the builds left: a verified matrix (`make conformance`,
 <build root>/<vendor>/support_matrix.json) where there is one, otherwise the declared
