@@ -3,11 +3,12 @@
 A spec lists such ops under `namespaces: {<namespace>: {<op>: <entry>}}`. Their
 schemas are not in ATen's native_functions.yaml: the library registers them
 when it is imported. The generator imports the library installed beside torch
-(only the libraries named here: a spec chooses a namespace, never a module to
-import) and reads the schemas it registered, so an entry is checked against the
-ops it will run with, as an `ops:` entry is against ATen. Without the library
-(torchvision has no wheel for every torch), the namespace's entries are listed
-as not registered for this torch, and the backend registers nothing for them.
+(only those spec_model.KNOWN_LIBRARIES names: a spec chooses a namespace, never
+a module to import) and reads the schemas it registered, so an entry is checked
+against the ops it will run with, as an `ops:` entry is against ATen. Without
+the library (torchvision has no wheel for every torch), the namespace's entries
+are listed as not registered for this torch, and the backend registers nothing
+for them.
 """
 from __future__ import annotations
 
@@ -19,18 +20,7 @@ from dataclasses import dataclass, field
 from torchgen.model import FunctionSchema
 
 from .aten import AtenOp
-
-
-@dataclass(frozen=True)
-class Library:
-    namespace: str  # the operator namespace: torch.ops.<namespace>
-    module: str  # the Python module whose import registers its schemas
-    distribution: str  # the pip distribution: its version goes into the matrix
-
-
-KNOWN_LIBRARIES = {library.namespace: library for library in (
-    Library("torchvision", "torchvision", "torchvision"),
-)}
+from .spec_model import KNOWN_LIBRARIES, Library
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ class Planner:
         with the gated ones). Returns (namespace, library version) of those built."""
         built: dict[str, str] = {}
         for op_spec in self.spec.library_ops:
-            namespace = op_spec.namespace  # one of library_ops.KNOWN_LIBRARIES (spec_parser checked)
+            namespace = op_spec.namespace  # one of spec_model.KNOWN_LIBRARIES (the parser checked)
             where = f"{op_spec.location.path}:{op_spec.location.line}"
             gate = op_spec.torch_versions
             if gate is not None and not gate.admits(self.torch_version):

@@ -300,6 +300,22 @@ BUILTIN_COLLECTIVE_BACKENDS = ("gloo", "nccl", "mpi", "ucc", "xccl", "fake", "un
 
 
 @dataclass(frozen=True)
+class Library:
+    """Another library whose operator namespace a spec may list (`namespaces:`)."""
+    namespace: str  # the operator namespace: torch.ops.<namespace>
+    module: str  # the Python module whose import registers its schemas
+    distribution: str  # the pip distribution: its version goes into the matrix
+
+
+# The namespaces a spec may list, and the library behind each. A spec chooses a
+# namespace, never a module to import: the planner imports only these
+# (library_ops.py reads their schemas).
+KNOWN_LIBRARIES = {library.namespace: library for library in (
+    Library("torchvision", "torchvision", "torchvision"),
+)}
+
+
+@dataclass(frozen=True)
 class DistributedSpec:
     """The c10d backend the vendor registers (`distributed:`): the name scripts pass to
     torch.distributed.init_process_group, how its collectives move data, and the

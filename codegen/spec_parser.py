@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import cpp_text, library_ops, spec_formats
+from . import cpp_text, spec_formats
 from .errors import ErrorSink, Location, did_you_mean
 from .source import Mapping, Node, Scalar, Sequence
-from .spec_model import (AutocastEntry, AutocastPolicy, BackwardSpec, BUILTIN_COLLECTIVE_BACKENDS, CallArgument, CallSpec, CastRule, CollectiveTransport, Converter, CustomOpSpec, DistributedSpec, DTYPES, GLOO_DTYPES, FallbackPolicy, Guard, LayoutKind, LayoutRule, OpSpec, OutputRule, PassBy, SdkSpec, StatusConvention, TwoPhaseConvention, Variant, VendorSpec, VersionGate)
+from .spec_model import (AutocastEntry, AutocastPolicy, BackwardSpec, BUILTIN_COLLECTIVE_BACKENDS, CallArgument, CallSpec, CastRule, CollectiveTransport, Converter, CustomOpSpec, DistributedSpec, DTYPES, GLOO_DTYPES, FallbackPolicy, Guard, KNOWN_LIBRARIES, LayoutKind, LayoutRule, OpSpec, OutputRule, PassBy, SdkSpec, StatusConvention, TwoPhaseConvention, Variant, VendorSpec, VersionGate)
 
 
 # ----------------------------------------------------------------------------
@@ -501,11 +501,11 @@ def _parse_namespaces(reader: _Reader, node: Optional[Node], vendor: str, defaul
             reader.errors.add(where, f"'{vendor}' is the vendor's own namespace",
                               "list the vendor's ops under `custom:`, with their schemas")
             continue
-        if namespace not in library_ops.KNOWN_LIBRARIES:
+        if namespace not in KNOWN_LIBRARIES:
             reader.errors.add(where, f"unknown namespace '{namespace}'",
-                              did_you_mean(namespace, library_ops.KNOWN_LIBRARIES,
+                              did_you_mean(namespace, KNOWN_LIBRARIES,
                                            f"the generator reads the schemas of: "
-                                           f"{', '.join(library_ops.KNOWN_LIBRARIES)}"))
+                                           f"{', '.join(KNOWN_LIBRARIES)}"))
             continue
         ops = reader.mapping(namespaces.get(namespace), f"namespaces.{namespace}", where)
         for name in ops.keys() if ops else []:
@@ -590,7 +590,7 @@ def parse(path: str, root: Node) -> VendorSpec:
             entry = _parse_custom(reader, name, custom_map.key_location(name), custom_map.get(name), default_dtypes)
             if entry:
                 custom.append(entry)
-    library_ops = _parse_namespaces(reader, top.get("namespaces"), vendor, default_dtypes, default_fallback)
+    namespace_ops = _parse_namespaces(reader, top.get("namespaces"), vendor, default_dtypes, default_fallback)
     autocast = []
     autocast_node = top.get("autocast")
     if autocast_node is not None:
@@ -605,4 +605,4 @@ def parse(path: str, root: Node) -> VendorSpec:
     errors.raise_if_any()
     assert sdk is not None
     return VendorSpec(path, vendor, device, sdk, default_dtypes, default_fallback, tuple(ops), tuple(custom),
-                      tuple(autocast), top.get("device").location, tuple(library_ops), distributed, formats)
+                      tuple(autocast), top.get("device").location, tuple(namespace_ops), distributed, formats)

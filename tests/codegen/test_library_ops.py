@@ -15,6 +15,7 @@ from torchgen.model import FunctionSchema
 from cli import run_cli
 from codegen import library_ops
 from codegen.aten import AtenOp
+from codegen.spec_model import KNOWN_LIBRARIES
 from test_spec_errors import VALID_SPEC, assert_rejected
 
 TORCHVISION_SCHEMAS = (
@@ -41,7 +42,7 @@ NMS_LINE = LIBRARY_SPEC.splitlines().index("    nms:") + 1
 
 
 def fake_library(installed: bool):
-    library = library_ops.KNOWN_LIBRARIES["torchvision"]
+    library = KNOWN_LIBRARIES["torchvision"]
     if not installed:
         return library_ops.LibrarySchemas(library, "", unavailable="not installed beside this torch")
     ops = {}
