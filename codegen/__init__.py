@@ -4,7 +4,8 @@ Pipeline (one module per stage, each stage reads only the one before):
     spec_file.py    a spec file → text (bounded, strict UTF-8)
     source.py       YAML text → nodes that remember file:line:column (a YAML subset)
     layering.py     `include:` files merged under the vendor spec
-    spec_parser.py  nodes → the typed spec model (structure, types, C++ name grammar)
+    spec_parser.py  nodes → the typed spec model (structure, types, C++ name grammar),
+                    one spec_*.py per part of the spec, read through spec_reader.py
     spec_model.py   the typed spec model (frozen dataclasses)
     aten.py         the installed torch's ATen schemas, through torchgen
     plan.py         spec + ATen → the backend plan: symbol, device and autocast checks, and

@@ -3,7 +3,7 @@ registrations, autocast. Pure functions: plans in, strings out.
 
 Every line of C++ is decided in the emit_*.py modules; the Jinja templates only
 lay the prepared blocks out in a file. Names from the spec were checked against
-their grammar when the spec was parsed (spec_parser.Grammar); free text from it
+their grammar when the spec was parsed (spec_reader.Grammar); free text from it
 (file names, call lines, schemas) is emitted only through cpp_text.comment and
 string_literal.
 """

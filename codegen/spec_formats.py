@@ -15,23 +15,19 @@ arguments and results is checked by the planner, which has the schemas.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from .errors import Location
 from .source import Node, Scalar
 from .spec_model import FormatRule, PrivateFormatSpec
-
-if TYPE_CHECKING:
-    from .spec_parser import _Reader
+from .spec_reader import FUNCTION, IDENTIFIER, Reader
 
 _FORMAT_KEYS = ("rank", "to_private", "to_public", "physical_sizes")
 _RULE_KEYS = ("name", "takes", "makes", "keeps")
 _MAX_RANK = 8
 
 
-def parse_formats(reader: "_Reader", node: Optional[Node], where: Location) -> tuple[PrivateFormatSpec, ...]:
-    # The parser's grammars; imported here because the parser imports this module.
-    from .spec_parser import FUNCTION, IDENTIFIER
+def parse_formats(reader: Reader, node: Optional[Node], where: Location) -> tuple[PrivateFormatSpec, ...]:
     if node is None:
         return ()
     mapping = reader.mapping(node, "formats", where)
@@ -60,7 +56,7 @@ def parse_formats(reader: "_Reader", node: Optional[Node], where: Location) -> t
     return tuple(formats)
 
 
-def parse_rule(reader: "_Reader", op: str, node: Optional[Node]) -> Optional[FormatRule]:
+def parse_rule(reader: Reader, op: str, node: Optional[Node]) -> Optional[FormatRule]:
     if node is None:
         return None
     mapping = reader.mapping(node, f"{op}.format", node.location)
