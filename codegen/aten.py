@@ -19,7 +19,7 @@ from torchgen.api.types import DispatcherSignature
 from torchgen.model import Argument, FunctionSchema, SchemaKind
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AtenOp:
     """One ATen overload: its schema plus the native_functions.yaml facts we need."""
     name: str  # "add.Tensor"
@@ -123,8 +123,10 @@ class AtenRegistry:
             decomposition = (dispatch.get("CompositeImplicitAutograd") or name.split(".")[0]) if dispatch else \
                 name.split(".")[0]
         direct_meta = bool(entry.get("structured") or entry.get("structured_delegate") or "Meta" in dispatch_keys)
-        return AtenOp(name, FunctionSchema.parse(entry["func"]), _has_cpp_meta(entry),
-                      "function" in variants, cia, self._structured_group(entry), decomposition, direct_meta)
+        return AtenOp(name=name, schema=FunctionSchema.parse(entry["func"]), has_cpp_meta=_has_cpp_meta(entry),
+                      function_variant="function" in variants, composite_implicit=cia,
+                      structured_group=self._structured_group(entry), decomposition=decomposition,
+                      direct_meta=direct_meta)
 
     def _structured_group(self, entry: dict) -> bool:
         if entry.get("structured") or entry.get("structured_delegate"):

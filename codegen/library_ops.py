@@ -66,7 +66,8 @@ def load(namespace: str) -> LibrarySchemas:
         except Exception as error:  # torchgen's own assertion, for a type it does not model
             unparsed[name] = (str(error).splitlines() or [type(error).__name__])[0]
             continue
-        ops[name] = AtenOp(name, schema, has_cpp_meta=False, function_variant=False, composite_implicit=False)
+        ops[name] = AtenOp(name=name, schema=schema, has_cpp_meta=False, function_variant=False,
+                           composite_implicit=False)
     version = version.split("+")[0]
     if not ops and not unparsed:
         # torchvision catches the failure to load its C++ extension (a wheel built for

@@ -17,7 +17,7 @@ MATRIX_DTYPES = ("float32", "float64", "float16", "bfloat16", "int8", "uint8", "
 _SHORT = {"native": "N", "fallback": "F", "error": "E"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MatrixRow:
     name: str
     source: str
@@ -49,7 +49,7 @@ class MatrixRow:
         return f"{name}: " + "; ".join(f"{key} {', '.join(names)}" for key, names in parts if names)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CustomOpRow:
     name: str  # as called: torch.ops.<vendor>.<name>
     schema: str
@@ -60,7 +60,7 @@ class CustomOpRow:
     reference: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SupportMatrix:
     vendor: str
     device: str
@@ -136,25 +136,27 @@ def _format(kernel: KernelPlan) -> tuple[tuple[str, tuple[str, ...]], ...]:
 def build(plan: BackendPlan) -> SupportMatrix:
     rows = []
     for kernel in sorted(plan.kernels, key=lambda k: k.qualified_name):
-        rows.append(MatrixRow(kernel.qualified_name, str(kernel.provenance),
-                              kernel.launch.call_text if kernel.launch else "",
-                              kernel.derived_from or "",
-                              tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
-                              kernel.known_failure or "",
-                              guards.to_text(kernel.guard) if kernel.guard is not None else "",
-                              tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
-                              tuple((c.argument, c.dtype) for c in kernel.casts),
-                              kernel.aten.kind == SchemaKind.functional, str(kernel.aten.schema),
-                              (kernel.scalar_form.argument, kernel.scalar_form.entry) if kernel.scalar_form else (),
-                              _dtype_argument(kernel), _format(kernel)))
+        rows.append(MatrixRow(name=kernel.qualified_name, source=str(kernel.provenance),
+                              sdk_call=kernel.launch.call_text if kernel.launch else "",
+                              derived_from=kernel.derived_from or "",
+                              statuses=tuple((d, _status(kernel, d)) for d in MATRIX_DTYPES),
+                              known_failure=kernel.known_failure or "",
+                              guard=guards.to_text(kernel.guard) if kernel.guard is not None else "",
+                              layouts=tuple((r.argument, _layout_text(r)) for r in kernel.layouts),
+                              casts=tuple((c.argument, c.dtype) for c in kernel.casts),
+                              functional=kernel.aten.kind == SchemaKind.functional, schema=str(kernel.aten.schema),
+                              scalar_form=((kernel.scalar_form.argument, kernel.scalar_form.entry)
+                                           if kernel.scalar_form else ()),
+                              dtype_argument=_dtype_argument(kernel), private_format=_format(kernel)))
     custom = tuple(
-        CustomOpRow(custom.forward.aten.name, custom.schema, str(custom.forward.provenance),
-                    custom.forward.launch.call_text,
-                    tuple((d, "native" if d in custom.forward.dtypes.native else "error") for d in MATRIX_DTYPES),
-                    custom.backward_schema or "", custom.reference or "")
+        CustomOpRow(name=custom.forward.aten.name, schema=custom.schema, source=str(custom.forward.provenance),
+                    sdk_call=custom.forward.launch.call_text,
+                    statuses=tuple((d, "native" if d in custom.forward.dtypes.native else "error")
+                                   for d in MATRIX_DTYPES),
+                    backward=custom.backward_schema or "", reference=custom.reference or "")
         for custom in plan.custom_ops)
-    return SupportMatrix(plan.vendor, plan.device, plan.torch_version, plan.spec_path,
-                         plan.spec_sha256, tuple(rows), custom_ops=custom, gated=plan.gated,
+    return SupportMatrix(vendor=plan.vendor, device=plan.device, torch_version=plan.torch_version, spec=plan.spec_path,
+                         spec_sha256=plan.spec_sha256, rows=tuple(rows), custom_ops=custom, gated=plan.gated,
                          libraries=plan.libraries)
 
 

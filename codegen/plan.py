@@ -155,10 +155,11 @@ class Planner:
         autocast = self._check_autocast()
         self.errors.raise_if_any()
         digest = hashlib.sha256(self.spec_text.encode()).hexdigest()
-        return BackendPlan(self.spec.vendor, self.spec.device, self.spec.path, self.spec.sdk, digest,
-                           self.torch_version_text, pair_scalar_forms(tuple(kernels)), tuple(launches),
-                           tuple(custom_ops), tuple(gated),
-                           autocast, tuple(libraries), self.spec.distributed)
+        return BackendPlan(vendor=self.spec.vendor, device=self.spec.device, spec_path=self.spec.path,
+                           sdk=self.spec.sdk, spec_sha256=digest, torch_version=self.torch_version_text,
+                           kernels=pair_scalar_forms(tuple(kernels)), launches=tuple(launches),
+                           custom_ops=tuple(custom_ops), gated=tuple(gated), autocast=autocast,
+                           libraries=tuple(libraries), distributed=self.spec.distributed)
 
     def _carried_from_reference(self, op_spec: OpSpec, overload: str, schema: str) -> bool:
         """Generating for another torch than the specs were validated against: the

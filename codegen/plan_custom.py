@@ -43,7 +43,8 @@ class CustomOpPlanner:
                                 "parameter name", "use an identifier that is not a C++ keyword, a function or "
                                 "namespace the spec names, or a name the generated kernel declares (op, x_arg, ...)")
                 return None
-        return AtenOp(expected_name, schema, has_cpp_meta=False, function_variant=True, composite_implicit=False)
+        return AtenOp(name=expected_name, schema=schema, has_cpp_meta=False, function_variant=True,
+                      composite_implicit=False)
 
     def plan(self, custom: CustomOpSpec, launches: list[LaunchPlan]) -> Optional[CustomOpPlan]:
         namespace = self.namespace
@@ -64,8 +65,9 @@ class CustomOpPlanner:
                 autograd = self._plan_autograd(custom, forward[0], backward)
         if not forward:
             return None
-        return CustomOpPlan(forward[0], custom.schema, backward, custom.backward.schema if custom.backward else None,
-                            autograd, custom.reference)
+        return CustomOpPlan(forward=forward[0], schema=custom.schema, backward=backward,
+                            backward_schema=custom.backward.schema if custom.backward else None, autograd=autograd,
+                            reference=custom.reference)
 
     def _plan_autograd(self, custom, forward: KernelPlan, backward: KernelPlan) -> Optional[AutogradPlan]:
         where = custom.backward.location
@@ -107,5 +109,6 @@ class CustomOpPlanner:
                 return None
         gradient_of = tuple(custom.backward.grads.index(a.name) if a.name in custom.backward.grads else None
                             for a in forward.aten.schema.arguments.flat_all)
-        return AutogradPlan(forward, backward, tuple(saved_tensors), tuple(saved_values), tuple(arguments),
-                            gradient_of)
+        return AutogradPlan(forward=forward, backward=backward, saved_tensors=tuple(saved_tensors),
+                            saved_values=tuple(saved_values), backward_arguments=tuple(arguments),
+                            gradient_of=gradient_of)

@@ -41,7 +41,7 @@ class TensorInput:
     cpu_scalar_ok: bool  # a 0-dim CPU tensor (a Python number) may stand in
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScalarForm:
     """Where a Python number goes when it stands in for a tensor argument.
 
@@ -91,7 +91,7 @@ class LaunchParameter:
     converter: Optional[Converter]  # the type's converter; None: passed as is
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LaunchPlan:
     function_name: str  # launch_<op>
     sdk_function: str
@@ -165,7 +165,7 @@ class KernelFormat:
         return f"private_formats::format_{self.format.name}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KernelPlan:
     aten: AtenOp
     kind: KernelKind
@@ -237,7 +237,7 @@ class SavedValue:
 BackwardArgument = Union[GradOutput, SavedTensor, SavedValue]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AutogradPlan:
     """A custom op's autograd: what the forward saves and how the backward op is called."""
     forward: KernelPlan
@@ -248,7 +248,7 @@ class AutogradPlan:
     gradient_of: tuple[Optional[int], ...]  # per forward argument: index in the backward's returns, or None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CustomOpPlan:
     forward: KernelPlan
     schema: str
@@ -258,7 +258,7 @@ class CustomOpPlan:
     reference: Optional[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BackendPlan:
     vendor: str  # the custom ops' namespace too
     device: str

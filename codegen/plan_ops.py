@@ -224,8 +224,8 @@ class OpPlanner:
             parameters.append(LaunchParameter(name, False, converter))
         if not ok:
             return None
-        return LaunchPlan(f"launch_{aten.cpp_name}", call.function, str(call), tuple(parameters), call.arguments,
-                          aten)
+        return LaunchPlan(function_name=f"launch_{aten.cpp_name}", sdk_function=call.function, call_text=str(call),
+                          parameters=tuple(parameters), call_arguments=call.arguments, entry=aten)
 
     def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
                 derived_from: Optional[str], entry: AtenOp, namespace: str = "aten",
@@ -299,12 +299,14 @@ class OpPlanner:
             overlap = OverlapCheck(outputs, tuple(t for t in tensor_inputs if t.name not in outputs),
                                    aten.name.split(".")[0] in _INTERNAL_OVERLAP_ALLOWED)
         loc = op_spec.location
-        return KernelPlan(aten, kind, Provenance(loc.path, loc.line), op_spec.name, launch, derived_from,
-                          tuple(launch_arguments), tuple(tensor_inputs), outputs, dtype_decision,
-                          DtypePolicy(op_spec.dtypes_of(variant), op_spec.fallback, op_spec.error_dtypes), allocation,
-                          op_spec.layouts, op_spec.casts, namespace, guard, overlap, op_spec.known_failure,
-                          origin=origin, private_format=plan_formats.for_kernel(op_spec, private_format, kind,
-                                                                                _entry_outputs(entry), outputs))
+        return KernelPlan(aten=aten, kind=kind, provenance=Provenance(loc.path, loc.line), entry=op_spec.name,
+                          launch=launch, derived_from=derived_from, launch_arguments=tuple(launch_arguments),
+                          tensor_inputs=tuple(tensor_inputs), output_names=outputs, dtype_decision=dtype_decision,
+                          dtypes=DtypePolicy(op_spec.dtypes_of(variant), op_spec.fallback, op_spec.error_dtypes),
+                          allocation=allocation, layouts=op_spec.layouts, casts=op_spec.casts, namespace=namespace,
+                          guard=guard, overlap=overlap, known_failure=op_spec.known_failure, origin=origin,
+                          private_format=plan_formats.for_kernel(op_spec, private_format, kind, _entry_outputs(entry),
+                                                                 outputs))
 
 
 def _entry_outputs(entry: AtenOp) -> tuple[str, ...]:

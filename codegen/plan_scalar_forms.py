@@ -87,7 +87,8 @@ def pair_scalar_forms(kernels: tuple[KernelPlan, ...]) -> tuple[KernelPlan, ...]
                     continue
                 arguments = _twin_arguments(kernel, twin.launch)
                 if arguments is not None:
-                    form = ScalarForm(tensor.name, twin.launch, arguments, twin.provenance, twin.aten.name)
+                    form = ScalarForm(argument=tensor.name, launch=twin.launch, launch_arguments=arguments,
+                                      provenance=twin.provenance, entry=twin.aten.name)
                     break
         paired.append(dataclasses.replace(kernel, scalar_form=form) if form else kernel)
     return tuple(paired)

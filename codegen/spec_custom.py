@@ -46,7 +46,7 @@ def _parse_custom(reader: Reader, name: str, where: Location, node: Node,
     reference = reader.code(node.get("reference"), f"{name}.reference", where, IDENTIFIER, required=False)
     if op is None:
         return None
-    return CustomOpSpec(op, schema, schema_location, backward, reference)
+    return CustomOpSpec(op=op, schema=schema, schema_location=schema_location, backward=backward, reference=reference)
 
 
 def _parse_backward(reader: Reader, name: str, node: Node, dtypes: tuple[str, ...]) -> Optional[BackwardSpec]:

@@ -74,4 +74,4 @@ def parse_rule(reader: Reader, op: str, node: Optional[Node]) -> Optional[Format
         reader.errors.add(mapping.location, f"'{op}.format.keeps' needs an argument in 'takes' to keep the format of",
                           "e.g. `format: {name: NC1HWC0, takes: [self], keeps: [out]}`")
         return None
-    return FormatRule(name, takes, makes, keeps, mapping.location) if name else None
+    return FormatRule(format=name, takes=takes, makes=makes, keeps=keeps, location=mapping.location) if name else None

@@ -52,7 +52,7 @@ class StatusConvention:
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SdkSpec:
     headers: tuple[str, ...]  # the vendor's op API; every `call:` symbol must be declared here
     glue: str  # header with the converters and the stream accessor
@@ -167,7 +167,7 @@ class PrivateFormatSpec:
     location: Location
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FormatRule:
     """Which arguments and results of one op are format-aware (`format:`):
     `takes` arguments are read in the format when they are in it (else public,
@@ -206,7 +206,7 @@ class VersionGate:
         return "torch " + ",".join(parts)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class OpSpec:
     name: str  # ATen overload name, e.g. add.Tensor
     location: Location
@@ -260,7 +260,7 @@ class BackwardSpec:
     location: Location
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CustomOpSpec:
     """A vendor op exposed as torch.ops.<vendor>.<name>."""
     op: OpSpec
@@ -326,7 +326,7 @@ class DistributedSpec:
     location: Location
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class VendorSpec:
     path: str
     vendor: str

@@ -57,9 +57,10 @@ def parse_op(reader: Reader, name: str, where: Location, node: Node,
         reader.errors.add(node.get("autograd").location, f"unknown autograd policy '{autograd}' for '{name}'",
                           did_you_mean(autograd, _AUTOGRAD_POLICIES, "expected `decomposition`"))
     format_rule = spec_formats.parse_rule(reader, name, node.get("format"))
-    return OpSpec(name, where, call, tuple(variants), op_dtypes, fallback, output, known_failure, dtype_from,
-                  guard, layouts, error_dtypes, gate, autograd, casts,
-                  tuple((variant, variant_dtypes) for variant, (variant_dtypes, _) in narrowed.items()),
+    return OpSpec(name=name, location=where, call=call, variants=tuple(variants), dtypes=op_dtypes, fallback=fallback,
+                  output=output, known_failure=known_failure, dtype_from=dtype_from, guard=guard, layouts=layouts,
+                  error_dtypes=error_dtypes, torch_versions=gate, autograd=autograd, casts=casts,
+                  variant_dtypes=tuple((variant, variant_dtypes) for variant, (variant_dtypes, _) in narrowed.items()),
                   format_rule=format_rule)
 
 

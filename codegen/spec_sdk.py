@@ -26,7 +26,8 @@ def parse_sdk(reader: Reader, node: Mapping) -> SdkSpec:
     workspace_query = reader.code(node.get("workspace_query"), "sdk.workspace_query", node.location, QUERY,
                                   required=False)
     two_phase = _parse_two_phase(reader, node)
-    return SdkSpec(headers, glue, status, stream, converters, node.location, workspace_query, two_phase)
+    return SdkSpec(headers=headers, glue=glue, status=status, stream=stream, converters=converters,
+                   location=node.location, workspace_query=workspace_query, two_phase=two_phase)
 
 
 def _parse_status(reader: Reader, node: Mapping) -> StatusConvention:

@@ -20,13 +20,16 @@ def add_tensor():
 def add_kernel(allocation: Allocation, guard=None) -> KernelPlan:
     aten = add_tensor()
     inputs = (TensorInput("self", TensorArgKind.TENSOR, True), TensorInput("other", TensorArgKind.TENSOR, True))
-    launch = LaunchPlan("launch_add_Tensor", "sdkAdd", "sdkAdd(self, other, alpha, out)",
-                        (LaunchParameter("self", False, None), LaunchParameter("other", False, None),
-                         LaunchParameter("alpha", False, None), LaunchParameter("out", True, None)), (), aten)
-    return KernelPlan(aten, KernelKind.FUNCTIONAL, Provenance("specs/x.yaml", 7), "add.Tensor", launch, None,
-                      ("self", "other", "alpha", "out"), inputs, ("out",),
-                      DtypeDecision(inputs, (), (), check_result=True),
-                      DtypePolicy(("float32",), FallbackPolicy.CPU, ()), allocation, guard=guard)
+    launch = LaunchPlan(function_name="launch_add_Tensor", sdk_function="sdkAdd",
+                        call_text="sdkAdd(self, other, alpha, out)",
+                        parameters=(LaunchParameter("self", False, None), LaunchParameter("other", False, None),
+                                    LaunchParameter("alpha", False, None), LaunchParameter("out", True, None)),
+                        call_arguments=(), entry=aten)
+    return KernelPlan(aten=aten, kind=KernelKind.FUNCTIONAL, provenance=Provenance("specs/x.yaml", 7),
+                      entry="add.Tensor", launch=launch, derived_from=None,
+                      launch_arguments=("self", "other", "alpha", "out"), tensor_inputs=inputs, output_names=("out",),
+                      dtype_decision=DtypeDecision(inputs, (), (), check_result=True),
+                      dtypes=DtypePolicy(("float32",), FallbackPolicy.CPU, ()), allocation=allocation, guard=guard)
 
 
 def lines(kernel: KernelPlan) -> list[str]:

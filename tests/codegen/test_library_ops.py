@@ -48,7 +48,7 @@ def fake_library(installed: bool):
     ops = {}
     for text in TORCHVISION_SCHEMAS:
         schema = FunctionSchema.parse(text)
-        ops[str(schema.name)] = AtenOp(str(schema.name), schema, has_cpp_meta=False, function_variant=False,
+        ops[str(schema.name)] = AtenOp(name=str(schema.name), schema=schema, has_cpp_meta=False, function_variant=False,
                                        composite_implicit=False)
     return library_ops.LibrarySchemas(library, "0.99.0", ops)
 
