@@ -18,6 +18,8 @@ Pipeline (one module per stage, each stage reads only the one before):
     matrix.py       plan → the declared operator support matrix (JSON; pages via render.py)
     render.py       the files of generated/<vendor>/ through the templates
     output.py       writes a whole generated/<vendor>/ tree atomically
+    pipeline.py     the stages in order for one spec: load_plan(), generate_files()
+    __main__.py     the command line: generate, check, diff-torch
 
 A spec is untrusted input. What guards the generator against it:
     limits.py        the bounds (spec size, nesting, includes, guard length, errors shown)

@@ -11,7 +11,7 @@ from conftest import REPO_ROOT
 from cpp_checks import assert_no_injected_code, compiler, syntax_check
 from test_guard_typing import ACCEPTED, mlu_spec_with_guards
 
-from codegen.__main__ import generate_files
+from codegen.pipeline import generate_files
 
 HOSTILE_NAME = 'mlu\n#error injected "quoted" back\\slash\\.yaml'
 SCHEMA = "rms_norm(Tensor input, Tensor weight, float eps=1e-06) -> Tensor"

@@ -11,7 +11,7 @@ import re
 from conftest import REPO_ROOT
 from test_spec_errors import VALID_SPEC, assert_rejected, run_codegen
 
-from codegen.__main__ import generate_files
+from codegen.pipeline import generate_files
 
 OPTIONAL_TENSOR_CONVERTER = "    Tensor?: {fn: mlu_glue::describe_optional, pass: pointer}\n"
 

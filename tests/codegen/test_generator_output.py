@@ -12,7 +12,7 @@ from conftest import REPO_ROOT
 from generated_output import GENERATED_DIR
 
 from codegen import output
-from codegen.__main__ import generate_files
+from codegen.pipeline import generate_files
 
 
 def mlu_files() -> dict[str, str]:
@@ -105,7 +105,7 @@ def test_a_measured_annotation_follows_the_status_letter():
     import dataclasses
 
     from codegen import matrix
-    from codegen.__main__ import load_plan
+    from codegen.pipeline import load_plan
     declared = matrix.build(load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml")))
 
     class Measured(matrix.SupportMatrix):

@@ -11,7 +11,7 @@ import pytest
 from cli import assert_spec_error
 from conftest import REPO_ROOT
 
-from codegen.__main__ import generate_files
+from codegen.pipeline import generate_files
 
 MLU_SPEC = os.path.join(REPO_ROOT, "specs", "mlu.yaml")
 

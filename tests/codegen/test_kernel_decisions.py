@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import os
 
-from codegen.__main__ import REPO_ROOT, load_plan
+from codegen.pipeline import REPO_ROOT, load_plan
 from codegen import guards
 from codegen.plan_model import AllocationKind, GradOutput, KernelKind, SavedTensor, SavedValue, SavedValueType
 from codegen.spec_model import FallbackPolicy

@@ -10,7 +10,7 @@ from conftest import REPO_ROOT
 from test_spec_errors import VALID_SPEC
 
 from codegen import matrix, render
-from codegen.__main__ import load_plan
+from codegen.pipeline import load_plan
 
 SCRIPT = "<script>alert(1)</script>"
 HOSTILE_NOTE = f"{SCRIPT} a | b\nc [link](javascript:alert(1)) `tick` <img src=x onerror=alert(2)>"

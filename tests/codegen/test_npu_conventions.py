@@ -10,7 +10,7 @@ import re
 from conftest import REPO_ROOT
 from test_spec_errors import assert_rejected
 
-from codegen.__main__ import generate_files
+from codegen.pipeline import generate_files
 
 NPU_SPEC = os.path.join(REPO_ROOT, "specs", "npu.yaml")
 

@@ -8,7 +8,7 @@ import re
 
 from conftest import REPO_ROOT
 from test_npu_conventions import NPU_SPEC, line_of, npu_shards, npu_spec_with
-from codegen.__main__ import generate_files
+from codegen.pipeline import generate_files
 from test_spec_errors import assert_rejected
 
 

@@ -8,7 +8,7 @@ from conftest import REPO_ROOT
 from test_spec_errors import VALID_SPEC
 
 from codegen import render
-from codegen.__main__ import load_plan
+from codegen.pipeline import load_plan
 
 ADD_SCALAR = '  add.Scalar: {call: "mluOpAddScalar(stream, self, other, alpha, out)"%s}\n'
 

@@ -10,7 +10,7 @@ import pytest
 
 from cli import run_cli
 from codegen import schema_drift
-from codegen.__main__ import REPO_ROOT, generate_files
+from codegen.pipeline import REPO_ROOT, generate_files
 from codegen.errors import SpecErrors
 
 MLU_SPEC = os.path.join(REPO_ROOT, "specs", "mlu.yaml")

@@ -14,7 +14,7 @@ from conftest import REPO_ROOT
 from cpp_checks import assert_no_injected_code
 from test_spec_errors import VALID_SPEC
 
-from codegen.__main__ import generate_files
+from codegen.pipeline import generate_files
 
 MM = '  mm: {call: "mluOpMatMul(stream, self, mat2, out)"}'
 STREAM = "  stream: mlu_glue::queue_of\n"

@@ -7,7 +7,7 @@ import os
 
 from cli import run_cli
 from codegen import torch_diff
-from codegen.__main__ import REPO_ROOT
+from codegen.pipeline import REPO_ROOT
 
 BEFORE = """
 - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

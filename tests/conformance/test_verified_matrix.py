@@ -11,7 +11,7 @@ import verified_matrix
 from conftest import REPO_ROOT
 
 from codegen import matrix, render
-from codegen.__main__ import load_plan
+from codegen.pipeline import load_plan
 
 PROVENANCE = {"commit": "0123456789abcdef", "date": "2026-01-01", "torch_version": "2.13.0", "spec_sha256": "5" * 64}
 HEADLINE = {"strict_percent": 50.0, "basic_or_better_percent": 75.0, "native_overloads": 2, "strict_pairs": 1,

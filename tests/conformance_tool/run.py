@@ -32,7 +32,7 @@ from selection import (RANDOM_OVERLOADS, expected_overloads, native_overloads, r
 from verdicts import FAILED, UNTESTED, decide, keep_native_runs_meant  # noqa: E402
 
 from codegen import matrix  # noqa: E402
-from codegen.__main__ import load_plan  # noqa: E402
+from codegen.pipeline import load_plan  # noqa: E402
 
 # OpInfos per worker process: starting one (torch, op_db, the backend) costs
 # seconds, more than most OpInfos' samples take.
