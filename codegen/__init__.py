@@ -1,6 +1,6 @@
 """Torch-FL's ahead-of-time generator: vendor op specs → PrivateUse1 backend sources.
 
-Pipeline (one module per stage, each stage reads only the one before):
+Pipeline (one module per stage; what each may import: Layers, below):
     spec_file.py    a spec file → text (bounded, strict UTF-8)
     source.py       YAML text → nodes that remember file:line:column (a YAML subset)
     layering.py     `include:` files merged under the vendor spec
@@ -27,4 +27,22 @@ A spec is untrusted input. What guards the generator against it:
     guards.py        `when:` guards: parsed, type-checked, printed (never pasted)
     device_names.py  the device names the installed torch keeps for itself
     markdown.py      escaping for the Markdown pages (HTML pages: Jinja's autoescaping)
+
+Layers. A module imports only modules of its own layer or of a layer above it
+in this table (lazy imports inside functions too), and no import circle is
+allowed, within a layer either; layers 1 to 3 import neither torch nor torchgen.
+So parsing never loads torch, the plan holds no emitter's knowledge, and only
+the CLI knows every stage.
+tests/codegen/test_import_layers.py reads this table: a new module goes into it.
+    1 foundation  __init__ limits errors cpp_text guards markdown
+    2 spec model  spec_model
+    3 parse       spec_file source layering spec_reader spec_call spec_argument_rules spec_formats
+                  spec_op spec_custom spec_sdk spec_sections spec_parser
+    4 torch       aten library_ops device_names
+    5 plan model  plan_model
+    6 planner     schema_drift plan_formats plan_ops plan_custom plan_scalar_forms plan
+    7 emitters    emit_blocks emit_guard emit_launch emit_kernel emit_cpp emit_custom emit_library matrix
+    8 output      render output
+    9 pipeline    pipeline torch_diff
+   10 CLI         __main__
 """
