@@ -12,7 +12,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from . import cpp_text
+from . import cpp_text, emit_names
 from .emit_blocks import CppBlock, source
 from .emit_kernel import decomposition_block, kernel_block, raising_registration, registration
 from .emit_launch import launch_block
@@ -46,7 +46,6 @@ def shards(plan: BackendPlan) -> list[Shard]:
     autograd_regs: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
     headers: dict[int, list[str]] = {i: [] for i in range(SHARD_COUNT)}
     formats: dict[int, dict[str, CppBlock]] = {i: {} for i in range(SHARD_COUNT)}
-    launch_by_name = {l.function_name: l for l in plan.launches}
     emitted_launches: set[str] = set()
     for kernel in plan.kernels:
         if kernel.origin != OpOrigin.ATEN:  # other namespaces' kernels have their own file (emit_library)
@@ -63,9 +62,9 @@ def shards(plan: BackendPlan) -> list[Shard]:
             assert shard_of(kernel.scalar_form.entry) == index, (kernel.aten.name, kernel.scalar_form.entry)
             launches.insert(0, (kernel.scalar_form.launch, str(kernel.scalar_form.provenance)))
         for launch, where in launches:
-            if launch.function_name not in emitted_launches:
-                emitted_launches.add(launch.function_name)
-                blocks[index].append(launch_block(plan, launch_by_name[launch.function_name], where))
+            if emit_names.launch(launch) not in emitted_launches:
+                emitted_launches.add(emit_names.launch(launch))
+                blocks[index].append(launch_block(plan, launch, where))
         if kernel.private_format is not None:
             private_format = kernel.private_format.format
             formats[index].setdefault(private_format.name, format_definition(private_format))
@@ -75,8 +74,8 @@ def shards(plan: BackendPlan) -> list[Shard]:
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0].rstrip('_')}_meta_dispatch.h")
         if kernel.aten.composite_implicit:
             blocks[index].append(decomposition_block(kernel))
-            autograd_regs[index].append(f'm.impl("{kernel.registration_name}", '
-                                        f'TORCH_FN(autograd_{kernel.aten.cpp_name}));')
+            autograd_regs[index].append(emit_names.registration(kernel.registration_name,
+                                                                emit_names.autograd(kernel.aten)))
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0]}_native.h")
     return [Shard(i, tuple(blocks[i]), tuple(regs[i]), tuple(autograd_regs[i]),
                   tuple(dict.fromkeys(headers[i])),  # each header once, in first-use order
@@ -91,12 +90,12 @@ def format_definition(private_format: PrivateFormatSpec) -> CppBlock:
     Each shard registers it by name too (the runtime keeps one entry), for what
     names a format outside a kernel: torch.load's format tag."""
     where = f"{private_format.location.path}:{private_format.location.line}"
-    lines = (f"inline const torch_fl::PrivateFormat format_{private_format.name}{{",
+    name = emit_names.private_format(private_format)
+    lines = (f"inline const torch_fl::PrivateFormat {name}{{",
              f"    {cpp_text.string_literal(private_format.name)}, {cpp_text.string_literal(where)}, "
              f"{private_format.rank},",
              f"    &{private_format.to_private}, &{private_format.to_public}, &{private_format.physical_sizes}}};",
-             f"static const torch_fl::PrivateFormatRegistration register_{private_format.name}{{"
-             f"format_{private_format.name}}};")
+             f"static const torch_fl::PrivateFormatRegistration register_{private_format.name}{{{name}}};")
     return CppBlock((cpp_text.comment(f"the {private_format.name} format: {where}"),), lines)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import emit_names
 from .cpp_text import string_literal
 from .emit_blocks import CppBlock, comments, source
 from .emit_kernel import kernel_block, registration
@@ -80,7 +81,7 @@ def autograd_block(custom) -> CppBlock:
         else:
             results.append("grads" if single else f"std::get<{index}>(grads)")
     lines += [f"    return {{{', '.join(results)}}};", "  }", "};", ""]
-    lines.append(f"{returns} autograd_{name}({', '.join(params)}) {{")
+    lines.append(f"{returns} {emit_names.autograd(forward.aten)}({', '.join(params)}) {{")
     lines.append(f"  return {cls}::apply({', '.join(names)});")
     lines.append("}")
     return CppBlock(comments(f"autograd of {forward.namespace}::{name}: gradients by "
@@ -98,13 +99,12 @@ def meta_block(kernel: KernelPlan) -> CppBlock:
         value = results[0] if len(results) == 1 else f"std::make_tuple({', '.join(results)})"
     else:
         value = f"{allocation.rule}({', '.join(allocation.inputs)})"
-    lines = (f"{kernel.aten.returns_type()} meta_{name}({params}) {{", f"  return {value};", "}")
+    lines = (f"{kernel.aten.returns_type()} {emit_names.meta(kernel.aten)}({params}) {{", f"  return {value};", "}")
     return CppBlock(comments(f"{kernel.namespace}::{name} on the meta device (shapes only)",
                              f"from {source(kernel)}"), lines)
 
 
 def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
-    launch_by_name = {l.function_name: l for l in plan.launches}
     definitions, blocks, registrations, autograd_regs, meta_regs = [], [], [], [], []
     for custom in plan.custom_ops:
         definitions.append(string_literal(custom.schema))
@@ -112,14 +112,15 @@ def custom_ops_file(plan: BackendPlan) -> CustomOpsFile:
         if custom.backward_schema:
             definitions.append(string_literal(custom.backward_schema))
         for kernel in kernels:
-            blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], source(kernel)))
+            blocks.append(launch_block(plan, kernel.launch, source(kernel)))
             blocks.append(kernel_block(kernel))
             registrations.append(registration(kernel))
             if kernel.allocation.kind in (AllocationKind.LIKE, AllocationKind.RULE):
                 blocks.append(meta_block(kernel))
-                meta_regs.append(f'm.impl("{kernel.aten.name}", TORCH_FN(meta_{kernel.aten.name}));')
+                meta_regs.append(emit_names.registration(kernel.aten.name, emit_names.meta(kernel.aten)))
         if custom.autograd:
             blocks.append(autograd_block(custom))
-            autograd_regs.append(f'm.impl("{custom.forward.aten.name}", TORCH_FN(autograd_{custom.forward.aten.name}));')
+            forward = custom.forward.aten
+            autograd_regs.append(emit_names.registration(forward.name, emit_names.autograd(forward)))
     return CustomOpsFile(plan.vendor, tuple(definitions), tuple(blocks), tuple(registrations),
                          tuple(autograd_regs), tuple(meta_regs))

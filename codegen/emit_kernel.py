@@ -4,7 +4,7 @@ guard, preconditions (dtypes, guard, layouts, result dtype), operands (CPU
 scalars, layouts, casts), allocation, launch."""
 from __future__ import annotations
 
-from . import cpp_text, emit_guard, guards
+from . import cpp_text, emit_guard, emit_names, guards
 from .cpp_text import string_literal
 from .emit_blocks import CppBlock, comments, dtype_list, source
 from .plan_model import AllocationKind, KernelKind, KernelPlan, OpOrigin, TensorArgKind
@@ -93,7 +93,8 @@ def _placement_checks(kernel: KernelPlan) -> list[str]:
     for tensor in kernel.tensor_inputs:
         name = tensor.name
         # A format-aware argument stays in its private format (when whole).
-        kept = f", &{private_format.cpp_name}" if private_format and name in private_format.takes else ""
+        kept = f", &{emit_names.private_format_reference(private_format.format)}" \
+            if private_format and name in private_format.takes else ""
         if kernel.kind == KernelKind.INPLACE and name == "self":
             lines.append(f'  op.check_output(self, "self", /*is_operand=*/true{kept});')
         elif tensor.kind == TensorArgKind.LIST:
@@ -171,7 +172,7 @@ def _operands(kernel: KernelPlan) -> tuple[list[str], dict[str, str]]:
         elif kernel.private_format and rule.argument in kernel.private_format.takes:
             # Its own physical tensor when already in the format, else converted.
             lines.append(f"  const at::Tensor {laid} = torch_fl::laid_out_in({current}, "
-                         f"{kernel.private_format.cpp_name});")
+                         f"{emit_names.private_format_reference(kernel.private_format.format)});")
         elif rule.reuse:
             # Converted once and reused while the source is unchanged (same
             # storage, version and geometry) on this stream.
@@ -234,14 +235,15 @@ def _allocate(kernel: KernelPlan, name: str, expected: str = "", like: str = "")
     """One functional result: public, or in the kernel's private format (always
     for `makes`, when its first format-aware argument is for `keeps`)."""
     private_format = kernel.private_format
+    in_format = emit_names.private_format_reference(private_format.format) if private_format else ""
     if private_format and name in private_format.makes:
-        return f"op.allocate_in({expected or f'op.meta({like})'}, {private_format.cpp_name})"
+        return f"op.allocate_in({expected or f'op.meta({like})'}, {in_format})"
     if private_format and name in private_format.keeps:
         source = private_format.takes[0]
         if like:
-            return f"op.allocate_like_keeping({like}, {private_format.cpp_name})" if like == source else \
-                f"op.allocate_keeping(op.meta({like}), {source}, {private_format.cpp_name})"
-        return f"op.allocate_keeping({expected}, {source}, {private_format.cpp_name})"
+            return f"op.allocate_like_keeping({like}, {in_format})" if like == source else \
+                f"op.allocate_keeping(op.meta({like}), {source}, {in_format})"
+        return f"op.allocate_keeping({expected}, {source}, {in_format})"
     return f"op.allocate_like({like})" if like else f"op.allocate({expected})"
 
 
@@ -251,7 +253,7 @@ def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
     form = kernel.scalar_form
     if form is None:
         launch_args = ", ".join(["op"] + [operands.get(a, a) for a in kernel.launch_arguments])
-        lines = [f"  {kernel.launch.function_name}({launch_args});"]
+        lines = [f"  {emit_names.launch(kernel.launch)}({launch_args});"]
     else:
         number = form.argument
         scalar_args = ", ".join(["op"] + [f"torch_fl::python_number({a})" if a == number else operands.get(a, a)
@@ -259,9 +261,9 @@ def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
         tensor_args = ", ".join(["op"] + [f"*op.on_device({a})" if a == number else operands.get(a, a)
                                           for a in kernel.launch_arguments])
         lines = [f"  if (torch_fl::is_python_number({number})) {{  // by value, through {form.entry}'s call",
-                 f"    {form.launch.function_name}({scalar_args});",
+                 f"    {emit_names.launch(form.launch)}({scalar_args});",
                  "  } else {",
-                 f"    {kernel.launch.function_name}({tensor_args});",
+                 f"    {emit_names.launch(kernel.launch)}({tensor_args});",
                  "  }"]
     if kernel.kind == KernelKind.INPLACE:
         lines.append("  return self;")
@@ -278,21 +280,20 @@ def _launch(kernel: KernelPlan, operands: dict[str, str]) -> list[str]:
 
 def registration(kernel: KernelPlan) -> str:
     """The kernel's line in its namespace's TORCH_LIBRARY_IMPL block."""
-    return f'm.impl("{kernel.registration_name}", TORCH_FN({kernel.wrapper_name}));'
+    return emit_names.registration(kernel.registration_name, emit_names.wrapper(kernel.aten))
 
 
 def raising_registration(kernel: KernelPlan) -> str:
     """An entry without a call whose policy is `error`: the op always raises."""
-    return (f'm.impl("{kernel.registration_name}", '
-            "torch::CppFunction::makeFromBoxedFunction<&torch_fl::unsupported_op_kernel>());")
+    return emit_names.boxed_registration(kernel.registration_name, "torch_fl::unsupported_op_kernel")
 
 
 def kernel_block(kernel: KernelPlan) -> CppBlock:
     """A wrapper reads as a careful engineer would write it by hand: checks, guard,
     preconditions, layouts, allocation, launch."""
     aten = kernel.aten
-    info = f"kOp_{aten.cpp_name}"
-    lines = _kernel_info(kernel, info) + ["", f"{aten.dispatcher_decl(kernel.wrapper_name)} {{",
+    info = emit_names.kernel_info(aten)
+    lines = _kernel_info(kernel, info) + ["", f"{aten.dispatcher_decl(emit_names.wrapper(aten))} {{",
                                           f"  torch_fl::OpContext op({info});"]
     lines += _placement_checks(kernel)
     lines.append("  const torch_fl::DeviceGuard guard(op.device());")
@@ -314,12 +315,12 @@ def decomposition_block(kernel: KernelPlan) -> CppBlock:
     names = [n for _, n in aten.dispatcher_arguments()]
     tensors = [t.name for t in kernel.tensor_inputs]
     lines = [
-        f"{aten.dispatcher_decl('autograd_' + aten.cpp_name)} {{",
+        f"{aten.dispatcher_decl(emit_names.autograd(aten))} {{",
         f"  if (torch_fl::grad_required({', '.join(tensors)})) {{",
         f"    return at::native::{aten.decomposition}({', '.join(names)});",
         "  }",
         "  at::AutoDispatchBelowADInplaceOrView below_autograd;",
-        f"  return {kernel.wrapper_name}({', '.join(names)});",
+        f"  return {emit_names.wrapper(aten)}({', '.join(names)});",
         "}",
     ]
     return CppBlock(comments(f"{aten.name}: the decomposition (and its autograd) when a gradient is needed, "

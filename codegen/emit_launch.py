@@ -3,6 +3,7 @@ converts the ATen values for the SDK, follows the SDK's calling conventions
 (workspace query, two-phase calls) and checks every status the SDK returns."""
 from __future__ import annotations
 
+from . import emit_names
 from .emit_blocks import CppBlock, comments
 from .plan_model import STREAM_ARGUMENT, WORKSPACE_ARGUMENT, BackendPlan, LaunchParameter, LaunchPlan
 from .spec_model import PassBy, SdkSpec
@@ -37,7 +38,7 @@ def launch_block(plan: BackendPlan, launch: LaunchPlan, source: str) -> CppBlock
     sdk = plan.sdk
     params = ", ".join(["const torch_fl::OpContext& op"] +
                        [f"{_launch_parameter_type(launch, p)} {p.name}" for p in launch.parameters])
-    lines = [f"static void {launch.function_name}({params}) {{"]
+    lines = [f"static void {emit_names.launch(launch)}({params}) {{"]
     by_name = {p.name: p for p in launch.parameters}
     call_args = []
     declared: set[str] = set()

@@ -26,7 +26,6 @@ class LibraryFile:
 
 
 def library_files(plan: BackendPlan) -> list[LibraryFile]:
-    launch_by_name = {l.function_name: l for l in plan.launches}
     files = []
     for namespace, version in plan.libraries:
         blocks, registrations = [], []
@@ -38,7 +37,7 @@ def library_files(plan: BackendPlan) -> list[LibraryFile]:
                 if kernel.dtypes.fallback == FallbackPolicy.ERROR:
                     registrations.append(raising_registration(kernel))
                 continue
-            blocks.append(launch_block(plan, launch_by_name[kernel.launch.function_name], source(kernel)))
+            blocks.append(launch_block(plan, kernel.launch, source(kernel)))
             blocks.append(kernel_block(kernel))
             registrations.append(registration(kernel))
         files.append(LibraryFile(namespace, version, tuple(blocks), tuple(registrations)))

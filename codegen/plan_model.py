@@ -93,7 +93,6 @@ class LaunchParameter:
 
 @dataclass(frozen=True, kw_only=True)
 class LaunchPlan:
-    function_name: str  # launch_<op>
     sdk_function: str
     call_text: str  # the spec's call line, for the comment
     parameters: tuple[LaunchParameter, ...]
@@ -158,12 +157,6 @@ class KernelFormat:
     makes: tuple[str, ...]  # this kernel's output names, always in the format
     keeps: tuple[str, ...]  # this kernel's output names, in it when takes[0] is
 
-    @property
-    def cpp_name(self) -> str:
-        """The generated PrivateFormat object (private_formats::format_NC1HWC0;
-        the prefix keeps a format named like a macro, EOF or errno, compilable)."""
-        return f"private_formats::format_{self.format.name}"
-
 
 @dataclass(frozen=True, kw_only=True)
 class KernelPlan:
@@ -202,10 +195,6 @@ class KernelPlan:
         if self.origin == OpOrigin.LIBRARY:
             return f"{self.namespace}::{self.aten.name}"
         return self.aten.name
-
-    @property
-    def wrapper_name(self) -> str:
-        return f"wrap_{self.aten.cpp_name}"
 
 
 class SavedValueType(enum.Enum):

@@ -224,8 +224,8 @@ class OpPlanner:
             parameters.append(LaunchParameter(name, False, converter))
         if not ok:
             return None
-        return LaunchPlan(function_name=f"launch_{aten.cpp_name}", sdk_function=call.function, call_text=str(call),
-                          parameters=tuple(parameters), call_arguments=call.arguments, entry=aten)
+        return LaunchPlan(sdk_function=call.function, call_text=str(call), parameters=tuple(parameters),
+                          call_arguments=call.arguments, entry=aten)
 
     def _kernel(self, op_spec: OpSpec, aten: AtenOp, kind: KernelKind, launch: Optional[LaunchPlan],
                 derived_from: Optional[str], entry: AtenOp, namespace: str = "aten",

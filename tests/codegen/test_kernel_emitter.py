@@ -20,8 +20,7 @@ def add_tensor():
 def add_kernel(allocation: Allocation, guard=None) -> KernelPlan:
     aten = add_tensor()
     inputs = (TensorInput("self", TensorArgKind.TENSOR, True), TensorInput("other", TensorArgKind.TENSOR, True))
-    launch = LaunchPlan(function_name="launch_add_Tensor", sdk_function="sdkAdd",
-                        call_text="sdkAdd(self, other, alpha, out)",
+    launch = LaunchPlan(sdk_function="sdkAdd", call_text="sdkAdd(self, other, alpha, out)",
                         parameters=(LaunchParameter("self", False, None), LaunchParameter("other", False, None),
                                     LaunchParameter("alpha", False, None), LaunchParameter("out", True, None)),
                         call_arguments=(), entry=aten)

@@ -28,7 +28,7 @@ def test_every_form_of_the_tensor_overload_passes_a_number_through_the_scalar_ca
     for name, written in (("add.Tensor", "out"), ("add.out", "out"), ("add_.Tensor", "self")):
         form = kernels[name].scalar_form
         assert form is not None, name
-        assert (form.argument, form.entry, form.launch.function_name) == ("other", "add.Scalar", "launch_add_Scalar")
+        assert (form.argument, form.entry, form.launch.entry.name) == ("other", "add.Scalar", "add.Scalar")
         assert form.launch_arguments == ("self", "other", "alpha", written), name
     assert kernels["add.Scalar"].scalar_form is None, "it takes the number already"
     assert kernels["mm"].scalar_form is None
