@@ -18,7 +18,7 @@ from .aten import AtenRegistry
 from .errors import ErrorSink, Location, SpecErrors, did_you_mean
 from .limits import HEADER_BYTES
 from .plan_custom import CustomOpPlanner
-from .plan_model import BackendPlan, KernelPlan, LaunchPlan, OpOrigin
+from .plan_model import BackendPlan, KernelPlan, OpOrigin
 from .plan_ops import OpPlanner
 from .plan_scalar_forms import pair_scalar_forms
 from .spec_model import AutocastEntry, OpSpec, VendorSpec
@@ -128,7 +128,6 @@ class Planner:
 
     def plan(self) -> BackendPlan:
         kernels: list[KernelPlan] = []
-        launches: list[LaunchPlan] = []
         claimed: dict[str, Location] = {}
         gated = []
         for op_spec in self.spec.ops:
@@ -139,7 +138,7 @@ class Planner:
             aten = self.aten.lookup(op_spec.name)
             if aten is not None and not self._carried_from_reference(op_spec, op_spec.name, str(aten.schema)):
                 continue
-            for kernel in self.ops.plan_entry(op_spec, launches):
+            for kernel in self.ops.plan_entry(op_spec):
                 if not self._carried_from_reference(op_spec, kernel.qualified_name, str(kernel.aten.schema)):
                     continue
                 previous = claimed.get(kernel.qualified_name)
@@ -150,14 +149,14 @@ class Planner:
                     continue
                 claimed[kernel.qualified_name] = op_spec.location
                 kernels.append(kernel)
-        libraries = self._plan_library_ops(launches, kernels, claimed, gated)
-        custom_ops = [plan for plan in (self.custom.plan(c, launches) for c in self.spec.custom) if plan]
+        libraries = self._plan_library_ops(kernels, claimed, gated)
+        custom_ops = [plan for plan in (self.custom.plan(c) for c in self.spec.custom) if plan]
         autocast = self._check_autocast()
         self.errors.raise_if_any()
         digest = hashlib.sha256(self.spec_text.encode()).hexdigest()
         return BackendPlan(vendor=self.spec.vendor, device=self.spec.device, spec_path=self.spec.path,
                            sdk=self.spec.sdk, spec_sha256=digest, torch_version=self.torch_version_text,
-                           kernels=pair_scalar_forms(tuple(kernels)), launches=tuple(launches),
+                           kernels=pair_scalar_forms(tuple(kernels)),
                            custom_ops=tuple(custom_ops), gated=tuple(gated), autocast=autocast,
                            libraries=tuple(libraries), distributed=self.spec.distributed)
 
@@ -169,7 +168,7 @@ class Planner:
         return schema_drift.check_entry(op_spec, overload, schema, self.reference, self.torch_version_text,
                                         self.errors)
 
-    def _plan_library_ops(self, launches: list[LaunchPlan], kernels: list[KernelPlan], claimed: dict[str, Location],
+    def _plan_library_ops(self, kernels: list[KernelPlan], claimed: dict[str, Location],
                           gated: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
         """`namespaces:` entries against the schemas their library registers; a
         library not installed beside this torch leaves its entries unbuilt (listed
@@ -201,7 +200,7 @@ class Planner:
                                 "out= and in-place overloads, another library's op has none", "remove `variants`")
                 continue
             built[namespace] = schemas.version
-            for kernel in self.ops.plan_entry(op_spec, launches, resolved=op, namespace=namespace,
+            for kernel in self.ops.plan_entry(op_spec, resolved=op, namespace=namespace,
                                               origin=OpOrigin.LIBRARY):
                 if kernel.qualified_name in claimed:
                     self.errors.add(op_spec.location, f"'{kernel.qualified_name}' is registered twice",

@@ -10,8 +10,8 @@ from torchgen.model import FunctionSchema
 from . import cpp_text
 from .aten import AtenOp
 from .errors import ErrorSink, Location, did_you_mean
-from .plan_model import (AutogradPlan, CustomOpPlan, GradOutput, KernelPlan, LaunchPlan, OpOrigin, SavedTensor,
-                         SavedValue, SavedValueType)
+from .plan_model import (AutogradPlan, CustomOpPlan, GradOutput, KernelPlan, OpOrigin, SavedTensor, SavedValue,
+                         SavedValueType)
 from .plan_ops import OpPlanner, is_tensor, return_names
 from .spec_model import CustomOpSpec
 
@@ -46,19 +46,19 @@ class CustomOpPlanner:
         return AtenOp(name=expected_name, schema=schema, has_cpp_meta=False, function_variant=True,
                       composite_implicit=False)
 
-    def plan(self, custom: CustomOpSpec, launches: list[LaunchPlan]) -> Optional[CustomOpPlan]:
+    def plan(self, custom: CustomOpSpec) -> Optional[CustomOpPlan]:
         namespace = self.namespace
         forward_op = self._parse_custom_schema(custom.schema, custom.op.name, custom.schema_location)
         if forward_op is None:
             return None
-        forward = self.ops.plan_entry(custom.op, launches, resolved=forward_op, namespace=namespace,
+        forward = self.ops.plan_entry(custom.op, resolved=forward_op, namespace=namespace,
                                       origin=OpOrigin.VENDOR)
         backward = autograd = None
         if custom.backward is not None:
             bw_op = self._parse_custom_schema(custom.backward.schema, custom.backward.op.name,
                                               custom.backward.location)
             if bw_op is not None:
-                planned = self.ops.plan_entry(custom.backward.op, launches, resolved=bw_op, namespace=namespace,
+                planned = self.ops.plan_entry(custom.backward.op, resolved=bw_op, namespace=namespace,
                                                origin=OpOrigin.VENDOR)
                 backward = planned[0] if planned else None
             if forward and backward:

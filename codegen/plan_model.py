@@ -255,8 +255,7 @@ class BackendPlan:
     sdk: SdkSpec  # the SDK's conventions: headers, status, stream, workspace, two-phase calls
     spec_sha256: str
     torch_version: str
-    kernels: tuple[KernelPlan, ...]
-    launches: tuple[LaunchPlan, ...]
+    kernels: tuple[KernelPlan, ...]  # each with its launch (KernelPlan.launch)
     custom_ops: tuple[CustomOpPlan, ...] = ()
     # Entries whose version gate excludes the installed torch: (overload, gate, source).
     gated: tuple[tuple[str, str, str], ...] = ()

@@ -68,8 +68,8 @@ class OpPlanner:
         self.errors = errors
         self.symbols = symbols  # declared by the SDK headers
 
-    def plan_entry(self, op_spec: OpSpec, launches: list[LaunchPlan], resolved: Optional[AtenOp] = None,
-                    namespace: str = "aten", origin: OpOrigin = OpOrigin.ATEN) -> list[KernelPlan]:
+    def plan_entry(self, op_spec: OpSpec, resolved: Optional[AtenOp] = None, namespace: str = "aten",
+                   origin: OpOrigin = OpOrigin.ATEN) -> list[KernelPlan]:
         aten = resolved or self.aten.lookup(op_spec.name)
         if aten is None:
             self.errors.add(op_spec.location, f"unknown ATen overload '{op_spec.name}'",
@@ -104,8 +104,6 @@ class OpPlanner:
         launch = self._plan_launch(op_spec, aten, kind) if op_spec.call else None
         if op_spec.call and launch is None:
             return []
-        if launch:
-            launches.append(launch)
         if op_spec.output.like is not None:
             if kind == KernelKind.OUT or Variant.OUT in op_spec.variants:
                 # No meta function checks the caller's out= tensors (the generated
