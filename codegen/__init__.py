@@ -29,13 +29,18 @@ A spec is untrusted input. What guards the generator against it:
     device_names.py  the device names the installed torch keeps for itself
     markdown.py      escaping for the Markdown pages (HTML pages: Jinja's autoescaping)
 
+Beside the pipeline:
+    torch_versions.py  the torch releases of .ci/torch_versions and where each one's builds
+                       and generated files live (standard library only: the Makefile, CI and
+                       the runtime package load it too)
+
 Layers. A module imports only modules of its own layer or of a layer above it
 in this table (lazy imports inside functions too), and no import circle is
 allowed, within a layer either; layers 1 to 3 import neither torch nor torchgen.
 So parsing never loads torch, the plan holds no emitter's knowledge, and only
 the CLI knows every stage.
 tests/codegen/test_import_layers.py reads this table: a new module goes into it.
-    1 foundation  __init__ limits errors cpp_text guards markdown
+    1 foundation  __init__ limits errors cpp_text guards markdown torch_versions
     2 spec model  spec_model
     3 parse       spec_file source layering spec_reader spec_call spec_argument_rules spec_formats
                   spec_op spec_custom spec_sdk spec_sections spec_parser
