@@ -6,6 +6,11 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/softplus_backward_meta_dispatch.h>
+#include <ATen/ops/hardsigmoid_meta_dispatch.h>
+#include <ATen/ops/fractional_max_pool2d_backward_meta_dispatch.h>
+#include <ATen/ops/reflection_pad3d_meta_dispatch.h>
+#include <ATen/ops/replication_pad1d_meta_dispatch.h>
 #include <ATen/ops/sqrt_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include <ATen/ops/mean_meta_dispatch.h>
@@ -18,11 +23,6 @@
 #include <ATen/ops/arange_meta_dispatch.h>
 #include <ATen/ops/cat_meta_dispatch.h>
 #include <ATen/ops/amin_meta_dispatch.h>
-#include <ATen/ops/softplus_backward_meta_dispatch.h>
-#include <ATen/ops/hardsigmoid_meta_dispatch.h>
-#include <ATen/ops/fractional_max_pool2d_backward_meta_dispatch.h>
-#include <ATen/ops/reflection_pad3d_meta_dispatch.h>
-#include <ATen/ops/replication_pad1d_meta_dispatch.h>
 #include <ATen/ops/erfc_meta_dispatch.h>
 #include <ATen/ops/bitwise_not_meta_dispatch.h>
 #include <ATen/ops/bitwise_and_meta_dispatch.h>
@@ -36,6 +36,350 @@
 #include "mlu_glue.h"
 
 namespace {
+
+// mluOpSoftplusBackward(stream, grad_output, self, beta, threshold, out)
+// from specs/mlu/nn.yaml:96
+static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto beta_arg = mlu_glue::scalar(beta);
+  const auto threshold_arg = mlu_glue::scalar(threshold);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftplusBackward");
+  const mluRet_t status = mluOpSoftplusBackward(stream_arg, &grad_output_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// softplus_backward: specs/mlu/nn.yaml:96
+static const torch_fl::KernelInfo kOp_softplus_backward{
+    "softplus_backward", "specs/mlu/nn.yaml:96",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  torch_fl::OpContext op(kOp_softplus_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
+  }
+  const auto expected = at::meta::softplus_backward(op.meta(grad_output), op.meta(self), beta, threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softplus_backward(op, *grad_output_on_device, *self_on_device, beta, threshold, out);
+  return out;
+}
+
+// mluOpHardsigmoid(stream, self, out)
+// from specs/mlu/nn.yaml:112
+static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardsigmoid");
+  const mluRet_t status = mluOpHardsigmoid(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardsigmoid: specs/mlu/nn.yaml:112
+static const torch_fl::KernelInfo kOp_hardsigmoid{
+    "hardsigmoid", "specs/mlu/nn.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::hardsigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid.out: specs/mlu/nn.yaml:112
+// out variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_out{
+    "hardsigmoid.out", "specs/mlu/nn.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardsigmoid_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardsigmoid_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid_: specs/mlu/nn.yaml:112
+// inplace variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_{
+    "hardsigmoid_", "specs/mlu/nn.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::hardsigmoid_(self_meta);
+  launch_hardsigmoid(op, self, self);
+  return self;
+}
+
+// mluOpNllLoss2dBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
+// from specs/mlu/nn.yaml:172
+static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto total_weight_arg = mlu_glue::describe(total_weight);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2dBackward");
+  const mluRet_t status = mluOpNllLoss2dBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// nll_loss2d_backward: specs/mlu/nn.yaml:172
+static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
+    "nll_loss2d_backward", "specs/mlu/nn.yaml:172",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
+  torch_fl::OpContext op(kOp_nll_loss2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
+  const at::Tensor out = op.allocate_like(self);
+  launch_nll_loss2d_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, ignore_index, *total_weight_on_device, out);
+  return out;
+}
+
+// mluOpFractionalMaxPool2dBackward(stream, grad_output, self, kernel_size, output_size, indices, out)
+// from specs/mlu/nn.yaml:232
+static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpFractionalMaxPool2dBackward");
+  const mluRet_t status = mluOpFractionalMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, output_size_arg, &indices_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fractional_max_pool2d_backward: specs/mlu/nn.yaml:232
+static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
+    "fractional_max_pool2d_backward", "specs/mlu/nn.yaml:232",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_fractional_max_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
+  }
+  const auto expected = at::meta::fractional_max_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, output_size, op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_fractional_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, output_size, *indices_on_device, out);
+  return out;
+}
+
+// mluOpReflectionPad(stream, self, padding, out)
+// from specs/mlu/nn.yaml:245
+static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
+  const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// reflection_pad3d: specs/mlu/nn.yaml:245
+static const torch_fl::KernelInfo kOp_reflection_pad3d{
+    "reflection_pad3d", "specs/mlu/nn.yaml:245",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = at::meta::reflection_pad3d(op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reflection_pad3d(op, *self_on_device, padding, out);
+  return out;
+}
+
+// mluOpReplicationPad(stream, self, padding, out)
+// from specs/mlu/nn.yaml:247
+static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
+  const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// replication_pad1d: specs/mlu/nn.yaml:247
+static const torch_fl::KernelInfo kOp_replication_pad1d{
+    "replication_pad1d", "specs/mlu/nn.yaml:247",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad1d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = at::meta::replication_pad1d(op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_replication_pad1d(op, *self_on_device, padding, out);
+  return out;
+}
+
+// mluOpGroupNorm(stream, input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
+// from specs/mlu/nn.yaml:261
+static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpGroupNorm");
+  const mluRet_t status = mluOpGroupNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, N, C, HxW, group, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_group_norm: specs/mlu/nn.yaml:261
+static const torch_fl::KernelInfo kOp_native_group_norm{
+    "native_group_norm", "specs/mlu/nn.yaml:261",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
+  torch_fl::OpContext op(kOp_native_group_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
+  }
+  const auto expected = torch_fl::output_rules::group_norm(input, weight, bias, N, C, HxW, group, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_group_norm(op, *input_on_device, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
 
 // mluOpSqrt(stream, self, out)
 // from specs/mlu.yaml:60
@@ -1089,352 +1433,8 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   return out;
 }
 
-// mluOpSoftplusBackward(stream, grad_output, self, beta, threshold, out)
-// from specs/mlu.yaml:288
-static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto beta_arg = mlu_glue::scalar(beta);
-  const auto threshold_arg = mlu_glue::scalar(threshold);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftplusBackward");
-  const mluRet_t status = mluOpSoftplusBackward(stream_arg, &grad_output_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// softplus_backward: specs/mlu.yaml:288
-static const torch_fl::KernelInfo kOp_softplus_backward{
-    "softplus_backward", "specs/mlu.yaml:288",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
-  torch_fl::OpContext op(kOp_softplus_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
-  }
-  const auto expected = at::meta::softplus_backward(op.meta(grad_output), op.meta(self), beta, threshold);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_softplus_backward(op, *grad_output_on_device, *self_on_device, beta, threshold, out);
-  return out;
-}
-
-// mluOpHardsigmoid(stream, self, out)
-// from specs/mlu.yaml:304
-static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardsigmoid");
-  const mluRet_t status = mluOpHardsigmoid(stream_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// hardsigmoid: specs/mlu.yaml:304
-static const torch_fl::KernelInfo kOp_hardsigmoid{
-    "hardsigmoid", "specs/mlu.yaml:304",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
-  torch_fl::OpContext op(kOp_hardsigmoid);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const auto expected = at::meta::hardsigmoid(op.meta(self));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_hardsigmoid(op, *self_on_device, out);
-  return out;
-}
-
-// hardsigmoid.out: specs/mlu.yaml:304
-// out variant derived from hardsigmoid
-static const torch_fl::KernelInfo kOp_hardsigmoid_out{
-    "hardsigmoid.out", "specs/mlu.yaml:304",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_hardsigmoid_out(const at::Tensor & self, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_hardsigmoid_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::hardsigmoid_outf(op.meta(self), out_meta);
-  op.resize_output(out, out_meta);
-  launch_hardsigmoid(op, *self_on_device, out);
-  return out;
-}
-
-// hardsigmoid_: specs/mlu.yaml:304
-// inplace variant derived from hardsigmoid
-static const torch_fl::KernelInfo kOp_hardsigmoid_{
-    "hardsigmoid_", "specs/mlu.yaml:304",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
-  torch_fl::OpContext op(kOp_hardsigmoid_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::hardsigmoid_(self_meta);
-  launch_hardsigmoid(op, self, self);
-  return self;
-}
-
-// mluOpNllLoss2dBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu.yaml:364
-static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto total_weight_arg = mlu_glue::describe(total_weight);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2dBackward");
-  const mluRet_t status = mluOpNllLoss2dBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// nll_loss2d_backward: specs/mlu.yaml:364
-static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
-    "nll_loss2d_backward", "specs/mlu.yaml:364",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
-  torch_fl::OpContext op(kOp_nll_loss2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
-  const at::Tensor out = op.allocate_like(self);
-  launch_nll_loss2d_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, ignore_index, *total_weight_on_device, out);
-  return out;
-}
-
-// mluOpFractionalMaxPool2dBackward(stream, grad_output, self, kernel_size, output_size, indices, out)
-// from specs/mlu.yaml:424
-static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto output_size_arg = mlu_glue::int_list(output_size);
-  const auto indices_arg = mlu_glue::describe(indices);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpFractionalMaxPool2dBackward");
-  const mluRet_t status = mluOpFractionalMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, output_size_arg, &indices_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// fractional_max_pool2d_backward: specs/mlu.yaml:424
-static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
-    "fractional_max_pool2d_backward", "specs/mlu.yaml:424",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_fractional_max_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
-  }
-  const auto expected = at::meta::fractional_max_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, output_size, op.meta(indices));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, output_size, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  const at::Tensor out = op.allocate(expected);
-  launch_fractional_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, output_size, *indices_on_device, out);
-  return out;
-}
-
-// mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu.yaml:437
-static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
-  const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// reflection_pad3d: specs/mlu.yaml:437
-static const torch_fl::KernelInfo kOp_reflection_pad3d{
-    "reflection_pad3d", "specs/mlu.yaml:437",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef padding) {
-  torch_fl::OpContext op(kOp_reflection_pad3d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
-  }
-  const auto expected = at::meta::reflection_pad3d(op.meta(self), padding);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad3d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad3d(op, *self_on_device, padding, out);
-  return out;
-}
-
-// mluOpReplicationPad(stream, self, padding, out)
-// from specs/mlu.yaml:439
-static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPad");
-  const mluRet_t status = mluOpReplicationPad(stream_arg, &self_arg, padding_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// replication_pad1d: specs/mlu.yaml:439
-static const torch_fl::KernelInfo kOp_replication_pad1d{
-    "replication_pad1d", "specs/mlu.yaml:439",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef padding) {
-  torch_fl::OpContext op(kOp_replication_pad1d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
-  }
-  const auto expected = at::meta::replication_pad1d(op.meta(self), padding);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_replication_pad1d(op, *self_on_device, padding, out);
-  return out;
-}
-
-// mluOpGroupNorm(stream, input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
-// from specs/mlu.yaml:453
-static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto input_arg = mlu_glue::describe(input);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto bias_arg = mlu_glue::describe_optional(bias);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpGroupNorm");
-  const mluRet_t status = mluOpGroupNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, N, C, HxW, group, eps, &out0_arg, &out1_arg, &out2_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_group_norm: specs/mlu.yaml:453
-static const torch_fl::KernelInfo kOp_native_group_norm{
-    "native_group_norm", "specs/mlu.yaml:453",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_group_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps) {
-  torch_fl::OpContext op(kOp_native_group_norm);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_optional_input(bias, "bias");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
-  }
-  const auto expected = torch_fl::output_rules::group_norm(input, weight, bias, N, C, HxW, group, eps);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_group_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, N, C, HxW, group, eps);
-  }
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_group_norm(op, *input_on_device, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
-  return std::make_tuple(out0, out1, out2);
-}
-
 // mluOpErfc(stream, self, out)
-// from specs/mlu.yaml:475
+// from specs/mlu.yaml:211
 static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1447,9 +1447,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// erfc: specs/mlu.yaml:475
+// erfc: specs/mlu.yaml:211
 static const torch_fl::KernelInfo kOp_erfc{
-    "erfc", "specs/mlu.yaml:475",
+    "erfc", "specs/mlu.yaml:211",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1471,10 +1471,10 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   return out;
 }
 
-// erfc.out: specs/mlu.yaml:475
+// erfc.out: specs/mlu.yaml:211
 // out variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_out{
-    "erfc.out", "specs/mlu.yaml:475",
+    "erfc.out", "specs/mlu.yaml:211",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1497,10 +1497,10 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfc_: specs/mlu.yaml:475
+// erfc_: specs/mlu.yaml:211
 // inplace variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_{
-    "erfc_", "specs/mlu.yaml:475",
+    "erfc_", "specs/mlu.yaml:211",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1520,7 +1520,7 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
 }
 
 // mluOpBitwiseNot(stream, self, out)
-// from specs/mlu.yaml:480
+// from specs/mlu.yaml:216
 static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1533,9 +1533,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// bitwise_not: specs/mlu.yaml:480
+// bitwise_not: specs/mlu.yaml:216
 static const torch_fl::KernelInfo kOp_bitwise_not{
-    "bitwise_not", "specs/mlu.yaml:480",
+    "bitwise_not", "specs/mlu.yaml:216",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1557,10 +1557,10 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   return out;
 }
 
-// bitwise_not.out: specs/mlu.yaml:480
+// bitwise_not.out: specs/mlu.yaml:216
 // out variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_out{
-    "bitwise_not.out", "specs/mlu.yaml:480",
+    "bitwise_not.out", "specs/mlu.yaml:216",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1583,10 +1583,10 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// bitwise_not_: specs/mlu.yaml:480
+// bitwise_not_: specs/mlu.yaml:216
 // inplace variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_{
-    "bitwise_not_", "specs/mlu.yaml:480",
+    "bitwise_not_", "specs/mlu.yaml:216",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1606,7 +1606,7 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
 }
 
 // mluOpBitwiseAndScalar(stream, self, other, out)
-// from specs/mlu.yaml:501
+// from specs/mlu.yaml:237
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1621,7 +1621,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // mluOpBitwiseAnd(stream, self, other, out)
-// from specs/mlu.yaml:485
+// from specs/mlu.yaml:221
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1635,9 +1635,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/mlu.yaml:485
+// bitwise_and.Tensor: specs/mlu.yaml:221
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/mlu.yaml:485",
+    "bitwise_and.Tensor", "specs/mlu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1664,10 +1664,10 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/mlu.yaml:485
+// bitwise_and.Tensor_out: specs/mlu.yaml:221
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/mlu.yaml:485",
+    "bitwise_and.Tensor_out", "specs/mlu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1696,10 +1696,10 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_and_.Tensor: specs/mlu.yaml:485
+// bitwise_and_.Tensor: specs/mlu.yaml:221
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/mlu.yaml:485",
+    "bitwise_and_.Tensor", "specs/mlu.yaml:221",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1725,7 +1725,7 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpCopysign(stream, self, other, out)
-// from specs/mlu.yaml:495
+// from specs/mlu.yaml:231
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1739,9 +1739,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/mlu.yaml:495
+// copysign.Tensor: specs/mlu.yaml:231
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/mlu.yaml:495",
+    "copysign.Tensor", "specs/mlu.yaml:231",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1765,10 +1765,10 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// copysign.out: specs/mlu.yaml:495
+// copysign.out: specs/mlu.yaml:231
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/mlu.yaml:495",
+    "copysign.out", "specs/mlu.yaml:231",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1794,10 +1794,10 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   return out;
 }
 
-// copysign_.Tensor: specs/mlu.yaml:495
+// copysign_.Tensor: specs/mlu.yaml:231
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/mlu.yaml:495",
+    "copysign_.Tensor", "specs/mlu.yaml:231",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1820,7 +1820,7 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
 }
 
 // mluOpLogAddExp2(stream, self, other, out)
-// from specs/mlu.yaml:498
+// from specs/mlu.yaml:234
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1834,9 +1834,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/mlu.yaml:498
+// logaddexp2: specs/mlu.yaml:234
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/mlu.yaml:498",
+    "logaddexp2", "specs/mlu.yaml:234",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1860,10 +1860,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp2.out: specs/mlu.yaml:498
+// logaddexp2.out: specs/mlu.yaml:234
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/mlu.yaml:498",
+    "logaddexp2.out", "specs/mlu.yaml:234",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1890,7 +1890,7 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
 }
 
 // mluOpFmax(stream, self, other, out)
-// from specs/mlu.yaml:499
+// from specs/mlu.yaml:235
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1904,9 +1904,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/mlu.yaml:499
+// fmax: specs/mlu.yaml:235
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/mlu.yaml:499",
+    "fmax", "specs/mlu.yaml:235",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1930,10 +1930,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmax.out: specs/mlu.yaml:499
+// fmax.out: specs/mlu.yaml:235
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/mlu.yaml:499",
+    "fmax.out", "specs/mlu.yaml:235",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1959,9 +1959,9 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// bitwise_and.Scalar: specs/mlu.yaml:501
+// bitwise_and.Scalar: specs/mlu.yaml:237
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/mlu.yaml:501",
+    "bitwise_and.Scalar", "specs/mlu.yaml:237",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1983,10 +1983,10 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/mlu.yaml:501
+// bitwise_and.Scalar_out: specs/mlu.yaml:237
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/mlu.yaml:501",
+    "bitwise_and.Scalar_out", "specs/mlu.yaml:237",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2009,10 +2009,10 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_and_.Scalar: specs/mlu.yaml:501
+// bitwise_and_.Scalar: specs/mlu.yaml:237
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/mlu.yaml:501",
+    "bitwise_and_.Scalar", "specs/mlu.yaml:237",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2032,7 +2032,7 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // mluOpMinDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:513
+// from specs/mlu.yaml:249
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2046,9 +2046,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/mlu.yaml:513
+// min.dim: specs/mlu.yaml:249
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/mlu.yaml:513",
+    "min.dim", "specs/mlu.yaml:249",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2072,7 +2072,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // mluOpVectorNorm(stream, self, p, dim, keepdim, out)
-// from specs/mlu.yaml:515
+// from specs/mlu.yaml:251
 static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2087,9 +2087,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// norm.ScalarOpt_dim: specs/mlu.yaml:515
+// norm.ScalarOpt_dim: specs/mlu.yaml:251
 static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/mlu.yaml:515",
+    "norm.ScalarOpt_dim", "specs/mlu.yaml:251",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2112,7 +2112,7 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
 }
 
 // mluOpIndexAdd(stream, self, dim, index, source, alpha, out)
-// from specs/mlu.yaml:522
+// from specs/mlu.yaml:258
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2128,9 +2128,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// index_add: specs/mlu.yaml:522
+// index_add: specs/mlu.yaml:258
 static const torch_fl::KernelInfo kOp_index_add{
-    "index_add", "specs/mlu.yaml:522",
+    "index_add", "specs/mlu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2156,10 +2156,10 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   return out;
 }
 
-// index_add.out: specs/mlu.yaml:522
+// index_add.out: specs/mlu.yaml:258
 // out variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_out{
-    "index_add.out", "specs/mlu.yaml:522",
+    "index_add.out", "specs/mlu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2188,10 +2188,10 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   return out;
 }
 
-// index_add_: specs/mlu.yaml:522
+// index_add_: specs/mlu.yaml:258
 // inplace variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_{
-    "index_add_", "specs/mlu.yaml:522",
+    "index_add_", "specs/mlu.yaml:258",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2219,6 +2219,15 @@ at::Tensor & wrap_index_add_(at::Tensor & self, int64_t dim, const at::Tensor & 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("softplus_backward", TORCH_FN(wrap_softplus_backward));
+  m.impl("hardsigmoid", TORCH_FN(wrap_hardsigmoid));
+  m.impl("hardsigmoid.out", TORCH_FN(wrap_hardsigmoid_out));
+  m.impl("hardsigmoid_", TORCH_FN(wrap_hardsigmoid_));
+  m.impl("nll_loss2d_backward", TORCH_FN(wrap_nll_loss2d_backward));
+  m.impl("fractional_max_pool2d_backward", TORCH_FN(wrap_fractional_max_pool2d_backward));
+  m.impl("reflection_pad3d", TORCH_FN(wrap_reflection_pad3d));
+  m.impl("replication_pad1d", TORCH_FN(wrap_replication_pad1d));
+  m.impl("native_group_norm", TORCH_FN(wrap_native_group_norm));
   m.impl("sqrt", TORCH_FN(wrap_sqrt));
   m.impl("sqrt.out", TORCH_FN(wrap_sqrt_out));
   m.impl("sqrt_", TORCH_FN(wrap_sqrt_));
@@ -2251,15 +2260,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat.out", TORCH_FN(wrap_cat_out));
   m.impl("amin", TORCH_FN(wrap_amin));
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
-  m.impl("softplus_backward", TORCH_FN(wrap_softplus_backward));
-  m.impl("hardsigmoid", TORCH_FN(wrap_hardsigmoid));
-  m.impl("hardsigmoid.out", TORCH_FN(wrap_hardsigmoid_out));
-  m.impl("hardsigmoid_", TORCH_FN(wrap_hardsigmoid_));
-  m.impl("nll_loss2d_backward", TORCH_FN(wrap_nll_loss2d_backward));
-  m.impl("fractional_max_pool2d_backward", TORCH_FN(wrap_fractional_max_pool2d_backward));
-  m.impl("reflection_pad3d", TORCH_FN(wrap_reflection_pad3d));
-  m.impl("replication_pad1d", TORCH_FN(wrap_replication_pad1d));
-  m.impl("native_group_norm", TORCH_FN(wrap_native_group_norm));
   m.impl("erfc", TORCH_FN(wrap_erfc));
   m.impl("erfc.out", TORCH_FN(wrap_erfc_out));
   m.impl("erfc_", TORCH_FN(wrap_erfc_));

@@ -6,6 +6,9 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
+#include <ATen/ops/elu_meta_dispatch.h>
+#include <ATen/ops/hardshrink_backward_meta_dispatch.h>
 #include <ATen/ops/mul_meta_dispatch.h>
 #include <ATen/ops/div_meta_dispatch.h>
 #include <ATen/ops/ne_meta_dispatch.h>
@@ -17,9 +20,6 @@
 #include <ATen/ops/isneginf_meta_dispatch.h>
 #include <ATen/ops/cumsum_meta_dispatch.h>
 #include <ATen/ops/amax_meta_dispatch.h>
-#include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
-#include <ATen/ops/elu_meta_dispatch.h>
-#include <ATen/ops/hardshrink_backward_meta_dispatch.h>
 #include <ATen/ops/frac_meta_dispatch.h>
 #include <ATen/ops/fmod_meta_dispatch.h>
 #include <ATen/ops/fmin_meta_dispatch.h>
@@ -28,6 +28,447 @@
 #include "mlu_glue.h"
 
 namespace {
+
+// mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
+// from specs/mlu/nn.yaml:72
+static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftmaxBackward");
+  const mluRet_t status = mluOpSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _softmax_backward_data: specs/mlu/nn.yaml:72
+static const torch_fl::KernelInfo kOp__softmax_backward_data{
+    "_softmax_backward_data", "specs/mlu/nn.yaml:72",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  torch_fl::OpContext op(kOp__softmax_backward_data);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
+  return out;
+}
+
+// mluOpElu(stream, self, alpha, scale, input_scale, out)
+// from specs/mlu/nn.yaml:77
+static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto alpha_arg = mlu_glue::scalar(alpha);
+  const auto scale_arg = mlu_glue::scalar(scale);
+  const auto input_scale_arg = mlu_glue::scalar(input_scale);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpElu");
+  const mluRet_t status = mluOpElu(stream_arg, &self_arg, alpha_arg, scale_arg, input_scale_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// elu: specs/mlu/nn.yaml:77
+static const torch_fl::KernelInfo kOp_elu{
+    "elu", "specs/mlu/nn.yaml:77",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  torch_fl::OpContext op(kOp_elu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  const auto expected = at::meta::elu(op.meta(self), alpha, scale, input_scale);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_elu(op, *self_on_device, alpha, scale, input_scale, out);
+  return out;
+}
+
+// elu_: specs/mlu/nn.yaml:77
+// inplace variant derived from elu
+static const torch_fl::KernelInfo kOp_elu_{
+    "elu_", "specs/mlu/nn.yaml:77",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  torch_fl::OpContext op(kOp_elu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu_)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::elu_(self_meta, alpha, scale, input_scale);
+  launch_elu(op, self, alpha, scale, input_scale, self);
+  return self;
+}
+
+// mluOpHardshrinkBackward(stream, grad_out, self, lambd, out)
+// from specs/mlu/nn.yaml:102
+static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_out_arg = mlu_glue::describe(grad_out);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto lambd_arg = mlu_glue::scalar(lambd);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardshrinkBackward");
+  const mluRet_t status = mluOpHardshrinkBackward(stream_arg, &grad_out_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardshrink_backward: specs/mlu/nn.yaml:102
+static const torch_fl::KernelInfo kOp_hardshrink_backward{
+    "hardshrink_backward", "specs/mlu/nn.yaml:102",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_hardshrink_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
+  }
+  const auto expected = at::meta::hardshrink_backward(op.meta(grad_out), op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardshrink_backward(op, *grad_out_on_device, *self_on_device, lambd, out);
+  return out;
+}
+
+// mluOpPreluBackward(stream, grad_output, self, weight, out0, out1)
+// from specs/mlu/nn.yaml:133
+static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpPreluBackward");
+  const mluRet_t status = mluOpPreluBackward(stream_arg, &grad_output_arg, &self_arg, &weight_arg, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _prelu_kernel_backward: specs/mlu/nn.yaml:133
+static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
+    "_prelu_kernel_backward", "specs/mlu/nn.yaml:133",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap__prelu_kernel_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight) {
+  torch_fl::OpContext op(kOp__prelu_kernel_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor out0 = op.allocate_like(self);
+  const at::Tensor out1 = op.allocate_like(self);
+  launch__prelu_kernel_backward(op, *grad_output_on_device, *self_on_device, *weight_on_device, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// mluOpSmoothL1LossBackward(stream, grad_output, self, target, reduction, beta, out)
+// from specs/mlu/nn.yaml:150
+static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSmoothL1LossBackward");
+  const mluRet_t status = mluOpSmoothL1LossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// smooth_l1_loss_backward: specs/mlu/nn.yaml:150
+static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
+    "smooth_l1_loss_backward", "specs/mlu/nn.yaml:150",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  torch_fl::OpContext op(kOp_smooth_l1_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
+  }
+  const auto expected = at::smooth_l1_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), reduction, beta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_smooth_l1_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, beta, out);
+  return out;
+}
+
+// mluOpHuberLoss(stream, self, target, reduction, delta, out)
+// from specs/mlu/nn.yaml:153
+static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHuberLoss");
+  const mluRet_t status = mluOpHuberLoss(stream_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// huber_loss: specs/mlu/nn.yaml:153
+static const torch_fl::KernelInfo kOp_huber_loss{
+    "huber_loss", "specs/mlu/nn.yaml:153",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  torch_fl::OpContext op(kOp_huber_loss);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
+  }
+  const auto expected = torch_fl::output_rules::huber_loss(self, target, reduction, delta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_huber_loss(op, *self_on_device, *target_on_device, reduction, delta, out);
+  return out;
+}
+
+// mluOpBinaryCrossEntropyBackward(stream, grad_output, self, target, weight, reduction, out)
+// from specs/mlu/nn.yaml:164
+static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBinaryCrossEntropyBackward");
+  const mluRet_t status = mluOpBinaryCrossEntropyBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// binary_cross_entropy_backward: specs/mlu/nn.yaml:164
+static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
+    "binary_cross_entropy_backward", "specs/mlu/nn.yaml:164",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_binary_cross_entropy_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate_like(self);
+  launch_binary_cross_entropy_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, out);
+  return out;
+}
+
+// mluOpMultiMarginLossBackward(stream, grad_output, self, target, p, margin, weight, reduction, out)
+// from specs/mlu/nn.yaml:182
+static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto p_arg = mlu_glue::scalar(p);
+  const auto margin_arg = mlu_glue::scalar(margin);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMultiMarginLossBackward");
+  const mluRet_t status = mluOpMultiMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, p_arg, margin_arg, &weight_arg, reduction, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// multi_margin_loss_backward: specs/mlu/nn.yaml:182
+static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
+    "multi_margin_loss_backward", "specs/mlu/nn.yaml:182",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_multi_margin_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, p, margin, weight, reduction);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate_like(self);
+  launch_multi_margin_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, p, margin, weight, reduction, out);
+  return out;
+}
+
+// mluOpMultilabelMarginLossBackward(stream, grad_output, self, target, reduction, is_target, out)
+// from specs/mlu/nn.yaml:190
+static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto is_target_arg = mlu_glue::describe(is_target);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLossBackward");
+  const mluRet_t status = mluOpMultilabelMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, &is_target_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// multilabel_margin_loss_backward: specs/mlu/nn.yaml:190
+static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
+    "multilabel_margin_loss_backward", "specs/mlu/nn.yaml:190",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target) {
+  torch_fl::OpContext op(kOp_multilabel_margin_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_input(is_target, "is_target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(is_target, "is_target") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, is_target);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> is_target_on_device = op.on_device(is_target);
+  const at::Tensor out = op.allocate_like(self);
+  launch_multilabel_margin_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, *is_target_on_device, out);
+  return out;
+}
+
+// mluOpReflectionPad(stream, self, padding, out)
+// from specs/mlu/nn.yaml:237
+static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
+  const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// reflection_pad2d: specs/mlu/nn.yaml:237
+static const torch_fl::KernelInfo kOp_reflection_pad2d{
+    "reflection_pad2d", "specs/mlu/nn.yaml:237",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_reflection_pad2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const auto expected = torch_fl::output_rules::reflection_pad2d(self, padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reflection_pad2d(op, *self_on_device, padding, out);
+  return out;
+}
 
 // mluOpMulScalar(stream, self, other, out)
 // from specs/mlu.yaml:43
@@ -1397,449 +1838,8 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   return out;
 }
 
-// mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:264
-static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto output_arg = mlu_glue::describe(output);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftmaxBackward");
-  const mluRet_t status = mluOpSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _softmax_backward_data: specs/mlu.yaml:264
-static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/mlu.yaml:264",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
-  torch_fl::OpContext op(kOp__softmax_backward_data);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
-  }
-  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
-  const at::Tensor out = op.allocate(expected);
-  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
-  return out;
-}
-
-// mluOpElu(stream, self, alpha, scale, input_scale, out)
-// from specs/mlu.yaml:269
-static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto alpha_arg = mlu_glue::scalar(alpha);
-  const auto scale_arg = mlu_glue::scalar(scale);
-  const auto input_scale_arg = mlu_glue::scalar(input_scale);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpElu");
-  const mluRet_t status = mluOpElu(stream_arg, &self_arg, alpha_arg, scale_arg, input_scale_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// elu: specs/mlu.yaml:269
-static const torch_fl::KernelInfo kOp_elu{
-    "elu", "specs/mlu.yaml:269",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
-  torch_fl::OpContext op(kOp_elu);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
-  }
-  const auto expected = at::meta::elu(op.meta(self), alpha, scale, input_scale);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_elu(op, *self_on_device, alpha, scale, input_scale, out);
-  return out;
-}
-
-// elu_: specs/mlu.yaml:269
-// inplace variant derived from elu
-static const torch_fl::KernelInfo kOp_elu_{
-    "elu_", "specs/mlu.yaml:269",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
-  torch_fl::OpContext op(kOp_elu_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(elu_)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::elu_(self_meta, alpha, scale, input_scale);
-  launch_elu(op, self, alpha, scale, input_scale, self);
-  return self;
-}
-
-// mluOpHardshrinkBackward(stream, grad_out, self, lambd, out)
-// from specs/mlu.yaml:294
-static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_out_arg = mlu_glue::describe(grad_out);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto lambd_arg = mlu_glue::scalar(lambd);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardshrinkBackward");
-  const mluRet_t status = mluOpHardshrinkBackward(stream_arg, &grad_out_arg, &self_arg, lambd_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// hardshrink_backward: specs/mlu.yaml:294
-static const torch_fl::KernelInfo kOp_hardshrink_backward{
-    "hardshrink_backward", "specs/mlu.yaml:294",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd) {
-  torch_fl::OpContext op(kOp_hardshrink_backward);
-  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
-  }
-  const auto expected = at::meta::hardshrink_backward(op.meta(grad_out), op.meta(self), lambd);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_hardshrink_backward(op, *grad_out_on_device, *self_on_device, lambd, out);
-  return out;
-}
-
-// mluOpPreluBackward(stream, grad_output, self, weight, out0, out1)
-// from specs/mlu.yaml:325
-static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto weight_arg = mlu_glue::describe(weight);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpPreluBackward");
-  const mluRet_t status = mluOpPreluBackward(stream_arg, &grad_output_arg, &self_arg, &weight_arg, &out0_arg, &out1_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _prelu_kernel_backward: specs/mlu.yaml:325
-static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
-    "_prelu_kernel_backward", "specs/mlu.yaml:325",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap__prelu_kernel_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight) {
-  torch_fl::OpContext op(kOp__prelu_kernel_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, weight);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor out0 = op.allocate_like(self);
-  const at::Tensor out1 = op.allocate_like(self);
-  launch__prelu_kernel_backward(op, *grad_output_on_device, *self_on_device, *weight_on_device, out0, out1);
-  return std::make_tuple(out0, out1);
-}
-
-// mluOpSmoothL1LossBackward(stream, grad_output, self, target, reduction, beta, out)
-// from specs/mlu.yaml:342
-static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSmoothL1LossBackward");
-  const mluRet_t status = mluOpSmoothL1LossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// smooth_l1_loss_backward: specs/mlu.yaml:342
-static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
-    "smooth_l1_loss_backward", "specs/mlu.yaml:342",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
-  torch_fl::OpContext op(kOp_smooth_l1_loss_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
-  }
-  const auto expected = at::smooth_l1_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), reduction, beta);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, beta);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor out = op.allocate(expected);
-  launch_smooth_l1_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, beta, out);
-  return out;
-}
-
-// mluOpHuberLoss(stream, self, target, reduction, delta, out)
-// from specs/mlu.yaml:345
-static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHuberLoss");
-  const mluRet_t status = mluOpHuberLoss(stream_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// huber_loss: specs/mlu.yaml:345
-static const torch_fl::KernelInfo kOp_huber_loss{
-    "huber_loss", "specs/mlu.yaml:345",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
-  torch_fl::OpContext op(kOp_huber_loss);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
-  }
-  const auto expected = torch_fl::output_rules::huber_loss(self, target, reduction, delta);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, delta);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor out = op.allocate(expected);
-  launch_huber_loss(op, *self_on_device, *target_on_device, reduction, delta, out);
-  return out;
-}
-
-// mluOpBinaryCrossEntropyBackward(stream, grad_output, self, target, weight, reduction, out)
-// from specs/mlu.yaml:356
-static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBinaryCrossEntropyBackward");
-  const mluRet_t status = mluOpBinaryCrossEntropyBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// binary_cross_entropy_backward: specs/mlu.yaml:356
-static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
-    "binary_cross_entropy_backward", "specs/mlu.yaml:356",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
-  torch_fl::OpContext op(kOp_binary_cross_entropy_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor out = op.allocate_like(self);
-  launch_binary_cross_entropy_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, weight, reduction, out);
-  return out;
-}
-
-// mluOpMultiMarginLossBackward(stream, grad_output, self, target, p, margin, weight, reduction, out)
-// from specs/mlu.yaml:374
-static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto p_arg = mlu_glue::scalar(p);
-  const auto margin_arg = mlu_glue::scalar(margin);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMultiMarginLossBackward");
-  const mluRet_t status = mluOpMultiMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, p_arg, margin_arg, &weight_arg, reduction, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// multi_margin_loss_backward: specs/mlu.yaml:374
-static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
-    "multi_margin_loss_backward", "specs/mlu.yaml:374",
-    torch_fl::dtype_set({c10::ScalarType::Float}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
-  torch_fl::OpContext op(kOp_multi_margin_loss_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(multi_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, p, margin, weight, reduction);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor out = op.allocate_like(self);
-  launch_multi_margin_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, p, margin, weight, reduction, out);
-  return out;
-}
-
-// mluOpMultilabelMarginLossBackward(stream, grad_output, self, target, reduction, is_target, out)
-// from specs/mlu.yaml:382
-static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto is_target_arg = mlu_glue::describe(is_target);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLossBackward");
-  const mluRet_t status = mluOpMultilabelMarginLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, &is_target_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// multilabel_margin_loss_backward: specs/mlu.yaml:382
-static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
-    "multilabel_margin_loss_backward", "specs/mlu.yaml:382",
-    torch_fl::dtype_set({c10::ScalarType::Float}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target) {
-  torch_fl::OpContext op(kOp_multilabel_margin_loss_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_input(is_target, "is_target", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(is_target, "is_target") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, is_target);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const c10::MaybeOwned<at::Tensor> is_target_on_device = op.on_device(is_target);
-  const at::Tensor out = op.allocate_like(self);
-  launch_multilabel_margin_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, *is_target_on_device, out);
-  return out;
-}
-
-// mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu.yaml:429
-static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReflectionPad");
-  const mluRet_t status = mluOpReflectionPad(stream_arg, &self_arg, padding_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// reflection_pad2d: specs/mlu.yaml:429
-static const torch_fl::KernelInfo kOp_reflection_pad2d{
-    "reflection_pad2d", "specs/mlu.yaml:429",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_reflection_pad2d(const at::Tensor & self, at::IntArrayRef padding) {
-  torch_fl::OpContext op(kOp_reflection_pad2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
-  }
-  const auto expected = torch_fl::output_rules::reflection_pad2d(self, padding);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(reflection_pad2d)>(op, torch_fl::FallbackReason::kDtype, self, padding);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_reflection_pad2d(op, *self_on_device, padding, out);
-  return out;
-}
-
 // mluOpFrac(stream, self, out)
-// from specs/mlu.yaml:474
+// from specs/mlu.yaml:210
 static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1852,9 +1852,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// frac: specs/mlu.yaml:474
+// frac: specs/mlu.yaml:210
 static const torch_fl::KernelInfo kOp_frac{
-    "frac", "specs/mlu.yaml:474",
+    "frac", "specs/mlu.yaml:210",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1876,10 +1876,10 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   return out;
 }
 
-// frac.out: specs/mlu.yaml:474
+// frac.out: specs/mlu.yaml:210
 // out variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_out{
-    "frac.out", "specs/mlu.yaml:474",
+    "frac.out", "specs/mlu.yaml:210",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1902,10 +1902,10 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// frac_: specs/mlu.yaml:474
+// frac_: specs/mlu.yaml:210
 // inplace variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_{
-    "frac_", "specs/mlu.yaml:474",
+    "frac_", "specs/mlu.yaml:210",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1925,7 +1925,7 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
 }
 
 // mluOpFmodScalar(stream, self, other, out)
-// from specs/mlu.yaml:504
+// from specs/mlu.yaml:240
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1940,7 +1940,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // mluOpFmod(stream, self, other, out)
-// from specs/mlu.yaml:492
+// from specs/mlu.yaml:228
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1954,9 +1954,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/mlu.yaml:492
+// fmod.Tensor: specs/mlu.yaml:228
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/mlu.yaml:492",
+    "fmod.Tensor", "specs/mlu.yaml:228",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1983,10 +1983,10 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmod.Tensor_out: specs/mlu.yaml:492
+// fmod.Tensor_out: specs/mlu.yaml:228
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/mlu.yaml:492",
+    "fmod.Tensor_out", "specs/mlu.yaml:228",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2015,10 +2015,10 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// fmod_.Tensor: specs/mlu.yaml:492
+// fmod_.Tensor: specs/mlu.yaml:228
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/mlu.yaml:492",
+    "fmod_.Tensor", "specs/mlu.yaml:228",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2044,7 +2044,7 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpFmin(stream, self, other, out)
-// from specs/mlu.yaml:500
+// from specs/mlu.yaml:236
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2058,9 +2058,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/mlu.yaml:500
+// fmin: specs/mlu.yaml:236
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/mlu.yaml:500",
+    "fmin", "specs/mlu.yaml:236",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2084,10 +2084,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmin.out: specs/mlu.yaml:500
+// fmin.out: specs/mlu.yaml:236
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/mlu.yaml:500",
+    "fmin.out", "specs/mlu.yaml:236",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2113,9 +2113,9 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// fmod.Scalar: specs/mlu.yaml:504
+// fmod.Scalar: specs/mlu.yaml:240
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/mlu.yaml:504",
+    "fmod.Scalar", "specs/mlu.yaml:240",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2137,10 +2137,10 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod_.Scalar: specs/mlu.yaml:504
+// fmod_.Scalar: specs/mlu.yaml:240
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/mlu.yaml:504",
+    "fmod_.Scalar", "specs/mlu.yaml:240",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2160,7 +2160,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpMaxDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:512
+// from specs/mlu.yaml:248
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2174,9 +2174,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/mlu.yaml:512
+// max.dim: specs/mlu.yaml:248
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/mlu.yaml:512",
+    "max.dim", "specs/mlu.yaml:248",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2202,6 +2202,17 @@ static const torch_fl::KernelInfo kOp_max_dim{
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
+  m.impl("elu", TORCH_FN(wrap_elu));
+  m.impl("elu_", TORCH_FN(wrap_elu_));
+  m.impl("hardshrink_backward", TORCH_FN(wrap_hardshrink_backward));
+  m.impl("_prelu_kernel_backward", TORCH_FN(wrap__prelu_kernel_backward));
+  m.impl("smooth_l1_loss_backward", TORCH_FN(wrap_smooth_l1_loss_backward));
+  m.impl("huber_loss", TORCH_FN(wrap_huber_loss));
+  m.impl("binary_cross_entropy_backward", TORCH_FN(wrap_binary_cross_entropy_backward));
+  m.impl("multi_margin_loss_backward", TORCH_FN(wrap_multi_margin_loss_backward));
+  m.impl("multilabel_margin_loss_backward", TORCH_FN(wrap_multilabel_margin_loss_backward));
+  m.impl("reflection_pad2d", TORCH_FN(wrap_reflection_pad2d));
   m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
   m.impl("mul.out", TORCH_FN(wrap_mul_out));
   m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));
@@ -2245,17 +2256,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("amax", TORCH_FN(wrap_amax));
   m.impl("amax.out", TORCH_FN(wrap_amax_out));
-  m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
-  m.impl("elu", TORCH_FN(wrap_elu));
-  m.impl("elu_", TORCH_FN(wrap_elu_));
-  m.impl("hardshrink_backward", TORCH_FN(wrap_hardshrink_backward));
-  m.impl("_prelu_kernel_backward", TORCH_FN(wrap__prelu_kernel_backward));
-  m.impl("smooth_l1_loss_backward", TORCH_FN(wrap_smooth_l1_loss_backward));
-  m.impl("huber_loss", TORCH_FN(wrap_huber_loss));
-  m.impl("binary_cross_entropy_backward", TORCH_FN(wrap_binary_cross_entropy_backward));
-  m.impl("multi_margin_loss_backward", TORCH_FN(wrap_multi_margin_loss_backward));
-  m.impl("multilabel_margin_loss_backward", TORCH_FN(wrap_multilabel_margin_loss_backward));
-  m.impl("reflection_pad2d", TORCH_FN(wrap_reflection_pad2d));
   m.impl("frac", TORCH_FN(wrap_frac));
   m.impl("frac.out", TORCH_FN(wrap_frac_out));
   m.impl("frac_", TORCH_FN(wrap_frac_));

@@ -6,12 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/sub_meta_dispatch.h>
-#include <ATen/ops/nll_loss_backward_meta_dispatch.h>
-#include <ATen/ops/round_meta_dispatch.h>
-#include <ATen/ops/lerp_meta_dispatch.h>
-#include <ATen/ops/tril_meta_dispatch.h>
-#include <ATen/ops/triu_meta_dispatch.h>
 #include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
 #include <ATen/ops/avg_pool2d_backward_meta_dispatch.h>
 #include <ATen/ops/hardshrink_meta_dispatch.h>
@@ -24,11 +18,983 @@
 #include <ATen/ops/adaptive_max_pool3d_backward_meta_dispatch.h>
 #include <ATen/ops/fractional_max_pool2d_meta_dispatch.h>
 #include <ATen/ops/replication_pad1d_backward_meta_dispatch.h>
+#include <ATen/ops/sub_meta_dispatch.h>
+#include <ATen/ops/nll_loss_backward_meta_dispatch.h>
+#include <ATen/ops/round_meta_dispatch.h>
+#include <ATen/ops/lerp_meta_dispatch.h>
+#include <ATen/ops/tril_meta_dispatch.h>
+#include <ATen/ops/triu_meta_dispatch.h>
 #include <ATen/ops/scatter_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
 namespace {
+
+// mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
+// from specs/mlu/nn.yaml:23
+static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2dBackward");
+  const mluRet_t status = mluOpMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &indices_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// max_pool2d_with_indices_backward: specs/mlu/nn.yaml:23
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
+    "max_pool2d_with_indices_backward", "specs/mlu/nn.yaml:23",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, out);
+  return out;
+}
+
+// max_pool2d_with_indices_backward.grad_input: specs/mlu/nn.yaml:23
+// out variant derived from max_pool2d_with_indices_backward
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
+    "max_pool2d_with_indices_backward.grad_input", "specs/mlu/nn.yaml:23",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  torch_fl::check_no_partial_overlap(grad_input, indices);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, grad_input);
+  return grad_input;
+}
+
+// mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+// from specs/mlu/nn.yaml:31
+static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2dBackward");
+  const mluRet_t status = mluOpAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// avg_pool2d_backward: specs/mlu/nn.yaml:31
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
+    "avg_pool2d_backward", "specs/mlu/nn.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool2d_backward.grad_input: specs/mlu/nn.yaml:31
+// out variant derived from avg_pool2d_backward
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
+    "avg_pool2d_backward.grad_input", "specs/mlu/nn.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_avg_pool2d_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  return grad_input;
+}
+
+// mluOpHardtanhBackward(stream, grad_output, self, min_val, max_val, out)
+// from specs/mlu/nn.yaml:87
+static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto min_val_arg = mlu_glue::scalar(min_val);
+  const auto max_val_arg = mlu_glue::scalar(max_val);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardtanhBackward");
+  const mluRet_t status = mluOpHardtanhBackward(stream_arg, &grad_output_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardtanh_backward: specs/mlu/nn.yaml:87
+static const torch_fl::KernelInfo kOp_hardtanh_backward{
+    "hardtanh_backward", "specs/mlu/nn.yaml:87",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, min_val, max_val);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardtanh_backward(op, *grad_output_on_device, *self_on_device, min_val, max_val, out);
+  return out;
+}
+
+// mluOpHardshrink(stream, self, lambd, out)
+// from specs/mlu/nn.yaml:101
+static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto lambd_arg = mlu_glue::scalar(lambd);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardshrink");
+  const mluRet_t status = mluOpHardshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardshrink: specs/mlu/nn.yaml:101
+static const torch_fl::KernelInfo kOp_hardshrink{
+    "hardshrink", "specs/mlu/nn.yaml:101",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_hardshrink);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const auto expected = at::meta::hardshrink(op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardshrink(op, *self_on_device, lambd, out);
+  return out;
+}
+
+// hardshrink.out: specs/mlu/nn.yaml:101
+// out variant derived from hardshrink
+static const torch_fl::KernelInfo kOp_hardshrink_out{
+    "hardshrink.out", "specs/mlu/nn.yaml:101",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardshrink_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardshrink_outf(op.meta(self), lambd, out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardshrink(op, *self_on_device, lambd, out);
+  return out;
+}
+
+// mluOpHardswishBackward(stream, grad_output, self, out)
+// from specs/mlu/nn.yaml:108
+static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardswishBackward");
+  const mluRet_t status = mluOpHardswishBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardswish_backward: specs/mlu/nn.yaml:108
+static const torch_fl::KernelInfo kOp_hardswish_backward{
+    "hardswish_backward", "specs/mlu/nn.yaml:108",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardswish_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// mluOpGluBackward(stream, grad_output, self, dim, out)
+// from specs/mlu/nn.yaml:125
+static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpGluBackward");
+  const mluRet_t status = mluOpGluBackward(stream_arg, &grad_output_arg, &self_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// glu_backward: specs/mlu/nn.yaml:125
+static const torch_fl::KernelInfo kOp_glu_backward{
+    "glu_backward", "specs/mlu/nn.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim) {
+  torch_fl::OpContext op(kOp_glu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(glu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, dim);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_glu_backward(op, *grad_output_on_device, *self_on_device, dim, out);
+  return out;
+}
+
+// mluOpSgn(stream, self, out)
+// from specs/mlu/nn.yaml:138
+static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSgn");
+  const mluRet_t status = mluOpSgn(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// sgn: specs/mlu/nn.yaml:138
+static const torch_fl::KernelInfo kOp_sgn{
+    "sgn", "specs/mlu/nn.yaml:138",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sgn(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sgn(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sgn(op, *self_on_device, out);
+  return out;
+}
+
+// sgn.out: specs/mlu/nn.yaml:138
+// out variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_out{
+    "sgn.out", "specs/mlu/nn.yaml:138",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sgn_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sgn_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sgn(op, *self_on_device, out);
+  return out;
+}
+
+// sgn_: specs/mlu/nn.yaml:138
+// inplace variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_{
+    "sgn_", "specs/mlu/nn.yaml:138",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sgn_(self_meta);
+  launch_sgn(op, self, self);
+  return self;
+}
+
+// mluOpAnyAll(stream, self, out)
+// from specs/mlu/nn.yaml:140
+static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAnyAll");
+  const mluRet_t status = mluOpAnyAll(stream_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// any: specs/mlu/nn.yaml:140
+static const torch_fl::KernelInfo kOp_any{
+    "any", "specs/mlu/nn.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_any);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::any(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any(op, *self_on_device, out);
+  return out;
+}
+
+// any.all_out: specs/mlu/nn.yaml:140
+// out variant derived from any
+static const torch_fl::KernelInfo kOp_any_all_out{
+    "any.all_out", "specs/mlu/nn.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_all_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_any(op, *self_on_device, out);
+  return out;
+}
+
+// mluOpAny(stream, self, mlu_glue::optional_int(dim), keepdim, out)
+// from specs/mlu/nn.yaml:141
+static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto dim_arg2 = mlu_glue::optional_int(dim);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAny");
+  const mluRet_t status = mluOpAny(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// any.dim: specs/mlu/nn.yaml:141
+static const torch_fl::KernelInfo kOp_any_dim{
+    "any.dim", "specs/mlu/nn.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_any_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::any(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// any.out: specs/mlu/nn.yaml:141
+// out variant derived from any.dim
+static const torch_fl::KernelInfo kOp_any_out{
+    "any.out", "specs/mlu/nn.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// mluOpSmoothL1Loss(stream, self, target, reduction, beta, out)
+// from specs/mlu/nn.yaml:149
+static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSmoothL1Loss");
+  const mluRet_t status = mluOpSmoothL1Loss(stream_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// smooth_l1_loss: specs/mlu/nn.yaml:149
+static const torch_fl::KernelInfo kOp_smooth_l1_loss{
+    "smooth_l1_loss", "specs/mlu/nn.yaml:149",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
+  torch_fl::OpContext op(kOp_smooth_l1_loss);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
+  }
+  const auto expected = at::meta::smooth_l1_loss(op.meta(self), op.meta(target), reduction, beta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_smooth_l1_loss(op, *self_on_device, *target_on_device, reduction, beta, out);
+  return out;
+}
+
+// mluOpBinaryCrossEntropy(stream, self, target, weight, reduction, out)
+// from specs/mlu/nn.yaml:160
+static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpBinaryCrossEntropy");
+  const mluRet_t status = mluOpBinaryCrossEntropy(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// binary_cross_entropy: specs/mlu/nn.yaml:160
+static const torch_fl::KernelInfo kOp_binary_cross_entropy{
+    "binary_cross_entropy", "specs/mlu/nn.yaml:160",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
+  torch_fl::OpContext op(kOp_binary_cross_entropy);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
+  }
+  const auto expected = torch_fl::output_rules::binary_cross_entropy(self, target, weight, reduction);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_binary_cross_entropy(op, *self_on_device, *target_on_device, weight, reduction, out);
+  return out;
+}
+
+// mluOpAvgPool3dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+// from specs/mlu/nn.yaml:200
+static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAvgPool3dBackward");
+  const mluRet_t status = mluOpAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// avg_pool3d_backward: specs/mlu/nn.yaml:200
+static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
+    "avg_pool3d_backward", "specs/mlu/nn.yaml:200",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool3d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// mluOpAdaptiveMaxPool2d(stream, self, output_size, out0, out1)
+// from specs/mlu/nn.yaml:211
+static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool2d");
+  const mluRet_t status = mluOpAdaptiveMaxPool2d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// adaptive_max_pool2d: specs/mlu/nn.yaml:211
+static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
+    "adaptive_max_pool2d", "specs/mlu/nn.yaml:211",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = at::meta::adaptive_max_pool2d(op.meta(self), output_size);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_adaptive_max_pool2d(op, *self_on_device, output_size, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// mluOpAdaptiveMaxPool2dBackward(stream, grad_output, self, indices, out)
+// from specs/mlu/nn.yaml:212
+static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool2dBackward");
+  const mluRet_t status = mluOpAdaptiveMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// adaptive_max_pool2d_backward: specs/mlu/nn.yaml:212
+static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
+    "adaptive_max_pool2d_backward", "specs/mlu/nn.yaml:212",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const auto expected = at::meta::adaptive_max_pool2d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_adaptive_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, *indices_on_device, out);
+  return out;
+}
+
+// mluOpAdaptiveMaxPool3dBackward(stream, grad_output, self, indices, out)
+// from specs/mlu/nn.yaml:216
+static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool3dBackward");
+  const mluRet_t status = mluOpAdaptiveMaxPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// adaptive_max_pool3d_backward: specs/mlu/nn.yaml:216
+static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
+    "adaptive_max_pool3d_backward", "specs/mlu/nn.yaml:216",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const auto expected = at::meta::adaptive_max_pool3d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_adaptive_max_pool3d_backward(op, *grad_output_on_device, *self_on_device, *indices_on_device, out);
+  return out;
+}
+
+// mluOpAdaptiveAvgPool3d(stream, self, output_size, out)
+// from specs/mlu/nn.yaml:219
+static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool3d");
+  const mluRet_t status = mluOpAdaptiveAvgPool3d(stream_arg, &self_arg, output_size_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _adaptive_avg_pool3d: specs/mlu/nn.yaml:219
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
+    "_adaptive_avg_pool3d", "specs/mlu/nn.yaml:219",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool3d(self, output_size);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__adaptive_avg_pool3d(op, *self_on_device, output_size, out);
+  return out;
+}
+
+// mluOpFractionalMaxPool2d(stream, self, kernel_size, output_size, random_samples, out0, out1)
+// from specs/mlu/nn.yaml:228
+static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto random_samples_arg = mlu_glue::describe(random_samples);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpFractionalMaxPool2d");
+  const mluRet_t status = mluOpFractionalMaxPool2d(stream_arg, &self_arg, kernel_size_arg, output_size_arg, &random_samples_arg, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// fractional_max_pool2d: specs/mlu/nn.yaml:228
+static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
+    "fractional_max_pool2d", "specs/mlu/nn.yaml:228",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_fractional_max_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples) {
+  torch_fl::OpContext op(kOp_fractional_max_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
+  }
+  const auto expected = at::meta::fractional_max_pool2d(op.meta(self), kernel_size, output_size, op.meta(random_samples));
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> random_samples_on_device = op.on_device(random_samples);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_fractional_max_pool2d(op, *self_on_device, kernel_size, output_size, *random_samples_on_device, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// fractional_max_pool2d.output: specs/mlu/nn.yaml:228
+// out variant derived from fractional_max_pool2d
+static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
+    "fractional_max_pool2d.output", "specs/mlu/nn.yaml:228",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrap_fractional_max_pool2d_output(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, at::Tensor & output, at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_fractional_max_pool2d_output);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
+  op.check_output(output, "output", /*is_operand=*/false);
+  op.check_output(indices, "indices", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(output);
+  torch_fl::check_no_partial_overlap(output, self);
+  torch_fl::check_no_partial_overlap(output, random_samples);
+  torch_fl::check_no_internal_overlap(indices);
+  torch_fl::check_no_partial_overlap(indices, self);
+  torch_fl::check_no_partial_overlap(indices, random_samples);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_output)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples, output, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> random_samples_on_device = op.on_device(random_samples);
+  at::Tensor output_meta = op.meta_output(output);
+  at::Tensor indices_meta = op.meta_output(indices);
+  at::meta::fractional_max_pool2d_outf(op.meta(self), kernel_size, output_size, op.meta(random_samples), output_meta, indices_meta);
+  op.resize_output(output, output_meta);
+  op.resize_output(indices, indices_meta);
+  launch_fractional_max_pool2d(op, *self_on_device, kernel_size, output_size, *random_samples_on_device, output, indices);
+  return std::forward_as_tuple(output, indices);
+}
+
+// mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
+// from specs/mlu/nn.yaml:248
+static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
+  const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// replication_pad1d_backward: specs/mlu/nn.yaml:248
+static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
+    "replication_pad1d_backward", "specs/mlu/nn.yaml:248",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad1d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const auto expected = at::meta::replication_pad1d_backward(op.meta(grad_output), op.meta(self), padding);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_replication_pad1d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
+  return out;
+}
 
 // mluOpSubScalar(stream, self, other, alpha, out)
 // from specs/mlu.yaml:42
@@ -641,974 +1607,8 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   return out;
 }
 
-// mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu.yaml:215
-static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto dilation_arg = mlu_glue::int_list(dilation);
-  const auto indices_arg = mlu_glue::describe(indices);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2dBackward");
-  const mluRet_t status = mluOpMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &indices_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// max_pool2d_with_indices_backward: specs/mlu.yaml:215
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/mlu.yaml:215",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-  }
-  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  const at::Tensor out = op.allocate(expected);
-  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, out);
-  return out;
-}
-
-// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:215
-// out variant derived from max_pool2d_with_indices_backward
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:215",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(grad_input);
-  torch_fl::check_no_partial_overlap(grad_input, grad_output);
-  torch_fl::check_no_partial_overlap(grad_input, self);
-  torch_fl::check_no_partial_overlap(grad_input, indices);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
-  op.resize_output(grad_input, grad_input_meta);
-  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, grad_input);
-  return grad_input;
-}
-
-// mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:223
-static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2dBackward");
-  const mluRet_t status = mluOpAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// avg_pool2d_backward: specs/mlu.yaml:223
-static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/mlu.yaml:223",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
-  torch_fl::OpContext op(kOp_avg_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// avg_pool2d_backward.grad_input: specs/mlu.yaml:223
-// out variant derived from avg_pool2d_backward
-static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:223",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_avg_pool2d_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(grad_input);
-  torch_fl::check_no_partial_overlap(grad_input, grad_output);
-  torch_fl::check_no_partial_overlap(grad_input, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
-  op.resize_output(grad_input, grad_input_meta);
-  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
-  return grad_input;
-}
-
-// mluOpHardtanhBackward(stream, grad_output, self, min_val, max_val, out)
-// from specs/mlu.yaml:279
-static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto min_val_arg = mlu_glue::scalar(min_val);
-  const auto max_val_arg = mlu_glue::scalar(max_val);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardtanhBackward");
-  const mluRet_t status = mluOpHardtanhBackward(stream_arg, &grad_output_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// hardtanh_backward: specs/mlu.yaml:279
-static const torch_fl::KernelInfo kOp_hardtanh_backward{
-    "hardtanh_backward", "specs/mlu.yaml:279",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
-  torch_fl::OpContext op(kOp_hardtanh_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, min_val, max_val);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
-  launch_hardtanh_backward(op, *grad_output_on_device, *self_on_device, min_val, max_val, out);
-  return out;
-}
-
-// mluOpHardshrink(stream, self, lambd, out)
-// from specs/mlu.yaml:293
-static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto lambd_arg = mlu_glue::scalar(lambd);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardshrink");
-  const mluRet_t status = mluOpHardshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// hardshrink: specs/mlu.yaml:293
-static const torch_fl::KernelInfo kOp_hardshrink{
-    "hardshrink", "specs/mlu.yaml:293",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
-  torch_fl::OpContext op(kOp_hardshrink);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
-  }
-  const auto expected = at::meta::hardshrink(op.meta(self), lambd);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_hardshrink(op, *self_on_device, lambd, out);
-  return out;
-}
-
-// hardshrink.out: specs/mlu.yaml:293
-// out variant derived from hardshrink
-static const torch_fl::KernelInfo kOp_hardshrink_out{
-    "hardshrink.out", "specs/mlu.yaml:293",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_hardshrink_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::hardshrink_outf(op.meta(self), lambd, out_meta);
-  op.resize_output(out, out_meta);
-  launch_hardshrink(op, *self_on_device, lambd, out);
-  return out;
-}
-
-// mluOpHardswishBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:300
-static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardswishBackward");
-  const mluRet_t status = mluOpHardswishBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// hardswish_backward: specs/mlu.yaml:300
-static const torch_fl::KernelInfo kOp_hardswish_backward{
-    "hardswish_backward", "specs/mlu.yaml:300",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self) {
-  torch_fl::OpContext op(kOp_hardswish_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
-  launch_hardswish_backward(op, *grad_output_on_device, *self_on_device, out);
-  return out;
-}
-
-// mluOpGluBackward(stream, grad_output, self, dim, out)
-// from specs/mlu.yaml:317
-static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpGluBackward");
-  const mluRet_t status = mluOpGluBackward(stream_arg, &grad_output_arg, &self_arg, dim, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// glu_backward: specs/mlu.yaml:317
-static const torch_fl::KernelInfo kOp_glu_backward{
-    "glu_backward", "specs/mlu.yaml:317",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & self, int64_t dim) {
-  torch_fl::OpContext op(kOp_glu_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(glu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, dim);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
-  launch_glu_backward(op, *grad_output_on_device, *self_on_device, dim, out);
-  return out;
-}
-
-// mluOpSgn(stream, self, out)
-// from specs/mlu.yaml:330
-static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSgn");
-  const mluRet_t status = mluOpSgn(stream_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// sgn: specs/mlu.yaml:330
-static const torch_fl::KernelInfo kOp_sgn{
-    "sgn", "specs/mlu.yaml:330",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_sgn(const at::Tensor & self) {
-  torch_fl::OpContext op(kOp_sgn);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const auto expected = at::meta::sgn(op.meta(self));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_sgn(op, *self_on_device, out);
-  return out;
-}
-
-// sgn.out: specs/mlu.yaml:330
-// out variant derived from sgn
-static const torch_fl::KernelInfo kOp_sgn_out{
-    "sgn.out", "specs/mlu.yaml:330",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_sgn_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::sgn_outf(op.meta(self), out_meta);
-  op.resize_output(out, out_meta);
-  launch_sgn(op, *self_on_device, out);
-  return out;
-}
-
-// sgn_: specs/mlu.yaml:330
-// inplace variant derived from sgn
-static const torch_fl::KernelInfo kOp_sgn_{
-    "sgn_", "specs/mlu.yaml:330",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_sgn_(at::Tensor & self) {
-  torch_fl::OpContext op(kOp_sgn_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sgn_(self_meta);
-  launch_sgn(op, self, self);
-  return self;
-}
-
-// mluOpAnyAll(stream, self, out)
-// from specs/mlu.yaml:332
-static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAnyAll");
-  const mluRet_t status = mluOpAnyAll(stream_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// any: specs/mlu.yaml:332
-static const torch_fl::KernelInfo kOp_any{
-    "any", "specs/mlu.yaml:332",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_any(const at::Tensor & self) {
-  torch_fl::OpContext op(kOp_any);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const auto expected = at::meta::any(op.meta(self));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_any(op, *self_on_device, out);
-  return out;
-}
-
-// any.all_out: specs/mlu.yaml:332
-// out variant derived from any
-static const torch_fl::KernelInfo kOp_any_all_out{
-    "any.all_out", "specs/mlu.yaml:332",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_any_all_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any_all_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::any_outf(op.meta(self), out_meta);
-  op.resize_output(out, out_meta);
-  launch_any(op, *self_on_device, out);
-  return out;
-}
-
-// mluOpAny(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:333
-static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto dim_arg2 = mlu_glue::optional_int(dim);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAny");
-  const mluRet_t status = mluOpAny(stream_arg, &self_arg, dim_arg2, keepdim, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// any.dim: specs/mlu.yaml:333
-static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/mlu.yaml:333",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
-  torch_fl::OpContext op(kOp_any_dim);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const auto expected = at::meta::any(op.meta(self), dim, keepdim);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_any_dim(op, *self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// any.out: specs/mlu.yaml:333
-// out variant derived from any.dim
-static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/mlu.yaml:333",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_any_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
-  op.resize_output(out, out_meta);
-  launch_any_dim(op, *self_on_device, dim, keepdim, out);
-  return out;
-}
-
-// mluOpSmoothL1Loss(stream, self, target, reduction, beta, out)
-// from specs/mlu.yaml:341
-static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSmoothL1Loss");
-  const mluRet_t status = mluOpSmoothL1Loss(stream_arg, &self_arg, &target_arg, reduction, beta, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// smooth_l1_loss: specs/mlu.yaml:341
-static const torch_fl::KernelInfo kOp_smooth_l1_loss{
-    "smooth_l1_loss", "specs/mlu.yaml:341",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta) {
-  torch_fl::OpContext op(kOp_smooth_l1_loss);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
-  }
-  const auto expected = at::meta::smooth_l1_loss(op.meta(self), op.meta(target), reduction, beta);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(smooth_l1_loss)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction, beta);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor out = op.allocate(expected);
-  launch_smooth_l1_loss(op, *self_on_device, *target_on_device, reduction, beta, out);
-  return out;
-}
-
-// mluOpBinaryCrossEntropy(stream, self, target, weight, reduction, out)
-// from specs/mlu.yaml:352
-static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpBinaryCrossEntropy");
-  const mluRet_t status = mluOpBinaryCrossEntropy(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// binary_cross_entropy: specs/mlu.yaml:352
-static const torch_fl::KernelInfo kOp_binary_cross_entropy{
-    "binary_cross_entropy", "specs/mlu.yaml:352",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction) {
-  torch_fl::OpContext op(kOp_binary_cross_entropy);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
-  }
-  const auto expected = torch_fl::output_rules::binary_cross_entropy(self, target, weight, reduction);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(binary_cross_entropy)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor out = op.allocate(expected);
-  launch_binary_cross_entropy(op, *self_on_device, *target_on_device, weight, reduction, out);
-  return out;
-}
-
-// mluOpAvgPool3dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:392
-static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool3dBackward");
-  const mluRet_t status = mluOpAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// avg_pool3d_backward: specs/mlu.yaml:392
-static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
-    "avg_pool3d_backward", "specs/mlu.yaml:392",
-    torch_fl::dtype_set({c10::ScalarType::Float}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
-  torch_fl::OpContext op(kOp_avg_pool3d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const auto expected = at::meta::avg_pool3d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// mluOpAdaptiveMaxPool2d(stream, self, output_size, out0, out1)
-// from specs/mlu.yaml:403
-static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto output_size_arg = mlu_glue::int_list(output_size);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool2d");
-  const mluRet_t status = mluOpAdaptiveMaxPool2d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// adaptive_max_pool2d: specs/mlu.yaml:403
-static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
-    "adaptive_max_pool2d", "specs/mlu.yaml:403",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_adaptive_max_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
-  torch_fl::OpContext op(kOp_adaptive_max_pool2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const auto expected = at::meta::adaptive_max_pool2d(op.meta(self), output_size);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_adaptive_max_pool2d(op, *self_on_device, output_size, out0, out1);
-  return std::make_tuple(out0, out1);
-}
-
-// mluOpAdaptiveMaxPool2dBackward(stream, grad_output, self, indices, out)
-// from specs/mlu.yaml:404
-static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto indices_arg = mlu_glue::describe(indices);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool2dBackward");
-  const mluRet_t status = mluOpAdaptiveMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// adaptive_max_pool2d_backward: specs/mlu.yaml:404
-static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
-    "adaptive_max_pool2d_backward", "specs/mlu.yaml:404",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_adaptive_max_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
-  }
-  const auto expected = at::meta::adaptive_max_pool2d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  const at::Tensor out = op.allocate(expected);
-  launch_adaptive_max_pool2d_backward(op, *grad_output_on_device, *self_on_device, *indices_on_device, out);
-  return out;
-}
-
-// mluOpAdaptiveMaxPool3dBackward(stream, grad_output, self, indices, out)
-// from specs/mlu.yaml:408
-static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto indices_arg = mlu_glue::describe(indices);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool3dBackward");
-  const mluRet_t status = mluOpAdaptiveMaxPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &indices_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// adaptive_max_pool3d_backward: specs/mlu.yaml:408
-static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
-    "adaptive_max_pool3d_backward", "specs/mlu.yaml:408",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_adaptive_max_pool3d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
-  }
-  const auto expected = at::meta::adaptive_max_pool3d_backward(op.meta(grad_output), op.meta(self), op.meta(indices));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  const at::Tensor out = op.allocate(expected);
-  launch_adaptive_max_pool3d_backward(op, *grad_output_on_device, *self_on_device, *indices_on_device, out);
-  return out;
-}
-
-// mluOpAdaptiveAvgPool3d(stream, self, output_size, out)
-// from specs/mlu.yaml:411
-static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto output_size_arg = mlu_glue::int_list(output_size);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool3d");
-  const mluRet_t status = mluOpAdaptiveAvgPool3d(stream_arg, &self_arg, output_size_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _adaptive_avg_pool3d: specs/mlu.yaml:411
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
-    "_adaptive_avg_pool3d", "specs/mlu.yaml:411",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool3d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool3d(self, output_size);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool3d(op, *self_on_device, output_size, out);
-  return out;
-}
-
-// mluOpFractionalMaxPool2d(stream, self, kernel_size, output_size, random_samples, out0, out1)
-// from specs/mlu.yaml:420
-static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto output_size_arg = mlu_glue::int_list(output_size);
-  const auto random_samples_arg = mlu_glue::describe(random_samples);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpFractionalMaxPool2d");
-  const mluRet_t status = mluOpFractionalMaxPool2d(stream_arg, &self_arg, kernel_size_arg, output_size_arg, &random_samples_arg, &out0_arg, &out1_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// fractional_max_pool2d: specs/mlu.yaml:420
-static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
-    "fractional_max_pool2d", "specs/mlu.yaml:420",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_fractional_max_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples) {
-  torch_fl::OpContext op(kOp_fractional_max_pool2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
-  }
-  const auto expected = at::meta::fractional_max_pool2d(op.meta(self), kernel_size, output_size, op.meta(random_samples));
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> random_samples_on_device = op.on_device(random_samples);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_fractional_max_pool2d(op, *self_on_device, kernel_size, output_size, *random_samples_on_device, out0, out1);
-  return std::make_tuple(out0, out1);
-}
-
-// fractional_max_pool2d.output: specs/mlu.yaml:420
-// out variant derived from fractional_max_pool2d
-static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
-    "fractional_max_pool2d.output", "specs/mlu.yaml:420",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_fractional_max_pool2d_output(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, at::Tensor & output, at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_fractional_max_pool2d_output);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(random_samples, "random_samples", /*cpu_scalar_ok=*/true);
-  op.check_output(output, "output", /*is_operand=*/false);
-  op.check_output(indices, "indices", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(output);
-  torch_fl::check_no_partial_overlap(output, self);
-  torch_fl::check_no_partial_overlap(output, random_samples);
-  torch_fl::check_no_internal_overlap(indices);
-  torch_fl::check_no_partial_overlap(indices, self);
-  torch_fl::check_no_partial_overlap(indices, random_samples);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(random_samples, "random_samples") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(fractional_max_pool2d_output)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, output_size, random_samples, output, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> random_samples_on_device = op.on_device(random_samples);
-  at::Tensor output_meta = op.meta_output(output);
-  at::Tensor indices_meta = op.meta_output(indices);
-  at::meta::fractional_max_pool2d_outf(op.meta(self), kernel_size, output_size, op.meta(random_samples), output_meta, indices_meta);
-  op.resize_output(output, output_meta);
-  op.resize_output(indices, indices_meta);
-  launch_fractional_max_pool2d(op, *self_on_device, kernel_size, output_size, *random_samples_on_device, output, indices);
-  return std::forward_as_tuple(output, indices);
-}
-
-// mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:440
-static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
-  const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// replication_pad1d_backward: specs/mlu.yaml:440
-static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
-    "replication_pad1d_backward", "specs/mlu.yaml:440",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_replication_pad1d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
-  torch_fl::OpContext op(kOp_replication_pad1d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
-  }
-  const auto expected = at::meta::replication_pad1d_backward(op.meta(grad_output), op.meta(self), padding);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad1d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_replication_pad1d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
-  return out;
-}
-
 // mluOpLogicalXor(stream, self, other, out)
-// from specs/mlu.yaml:490
+// from specs/mlu.yaml:226
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1622,9 +1622,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/mlu.yaml:490
+// logical_xor: specs/mlu.yaml:226
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/mlu.yaml:490",
+    "logical_xor", "specs/mlu.yaml:226",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1648,10 +1648,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_xor.out: specs/mlu.yaml:490
+// logical_xor.out: specs/mlu.yaml:226
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/mlu.yaml:490",
+    "logical_xor.out", "specs/mlu.yaml:226",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1677,10 +1677,10 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_xor_: specs/mlu.yaml:490
+// logical_xor_: specs/mlu.yaml:226
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/mlu.yaml:490",
+    "logical_xor_", "specs/mlu.yaml:226",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1703,7 +1703,7 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpScatter(stream, self, dim, index, src, out)
-// from specs/mlu.yaml:519
+// from specs/mlu.yaml:255
 static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1718,9 +1718,9 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter.src: specs/mlu.yaml:519
+// scatter.src: specs/mlu.yaml:255
 static const torch_fl::KernelInfo kOp_scatter_src{
-    "scatter.src", "specs/mlu.yaml:519",
+    "scatter.src", "specs/mlu.yaml:255",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1746,10 +1746,10 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter.src_out: specs/mlu.yaml:519
+// scatter.src_out: specs/mlu.yaml:255
 // out variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter_src_out{
-    "scatter.src_out", "specs/mlu.yaml:519",
+    "scatter.src_out", "specs/mlu.yaml:255",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1778,10 +1778,10 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_.src: specs/mlu.yaml:519
+// scatter_.src: specs/mlu.yaml:255
 // inplace variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter__src{
-    "scatter_.src", "specs/mlu.yaml:519",
+    "scatter_.src", "specs/mlu.yaml:255",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1807,7 +1807,7 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
 }
 
 // mluOpScatterValue(stream, self, dim, index, value, out)
-// from specs/mlu.yaml:520
+// from specs/mlu.yaml:256
 static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1822,9 +1822,9 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// scatter.value: specs/mlu.yaml:520
+// scatter.value: specs/mlu.yaml:256
 static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/mlu.yaml:520",
+    "scatter.value", "specs/mlu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1848,10 +1848,10 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   return out;
 }
 
-// scatter.value_out: specs/mlu.yaml:520
+// scatter.value_out: specs/mlu.yaml:256
 // out variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/mlu.yaml:520",
+    "scatter.value_out", "specs/mlu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1877,10 +1877,10 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   return out;
 }
 
-// scatter_.value: specs/mlu.yaml:520
+// scatter_.value: specs/mlu.yaml:256
 // inplace variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/mlu.yaml:520",
+    "scatter_.value", "specs/mlu.yaml:256",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1905,25 +1905,6 @@ at::Tensor & wrap_scatter__value(at::Tensor & self, int64_t dim, const at::Tenso
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
-  m.impl("sub.out", TORCH_FN(wrap_sub_out));
-  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
-  m.impl("sub.Scalar", TORCH_FN(wrap_sub_Scalar));
-  m.impl("sub_.Scalar", TORCH_FN(wrap_sub__Scalar));
-  m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
-  m.impl("round", TORCH_FN(wrap_round));
-  m.impl("round.out", TORCH_FN(wrap_round_out));
-  m.impl("round_", TORCH_FN(wrap_round_));
-  m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
-  m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
-  m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));
-  m.impl("tril", TORCH_FN(wrap_tril));
-  m.impl("tril.out", TORCH_FN(wrap_tril_out));
-  m.impl("tril_", TORCH_FN(wrap_tril_));
-  m.impl("triu", TORCH_FN(wrap_triu));
-  m.impl("triu.out", TORCH_FN(wrap_triu_out));
-  m.impl("triu_", TORCH_FN(wrap_triu_));
-  m.impl("embedding_dense_backward", TORCH_FN(wrap_embedding_dense_backward));
   m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrap_max_pool2d_with_indices_backward));
   m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrap_max_pool2d_with_indices_backward_grad_input));
   m.impl("avg_pool2d_backward", TORCH_FN(wrap_avg_pool2d_backward));
@@ -1950,6 +1931,25 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("fractional_max_pool2d", TORCH_FN(wrap_fractional_max_pool2d));
   m.impl("fractional_max_pool2d.output", TORCH_FN(wrap_fractional_max_pool2d_output));
   m.impl("replication_pad1d_backward", TORCH_FN(wrap_replication_pad1d_backward));
+  m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
+  m.impl("sub.out", TORCH_FN(wrap_sub_out));
+  m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
+  m.impl("sub.Scalar", TORCH_FN(wrap_sub_Scalar));
+  m.impl("sub_.Scalar", TORCH_FN(wrap_sub__Scalar));
+  m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
+  m.impl("round", TORCH_FN(wrap_round));
+  m.impl("round.out", TORCH_FN(wrap_round_out));
+  m.impl("round_", TORCH_FN(wrap_round_));
+  m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
+  m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
+  m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));
+  m.impl("tril", TORCH_FN(wrap_tril));
+  m.impl("tril.out", TORCH_FN(wrap_tril_out));
+  m.impl("tril_", TORCH_FN(wrap_tril_));
+  m.impl("triu", TORCH_FN(wrap_triu));
+  m.impl("triu.out", TORCH_FN(wrap_triu_out));
+  m.impl("triu_", TORCH_FN(wrap_triu_));
+  m.impl("embedding_dense_backward", TORCH_FN(wrap_embedding_dense_backward));
   m.impl("logical_xor", TORCH_FN(wrap_logical_xor));
   m.impl("logical_xor.out", TORCH_FN(wrap_logical_xor_out));
   m.impl("logical_xor_", TORCH_FN(wrap_logical_xor_));

@@ -6,6 +6,7 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/adaptive_max_pool3d_meta_dispatch.h>
 #include <ATen/ops/log_meta_dispatch.h>
 #include <ATen/ops/sum_meta_dispatch.h>
 #include <ATen/ops/cos_meta_dispatch.h>
@@ -15,7 +16,6 @@
 #include <ATen/ops/pow_meta_dispatch.h>
 #include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/baddbmm_meta_dispatch.h>
-#include <ATen/ops/adaptive_max_pool3d_meta_dispatch.h>
 #include <ATen/ops/acos_meta_dispatch.h>
 #include <ATen/ops/erfinv_meta_dispatch.h>
 #include <ATen/ops/atan2_meta_dispatch.h>
@@ -26,6 +26,365 @@
 #include "mlu_glue.h"
 
 namespace {
+
+// mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
+// from specs/mlu/nn.yaml:35
+static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2d");
+  const mluRet_t status = mluOpAdaptiveAvgPool2d(stream_arg, &self_arg, output_size_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _adaptive_avg_pool2d: specs/mlu/nn.yaml:35
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
+    "_adaptive_avg_pool2d", "specs/mlu/nn.yaml:35",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__adaptive_avg_pool2d(op, *self_on_device, output_size, out);
+  return out;
+}
+
+// mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
+// from specs/mlu/nn.yaml:39
+static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2dBackward");
+  const mluRet_t status = mluOpAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _adaptive_avg_pool2d_backward: specs/mlu/nn.yaml:39
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
+    "_adaptive_avg_pool2d_backward", "specs/mlu/nn.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__adaptive_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// mluOpLogSigmoid(stream, self, output, buffer)
+// from specs/mlu/nn.yaml:114
+static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& output, const at::Tensor& buffer) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto buffer_arg = mlu_glue::describe(buffer);
+  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoid");
+  const mluRet_t status = mluOpLogSigmoid(stream_arg, &self_arg, &output_arg, &buffer_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// log_sigmoid_forward: specs/mlu/nn.yaml:114
+static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
+    "log_sigmoid_forward", "specs/mlu/nn.yaml:114",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_log_sigmoid_forward(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log_sigmoid_forward);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_forward)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor output = op.allocate_like(self);
+  const at::Tensor buffer = op.allocate_like(self);
+  launch_log_sigmoid_forward(op, *self_on_device, output, buffer);
+  return std::make_tuple(output, buffer);
+}
+
+// mluOpHuberLossBackward(stream, grad_output, self, target, reduction, delta, out)
+// from specs/mlu/nn.yaml:157
+static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHuberLossBackward");
+  const mluRet_t status = mluOpHuberLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// huber_loss_backward: specs/mlu/nn.yaml:157
+static const torch_fl::KernelInfo kOp_huber_loss_backward{
+    "huber_loss_backward", "specs/mlu/nn.yaml:157",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
+  torch_fl::OpContext op(kOp_huber_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, delta);
+  }
+  const auto expected = at::huber_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), reduction, delta);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, delta);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor out = op.allocate(expected);
+  launch_huber_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, delta, out);
+  return out;
+}
+
+// mluOpNllLoss2d(stream, self, target, weight, reduction, ignore_index, output, total_weight)
+// from specs/mlu/nn.yaml:168
+static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto total_weight_arg = mlu_glue::describe(total_weight);
+  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2d");
+  const mluRet_t status = mluOpNllLoss2d(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// nll_loss2d_forward: specs/mlu/nn.yaml:168
+static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
+    "nll_loss2d_forward", "specs/mlu/nn.yaml:168",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_nll_loss2d_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index) {
+  torch_fl::OpContext op(kOp_nll_loss2d_forward);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const auto expected = torch_fl::output_rules::nll_loss2d(self, target, weight, reduction, ignore_index);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor output = op.allocate(std::get<0>(expected));
+  const at::Tensor total_weight = op.allocate(std::get<1>(expected));
+  launch_nll_loss2d_forward(op, *self_on_device, *target_on_device, weight, reduction, ignore_index, output, total_weight);
+  return std::make_tuple(output, total_weight);
+}
+
+// mluOpAdaptiveMaxPool3d(stream, self, output_size, out0, out1)
+// from specs/mlu/nn.yaml:215
+static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool3d");
+  const mluRet_t status = mluOpAdaptiveMaxPool3d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// adaptive_max_pool3d: specs/mlu/nn.yaml:215
+static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
+    "adaptive_max_pool3d", "specs/mlu/nn.yaml:215",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_adaptive_max_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp_adaptive_max_pool3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = at::meta::adaptive_max_pool3d(op.meta(self), output_size);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_adaptive_max_pool3d(op, *self_on_device, output_size, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// mluOpAdaptiveAvgPool3dBackward(stream, grad_output, self, out)
+// from specs/mlu/nn.yaml:223
+static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool3dBackward");
+  const mluRet_t status = mluOpAdaptiveAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _adaptive_avg_pool3d_backward: specs/mlu/nn.yaml:223
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d_backward{
+    "_adaptive_avg_pool3d_backward", "specs/mlu/nn.yaml:223",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch__adaptive_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
+// from specs/mlu/nn.yaml:250
+static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
+  const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// replication_pad2d_backward: specs/mlu/nn.yaml:250
+static const torch_fl::KernelInfo kOp_replication_pad2d_backward{
+    "replication_pad2d_backward", "specs/mlu/nn.yaml:250",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_replication_pad2d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
+  return out;
+}
+
+// mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
+// from specs/mlu/nn.yaml:255
+static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
+  const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// replication_pad3d_backward: specs/mlu/nn.yaml:255
+static const torch_fl::KernelInfo kOp_replication_pad3d_backward{
+    "replication_pad3d_backward", "specs/mlu/nn.yaml:255",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_replication_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
+  torch_fl::OpContext op(kOp_replication_pad3d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_replication_pad3d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
+  return out;
+}
 
 // mluOpLog(stream, self, out)
 // from specs/mlu.yaml:59
@@ -831,367 +1190,8 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   return self;
 }
 
-// mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
-// from specs/mlu.yaml:227
-static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto output_size_arg = mlu_glue::int_list(output_size);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2d");
-  const mluRet_t status = mluOpAdaptiveAvgPool2d(stream_arg, &self_arg, output_size_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _adaptive_avg_pool2d: specs/mlu.yaml:227
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/mlu.yaml:227",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d(op, *self_on_device, output_size, out);
-  return out;
-}
-
-// mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:231
-static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2dBackward");
-  const mluRet_t status = mluOpAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _adaptive_avg_pool2d_backward: specs/mlu.yaml:231
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:231",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, out);
-  return out;
-}
-
-// mluOpLogSigmoid(stream, self, output, buffer)
-// from specs/mlu.yaml:306
-static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& output, const at::Tensor& buffer) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto output_arg = mlu_glue::describe(output);
-  const auto buffer_arg = mlu_glue::describe(buffer);
-  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoid");
-  const mluRet_t status = mluOpLogSigmoid(stream_arg, &self_arg, &output_arg, &buffer_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// log_sigmoid_forward: specs/mlu.yaml:306
-static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
-    "log_sigmoid_forward", "specs/mlu.yaml:306",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_log_sigmoid_forward(const at::Tensor & self) {
-  torch_fl::OpContext op(kOp_log_sigmoid_forward);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_forward)>(op, torch_fl::FallbackReason::kDtype, self);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor output = op.allocate_like(self);
-  const at::Tensor buffer = op.allocate_like(self);
-  launch_log_sigmoid_forward(op, *self_on_device, output, buffer);
-  return std::make_tuple(output, buffer);
-}
-
-// mluOpHuberLossBackward(stream, grad_output, self, target, reduction, delta, out)
-// from specs/mlu.yaml:349
-static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHuberLossBackward");
-  const mluRet_t status = mluOpHuberLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, reduction, delta, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// huber_loss_backward: specs/mlu.yaml:349
-static const torch_fl::KernelInfo kOp_huber_loss_backward{
-    "huber_loss_backward", "specs/mlu.yaml:349",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta) {
-  torch_fl::OpContext op(kOp_huber_loss_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, delta);
-  }
-  const auto expected = at::huber_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), reduction, delta);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(huber_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, reduction, delta);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor out = op.allocate(expected);
-  launch_huber_loss_backward(op, *grad_output_on_device, *self_on_device, *target_on_device, reduction, delta, out);
-  return out;
-}
-
-// mluOpNllLoss2d(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu.yaml:360
-static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto output_arg = mlu_glue::describe(output);
-  const auto total_weight_arg = mlu_glue::describe(total_weight);
-  torch_fl::ProfilerRange sdk_call("mluOpNllLoss2d");
-  const mluRet_t status = mluOpNllLoss2d(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// nll_loss2d_forward: specs/mlu.yaml:360
-static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
-    "nll_loss2d_forward", "specs/mlu.yaml:360",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_nll_loss2d_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index) {
-  torch_fl::OpContext op(kOp_nll_loss2d_forward);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
-  }
-  const auto expected = torch_fl::output_rules::nll_loss2d(self, target, weight, reduction, ignore_index);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss2d_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor output = op.allocate(std::get<0>(expected));
-  const at::Tensor total_weight = op.allocate(std::get<1>(expected));
-  launch_nll_loss2d_forward(op, *self_on_device, *target_on_device, weight, reduction, ignore_index, output, total_weight);
-  return std::make_tuple(output, total_weight);
-}
-
-// mluOpAdaptiveMaxPool3d(stream, self, output_size, out0, out1)
-// from specs/mlu.yaml:407
-static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto output_size_arg = mlu_glue::int_list(output_size);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveMaxPool3d");
-  const mluRet_t status = mluOpAdaptiveMaxPool3d(stream_arg, &self_arg, output_size_arg, &out0_arg, &out1_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// adaptive_max_pool3d: specs/mlu.yaml:407
-static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
-    "adaptive_max_pool3d", "specs/mlu.yaml:407",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_adaptive_max_pool3d(const at::Tensor & self, at::IntArrayRef output_size) {
-  torch_fl::OpContext op(kOp_adaptive_max_pool3d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const auto expected = at::meta::adaptive_max_pool3d(op.meta(self), output_size);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(adaptive_max_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_adaptive_max_pool3d(op, *self_on_device, output_size, out0, out1);
-  return std::make_tuple(out0, out1);
-}
-
-// mluOpAdaptiveAvgPool3dBackward(stream, grad_output, self, out)
-// from specs/mlu.yaml:415
-static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool3dBackward");
-  const mluRet_t status = mluOpAdaptiveAvgPool3dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _adaptive_avg_pool3d_backward: specs/mlu.yaml:415
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d_backward{
-    "_adaptive_avg_pool3d_backward", "specs/mlu.yaml:415",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool3d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
-  launch__adaptive_avg_pool3d_backward(op, *grad_output_on_device, *self_on_device, out);
-  return out;
-}
-
-// mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:442
-static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
-  const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// replication_pad2d_backward: specs/mlu.yaml:442
-static const torch_fl::KernelInfo kOp_replication_pad2d_backward{
-    "replication_pad2d_backward", "specs/mlu.yaml:442",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
-  torch_fl::OpContext op(kOp_replication_pad2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
-  launch_replication_pad2d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
-  return out;
-}
-
-// mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu.yaml:447
-static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpReplicationPadBackward");
-  const mluRet_t status = mluOpReplicationPadBackward(stream_arg, &grad_output_arg, &self_arg, padding_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// replication_pad3d_backward: specs/mlu.yaml:447
-static const torch_fl::KernelInfo kOp_replication_pad3d_backward{
-    "replication_pad3d_backward", "specs/mlu.yaml:447",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_replication_pad3d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding) {
-  torch_fl::OpContext op(kOp_replication_pad3d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(replication_pad3d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, padding);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
-  launch_replication_pad3d_backward(op, *grad_output_on_device, *self_on_device, padding, out);
-  return out;
-}
-
 // mluOpAcos(stream, self, out)
-// from specs/mlu.yaml:465
+// from specs/mlu.yaml:201
 static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1204,9 +1204,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// acos: specs/mlu.yaml:465
+// acos: specs/mlu.yaml:201
 static const torch_fl::KernelInfo kOp_acos{
-    "acos", "specs/mlu.yaml:465",
+    "acos", "specs/mlu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1228,10 +1228,10 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   return out;
 }
 
-// acos.out: specs/mlu.yaml:465
+// acos.out: specs/mlu.yaml:201
 // out variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_out{
-    "acos.out", "specs/mlu.yaml:465",
+    "acos.out", "specs/mlu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1254,10 +1254,10 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acos_: specs/mlu.yaml:465
+// acos_: specs/mlu.yaml:201
 // inplace variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_{
-    "acos_", "specs/mlu.yaml:465",
+    "acos_", "specs/mlu.yaml:201",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1277,7 +1277,7 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
 }
 
 // mluOpErfinv(stream, self, out)
-// from specs/mlu.yaml:476
+// from specs/mlu.yaml:212
 static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1290,9 +1290,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// erfinv: specs/mlu.yaml:476
+// erfinv: specs/mlu.yaml:212
 static const torch_fl::KernelInfo kOp_erfinv{
-    "erfinv", "specs/mlu.yaml:476",
+    "erfinv", "specs/mlu.yaml:212",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1314,10 +1314,10 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   return out;
 }
 
-// erfinv.out: specs/mlu.yaml:476
+// erfinv.out: specs/mlu.yaml:212
 // out variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_out{
-    "erfinv.out", "specs/mlu.yaml:476",
+    "erfinv.out", "specs/mlu.yaml:212",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1340,10 +1340,10 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfinv_: specs/mlu.yaml:476
+// erfinv_: specs/mlu.yaml:212
 // inplace variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_{
-    "erfinv_", "specs/mlu.yaml:476",
+    "erfinv_", "specs/mlu.yaml:212",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1363,7 +1363,7 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
 }
 
 // mluOpAtan2(stream, self, other, out)
-// from specs/mlu.yaml:491
+// from specs/mlu.yaml:227
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1377,9 +1377,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/mlu.yaml:491
+// atan2: specs/mlu.yaml:227
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/mlu.yaml:491",
+    "atan2", "specs/mlu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1403,10 +1403,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// atan2.out: specs/mlu.yaml:491
+// atan2.out: specs/mlu.yaml:227
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/mlu.yaml:491",
+    "atan2.out", "specs/mlu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1432,10 +1432,10 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// atan2_: specs/mlu.yaml:491
+// atan2_: specs/mlu.yaml:227
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/mlu.yaml:491",
+    "atan2_", "specs/mlu.yaml:227",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1458,7 +1458,7 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpXlogy(stream, self, other, out)
-// from specs/mlu.yaml:496
+// from specs/mlu.yaml:232
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1472,9 +1472,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/mlu.yaml:496
+// xlogy.Tensor: specs/mlu.yaml:232
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/mlu.yaml:496",
+    "xlogy.Tensor", "specs/mlu.yaml:232",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1498,10 +1498,10 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   return out;
 }
 
-// xlogy.OutTensor: specs/mlu.yaml:496
+// xlogy.OutTensor: specs/mlu.yaml:232
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/mlu.yaml:496",
+    "xlogy.OutTensor", "specs/mlu.yaml:232",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1527,10 +1527,10 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// xlogy_.Tensor: specs/mlu.yaml:496
+// xlogy_.Tensor: specs/mlu.yaml:232
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/mlu.yaml:496",
+    "xlogy_.Tensor", "specs/mlu.yaml:232",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1553,7 +1553,7 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLogAddExp(stream, self, other, out)
-// from specs/mlu.yaml:497
+// from specs/mlu.yaml:233
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1567,9 +1567,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/mlu.yaml:497
+// logaddexp: specs/mlu.yaml:233
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/mlu.yaml:497",
+    "logaddexp", "specs/mlu.yaml:233",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1593,10 +1593,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp.out: specs/mlu.yaml:497
+// logaddexp.out: specs/mlu.yaml:233
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/mlu.yaml:497",
+    "logaddexp.out", "specs/mlu.yaml:233",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,7 +1623,7 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpLogSumExp(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:510
+// from specs/mlu.yaml:246
 static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1637,9 +1637,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logsumexp: specs/mlu.yaml:510
+// logsumexp: specs/mlu.yaml:246
 static const torch_fl::KernelInfo kOp_logsumexp{
-    "logsumexp", "specs/mlu.yaml:510",
+    "logsumexp", "specs/mlu.yaml:246",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1661,10 +1661,10 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   return out;
 }
 
-// logsumexp.out: specs/mlu.yaml:510
+// logsumexp.out: specs/mlu.yaml:246
 // out variant derived from logsumexp
 static const torch_fl::KernelInfo kOp_logsumexp_out{
-    "logsumexp.out", "specs/mlu.yaml:510",
+    "logsumexp.out", "specs/mlu.yaml:246",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1688,7 +1688,7 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
 }
 
 // mluOpGather(stream, self, dim, index, out)
-// from specs/mlu.yaml:518
+// from specs/mlu.yaml:254
 static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1702,9 +1702,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// gather: specs/mlu.yaml:518
+// gather: specs/mlu.yaml:254
 static const torch_fl::KernelInfo kOp_gather{
-    "gather", "specs/mlu.yaml:518",
+    "gather", "specs/mlu.yaml:254",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1728,10 +1728,10 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   return out;
 }
 
-// gather.out: specs/mlu.yaml:518
+// gather.out: specs/mlu.yaml:254
 // out variant derived from gather
 static const torch_fl::KernelInfo kOp_gather_out{
-    "gather.out", "specs/mlu.yaml:518",
+    "gather.out", "specs/mlu.yaml:254",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1760,6 +1760,15 @@ at::Tensor & wrap_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrap__adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrap__adaptive_avg_pool2d_backward));
+  m.impl("log_sigmoid_forward", TORCH_FN(wrap_log_sigmoid_forward));
+  m.impl("huber_loss_backward", TORCH_FN(wrap_huber_loss_backward));
+  m.impl("nll_loss2d_forward", TORCH_FN(wrap_nll_loss2d_forward));
+  m.impl("adaptive_max_pool3d", TORCH_FN(wrap_adaptive_max_pool3d));
+  m.impl("_adaptive_avg_pool3d_backward", TORCH_FN(wrap__adaptive_avg_pool3d_backward));
+  m.impl("replication_pad2d_backward", TORCH_FN(wrap_replication_pad2d_backward));
+  m.impl("replication_pad3d_backward", TORCH_FN(wrap_replication_pad3d_backward));
   m.impl("log", TORCH_FN(wrap_log));
   m.impl("log.out", TORCH_FN(wrap_log_out));
   m.impl("log_", TORCH_FN(wrap_log_));
@@ -1786,15 +1795,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("baddbmm", TORCH_FN(wrap_baddbmm));
   m.impl("baddbmm.out", TORCH_FN(wrap_baddbmm_out));
   m.impl("baddbmm_", TORCH_FN(wrap_baddbmm_));
-  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrap__adaptive_avg_pool2d));
-  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrap__adaptive_avg_pool2d_backward));
-  m.impl("log_sigmoid_forward", TORCH_FN(wrap_log_sigmoid_forward));
-  m.impl("huber_loss_backward", TORCH_FN(wrap_huber_loss_backward));
-  m.impl("nll_loss2d_forward", TORCH_FN(wrap_nll_loss2d_forward));
-  m.impl("adaptive_max_pool3d", TORCH_FN(wrap_adaptive_max_pool3d));
-  m.impl("_adaptive_avg_pool3d_backward", TORCH_FN(wrap__adaptive_avg_pool3d_backward));
-  m.impl("replication_pad2d_backward", TORCH_FN(wrap_replication_pad2d_backward));
-  m.impl("replication_pad3d_backward", TORCH_FN(wrap_replication_pad3d_backward));
   m.impl("acos", TORCH_FN(wrap_acos));
   m.impl("acos.out", TORCH_FN(wrap_acos_out));
   m.impl("acos_", TORCH_FN(wrap_acos_));

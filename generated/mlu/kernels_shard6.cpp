@@ -6,14 +6,14 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/rsqrt_meta_dispatch.h>
-#include <ATen/ops/floor_meta_dispatch.h>
-#include <ATen/ops/sign_meta_dispatch.h>
-#include <ATen/ops/maximum_meta_dispatch.h>
 #include <ATen/ops/leaky_relu_meta_dispatch.h>
 #include <ATen/ops/softshrink_meta_dispatch.h>
 #include <ATen/ops/threshold_meta_dispatch.h>
 #include <ATen/ops/avg_pool3d_meta_dispatch.h>
+#include <ATen/ops/rsqrt_meta_dispatch.h>
+#include <ATen/ops/floor_meta_dispatch.h>
+#include <ATen/ops/sign_meta_dispatch.h>
+#include <ATen/ops/maximum_meta_dispatch.h>
 #include <ATen/ops/asinh_meta_dispatch.h>
 #include <ATen/ops/lgamma_meta_dispatch.h>
 #include <ATen/ops/digamma_meta_dispatch.h>
@@ -21,6 +21,583 @@
 #include "mlu_glue.h"
 
 namespace {
+
+// mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+// from specs/mlu/nn.yaml:9
+static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto output_padding_arg = mlu_glue::int_list(output_padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpConvolution");
+  const mluRet_t status = mluOpConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// convolution_overrideable: specs/mlu/nn.yaml:9
+static const torch_fl::KernelInfo kOp_convolution_overrideable{
+    "convolution_overrideable", "specs/mlu/nn.yaml:9",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
+  torch_fl::OpContext op(kOp_convolution_overrideable);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out = op.allocate(expected);
+  launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, transposed, output_padding, groups, out);
+  return out;
+}
+
+// mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
+// from specs/mlu/nn.yaml:14
+static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto output_padding_arg = mlu_glue::int_list(output_padding);
+  const auto grad_input_arg = mlu_glue::describe(grad_input);
+  const auto grad_weight_arg = mlu_glue::describe(grad_weight);
+  const auto grad_bias_arg = mlu_glue::describe(grad_bias);
+  torch_fl::ProfilerRange sdk_call("mluOpConvolutionBackward");
+  const mluRet_t status = mluOpConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// convolution_backward_overrideable: specs/mlu/nn.yaml:14
+static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
+    "convolution_backward_overrideable", "specs/mlu/nn.yaml:14",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_convolution_backward_overrideable);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor grad_input = op.allocate(std::get<0>(expected));
+  const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
+  const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
+  launch_convolution_backward_overrideable(op, grad_output_laid, input_laid, weight_laid, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias);
+  return std::make_tuple(grad_input, grad_weight, grad_bias);
+}
+
+// mluOpDropoutBackward(stream, grad_output, mask, scale, out)
+// from specs/mlu/nn.yaml:65
+static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto mask_arg = mlu_glue::describe(mask);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpDropoutBackward");
+  const mluRet_t status = mluOpDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_dropout_backward: specs/mlu/nn.yaml:65
+static const torch_fl::KernelInfo kOp_native_dropout_backward{
+    "native_dropout_backward", "specs/mlu/nn.yaml:65",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  torch_fl::OpContext op(kOp_native_dropout_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(mask, "mask"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  const at::Tensor out = op.allocate(expected);
+  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
+  return out;
+}
+
+// mluOpHardtanh(stream, self, min_val, max_val, out)
+// from specs/mlu/nn.yaml:82
+static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto min_val_arg = mlu_glue::scalar(min_val);
+  const auto max_val_arg = mlu_glue::scalar(max_val);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpHardtanh");
+  const mluRet_t status = mluOpHardtanh(stream_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// hardtanh: specs/mlu/nn.yaml:82
+static const torch_fl::KernelInfo kOp_hardtanh{
+    "hardtanh", "specs/mlu/nn.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardtanh(op, *self_on_device, min_val, max_val, out);
+  return out;
+}
+
+// hardtanh_: specs/mlu/nn.yaml:82
+// inplace variant derived from hardtanh
+static const torch_fl::KernelInfo kOp_hardtanh_{
+    "hardtanh_", "specs/mlu/nn.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
+  }
+  launch_hardtanh(op, self, min_val, max_val, self);
+  return self;
+}
+
+// mluOpLeakyRelu(stream, self, negative_slope, out)
+// from specs/mlu/nn.yaml:91
+static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLeakyRelu");
+  const mluRet_t status = mluOpLeakyRelu(stream_arg, &self_arg, negative_slope_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// leaky_relu: specs/mlu/nn.yaml:91
+static const torch_fl::KernelInfo kOp_leaky_relu{
+    "leaky_relu", "specs/mlu/nn.yaml:91",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_slope) {
+  torch_fl::OpContext op(kOp_leaky_relu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  const auto expected = at::meta::leaky_relu(op.meta(self), negative_slope);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_leaky_relu(op, *self_on_device, negative_slope, out);
+  return out;
+}
+
+// leaky_relu_: specs/mlu/nn.yaml:91
+// inplace variant derived from leaky_relu
+static const torch_fl::KernelInfo kOp_leaky_relu_{
+    "leaky_relu_", "specs/mlu/nn.yaml:91",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slope) {
+  torch_fl::OpContext op(kOp_leaky_relu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::leaky_relu_(self_meta, negative_slope);
+  launch_leaky_relu(op, self, negative_slope, self);
+  return self;
+}
+
+// mluOpSoftshrink(stream, self, lambd, out)
+// from specs/mlu/nn.yaml:99
+static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto lambd_arg = mlu_glue::scalar(lambd);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftshrink");
+  const mluRet_t status = mluOpSoftshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// softshrink: specs/mlu/nn.yaml:99
+static const torch_fl::KernelInfo kOp_softshrink{
+    "softshrink", "specs/mlu/nn.yaml:99",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_softshrink);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const auto expected = at::meta::softshrink(op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softshrink(op, *self_on_device, lambd, out);
+  return out;
+}
+
+// softshrink.out: specs/mlu/nn.yaml:99
+// out variant derived from softshrink
+static const torch_fl::KernelInfo kOp_softshrink_out{
+    "softshrink.out", "specs/mlu/nn.yaml:99",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_softshrink_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::softshrink_outf(op.meta(self), lambd, out_meta);
+  op.resize_output(out, out_meta);
+  launch_softshrink(op, *self_on_device, lambd, out);
+  return out;
+}
+
+// mluOpLogSigmoidBackward(stream, grad_output, self, buffer, out)
+// from specs/mlu/nn.yaml:118
+static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto buffer_arg = mlu_glue::describe(buffer);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoidBackward");
+  const mluRet_t status = mluOpLogSigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &buffer_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// log_sigmoid_backward: specs/mlu/nn.yaml:118
+static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
+    "log_sigmoid_backward", "specs/mlu/nn.yaml:118",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer) {
+  torch_fl::OpContext op(kOp_log_sigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(buffer, "buffer", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(buffer, "buffer"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, buffer);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> buffer_on_device = op.on_device(buffer);
+  const at::Tensor out = op.allocate_like(self);
+  launch_log_sigmoid_backward(op, *grad_output_on_device, *self_on_device, *buffer_on_device, out);
+  return out;
+}
+
+// mluOpThreshold(stream, self, threshold, value, out)
+// from specs/mlu/nn.yaml:123
+static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto threshold_arg = mlu_glue::scalar(threshold);
+  const auto value_arg = mlu_glue::scalar(value);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpThreshold");
+  const mluRet_t status = mluOpThreshold(stream_arg, &self_arg, threshold_arg, value_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// threshold: specs/mlu/nn.yaml:123
+static const torch_fl::KernelInfo kOp_threshold{
+    "threshold", "specs/mlu/nn.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_threshold);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  const auto expected = at::meta::threshold(op.meta(self), threshold, value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_threshold(op, *self_on_device, threshold, value, out);
+  return out;
+}
+
+// threshold_: specs/mlu/nn.yaml:123
+// inplace variant derived from threshold
+static const torch_fl::KernelInfo kOp_threshold_{
+    "threshold_", "specs/mlu/nn.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_threshold_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::threshold_(self_meta, threshold, value);
+  launch_threshold(op, self, threshold, value, self);
+  return self;
+}
+
+// mluOpPrelu(stream, self, weight, out)
+// from specs/mlu/nn.yaml:129
+static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpPrelu");
+  const mluRet_t status = mluOpPrelu(stream_arg, &self_arg, &weight_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _prelu_kernel: specs/mlu/nn.yaml:129
+static const torch_fl::KernelInfo kOp__prelu_kernel{
+    "_prelu_kernel", "specs/mlu/nn.yaml:129",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight) {
+  torch_fl::OpContext op(kOp__prelu_kernel);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel)>(op, torch_fl::FallbackReason::kDtype, self, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor out = op.allocate_like(self);
+  launch__prelu_kernel(op, *self_on_device, *weight_on_device, out);
+  return out;
+}
+
+// mluOpMultilabelMarginLoss(stream, self, target, reduction, output, is_target)
+// from specs/mlu/nn.yaml:186
+static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto target_arg = mlu_glue::describe(target);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto is_target_arg = mlu_glue::describe(is_target);
+  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLoss");
+  const mluRet_t status = mluOpMultilabelMarginLoss(stream_arg, &self_arg, &target_arg, reduction, &output_arg, &is_target_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// multilabel_margin_loss_forward: specs/mlu/nn.yaml:186
+static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
+    "multilabel_margin_loss_forward", "specs/mlu/nn.yaml:186",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_multilabel_margin_loss_forward(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
+  torch_fl::OpContext op(kOp_multilabel_margin_loss_forward);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const auto expected = torch_fl::output_rules::multilabel_margin_loss(self, target, reduction);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "is_target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor output = op.allocate(std::get<0>(expected));
+  const at::Tensor is_target = op.allocate(std::get<1>(expected));
+  launch_multilabel_margin_loss_forward(op, *self_on_device, *target_on_device, reduction, output, is_target);
+  return std::make_tuple(output, is_target);
+}
+
+// mluOpAvgPool3d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+// from specs/mlu/nn.yaml:196
+static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAvgPool3d");
+  const mluRet_t status = mluOpAvgPool3d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// avg_pool3d: specs/mlu/nn.yaml:196
+static const torch_fl::KernelInfo kOp_avg_pool3d{
+    "avg_pool3d", "specs/mlu/nn.yaml:196",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool3d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool3d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool3d.out: specs/mlu/nn.yaml:196
+// out variant derived from avg_pool3d
+static const torch_fl::KernelInfo kOp_avg_pool3d_out{
+    "avg_pool3d.out", "specs/mlu/nn.yaml:196",
+    torch_fl::dtype_set({c10::ScalarType::Float}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_avg_pool3d_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::avg_pool3d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
+  op.resize_output(out, out_meta);
+  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
 
 // mluOpRandUniform(stream, self, from, to, generator)
 // from specs/mlu.yaml:84
@@ -598,585 +1175,8 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   return self;
 }
 
-// mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-// from specs/mlu.yaml:201
-static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto input_arg = mlu_glue::describe(input);
-  const auto weight_arg = mlu_glue::describe(weight);
-  const auto bias_arg = mlu_glue::describe_optional(bias);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto dilation_arg = mlu_glue::int_list(dilation);
-  const auto output_padding_arg = mlu_glue::int_list(output_padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpConvolution");
-  const mluRet_t status = mluOpConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// convolution_overrideable: specs/mlu.yaml:201
-static const torch_fl::KernelInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/mlu.yaml:201",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
-  torch_fl::OpContext op(kOp_convolution_overrideable);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(bias, "bias");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  }
-  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  }
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor out = op.allocate(expected);
-  launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, transposed, output_padding, groups, out);
-  return out;
-}
-
-// mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu.yaml:206
-static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto input_arg = mlu_glue::describe(input);
-  const auto weight_arg = mlu_glue::describe(weight);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto dilation_arg = mlu_glue::int_list(dilation);
-  const auto output_padding_arg = mlu_glue::int_list(output_padding);
-  const auto grad_input_arg = mlu_glue::describe(grad_input);
-  const auto grad_weight_arg = mlu_glue::describe(grad_weight);
-  const auto grad_bias_arg = mlu_glue::describe(grad_bias);
-  torch_fl::ProfilerRange sdk_call("mluOpConvolutionBackward");
-  const mluRet_t status = mluOpConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// convolution_backward_overrideable: specs/mlu.yaml:206
-static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu.yaml:206",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
-  torch_fl::OpContext op(kOp_convolution_backward_overrideable);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  }
-  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor grad_input = op.allocate(std::get<0>(expected));
-  const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
-  const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
-  launch_convolution_backward_overrideable(op, grad_output_laid, input_laid, weight_laid, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias);
-  return std::make_tuple(grad_input, grad_weight, grad_bias);
-}
-
-// mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:257
-static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto mask_arg = mlu_glue::describe(mask);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpDropoutBackward");
-  const mluRet_t status = mluOpDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_dropout_backward: specs/mlu.yaml:257
-static const torch_fl::KernelInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:257",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
-  torch_fl::OpContext op(kOp_native_dropout_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(mask, "mask"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
-  }
-  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
-  const at::Tensor out = op.allocate(expected);
-  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
-  return out;
-}
-
-// mluOpHardtanh(stream, self, min_val, max_val, out)
-// from specs/mlu.yaml:274
-static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto min_val_arg = mlu_glue::scalar(min_val);
-  const auto max_val_arg = mlu_glue::scalar(max_val);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpHardtanh");
-  const mluRet_t status = mluOpHardtanh(stream_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// hardtanh: specs/mlu.yaml:274
-static const torch_fl::KernelInfo kOp_hardtanh{
-    "hardtanh", "specs/mlu.yaml:274",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
-  torch_fl::OpContext op(kOp_hardtanh);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate_like(self);
-  launch_hardtanh(op, *self_on_device, min_val, max_val, out);
-  return out;
-}
-
-// hardtanh_: specs/mlu.yaml:274
-// inplace variant derived from hardtanh
-static const torch_fl::KernelInfo kOp_hardtanh_{
-    "hardtanh_", "specs/mlu.yaml:274",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
-  torch_fl::OpContext op(kOp_hardtanh_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_)>(op, torch_fl::FallbackReason::kDtype, self, min_val, max_val);
-  }
-  launch_hardtanh(op, self, min_val, max_val, self);
-  return self;
-}
-
-// mluOpLeakyRelu(stream, self, negative_slope, out)
-// from specs/mlu.yaml:283
-static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto negative_slope_arg = mlu_glue::scalar(negative_slope);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLeakyRelu");
-  const mluRet_t status = mluOpLeakyRelu(stream_arg, &self_arg, negative_slope_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// leaky_relu: specs/mlu.yaml:283
-static const torch_fl::KernelInfo kOp_leaky_relu{
-    "leaky_relu", "specs/mlu.yaml:283",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_slope) {
-  torch_fl::OpContext op(kOp_leaky_relu);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
-  }
-  const auto expected = at::meta::leaky_relu(op.meta(self), negative_slope);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_leaky_relu(op, *self_on_device, negative_slope, out);
-  return out;
-}
-
-// leaky_relu_: specs/mlu.yaml:283
-// inplace variant derived from leaky_relu
-static const torch_fl::KernelInfo kOp_leaky_relu_{
-    "leaky_relu_", "specs/mlu.yaml:283",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slope) {
-  torch_fl::OpContext op(kOp_leaky_relu_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::leaky_relu_(self_meta, negative_slope);
-  launch_leaky_relu(op, self, negative_slope, self);
-  return self;
-}
-
-// mluOpSoftshrink(stream, self, lambd, out)
-// from specs/mlu.yaml:291
-static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto lambd_arg = mlu_glue::scalar(lambd);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftshrink");
-  const mluRet_t status = mluOpSoftshrink(stream_arg, &self_arg, lambd_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// softshrink: specs/mlu.yaml:291
-static const torch_fl::KernelInfo kOp_softshrink{
-    "softshrink", "specs/mlu.yaml:291",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
-  torch_fl::OpContext op(kOp_softshrink);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
-  }
-  const auto expected = at::meta::softshrink(op.meta(self), lambd);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_softshrink(op, *self_on_device, lambd, out);
-  return out;
-}
-
-// softshrink.out: specs/mlu.yaml:291
-// out variant derived from softshrink
-static const torch_fl::KernelInfo kOp_softshrink_out{
-    "softshrink.out", "specs/mlu.yaml:291",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_softshrink_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::softshrink_outf(op.meta(self), lambd, out_meta);
-  op.resize_output(out, out_meta);
-  launch_softshrink(op, *self_on_device, lambd, out);
-  return out;
-}
-
-// mluOpLogSigmoidBackward(stream, grad_output, self, buffer, out)
-// from specs/mlu.yaml:310
-static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto buffer_arg = mlu_glue::describe(buffer);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpLogSigmoidBackward");
-  const mluRet_t status = mluOpLogSigmoidBackward(stream_arg, &grad_output_arg, &self_arg, &buffer_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// log_sigmoid_backward: specs/mlu.yaml:310
-static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
-    "log_sigmoid_backward", "specs/mlu.yaml:310",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer) {
-  torch_fl::OpContext op(kOp_log_sigmoid_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(buffer, "buffer", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(buffer, "buffer"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(log_sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, buffer);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> buffer_on_device = op.on_device(buffer);
-  const at::Tensor out = op.allocate_like(self);
-  launch_log_sigmoid_backward(op, *grad_output_on_device, *self_on_device, *buffer_on_device, out);
-  return out;
-}
-
-// mluOpThreshold(stream, self, threshold, value, out)
-// from specs/mlu.yaml:315
-static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto threshold_arg = mlu_glue::scalar(threshold);
-  const auto value_arg = mlu_glue::scalar(value);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpThreshold");
-  const mluRet_t status = mluOpThreshold(stream_arg, &self_arg, threshold_arg, value_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// threshold: specs/mlu.yaml:315
-static const torch_fl::KernelInfo kOp_threshold{
-    "threshold", "specs/mlu.yaml:315",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
-  torch_fl::OpContext op(kOp_threshold);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
-  }
-  const auto expected = at::meta::threshold(op.meta(self), threshold, value);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_threshold(op, *self_on_device, threshold, value, out);
-  return out;
-}
-
-// threshold_: specs/mlu.yaml:315
-// inplace variant derived from threshold
-static const torch_fl::KernelInfo kOp_threshold_{
-    "threshold_", "specs/mlu.yaml:315",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value) {
-  torch_fl::OpContext op(kOp_threshold_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
-  }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::threshold_(self_meta, threshold, value);
-  launch_threshold(op, self, threshold, value, self);
-  return self;
-}
-
-// mluOpPrelu(stream, self, weight, out)
-// from specs/mlu.yaml:321
-static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto weight_arg = mlu_glue::describe(weight);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpPrelu");
-  const mluRet_t status = mluOpPrelu(stream_arg, &self_arg, &weight_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _prelu_kernel: specs/mlu.yaml:321
-static const torch_fl::KernelInfo kOp__prelu_kernel{
-    "_prelu_kernel", "specs/mlu.yaml:321",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight) {
-  torch_fl::OpContext op(kOp__prelu_kernel);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_prelu_kernel)>(op, torch_fl::FallbackReason::kDtype, self, weight);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor out = op.allocate_like(self);
-  launch__prelu_kernel(op, *self_on_device, *weight_on_device, out);
-  return out;
-}
-
-// mluOpMultilabelMarginLoss(stream, self, target, reduction, output, is_target)
-// from specs/mlu.yaml:378
-static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto target_arg = mlu_glue::describe(target);
-  const auto output_arg = mlu_glue::describe(output);
-  const auto is_target_arg = mlu_glue::describe(is_target);
-  torch_fl::ProfilerRange sdk_call("mluOpMultilabelMarginLoss");
-  const mluRet_t status = mluOpMultilabelMarginLoss(stream_arg, &self_arg, &target_arg, reduction, &output_arg, &is_target_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// multilabel_margin_loss_forward: specs/mlu.yaml:378
-static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
-    "multilabel_margin_loss_forward", "specs/mlu.yaml:378",
-    torch_fl::dtype_set({c10::ScalarType::Float}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_multilabel_margin_loss_forward(const at::Tensor & self, const at::Tensor & target, int64_t reduction) {
-  torch_fl::OpContext op(kOp_multilabel_margin_loss_forward);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(target, "target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
-  }
-  const auto expected = torch_fl::output_rules::multilabel_margin_loss(self, target, reduction);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "is_target"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(multilabel_margin_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, reduction);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
-  const at::Tensor output = op.allocate(std::get<0>(expected));
-  const at::Tensor is_target = op.allocate(std::get<1>(expected));
-  launch_multilabel_margin_loss_forward(op, *self_on_device, *target_on_device, reduction, output, is_target);
-  return std::make_tuple(output, is_target);
-}
-
-// mluOpAvgPool3d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu.yaml:388
-static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool3d");
-  const mluRet_t status = mluOpAvgPool3d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// avg_pool3d: specs/mlu.yaml:388
-static const torch_fl::KernelInfo kOp_avg_pool3d{
-    "avg_pool3d", "specs/mlu.yaml:388",
-    torch_fl::dtype_set({c10::ScalarType::Float}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
-  torch_fl::OpContext op(kOp_avg_pool3d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const auto expected = at::meta::avg_pool3d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// avg_pool3d.out: specs/mlu.yaml:388
-// out variant derived from avg_pool3d
-static const torch_fl::KernelInfo kOp_avg_pool3d_out{
-    "avg_pool3d.out", "specs/mlu.yaml:388",
-    torch_fl::dtype_set({c10::ScalarType::Float}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_avg_pool3d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_avg_pool3d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool3d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::avg_pool3d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
-  op.resize_output(out, out_meta);
-  launch_avg_pool3d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
-}
-
 // mluOpAsinh(stream, self, out)
-// from specs/mlu.yaml:469
+// from specs/mlu.yaml:205
 static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1189,9 +1189,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// asinh: specs/mlu.yaml:469
+// asinh: specs/mlu.yaml:205
 static const torch_fl::KernelInfo kOp_asinh{
-    "asinh", "specs/mlu.yaml:469",
+    "asinh", "specs/mlu.yaml:205",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1213,10 +1213,10 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   return out;
 }
 
-// asinh.out: specs/mlu.yaml:469
+// asinh.out: specs/mlu.yaml:205
 // out variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_out{
-    "asinh.out", "specs/mlu.yaml:469",
+    "asinh.out", "specs/mlu.yaml:205",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1239,10 +1239,10 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asinh_: specs/mlu.yaml:469
+// asinh_: specs/mlu.yaml:205
 // inplace variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_{
-    "asinh_", "specs/mlu.yaml:469",
+    "asinh_", "specs/mlu.yaml:205",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1262,7 +1262,7 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
 }
 
 // mluOpLgamma(stream, self, out)
-// from specs/mlu.yaml:477
+// from specs/mlu.yaml:213
 static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1275,9 +1275,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// lgamma: specs/mlu.yaml:477
+// lgamma: specs/mlu.yaml:213
 static const torch_fl::KernelInfo kOp_lgamma{
-    "lgamma", "specs/mlu.yaml:477",
+    "lgamma", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1299,10 +1299,10 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   return out;
 }
 
-// lgamma.out: specs/mlu.yaml:477
+// lgamma.out: specs/mlu.yaml:213
 // out variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_out{
-    "lgamma.out", "specs/mlu.yaml:477",
+    "lgamma.out", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1325,10 +1325,10 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// lgamma_: specs/mlu.yaml:477
+// lgamma_: specs/mlu.yaml:213
 // inplace variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_{
-    "lgamma_", "specs/mlu.yaml:477",
+    "lgamma_", "specs/mlu.yaml:213",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1348,7 +1348,7 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
 }
 
 // mluOpDigamma(stream, self, out)
-// from specs/mlu.yaml:478
+// from specs/mlu.yaml:214
 static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1361,9 +1361,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// digamma: specs/mlu.yaml:478
+// digamma: specs/mlu.yaml:214
 static const torch_fl::KernelInfo kOp_digamma{
-    "digamma", "specs/mlu.yaml:478",
+    "digamma", "specs/mlu.yaml:214",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1385,10 +1385,10 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   return out;
 }
 
-// digamma.out: specs/mlu.yaml:478
+// digamma.out: specs/mlu.yaml:214
 // out variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_out{
-    "digamma.out", "specs/mlu.yaml:478",
+    "digamma.out", "specs/mlu.yaml:214",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,10 +1411,10 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// digamma_: specs/mlu.yaml:478
+// digamma_: specs/mlu.yaml:214
 // inplace variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_{
-    "digamma_", "specs/mlu.yaml:478",
+    "digamma_", "specs/mlu.yaml:214",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1434,7 +1434,7 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
 }
 
 // mluOpLogicalOr(stream, self, other, out)
-// from specs/mlu.yaml:489
+// from specs/mlu.yaml:225
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1448,9 +1448,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/mlu.yaml:489
+// logical_or: specs/mlu.yaml:225
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/mlu.yaml:489",
+    "logical_or", "specs/mlu.yaml:225",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1474,10 +1474,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_or.out: specs/mlu.yaml:489
+// logical_or.out: specs/mlu.yaml:225
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/mlu.yaml:489",
+    "logical_or.out", "specs/mlu.yaml:225",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1503,10 +1503,10 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// logical_or_: specs/mlu.yaml:489
+// logical_or_: specs/mlu.yaml:225
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/mlu.yaml:489",
+    "logical_or_", "specs/mlu.yaml:225",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1531,6 +1531,22 @@ at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
+  m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
+  m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
+  m.impl("hardtanh", TORCH_FN(wrap_hardtanh));
+  m.impl("hardtanh_", TORCH_FN(wrap_hardtanh_));
+  m.impl("leaky_relu", TORCH_FN(wrap_leaky_relu));
+  m.impl("leaky_relu_", TORCH_FN(wrap_leaky_relu_));
+  m.impl("softshrink", TORCH_FN(wrap_softshrink));
+  m.impl("softshrink.out", TORCH_FN(wrap_softshrink_out));
+  m.impl("log_sigmoid_backward", TORCH_FN(wrap_log_sigmoid_backward));
+  m.impl("threshold", TORCH_FN(wrap_threshold));
+  m.impl("threshold_", TORCH_FN(wrap_threshold_));
+  m.impl("_prelu_kernel", TORCH_FN(wrap__prelu_kernel));
+  m.impl("multilabel_margin_loss_forward", TORCH_FN(wrap_multilabel_margin_loss_forward));
+  m.impl("avg_pool3d", TORCH_FN(wrap_avg_pool3d));
+  m.impl("avg_pool3d.out", TORCH_FN(wrap_avg_pool3d_out));
   m.impl("uniform_", TORCH_FN(wrap_uniform_));
   m.impl("abs", TORCH_FN(wrap_abs));
   m.impl("abs.out", TORCH_FN(wrap_abs_out));
@@ -1549,22 +1565,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("where.self", TORCH_FN(wrap_where_self));
   m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrap_masked_fill__Scalar));
-  m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
-  m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
-  m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
-  m.impl("hardtanh", TORCH_FN(wrap_hardtanh));
-  m.impl("hardtanh_", TORCH_FN(wrap_hardtanh_));
-  m.impl("leaky_relu", TORCH_FN(wrap_leaky_relu));
-  m.impl("leaky_relu_", TORCH_FN(wrap_leaky_relu_));
-  m.impl("softshrink", TORCH_FN(wrap_softshrink));
-  m.impl("softshrink.out", TORCH_FN(wrap_softshrink_out));
-  m.impl("log_sigmoid_backward", TORCH_FN(wrap_log_sigmoid_backward));
-  m.impl("threshold", TORCH_FN(wrap_threshold));
-  m.impl("threshold_", TORCH_FN(wrap_threshold_));
-  m.impl("_prelu_kernel", TORCH_FN(wrap__prelu_kernel));
-  m.impl("multilabel_margin_loss_forward", TORCH_FN(wrap_multilabel_margin_loss_forward));
-  m.impl("avg_pool3d", TORCH_FN(wrap_avg_pool3d));
-  m.impl("avg_pool3d.out", TORCH_FN(wrap_avg_pool3d_out));
   m.impl("asinh", TORCH_FN(wrap_asinh));
   m.impl("asinh.out", TORCH_FN(wrap_asinh_out));
   m.impl("asinh_", TORCH_FN(wrap_asinh_));

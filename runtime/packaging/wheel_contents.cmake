@@ -22,3 +22,7 @@ install(FILES ${CMAKE_BINARY_DIR}/build_info.json
               ${PROJECT_SOURCE_DIR}/specs/${TORCH_FL_VENDOR}.yaml
         DESTINATION ${_vendor_dir})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/specs/common DESTINATION ${_vendor_dir})
+# The files the vendor's spec includes beside specs/common/ (specs/<vendor>/, by op family).
+if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/specs/${TORCH_FL_VENDOR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/specs/${TORCH_FL_VENDOR} DESTINATION ${_vendor_dir})
+endif()
