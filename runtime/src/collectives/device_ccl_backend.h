@@ -40,59 +40,21 @@
 #include <vector>
 
 #include <c10/core/Stream.h>
-#include <torch/csrc/distributed/c10d/Backend.hpp>
 
 #include <torch_fl/collectives_abi.h>
 
+#include "device_backend_base.h"
 #include "device_ccl_work.h"
 
 namespace torch_fl::collectives {
 
-class DeviceCclBackend final : public c10d::Backend {
+class DeviceCclBackend final : public DeviceBackendBase {
  public:
   DeviceCclBackend(const TflCollectives& library, std::vector<uint8_t> unique_id, int rank, int size,
                    std::string name, std::chrono::milliseconds timeout);
   ~DeviceCclBackend() override;
 
-  const std::string getBackendName() const override { return name_; }
-
-  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
-                                           const c10d::BroadcastOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
-                                           const c10d::AllreduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                     const c10d::AllreduceCoalescedOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                           std::vector<at::Tensor>& inputs,
-                                           const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
-                                                 const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
-                                                                 std::vector<at::Tensor>& inputs,
-                                                                 const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
-                                                                 std::vector<at::Tensor>& inputs,
-                                                                 const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
-                                        std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
-                                         std::vector<std::vector<at::Tensor>>& inputs,
-                                         const c10d::ScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
-                                                std::vector<std::vector<at::Tensor>>& inputs,
-                                                const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
-                                                      const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
-                                               std::vector<int64_t>& output_split_sizes,
-                                               std::vector<int64_t>& input_split_sizes,
-                                               const c10d::AllToAllOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-                                          const c10d::AllToAllOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override;
-  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override;
+  TORCH_FL_C10D_COLLECTIVES;
 
   bool supportsCoalescing() const override { return true; }
   void startCoalescing() override;
@@ -109,7 +71,7 @@ class DeviceCclBackend final : public c10d::Backend {
   void release_resources() override;
 
  private:
-  class Launch;  // one collective being enqueued (device_ccl_backend.cpp)
+  class Launch;  // one collective being enqueued (device_ccl_launch.h)
   friend class Launch;
 
   // The communicator on `device`, made on first use (a collective call over the
@@ -119,7 +81,6 @@ class DeviceCclBackend final : public c10d::Backend {
   // to add to an error message about it.
   std::string abort_communicator(const std::string& why);
   void fail_watched(const std::string& why);
-  std::string description(const char* collective) const;
   // What a Work calls when its wait(timeout) expires.
   std::function<std::string(const std::string&)> aborter();
   void watch(c10::intrusive_ptr<DeviceCclWork> work);
@@ -128,7 +89,6 @@ class DeviceCclBackend final : public c10d::Backend {
 
   const TflCollectives& library_;
   const std::vector<uint8_t> unique_id_;
-  const std::string name_;
   const std::chrono::milliseconds timeout_;
 
   std::mutex mutex_;  // guards what follows but comm_ and closed_, and every collective's library calls

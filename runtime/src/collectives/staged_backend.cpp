@@ -1,42 +1,22 @@
+// StagedBackend's threads (staging, completion), its read-after-write order
+// between collectives in flight, and the ranks' agreement check (see
+// staged_backend.h).
 #include "staged_backend.h"
 
-#include "common.h"
-
-#include <array>
 #include <cstdlib>
 #include <iterator>
 #include <mutex>
 #include <string_view>
-#include <unordered_map>
 
 #include <ATen/ATen.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 #include <c10/util/Exception.h>
 
-#include <torch_fl/backend_info.h>
-#include <torch_fl/driver.h>
+#include "common.h"
+#include "staged_call.h"
 
 namespace torch_fl::collectives {
-
-// One collective from issue to completion.
-struct StagedCall {
-  std::optional<c10::Device> device;       // nullopt: CPU tensors, nothing staged
-  std::optional<c10::Stream> copy_stream;  // the device's copy stream
-  std::optional<c10::Event> staged;        // recorded after the device→host copies
-  std::vector<at::Tensor> device_inputs;   // kept alive until their copies have run
-  std::vector<std::pair<at::Tensor, at::Tensor>> copy_back;  // (device tensor, host twin)
-  std::function<c10::intrusive_ptr<c10d::Work>()> run_on_host;
-  // What every rank must agree on before the host collective runs: which
-  // collective, dtype, elements (-1: any). Empty for point-to-point calls.
-  std::optional<std::array<int64_t, 3>> agreement;
-  c10::intrusive_ptr<StagedWork> work;
-  c10::intrusive_ptr<c10d::Work> host_work;
-  std::exception_ptr error;
-  std::vector<const void*> pending_writes;  // storages it will copy back into, until it has
-};
-
-namespace {
 
 // The collectives by index, for the ranks' agreement check (each rank sends
 // the index of what it is about to run).
@@ -51,6 +31,8 @@ int64_t collective_index(const char* name) {
   }
   TORCH_INTERNAL_ASSERT(false, "collective ", name, " missing from kCollectives");
 }
+
+namespace {
 
 std::string describe_agreement(const at::Tensor& row) {
   const int64_t* values = row.data_ptr<int64_t>();
@@ -73,172 +55,9 @@ bool agreement_checks_from_environment() {
 
 }  // namespace
 
-// One collective being set up in the caller's thread: checks its tensors, makes
-// their host twins and queues the copies to host.
-class StagedBackend::Staging {
- public:
-  Staging(StagedBackend& backend, const char* collective, c10d::OpType type,
-          const std::vector<const at::Tensor*>& tensors)
-      : backend_(backend), collective_(collective), type_(type), call_(std::make_shared<StagedCall>()) {
-    for (const at::Tensor* t : tensors) check(*t);
-    if (!call_->device) return;
-    call_->copy_stream = collective_stream_of(*call_->device);
-    const c10::impl::VirtualGuardImpl guard(call_->device->type());
-    // The copies to host read what the caller's stream has written so far.
-    c10::Event issued(call_->device->type());
-    issued.record(guard.getStream(*call_->device));
-    issued.block(*call_->copy_stream);
-  }
-
-  // The host tensor standing for `t` in the host collective: `t` itself on CPU,
-  // else a pinned twin, filled from `t` if the collective reads it and copied
-  // back into `t` afterwards if it writes it.
-  // A tensor passed twice (an output that is also an input) has one twin, read
-  // and written as either use needs.
-  at::Tensor twin(const at::Tensor& t, bool read, bool written) {
-    if (!call_->device) return t;
-    auto found = twins_.find(t.unsafeGetTensorImpl());
-    if (found == twins_.end()) {
-      at::Tensor host = at::empty(t.sizes(), t.options().device(c10::kCPU).pinned_memory(true));
-      found = twins_.emplace(t.unsafeGetTensorImpl(), Twin{host}).first;
-    }
-    Twin& twin = found->second;
-    if (read && !twin.read) {
-      // An earlier collective still in flight that writes this memory must have
-      // queued its copy back first (the copy stream then keeps the order).
-      backend_.wait_for_pending_write(t.storage().data());
-      const c10::StreamGuard on_copy_stream(*call_->copy_stream);
-      twin.host.copy_(t, /*non_blocking=*/true);
-      call_->device_inputs.push_back(t);
-      twin.read = true;
-    }
-    if (written && !twin.written) {
-      call_->copy_back.emplace_back(t, twin.host);
-      twin.written = true;
-    }
-    return twin.host;
-  }
-
-  std::vector<at::Tensor> twins(const std::vector<at::Tensor>& tensors, bool read, bool written) {
-    std::vector<at::Tensor> hosts;
-    hosts.reserve(tensors.size());
-    for (const at::Tensor& t : tensors) hosts.push_back(twin(t, read, written));
-    return hosts;
-  }
-
-  std::vector<std::vector<at::Tensor>> twins(const std::vector<std::vector<at::Tensor>>& lists, bool read,
-                                             bool written) {
-    std::vector<std::vector<at::Tensor>> hosts;
-    hosts.reserve(lists.size());
-    for (const auto& list : lists) hosts.push_back(twins(list, read, written));
-    return hosts;
-  }
-
-  // Every rank must be running this collective on `numel` elements (-1: any
-  // count) of the same dtype: checked before Gloo sees it, since Gloo aborts the
-  // process on a size mismatch.
-  void agree_on(int64_t numel) {
-    if (!backend_.check_agreement_) return;
-    call_->agreement = std::array<int64_t, 3>{collective_index(collective_), dtype_, numel};
-  }
-
-  c10::intrusive_ptr<c10d::Work> submit(std::vector<at::Tensor> outputs,
-                                        std::function<c10::intrusive_ptr<c10d::Work>()> run_on_host) {
-    call_->run_on_host = std::move(run_on_host);
-    if (call_->device) {
-      c10::Event staged(call_->device->type());
-      staged.record(*call_->copy_stream);
-      call_->staged = std::move(staged);
-    }
-    call_->work = c10::make_intrusive<StagedWork>(description(), backend_.getRank(), type_,
-                                                  interned(backend_.name_ + ":" + collective_), call_->device,
-                                                  std::move(outputs));
-    backend_.enqueue(call_);
-    return call_->work;
-  }
-
- private:
-  std::string description() const {
-    return describe(collective_, backend_.name_, backend_.getRank(), backend_.getSize());
-  }
-
-  [[noreturn]] void refuse(const std::string& problem) const { TORCH_CHECK(false, description(), ": ", problem); }
-
-  void check(const at::Tensor& t) {
-    if (!t.defined()) refuse("got an undefined tensor");
-    const c10::Device device = t.device();
-    if (device.type() != c10::DeviceType::CPU && device.type() != c10::DeviceType::PrivateUse1) {
-      refuse("tensors on " + device.str() + " are not this backend's; it takes " +
-             c10::DeviceTypeName(c10::DeviceType::PrivateUse1, /*lower_case=*/true) + " and cpu tensors");
-    }
-    if (first_device_ && *first_device_ != device) {
-      refuse("tensors on " + first_device_->str() + " and " + device.str() +
-             ": one collective takes tensors of one device");
-    }
-    first_device_ = device;
-    dtype_ = static_cast<int64_t>(t.scalar_type());
-    if (t.is_sparse()) refuse("sparse tensors are not supported");
-    if (device.type() != c10::DeviceType::PrivateUse1) return;
-    call_->device = device;
-    if (!spec_declares(t.scalar_type())) {
-      refuse("dtype " + dtype_name(t.scalar_type()) +
-             " is not supported (the spec's distributed.dtypes: " + backend_info().collective_dtypes + ")");
-    }
-    if (!t.is_contiguous()) refuse("tensors must be contiguous (call .contiguous() first)");
-  }
-
-  StagedBackend& backend_;
-  const char* collective_;
-  const c10d::OpType type_;
-  std::shared_ptr<StagedCall> call_;
-  struct Twin {
-    at::Tensor host;
-    bool read = false;     // its device→host copy is queued
-    bool written = false;  // it is copied back after the host collective
-  };
-
-  std::optional<c10::Device> first_device_;
-  int64_t dtype_ = -1;  // of the last tensor checked; -1 without tensors
-  std::unordered_map<const c10::TensorImpl*, Twin> twins_;
-};
-
-namespace {
-
-std::vector<const at::Tensor*> all_of(std::initializer_list<const std::vector<at::Tensor>*> lists) {
-  std::vector<const at::Tensor*> out;
-  for (const auto* list : lists) {
-    for (const at::Tensor& t : *list) out.push_back(&t);
-  }
-  return out;
-}
-
-std::vector<const at::Tensor*> all_of(const std::vector<std::vector<at::Tensor>>& lists,
-                                      const std::vector<at::Tensor>& list) {
-  std::vector<const at::Tensor*> out = all_of({&list});
-  for (const auto& inner : lists) {
-    for (const at::Tensor& t : inner) out.push_back(&t);
-  }
-  return out;
-}
-
-int64_t numel_of(const std::vector<at::Tensor>& tensors) {
-  int64_t total = 0;
-  for (const at::Tensor& t : tensors) total += t.numel();
-  return total;
-}
-
-std::vector<at::Tensor> flattened(const std::vector<std::vector<at::Tensor>>& lists) {
-  std::vector<at::Tensor> out;
-  for (const auto& list : lists) out.insert(out.end(), list.begin(), list.end());
-  return out;
-}
-
-}  // namespace
-
 StagedBackend::StagedBackend(c10::intrusive_ptr<c10d::Backend> host_backend, std::string name)
-    : c10d::Backend(host_backend->getRank(), host_backend->getSize()),
+    : DeviceBackendBase(host_backend->getRank(), host_backend->getSize(), std::move(name)),
       host_backend_(std::move(host_backend)),
-      name_(std::move(name)),
       check_agreement_(agreement_checks_from_environment()) {
   stage_thread_ = std::thread([this] { stage_loop(); });
   complete_thread_ = std::thread([this] { complete_loop(); });
@@ -396,192 +215,6 @@ void StagedBackend::finish(StagedCall& call) {
   call.host_work.reset();
   release_pending_writes(call);  // later copies to host of this memory now queue after ours
   call.work->complete(std::move(copied_back));
-}
-
-// ---------------------------------------------------------------------------
-// The collectives: each names the tensors it reads and writes, and the host
-// backend's call on their twins.
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::broadcast(std::vector<at::Tensor>& tensors,
-                                                        const c10d::BroadcastOptions& opts) {
-  Staging staging(*this, "broadcast", c10d::OpType::BROADCAST, all_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.submit(tensors, [backend = host_backend_, host, opts]() mutable {
-    return backend->broadcast(host, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::allreduce(std::vector<at::Tensor>& tensors,
-                                                        const c10d::AllreduceOptions& opts) {
-  Staging staging(*this, "all_reduce", c10d::OpType::ALLREDUCE, all_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.submit(tensors, [backend = host_backend_, host, opts]() mutable {
-    return backend->allreduce(host, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                                  const c10d::AllreduceCoalescedOptions& opts) {
-  Staging staging(*this, "all_reduce_coalesced", c10d::OpType::ALLREDUCE_COALESCED, all_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.submit(tensors, [backend = host_backend_, host, opts]() mutable {
-    return backend->allreduce_coalesced(host, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::reduce(std::vector<at::Tensor>& tensors,
-                                                     const c10d::ReduceOptions& opts) {
-  Staging staging(*this, "reduce", c10d::OpType::REDUCE, all_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.submit(tensors, [backend = host_backend_, host, opts]() mutable {
-    return backend->reduce(host, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                                        std::vector<at::Tensor>& inputs,
-                                                        const c10d::AllgatherOptions& opts) {
-  Staging staging(*this, "all_gather", c10d::OpType::ALLGATHER, all_of(outputs, inputs));
-  staging.agree_on(numel_of(inputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.submit(flattened(outputs), [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->allgather(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::_allgather_base(at::Tensor& output, at::Tensor& input,
-                                                              const c10d::AllgatherOptions& opts) {
-  Staging staging(*this, "all_gather_into_tensor", c10d::OpType::_ALLGATHER_BASE, {&output, &input});
-  staging.agree_on(input.numel());
-  at::Tensor host_in = staging.twin(input, true, false);
-  at::Tensor host_out = staging.twin(output, false, true);
-  return staging.submit({output}, [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->_allgather_base(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
-                                                                              std::vector<at::Tensor>& inputs,
-                                                                              const c10d::AllgatherOptions& opts) {
-  Staging staging(*this, "all_gather_into_tensor_coalesced", c10d::OpType::COALESCED, all_of({&outputs, &inputs}));
-  staging.agree_on(numel_of(inputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.submit(outputs, [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->allgather_into_tensor_coalesced(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::reduce_scatter_tensor_coalesced(
-    std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs, const c10d::ReduceScatterOptions& opts) {
-  Staging staging(*this, "reduce_scatter_tensor_coalesced", c10d::OpType::COALESCED, all_of({&outputs, &inputs}));
-  staging.agree_on(numel_of(outputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.submit(outputs, [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->reduce_scatter_tensor_coalesced(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::gather(std::vector<std::vector<at::Tensor>>& outputs,
-                                                     std::vector<at::Tensor>& inputs,
-                                                     const c10d::GatherOptions& opts) {
-  Staging staging(*this, "gather", c10d::OpType::GATHER, all_of(outputs, inputs));
-  staging.agree_on(numel_of(inputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.submit(flattened(outputs), [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->gather(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::scatter(std::vector<at::Tensor>& outputs,
-                                                      std::vector<std::vector<at::Tensor>>& inputs,
-                                                      const c10d::ScatterOptions& opts) {
-  Staging staging(*this, "scatter", c10d::OpType::SCATTER, all_of(inputs, outputs));
-  staging.agree_on(numel_of(outputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.submit(outputs, [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->scatter(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::reduce_scatter(std::vector<at::Tensor>& outputs,
-                                                             std::vector<std::vector<at::Tensor>>& inputs,
-                                                             const c10d::ReduceScatterOptions& opts) {
-  Staging staging(*this, "reduce_scatter", c10d::OpType::REDUCE_SCATTER, all_of(inputs, outputs));
-  staging.agree_on(numel_of(outputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.submit(outputs, [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->reduce_scatter(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
-                                                                   const c10d::ReduceScatterOptions& opts) {
-  Staging staging(*this, "reduce_scatter_tensor", c10d::OpType::_REDUCE_SCATTER_BASE, {&output, &input});
-  staging.agree_on(output.numel());
-  at::Tensor host_in = staging.twin(input, true, false);
-  at::Tensor host_out = staging.twin(output, false, true);
-  return staging.submit({output}, [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->_reduce_scatter_base(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::alltoall_base(at::Tensor& output, at::Tensor& input,
-                                                            std::vector<int64_t>& output_split_sizes,
-                                                            std::vector<int64_t>& input_split_sizes,
-                                                            const c10d::AllToAllOptions& opts) {
-  Staging staging(*this, "all_to_all_single", c10d::OpType::ALLTOALL_BASE, {&output, &input});
-  staging.agree_on(-1);
-  at::Tensor host_in = staging.twin(input, true, false);
-  at::Tensor host_out = staging.twin(output, false, true);
-  return staging.submit({output}, [backend = host_backend_, host_out, host_in, output_split_sizes,
-                                   input_split_sizes, opts]() mutable {
-    return backend->alltoall_base(host_out, host_in, output_split_sizes, input_split_sizes, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::alltoall(std::vector<at::Tensor>& outputs,
-                                                       std::vector<at::Tensor>& inputs,
-                                                       const c10d::AllToAllOptions& opts) {
-  Staging staging(*this, "all_to_all", c10d::OpType::ALLTOALL, all_of({&outputs, &inputs}));
-  staging.agree_on(-1);
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.submit(outputs, [backend = host_backend_, host_out, host_in, opts]() mutable {
-    return backend->alltoall(host_out, host_in, opts);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::barrier(const c10d::BarrierOptions& opts) {
-  // No tensors: queued like the rest, so it is issued after every earlier collective.
-  Staging staging(*this, "barrier", c10d::OpType::BARRIER, {});
-  staging.agree_on(0);
-  return staging.submit({}, [backend = host_backend_, opts]() mutable { return backend->barrier(opts); });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) {
-  Staging staging(*this, "send", c10d::OpType::SEND, all_of({&tensors}));
-  auto host = staging.twins(tensors, true, false);
-  return staging.submit({}, [backend = host_backend_, host, dst_rank, tag]() mutable {
-    return backend->send(host, dst_rank, tag);
-  });
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) {
-  Staging staging(*this, "recv", c10d::OpType::RECV, all_of({&tensors}));
-  auto host = staging.twins(tensors, false, true);
-  return staging.submit(tensors, [backend = host_backend_, host, src_rank, tag]() mutable {
-    return backend->recv(host, src_rank, tag);
-  });
 }
 
 }  // namespace torch_fl::collectives

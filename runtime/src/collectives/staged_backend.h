@@ -27,66 +27,27 @@
 #include <unordered_map>
 #include <vector>
 
-#include <torch/csrc/distributed/c10d/Backend.hpp>
-
+#include "device_backend_base.h"
 #include "staged_work.h"
 
 namespace torch_fl::collectives {
 
 struct StagedCall;
 
-class StagedBackend final : public c10d::Backend {
+class StagedBackend final : public DeviceBackendBase {
  public:
   // `host_backend`: the backend that runs collectives on host tensors (Gloo).
   StagedBackend(c10::intrusive_ptr<c10d::Backend> host_backend, std::string name);
   ~StagedBackend() override;
 
-  const std::string getBackendName() const override { return name_; }
-
-  c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors,
-                                           const c10d::BroadcastOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce(std::vector<at::Tensor>& tensors,
-                                           const c10d::AllreduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                     const c10d::AllreduceCoalescedOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce(std::vector<at::Tensor>& tensors, const c10d::ReduceOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                           std::vector<at::Tensor>& inputs,
-                                           const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> _allgather_base(at::Tensor& output, at::Tensor& input,
-                                                 const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
-                                                                 std::vector<at::Tensor>& inputs,
-                                                                 const c10d::AllgatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter_tensor_coalesced(std::vector<at::Tensor>& outputs,
-                                                                 std::vector<at::Tensor>& inputs,
-                                                                 const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> gather(std::vector<std::vector<at::Tensor>>& outputs,
-                                        std::vector<at::Tensor>& inputs, const c10d::GatherOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> scatter(std::vector<at::Tensor>& outputs,
-                                         std::vector<std::vector<at::Tensor>>& inputs,
-                                         const c10d::ScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> reduce_scatter(std::vector<at::Tensor>& outputs,
-                                                std::vector<std::vector<at::Tensor>>& inputs,
-                                                const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> _reduce_scatter_base(at::Tensor& output, at::Tensor& input,
-                                                      const c10d::ReduceScatterOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall_base(at::Tensor& output, at::Tensor& input,
-                                               std::vector<int64_t>& output_split_sizes,
-                                               std::vector<int64_t>& input_split_sizes,
-                                               const c10d::AllToAllOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> alltoall(std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
-                                          const c10d::AllToAllOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> barrier(const c10d::BarrierOptions& opts) override;
-  c10::intrusive_ptr<c10d::Work> send(std::vector<at::Tensor>& tensors, int dst_rank, int tag) override;
-  c10::intrusive_ptr<c10d::Work> recv(std::vector<at::Tensor>& tensors, int src_rank, int tag) override;
+  TORCH_FL_C10D_COLLECTIVES;
 
   // Both stop the threads: a collective not yet issued fails, one issued is waited for.
   void shutdown() override;
   void abort() override;
 
  private:
-  class Staging;  // one collective being set up (staged_backend.cpp)
+  class Staging;  // one collective being set up (staged_call.h)
   friend class Staging;
 
   void enqueue(std::shared_ptr<StagedCall> call);
@@ -102,7 +63,6 @@ class StagedBackend final : public c10d::Backend {
   void stop_threads();
 
   const c10::intrusive_ptr<c10d::Backend> host_backend_;
-  const std::string name_;
   const bool check_agreement_;  // TORCH_FL_COLLECTIVE_CHECKS, read when the group is made
 
   std::mutex mutex_;
