@@ -44,7 +44,7 @@ def needs_a_device_per_rank():
 def needs_staging(what: str):
     if transport() != "gloo_staged":
         pytest.skip(f"{what}: the staged (Gloo) backend's behaviour; the {torch_fl.vendor()} spec's transport is "
-                    f"{transport()} (its backend is tested over a fake library in tests/cpp/device_ccl_backend_test.cpp)")
+                    f"{transport()} (its backend is tested over a fake library in tests/cpp/device_ccl_*_test.cpp)")
 
 
 def torchrun(run: str, out_dir, **env) -> list[dict]:
@@ -115,7 +115,7 @@ def test_every_collective_and_declared_dtype_matches_gloo_on_cpu(device, tmp_pat
 def test_a_rank_that_never_joins_the_collective_times_out_naming_it(device, tmp_path):
     # A vendor library's wait() orders the stream without blocking the host (as NCCL's
     # does): its watchdog aborts the group after the timeout and fails the Work, which
-    # raises at the next wait() (tests/cpp/device_ccl_backend_test.cpp), not in .item().
+    # raises at the next wait() (tests/cpp/device_ccl_lifecycle_test.cpp), not in .item().
     needs_staging("an error raised by the synchronous collective itself")
     ranks = torchrun("timeout", tmp_path, COLLECTIVE_TIMEOUT="3")
     outcome = ranks[0]
