@@ -54,6 +54,7 @@ class DeviceCclBackend final : public DeviceBackendBase {
                    std::string name, std::chrono::milliseconds timeout);
   ~DeviceCclBackend() override;
 
+  // device_ccl_reductions.cpp, device_ccl_exchanges.cpp
   TORCH_FL_C10D_COLLECTIVES;
 
   bool supportsCoalescing() const override { return true; }

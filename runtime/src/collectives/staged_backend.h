@@ -40,6 +40,7 @@ class StagedBackend final : public DeviceBackendBase {
   StagedBackend(c10::intrusive_ptr<c10d::Backend> host_backend, std::string name);
   ~StagedBackend() override;
 
+  // staged_collectives.cpp
   TORCH_FL_C10D_COLLECTIVES;
 
   // Both stop the threads: a collective not yet issued fails, one issued is waited for.
