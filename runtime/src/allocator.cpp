@@ -1,4 +1,4 @@
-#include <torch_fl/allocator.h>
+#include "allocator.h"
 
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/Exception.h>
@@ -11,10 +11,10 @@
 #include <set>
 #include <vector>
 
-#include <torch_fl/allocator_config.h>
-#include <torch_fl/conversion_cache.h>
+#include "allocator_config.h"
+#include "conversion_cache.h"
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 

@@ -1,4 +1,4 @@
-#include <torch_fl/allocator_config.h>
+#include "allocator_config.h"
 
 #include <c10/util/Exception.h>
 

@@ -1,4 +1,4 @@
-#include <torch_fl/conversion_cache.h>
+#include "conversion_cache.h"
 
 #include <c10/core/StorageImpl.h>
 #include <c10/util/intrusive_ptr.h>

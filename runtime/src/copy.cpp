@@ -1,10 +1,10 @@
-#include <torch_fl/copy.h>
+#include "copy.h"
 
 #include <c10/util/Exception.h>
 
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
-#include <torch_fl/pinned_memory.h>
+#include "driver.h"
+#include "pinned_memory.h"
 #include <torch_fl/private_format.h>
 #include <torch_fl/profiler_range.h>
 #include <torch_fl/stream.h>

@@ -15,13 +15,13 @@
 #include <c10/core/Storage.h>
 #include <torch/library.h>
 
-#include <torch_fl/allocator.h>
-#include <torch_fl/copy.h>
+#include "allocator.h"
+#include "copy.h"
 #include <torch_fl/memory_overlap.h>
 #include <torch_fl/private_format.h>
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
-#include <torch_fl/storage.h>
+#include "driver.h"
+#include "storage.h"
 #include <torch_fl/stream.h>
 
 namespace torch_fl {

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include <torch_fl/copy.h>
+#include "copy.h"
 #include <torch_fl/device.h>
 
 namespace torch_fl {

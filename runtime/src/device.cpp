@@ -7,7 +7,7 @@
 
 #include <atomic>
 
-#include <torch_fl/driver.h>
+#include "driver.h"
 
 namespace torch_fl {
 namespace {

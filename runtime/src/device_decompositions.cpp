@@ -3,7 +3,7 @@
 // derivatives.yaml rely on: the LSTM gates are (input, forget, cell, output),
 // the GRU gates (reset, update, new), and each op's `workspace` output holds
 // what its backward reads.
-#include <torch_fl/device_decompositions.h>
+#include "device_decompositions.h"
 
 #include <ATen/ATen.h>
 

@@ -3,9 +3,9 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
-#include <torch_fl/allocator.h>
+#include "allocator.h"
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/stream.h>
 
 namespace torch_fl {

@@ -1,4 +1,4 @@
-#include <torch_fl/driver.h>
+#include "driver.h"
 
 #include <c10/util/Exception.h>
 

@@ -13,11 +13,11 @@
 
 #include "cpu_fallback_run.h"
 
-#include <torch_fl/device_decompositions.h>
+#include "device_decompositions.h"
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/generator.h>
-#include <torch_fl/logging.h>
+#include "logging.h"
 #include <torch_fl/profiler_range.h>
 
 namespace torch_fl {

@@ -1,4 +1,4 @@
-#include <torch_fl/forced_fallback.h>
+#include "forced_fallback.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Exception.h>
@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/fallback.h>
 
 namespace torch_fl {

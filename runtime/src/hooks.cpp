@@ -4,10 +4,10 @@
 #include <c10/core/Storage.h>
 
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/generator.h>
-#include <torch_fl/pinned_memory.h>
-#include <torch_fl/storage.h>
+#include "pinned_memory.h"
+#include "storage.h"
 
 namespace torch_fl {
 namespace {

@@ -1,4 +1,4 @@
-#include <torch_fl/logging.h>
+#include "logging.h"
 
 #include <atomic>
 #include <cstdio>

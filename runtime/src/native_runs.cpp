@@ -1,4 +1,4 @@
-#include <torch_fl/native_runs.h>
+#include "native_runs.h"
 
 #include <algorithm>
 #include <map>

@@ -9,12 +9,12 @@
 
 #include <limits>
 
-#include <torch_fl/allocator.h>
-#include <torch_fl/driver.h>
-#include <torch_fl/logging.h>
-#include <torch_fl/native_runs.h>
+#include "allocator.h"
+#include "driver.h"
+#include "logging.h"
+#include "native_runs.h"
 #include <torch_fl/stream.h>
-#include <torch_fl/conversion_cache.h>
+#include "conversion_cache.h"
 
 namespace torch_fl {
 namespace {

@@ -1,4 +1,4 @@
-#include <torch_fl/pinned_memory.h>
+#include "pinned_memory.h"
 
 #include <c10/util/Exception.h>
 #include <sys/mman.h>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <vector>
 
-#include <torch_fl/driver.h>
+#include "driver.h"
 
 namespace torch_fl {
 namespace {

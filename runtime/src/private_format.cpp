@@ -10,9 +10,9 @@
 #include <string>
 #include <type_traits>
 
-#include <torch_fl/allocator.h>
+#include "allocator.h"
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/stream.h>
 
 namespace torch_fl {

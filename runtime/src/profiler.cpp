@@ -10,7 +10,7 @@
 #include <torch/csrc/profiler/stubs/base.h>
 
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/stream.h>
 
 #include <memory>

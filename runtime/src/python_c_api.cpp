@@ -11,16 +11,16 @@
 #include <sstream>
 #include <string>
 
-#include <torch_fl/allocator.h>
-#include <torch_fl/conversion_cache.h>
+#include "allocator.h"
+#include "conversion_cache.h"
 #include <torch_fl/backend_info.h>
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/fallback.h>
-#include <torch_fl/forced_fallback.h>
+#include "forced_fallback.h"
 #include <torch_fl/generator.h>
-#include <torch_fl/logging.h>
-#include <torch_fl/native_runs.h>
+#include "logging.h"
+#include "native_runs.h"
 #include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 

@@ -14,7 +14,7 @@
 
 #include <torch_fl/driver_abi.h>
 
-#include <torch_fl/logging.h>
+#include "logging.h"
 
 extern "C" {
 

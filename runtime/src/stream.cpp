@@ -7,7 +7,7 @@
 #include <mutex>
 
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 
 namespace torch_fl {
 namespace {

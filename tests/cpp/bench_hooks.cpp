@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <exception>
 
-#include <torch_fl/allocator.h>
+#include "allocator.h"
 #include <torch_fl/device.h>
 
 extern "C" {

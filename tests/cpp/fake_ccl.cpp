@@ -17,7 +17,7 @@
 
 #include <torch_fl/collectives_abi.h>
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/stream.h>
 
 #include "collectives/device_ccl_backend.h"

@@ -10,7 +10,7 @@
 #include <ATen/ATen.h>
 
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/op_context.h>
 
 namespace {

@@ -12,7 +12,7 @@
 #include <ATen/ATen.h>
 
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 

@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include <torch_fl/allocator.h>
+#include "allocator.h"
 #include <torch_fl/device.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 #include <torch_fl/stream.h>
 
 namespace {

@@ -13,11 +13,11 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/impl/VirtualGuardImpl.h>
 
-#include <torch_fl/allocator.h>
-#include <torch_fl/allocator_config.h>
+#include "allocator.h"
+#include "allocator_config.h"
 #include <torch_fl/device.h>
-#include <torch_fl/device_decompositions.h>
-#include <torch_fl/driver.h>
+#include "device_decompositions.h"
+#include "driver.h"
 #include <torch_fl/stream.h>
 
 namespace {

@@ -13,7 +13,7 @@ from . import _backend
 
 DeviceLike = Union[int, str, torch.device, None]
 
-# The runtime's MemoryStats fields (runtime/include/torch_fl/allocator.h,
+# The runtime's MemoryStats fields (runtime/src/allocator.h,
 # kMemoryStatFields) under the names torch.cuda.memory_stats() uses.
 _PYTORCH_STAT_NAMES = {
     "allocated_bytes": "allocated_bytes.all.current",

@@ -9,7 +9,7 @@
 #include <c10/util/Exception.h>
 
 #include <torch_fl/backend_info.h>
-#include <torch_fl/driver.h>
+#include "driver.h"
 
 namespace torch_fl::collectives {
 

@@ -3,8 +3,8 @@
 #include <c10/core/Event.h>
 #include <ATen/ATen.h>
 
-#include <torch_fl/allocator.h>
-#include <torch_fl/driver.h>
+#include "allocator.h"
+#include "driver.h"
 #include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 
