@@ -160,27 +160,21 @@ def build(plan: BackendPlan) -> SupportMatrix:
                          libraries=plan.libraries)
 
 
+# MatrixRow fields a row's JSON carries only when set, in this order, under these keys
+# (layouts and casts, stored as pairs, become objects).
+_OPTIONAL_ROW_FIELDS = (("dtype_argument", "dtype_from"), ("schema", "schema"), ("sdk_call", "sdk_call"),
+                        ("derived_from", "derived_from"), ("known_failure", "known_failure"), ("guard", "guard"),
+                        ("layouts", "layout"), ("casts", "cast"))
+
+
 def to_document(matrix: SupportMatrix) -> dict:
     """The JSON document of the matrix (the contract's shape), as a dict a tool may extend."""
     ops = []
     for row in matrix.rows:
         entry = {"name": row.name, "dtypes": dict(row.statuses), "source": row.source}
-        if row.dtype_argument:
-            entry["dtype_from"] = row.dtype_argument
-        if row.schema:
-            entry["schema"] = row.schema
-        if row.sdk_call:
-            entry["sdk_call"] = row.sdk_call
-        if row.derived_from:
-            entry["derived_from"] = row.derived_from
-        if row.known_failure:
-            entry["known_failure"] = row.known_failure
-        if row.guard:
-            entry["guard"] = row.guard
-        if row.layouts:
-            entry["layout"] = dict(row.layouts)
-        if row.casts:
-            entry["cast"] = dict(row.casts)
+        for field, key in _OPTIONAL_ROW_FIELDS:
+            if value := getattr(row, field):
+                entry[key] = dict(value) if field in ("layouts", "casts") else value
         if row.private_format:
             entry["format"] = {key: names[0] if key == "name" else list(names) for key, names in row.private_format}
         if row.scalar_form:

@@ -65,6 +65,22 @@ std::string json_string(const std::string& text) {
   return out + "\"";
 }
 
+// A JSON list of records, each written by write_one, in the calling thread's buffer.
+template <class Records, class WriteOne>
+const char* json_list(const Records& records, WriteOne write_one) {
+  std::ostringstream out;
+  out << "[";
+  const char* separator = "";
+  for (const auto& record : records) {
+    out << separator;
+    write_one(out, record);
+    separator = ",";
+  }
+  out << "]";
+  json_buffer = out.str();
+  return json_buffer.c_str();
+}
+
 c10::DeviceIndex resolve(int device) {
   if (device < 0) return torch_fl::current_device();
   torch_fl::check_device_index(static_cast<c10::DeviceIndex>(device));
@@ -228,17 +244,10 @@ int tfl_device_busy_time(int device, uint64_t* busy_ns, uint64_t* elapsed_ns) {
 
 // A JSON list of {"op", "dtype", "reason", "count"}.
 const char* tfl_fallback_stats_json() {
-  std::ostringstream out;
-  out << "[";
-  bool first = true;
-  for (const auto& r : torch_fl::fallback_records()) {
-    out << (first ? "" : ",") << "{\"op\":" << json_string(r.op) << ",\"dtype\":" << json_string(r.dtype)
+  return json_list(torch_fl::fallback_records(), [](std::ostream& out, const auto& r) {
+    out << "{\"op\":" << json_string(r.op) << ",\"dtype\":" << json_string(r.dtype)
         << ",\"reason\":" << json_string(r.reason) << ",\"count\":" << r.count << "}";
-    first = false;
-  }
-  out << "]";
-  json_buffer = out.str();
-  return json_buffer.c_str();
+  });
 }
 
 // Starts (1) or stops (0) recording which kernels run natively; either clears the record.
@@ -248,17 +257,10 @@ int tfl_record_native_runs(int on) {
 
 // A JSON list of {"op", "dtype", "count"}: the kernels that ran natively since recording started.
 const char* tfl_native_runs_json() {
-  std::ostringstream out;
-  out << "[";
-  bool first = true;
-  for (const auto& r : torch_fl::native_runs()) {
-    out << (first ? "" : ",") << "{\"op\":" << json_string(r.op) << ",\"dtype\":" << json_string(r.dtype)
-        << ",\"count\":" << r.count << "}";
-    first = false;
-  }
-  out << "]";
-  json_buffer = out.str();
-  return json_buffer.c_str();
+  return json_list(torch_fl::native_runs(), [](std::ostream& out, const auto& r) {
+    out << "{\"op\":" << json_string(r.op) << ",\"dtype\":" << json_string(r.dtype) << ",\"count\":" << r.count
+        << "}";
+  });
 }
 
 // `ops`: newline-separated "aten::name[.overload]"; empty restores every kernel.
