@@ -76,6 +76,17 @@ int32_t device_of_pointer(const void* ptr) {
   return attributes.type == cudaMemoryTypeDevice ? attributes.device : -1;
 }
 
+// A query's cudaErrorNotReady is an answer (not done yet), not an error; it is cleared
+// so that the next call does not report it.
+tflStatus query_answer(cudaError_t error, int32_t* done, const char* call) {
+  *done = error == cudaSuccess;
+  if (error == cudaErrorNotReady) {
+    cudaGetLastError();
+    return cudaSuccess;
+  }
+  return noted(error, call);
+}
+
 tflStatus stream_create(int32_t device, int32_t priority, tflStream* stream) {
   cudaError_t error = cudaSetDevice(device);
   int least = 0, greatest = 0;
@@ -91,13 +102,7 @@ tflStatus stream_synchronize(tflStream stream) {
   return noted(cudaStreamSynchronize(stream_of(stream)), "cudaStreamSynchronize");
 }
 tflStatus stream_query(tflStream stream, int32_t* idle) {
-  const cudaError_t error = cudaStreamQuery(stream_of(stream));
-  *idle = error == cudaSuccess;
-  if (error == cudaErrorNotReady) {
-    cudaGetLastError();
-    return cudaSuccess;
-  }
-  return noted(error, "cudaStreamQuery");
+  return query_answer(cudaStreamQuery(stream_of(stream)), idle, "cudaStreamQuery");
 }
 
 tflStatus event_create(int32_t device, tflEvent* event) {
@@ -112,13 +117,7 @@ tflStatus event_record(tflEvent event, tflStream stream) {
   return noted(cudaEventRecord(event_of(event), stream_of(stream)), "cudaEventRecord");
 }
 tflStatus event_query(tflEvent event, int32_t* completed) {
-  const cudaError_t error = cudaEventQuery(event_of(event));
-  *completed = error == cudaSuccess;
-  if (error == cudaErrorNotReady) {
-    cudaGetLastError();
-    return cudaSuccess;
-  }
-  return noted(error, "cudaEventQuery");
+  return query_answer(cudaEventQuery(event_of(event)), completed, "cudaEventQuery");
 }
 tflStatus event_synchronize(tflEvent event) { return noted(cudaEventSynchronize(event_of(event)), "cudaEventSynchronize"); }
 tflStatus stream_wait_event(tflStream stream, tflEvent event) {
