@@ -28,16 +28,32 @@ from .spec_model import AutocastEntry, OpSpec, VendorSpec
 RUNTIME_HEADERS = "runtime/include/torch_fl"
 
 
-def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSink, where: Location) -> set[str]:
+# `#include "name"` in an SDK header: a header beside it whose declarations it
+# makes visible (an umbrella header over per-kind headers, vendors/npu/sdk/npu_ops.h).
+_QUOTED_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSink, where: Location,
+                      follow_includes: bool = False) -> set[str]:
     """Names declared as functions (`name(`) in the headers, which are paths
-    below repo_root (a header outside it, through a symlink, is an error)."""
+    below repo_root (a header outside it, through a symlink, is an error).
+    follow_includes: also in the headers they include by quotes that lie beside
+    them, below repo_root (others, found on the compiler's include path, are not
+    read), each header once."""
     symbols: set[str] = set()
     root = os.path.realpath(repo_root)
-    for header in headers:
+    read: set[str] = set()
+    pending = [(header, True) for header in headers]
+    for header, named in pending:  # grows as includes are found
         path = os.path.join(repo_root, header)
-        if os.path.commonpath([os.path.realpath(path), root]) != root:
-            errors.add(where, f"SDK header '{header}' is outside the repository", "name a header below it")
+        real = os.path.realpath(path)
+        if os.path.commonpath([real, root]) != root:
+            if named:
+                errors.add(where, f"SDK header '{header}' is outside the repository", "name a header below it")
             continue
+        if not named and (real in read or not os.path.isfile(real)):
+            continue
+        read.add(real)
         try:
             data = spec_file.read_bytes(path, f"SDK header '{header}'", where, HEADER_BYTES)
         except SpecErrors as failure:
@@ -46,6 +62,10 @@ def _declared_symbols(repo_root: str, headers: tuple[str, ...], errors: ErrorSin
             continue
         text = data.decode("utf-8", errors="replace")  # comments may be in any encoding: only names matter
         symbols.update(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(", text))
+        if follow_includes:
+            directory = os.path.dirname(header)
+            pending.extend((os.path.normpath(os.path.join(directory, name)), False)
+                           for name in _QUOTED_INCLUDE.findall(text))
     return symbols
 
 
@@ -65,7 +85,8 @@ class Planner:
         self.errors = ErrorSink()
         self.repo_root = repo_root
         self.spec_text = spec_text
-        self.symbols = _declared_symbols(repo_root, spec.sdk.headers, self.errors, spec.sdk.location)
+        self.symbols = _declared_symbols(repo_root, spec.sdk.headers, self.errors, spec.sdk.location,
+                                         follow_includes=True)
         self.glue_symbols = _declared_symbols(repo_root, (spec.sdk.glue,), self.errors, spec.sdk.location)
         self.runtime_symbols = _declared_symbols(repo_root, _runtime_headers(repo_root), self.errors,
                                                  spec.sdk.location)
