@@ -1,0 +1,244 @@
+// Internals of the simulated NPU's operator library, shared by its per-kind
+// sources (npu_<kind>.cpp): what the opaque handles of npu_ops.h hold, and the
+// two phases every operator takes. Phase one (…GetWorkspaceSize) checks every
+// argument on the host and records the work in an executor (prepare); phase two
+// queues it on the stream's worker with the caller's workspace (run). The "ALU"
+// is ATen's CPU kernels (vendors/sim/alu.h) on host views of device memory.
+// Not part of the SDK's API: only the op library's sources include it.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "alu.h"
+#include "handle_pool.h"
+#include "inline_function.h"
+#include "npu_device.h"
+#include "npu_ops.h"
+
+struct npuTensor {
+  void* data;
+  npuDataType dtype;
+  npuFormat format;
+  int32_t rank;
+  int64_t dim_sizes[8];
+  int64_t dim_strides[8];
+  int64_t offset;
+
+  at::IntArrayRef dims() const { return at::IntArrayRef(dim_sizes, rank); }
+  at::IntArrayRef strides() const { return at::IntArrayRef(dim_strides, rank); }
+};
+
+struct npuScalar {
+  npuDataType dtype;
+  double f;
+  int64_t i;
+};
+
+struct npuIntArray {
+  std::vector<int64_t> values;
+};
+
+struct npuTensorList {
+  std::vector<const npuTensor*> tensors;
+};
+
+// The recorded work, held inline: it is queued on the host and destroyed on
+// the stream's worker (see vendors/sim/inline_function.h). 576 bytes leave room
+// in a queue task for the workspace pointer and the op's name.
+using ExecutorBody = torch_fl::sim::InlineFunction<void(void* workspace), 576>;
+
+struct npunnExecutor {
+  const char* op;
+  uint64_t workspace_bytes;
+  ExecutorBody body;
+};
+
+namespace npu_ops {
+
+namespace alu = torch_fl::sim::alu;
+using npu_sim::fail;
+
+inline c10::ScalarType aten_dtype(npuDataType dtype) {
+  switch (dtype) {
+    case NPU_FLOAT: return at::kFloat;
+    case NPU_FLOAT16: return at::kHalf;
+    case NPU_BF16: return at::kBFloat16;
+    case NPU_INT8: return at::kChar;
+    case NPU_UINT8: return at::kByte;
+    case NPU_INT16: return at::kShort;
+    case NPU_INT32: return at::kInt;
+    case NPU_INT64: return at::kLong;
+    case NPU_BOOL: return at::kBool;
+    case NPU_DOUBLE: return at::kDouble;
+    case NPU_COMPLEX64: return at::kComplexFloat;
+    case NPU_COMPLEX128: return at::kComplexDouble;
+    default: return at::ScalarType::Undefined;
+  }
+}
+
+// What an executor keeps of a tensor handle: the caller may destroy the handle
+// as soon as phase two returns, long before the work runs.
+struct Desc {
+  bool present = false;
+  npuTensor tensor{};
+};
+
+inline Desc desc(const npuTensor* t) { return t ? Desc{true, *t} : Desc{}; }
+
+// The address of the view's first element.
+inline void* base_of(const npuTensor& t) {
+  return static_cast<uint8_t*>(t.data) + t.offset * static_cast<int64_t>(c10::elementSize(aten_dtype(t.dtype)));
+}
+
+inline at::Tensor view(const Desc& d) {
+  if (!d.present) return at::Tensor();
+  const npuTensor& t = d.tensor;
+  return alu::host_view(base_of(t), aten_dtype(t.dtype), t.dims(), t.strides());
+}
+
+inline std::optional<at::Tensor> optional_view(const Desc& d) {
+  if (!d.present) return std::nullopt;
+  return view(d);
+}
+
+inline at::Scalar aten_scalar(const npuScalar& s) {
+  if (s.dtype == NPU_BOOL) return at::Scalar(s.i != 0);
+  if (s.dtype == NPU_INT64 || s.dtype == NPU_INT32) return at::Scalar(s.i);
+  return at::Scalar(s.f);
+}
+
+inline std::vector<int64_t> ints(const npuIntArray* a) { return a ? a->values : std::vector<int64_t>{}; }
+inline std::optional<std::vector<int64_t>> optional_ints(const npuIntArray* a) {
+  if (!a) return std::nullopt;
+  return a->values;
+}
+
+inline int64_t numel(const npuTensor& t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims()) n *= d;
+  return n;
+}
+
+// Phase one's check of a tensor: a known dtype the arithmetic units have,
+// resident in device memory (an absent optional passes).
+npuError check(const char* op, const npuTensor* t);
+npuError require_int32(const char* op, const char* what, const npuTensor* t);
+npuError require_format(const char* op, const char* what, const npuTensor* t, npuFormat format);
+
+// Phase one: checks the tensors, then records `body` (which may take the
+// workspace pointer) in a new executor.
+template <class Body>
+npuError prepare(const char* op, std::initializer_list<const npuTensor*> tensors, Body body, uint64_t* workspace_size,
+                 npunnExecutor** executor, uint64_t workspace_bytes = 0) {
+  if (!workspace_size || !executor) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null output pointer");
+  for (const npuTensor* t : tensors) {
+    const npuError error = check(op, t);
+    if (error != NPU_SUCCESS) return error;
+  }
+  ExecutorBody run;
+  if constexpr (std::is_invocable_v<Body, void*>) {
+    run = std::move(body);
+  } else {
+    run = [body = std::move(body)](void*) { body(); };
+  }
+  *executor = torch_fl::sim::HandlePool<npunnExecutor>::make(op, workspace_bytes, std::move(run));
+  *workspace_size = workspace_bytes;
+  return NPU_SUCCESS;
+}
+
+// Phase two: checks the workspace and queues the recorded work; consumes the executor.
+npuError run(const char* op, NPUNN_RUN_ARGS);
+
+// Half and bfloat16 results accumulate in float32 scratch memory.
+uint64_t float_accumulator_bytes(const npuTensor* out);
+
+// The result of `compute(acc)` lands in out, through a float32 accumulator in
+// the workspace when there is one.
+template <class Compute>
+void accumulate(void* workspace, const Desc& out, Compute compute) {
+  at::Tensor result = view(out);
+  if (!workspace) {
+    compute(result);
+    return;
+  }
+  at::Tensor acc = at::from_blob(workspace, result.sizes(), at::TensorOptions().dtype(at::kFloat));
+  compute(acc);
+  result.copy_(acc);
+}
+
+// The NC1HWC0 layout (npu_layout.cpp says how each converts).
+at::Tensor unblock(const at::Tensor& blocked);       // → channels-last (N, C1 * C0, H, W), channels padded
+at::Tensor unblock_nchw(const at::Tensor& blocked);  // → contiguous NCHW, channels padded
+void block_into(at::Tensor blocked, const at::Tensor& nchw);
+void unblock_into(at::Tensor nchw, const at::Tensor& blocked);
+at::Tensor planes(const at::Tensor& blocked);  // as the channels-last planes (N * C1, C0, H, W)
+inline bool is_blocked(const Desc& d) { return d.present && d.tensor.format == NPU_FORMAT_NC1HWC0; }
+
+// A scalar as a 0-dim tensor that promotes as a Python number does.
+at::Tensor wrapped(const npuScalar& s);
+
+}  // namespace npu_ops
+
+// An operator's phase two, npunn<NAME>(workspace, workspace_size, executor, stream).
+#define NPUNN_RUN(NAME) \
+  npuError npunn##NAME(NPUNN_RUN_ARGS) { return npu_ops::run("npunn" #NAME, workspace, workspace_size, executor, stream); }
+
+// The elementwise families (npu_elementwise.cpp, npu_activations.cpp):
+// npunn<NAME> computes ATEN(out, args...) with ATen's *_out function.
+#define NPU_BINARY_ALPHA(NAME, ATEN)                                                                        \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* other, const npuScalar* alpha, \
+                                         npuTensor* out, NPUNN_QUERY_ARGS) {                                \
+    if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null alpha");                          \
+    return prepare("npunn" #NAME, {self, other, out}, [a = desc(self), b = desc(other), k = *alpha, o = desc(out)] { \
+      at::Tensor result = view(o);                                                                           \
+      ATEN(result, view(a), view(b), aten_scalar(k));                                                        \
+    }, workspace_size, executor);                                                                            \
+  }                                                                                                          \
+  NPUNN_RUN(NAME)
+
+#define NPU_BINARY_SCALAR_ALPHA(NAME, ATEN)                                                                 \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuScalar* other, const npuScalar* alpha, \
+                                         npuTensor* out, NPUNN_QUERY_ARGS) {                                \
+    if (!other || !alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null scalar");               \
+    return prepare("npunn" #NAME, {self, out}, [a = desc(self), b = *other, k = *alpha, o = desc(out)] {     \
+      at::Tensor result = view(o);                                                                           \
+      ATEN(result, view(a), wrapped(b), aten_scalar(k));                                                     \
+    }, workspace_size, executor);                                                                            \
+  }                                                                                                          \
+  NPUNN_RUN(NAME)
+
+#define NPU_BINARY(NAME, ATEN)                                                                                  \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out,         \
+                                         NPUNN_QUERY_ARGS) {                                                    \
+    return prepare("npunn" #NAME, {self, other, out}, [a = desc(self), b = desc(other), o = desc(out)] {        \
+      at::Tensor result = view(o);                                                                               \
+      ATEN(result, view(a), view(b));                                                                            \
+    }, workspace_size, executor);                                                                                \
+  }                                                                                                              \
+  NPUNN_RUN(NAME)
+
+#define NPU_BINARY_SCALAR(NAME, ATEN)                                                                           \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out,         \
+                                         NPUNN_QUERY_ARGS) {                                                    \
+    if (!other) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null scalar");                             \
+    return prepare("npunn" #NAME, {self, out}, [a = desc(self), b = *other, o = desc(out)] {                     \
+      at::Tensor result = view(o);                                                                               \
+      ATEN(result, view(a), wrapped(b));                                                                         \
+    }, workspace_size, executor);                                                                                \
+  }                                                                                                              \
+  NPUNN_RUN(NAME)
+
+#define NPU_UNARY(NAME, ATEN)                                                                                   \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {             \
+    return prepare("npunn" #NAME, {self, out}, [x = desc(self), o = desc(out)] {                                 \
+      at::Tensor result = view(o);                                                                               \
+      ATEN(result, view(x));                                                                                     \
+    }, workspace_size, executor);                                                                                \
+  }                                                                                                              \
+  NPUNN_RUN(NAME)
+

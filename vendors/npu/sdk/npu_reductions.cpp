@@ -1,0 +1,156 @@
+// Reductions (half and bfloat16 sums and means accumulate in a float32
+// workspace), cumulative products, norms and softmax.
+#include "npu_ops_internal.h"
+
+#include <optional>
+
+using namespace npu_ops;
+
+extern "C" {
+
+npuError npunnReduceSumGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                        NPUNN_QUERY_ARGS) {
+  return prepare("npunnReduceSum", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)](void* ws) {
+    accumulate(ws, o, [&](at::Tensor& acc) { at::sum_out(acc, view(x), at::OptionalIntArrayRef(dims), keepdim, acc.scalar_type()); });
+  }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(ReduceSum)
+
+npuError npunnMeanGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                   NPUNN_QUERY_ARGS) {
+  return prepare("npunnMean", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)](void* ws) {
+    accumulate(ws, o, [&](at::Tensor& acc) { at::mean_out(acc, view(x), at::OptionalIntArrayRef(dims), keepdim, acc.scalar_type()); });
+  }, workspace_size, executor, float_accumulator_bytes(out));
+}
+NPUNN_RUN(Mean)
+
+#define NPU_REDUCE(NAME, ATEN)                                                                                   \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, \
+                                         NPUNN_QUERY_ARGS) {                                                     \
+    return prepare("npunn" #NAME, {self, out}, [x = desc(self), dims = ints(dim), keepdim, o = desc(out)] {        \
+      at::Tensor result = view(o);                                                                                \
+      ATEN(result, view(x), dims, keepdim);                                                                       \
+    }, workspace_size, executor);                                                                                 \
+  }                                                                                                               \
+  NPUNN_RUN(NAME)
+
+NPU_REDUCE(Amax, at::amax_out)
+NPU_REDUCE(Amin, at::amin_out)
+
+npuError npunnArgMaxGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                     NPUNN_QUERY_ARGS) {
+  if (dim && dim->values.size() != 1) return fail(NPU_ERROR_INVALID_PARAM, "npunnArgMax: dim must name one dimension");
+  std::optional<int64_t> d = dim ? std::optional<int64_t>(dim->values[0]) : std::nullopt;
+  return prepare("npunnArgMax", {self, out}, [x = desc(self), d, keepdim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::argmax_out(result, view(x), d, keepdim);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(ArgMax)
+
+npuError npunnAllGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                                  NPUNN_QUERY_ARGS) {
+  return prepare("npunnAll", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::all_out(result, view(x), at::OptionalIntArrayRef(dims), keepdim);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(All)
+
+npuError npunnAnyGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnAny", {self, out}, [self = desc(self), dim = ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), dim.size() == 1 ? at::any(view(self), dim[0], keepdim) : at::any(view(self)));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Any)
+
+npuError npunnProdGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnProd", {self, out}, [self = desc(self), dim, keepdim, out = desc(out)] {
+    alu::store(view(out), at::prod(view(self), dim, keepdim, view(out).scalar_type()));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Prod)
+
+npuError npunnArgMinGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnArgMin", {self, out}, [self = desc(self), dim = ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), at::argmin(view(self), dim.empty() ? std::nullopt : std::optional<int64_t>(dim[0]), keepdim));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(ArgMin)
+
+npuError npunnLogSumExpGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSumExp", {self, out}, [self = desc(self), dim = ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), at::logsumexp(view(self), dim, keepdim));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSumExp)
+
+npuError npunnCumprodGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnCumprod", {self, out}, [self = desc(self), dim, out = desc(out)] {
+    alu::store(view(out), at::cumprod(view(self), dim, view(out).scalar_type()));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Cumprod)
+
+npuError npunnMaxDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMaxDim", {self, out, indices}, [self = desc(self), dim, keepdim, out = desc(out), indices = desc(indices)] {
+    auto [value, index] = at::max(view(self), dim, keepdim);
+    alu::store(view(out), value);
+    alu::store(view(indices), index);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MaxDim)
+
+npuError npunnMinDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
+  return prepare("npunnMinDim", {self, out, indices}, [self = desc(self), dim, keepdim, out = desc(out), indices = desc(indices)] {
+    auto [value, index] = at::min(view(self), dim, keepdim);
+    alu::store(view(out), value);
+    alu::store(view(indices), index);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MinDim)
+
+npuError npunnNormGetWorkspaceSize(const npuTensor* self, const npuScalar* p, const npuIntArray* dim, bool keepdim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnNorm", {self, out}, [self = desc(self), p = p ? std::optional<npuScalar>(*p) : std::nullopt, dim = optional_ints(dim), keepdim, out = desc(out)] {
+    alu::store(view(out), at::linalg_vector_norm(view(self), p ? aten_scalar(*p) : at::Scalar(2.0), at::OptionalIntArrayRef(dim), keepdim, view(out).scalar_type()));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Norm)
+
+// ---- softmax ----------------------------------------------------------------
+
+npuError npunnSoftmaxGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnSoftmax", {self, out}, [x = desc(self), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_softmax_out(result, view(x), dim, /*half_to_float=*/x.tensor.dtype != o.tensor.dtype);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(Softmax)
+
+npuError npunnSoftmaxBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* output, int64_t dim,
+                                              npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnSoftmaxBackward", {grad, output, out}, [g = desc(grad), y = desc(output), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_softmax_backward_data_out(result, view(g), view(y), dim, result.scalar_type());
+  }, workspace_size, executor);
+}
+NPUNN_RUN(SoftmaxBackward)
+
+npuError npunnLogSoftmaxGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSoftmax", {self, out}, [x = desc(self), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_log_softmax_out(result, view(x), dim, /*half_to_float=*/x.tensor.dtype != o.tensor.dtype);
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSoftmax)
+
+npuError npunnLogSoftmaxBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* output, int64_t dim,
+                                                 npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnLogSoftmaxBackward", {grad, output, out}, [g = desc(grad), y = desc(output), dim, o = desc(out)] {
+    at::Tensor result = view(o);
+    at::_log_softmax_backward_data_out(result, view(g), view(y), dim, result.scalar_type());
+  }, workspace_size, executor);
+}
+NPUNN_RUN(LogSoftmaxBackward)
+
+}  // extern "C"

@@ -1,0 +1,130 @@
+// Detection ops: torchvision's CPU kernels on the ALU (vendors/sim/alu_torchvision.h);
+// rois are [K, 5] (batch index, x1, y1, x2, y2).
+#include "npu_ops_internal.h"
+
+#include "alu_torchvision.h"
+#include <string>
+
+using namespace npu_ops;
+
+namespace {
+namespace vision = torch_fl::sim::alu::torchvision;
+
+npuError require_dtype(const char* op, const char* what, const npuTensor* t, npuDataType dtype) {
+  if (t && t->dtype != dtype) {
+    return fail(NPU_ERROR_NOT_SUPPORTED, std::string(op) + ": " + what + " must be " +
+                                             c10::toString(aten_dtype(dtype)) + ", got " +
+                                             c10::toString(aten_dtype(t->dtype)));
+  }
+  return NPU_SUCCESS;
+}
+}  // namespace
+
+extern "C" {
+
+npuError npunnNmsGetWorkspaceSize(const npuTensor* boxes, const npuTensor* scores, double iou_threshold,
+                                  npuTensor* keep, npuTensor* kept, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_dtype("npunnNms", "keep", keep, NPU_INT64); e != NPU_SUCCESS) return e;
+  if (npuError e = require_dtype("npunnNms", "kept", kept, NPU_INT64); e != NPU_SUCCESS) return e;
+  return prepare("npunnNms", {boxes, scores, keep, kept},
+                 [b = desc(boxes), s = desc(scores), iou_threshold, k = desc(keep), n = desc(kept)] {
+                   vision::nms(view(b), view(s), iou_threshold, view(k), view(n));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(Nms)
+
+npuError npunnRoiAlignGetWorkspaceSize(const npuTensor* input, const npuTensor* rois, double spatial_scale,
+                                       int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                                       bool aligned, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return prepare("npunnRoiAlign", {input, rois, out},
+                 [x = desc(input), r = desc(rois), spatial_scale, pooled_height, pooled_width, sampling_ratio,
+                  aligned, o = desc(out)] {
+                   alu::store(view(o), vision::roi_align(view(x), view(r), spatial_scale, pooled_height,
+                                                         pooled_width, sampling_ratio, aligned));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(RoiAlign)
+
+npuError npunnRoiAlignBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* rois, double spatial_scale,
+                                               int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
+                                               bool aligned, npuTensor* grad_input, NPUNN_QUERY_ARGS) {
+  return prepare("npunnRoiAlignBackward", {grad, rois, grad_input},
+                 [g = desc(grad), r = desc(rois), spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                  gi = desc(grad_input)] {
+                   const at::Tensor out = view(gi);
+                   alu::store(out, vision::roi_align_backward(view(g), view(r), spatial_scale, pooled_height,
+                                                              pooled_width, out.size(0), out.size(1), out.size(2),
+                                                              out.size(3), sampling_ratio, aligned));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(RoiAlignBackward)
+
+npuError npunnRoiPoolGetWorkspaceSize(const npuTensor* input, const npuTensor* rois, double spatial_scale,
+                                      int64_t pooled_height, int64_t pooled_width, npuTensor* out, npuTensor* argmax,
+                                      NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnRoiPool", "argmax", argmax); e != NPU_SUCCESS) return e;
+  return prepare("npunnRoiPool", {input, rois, out, argmax},
+                 [x = desc(input), r = desc(rois), spatial_scale, pooled_height, pooled_width, o = desc(out),
+                  a = desc(argmax)] {
+                   auto [values, where] = vision::roi_pool(view(x), view(r), spatial_scale, pooled_height, pooled_width);
+                   alu::store(view(o), values);
+                   alu::store(view(a), where);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(RoiPool)
+
+npuError npunnRoiPoolBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* rois, const npuTensor* argmax,
+                                              double spatial_scale, int64_t pooled_height, int64_t pooled_width,
+                                              npuTensor* grad_input, NPUNN_QUERY_ARGS) {
+  if (npuError e = require_int32("npunnRoiPoolBackward", "argmax", argmax); e != NPU_SUCCESS) return e;
+  return prepare("npunnRoiPoolBackward", {grad, rois, argmax, grad_input},
+                 [g = desc(grad), r = desc(rois), a = desc(argmax), spatial_scale, pooled_height, pooled_width,
+                  gi = desc(grad_input)] {
+                   const at::Tensor out = view(gi);
+                   alu::store(out, vision::roi_pool_backward(view(g), view(r), view(a), spatial_scale, pooled_height,
+                                                             pooled_width, out.size(0), out.size(1), out.size(2),
+                                                             out.size(3)));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(RoiPoolBackward)
+
+npuError npunnDeformConv2dGetWorkspaceSize(const npuTensor* input, const npuTensor* weight, const npuTensor* offset,
+                                           const npuTensor* mask, const npuTensor* bias, int64_t stride_h,
+                                           int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilation_h,
+                                           int64_t dilation_w, int64_t groups, int64_t offset_groups, bool use_mask,
+                                           npuTensor* out, NPUNN_QUERY_ARGS) {
+  const vision::DeformConv2dParams params{stride_h,   stride_w, pad_h,         pad_w,   dilation_h,
+                                          dilation_w, groups,   offset_groups, use_mask};
+  return prepare("npunnDeformConv2d", {input, weight, offset, mask, bias, out},
+                 [x = desc(input), w = desc(weight), off = desc(offset), m = desc(mask), b = desc(bias), params,
+                  o = desc(out)] {
+                   alu::store(view(o), vision::deform_conv2d(view(x), view(w), view(off), view(m), view(b), params));
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(DeformConv2d)
+
+npuError npunnDeformConv2dBackwardGetWorkspaceSize(
+    const npuTensor* grad, const npuTensor* input, const npuTensor* weight, const npuTensor* offset,
+    const npuTensor* mask, const npuTensor* bias, int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t offset_groups, bool use_mask,
+    npuTensor* grad_input, npuTensor* grad_weight, npuTensor* grad_offset, npuTensor* grad_mask, npuTensor* grad_bias,
+    NPUNN_QUERY_ARGS) {
+  const vision::DeformConv2dParams params{stride_h,   stride_w, pad_h,         pad_w,   dilation_h,
+                                          dilation_w, groups,   offset_groups, use_mask};
+  return prepare("npunnDeformConv2dBackward",
+                 {grad, input, weight, offset, mask, bias, grad_input, grad_weight, grad_offset, grad_mask, grad_bias},
+                 [g = desc(grad), x = desc(input), w = desc(weight), off = desc(offset), m = desc(mask), b = desc(bias),
+                  params, gi = desc(grad_input), gw = desc(grad_weight), go = desc(grad_offset), gm = desc(grad_mask),
+                  gb = desc(grad_bias)] {
+                   auto [dx, dw, doff, dm, db] =
+                       vision::deform_conv2d_backward(view(g), view(x), view(w), view(off), view(m), view(b), params);
+                   alu::store(view(gi), dx);
+                   alu::store(view(gw), dw);
+                   alu::store(view(go), doff);
+                   alu::store(view(gm), dm);
+                   alu::store(view(gb), db);
+                 }, workspace_size, executor);
+}
+NPUNN_RUN(DeformConv2dBackward)
+
+}  // extern "C"
