@@ -1,0 +1,121 @@
+// Detection ops: torchvision's CPU kernels on the ALU (vendors/sim/alu_torchvision.h);
+// rois are [K, 5] (batch index, x1, y1, x2, y2).
+#include "mlu_ops_internal.h"
+
+#include "alu_torchvision.h"
+#include <string>
+
+using namespace mlu_ops;
+
+namespace {
+namespace vision = torch_fl::sim::alu::torchvision;
+
+mluRet_t require_dtype(const char* op, const char* what, const mluTensor_t* t, mluDataType_t dtype) {
+  if (t != nullptr && t->dtype != dtype) {
+    return fail(MLU_RET_ERR_NOT_SUPPORTED, std::string(op) + ": " + what + " must be " +
+                                               c10::toString(aten_dtype(dtype)) + ", got " +
+                                               c10::toString(aten_dtype(t->dtype)));
+  }
+  return MLU_RET_SUCCESS;
+}
+}  // namespace
+
+extern "C" {
+
+mluRet_t mluOpNms(mluQueue_t q, const mluTensor_t* boxes, const mluTensor_t* scores, double iou_threshold,
+                  const mluTensor_t* keep, const mluTensor_t* kept) {
+  if (mluRet_t e = require_dtype("mluOpNms", "keep", keep, MLU_DTYPE_INT64); e != MLU_RET_SUCCESS) return e;
+  if (mluRet_t e = require_dtype("mluOpNms", "kept", kept, MLU_DTYPE_INT64); e != MLU_RET_SUCCESS) return e;
+  return launch("mluOpNms", q, {boxes, scores, keep, kept},
+                [b = *boxes, s = *scores, iou_threshold, k = *keep, n = *kept] {
+                  vision::nms(host_view(b), host_view(s), iou_threshold, host_view(k), host_view(n));
+                });
+}
+
+mluRet_t mluOpRoiAlign(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* rois, double spatial_scale,
+                       int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                       const mluTensor_t* out) {
+  return launch("mluOpRoiAlign", q, {input, rois, out},
+                [x = *input, r = *rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                 o = *out] {
+                  store(o, vision::roi_align(host_view(x), host_view(r), spatial_scale, pooled_height, pooled_width,
+                                             sampling_ratio, aligned));
+                });
+}
+
+mluRet_t mluOpRoiAlignBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* rois, double spatial_scale,
+                               int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
+                               const mluTensor_t* grad_input) {
+  return launch("mluOpRoiAlignBackward", q, {grad, rois, grad_input},
+                [g = *grad, r = *rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
+                 gi = *grad_input] {
+                  store(gi, vision::roi_align_backward(host_view(g), host_view(r), spatial_scale, pooled_height,
+                                                       pooled_width, gi.shape[0], gi.shape[1], gi.shape[2],
+                                                       gi.shape[3], sampling_ratio, aligned));
+                });
+}
+
+mluRet_t mluOpRoiPool(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* rois, double spatial_scale,
+                      int64_t pooled_height, int64_t pooled_width, const mluTensor_t* out, const mluTensor_t* argmax) {
+  if (mluRet_t e = require_dtype("mluOpRoiPool", "argmax", argmax, MLU_DTYPE_INT32); e != MLU_RET_SUCCESS) return e;
+  return launch("mluOpRoiPool", q, {input, rois, out, argmax},
+                [x = *input, r = *rois, spatial_scale, pooled_height, pooled_width, o = *out, a = *argmax] {
+                  auto [values, where] =
+                      vision::roi_pool(host_view(x), host_view(r), spatial_scale, pooled_height, pooled_width);
+                  store(o, values);
+                  store(a, where);
+                });
+}
+
+mluRet_t mluOpRoiPoolBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* rois,
+                              const mluTensor_t* argmax, double spatial_scale, int64_t pooled_height,
+                              int64_t pooled_width, const mluTensor_t* grad_input) {
+  if (mluRet_t e = require_dtype("mluOpRoiPoolBackward", "argmax", argmax, MLU_DTYPE_INT32); e != MLU_RET_SUCCESS) {
+    return e;
+  }
+  return launch("mluOpRoiPoolBackward", q, {grad, rois, argmax, grad_input},
+                [g = *grad, r = *rois, a = *argmax, spatial_scale, pooled_height, pooled_width, gi = *grad_input] {
+                  store(gi, vision::roi_pool_backward(host_view(g), host_view(r), host_view(a), spatial_scale,
+                                                      pooled_height, pooled_width, gi.shape[0], gi.shape[1],
+                                                      gi.shape[2], gi.shape[3]));
+                });
+}
+
+mluRet_t mluOpDeformConv2d(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight,
+                           const mluTensor_t* offset, const mluTensor_t* mask, const mluTensor_t* bias,
+                           int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilation_h,
+                           int64_t dilation_w, int64_t groups, int64_t offset_groups, bool use_mask,
+                           const mluTensor_t* out) {
+  const vision::DeformConv2dParams params{stride_h,   stride_w, pad_h,         pad_w,   dilation_h,
+                                          dilation_w, groups,   offset_groups, use_mask};
+  return launch("mluOpDeformConv2d", q, {input, weight, offset, mask, bias, out},
+                [x = *input, w = *weight, off = *offset, m = *mask, b = *bias, params, o = *out] {
+                  store(o, vision::deform_conv2d(host_view(x), host_view(w), host_view(off), host_view(m),
+                                                 host_view(b), params));
+                });
+}
+
+mluRet_t mluOpDeformConv2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
+                                   const mluTensor_t* weight, const mluTensor_t* offset, const mluTensor_t* mask,
+                                   const mluTensor_t* bias, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+                                   int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
+                                   int64_t offset_groups, bool use_mask, const mluTensor_t* grad_input,
+                                   const mluTensor_t* grad_weight, const mluTensor_t* grad_offset,
+                                   const mluTensor_t* grad_mask, const mluTensor_t* grad_bias) {
+  const vision::DeformConv2dParams params{stride_h,   stride_w, pad_h,         pad_w,   dilation_h,
+                                          dilation_w, groups,   offset_groups, use_mask};
+  return launch("mluOpDeformConv2dBackward", q,
+                {grad, input, weight, offset, mask, bias, grad_input, grad_weight, grad_offset, grad_mask, grad_bias},
+                [g = *grad, x = *input, w = *weight, off = *offset, m = *mask, b = *bias, params, gi = *grad_input,
+                 gw = *grad_weight, go = *grad_offset, gm = *grad_mask, gb = *grad_bias] {
+                  auto [dx, dw, doff, dm, db] = vision::deform_conv2d_backward(
+                      host_view(g), host_view(x), host_view(w), host_view(off), host_view(m), host_view(b), params);
+                  store(gi, dx);
+                  store(gw, dw);
+                  store(go, doff);
+                  store(gm, dm);
+                  store(gb, db);
+                });
+}
+
+}  // extern "C"
