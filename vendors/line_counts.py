@@ -3,7 +3,7 @@
 Counts code lines (not blank, not comment-only) per vendor, split by role:
   spec    specs/<vendor>.yaml (and the number of op entries in it)
   driver  the chip's own runtime API (vendors/<vendor>/driver/), if it has one
-  sdk     the chip's op library (vendors/<vendor>/sdk/*_ops.*)
+  sdk     the chip's op library (vendors/<vendor>/sdk/, all but the glue)
   glue    the converters the spec names (vendors/<vendor>/sdk/*_glue.*)
   abi     the driver ABI adapter (vendors/<vendor>/torch_fl_driver.cpp)
   build   vendors/<vendor>/CMakeLists.txt
