@@ -35,40 +35,38 @@ void nms(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold,
   kept.fill_(indices.size(0));
 }
 
-at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
-                     int64_t pooled_width, int64_t sampling_ratio, bool aligned) {
+at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, const RoiAlignParams& p) {
   static const CpuKernel<at::Tensor(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, int64_t, bool)> kernel(
       "torchvision::roi_align");
-  return kernel(input, rois, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width), sampling_ratio,
-                aligned);
+  return kernel(input, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
+                p.sampling_ratio, p.aligned);
 }
 
-at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, double spatial_scale,
-                              int64_t pooled_height, int64_t pooled_width, int64_t batch_size, int64_t channels,
-                              int64_t height, int64_t width, int64_t sampling_ratio, bool aligned) {
+at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, const RoiAlignParams& p,
+                              at::IntArrayRef input_sizes) {
   static const CpuKernel<at::Tensor(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt,
                                     c10::SymInt, c10::SymInt, int64_t, bool)>
       kernel("torchvision::_roi_align_backward");
-  return kernel(grad, rois, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width),
-                c10::SymInt(batch_size), c10::SymInt(channels), c10::SymInt(height), c10::SymInt(width),
-                sampling_ratio, aligned);
+  return kernel(grad, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
+                c10::SymInt(input_sizes.at(0)), c10::SymInt(input_sizes.at(1)), c10::SymInt(input_sizes.at(2)),
+                c10::SymInt(input_sizes.at(3)), p.sampling_ratio, p.aligned);
 }
 
-std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
-                                            int64_t pooled_height, int64_t pooled_width) {
+std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois,
+                                            const RoiPoolParams& p) {
   static const CpuKernel<std::tuple<at::Tensor, at::Tensor>(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt)>
       kernel("torchvision::roi_pool");
-  return kernel(input, rois, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width));
+  return kernel(input, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width));
 }
 
 at::Tensor roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
-                             double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t batch_size,
-                             int64_t channels, int64_t height, int64_t width) {
+                             const RoiPoolParams& p, at::IntArrayRef input_sizes) {
   static const CpuKernel<at::Tensor(TensorRef, TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, c10::SymInt,
                                     c10::SymInt, c10::SymInt, c10::SymInt)>
       kernel("torchvision::_roi_pool_backward");
-  return kernel(grad, rois, argmax, spatial_scale, c10::SymInt(pooled_height), c10::SymInt(pooled_width),
-                c10::SymInt(batch_size), c10::SymInt(channels), c10::SymInt(height), c10::SymInt(width));
+  return kernel(grad, rois, argmax, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
+                c10::SymInt(input_sizes.at(0)), c10::SymInt(input_sizes.at(1)), c10::SymInt(input_sizes.at(2)),
+                c10::SymInt(input_sizes.at(3)));
 }
 
 namespace {

@@ -16,17 +16,26 @@ namespace torch_fl::sim::alu::torchvision {
 void nms(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold, const at::Tensor& keep,
          const at::Tensor& kept);
 
-at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, double spatial_scale, int64_t pooled_height,
-                     int64_t pooled_width, int64_t sampling_ratio, bool aligned);
-at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, double spatial_scale,
-                              int64_t pooled_height, int64_t pooled_width, int64_t batch_size, int64_t channels,
-                              int64_t height, int64_t width, int64_t sampling_ratio, bool aligned);
+// The region pooling of roi_pool (and roi_align, with its sampling): rois scaled
+// by spatial_scale into the input, each pooled to pooled_height x pooled_width.
+struct RoiPoolParams {
+  double spatial_scale;
+  int64_t pooled_height, pooled_width;
+};
+struct RoiAlignParams {
+  double spatial_scale;
+  int64_t pooled_height, pooled_width, sampling_ratio;
+  bool aligned;
+};
 
-std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois, double spatial_scale,
-                                            int64_t pooled_height, int64_t pooled_width);
+// A backward's input_sizes: the forward's input's (N, C, H, W), grad_input's.
+at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, const RoiAlignParams& params);
+at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, const RoiAlignParams& params,
+                              at::IntArrayRef input_sizes);
+std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois,
+                                            const RoiPoolParams& params);
 at::Tensor roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
-                             double spatial_scale, int64_t pooled_height, int64_t pooled_width, int64_t batch_size,
-                             int64_t channels, int64_t height, int64_t width);
+                             const RoiPoolParams& params, at::IntArrayRef input_sizes);
 
 struct DeformConv2dParams {
   int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups;

@@ -35,36 +35,30 @@ mluRet_t mluOpNms(mluQueue_t q, const mluTensor_t* boxes, const mluTensor_t* sco
 mluRet_t mluOpRoiAlign(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* rois, double spatial_scale,
                        int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
                        const mluTensor_t* out) {
-  return launch("mluOpRoiAlign", q, {input, rois, out},
-                [x = *input, r = *rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
-                 o = *out] {
-                  store(o, vision::roi_align(host_view(x), host_view(r), spatial_scale, pooled_height, pooled_width,
-                                             sampling_ratio, aligned));
-                });
+  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
+  return launch("mluOpRoiAlign", q, {input, rois, out}, [x = *input, r = *rois, params, o = *out] {
+    store(o, vision::roi_align(host_view(x), host_view(r), params));
+  });
 }
 
 mluRet_t mluOpRoiAlignBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* rois, double spatial_scale,
                                int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
                                const mluTensor_t* grad_input) {
-  return launch("mluOpRoiAlignBackward", q, {grad, rois, grad_input},
-                [g = *grad, r = *rois, spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
-                 gi = *grad_input] {
-                  store(gi, vision::roi_align_backward(host_view(g), host_view(r), spatial_scale, pooled_height,
-                                                       pooled_width, gi.shape[0], gi.shape[1], gi.shape[2],
-                                                       gi.shape[3], sampling_ratio, aligned));
-                });
+  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
+  return launch("mluOpRoiAlignBackward", q, {grad, rois, grad_input}, [g = *grad, r = *rois, params, gi = *grad_input] {
+    store(gi, vision::roi_align_backward(host_view(g), host_view(r), params, at::IntArrayRef(gi.shape, 4)));
+  });
 }
 
 mluRet_t mluOpRoiPool(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* rois, double spatial_scale,
                       int64_t pooled_height, int64_t pooled_width, const mluTensor_t* out, const mluTensor_t* argmax) {
   if (mluRet_t e = require_dtype("mluOpRoiPool", "argmax", argmax, MLU_DTYPE_INT32); e != MLU_RET_SUCCESS) return e;
-  return launch("mluOpRoiPool", q, {input, rois, out, argmax},
-                [x = *input, r = *rois, spatial_scale, pooled_height, pooled_width, o = *out, a = *argmax] {
-                  auto [values, where] =
-                      vision::roi_pool(host_view(x), host_view(r), spatial_scale, pooled_height, pooled_width);
-                  store(o, values);
-                  store(a, where);
-                });
+  const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
+  return launch("mluOpRoiPool", q, {input, rois, out, argmax}, [x = *input, r = *rois, params, o = *out, a = *argmax] {
+    auto [values, where] = vision::roi_pool(host_view(x), host_view(r), params);
+    store(o, values);
+    store(a, where);
+  });
 }
 
 mluRet_t mluOpRoiPoolBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* rois,
@@ -73,11 +67,11 @@ mluRet_t mluOpRoiPoolBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
   if (mluRet_t e = require_dtype("mluOpRoiPoolBackward", "argmax", argmax, MLU_DTYPE_INT32); e != MLU_RET_SUCCESS) {
     return e;
   }
+  const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
   return launch("mluOpRoiPoolBackward", q, {grad, rois, argmax, grad_input},
-                [g = *grad, r = *rois, a = *argmax, spatial_scale, pooled_height, pooled_width, gi = *grad_input] {
-                  store(gi, vision::roi_pool_backward(host_view(g), host_view(r), host_view(a), spatial_scale,
-                                                      pooled_height, pooled_width, gi.shape[0], gi.shape[1],
-                                                      gi.shape[2], gi.shape[3]));
+                [g = *grad, r = *rois, a = *argmax, params, gi = *grad_input] {
+                  store(gi, vision::roi_pool_backward(host_view(g), host_view(r), host_view(a), params,
+                                                      at::IntArrayRef(gi.shape, 4)));
                 });
 }
 

@@ -36,25 +36,21 @@ NPUNN_RUN(Nms)
 npuError npunnRoiAlignGetWorkspaceSize(const npuTensor* input, const npuTensor* rois, double spatial_scale,
                                        int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                                        bool aligned, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnRoiAlign", {input, rois, out},
-                 [x = desc(input), r = desc(rois), spatial_scale, pooled_height, pooled_width, sampling_ratio,
-                  aligned, o = desc(out)] {
-                   alu::store(view(o), vision::roi_align(view(x), view(r), spatial_scale, pooled_height,
-                                                         pooled_width, sampling_ratio, aligned));
-                 }, workspace_size, executor);
+  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
+  return prepare("npunnRoiAlign", {input, rois, out}, [x = desc(input), r = desc(rois), params, o = desc(out)] {
+    alu::store(view(o), vision::roi_align(view(x), view(r), params));
+  }, workspace_size, executor);
 }
 NPUNN_RUN(RoiAlign)
 
 npuError npunnRoiAlignBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* rois, double spatial_scale,
                                                int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
                                                bool aligned, npuTensor* grad_input, NPUNN_QUERY_ARGS) {
+  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
   return prepare("npunnRoiAlignBackward", {grad, rois, grad_input},
-                 [g = desc(grad), r = desc(rois), spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned,
-                  gi = desc(grad_input)] {
+                 [g = desc(grad), r = desc(rois), params, gi = desc(grad_input)] {
                    const at::Tensor out = view(gi);
-                   alu::store(out, vision::roi_align_backward(view(g), view(r), spatial_scale, pooled_height,
-                                                              pooled_width, out.size(0), out.size(1), out.size(2),
-                                                              out.size(3), sampling_ratio, aligned));
+                   alu::store(out, vision::roi_align_backward(view(g), view(r), params, out.sizes()));
                  }, workspace_size, executor);
 }
 NPUNN_RUN(RoiAlignBackward)
@@ -63,10 +59,10 @@ npuError npunnRoiPoolGetWorkspaceSize(const npuTensor* input, const npuTensor* r
                                       int64_t pooled_height, int64_t pooled_width, npuTensor* out, npuTensor* argmax,
                                       NPUNN_QUERY_ARGS) {
   if (npuError e = require_int32("npunnRoiPool", "argmax", argmax); e != NPU_SUCCESS) return e;
+  const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
   return prepare("npunnRoiPool", {input, rois, out, argmax},
-                 [x = desc(input), r = desc(rois), spatial_scale, pooled_height, pooled_width, o = desc(out),
-                  a = desc(argmax)] {
-                   auto [values, where] = vision::roi_pool(view(x), view(r), spatial_scale, pooled_height, pooled_width);
+                 [x = desc(input), r = desc(rois), params, o = desc(out), a = desc(argmax)] {
+                   auto [values, where] = vision::roi_pool(view(x), view(r), params);
                    alu::store(view(o), values);
                    alu::store(view(a), where);
                  }, workspace_size, executor);
@@ -77,13 +73,11 @@ npuError npunnRoiPoolBackwardGetWorkspaceSize(const npuTensor* grad, const npuTe
                                               double spatial_scale, int64_t pooled_height, int64_t pooled_width,
                                               npuTensor* grad_input, NPUNN_QUERY_ARGS) {
   if (npuError e = require_int32("npunnRoiPoolBackward", "argmax", argmax); e != NPU_SUCCESS) return e;
+  const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
   return prepare("npunnRoiPoolBackward", {grad, rois, argmax, grad_input},
-                 [g = desc(grad), r = desc(rois), a = desc(argmax), spatial_scale, pooled_height, pooled_width,
-                  gi = desc(grad_input)] {
+                 [g = desc(grad), r = desc(rois), a = desc(argmax), params, gi = desc(grad_input)] {
                    const at::Tensor out = view(gi);
-                   alu::store(out, vision::roi_pool_backward(view(g), view(r), view(a), spatial_scale, pooled_height,
-                                                             pooled_width, out.size(0), out.size(1), out.size(2),
-                                                             out.size(3)));
+                   alu::store(out, vision::roi_pool_backward(view(g), view(r), view(a), params, out.sizes()));
                  }, workspace_size, executor);
 }
 NPUNN_RUN(RoiPoolBackward)
