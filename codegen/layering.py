@@ -72,7 +72,8 @@ def _with_includes(path: str, display: str, root: Node, repo_root: str, spec_dir
         if not isinstance(item, Scalar) or not isinstance(item.value, str) or not item.value:
             raise SpecErrors([SpecError(item.location, "each include must be a path relative to the spec")])
         included_path = os.path.join(os.path.dirname(path), item.value)
-        included_display = os.path.relpath(included_path, repo_root)
+        # Named as the including file is (specs/mlu.yaml → specs/mlu/nn.yaml), wherever it was read from.
+        included_display = os.path.normpath(os.path.join(os.path.dirname(display), item.value))
         real = os.path.realpath(included_path)
         if os.path.commonpath([real, spec_dir]) != spec_dir:
             raise SpecErrors([SpecError(item.location, f"included spec '{item.value}' is outside the spec's "

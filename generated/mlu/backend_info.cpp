@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "566b4a27640e614344cfae8bc5aac10f68d39ee8665d2dd1e721a779f5d5aae7", "2.13.0",
+    "mlu", "mlu", "specs/mlu.yaml", "aef5c0b8871c13604833be544fd7ef9d9da36935bf914f5f2319c4d9a0525021", "2.13.0",
     "cncl", "float32,float16,bfloat16,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

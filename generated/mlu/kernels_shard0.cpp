@@ -38,7 +38,7 @@
 namespace {
 
 // mluOpSoftplusBackward(stream, grad_output, self, beta, threshold, out)
-// from specs/mlu/nn.yaml:96
+// from specs/mlu/nn.yaml:27
 static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -54,9 +54,9 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// softplus_backward: specs/mlu/nn.yaml:96
+// softplus_backward: specs/mlu/nn.yaml:27
 static const torch_fl::KernelInfo kOp_softplus_backward{
-    "softplus_backward", "specs/mlu/nn.yaml:96",
+    "softplus_backward", "specs/mlu/nn.yaml:27",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -81,7 +81,7 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // mluOpHardsigmoid(stream, self, out)
-// from specs/mlu/nn.yaml:112
+// from specs/mlu/nn.yaml:43
 static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -94,9 +94,9 @@ static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// hardsigmoid: specs/mlu/nn.yaml:112
+// hardsigmoid: specs/mlu/nn.yaml:43
 static const torch_fl::KernelInfo kOp_hardsigmoid{
-    "hardsigmoid", "specs/mlu/nn.yaml:112",
+    "hardsigmoid", "specs/mlu/nn.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -118,10 +118,10 @@ at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
   return out;
 }
 
-// hardsigmoid.out: specs/mlu/nn.yaml:112
+// hardsigmoid.out: specs/mlu/nn.yaml:43
 // out variant derived from hardsigmoid
 static const torch_fl::KernelInfo kOp_hardsigmoid_out{
-    "hardsigmoid.out", "specs/mlu/nn.yaml:112",
+    "hardsigmoid.out", "specs/mlu/nn.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -144,10 +144,10 @@ at::Tensor & wrap_hardsigmoid_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// hardsigmoid_: specs/mlu/nn.yaml:112
+// hardsigmoid_: specs/mlu/nn.yaml:43
 // inplace variant derived from hardsigmoid
 static const torch_fl::KernelInfo kOp_hardsigmoid_{
-    "hardsigmoid_", "specs/mlu/nn.yaml:112",
+    "hardsigmoid_", "specs/mlu/nn.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -167,7 +167,7 @@ at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
 }
 
 // mluOpNllLoss2dBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
-// from specs/mlu/nn.yaml:172
+// from specs/mlu/nn.yaml:103
 static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -184,9 +184,9 @@ static void launch_nll_loss2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// nll_loss2d_backward: specs/mlu/nn.yaml:172
+// nll_loss2d_backward: specs/mlu/nn.yaml:103
 static const torch_fl::KernelInfo kOp_nll_loss2d_backward{
-    "nll_loss2d_backward", "specs/mlu/nn.yaml:172",
+    "nll_loss2d_backward", "specs/mlu/nn.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -212,7 +212,7 @@ at::Tensor wrap_nll_loss2d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpFractionalMaxPool2dBackward(stream, grad_output, self, kernel_size, output_size, indices, out)
-// from specs/mlu/nn.yaml:232
+// from specs/mlu/nn.yaml:163
 static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -229,9 +229,9 @@ static void launch_fractional_max_pool2d_backward(const torch_fl::OpContext& op,
   }
 }
 
-// fractional_max_pool2d_backward: specs/mlu/nn.yaml:232
+// fractional_max_pool2d_backward: specs/mlu/nn.yaml:163
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d_backward{
-    "fractional_max_pool2d_backward", "specs/mlu/nn.yaml:232",
+    "fractional_max_pool2d_backward", "specs/mlu/nn.yaml:163",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -258,7 +258,7 @@ at::Tensor wrap_fractional_max_pool2d_backward(const at::Tensor & grad_output, c
 }
 
 // mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu/nn.yaml:245
+// from specs/mlu/nn.yaml:176
 static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -272,9 +272,9 @@ static void launch_reflection_pad3d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad3d: specs/mlu/nn.yaml:245
+// reflection_pad3d: specs/mlu/nn.yaml:176
 static const torch_fl::KernelInfo kOp_reflection_pad3d{
-    "reflection_pad3d", "specs/mlu/nn.yaml:245",
+    "reflection_pad3d", "specs/mlu/nn.yaml:176",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -297,7 +297,7 @@ at::Tensor wrap_reflection_pad3d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // mluOpReplicationPad(stream, self, padding, out)
-// from specs/mlu/nn.yaml:247
+// from specs/mlu/nn.yaml:178
 static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -311,9 +311,9 @@ static void launch_replication_pad1d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad1d: specs/mlu/nn.yaml:247
+// replication_pad1d: specs/mlu/nn.yaml:178
 static const torch_fl::KernelInfo kOp_replication_pad1d{
-    "replication_pad1d", "specs/mlu/nn.yaml:247",
+    "replication_pad1d", "specs/mlu/nn.yaml:178",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -336,7 +336,7 @@ at::Tensor wrap_replication_pad1d(const at::Tensor & self, at::IntArrayRef paddi
 }
 
 // mluOpGroupNorm(stream, input, weight, bias, N, C, HxW, group, eps, out0, out1, out2)
-// from specs/mlu/nn.yaml:261
+// from specs/mlu/nn.yaml:192
 static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -353,9 +353,9 @@ static void launch_native_group_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_group_norm: specs/mlu/nn.yaml:261
+// native_group_norm: specs/mlu/nn.yaml:192
 static const torch_fl::KernelInfo kOp_native_group_norm{
-    "native_group_norm", "specs/mlu/nn.yaml:261",
+    "native_group_norm", "specs/mlu/nn.yaml:192",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1434,7 +1434,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // mluOpErfc(stream, self, out)
-// from specs/mlu.yaml:211
+// from specs/mlu.yaml:281
 static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1447,9 +1447,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// erfc: specs/mlu.yaml:211
+// erfc: specs/mlu.yaml:281
 static const torch_fl::KernelInfo kOp_erfc{
-    "erfc", "specs/mlu.yaml:211",
+    "erfc", "specs/mlu.yaml:281",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1471,10 +1471,10 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   return out;
 }
 
-// erfc.out: specs/mlu.yaml:211
+// erfc.out: specs/mlu.yaml:281
 // out variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_out{
-    "erfc.out", "specs/mlu.yaml:211",
+    "erfc.out", "specs/mlu.yaml:281",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1497,10 +1497,10 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfc_: specs/mlu.yaml:211
+// erfc_: specs/mlu.yaml:281
 // inplace variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_{
-    "erfc_", "specs/mlu.yaml:211",
+    "erfc_", "specs/mlu.yaml:281",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1520,7 +1520,7 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
 }
 
 // mluOpBitwiseNot(stream, self, out)
-// from specs/mlu.yaml:216
+// from specs/mlu.yaml:286
 static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1533,9 +1533,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// bitwise_not: specs/mlu.yaml:216
+// bitwise_not: specs/mlu.yaml:286
 static const torch_fl::KernelInfo kOp_bitwise_not{
-    "bitwise_not", "specs/mlu.yaml:216",
+    "bitwise_not", "specs/mlu.yaml:286",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1557,10 +1557,10 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   return out;
 }
 
-// bitwise_not.out: specs/mlu.yaml:216
+// bitwise_not.out: specs/mlu.yaml:286
 // out variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_out{
-    "bitwise_not.out", "specs/mlu.yaml:216",
+    "bitwise_not.out", "specs/mlu.yaml:286",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1583,10 +1583,10 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// bitwise_not_: specs/mlu.yaml:216
+// bitwise_not_: specs/mlu.yaml:286
 // inplace variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_{
-    "bitwise_not_", "specs/mlu.yaml:216",
+    "bitwise_not_", "specs/mlu.yaml:286",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1606,7 +1606,7 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
 }
 
 // mluOpBitwiseAndScalar(stream, self, other, out)
-// from specs/mlu.yaml:237
+// from specs/mlu.yaml:307
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1621,7 +1621,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // mluOpBitwiseAnd(stream, self, other, out)
-// from specs/mlu.yaml:221
+// from specs/mlu.yaml:291
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1635,9 +1635,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/mlu.yaml:221
+// bitwise_and.Tensor: specs/mlu.yaml:291
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/mlu.yaml:221",
+    "bitwise_and.Tensor", "specs/mlu.yaml:291",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1664,10 +1664,10 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/mlu.yaml:221
+// bitwise_and.Tensor_out: specs/mlu.yaml:291
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/mlu.yaml:221",
+    "bitwise_and.Tensor_out", "specs/mlu.yaml:291",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1696,10 +1696,10 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_and_.Tensor: specs/mlu.yaml:221
+// bitwise_and_.Tensor: specs/mlu.yaml:291
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/mlu.yaml:221",
+    "bitwise_and_.Tensor", "specs/mlu.yaml:291",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1725,7 +1725,7 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpCopysign(stream, self, other, out)
-// from specs/mlu.yaml:231
+// from specs/mlu.yaml:301
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1739,9 +1739,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/mlu.yaml:231
+// copysign.Tensor: specs/mlu.yaml:301
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/mlu.yaml:231",
+    "copysign.Tensor", "specs/mlu.yaml:301",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1765,10 +1765,10 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// copysign.out: specs/mlu.yaml:231
+// copysign.out: specs/mlu.yaml:301
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/mlu.yaml:231",
+    "copysign.out", "specs/mlu.yaml:301",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1794,10 +1794,10 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   return out;
 }
 
-// copysign_.Tensor: specs/mlu.yaml:231
+// copysign_.Tensor: specs/mlu.yaml:301
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/mlu.yaml:231",
+    "copysign_.Tensor", "specs/mlu.yaml:301",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1820,7 +1820,7 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
 }
 
 // mluOpLogAddExp2(stream, self, other, out)
-// from specs/mlu.yaml:234
+// from specs/mlu.yaml:304
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1834,9 +1834,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/mlu.yaml:234
+// logaddexp2: specs/mlu.yaml:304
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/mlu.yaml:234",
+    "logaddexp2", "specs/mlu.yaml:304",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1860,10 +1860,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp2.out: specs/mlu.yaml:234
+// logaddexp2.out: specs/mlu.yaml:304
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/mlu.yaml:234",
+    "logaddexp2.out", "specs/mlu.yaml:304",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1890,7 +1890,7 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
 }
 
 // mluOpFmax(stream, self, other, out)
-// from specs/mlu.yaml:235
+// from specs/mlu.yaml:305
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1904,9 +1904,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/mlu.yaml:235
+// fmax: specs/mlu.yaml:305
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/mlu.yaml:235",
+    "fmax", "specs/mlu.yaml:305",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1930,10 +1930,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmax.out: specs/mlu.yaml:235
+// fmax.out: specs/mlu.yaml:305
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/mlu.yaml:235",
+    "fmax.out", "specs/mlu.yaml:305",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1959,9 +1959,9 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// bitwise_and.Scalar: specs/mlu.yaml:237
+// bitwise_and.Scalar: specs/mlu.yaml:307
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/mlu.yaml:237",
+    "bitwise_and.Scalar", "specs/mlu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1983,10 +1983,10 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/mlu.yaml:237
+// bitwise_and.Scalar_out: specs/mlu.yaml:307
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/mlu.yaml:237",
+    "bitwise_and.Scalar_out", "specs/mlu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2009,10 +2009,10 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_and_.Scalar: specs/mlu.yaml:237
+// bitwise_and_.Scalar: specs/mlu.yaml:307
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/mlu.yaml:237",
+    "bitwise_and_.Scalar", "specs/mlu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2032,7 +2032,7 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // mluOpMinDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:249
+// from specs/mlu.yaml:319
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2046,9 +2046,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/mlu.yaml:249
+// min.dim: specs/mlu.yaml:319
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/mlu.yaml:249",
+    "min.dim", "specs/mlu.yaml:319",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2072,7 +2072,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // mluOpVectorNorm(stream, self, p, dim, keepdim, out)
-// from specs/mlu.yaml:251
+// from specs/mlu.yaml:321
 static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2087,9 +2087,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// norm.ScalarOpt_dim: specs/mlu.yaml:251
+// norm.ScalarOpt_dim: specs/mlu.yaml:321
 static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/mlu.yaml:251",
+    "norm.ScalarOpt_dim", "specs/mlu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2112,7 +2112,7 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
 }
 
 // mluOpIndexAdd(stream, self, dim, index, source, alpha, out)
-// from specs/mlu.yaml:258
+// from specs/mlu.yaml:328
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2128,9 +2128,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// index_add: specs/mlu.yaml:258
+// index_add: specs/mlu.yaml:328
 static const torch_fl::KernelInfo kOp_index_add{
-    "index_add", "specs/mlu.yaml:258",
+    "index_add", "specs/mlu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2156,10 +2156,10 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   return out;
 }
 
-// index_add.out: specs/mlu.yaml:258
+// index_add.out: specs/mlu.yaml:328
 // out variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_out{
-    "index_add.out", "specs/mlu.yaml:258",
+    "index_add.out", "specs/mlu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2188,10 +2188,10 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   return out;
 }
 
-// index_add_: specs/mlu.yaml:258
+// index_add_: specs/mlu.yaml:328
 // inplace variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_{
-    "index_add_", "specs/mlu.yaml:258",
+    "index_add_", "specs/mlu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -6,7 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/elu_meta_dispatch.h>
 #include <ATen/ops/hardshrink_backward_meta_dispatch.h>
 #include <ATen/ops/mul_meta_dispatch.h>
@@ -20,6 +19,7 @@
 #include <ATen/ops/isneginf_meta_dispatch.h>
 #include <ATen/ops/cumsum_meta_dispatch.h>
 #include <ATen/ops/amax_meta_dispatch.h>
+#include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/frac_meta_dispatch.h>
 #include <ATen/ops/fmod_meta_dispatch.h>
 #include <ATen/ops/fmin_meta_dispatch.h>
@@ -29,49 +29,8 @@
 
 namespace {
 
-// mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu/nn.yaml:72
-static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto output_arg = mlu_glue::describe(output);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftmaxBackward");
-  const mluRet_t status = mluOpSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _softmax_backward_data: specs/mlu/nn.yaml:72
-static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/mlu/nn.yaml:72",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
-  torch_fl::OpContext op(kOp__softmax_backward_data);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
-  }
-  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
-  const at::Tensor out = op.allocate(expected);
-  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
-  return out;
-}
-
 // mluOpElu(stream, self, alpha, scale, input_scale, out)
-// from specs/mlu/nn.yaml:77
+// from specs/mlu/nn.yaml:8
 static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -87,9 +46,9 @@ static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// elu: specs/mlu/nn.yaml:77
+// elu: specs/mlu/nn.yaml:8
 static const torch_fl::KernelInfo kOp_elu{
-    "elu", "specs/mlu/nn.yaml:77",
+    "elu", "specs/mlu/nn.yaml:8",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -111,10 +70,10 @@ at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at:
   return out;
 }
 
-// elu_: specs/mlu/nn.yaml:77
+// elu_: specs/mlu/nn.yaml:8
 // inplace variant derived from elu
 static const torch_fl::KernelInfo kOp_elu_{
-    "elu_", "specs/mlu/nn.yaml:77",
+    "elu_", "specs/mlu/nn.yaml:8",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -134,7 +93,7 @@ at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Sc
 }
 
 // mluOpHardshrinkBackward(stream, grad_out, self, lambd, out)
-// from specs/mlu/nn.yaml:102
+// from specs/mlu/nn.yaml:33
 static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -149,9 +108,9 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// hardshrink_backward: specs/mlu/nn.yaml:102
+// hardshrink_backward: specs/mlu/nn.yaml:33
 static const torch_fl::KernelInfo kOp_hardshrink_backward{
-    "hardshrink_backward", "specs/mlu/nn.yaml:102",
+    "hardshrink_backward", "specs/mlu/nn.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -176,7 +135,7 @@ at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tenso
 }
 
 // mluOpPreluBackward(stream, grad_output, self, weight, out0, out1)
-// from specs/mlu/nn.yaml:133
+// from specs/mlu/nn.yaml:64
 static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -192,9 +151,9 @@ static void launch__prelu_kernel_backward(const torch_fl::OpContext& op, const a
   }
 }
 
-// _prelu_kernel_backward: specs/mlu/nn.yaml:133
+// _prelu_kernel_backward: specs/mlu/nn.yaml:64
 static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
-    "_prelu_kernel_backward", "specs/mlu/nn.yaml:133",
+    "_prelu_kernel_backward", "specs/mlu/nn.yaml:64",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -218,7 +177,7 @@ static const torch_fl::KernelInfo kOp__prelu_kernel_backward{
 }
 
 // mluOpSmoothL1LossBackward(stream, grad_output, self, target, reduction, beta, out)
-// from specs/mlu/nn.yaml:150
+// from specs/mlu/nn.yaml:81
 static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -233,9 +192,9 @@ static void launch_smooth_l1_loss_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// smooth_l1_loss_backward: specs/mlu/nn.yaml:150
+// smooth_l1_loss_backward: specs/mlu/nn.yaml:81
 static const torch_fl::KernelInfo kOp_smooth_l1_loss_backward{
-    "smooth_l1_loss_backward", "specs/mlu/nn.yaml:150",
+    "smooth_l1_loss_backward", "specs/mlu/nn.yaml:81",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -262,7 +221,7 @@ at::Tensor wrap_smooth_l1_loss_backward(const at::Tensor & grad_output, const at
 }
 
 // mluOpHuberLoss(stream, self, target, reduction, delta, out)
-// from specs/mlu/nn.yaml:153
+// from specs/mlu/nn.yaml:84
 static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -276,9 +235,9 @@ static void launch_huber_loss(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// huber_loss: specs/mlu/nn.yaml:153
+// huber_loss: specs/mlu/nn.yaml:84
 static const torch_fl::KernelInfo kOp_huber_loss{
-    "huber_loss", "specs/mlu/nn.yaml:153",
+    "huber_loss", "specs/mlu/nn.yaml:84",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -303,7 +262,7 @@ at::Tensor wrap_huber_loss(const at::Tensor & self, const at::Tensor & target, i
 }
 
 // mluOpBinaryCrossEntropyBackward(stream, grad_output, self, target, weight, reduction, out)
-// from specs/mlu/nn.yaml:164
+// from specs/mlu/nn.yaml:95
 static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -319,9 +278,9 @@ static void launch_binary_cross_entropy_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// binary_cross_entropy_backward: specs/mlu/nn.yaml:164
+// binary_cross_entropy_backward: specs/mlu/nn.yaml:95
 static const torch_fl::KernelInfo kOp_binary_cross_entropy_backward{
-    "binary_cross_entropy_backward", "specs/mlu/nn.yaml:164",
+    "binary_cross_entropy_backward", "specs/mlu/nn.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -345,7 +304,7 @@ at::Tensor wrap_binary_cross_entropy_backward(const at::Tensor & grad_output, co
 }
 
 // mluOpMultiMarginLossBackward(stream, grad_output, self, target, p, margin, weight, reduction, out)
-// from specs/mlu/nn.yaml:182
+// from specs/mlu/nn.yaml:113
 static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -363,9 +322,9 @@ static void launch_multi_margin_loss_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// multi_margin_loss_backward: specs/mlu/nn.yaml:182
+// multi_margin_loss_backward: specs/mlu/nn.yaml:113
 static const torch_fl::KernelInfo kOp_multi_margin_loss_backward{
-    "multi_margin_loss_backward", "specs/mlu/nn.yaml:182",
+    "multi_margin_loss_backward", "specs/mlu/nn.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -389,7 +348,7 @@ at::Tensor wrap_multi_margin_loss_backward(const at::Tensor & grad_output, const
 }
 
 // mluOpMultilabelMarginLossBackward(stream, grad_output, self, target, reduction, is_target, out)
-// from specs/mlu/nn.yaml:190
+// from specs/mlu/nn.yaml:121
 static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor & is_target, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -405,9 +364,9 @@ static void launch_multilabel_margin_loss_backward(const torch_fl::OpContext& op
   }
 }
 
-// multilabel_margin_loss_backward: specs/mlu/nn.yaml:190
+// multilabel_margin_loss_backward: specs/mlu/nn.yaml:121
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_backward{
-    "multilabel_margin_loss_backward", "specs/mlu/nn.yaml:190",
+    "multilabel_margin_loss_backward", "specs/mlu/nn.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -432,7 +391,7 @@ at::Tensor wrap_multilabel_margin_loss_backward(const at::Tensor & grad_output, 
 }
 
 // mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu/nn.yaml:237
+// from specs/mlu/nn.yaml:168
 static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -446,9 +405,9 @@ static void launch_reflection_pad2d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad2d: specs/mlu/nn.yaml:237
+// reflection_pad2d: specs/mlu/nn.yaml:168
 static const torch_fl::KernelInfo kOp_reflection_pad2d{
-    "reflection_pad2d", "specs/mlu/nn.yaml:237",
+    "reflection_pad2d", "specs/mlu/nn.yaml:168",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1838,8 +1797,49 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   return out;
 }
 
+// mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
+// from specs/mlu.yaml:264
+static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftmaxBackward");
+  const mluRet_t status = mluOpSoftmaxBackward(stream_arg, &grad_output_arg, &output_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _softmax_backward_data: specs/mlu.yaml:264
+static const torch_fl::KernelInfo kOp__softmax_backward_data{
+    "_softmax_backward_data", "specs/mlu.yaml:264",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  torch_fl::OpContext op(kOp__softmax_backward_data);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
+  return out;
+}
+
 // mluOpFrac(stream, self, out)
-// from specs/mlu.yaml:210
+// from specs/mlu.yaml:280
 static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1852,9 +1852,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// frac: specs/mlu.yaml:210
+// frac: specs/mlu.yaml:280
 static const torch_fl::KernelInfo kOp_frac{
-    "frac", "specs/mlu.yaml:210",
+    "frac", "specs/mlu.yaml:280",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1876,10 +1876,10 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   return out;
 }
 
-// frac.out: specs/mlu.yaml:210
+// frac.out: specs/mlu.yaml:280
 // out variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_out{
-    "frac.out", "specs/mlu.yaml:210",
+    "frac.out", "specs/mlu.yaml:280",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1902,10 +1902,10 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// frac_: specs/mlu.yaml:210
+// frac_: specs/mlu.yaml:280
 // inplace variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_{
-    "frac_", "specs/mlu.yaml:210",
+    "frac_", "specs/mlu.yaml:280",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1925,7 +1925,7 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
 }
 
 // mluOpFmodScalar(stream, self, other, out)
-// from specs/mlu.yaml:240
+// from specs/mlu.yaml:310
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1940,7 +1940,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // mluOpFmod(stream, self, other, out)
-// from specs/mlu.yaml:228
+// from specs/mlu.yaml:298
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1954,9 +1954,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/mlu.yaml:228
+// fmod.Tensor: specs/mlu.yaml:298
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/mlu.yaml:228",
+    "fmod.Tensor", "specs/mlu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1983,10 +1983,10 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmod.Tensor_out: specs/mlu.yaml:228
+// fmod.Tensor_out: specs/mlu.yaml:298
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/mlu.yaml:228",
+    "fmod.Tensor_out", "specs/mlu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2015,10 +2015,10 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// fmod_.Tensor: specs/mlu.yaml:228
+// fmod_.Tensor: specs/mlu.yaml:298
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/mlu.yaml:228",
+    "fmod_.Tensor", "specs/mlu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2044,7 +2044,7 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpFmin(stream, self, other, out)
-// from specs/mlu.yaml:236
+// from specs/mlu.yaml:306
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2058,9 +2058,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/mlu.yaml:236
+// fmin: specs/mlu.yaml:306
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/mlu.yaml:236",
+    "fmin", "specs/mlu.yaml:306",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2084,10 +2084,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmin.out: specs/mlu.yaml:236
+// fmin.out: specs/mlu.yaml:306
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/mlu.yaml:236",
+    "fmin.out", "specs/mlu.yaml:306",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2113,9 +2113,9 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// fmod.Scalar: specs/mlu.yaml:240
+// fmod.Scalar: specs/mlu.yaml:310
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/mlu.yaml:240",
+    "fmod.Scalar", "specs/mlu.yaml:310",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2137,10 +2137,10 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod_.Scalar: specs/mlu.yaml:240
+// fmod_.Scalar: specs/mlu.yaml:310
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/mlu.yaml:240",
+    "fmod_.Scalar", "specs/mlu.yaml:310",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2160,7 +2160,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpMaxDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:248
+// from specs/mlu.yaml:318
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2174,9 +2174,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/mlu.yaml:248
+// max.dim: specs/mlu.yaml:318
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/mlu.yaml:248",
+    "max.dim", "specs/mlu.yaml:318",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2202,7 +2202,6 @@ static const torch_fl::KernelInfo kOp_max_dim{
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
   m.impl("elu", TORCH_FN(wrap_elu));
   m.impl("elu_", TORCH_FN(wrap_elu_));
   m.impl("hardshrink_backward", TORCH_FN(wrap_hardshrink_backward));
@@ -2256,6 +2255,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("amax", TORCH_FN(wrap_amax));
   m.impl("amax.out", TORCH_FN(wrap_amax_out));
+  m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
   m.impl("frac", TORCH_FN(wrap_frac));
   m.impl("frac.out", TORCH_FN(wrap_frac_out));
   m.impl("frac_", TORCH_FN(wrap_frac_));

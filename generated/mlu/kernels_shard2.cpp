@@ -29,152 +29,8 @@
 
 namespace {
 
-// mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/mlu/nn.yaml:49
-static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_out_arg = mlu_glue::describe(grad_out);
-  const auto input_arg = mlu_glue::describe(input);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto running_mean_arg = mlu_glue::describe_optional(running_mean);
-  const auto running_var_arg = mlu_glue::describe_optional(running_var);
-  const auto save_mean_arg = mlu_glue::describe_optional(save_mean);
-  const auto save_invstd_arg = mlu_glue::describe_optional(save_invstd);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpBatchNormBackward");
-  const mluRet_t status = mluOpBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_batch_norm_backward: specs/mlu/nn.yaml:49
-static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/mlu/nn.yaml:49",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
-  torch_fl::OpContext op(kOp_native_batch_norm_backward);
-  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_optional_input(running_mean, "running_mean");
-  op.check_optional_input(running_var, "running_var");
-  op.check_optional_input(save_mean, "save_mean");
-  op.check_optional_input(save_invstd, "save_invstd");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var") && op.dtype_is_native(save_mean, "save_mean") && op.dtype_is_native(save_invstd, "save_invstd"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
-  }
-  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm_backward(op, *grad_out_on_device, *input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
-  return std::make_tuple(out0, out1, out2);
-}
-
-// mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
-// from specs/mlu/nn.yaml:53
-static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto input_arg = mlu_glue::describe(input);
-  const auto normalized_shape_arg = mlu_glue::int_list(normalized_shape);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto bias_arg = mlu_glue::describe_optional(bias);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpLayerNorm");
-  const mluRet_t status = mluOpLayerNorm(stream_arg, &input_arg, normalized_shape_arg, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_layer_norm: specs/mlu/nn.yaml:53
-static const torch_fl::KernelInfo kOp_native_layer_norm{
-    "native_layer_norm", "specs/mlu/nn.yaml:53",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
-  torch_fl::OpContext op(kOp_native_layer_norm);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_optional_input(bias, "bias");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
-  }
-  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
-  }
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_layer_norm(op, *input_on_device, normalized_shape, weight, bias, eps, out0, out1, out2);
-  return std::make_tuple(out0, out1, out2);
-}
-
-// mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
-// from specs/mlu/nn.yaml:61
-static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto input_arg = mlu_glue::describe(input);
-  const auto train_arg3 = mlu_glue::optional_bool_true(train);
-  const auto computed_arg4 = mlu_glue::default_rand_state();
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpDropout");
-  const mluRet_t status = mluOpDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_dropout: specs/mlu/nn.yaml:61
-static const torch_fl::KernelInfo kOp_native_dropout{
-    "native_dropout", "specs/mlu/nn.yaml:61",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
-  torch_fl::OpContext op(kOp_native_dropout);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
-  }
-  const auto expected = torch_fl::output_rules::dropout(input, p, train);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
-  }
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
-  return std::make_tuple(out0, out1);
-}
-
 // mluOpSoftshrinkBackward(stream, grad_output, self, lambd, out)
-// from specs/mlu/nn.yaml:100
+// from specs/mlu/nn.yaml:31
 static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -189,9 +45,9 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// softshrink_backward: specs/mlu/nn.yaml:100
+// softshrink_backward: specs/mlu/nn.yaml:31
 static const torch_fl::KernelInfo kOp_softshrink_backward{
-    "softshrink_backward", "specs/mlu/nn.yaml:100",
+    "softshrink_backward", "specs/mlu/nn.yaml:31",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -216,7 +72,7 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpMish(stream, self, out)
-// from specs/mlu/nn.yaml:122
+// from specs/mlu/nn.yaml:53
 static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -229,9 +85,9 @@ static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// mish: specs/mlu/nn.yaml:122
+// mish: specs/mlu/nn.yaml:53
 static const torch_fl::KernelInfo kOp_mish{
-    "mish", "specs/mlu/nn.yaml:122",
+    "mish", "specs/mlu/nn.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -253,10 +109,10 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   return out;
 }
 
-// mish_: specs/mlu/nn.yaml:122
+// mish_: specs/mlu/nn.yaml:53
 // inplace variant derived from mish
 static const torch_fl::KernelInfo kOp_mish_{
-    "mish_", "specs/mlu/nn.yaml:122",
+    "mish_", "specs/mlu/nn.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -276,7 +132,7 @@ at::Tensor & wrap_mish_(at::Tensor & self) {
 }
 
 // mluOpReflectionPad(stream, self, padding, out)
-// from specs/mlu/nn.yaml:235
+// from specs/mlu/nn.yaml:166
 static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -290,9 +146,9 @@ static void launch_reflection_pad1d(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// reflection_pad1d: specs/mlu/nn.yaml:235
+// reflection_pad1d: specs/mlu/nn.yaml:166
 static const torch_fl::KernelInfo kOp_reflection_pad1d{
-    "reflection_pad1d", "specs/mlu/nn.yaml:235",
+    "reflection_pad1d", "specs/mlu/nn.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -315,7 +171,7 @@ at::Tensor wrap_reflection_pad1d(const at::Tensor & self, at::IntArrayRef paddin
 }
 
 // mluOpReflectionPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu/nn.yaml:236
+// from specs/mlu/nn.yaml:167
 static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -330,9 +186,9 @@ static void launch_reflection_pad1d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad1d_backward: specs/mlu/nn.yaml:236
+// reflection_pad1d_backward: specs/mlu/nn.yaml:167
 static const torch_fl::KernelInfo kOp_reflection_pad1d_backward{
-    "reflection_pad1d_backward", "specs/mlu/nn.yaml:236",
+    "reflection_pad1d_backward", "specs/mlu/nn.yaml:167",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -357,7 +213,7 @@ at::Tensor wrap_reflection_pad1d_backward(const at::Tensor & grad_output, const 
 }
 
 // mluOpReplicationPad(stream, self, padding, out)
-// from specs/mlu/nn.yaml:254
+// from specs/mlu/nn.yaml:185
 static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -371,9 +227,9 @@ static void launch_replication_pad3d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad3d: specs/mlu/nn.yaml:254
+// replication_pad3d: specs/mlu/nn.yaml:185
 static const torch_fl::KernelInfo kOp_replication_pad3d{
-    "replication_pad3d", "specs/mlu/nn.yaml:254",
+    "replication_pad3d", "specs/mlu/nn.yaml:185",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -993,8 +849,152 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   return out;
 }
 
+// mluOpBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
+// from specs/mlu.yaml:241
+static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_out_arg = mlu_glue::describe(grad_out);
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto running_mean_arg = mlu_glue::describe_optional(running_mean);
+  const auto running_var_arg = mlu_glue::describe_optional(running_var);
+  const auto save_mean_arg = mlu_glue::describe_optional(save_mean);
+  const auto save_invstd_arg = mlu_glue::describe_optional(save_invstd);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpBatchNormBackward");
+  const mluRet_t status = mluOpBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_batch_norm_backward: specs/mlu.yaml:241
+static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
+    "native_batch_norm_backward", "specs/mlu.yaml:241",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_batch_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(running_mean, "running_mean");
+  op.check_optional_input(running_var, "running_var");
+  op.check_optional_input(save_mean, "save_mean");
+  op.check_optional_input(save_invstd, "save_invstd");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var") && op.dtype_is_native(save_mean, "save_mean") && op.dtype_is_native(save_invstd, "save_invstd"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_batch_norm_backward(op, *grad_out_on_device, *input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// mluOpLayerNorm(stream, input, normalized_shape, weight, bias, eps, out0, out1, out2)
+// from specs/mlu.yaml:245
+static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto normalized_shape_arg = mlu_glue::int_list(normalized_shape);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpLayerNorm");
+  const mluRet_t status = mluOpLayerNorm(stream_arg, &input_arg, normalized_shape_arg, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_layer_norm: specs/mlu.yaml:245
+static const torch_fl::KernelInfo kOp_native_layer_norm{
+    "native_layer_norm", "specs/mlu.yaml:245",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  torch_fl::OpContext op(kOp_native_layer_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_layer_norm(op, *input_on_device, normalized_shape, weight, bias, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
+// from specs/mlu.yaml:253
+static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto train_arg3 = mlu_glue::optional_bool_true(train);
+  const auto computed_arg4 = mlu_glue::default_rand_state();
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpDropout");
+  const mluRet_t status = mluOpDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_dropout: specs/mlu.yaml:253
+static const torch_fl::KernelInfo kOp_native_dropout{
+    "native_dropout", "specs/mlu.yaml:253",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  torch_fl::OpContext op(kOp_native_dropout);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const auto expected = torch_fl::output_rules::dropout(input, p, train);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
 // mluOpAsin(stream, self, out)
-// from specs/mlu.yaml:200
+// from specs/mlu.yaml:270
 static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1007,9 +1007,9 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// asin: specs/mlu.yaml:200
+// asin: specs/mlu.yaml:270
 static const torch_fl::KernelInfo kOp_asin{
-    "asin", "specs/mlu.yaml:200",
+    "asin", "specs/mlu.yaml:270",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1031,10 +1031,10 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   return out;
 }
 
-// asin.out: specs/mlu.yaml:200
+// asin.out: specs/mlu.yaml:270
 // out variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_out{
-    "asin.out", "specs/mlu.yaml:200",
+    "asin.out", "specs/mlu.yaml:270",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1057,10 +1057,10 @@ at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asin_: specs/mlu.yaml:200
+// asin_: specs/mlu.yaml:270
 // inplace variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_{
-    "asin_", "specs/mlu.yaml:200",
+    "asin_", "specs/mlu.yaml:270",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1080,7 +1080,7 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
 }
 
 // mluOpSinh(stream, self, out)
-// from specs/mlu.yaml:203
+// from specs/mlu.yaml:273
 static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1093,9 +1093,9 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinh: specs/mlu.yaml:203
+// sinh: specs/mlu.yaml:273
 static const torch_fl::KernelInfo kOp_sinh{
-    "sinh", "specs/mlu.yaml:203",
+    "sinh", "specs/mlu.yaml:273",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1117,10 +1117,10 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   return out;
 }
 
-// sinh.out: specs/mlu.yaml:203
+// sinh.out: specs/mlu.yaml:273
 // out variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_out{
-    "sinh.out", "specs/mlu.yaml:203",
+    "sinh.out", "specs/mlu.yaml:273",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1143,10 +1143,10 @@ at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinh_: specs/mlu.yaml:203
+// sinh_: specs/mlu.yaml:273
 // inplace variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_{
-    "sinh_", "specs/mlu.yaml:203",
+    "sinh_", "specs/mlu.yaml:273",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1166,7 +1166,7 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
 }
 
 // mluOpSinc(stream, self, out)
-// from specs/mlu.yaml:215
+// from specs/mlu.yaml:285
 static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1179,9 +1179,9 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinc: specs/mlu.yaml:215
+// sinc: specs/mlu.yaml:285
 static const torch_fl::KernelInfo kOp_sinc{
-    "sinc", "specs/mlu.yaml:215",
+    "sinc", "specs/mlu.yaml:285",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1203,10 +1203,10 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   return out;
 }
 
-// sinc.out: specs/mlu.yaml:215
+// sinc.out: specs/mlu.yaml:285
 // out variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_out{
-    "sinc.out", "specs/mlu.yaml:215",
+    "sinc.out", "specs/mlu.yaml:285",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1229,10 +1229,10 @@ at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinc_: specs/mlu.yaml:215
+// sinc_: specs/mlu.yaml:285
 // inplace variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_{
-    "sinc_", "specs/mlu.yaml:215",
+    "sinc_", "specs/mlu.yaml:285",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1252,7 +1252,7 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
 }
 
 // mluOpSignbit(stream, self, out)
-// from specs/mlu.yaml:217
+// from specs/mlu.yaml:287
 static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1265,9 +1265,9 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// signbit: specs/mlu.yaml:217
+// signbit: specs/mlu.yaml:287
 static const torch_fl::KernelInfo kOp_signbit{
-    "signbit", "specs/mlu.yaml:217",
+    "signbit", "specs/mlu.yaml:287",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1289,10 +1289,10 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   return out;
 }
 
-// signbit.out: specs/mlu.yaml:217
+// signbit.out: specs/mlu.yaml:287
 // out variant derived from signbit
 static const torch_fl::KernelInfo kOp_signbit_out{
-    "signbit.out", "specs/mlu.yaml:217",
+    "signbit.out", "specs/mlu.yaml:287",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1316,7 +1316,7 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpBitwiseOrScalar(stream, self, other, out)
-// from specs/mlu.yaml:238
+// from specs/mlu.yaml:308
 static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1331,7 +1331,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // mluOpBitwiseOr(stream, self, other, out)
-// from specs/mlu.yaml:222
+// from specs/mlu.yaml:292
 static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1345,9 +1345,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// bitwise_or.Tensor: specs/mlu.yaml:222
+// bitwise_or.Tensor: specs/mlu.yaml:292
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/mlu.yaml:222",
+    "bitwise_or.Tensor", "specs/mlu.yaml:292",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1374,10 +1374,10 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// bitwise_or.Tensor_out: specs/mlu.yaml:222
+// bitwise_or.Tensor_out: specs/mlu.yaml:292
 // out variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/mlu.yaml:222",
+    "bitwise_or.Tensor_out", "specs/mlu.yaml:292",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1406,10 +1406,10 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// bitwise_or_.Tensor: specs/mlu.yaml:222
+// bitwise_or_.Tensor: specs/mlu.yaml:292
 // inplace variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/mlu.yaml:222",
+    "bitwise_or_.Tensor", "specs/mlu.yaml:292",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1435,7 +1435,7 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
 }
 
 // mluOpRemainderScalar(stream, self, other, out)
-// from specs/mlu.yaml:241
+// from specs/mlu.yaml:311
 static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1450,7 +1450,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
 }
 
 // mluOpRemainder(stream, self, other, out)
-// from specs/mlu.yaml:229
+// from specs/mlu.yaml:299
 static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1464,9 +1464,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// remainder.Tensor: specs/mlu.yaml:229
+// remainder.Tensor: specs/mlu.yaml:299
 static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/mlu.yaml:229",
+    "remainder.Tensor", "specs/mlu.yaml:299",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1493,10 +1493,10 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// remainder.Tensor_out: specs/mlu.yaml:229
+// remainder.Tensor_out: specs/mlu.yaml:299
 // out variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/mlu.yaml:229",
+    "remainder.Tensor_out", "specs/mlu.yaml:299",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1525,10 +1525,10 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   return out;
 }
 
-// remainder_.Tensor: specs/mlu.yaml:229
+// remainder_.Tensor: specs/mlu.yaml:299
 // inplace variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/mlu.yaml:229",
+    "remainder_.Tensor", "specs/mlu.yaml:299",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1554,7 +1554,7 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
 }
 
 // mluOpHypot(stream, self, other, out)
-// from specs/mlu.yaml:230
+// from specs/mlu.yaml:300
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1568,9 +1568,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// hypot: specs/mlu.yaml:230
+// hypot: specs/mlu.yaml:300
 static const torch_fl::KernelInfo kOp_hypot{
-    "hypot", "specs/mlu.yaml:230",
+    "hypot", "specs/mlu.yaml:300",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1594,10 +1594,10 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// hypot.out: specs/mlu.yaml:230
+// hypot.out: specs/mlu.yaml:300
 // out variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_out{
-    "hypot.out", "specs/mlu.yaml:230",
+    "hypot.out", "specs/mlu.yaml:300",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,10 +1623,10 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// hypot_: specs/mlu.yaml:230
+// hypot_: specs/mlu.yaml:300
 // inplace variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_{
-    "hypot_", "specs/mlu.yaml:230",
+    "hypot_", "specs/mlu.yaml:300",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1648,9 +1648,9 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// bitwise_or.Scalar: specs/mlu.yaml:238
+// bitwise_or.Scalar: specs/mlu.yaml:308
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/mlu.yaml:238",
+    "bitwise_or.Scalar", "specs/mlu.yaml:308",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1672,10 +1672,10 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   return out;
 }
 
-// bitwise_or.Scalar_out: specs/mlu.yaml:238
+// bitwise_or.Scalar_out: specs/mlu.yaml:308
 // out variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/mlu.yaml:238",
+    "bitwise_or.Scalar_out", "specs/mlu.yaml:308",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1698,10 +1698,10 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// bitwise_or_.Scalar: specs/mlu.yaml:238
+// bitwise_or_.Scalar: specs/mlu.yaml:308
 // inplace variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/mlu.yaml:238",
+    "bitwise_or_.Scalar", "specs/mlu.yaml:308",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1720,9 +1720,9 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   return self;
 }
 
-// remainder.Scalar: specs/mlu.yaml:241
+// remainder.Scalar: specs/mlu.yaml:311
 static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/mlu.yaml:241",
+    "remainder.Scalar", "specs/mlu.yaml:311",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1744,10 +1744,10 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   return out;
 }
 
-// remainder_.Scalar: specs/mlu.yaml:241
+// remainder_.Scalar: specs/mlu.yaml:311
 // inplace variant derived from remainder.Scalar
 static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/mlu.yaml:241",
+    "remainder_.Scalar", "specs/mlu.yaml:311",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1769,9 +1769,6 @@ at::Tensor & wrap_remainder__Scalar(at::Tensor & self, const at::Scalar & other)
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("native_batch_norm_backward", TORCH_FN(wrap_native_batch_norm_backward));
-  m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));
-  m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
   m.impl("softshrink_backward", TORCH_FN(wrap_softshrink_backward));
   m.impl("mish", TORCH_FN(wrap_mish));
   m.impl("mish_", TORCH_FN(wrap_mish_));
@@ -1797,6 +1794,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_", TORCH_FN(wrap_clamp_));
   m.impl("argmax", TORCH_FN(wrap_argmax));
   m.impl("argmax.out", TORCH_FN(wrap_argmax_out));
+  m.impl("native_batch_norm_backward", TORCH_FN(wrap_native_batch_norm_backward));
+  m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));
+  m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
   m.impl("asin", TORCH_FN(wrap_asin));
   m.impl("asin.out", TORCH_FN(wrap_asin_out));
   m.impl("asin_", TORCH_FN(wrap_asin_));

@@ -6,7 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
 #include <ATen/ops/elu_backward_meta_dispatch.h>
 #include <ATen/ops/softplus_meta_dispatch.h>
 #include <ATen/ops/hardsigmoid_backward_meta_dispatch.h>
@@ -21,6 +20,7 @@
 #include <ATen/ops/le_meta_dispatch.h>
 #include <ATen/ops/linear_native.h>
 #include <ATen/ops/bmm_meta_dispatch.h>
+#include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
 #include <ATen/ops/cosh_meta_dispatch.h>
 #include <ATen/ops/exp2_meta_dispatch.h>
 #include <ATen/ops/isposinf_meta_dispatch.h>
@@ -32,139 +32,8 @@
 
 namespace {
 
-// mluOpMaxPool2d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/mlu/nn.yaml:19
-static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto dilation_arg = mlu_glue::int_list(dilation);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2d");
-  const mluRet_t status = mluOpMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &out0_arg, &out1_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// max_pool2d_with_indices: specs/mlu/nn.yaml:19
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/mlu/nn.yaml:19",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
-  }
-  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
-  return std::make_tuple(out0, out1);
-}
-
-// max_pool2d_with_indices.out: specs/mlu/nn.yaml:19
-// out variant derived from max_pool2d_with_indices
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/mlu/nn.yaml:19",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  op.check_output(indices, "indices", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_internal_overlap(indices);
-  torch_fl::check_no_partial_overlap(indices, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::Tensor indices_meta = op.meta_output(indices);
-  at::meta::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
-  op.resize_output(out, out_meta);
-  op.resize_output(indices, indices_meta);
-  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
-  return std::forward_as_tuple(out, indices);
-}
-
-// mluOpLayerNormBackward(stream, grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
-// from specs/mlu/nn.yaml:57
-static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_out_arg = mlu_glue::describe(grad_out);
-  const auto input_arg = mlu_glue::describe(input);
-  const auto normalized_shape_arg = mlu_glue::int_list(normalized_shape);
-  const auto mean_arg = mlu_glue::describe(mean);
-  const auto rstd_arg = mlu_glue::describe(rstd);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto bias_arg = mlu_glue::describe_optional(bias);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpLayerNormBackward");
-  const mluRet_t status = mluOpLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg, &mean_arg, &rstd_arg, &weight_arg, &bias_arg, &out0_arg, &out1_arg, &out2_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_layer_norm_backward: specs/mlu/nn.yaml:57
-static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
-    "native_layer_norm_backward", "specs/mlu/nn.yaml:57",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
-  torch_fl::OpContext op(kOp_native_layer_norm_backward);
-  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_input(mean, "mean", /*cpu_scalar_ok=*/true);
-  op.check_input(rstd, "rstd", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_optional_input(bias, "bias");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(mean, "mean") && op.dtype_is_native(rstd, "rstd") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
-  }
-  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
-  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_layer_norm_backward(op, *grad_out_on_device, *input_on_device, normalized_shape, *mean_on_device, *rstd_on_device, weight, bias, out0, out1, out2);
-  return std::make_tuple(out0, out1, out2);
-}
-
 // mluOpEluBackward(stream, grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
-// from specs/mlu/nn.yaml:78
+// from specs/mlu/nn.yaml:9
 static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, bool is_result, const at::Tensor & self_or_result, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -181,9 +50,9 @@ static void launch_elu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// elu_backward: specs/mlu/nn.yaml:78
+// elu_backward: specs/mlu/nn.yaml:9
 static const torch_fl::KernelInfo kOp_elu_backward{
-    "elu_backward", "specs/mlu/nn.yaml:78",
+    "elu_backward", "specs/mlu/nn.yaml:9",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -208,7 +77,7 @@ at::Tensor wrap_elu_backward(const at::Tensor & grad_output, const at::Scalar & 
 }
 
 // mluOpSoftplus(stream, self, beta, threshold, out)
-// from specs/mlu/nn.yaml:95
+// from specs/mlu/nn.yaml:26
 static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -223,9 +92,9 @@ static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// softplus: specs/mlu/nn.yaml:95
+// softplus: specs/mlu/nn.yaml:26
 static const torch_fl::KernelInfo kOp_softplus{
-    "softplus", "specs/mlu/nn.yaml:95",
+    "softplus", "specs/mlu/nn.yaml:26",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -247,10 +116,10 @@ at::Tensor wrap_softplus(const at::Tensor & self, const at::Scalar & beta, const
   return out;
 }
 
-// softplus.out: specs/mlu/nn.yaml:95
+// softplus.out: specs/mlu/nn.yaml:26
 // out variant derived from softplus
 static const torch_fl::KernelInfo kOp_softplus_out{
-    "softplus.out", "specs/mlu/nn.yaml:95",
+    "softplus.out", "specs/mlu/nn.yaml:26",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -274,7 +143,7 @@ at::Tensor & wrap_softplus_out(const at::Tensor & self, const at::Scalar & beta,
 }
 
 // mluOpHardswish(stream, self, out)
-// from specs/mlu/nn.yaml:103
+// from specs/mlu/nn.yaml:34
 static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -287,9 +156,9 @@ static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// hardswish: specs/mlu/nn.yaml:103
+// hardswish: specs/mlu/nn.yaml:34
 static const torch_fl::KernelInfo kOp_hardswish{
-    "hardswish", "specs/mlu/nn.yaml:103",
+    "hardswish", "specs/mlu/nn.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -307,10 +176,10 @@ at::Tensor wrap_hardswish(const at::Tensor & self) {
   return out;
 }
 
-// hardswish_: specs/mlu/nn.yaml:103
+// hardswish_: specs/mlu/nn.yaml:34
 // inplace variant derived from hardswish
 static const torch_fl::KernelInfo kOp_hardswish_{
-    "hardswish_", "specs/mlu/nn.yaml:103",
+    "hardswish_", "specs/mlu/nn.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -328,7 +197,7 @@ at::Tensor & wrap_hardswish_(at::Tensor & self) {
 }
 
 // mluOpHardsigmoidBackward(stream, grad_output, self, out)
-// from specs/mlu/nn.yaml:113
+// from specs/mlu/nn.yaml:44
 static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -342,9 +211,9 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// hardsigmoid_backward: specs/mlu/nn.yaml:113
+// hardsigmoid_backward: specs/mlu/nn.yaml:44
 static const torch_fl::KernelInfo kOp_hardsigmoid_backward{
-    "hardsigmoid_backward", "specs/mlu/nn.yaml:113",
+    "hardsigmoid_backward", "specs/mlu/nn.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -368,10 +237,10 @@ at::Tensor wrap_hardsigmoid_backward(const at::Tensor & grad_output, const at::T
   return out;
 }
 
-// hardsigmoid_backward.grad_input: specs/mlu/nn.yaml:113
+// hardsigmoid_backward.grad_input: specs/mlu/nn.yaml:44
 // out variant derived from hardsigmoid_backward
 static const torch_fl::KernelInfo kOp_hardsigmoid_backward_grad_input{
-    "hardsigmoid_backward.grad_input", "specs/mlu/nn.yaml:113",
+    "hardsigmoid_backward.grad_input", "specs/mlu/nn.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -398,7 +267,7 @@ at::Tensor & wrap_hardsigmoid_backward_grad_input(const at::Tensor & grad_output
 }
 
 // mluOpMseLoss(stream, self, target, reduction, out)
-// from specs/mlu/nn.yaml:144
+// from specs/mlu/nn.yaml:75
 static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -412,9 +281,9 @@ static void launch_mse_loss(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// mse_loss: specs/mlu/nn.yaml:144
+// mse_loss: specs/mlu/nn.yaml:75
 static const torch_fl::KernelInfo kOp_mse_loss{
-    "mse_loss", "specs/mlu/nn.yaml:144",
+    "mse_loss", "specs/mlu/nn.yaml:75",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -439,7 +308,7 @@ at::Tensor wrap_mse_loss(const at::Tensor & self, const at::Tensor & target, int
 }
 
 // mluOpMseLossBackward(stream, grad_output, self, target, reduction, out)
-// from specs/mlu/nn.yaml:145
+// from specs/mlu/nn.yaml:76
 static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -454,9 +323,9 @@ static void launch_mse_loss_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// mse_loss_backward: specs/mlu/nn.yaml:145
+// mse_loss_backward: specs/mlu/nn.yaml:76
 static const torch_fl::KernelInfo kOp_mse_loss_backward{
-    "mse_loss_backward", "specs/mlu/nn.yaml:145",
+    "mse_loss_backward", "specs/mlu/nn.yaml:76",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -479,7 +348,7 @@ at::Tensor wrap_mse_loss_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // mluOpMaxPool3d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
-// from specs/mlu/nn.yaml:203
+// from specs/mlu/nn.yaml:134
 static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -497,9 +366,9 @@ static void launch_max_pool3d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool3d_with_indices: specs/mlu/nn.yaml:203
+// max_pool3d_with_indices: specs/mlu/nn.yaml:134
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
-    "max_pool3d_with_indices", "specs/mlu/nn.yaml:203",
+    "max_pool3d_with_indices", "specs/mlu/nn.yaml:134",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -523,7 +392,7 @@ static const torch_fl::KernelInfo kOp_max_pool3d_with_indices{
 }
 
 // mluOpMaxPool3dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu/nn.yaml:207
+// from specs/mlu/nn.yaml:138
 static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -542,9 +411,9 @@ static void launch_max_pool3d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool3d_with_indices_backward: specs/mlu/nn.yaml:207
+// max_pool3d_with_indices_backward: specs/mlu/nn.yaml:138
 static const torch_fl::KernelInfo kOp_max_pool3d_with_indices_backward{
-    "max_pool3d_with_indices_backward", "specs/mlu/nn.yaml:207",
+    "max_pool3d_with_indices_backward", "specs/mlu/nn.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -567,7 +436,7 @@ at::Tensor wrap_max_pool3d_with_indices_backward(const at::Tensor & grad_output,
 }
 
 // mluOpReflectionPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu/nn.yaml:241
+// from specs/mlu/nn.yaml:172
 static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -582,9 +451,9 @@ static void launch_reflection_pad2d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad2d_backward: specs/mlu/nn.yaml:241
+// reflection_pad2d_backward: specs/mlu/nn.yaml:172
 static const torch_fl::KernelInfo kOp_reflection_pad2d_backward{
-    "reflection_pad2d_backward", "specs/mlu/nn.yaml:241",
+    "reflection_pad2d_backward", "specs/mlu/nn.yaml:172",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -605,7 +474,7 @@ at::Tensor wrap_reflection_pad2d_backward(const at::Tensor & grad_output, const 
 }
 
 // mluOpReflectionPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu/nn.yaml:246
+// from specs/mlu/nn.yaml:177
 static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -620,9 +489,9 @@ static void launch_reflection_pad3d_backward(const torch_fl::OpContext& op, cons
   }
 }
 
-// reflection_pad3d_backward: specs/mlu/nn.yaml:246
+// reflection_pad3d_backward: specs/mlu/nn.yaml:177
 static const torch_fl::KernelInfo kOp_reflection_pad3d_backward{
-    "reflection_pad3d_backward", "specs/mlu/nn.yaml:246",
+    "reflection_pad3d_backward", "specs/mlu/nn.yaml:177",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -647,7 +516,7 @@ at::Tensor wrap_reflection_pad3d_backward(const at::Tensor & grad_output, const 
 }
 
 // mluOpReplicationPad(stream, self, padding, out)
-// from specs/mlu/nn.yaml:249
+// from specs/mlu/nn.yaml:180
 static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -661,9 +530,9 @@ static void launch_replication_pad2d(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// replication_pad2d: specs/mlu/nn.yaml:249
+// replication_pad2d: specs/mlu/nn.yaml:180
 static const torch_fl::KernelInfo kOp_replication_pad2d{
-    "replication_pad2d", "specs/mlu/nn.yaml:249",
+    "replication_pad2d", "specs/mlu/nn.yaml:180",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1566,8 +1435,139 @@ at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::
   return out;
 }
 
+// mluOpMaxPool2d(stream, self, kernel_size, stride, padding, dilation, ceil_mode, out0, out1)
+// from specs/mlu.yaml:211
+static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2d");
+  const mluRet_t status = mluOpMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// max_pool2d_with_indices: specs/mlu.yaml:211
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
+    "max_pool2d_with_indices", "specs/mlu.yaml:211",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// max_pool2d_with_indices.out: specs/mlu.yaml:211
+// out variant derived from max_pool2d_with_indices
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
+    "max_pool2d_with_indices.out", "specs/mlu.yaml:211",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrap_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  op.check_output(indices, "indices", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_internal_overlap(indices);
+  torch_fl::check_no_partial_overlap(indices, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::Tensor indices_meta = op.meta_output(indices);
+  at::meta::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
+  op.resize_output(out, out_meta);
+  op.resize_output(indices, indices_meta);
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  return std::forward_as_tuple(out, indices);
+}
+
+// mluOpLayerNormBackward(stream, grad_out, input, normalized_shape, mean, rstd, weight, bias, out0, out1, out2)
+// from specs/mlu.yaml:249
+static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_out_arg = mlu_glue::describe(grad_out);
+  const auto input_arg = mlu_glue::describe(input);
+  const auto normalized_shape_arg = mlu_glue::int_list(normalized_shape);
+  const auto mean_arg = mlu_glue::describe(mean);
+  const auto rstd_arg = mlu_glue::describe(rstd);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpLayerNormBackward");
+  const mluRet_t status = mluOpLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg, &mean_arg, &rstd_arg, &weight_arg, &bias_arg, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_layer_norm_backward: specs/mlu.yaml:249
+static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
+    "native_layer_norm_backward", "specs/mlu.yaml:249",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_layer_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(mean, "mean", /*cpu_scalar_ok=*/true);
+  op.check_input(rstd, "rstd", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(mean, "mean") && op.dtype_is_native(rstd, "rstd") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
+  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_layer_norm_backward(op, *grad_out_on_device, *input_on_device, normalized_shape, *mean_on_device, *rstd_on_device, weight, bias, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
 // mluOpCosh(stream, self, out)
-// from specs/mlu.yaml:204
+// from specs/mlu.yaml:274
 static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1580,9 +1580,9 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// cosh: specs/mlu.yaml:204
+// cosh: specs/mlu.yaml:274
 static const torch_fl::KernelInfo kOp_cosh{
-    "cosh", "specs/mlu.yaml:204",
+    "cosh", "specs/mlu.yaml:274",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1604,10 +1604,10 @@ at::Tensor wrap_cosh(const at::Tensor & self) {
   return out;
 }
 
-// cosh.out: specs/mlu.yaml:204
+// cosh.out: specs/mlu.yaml:274
 // out variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_out{
-    "cosh.out", "specs/mlu.yaml:204",
+    "cosh.out", "specs/mlu.yaml:274",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1630,10 +1630,10 @@ at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cosh_: specs/mlu.yaml:204
+// cosh_: specs/mlu.yaml:274
 // inplace variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_{
-    "cosh_", "specs/mlu.yaml:204",
+    "cosh_", "specs/mlu.yaml:274",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1653,7 +1653,7 @@ at::Tensor & wrap_cosh_(at::Tensor & self) {
 }
 
 // mluOpExp2(stream, self, out)
-// from specs/mlu.yaml:208
+// from specs/mlu.yaml:278
 static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1666,9 +1666,9 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// exp2: specs/mlu.yaml:208
+// exp2: specs/mlu.yaml:278
 static const torch_fl::KernelInfo kOp_exp2{
-    "exp2", "specs/mlu.yaml:208",
+    "exp2", "specs/mlu.yaml:278",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1690,10 +1690,10 @@ at::Tensor wrap_exp2(const at::Tensor & self) {
   return out;
 }
 
-// exp2.out: specs/mlu.yaml:208
+// exp2.out: specs/mlu.yaml:278
 // out variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_out{
-    "exp2.out", "specs/mlu.yaml:208",
+    "exp2.out", "specs/mlu.yaml:278",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1716,10 +1716,10 @@ at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp2_: specs/mlu.yaml:208
+// exp2_: specs/mlu.yaml:278
 // inplace variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_{
-    "exp2_", "specs/mlu.yaml:208",
+    "exp2_", "specs/mlu.yaml:278",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1739,7 +1739,7 @@ at::Tensor & wrap_exp2_(at::Tensor & self) {
 }
 
 // mluOpIsPosInf(stream, self, out)
-// from specs/mlu.yaml:218
+// from specs/mlu.yaml:288
 static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1752,9 +1752,9 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isposinf: specs/mlu.yaml:218
+// isposinf: specs/mlu.yaml:288
 static const torch_fl::KernelInfo kOp_isposinf{
-    "isposinf", "specs/mlu.yaml:218",
+    "isposinf", "specs/mlu.yaml:288",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1776,10 +1776,10 @@ at::Tensor wrap_isposinf(const at::Tensor & self) {
   return out;
 }
 
-// isposinf.out: specs/mlu.yaml:218
+// isposinf.out: specs/mlu.yaml:288
 // out variant derived from isposinf
 static const torch_fl::KernelInfo kOp_isposinf_out{
-    "isposinf.out", "specs/mlu.yaml:218",
+    "isposinf.out", "specs/mlu.yaml:288",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1803,7 +1803,7 @@ at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpLogicalAnd(stream, self, other, out)
-// from specs/mlu.yaml:224
+// from specs/mlu.yaml:294
 static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1817,9 +1817,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_and: specs/mlu.yaml:224
+// logical_and: specs/mlu.yaml:294
 static const torch_fl::KernelInfo kOp_logical_and{
-    "logical_and", "specs/mlu.yaml:224",
+    "logical_and", "specs/mlu.yaml:294",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1843,10 +1843,10 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_and.out: specs/mlu.yaml:224
+// logical_and.out: specs/mlu.yaml:294
 // out variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_out{
-    "logical_and.out", "specs/mlu.yaml:224",
+    "logical_and.out", "specs/mlu.yaml:294",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1872,10 +1872,10 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_and_: specs/mlu.yaml:224
+// logical_and_: specs/mlu.yaml:294
 // inplace variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_{
-    "logical_and_", "specs/mlu.yaml:224",
+    "logical_and_", "specs/mlu.yaml:294",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1898,7 +1898,7 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpArgMin(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:245
+// from specs/mlu.yaml:315
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1912,9 +1912,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmin: specs/mlu.yaml:245
+// argmin: specs/mlu.yaml:315
 static const torch_fl::KernelInfo kOp_argmin{
-    "argmin", "specs/mlu.yaml:245",
+    "argmin", "specs/mlu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1936,10 +1936,10 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmin.out: specs/mlu.yaml:245
+// argmin.out: specs/mlu.yaml:315
 // out variant derived from argmin
 static const torch_fl::KernelInfo kOp_argmin_out{
-    "argmin.out", "specs/mlu.yaml:245",
+    "argmin.out", "specs/mlu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1963,7 +1963,7 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpCumprod(stream, self, dim, out)
-// from specs/mlu.yaml:247
+// from specs/mlu.yaml:317
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1976,9 +1976,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/mlu.yaml:247
+// cumprod: specs/mlu.yaml:317
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/mlu.yaml:247",
+    "cumprod", "specs/mlu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2000,10 +2000,10 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   return out;
 }
 
-// cumprod.out: specs/mlu.yaml:247
+// cumprod.out: specs/mlu.yaml:317
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/mlu.yaml:247",
+    "cumprod.out", "specs/mlu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2026,10 +2026,10 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   return out;
 }
 
-// cumprod_: specs/mlu.yaml:247
+// cumprod_: specs/mlu.yaml:317
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/mlu.yaml:247",
+    "cumprod_", "specs/mlu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2049,7 +2049,7 @@ at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::S
 }
 
 // mluOpVectorNorm(stream, self, ord, dim, keepdim, out)
-// from specs/mlu.yaml:250
+// from specs/mlu.yaml:320
 static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2064,9 +2064,9 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// linalg_vector_norm: specs/mlu.yaml:250
+// linalg_vector_norm: specs/mlu.yaml:320
 static const torch_fl::KernelInfo kOp_linalg_vector_norm{
-    "linalg_vector_norm", "specs/mlu.yaml:250",
+    "linalg_vector_norm", "specs/mlu.yaml:320",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2088,10 +2088,10 @@ at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// linalg_vector_norm.out: specs/mlu.yaml:250
+// linalg_vector_norm.out: specs/mlu.yaml:320
 // out variant derived from linalg_vector_norm
 static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
-    "linalg_vector_norm.out", "specs/mlu.yaml:250",
+    "linalg_vector_norm.out", "specs/mlu.yaml:320",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2117,9 +2117,6 @@ at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
-  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
-  m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
   m.impl("elu_backward", TORCH_FN(wrap_elu_backward));
   m.impl("softplus", TORCH_FN(wrap_softplus));
   m.impl("softplus.out", TORCH_FN(wrap_softplus_out));
@@ -2162,6 +2159,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("linear", TORCH_FN(wrap_linear));
   m.impl("bmm", TORCH_FN(wrap_bmm));
   m.impl("bmm.out", TORCH_FN(wrap_bmm_out));
+  m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
   m.impl("cosh", TORCH_FN(wrap_cosh));
   m.impl("cosh.out", TORCH_FN(wrap_cosh_out));
   m.impl("cosh_", TORCH_FN(wrap_cosh_));

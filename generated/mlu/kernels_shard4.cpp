@@ -6,8 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
-#include <ATen/ops/avg_pool2d_backward_meta_dispatch.h>
 #include <ATen/ops/hardshrink_meta_dispatch.h>
 #include <ATen/ops/sgn_meta_dispatch.h>
 #include <ATen/ops/any_meta_dispatch.h>
@@ -24,168 +22,16 @@
 #include <ATen/ops/lerp_meta_dispatch.h>
 #include <ATen/ops/tril_meta_dispatch.h>
 #include <ATen/ops/triu_meta_dispatch.h>
+#include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
+#include <ATen/ops/avg_pool2d_backward_meta_dispatch.h>
 #include <ATen/ops/scatter_meta_dispatch.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
 namespace {
 
-// mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
-// from specs/mlu/nn.yaml:23
-static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto dilation_arg = mlu_glue::int_list(dilation);
-  const auto indices_arg = mlu_glue::describe(indices);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2dBackward");
-  const mluRet_t status = mluOpMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &indices_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// max_pool2d_with_indices_backward: specs/mlu/nn.yaml:23
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/mlu/nn.yaml:23",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-  }
-  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  const at::Tensor out = op.allocate(expected);
-  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, out);
-  return out;
-}
-
-// max_pool2d_with_indices_backward.grad_input: specs/mlu/nn.yaml:23
-// out variant derived from max_pool2d_with_indices_backward
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/mlu/nn.yaml:23",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(grad_input);
-  torch_fl::check_no_partial_overlap(grad_input, grad_output);
-  torch_fl::check_no_partial_overlap(grad_input, self);
-  torch_fl::check_no_partial_overlap(grad_input, indices);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
-  op.resize_output(grad_input, grad_input_meta);
-  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, grad_input);
-  return grad_input;
-}
-
-// mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu/nn.yaml:31
-static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2dBackward");
-  const mluRet_t status = mluOpAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// avg_pool2d_backward: specs/mlu/nn.yaml:31
-static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/mlu/nn.yaml:31",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
-  torch_fl::OpContext op(kOp_avg_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// avg_pool2d_backward.grad_input: specs/mlu/nn.yaml:31
-// out variant derived from avg_pool2d_backward
-static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/mlu/nn.yaml:31",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_avg_pool2d_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(grad_input);
-  torch_fl::check_no_partial_overlap(grad_input, grad_output);
-  torch_fl::check_no_partial_overlap(grad_input, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
-  op.resize_output(grad_input, grad_input_meta);
-  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
-  return grad_input;
-}
-
 // mluOpHardtanhBackward(stream, grad_output, self, min_val, max_val, out)
-// from specs/mlu/nn.yaml:87
+// from specs/mlu/nn.yaml:18
 static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -201,9 +47,9 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// hardtanh_backward: specs/mlu/nn.yaml:87
+// hardtanh_backward: specs/mlu/nn.yaml:18
 static const torch_fl::KernelInfo kOp_hardtanh_backward{
-    "hardtanh_backward", "specs/mlu/nn.yaml:87",
+    "hardtanh_backward", "specs/mlu/nn.yaml:18",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -224,7 +70,7 @@ at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // mluOpHardshrink(stream, self, lambd, out)
-// from specs/mlu/nn.yaml:101
+// from specs/mlu/nn.yaml:32
 static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -238,9 +84,9 @@ static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// hardshrink: specs/mlu/nn.yaml:101
+// hardshrink: specs/mlu/nn.yaml:32
 static const torch_fl::KernelInfo kOp_hardshrink{
-    "hardshrink", "specs/mlu/nn.yaml:101",
+    "hardshrink", "specs/mlu/nn.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -262,10 +108,10 @@ at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
   return out;
 }
 
-// hardshrink.out: specs/mlu/nn.yaml:101
+// hardshrink.out: specs/mlu/nn.yaml:32
 // out variant derived from hardshrink
 static const torch_fl::KernelInfo kOp_hardshrink_out{
-    "hardshrink.out", "specs/mlu/nn.yaml:101",
+    "hardshrink.out", "specs/mlu/nn.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -289,7 +135,7 @@ at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lam
 }
 
 // mluOpHardswishBackward(stream, grad_output, self, out)
-// from specs/mlu/nn.yaml:108
+// from specs/mlu/nn.yaml:39
 static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -303,9 +149,9 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// hardswish_backward: specs/mlu/nn.yaml:108
+// hardswish_backward: specs/mlu/nn.yaml:39
 static const torch_fl::KernelInfo kOp_hardswish_backward{
-    "hardswish_backward", "specs/mlu/nn.yaml:108",
+    "hardswish_backward", "specs/mlu/nn.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -326,7 +172,7 @@ at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // mluOpGluBackward(stream, grad_output, self, dim, out)
-// from specs/mlu/nn.yaml:125
+// from specs/mlu/nn.yaml:56
 static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -340,9 +186,9 @@ static void launch_glu_backward(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// glu_backward: specs/mlu/nn.yaml:125
+// glu_backward: specs/mlu/nn.yaml:56
 static const torch_fl::KernelInfo kOp_glu_backward{
-    "glu_backward", "specs/mlu/nn.yaml:125",
+    "glu_backward", "specs/mlu/nn.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -363,7 +209,7 @@ at::Tensor wrap_glu_backward(const at::Tensor & grad_output, const at::Tensor & 
 }
 
 // mluOpSgn(stream, self, out)
-// from specs/mlu/nn.yaml:138
+// from specs/mlu/nn.yaml:69
 static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -376,9 +222,9 @@ static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sgn: specs/mlu/nn.yaml:138
+// sgn: specs/mlu/nn.yaml:69
 static const torch_fl::KernelInfo kOp_sgn{
-    "sgn", "specs/mlu/nn.yaml:138",
+    "sgn", "specs/mlu/nn.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -400,10 +246,10 @@ at::Tensor wrap_sgn(const at::Tensor & self) {
   return out;
 }
 
-// sgn.out: specs/mlu/nn.yaml:138
+// sgn.out: specs/mlu/nn.yaml:69
 // out variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_out{
-    "sgn.out", "specs/mlu/nn.yaml:138",
+    "sgn.out", "specs/mlu/nn.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -426,10 +272,10 @@ at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sgn_: specs/mlu/nn.yaml:138
+// sgn_: specs/mlu/nn.yaml:69
 // inplace variant derived from sgn
 static const torch_fl::KernelInfo kOp_sgn_{
-    "sgn_", "specs/mlu/nn.yaml:138",
+    "sgn_", "specs/mlu/nn.yaml:69",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -449,7 +295,7 @@ at::Tensor & wrap_sgn_(at::Tensor & self) {
 }
 
 // mluOpAnyAll(stream, self, out)
-// from specs/mlu/nn.yaml:140
+// from specs/mlu/nn.yaml:71
 static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -462,9 +308,9 @@ static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// any: specs/mlu/nn.yaml:140
+// any: specs/mlu/nn.yaml:71
 static const torch_fl::KernelInfo kOp_any{
-    "any", "specs/mlu/nn.yaml:140",
+    "any", "specs/mlu/nn.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -486,10 +332,10 @@ at::Tensor wrap_any(const at::Tensor & self) {
   return out;
 }
 
-// any.all_out: specs/mlu/nn.yaml:140
+// any.all_out: specs/mlu/nn.yaml:71
 // out variant derived from any
 static const torch_fl::KernelInfo kOp_any_all_out{
-    "any.all_out", "specs/mlu/nn.yaml:140",
+    "any.all_out", "specs/mlu/nn.yaml:71",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -513,7 +359,7 @@ at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpAny(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu/nn.yaml:141
+// from specs/mlu/nn.yaml:72
 static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -527,9 +373,9 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// any.dim: specs/mlu/nn.yaml:141
+// any.dim: specs/mlu/nn.yaml:72
 static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/mlu/nn.yaml:141",
+    "any.dim", "specs/mlu/nn.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -551,10 +397,10 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// any.out: specs/mlu/nn.yaml:141
+// any.out: specs/mlu/nn.yaml:72
 // out variant derived from any.dim
 static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/mlu/nn.yaml:141",
+    "any.out", "specs/mlu/nn.yaml:72",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -578,7 +424,7 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // mluOpSmoothL1Loss(stream, self, target, reduction, beta, out)
-// from specs/mlu/nn.yaml:149
+// from specs/mlu/nn.yaml:80
 static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double beta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -592,9 +438,9 @@ static void launch_smooth_l1_loss(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// smooth_l1_loss: specs/mlu/nn.yaml:149
+// smooth_l1_loss: specs/mlu/nn.yaml:80
 static const torch_fl::KernelInfo kOp_smooth_l1_loss{
-    "smooth_l1_loss", "specs/mlu/nn.yaml:149",
+    "smooth_l1_loss", "specs/mlu/nn.yaml:80",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -619,7 +465,7 @@ at::Tensor wrap_smooth_l1_loss(const at::Tensor & self, const at::Tensor & targe
 }
 
 // mluOpBinaryCrossEntropy(stream, self, target, weight, reduction, out)
-// from specs/mlu/nn.yaml:160
+// from specs/mlu/nn.yaml:91
 static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -634,9 +480,9 @@ static void launch_binary_cross_entropy(const torch_fl::OpContext& op, const at:
   }
 }
 
-// binary_cross_entropy: specs/mlu/nn.yaml:160
+// binary_cross_entropy: specs/mlu/nn.yaml:91
 static const torch_fl::KernelInfo kOp_binary_cross_entropy{
-    "binary_cross_entropy", "specs/mlu/nn.yaml:160",
+    "binary_cross_entropy", "specs/mlu/nn.yaml:91",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -662,7 +508,7 @@ at::Tensor wrap_binary_cross_entropy(const at::Tensor & self, const at::Tensor &
 }
 
 // mluOpAvgPool3dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu/nn.yaml:200
+// from specs/mlu/nn.yaml:131
 static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -680,9 +526,9 @@ static void launch_avg_pool3d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool3d_backward: specs/mlu/nn.yaml:200
+// avg_pool3d_backward: specs/mlu/nn.yaml:131
 static const torch_fl::KernelInfo kOp_avg_pool3d_backward{
-    "avg_pool3d_backward", "specs/mlu/nn.yaml:200",
+    "avg_pool3d_backward", "specs/mlu/nn.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -707,7 +553,7 @@ at::Tensor wrap_avg_pool3d_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpAdaptiveMaxPool2d(stream, self, output_size, out0, out1)
-// from specs/mlu/nn.yaml:211
+// from specs/mlu/nn.yaml:142
 static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -722,9 +568,9 @@ static void launch_adaptive_max_pool2d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool2d: specs/mlu/nn.yaml:211
+// adaptive_max_pool2d: specs/mlu/nn.yaml:142
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
-    "adaptive_max_pool2d", "specs/mlu/nn.yaml:211",
+    "adaptive_max_pool2d", "specs/mlu/nn.yaml:142",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -748,7 +594,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool2d{
 }
 
 // mluOpAdaptiveMaxPool2dBackward(stream, grad_output, self, indices, out)
-// from specs/mlu/nn.yaml:212
+// from specs/mlu/nn.yaml:143
 static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -763,9 +609,9 @@ static void launch_adaptive_max_pool2d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool2d_backward: specs/mlu/nn.yaml:212
+// adaptive_max_pool2d_backward: specs/mlu/nn.yaml:143
 static const torch_fl::KernelInfo kOp_adaptive_max_pool2d_backward{
-    "adaptive_max_pool2d_backward", "specs/mlu/nn.yaml:212",
+    "adaptive_max_pool2d_backward", "specs/mlu/nn.yaml:143",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -792,7 +638,7 @@ at::Tensor wrap_adaptive_max_pool2d_backward(const at::Tensor & grad_output, con
 }
 
 // mluOpAdaptiveMaxPool3dBackward(stream, grad_output, self, indices, out)
-// from specs/mlu/nn.yaml:216
+// from specs/mlu/nn.yaml:147
 static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -807,9 +653,9 @@ static void launch_adaptive_max_pool3d_backward(const torch_fl::OpContext& op, c
   }
 }
 
-// adaptive_max_pool3d_backward: specs/mlu/nn.yaml:216
+// adaptive_max_pool3d_backward: specs/mlu/nn.yaml:147
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d_backward{
-    "adaptive_max_pool3d_backward", "specs/mlu/nn.yaml:216",
+    "adaptive_max_pool3d_backward", "specs/mlu/nn.yaml:147",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -836,7 +682,7 @@ at::Tensor wrap_adaptive_max_pool3d_backward(const at::Tensor & grad_output, con
 }
 
 // mluOpAdaptiveAvgPool3d(stream, self, output_size, out)
-// from specs/mlu/nn.yaml:219
+// from specs/mlu/nn.yaml:150
 static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -850,9 +696,9 @@ static void launch__adaptive_avg_pool3d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool3d: specs/mlu/nn.yaml:219
+// _adaptive_avg_pool3d: specs/mlu/nn.yaml:150
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d{
-    "_adaptive_avg_pool3d", "specs/mlu/nn.yaml:219",
+    "_adaptive_avg_pool3d", "specs/mlu/nn.yaml:150",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -875,7 +721,7 @@ at::Tensor wrap__adaptive_avg_pool3d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // mluOpFractionalMaxPool2d(stream, self, kernel_size, output_size, random_samples, out0, out1)
-// from specs/mlu/nn.yaml:228
+// from specs/mlu/nn.yaml:159
 static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef output_size, const at::Tensor & random_samples, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -892,9 +738,9 @@ static void launch_fractional_max_pool2d(const torch_fl::OpContext& op, const at
   }
 }
 
-// fractional_max_pool2d: specs/mlu/nn.yaml:228
+// fractional_max_pool2d: specs/mlu/nn.yaml:159
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
-    "fractional_max_pool2d", "specs/mlu/nn.yaml:228",
+    "fractional_max_pool2d", "specs/mlu/nn.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -919,10 +765,10 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d{
   return std::make_tuple(out0, out1);
 }
 
-// fractional_max_pool2d.output: specs/mlu/nn.yaml:228
+// fractional_max_pool2d.output: specs/mlu/nn.yaml:159
 // out variant derived from fractional_max_pool2d
 static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
-    "fractional_max_pool2d.output", "specs/mlu/nn.yaml:228",
+    "fractional_max_pool2d.output", "specs/mlu/nn.yaml:159",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -955,7 +801,7 @@ static const torch_fl::KernelInfo kOp_fractional_max_pool2d_output{
 }
 
 // mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu/nn.yaml:248
+// from specs/mlu/nn.yaml:179
 static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -970,9 +816,9 @@ static void launch_replication_pad1d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad1d_backward: specs/mlu/nn.yaml:248
+// replication_pad1d_backward: specs/mlu/nn.yaml:179
 static const torch_fl::KernelInfo kOp_replication_pad1d_backward{
-    "replication_pad1d_backward", "specs/mlu/nn.yaml:248",
+    "replication_pad1d_backward", "specs/mlu/nn.yaml:179",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1607,8 +1453,162 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   return out;
 }
 
+// mluOpMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, out)
+// from specs/mlu.yaml:215
+static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto indices_arg = mlu_glue::describe(indices);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpMaxPool2dBackward");
+  const mluRet_t status = mluOpMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, ceil_mode, &indices_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// max_pool2d_with_indices_backward: specs/mlu.yaml:215
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
+    "max_pool2d_with_indices_backward", "specs/mlu.yaml:215",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor out = op.allocate(expected);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, out);
+  return out;
+}
+
+// max_pool2d_with_indices_backward.grad_input: specs/mlu.yaml:215
+// out variant derived from max_pool2d_with_indices_backward
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
+    "max_pool2d_with_indices_backward.grad_input", "specs/mlu.yaml:215",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  torch_fl::check_no_partial_overlap(grad_input, indices);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, ceil_mode, *indices_on_device, grad_input);
+  return grad_input;
+}
+
+// mluOpAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+// from specs/mlu.yaml:223
+static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2dBackward");
+  const mluRet_t status = mluOpAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// avg_pool2d_backward: specs/mlu.yaml:223
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
+    "avg_pool2d_backward", "specs/mlu.yaml:223",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool2d_backward.grad_input: specs/mlu.yaml:223
+// out variant derived from avg_pool2d_backward
+static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
+    "avg_pool2d_backward.grad_input", "specs/mlu.yaml:223",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
+  torch_fl::OpContext op(kOp_avg_pool2d_backward_grad_input);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(grad_input);
+  torch_fl::check_no_partial_overlap(grad_input, grad_output);
+  torch_fl::check_no_partial_overlap(grad_input, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor grad_input_meta = op.meta_output(grad_input);
+  at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
+  op.resize_output(grad_input, grad_input_meta);
+  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
+  return grad_input;
+}
+
 // mluOpLogicalXor(stream, self, other, out)
-// from specs/mlu.yaml:226
+// from specs/mlu.yaml:296
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1622,9 +1622,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/mlu.yaml:226
+// logical_xor: specs/mlu.yaml:296
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/mlu.yaml:226",
+    "logical_xor", "specs/mlu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1648,10 +1648,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_xor.out: specs/mlu.yaml:226
+// logical_xor.out: specs/mlu.yaml:296
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/mlu.yaml:226",
+    "logical_xor.out", "specs/mlu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1677,10 +1677,10 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_xor_: specs/mlu.yaml:226
+// logical_xor_: specs/mlu.yaml:296
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/mlu.yaml:226",
+    "logical_xor_", "specs/mlu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1703,7 +1703,7 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpScatter(stream, self, dim, index, src, out)
-// from specs/mlu.yaml:255
+// from specs/mlu.yaml:325
 static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1718,9 +1718,9 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter.src: specs/mlu.yaml:255
+// scatter.src: specs/mlu.yaml:325
 static const torch_fl::KernelInfo kOp_scatter_src{
-    "scatter.src", "specs/mlu.yaml:255",
+    "scatter.src", "specs/mlu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1746,10 +1746,10 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter.src_out: specs/mlu.yaml:255
+// scatter.src_out: specs/mlu.yaml:325
 // out variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter_src_out{
-    "scatter.src_out", "specs/mlu.yaml:255",
+    "scatter.src_out", "specs/mlu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1778,10 +1778,10 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_.src: specs/mlu.yaml:255
+// scatter_.src: specs/mlu.yaml:325
 // inplace variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter__src{
-    "scatter_.src", "specs/mlu.yaml:255",
+    "scatter_.src", "specs/mlu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1807,7 +1807,7 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
 }
 
 // mluOpScatterValue(stream, self, dim, index, value, out)
-// from specs/mlu.yaml:256
+// from specs/mlu.yaml:326
 static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1822,9 +1822,9 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// scatter.value: specs/mlu.yaml:256
+// scatter.value: specs/mlu.yaml:326
 static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/mlu.yaml:256",
+    "scatter.value", "specs/mlu.yaml:326",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1848,10 +1848,10 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   return out;
 }
 
-// scatter.value_out: specs/mlu.yaml:256
+// scatter.value_out: specs/mlu.yaml:326
 // out variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/mlu.yaml:256",
+    "scatter.value_out", "specs/mlu.yaml:326",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1877,10 +1877,10 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   return out;
 }
 
-// scatter_.value: specs/mlu.yaml:256
+// scatter_.value: specs/mlu.yaml:326
 // inplace variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/mlu.yaml:256",
+    "scatter_.value", "specs/mlu.yaml:326",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1905,10 +1905,6 @@ at::Tensor & wrap_scatter__value(at::Tensor & self, int64_t dim, const at::Tenso
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrap_max_pool2d_with_indices_backward));
-  m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrap_max_pool2d_with_indices_backward_grad_input));
-  m.impl("avg_pool2d_backward", TORCH_FN(wrap_avg_pool2d_backward));
-  m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrap_avg_pool2d_backward_grad_input));
   m.impl("hardtanh_backward", TORCH_FN(wrap_hardtanh_backward));
   m.impl("hardshrink", TORCH_FN(wrap_hardshrink));
   m.impl("hardshrink.out", TORCH_FN(wrap_hardshrink_out));
@@ -1950,6 +1946,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("triu.out", TORCH_FN(wrap_triu_out));
   m.impl("triu_", TORCH_FN(wrap_triu_));
   m.impl("embedding_dense_backward", TORCH_FN(wrap_embedding_dense_backward));
+  m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrap_max_pool2d_with_indices_backward));
+  m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrap_max_pool2d_with_indices_backward_grad_input));
+  m.impl("avg_pool2d_backward", TORCH_FN(wrap_avg_pool2d_backward));
+  m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrap_avg_pool2d_backward_grad_input));
   m.impl("logical_xor", TORCH_FN(wrap_logical_xor));
   m.impl("logical_xor.out", TORCH_FN(wrap_logical_xor_out));
   m.impl("logical_xor_", TORCH_FN(wrap_logical_xor_));

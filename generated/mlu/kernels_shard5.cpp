@@ -27,88 +27,8 @@
 
 namespace {
 
-// mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
-// from specs/mlu/nn.yaml:35
-static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto output_size_arg = mlu_glue::int_list(output_size);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2d");
-  const mluRet_t status = mluOpAdaptiveAvgPool2d(stream_arg, &self_arg, output_size_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _adaptive_avg_pool2d: specs/mlu/nn.yaml:35
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/mlu/nn.yaml:35",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d(op, *self_on_device, output_size, out);
-  return out;
-}
-
-// mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/mlu/nn.yaml:39
-static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2dBackward");
-  const mluRet_t status = mluOpAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _adaptive_avg_pool2d_backward: specs/mlu/nn.yaml:39
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/mlu/nn.yaml:39",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, out);
-  return out;
-}
-
 // mluOpLogSigmoid(stream, self, output, buffer)
-// from specs/mlu/nn.yaml:114
+// from specs/mlu/nn.yaml:45
 static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& output, const at::Tensor& buffer) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -122,9 +42,9 @@ static void launch_log_sigmoid_forward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// log_sigmoid_forward: specs/mlu/nn.yaml:114
+// log_sigmoid_forward: specs/mlu/nn.yaml:45
 static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
-    "log_sigmoid_forward", "specs/mlu/nn.yaml:114",
+    "log_sigmoid_forward", "specs/mlu/nn.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -144,7 +64,7 @@ static const torch_fl::KernelInfo kOp_log_sigmoid_forward{
 }
 
 // mluOpHuberLossBackward(stream, grad_output, self, target, reduction, delta, out)
-// from specs/mlu/nn.yaml:157
+// from specs/mlu/nn.yaml:88
 static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, int64_t reduction, double delta, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -159,9 +79,9 @@ static void launch_huber_loss_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// huber_loss_backward: specs/mlu/nn.yaml:157
+// huber_loss_backward: specs/mlu/nn.yaml:88
 static const torch_fl::KernelInfo kOp_huber_loss_backward{
-    "huber_loss_backward", "specs/mlu/nn.yaml:157",
+    "huber_loss_backward", "specs/mlu/nn.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -188,7 +108,7 @@ at::Tensor wrap_huber_loss_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpNllLoss2d(stream, self, target, weight, reduction, ignore_index, output, total_weight)
-// from specs/mlu/nn.yaml:168
+// from specs/mlu/nn.yaml:99
 static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -204,9 +124,9 @@ static void launch_nll_loss2d_forward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// nll_loss2d_forward: specs/mlu/nn.yaml:168
+// nll_loss2d_forward: specs/mlu/nn.yaml:99
 static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
-    "nll_loss2d_forward", "specs/mlu/nn.yaml:168",
+    "nll_loss2d_forward", "specs/mlu/nn.yaml:99",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -233,7 +153,7 @@ static const torch_fl::KernelInfo kOp_nll_loss2d_forward{
 }
 
 // mluOpAdaptiveMaxPool3d(stream, self, output_size, out0, out1)
-// from specs/mlu/nn.yaml:215
+// from specs/mlu/nn.yaml:146
 static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -248,9 +168,9 @@ static void launch_adaptive_max_pool3d(const torch_fl::OpContext& op, const at::
   }
 }
 
-// adaptive_max_pool3d: specs/mlu/nn.yaml:215
+// adaptive_max_pool3d: specs/mlu/nn.yaml:146
 static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
-    "adaptive_max_pool3d", "specs/mlu/nn.yaml:215",
+    "adaptive_max_pool3d", "specs/mlu/nn.yaml:146",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -274,7 +194,7 @@ static const torch_fl::KernelInfo kOp_adaptive_max_pool3d{
 }
 
 // mluOpAdaptiveAvgPool3dBackward(stream, grad_output, self, out)
-// from specs/mlu/nn.yaml:223
+// from specs/mlu/nn.yaml:154
 static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -288,9 +208,9 @@ static void launch__adaptive_avg_pool3d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool3d_backward: specs/mlu/nn.yaml:223
+// _adaptive_avg_pool3d_backward: specs/mlu/nn.yaml:154
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool3d_backward{
-    "_adaptive_avg_pool3d_backward", "specs/mlu/nn.yaml:223",
+    "_adaptive_avg_pool3d_backward", "specs/mlu/nn.yaml:154",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -311,7 +231,7 @@ at::Tensor wrap__adaptive_avg_pool3d_backward(const at::Tensor & grad_output, co
 }
 
 // mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu/nn.yaml:250
+// from specs/mlu/nn.yaml:181
 static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -326,9 +246,9 @@ static void launch_replication_pad2d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad2d_backward: specs/mlu/nn.yaml:250
+// replication_pad2d_backward: specs/mlu/nn.yaml:181
 static const torch_fl::KernelInfo kOp_replication_pad2d_backward{
-    "replication_pad2d_backward", "specs/mlu/nn.yaml:250",
+    "replication_pad2d_backward", "specs/mlu/nn.yaml:181",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -349,7 +269,7 @@ at::Tensor wrap_replication_pad2d_backward(const at::Tensor & grad_output, const
 }
 
 // mluOpReplicationPadBackward(stream, grad_output, self, padding, out)
-// from specs/mlu/nn.yaml:255
+// from specs/mlu/nn.yaml:186
 static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef padding, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -364,9 +284,9 @@ static void launch_replication_pad3d_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// replication_pad3d_backward: specs/mlu/nn.yaml:255
+// replication_pad3d_backward: specs/mlu/nn.yaml:186
 static const torch_fl::KernelInfo kOp_replication_pad3d_backward{
-    "replication_pad3d_backward", "specs/mlu/nn.yaml:255",
+    "replication_pad3d_backward", "specs/mlu/nn.yaml:186",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1190,8 +1110,88 @@ at::Tensor & wrap_baddbmm_(at::Tensor & self, const at::Tensor & batch1, const a
   return self;
 }
 
+// mluOpAdaptiveAvgPool2d(stream, self, output_size, out)
+// from specs/mlu.yaml:227
+static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef output_size, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto output_size_arg = mlu_glue::int_list(output_size);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2d");
+  const mluRet_t status = mluOpAdaptiveAvgPool2d(stream_arg, &self_arg, output_size_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _adaptive_avg_pool2d: specs/mlu.yaml:227
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
+    "_adaptive_avg_pool2d", "specs/mlu.yaml:227",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__adaptive_avg_pool2d(op, *self_on_device, output_size, out);
+  return out;
+}
+
+// mluOpAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
+// from specs/mlu.yaml:231
+static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAdaptiveAvgPool2dBackward");
+  const mluRet_t status = mluOpAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _adaptive_avg_pool2d_backward: specs/mlu.yaml:231
+static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
+    "_adaptive_avg_pool2d_backward", "specs/mlu.yaml:231",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp__adaptive_avg_pool2d_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__adaptive_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
 // mluOpAcos(stream, self, out)
-// from specs/mlu.yaml:201
+// from specs/mlu.yaml:271
 static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1204,9 +1204,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// acos: specs/mlu.yaml:201
+// acos: specs/mlu.yaml:271
 static const torch_fl::KernelInfo kOp_acos{
-    "acos", "specs/mlu.yaml:201",
+    "acos", "specs/mlu.yaml:271",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1228,10 +1228,10 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   return out;
 }
 
-// acos.out: specs/mlu.yaml:201
+// acos.out: specs/mlu.yaml:271
 // out variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_out{
-    "acos.out", "specs/mlu.yaml:201",
+    "acos.out", "specs/mlu.yaml:271",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1254,10 +1254,10 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acos_: specs/mlu.yaml:201
+// acos_: specs/mlu.yaml:271
 // inplace variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_{
-    "acos_", "specs/mlu.yaml:201",
+    "acos_", "specs/mlu.yaml:271",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1277,7 +1277,7 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
 }
 
 // mluOpErfinv(stream, self, out)
-// from specs/mlu.yaml:212
+// from specs/mlu.yaml:282
 static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1290,9 +1290,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// erfinv: specs/mlu.yaml:212
+// erfinv: specs/mlu.yaml:282
 static const torch_fl::KernelInfo kOp_erfinv{
-    "erfinv", "specs/mlu.yaml:212",
+    "erfinv", "specs/mlu.yaml:282",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1314,10 +1314,10 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   return out;
 }
 
-// erfinv.out: specs/mlu.yaml:212
+// erfinv.out: specs/mlu.yaml:282
 // out variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_out{
-    "erfinv.out", "specs/mlu.yaml:212",
+    "erfinv.out", "specs/mlu.yaml:282",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1340,10 +1340,10 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfinv_: specs/mlu.yaml:212
+// erfinv_: specs/mlu.yaml:282
 // inplace variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_{
-    "erfinv_", "specs/mlu.yaml:212",
+    "erfinv_", "specs/mlu.yaml:282",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1363,7 +1363,7 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
 }
 
 // mluOpAtan2(stream, self, other, out)
-// from specs/mlu.yaml:227
+// from specs/mlu.yaml:297
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1377,9 +1377,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/mlu.yaml:227
+// atan2: specs/mlu.yaml:297
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/mlu.yaml:227",
+    "atan2", "specs/mlu.yaml:297",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1403,10 +1403,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// atan2.out: specs/mlu.yaml:227
+// atan2.out: specs/mlu.yaml:297
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/mlu.yaml:227",
+    "atan2.out", "specs/mlu.yaml:297",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1432,10 +1432,10 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// atan2_: specs/mlu.yaml:227
+// atan2_: specs/mlu.yaml:297
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/mlu.yaml:227",
+    "atan2_", "specs/mlu.yaml:297",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1458,7 +1458,7 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpXlogy(stream, self, other, out)
-// from specs/mlu.yaml:232
+// from specs/mlu.yaml:302
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1472,9 +1472,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/mlu.yaml:232
+// xlogy.Tensor: specs/mlu.yaml:302
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/mlu.yaml:232",
+    "xlogy.Tensor", "specs/mlu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1498,10 +1498,10 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   return out;
 }
 
-// xlogy.OutTensor: specs/mlu.yaml:232
+// xlogy.OutTensor: specs/mlu.yaml:302
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/mlu.yaml:232",
+    "xlogy.OutTensor", "specs/mlu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1527,10 +1527,10 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// xlogy_.Tensor: specs/mlu.yaml:232
+// xlogy_.Tensor: specs/mlu.yaml:302
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/mlu.yaml:232",
+    "xlogy_.Tensor", "specs/mlu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1553,7 +1553,7 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLogAddExp(stream, self, other, out)
-// from specs/mlu.yaml:233
+// from specs/mlu.yaml:303
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1567,9 +1567,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/mlu.yaml:233
+// logaddexp: specs/mlu.yaml:303
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/mlu.yaml:233",
+    "logaddexp", "specs/mlu.yaml:303",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1593,10 +1593,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp.out: specs/mlu.yaml:233
+// logaddexp.out: specs/mlu.yaml:303
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/mlu.yaml:233",
+    "logaddexp.out", "specs/mlu.yaml:303",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,7 +1623,7 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpLogSumExp(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:246
+// from specs/mlu.yaml:316
 static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1637,9 +1637,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logsumexp: specs/mlu.yaml:246
+// logsumexp: specs/mlu.yaml:316
 static const torch_fl::KernelInfo kOp_logsumexp{
-    "logsumexp", "specs/mlu.yaml:246",
+    "logsumexp", "specs/mlu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1661,10 +1661,10 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   return out;
 }
 
-// logsumexp.out: specs/mlu.yaml:246
+// logsumexp.out: specs/mlu.yaml:316
 // out variant derived from logsumexp
 static const torch_fl::KernelInfo kOp_logsumexp_out{
-    "logsumexp.out", "specs/mlu.yaml:246",
+    "logsumexp.out", "specs/mlu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1688,7 +1688,7 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
 }
 
 // mluOpGather(stream, self, dim, index, out)
-// from specs/mlu.yaml:254
+// from specs/mlu.yaml:324
 static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1702,9 +1702,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// gather: specs/mlu.yaml:254
+// gather: specs/mlu.yaml:324
 static const torch_fl::KernelInfo kOp_gather{
-    "gather", "specs/mlu.yaml:254",
+    "gather", "specs/mlu.yaml:324",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1728,10 +1728,10 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   return out;
 }
 
-// gather.out: specs/mlu.yaml:254
+// gather.out: specs/mlu.yaml:324
 // out variant derived from gather
 static const torch_fl::KernelInfo kOp_gather_out{
-    "gather.out", "specs/mlu.yaml:254",
+    "gather.out", "specs/mlu.yaml:324",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1760,8 +1760,6 @@ at::Tensor & wrap_gather_out(const at::Tensor & self, int64_t dim, const at::Ten
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrap__adaptive_avg_pool2d));
-  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrap__adaptive_avg_pool2d_backward));
   m.impl("log_sigmoid_forward", TORCH_FN(wrap_log_sigmoid_forward));
   m.impl("huber_loss_backward", TORCH_FN(wrap_huber_loss_backward));
   m.impl("nll_loss2d_forward", TORCH_FN(wrap_nll_loss2d_forward));
@@ -1795,6 +1793,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("baddbmm", TORCH_FN(wrap_baddbmm));
   m.impl("baddbmm.out", TORCH_FN(wrap_baddbmm_out));
   m.impl("baddbmm_", TORCH_FN(wrap_baddbmm_));
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrap__adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrap__adaptive_avg_pool2d_backward));
   m.impl("acos", TORCH_FN(wrap_acos));
   m.impl("acos.out", TORCH_FN(wrap_acos_out));
   m.impl("acos_", TORCH_FN(wrap_acos_));

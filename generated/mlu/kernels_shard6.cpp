@@ -22,153 +22,8 @@
 
 namespace {
 
-// mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
-// from specs/mlu/nn.yaml:9
-static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto input_arg = mlu_glue::describe(input);
-  const auto weight_arg = mlu_glue::describe(weight);
-  const auto bias_arg = mlu_glue::describe_optional(bias);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto dilation_arg = mlu_glue::int_list(dilation);
-  const auto output_padding_arg = mlu_glue::int_list(output_padding);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpConvolution");
-  const mluRet_t status = mluOpConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// convolution_overrideable: specs/mlu/nn.yaml:9
-static const torch_fl::KernelInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/mlu/nn.yaml:9",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
-  torch_fl::OpContext op(kOp_convolution_overrideable);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(bias, "bias");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  }
-  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
-  }
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor out = op.allocate(expected);
-  launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, transposed, output_padding, groups, out);
-  return out;
-}
-
-// mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
-// from specs/mlu/nn.yaml:14
-static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto input_arg = mlu_glue::describe(input);
-  const auto weight_arg = mlu_glue::describe(weight);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto dilation_arg = mlu_glue::int_list(dilation);
-  const auto output_padding_arg = mlu_glue::int_list(output_padding);
-  const auto grad_input_arg = mlu_glue::describe(grad_input);
-  const auto grad_weight_arg = mlu_glue::describe(grad_weight);
-  const auto grad_bias_arg = mlu_glue::describe(grad_bias);
-  torch_fl::ProfilerRange sdk_call("mluOpConvolutionBackward");
-  const mluRet_t status = mluOpConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// convolution_backward_overrideable: specs/mlu/nn.yaml:14
-static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/mlu/nn.yaml:14",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
-  torch_fl::OpContext op(kOp_convolution_backward_overrideable);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  }
-  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
-  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
-  const at::Tensor grad_input = op.allocate(std::get<0>(expected));
-  const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
-  const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
-  launch_convolution_backward_overrideable(op, grad_output_laid, input_laid, weight_laid, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias);
-  return std::make_tuple(grad_input, grad_weight, grad_bias);
-}
-
-// mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu/nn.yaml:65
-static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto grad_output_arg = mlu_glue::describe(grad_output);
-  const auto mask_arg = mlu_glue::describe(mask);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpDropoutBackward");
-  const mluRet_t status = mluOpDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_dropout_backward: specs/mlu/nn.yaml:65
-static const torch_fl::KernelInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu/nn.yaml:65",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
-  torch_fl::OpContext op(kOp_native_dropout_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(mask, "mask"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
-  }
-  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
-  const at::Tensor out = op.allocate(expected);
-  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
-  return out;
-}
-
 // mluOpHardtanh(stream, self, min_val, max_val, out)
-// from specs/mlu/nn.yaml:82
+// from specs/mlu/nn.yaml:13
 static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -183,9 +38,9 @@ static void launch_hardtanh(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// hardtanh: specs/mlu/nn.yaml:82
+// hardtanh: specs/mlu/nn.yaml:13
 static const torch_fl::KernelInfo kOp_hardtanh{
-    "hardtanh", "specs/mlu/nn.yaml:82",
+    "hardtanh", "specs/mlu/nn.yaml:13",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -203,10 +58,10 @@ at::Tensor wrap_hardtanh(const at::Tensor & self, const at::Scalar & min_val, co
   return out;
 }
 
-// hardtanh_: specs/mlu/nn.yaml:82
+// hardtanh_: specs/mlu/nn.yaml:13
 // inplace variant derived from hardtanh
 static const torch_fl::KernelInfo kOp_hardtanh_{
-    "hardtanh_", "specs/mlu/nn.yaml:82",
+    "hardtanh_", "specs/mlu/nn.yaml:13",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -224,7 +79,7 @@ at::Tensor & wrap_hardtanh_(at::Tensor & self, const at::Scalar & min_val, const
 }
 
 // mluOpLeakyRelu(stream, self, negative_slope, out)
-// from specs/mlu/nn.yaml:91
+// from specs/mlu/nn.yaml:22
 static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -238,9 +93,9 @@ static void launch_leaky_relu(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// leaky_relu: specs/mlu/nn.yaml:91
+// leaky_relu: specs/mlu/nn.yaml:22
 static const torch_fl::KernelInfo kOp_leaky_relu{
-    "leaky_relu", "specs/mlu/nn.yaml:91",
+    "leaky_relu", "specs/mlu/nn.yaml:22",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -262,10 +117,10 @@ at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_
   return out;
 }
 
-// leaky_relu_: specs/mlu/nn.yaml:91
+// leaky_relu_: specs/mlu/nn.yaml:22
 // inplace variant derived from leaky_relu
 static const torch_fl::KernelInfo kOp_leaky_relu_{
-    "leaky_relu_", "specs/mlu/nn.yaml:91",
+    "leaky_relu_", "specs/mlu/nn.yaml:22",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -285,7 +140,7 @@ at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
 }
 
 // mluOpSoftshrink(stream, self, lambd, out)
-// from specs/mlu/nn.yaml:99
+// from specs/mlu/nn.yaml:30
 static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -299,9 +154,9 @@ static void launch_softshrink(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// softshrink: specs/mlu/nn.yaml:99
+// softshrink: specs/mlu/nn.yaml:30
 static const torch_fl::KernelInfo kOp_softshrink{
-    "softshrink", "specs/mlu/nn.yaml:99",
+    "softshrink", "specs/mlu/nn.yaml:30",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -323,10 +178,10 @@ at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
   return out;
 }
 
-// softshrink.out: specs/mlu/nn.yaml:99
+// softshrink.out: specs/mlu/nn.yaml:30
 // out variant derived from softshrink
 static const torch_fl::KernelInfo kOp_softshrink_out{
-    "softshrink.out", "specs/mlu/nn.yaml:99",
+    "softshrink.out", "specs/mlu/nn.yaml:30",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -350,7 +205,7 @@ at::Tensor & wrap_softshrink_out(const at::Tensor & self, const at::Scalar & lam
 }
 
 // mluOpLogSigmoidBackward(stream, grad_output, self, buffer, out)
-// from specs/mlu/nn.yaml:118
+// from specs/mlu/nn.yaml:49
 static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & buffer, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -365,9 +220,9 @@ static void launch_log_sigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// log_sigmoid_backward: specs/mlu/nn.yaml:118
+// log_sigmoid_backward: specs/mlu/nn.yaml:49
 static const torch_fl::KernelInfo kOp_log_sigmoid_backward{
-    "log_sigmoid_backward", "specs/mlu/nn.yaml:118",
+    "log_sigmoid_backward", "specs/mlu/nn.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -390,7 +245,7 @@ at::Tensor wrap_log_sigmoid_backward(const at::Tensor & grad_output, const at::T
 }
 
 // mluOpThreshold(stream, self, threshold, value, out)
-// from specs/mlu/nn.yaml:123
+// from specs/mlu/nn.yaml:54
 static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & threshold, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -405,9 +260,9 @@ static void launch_threshold(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// threshold: specs/mlu/nn.yaml:123
+// threshold: specs/mlu/nn.yaml:54
 static const torch_fl::KernelInfo kOp_threshold{
-    "threshold", "specs/mlu/nn.yaml:123",
+    "threshold", "specs/mlu/nn.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -429,10 +284,10 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   return out;
 }
 
-// threshold_: specs/mlu/nn.yaml:123
+// threshold_: specs/mlu/nn.yaml:54
 // inplace variant derived from threshold
 static const torch_fl::KernelInfo kOp_threshold_{
-    "threshold_", "specs/mlu/nn.yaml:123",
+    "threshold_", "specs/mlu/nn.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -452,7 +307,7 @@ at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, co
 }
 
 // mluOpPrelu(stream, self, weight, out)
-// from specs/mlu/nn.yaml:129
+// from specs/mlu/nn.yaml:60
 static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & weight, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -466,9 +321,9 @@ static void launch__prelu_kernel(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// _prelu_kernel: specs/mlu/nn.yaml:129
+// _prelu_kernel: specs/mlu/nn.yaml:60
 static const torch_fl::KernelInfo kOp__prelu_kernel{
-    "_prelu_kernel", "specs/mlu/nn.yaml:129",
+    "_prelu_kernel", "specs/mlu/nn.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -489,7 +344,7 @@ at::Tensor wrap__prelu_kernel(const at::Tensor & self, const at::Tensor & weight
 }
 
 // mluOpMultilabelMarginLoss(stream, self, target, reduction, output, is_target)
-// from specs/mlu/nn.yaml:186
+// from specs/mlu/nn.yaml:117
 static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, int64_t reduction, const at::Tensor& output, const at::Tensor& is_target) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -504,9 +359,9 @@ static void launch_multilabel_margin_loss_forward(const torch_fl::OpContext& op,
   }
 }
 
-// multilabel_margin_loss_forward: specs/mlu/nn.yaml:186
+// multilabel_margin_loss_forward: specs/mlu/nn.yaml:117
 static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
-    "multilabel_margin_loss_forward", "specs/mlu/nn.yaml:186",
+    "multilabel_margin_loss_forward", "specs/mlu/nn.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -532,7 +387,7 @@ static const torch_fl::KernelInfo kOp_multilabel_margin_loss_forward{
 }
 
 // mluOpAvgPool3d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu/nn.yaml:196
+// from specs/mlu/nn.yaml:127
 static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -549,9 +404,9 @@ static void launch_avg_pool3d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool3d: specs/mlu/nn.yaml:196
+// avg_pool3d: specs/mlu/nn.yaml:127
 static const torch_fl::KernelInfo kOp_avg_pool3d{
-    "avg_pool3d", "specs/mlu/nn.yaml:196",
+    "avg_pool3d", "specs/mlu/nn.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -573,10 +428,10 @@ at::Tensor wrap_avg_pool3d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool3d.out: specs/mlu/nn.yaml:196
+// avg_pool3d.out: specs/mlu/nn.yaml:127
 // out variant derived from avg_pool3d
 static const torch_fl::KernelInfo kOp_avg_pool3d_out{
-    "avg_pool3d.out", "specs/mlu/nn.yaml:196",
+    "avg_pool3d.out", "specs/mlu/nn.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1175,8 +1030,153 @@ at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask
   return self;
 }
 
+// mluOpConvolution(stream, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+// from specs/mlu.yaml:201
+static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto output_padding_arg = mlu_glue::int_list(output_padding);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpConvolution");
+  const mluRet_t status = mluOpConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// convolution_overrideable: specs/mlu.yaml:201
+static const torch_fl::KernelInfo kOp_convolution_overrideable{
+    "convolution_overrideable", "specs/mlu.yaml:201",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
+  torch_fl::OpContext op(kOp_convolution_overrideable);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out = op.allocate(expected);
+  launch_convolution_overrideable(op, input_laid, weight_laid, bias, stride, padding, dilation, transposed, output_padding, groups, out);
+  return out;
+}
+
+// mluOpConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias)
+// from specs/mlu.yaml:206
+static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe(weight);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto dilation_arg = mlu_glue::int_list(dilation);
+  const auto output_padding_arg = mlu_glue::int_list(output_padding);
+  const auto grad_input_arg = mlu_glue::describe(grad_input);
+  const auto grad_weight_arg = mlu_glue::describe(grad_weight);
+  const auto grad_bias_arg = mlu_glue::describe(grad_bias);
+  torch_fl::ProfilerRange sdk_call("mluOpConvolutionBackward");
+  const mluRet_t status = mluOpConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, transposed, output_padding_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// convolution_backward_overrideable: specs/mlu.yaml:206
+static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
+    "convolution_backward_overrideable", "specs/mlu.yaml:206",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_convolution_backward_overrideable);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor grad_input = op.allocate(std::get<0>(expected));
+  const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
+  const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
+  launch_convolution_backward_overrideable(op, grad_output_laid, input_laid, weight_laid, stride, padding, dilation, transposed, output_padding, groups, grad_input, grad_weight, grad_bias);
+  return std::make_tuple(grad_input, grad_weight, grad_bias);
+}
+
+// mluOpDropoutBackward(stream, grad_output, mask, scale, out)
+// from specs/mlu.yaml:257
+static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_output_arg = mlu_glue::describe(grad_output);
+  const auto mask_arg = mlu_glue::describe(mask);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpDropoutBackward");
+  const mluRet_t status = mluOpDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_dropout_backward: specs/mlu.yaml:257
+static const torch_fl::KernelInfo kOp_native_dropout_backward{
+    "native_dropout_backward", "specs/mlu.yaml:257",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  torch_fl::OpContext op(kOp_native_dropout_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(mask, "mask"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  const at::Tensor out = op.allocate(expected);
+  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
+  return out;
+}
+
 // mluOpAsinh(stream, self, out)
-// from specs/mlu.yaml:205
+// from specs/mlu.yaml:275
 static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1189,9 +1189,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// asinh: specs/mlu.yaml:205
+// asinh: specs/mlu.yaml:275
 static const torch_fl::KernelInfo kOp_asinh{
-    "asinh", "specs/mlu.yaml:205",
+    "asinh", "specs/mlu.yaml:275",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1213,10 +1213,10 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   return out;
 }
 
-// asinh.out: specs/mlu.yaml:205
+// asinh.out: specs/mlu.yaml:275
 // out variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_out{
-    "asinh.out", "specs/mlu.yaml:205",
+    "asinh.out", "specs/mlu.yaml:275",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1239,10 +1239,10 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asinh_: specs/mlu.yaml:205
+// asinh_: specs/mlu.yaml:275
 // inplace variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_{
-    "asinh_", "specs/mlu.yaml:205",
+    "asinh_", "specs/mlu.yaml:275",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1262,7 +1262,7 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
 }
 
 // mluOpLgamma(stream, self, out)
-// from specs/mlu.yaml:213
+// from specs/mlu.yaml:283
 static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1275,9 +1275,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// lgamma: specs/mlu.yaml:213
+// lgamma: specs/mlu.yaml:283
 static const torch_fl::KernelInfo kOp_lgamma{
-    "lgamma", "specs/mlu.yaml:213",
+    "lgamma", "specs/mlu.yaml:283",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1299,10 +1299,10 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   return out;
 }
 
-// lgamma.out: specs/mlu.yaml:213
+// lgamma.out: specs/mlu.yaml:283
 // out variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_out{
-    "lgamma.out", "specs/mlu.yaml:213",
+    "lgamma.out", "specs/mlu.yaml:283",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1325,10 +1325,10 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// lgamma_: specs/mlu.yaml:213
+// lgamma_: specs/mlu.yaml:283
 // inplace variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_{
-    "lgamma_", "specs/mlu.yaml:213",
+    "lgamma_", "specs/mlu.yaml:283",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1348,7 +1348,7 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
 }
 
 // mluOpDigamma(stream, self, out)
-// from specs/mlu.yaml:214
+// from specs/mlu.yaml:284
 static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1361,9 +1361,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// digamma: specs/mlu.yaml:214
+// digamma: specs/mlu.yaml:284
 static const torch_fl::KernelInfo kOp_digamma{
-    "digamma", "specs/mlu.yaml:214",
+    "digamma", "specs/mlu.yaml:284",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1385,10 +1385,10 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   return out;
 }
 
-// digamma.out: specs/mlu.yaml:214
+// digamma.out: specs/mlu.yaml:284
 // out variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_out{
-    "digamma.out", "specs/mlu.yaml:214",
+    "digamma.out", "specs/mlu.yaml:284",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,10 +1411,10 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// digamma_: specs/mlu.yaml:214
+// digamma_: specs/mlu.yaml:284
 // inplace variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_{
-    "digamma_", "specs/mlu.yaml:214",
+    "digamma_", "specs/mlu.yaml:284",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1434,7 +1434,7 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
 }
 
 // mluOpLogicalOr(stream, self, other, out)
-// from specs/mlu.yaml:225
+// from specs/mlu.yaml:295
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1448,9 +1448,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/mlu.yaml:225
+// logical_or: specs/mlu.yaml:295
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/mlu.yaml:225",
+    "logical_or", "specs/mlu.yaml:295",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1474,10 +1474,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_or.out: specs/mlu.yaml:225
+// logical_or.out: specs/mlu.yaml:295
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/mlu.yaml:225",
+    "logical_or.out", "specs/mlu.yaml:295",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1503,10 +1503,10 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// logical_or_: specs/mlu.yaml:225
+// logical_or_: specs/mlu.yaml:295
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/mlu.yaml:225",
+    "logical_or_", "specs/mlu.yaml:295",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1531,9 +1531,6 @@ at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
-  m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
-  m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
   m.impl("hardtanh", TORCH_FN(wrap_hardtanh));
   m.impl("hardtanh_", TORCH_FN(wrap_hardtanh_));
   m.impl("leaky_relu", TORCH_FN(wrap_leaky_relu));
@@ -1565,6 +1562,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("where.self", TORCH_FN(wrap_where_self));
   m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
   m.impl("masked_fill_.Scalar", TORCH_FN(wrap_masked_fill__Scalar));
+  m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
+  m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
+  m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
   m.impl("asinh", TORCH_FN(wrap_asinh));
   m.impl("asinh.out", TORCH_FN(wrap_asinh_out));
   m.impl("asinh_", TORCH_FN(wrap_asinh_));

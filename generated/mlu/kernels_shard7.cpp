@@ -6,8 +6,6 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/avg_pool2d_meta_dispatch.h>
-#include <ATen/ops/_softmax_meta_dispatch.h>
 #include <ATen/ops/leaky_relu_backward_meta_dispatch.h>
 #include <ATen/ops/glu_meta_dispatch.h>
 #include <ATen/ops/clamp_min_meta_dispatch.h>
@@ -17,6 +15,8 @@
 #include <ATen/ops/addmm_meta_dispatch.h>
 #include <ATen/ops/ceil_meta_dispatch.h>
 #include <ATen/ops/log1p_meta_dispatch.h>
+#include <ATen/ops/avg_pool2d_meta_dispatch.h>
+#include <ATen/ops/_softmax_meta_dispatch.h>
 #include <ATen/ops/tan_meta_dispatch.h>
 #include <ATen/ops/atan_meta_dispatch.h>
 #include <ATen/ops/acosh_meta_dispatch.h>
@@ -30,190 +30,8 @@
 
 namespace {
 
-// mluOpAvgPool2d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
-// from specs/mlu/nn.yaml:27
-static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
-  const auto stride_arg = mlu_glue::int_list(stride);
-  const auto padding_arg = mlu_glue::int_list(padding);
-  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2d");
-  const mluRet_t status = mluOpAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// avg_pool2d: specs/mlu/nn.yaml:27
-static const torch_fl::KernelInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/mlu/nn.yaml:27",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
-  torch_fl::OpContext op(kOp_avg_pool2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// avg_pool2d.out: specs/mlu/nn.yaml:27
-// out variant derived from avg_pool2d
-static const torch_fl::KernelInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/mlu/nn.yaml:27",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_avg_pool2d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
-  op.resize_output(out, out_meta);
-  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// mluOpBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/mlu/nn.yaml:45
-static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto input_arg = mlu_glue::describe(input);
-  const auto weight_arg = mlu_glue::describe_optional(weight);
-  const auto bias_arg = mlu_glue::describe_optional(bias);
-  const auto running_mean_arg = mlu_glue::describe_optional(running_mean);
-  const auto running_var_arg = mlu_glue::describe_optional(running_var);
-  const auto out0_arg = mlu_glue::describe(out0);
-  const auto out1_arg = mlu_glue::describe(out1);
-  const auto out2_arg = mlu_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("mluOpBatchNorm");
-  const mluRet_t status = mluOpBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// native_batch_norm: specs/mlu/nn.yaml:45
-static const torch_fl::KernelInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/mlu/nn.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
-  torch_fl::OpContext op(kOp_native_batch_norm);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_optional_input(bias, "bias");
-  op.check_optional_input(running_mean, "running_mean");
-  op.check_optional_input(running_var, "running_var");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
-  }
-  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
-  }
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
-  return std::make_tuple(out0, out1, out2);
-}
-
-// mluOpSoftmax(stream, self, dim, out)
-// from specs/mlu/nn.yaml:71
-static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
-  const auto stream_arg = mlu_glue::queue_of(op.stream());
-  const auto self_arg = mlu_glue::describe(self);
-  const auto out_arg = mlu_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("mluOpSoftmax");
-  const mluRet_t status = mluOpSoftmax(stream_arg, &self_arg, dim, &out_arg);
-  sdk_call.end();
-  if (status != MLU_RET_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
-  }
-}
-
-// _softmax: specs/mlu/nn.yaml:71
-static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/mlu/nn.yaml:71",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
-  torch_fl::OpContext op(kOp__softmax);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
-  }
-  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__softmax(op, *self_on_device, dim, out);
-  return out;
-}
-
-// _softmax.out: specs/mlu/nn.yaml:71
-// out variant derived from _softmax
-static const torch_fl::KernelInfo kOp__softmax_out{
-    "_softmax.out", "specs/mlu/nn.yaml:71",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
-  torch_fl::OpContext op(kOp__softmax_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
-  op.resize_output(out, out_meta);
-  launch__softmax(op, *self_on_device, dim, out);
-  return out;
-}
-
 // mluOpLeakyReluBackward(stream, grad_output, self, negative_slope, self_is_result, out)
-// from specs/mlu/nn.yaml:92
+// from specs/mlu/nn.yaml:23
 static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -228,9 +46,9 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// leaky_relu_backward: specs/mlu/nn.yaml:92
+// leaky_relu_backward: specs/mlu/nn.yaml:23
 static const torch_fl::KernelInfo kOp_leaky_relu_backward{
-    "leaky_relu_backward", "specs/mlu/nn.yaml:92",
+    "leaky_relu_backward", "specs/mlu/nn.yaml:23",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -255,7 +73,7 @@ at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // mluOpGlu(stream, self, dim, out)
-// from specs/mlu/nn.yaml:124
+// from specs/mlu/nn.yaml:55
 static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -268,9 +86,9 @@ static void launch_glu(const torch_fl::OpContext& op, const at::Tensor & self, i
   }
 }
 
-// glu: specs/mlu/nn.yaml:124
+// glu: specs/mlu/nn.yaml:55
 static const torch_fl::KernelInfo kOp_glu{
-    "glu", "specs/mlu/nn.yaml:124",
+    "glu", "specs/mlu/nn.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -293,7 +111,7 @@ at::Tensor wrap_glu(const at::Tensor & self, int64_t dim) {
 }
 
 // mluOpClampMin(stream, self, min, out)
-// from specs/mlu/nn.yaml:139
+// from specs/mlu/nn.yaml:70
 static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -307,9 +125,9 @@ static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// clamp_min: specs/mlu/nn.yaml:139
+// clamp_min: specs/mlu/nn.yaml:70
 static const torch_fl::KernelInfo kOp_clamp_min{
-    "clamp_min", "specs/mlu/nn.yaml:139",
+    "clamp_min", "specs/mlu/nn.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -331,10 +149,10 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   return out;
 }
 
-// clamp_min_: specs/mlu/nn.yaml:139
+// clamp_min_: specs/mlu/nn.yaml:70
 // inplace variant derived from clamp_min
 static const torch_fl::KernelInfo kOp_clamp_min_{
-    "clamp_min_", "specs/mlu/nn.yaml:139",
+    "clamp_min_", "specs/mlu/nn.yaml:70",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -354,7 +172,7 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
 }
 
 // mluOpMultiMarginLoss(stream, self, target, p, margin, weight, reduction, out)
-// from specs/mlu/nn.yaml:178
+// from specs/mlu/nn.yaml:109
 static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const at::Scalar & p, const at::Scalar & margin, const ::std::optional<at::Tensor> & weight, int64_t reduction, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -371,9 +189,9 @@ static void launch_multi_margin_loss(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// multi_margin_loss: specs/mlu/nn.yaml:178
+// multi_margin_loss: specs/mlu/nn.yaml:109
 static const torch_fl::KernelInfo kOp_multi_margin_loss{
-    "multi_margin_loss", "specs/mlu/nn.yaml:178",
+    "multi_margin_loss", "specs/mlu/nn.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -399,7 +217,7 @@ at::Tensor wrap_multi_margin_loss(const at::Tensor & self, const at::Tensor & ta
 }
 
 // mluOpGroupNormBackward(stream, grad_out, input, mean, rstd, weight, N, C, HxW, group, out0, out1, out2)
-// from specs/mlu/nn.yaml:265
+// from specs/mlu/nn.yaml:196
 static void launch_native_group_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, int64_t N, int64_t C, int64_t HxW, int64_t group, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_out_arg = mlu_glue::describe(grad_out);
@@ -418,9 +236,9 @@ static void launch_native_group_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_group_norm_backward: specs/mlu/nn.yaml:265
+// native_group_norm_backward: specs/mlu/nn.yaml:196
 static const torch_fl::KernelInfo kOp_native_group_norm_backward{
-    "native_group_norm_backward", "specs/mlu/nn.yaml:265",
+    "native_group_norm_backward", "specs/mlu/nn.yaml:196",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1129,8 +947,190 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
   return self;
 }
 
+// mluOpAvgPool2d(stream, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+// from specs/mlu.yaml:219
+static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto kernel_size_arg = mlu_glue::int_list(kernel_size);
+  const auto stride_arg = mlu_glue::int_list(stride);
+  const auto padding_arg = mlu_glue::int_list(padding);
+  const auto divisor_override_arg = mlu_glue::optional_int(divisor_override);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpAvgPool2d");
+  const mluRet_t status = mluOpAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, ceil_mode, count_include_pad, divisor_override_arg, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// avg_pool2d: specs/mlu.yaml:219
+static const torch_fl::KernelInfo kOp_avg_pool2d{
+    "avg_pool2d", "specs/mlu.yaml:219",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool2d.out: specs/mlu.yaml:219
+// out variant derived from avg_pool2d
+static const torch_fl::KernelInfo kOp_avg_pool2d_out{
+    "avg_pool2d.out", "specs/mlu.yaml:219",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_avg_pool2d_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
+  op.resize_output(out, out_meta);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// mluOpBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
+// from specs/mlu.yaml:237
+static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto input_arg = mlu_glue::describe(input);
+  const auto weight_arg = mlu_glue::describe_optional(weight);
+  const auto bias_arg = mlu_glue::describe_optional(bias);
+  const auto running_mean_arg = mlu_glue::describe_optional(running_mean);
+  const auto running_var_arg = mlu_glue::describe_optional(running_var);
+  const auto out0_arg = mlu_glue::describe(out0);
+  const auto out1_arg = mlu_glue::describe(out1);
+  const auto out2_arg = mlu_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("mluOpBatchNorm");
+  const mluRet_t status = mluOpBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// native_batch_norm: specs/mlu.yaml:237
+static const torch_fl::KernelInfo kOp_native_batch_norm{
+    "native_batch_norm", "specs/mlu.yaml:237",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  torch_fl::OpContext op(kOp_native_batch_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  op.check_optional_input(running_mean, "running_mean");
+  op.check_optional_input(running_var, "running_var");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
+// mluOpSoftmax(stream, self, dim, out)
+// from specs/mlu.yaml:263
+static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto self_arg = mlu_glue::describe(self);
+  const auto out_arg = mlu_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("mluOpSoftmax");
+  const mluRet_t status = mluOpSoftmax(stream_arg, &self_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _softmax: specs/mlu.yaml:263
+static const torch_fl::KernelInfo kOp__softmax{
+    "_softmax", "specs/mlu.yaml:263",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  torch_fl::OpContext op(kOp__softmax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__softmax(op, *self_on_device, dim, out);
+  return out;
+}
+
+// _softmax.out: specs/mlu.yaml:263
+// out variant derived from _softmax
+static const torch_fl::KernelInfo kOp__softmax_out{
+    "_softmax.out", "specs/mlu.yaml:263",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  torch_fl::OpContext op(kOp__softmax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
+  op.resize_output(out, out_meta);
+  launch__softmax(op, *self_on_device, dim, out);
+  return out;
+}
+
 // mluOpTan(stream, self, out)
-// from specs/mlu.yaml:199
+// from specs/mlu.yaml:269
 static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1143,9 +1143,9 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// tan: specs/mlu.yaml:199
+// tan: specs/mlu.yaml:269
 static const torch_fl::KernelInfo kOp_tan{
-    "tan", "specs/mlu.yaml:199",
+    "tan", "specs/mlu.yaml:269",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1167,10 +1167,10 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   return out;
 }
 
-// tan.out: specs/mlu.yaml:199
+// tan.out: specs/mlu.yaml:269
 // out variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_out{
-    "tan.out", "specs/mlu.yaml:199",
+    "tan.out", "specs/mlu.yaml:269",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1193,10 +1193,10 @@ at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tan_: specs/mlu.yaml:199
+// tan_: specs/mlu.yaml:269
 // inplace variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_{
-    "tan_", "specs/mlu.yaml:199",
+    "tan_", "specs/mlu.yaml:269",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1216,7 +1216,7 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
 }
 
 // mluOpAtan(stream, self, out)
-// from specs/mlu.yaml:202
+// from specs/mlu.yaml:272
 static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1229,9 +1229,9 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// atan: specs/mlu.yaml:202
+// atan: specs/mlu.yaml:272
 static const torch_fl::KernelInfo kOp_atan{
-    "atan", "specs/mlu.yaml:202",
+    "atan", "specs/mlu.yaml:272",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1253,10 +1253,10 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   return out;
 }
 
-// atan.out: specs/mlu.yaml:202
+// atan.out: specs/mlu.yaml:272
 // out variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_out{
-    "atan.out", "specs/mlu.yaml:202",
+    "atan.out", "specs/mlu.yaml:272",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1279,10 +1279,10 @@ at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atan_: specs/mlu.yaml:202
+// atan_: specs/mlu.yaml:272
 // inplace variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_{
-    "atan_", "specs/mlu.yaml:202",
+    "atan_", "specs/mlu.yaml:272",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1302,7 +1302,7 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
 }
 
 // mluOpAcosh(stream, self, out)
-// from specs/mlu.yaml:206
+// from specs/mlu.yaml:276
 static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1315,9 +1315,9 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// acosh: specs/mlu.yaml:206
+// acosh: specs/mlu.yaml:276
 static const torch_fl::KernelInfo kOp_acosh{
-    "acosh", "specs/mlu.yaml:206",
+    "acosh", "specs/mlu.yaml:276",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1339,10 +1339,10 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   return out;
 }
 
-// acosh.out: specs/mlu.yaml:206
+// acosh.out: specs/mlu.yaml:276
 // out variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_out{
-    "acosh.out", "specs/mlu.yaml:206",
+    "acosh.out", "specs/mlu.yaml:276",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1365,10 +1365,10 @@ at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acosh_: specs/mlu.yaml:206
+// acosh_: specs/mlu.yaml:276
 // inplace variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_{
-    "acosh_", "specs/mlu.yaml:206",
+    "acosh_", "specs/mlu.yaml:276",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1388,7 +1388,7 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
 }
 
 // mluOpAtanh(stream, self, out)
-// from specs/mlu.yaml:207
+// from specs/mlu.yaml:277
 static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1401,9 +1401,9 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atanh: specs/mlu.yaml:207
+// atanh: specs/mlu.yaml:277
 static const torch_fl::KernelInfo kOp_atanh{
-    "atanh", "specs/mlu.yaml:207",
+    "atanh", "specs/mlu.yaml:277",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1425,10 +1425,10 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   return out;
 }
 
-// atanh.out: specs/mlu.yaml:207
+// atanh.out: specs/mlu.yaml:277
 // out variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_out{
-    "atanh.out", "specs/mlu.yaml:207",
+    "atanh.out", "specs/mlu.yaml:277",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1451,10 +1451,10 @@ at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atanh_: specs/mlu.yaml:207
+// atanh_: specs/mlu.yaml:277
 // inplace variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_{
-    "atanh_", "specs/mlu.yaml:207",
+    "atanh_", "specs/mlu.yaml:277",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1474,7 +1474,7 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
 }
 
 // mluOpLog10(stream, self, out)
-// from specs/mlu.yaml:209
+// from specs/mlu.yaml:279
 static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1487,9 +1487,9 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log10: specs/mlu.yaml:209
+// log10: specs/mlu.yaml:279
 static const torch_fl::KernelInfo kOp_log10{
-    "log10", "specs/mlu.yaml:209",
+    "log10", "specs/mlu.yaml:279",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1511,10 +1511,10 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   return out;
 }
 
-// log10.out: specs/mlu.yaml:209
+// log10.out: specs/mlu.yaml:279
 // out variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_out{
-    "log10.out", "specs/mlu.yaml:209",
+    "log10.out", "specs/mlu.yaml:279",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1537,10 +1537,10 @@ at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log10_: specs/mlu.yaml:209
+// log10_: specs/mlu.yaml:279
 // inplace variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_{
-    "log10_", "specs/mlu.yaml:209",
+    "log10_", "specs/mlu.yaml:279",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1560,7 +1560,7 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
 }
 
 // mluOpBitwiseXorScalar(stream, self, other, out)
-// from specs/mlu.yaml:239
+// from specs/mlu.yaml:309
 static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1575,7 +1575,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // mluOpBitwiseXor(stream, self, other, out)
-// from specs/mlu.yaml:223
+// from specs/mlu.yaml:293
 static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1589,9 +1589,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_xor.Tensor: specs/mlu.yaml:223
+// bitwise_xor.Tensor: specs/mlu.yaml:293
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/mlu.yaml:223",
+    "bitwise_xor.Tensor", "specs/mlu.yaml:293",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1618,10 +1618,10 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_xor.Tensor_out: specs/mlu.yaml:223
+// bitwise_xor.Tensor_out: specs/mlu.yaml:293
 // out variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/mlu.yaml:223",
+    "bitwise_xor.Tensor_out", "specs/mlu.yaml:293",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1650,10 +1650,10 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_xor_.Tensor: specs/mlu.yaml:223
+// bitwise_xor_.Tensor: specs/mlu.yaml:293
 // inplace variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/mlu.yaml:223",
+    "bitwise_xor_.Tensor", "specs/mlu.yaml:293",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1678,9 +1678,9 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
-// bitwise_xor.Scalar: specs/mlu.yaml:239
+// bitwise_xor.Scalar: specs/mlu.yaml:309
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/mlu.yaml:239",
+    "bitwise_xor.Scalar", "specs/mlu.yaml:309",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1702,10 +1702,10 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_xor.Scalar_out: specs/mlu.yaml:239
+// bitwise_xor.Scalar_out: specs/mlu.yaml:309
 // out variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/mlu.yaml:239",
+    "bitwise_xor.Scalar_out", "specs/mlu.yaml:309",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1728,10 +1728,10 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_xor_.Scalar: specs/mlu.yaml:239
+// bitwise_xor_.Scalar: specs/mlu.yaml:309
 // inplace variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/mlu.yaml:239",
+    "bitwise_xor_.Scalar", "specs/mlu.yaml:309",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1751,7 +1751,7 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // mluOpReduceProd(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:244
+// from specs/mlu.yaml:314
 static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1764,9 +1764,9 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// prod.dim_int: specs/mlu.yaml:244
+// prod.dim_int: specs/mlu.yaml:314
 static const torch_fl::KernelInfo kOp_prod_dim_int{
-    "prod.dim_int", "specs/mlu.yaml:244",
+    "prod.dim_int", "specs/mlu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1789,7 +1789,7 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
 }
 
 // mluOpScatterAdd(stream, self, dim, index, src, out)
-// from specs/mlu.yaml:257
+// from specs/mlu.yaml:327
 static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1804,9 +1804,9 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter_add: specs/mlu.yaml:257
+// scatter_add: specs/mlu.yaml:327
 static const torch_fl::KernelInfo kOp_scatter_add{
-    "scatter_add", "specs/mlu.yaml:257",
+    "scatter_add", "specs/mlu.yaml:327",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1832,10 +1832,10 @@ at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter_add.out: specs/mlu.yaml:257
+// scatter_add.out: specs/mlu.yaml:327
 // out variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_out{
-    "scatter_add.out", "specs/mlu.yaml:257",
+    "scatter_add.out", "specs/mlu.yaml:327",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1864,10 +1864,10 @@ at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_add_: specs/mlu.yaml:257
+// scatter_add_: specs/mlu.yaml:327
 // inplace variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_{
-    "scatter_add_", "specs/mlu.yaml:257",
+    "scatter_add_", "specs/mlu.yaml:327",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1895,11 +1895,6 @@ at::Tensor & wrap_scatter_add_(at::Tensor & self, int64_t dim, const at::Tensor 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("avg_pool2d", TORCH_FN(wrap_avg_pool2d));
-  m.impl("avg_pool2d.out", TORCH_FN(wrap_avg_pool2d_out));
-  m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
-  m.impl("_softmax", TORCH_FN(wrap__softmax));
-  m.impl("_softmax.out", TORCH_FN(wrap__softmax_out));
   m.impl("leaky_relu_backward", TORCH_FN(wrap_leaky_relu_backward));
   m.impl("glu", TORCH_FN(wrap_glu));
   m.impl("clamp_min", TORCH_FN(wrap_clamp_min));
@@ -1927,6 +1922,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("log1p", TORCH_FN(wrap_log1p));
   m.impl("log1p.out", TORCH_FN(wrap_log1p_out));
   m.impl("log1p_", TORCH_FN(wrap_log1p_));
+  m.impl("avg_pool2d", TORCH_FN(wrap_avg_pool2d));
+  m.impl("avg_pool2d.out", TORCH_FN(wrap_avg_pool2d_out));
+  m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
+  m.impl("_softmax", TORCH_FN(wrap__softmax));
+  m.impl("_softmax.out", TORCH_FN(wrap__softmax_out));
   m.impl("tan", TORCH_FN(wrap_tan));
   m.impl("tan.out", TORCH_FN(wrap_tan_out));
   m.impl("tan_", TORCH_FN(wrap_tan_));
