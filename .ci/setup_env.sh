@@ -18,7 +18,8 @@ cache_root=${TORCH_FL_CACHE:-$HOME/.cache/torch_fl}
 torch_versions=(python3 "$repo/codegen/torch_versions.py")
 default_torch=$("${torch_versions[@]}" default)
 torch_version=${TORCH_FL_TORCH:-$default_torch}
-"${torch_versions[@]}" check "$torch_version" >/dev/null || exit 2  # it has said what is supported
+# check prints the listed release (2.13.0 for 2.13.0+cpu), or says what is supported.
+torch_version=$("${torch_versions[@]}" check "$torch_version") || { echo "setup: see above" >&2; exit 2; }
 
 need_apt=()
 for pkg in libgtest-dev ninja-build ccache cmake g++ chromium valgrind; do

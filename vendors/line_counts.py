@@ -35,12 +35,19 @@ def files(pattern: str) -> list[str]:
 
 
 def vendor_row(vendor: str) -> dict[str, int]:
-    with open(os.path.join(REPO, "specs", f"{vendor}.yaml")) as f:
-        spec = yaml.safe_load(f)
+    # The vendor's spec and the files of its own it includes (specs/<vendor>/, by op family).
+    spec_files = files(f"specs/{vendor}.yaml") + files(f"specs/{vendor}/**/*.yaml")
+    ops: set[str] = set()
+    custom: set[str] = set()
+    for path in spec_files:
+        with open(path) as f:
+            spec = yaml.safe_load(f) or {}
+        ops |= set(spec.get("ops") or {})
+        custom |= set(spec.get("custom") or {})
     base = f"vendors/{vendor}"
     return {
-        "ops": len(spec.get("ops", {})) + len(spec.get("custom", {})),
-        "spec": code_lines(files(f"specs/{vendor}.yaml")),
+        "ops": len(ops) + len(custom),
+        "spec": code_lines(spec_files),
         "driver": code_lines(files(f"{base}/driver/*")),
         "sdk": code_lines([p for p in files(f"{base}/sdk/*") if "_glue." not in p]),
         "glue": code_lines(files(f"{base}/sdk/*_glue.*")),

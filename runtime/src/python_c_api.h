@@ -58,7 +58,7 @@ int tfl_make_storage_public(uintptr_t storage);
 // The CPU fallback: its records, forced ops, and which kernels ran natively.
 const char* tfl_fallback_stats_json();
 int tfl_reset_fallback_stats();
-int tfl_set_forced_fallbacks(const char* ops);  // comma-separated operator names
+int tfl_set_forced_fallbacks(const char* ops);  // operator names, one per line
 const char* tfl_forced_fallbacks();
 int tfl_record_native_runs(int on);
 const char* tfl_native_runs_json();

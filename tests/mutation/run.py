@@ -80,8 +80,10 @@ TARGETS = (
                # mutated package is not the one imported (an in-process round trip stays)
                "--deselect", "tests/python/test_multiprocessing.py::test_spawned_dataloader_workers_get_the_datasets_device_tensors",
                "--deselect", "tests/python/test_multiprocessing.py::test_queue_round_trip_of_device_tensors_and_parameters"),
-           # docs/ (cli.md): the CLI tests check its help blocks against the parser
-           ("generated", "tests/python", "tests/conformance_tool", "specs", "docs"),
+           # docs/ (cli.md): the CLI tests check its help blocks against the parser; the
+           # torch-version rule (codegen/torch_versions.py) says where generated/ is
+           ("generated", "tests/python", "tests/conformance_tool", "specs", "docs", "codegen/torch_versions.py",
+            ".ci/torch_versions"),
            {"process_isolation": "forkserver", "forkserver_warmup": "none"},
            # the demo is the main job's script (`make demo` runs it), not library code
            ("src/torch_fl/demo.py",), staged_as="src/torch_fl", links=("build",)),

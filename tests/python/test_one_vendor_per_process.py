@@ -131,10 +131,10 @@ def test_nothing_built_says_how_to_build(monkeypatch):
     monkeypatch.setattr(_backend, "installed_vendors", lambda: {})
     monkeypatch.setattr(_backend, "built_libraries", lambda: {})
     monkeypatch.setenv("TORCH_FL_VENDOR", "abc")
-    with pytest.raises(ImportError, match=r"\(built: none\); run `make backend VENDOR=abc`$"):
+    with pytest.raises(ImportError, match=r"\(built: none\); run `make backend VENDOR=abc( TORCH=[0-9.]+)?`$"):
         _backend._choose_library()
     monkeypatch.delenv("TORCH_FL_VENDOR")
-    with pytest.raises(ImportError, match=r"no backend is built under .*; run `make backend VENDOR=mlu`$"):
+    with pytest.raises(ImportError, match=r"no backend is built under .*; run `make backend VENDOR=mlu( TORCH=[0-9.]+)?`$"):
         _backend._choose_library()
 
 
@@ -160,6 +160,10 @@ def test_another_torchs_builds_and_data_are_looked_for_under_build_torch_version
     assert _backend.built_libraries() == {"abc": os.path.join(root, "abc", "vendors", "abc", "libtorch_fl_abc.so")}
     assert _backend.data_file("abc", "support_matrix.json") == os.path.join(root, "generated", "abc",
                                                                              "support_matrix.json")
+    monkeypatch.setenv("TORCH_FL_VENDOR", "xyz")
+    monkeypatch.delenv("TORCH_FL_LIBRARY", raising=False)
+    with pytest.raises(ImportError, match=f"under {root} \\(built: abc\\); run `make backend VENDOR=xyz TORCH=2.99.1`$"):
+        _backend._choose_library()
 
 
 def test_loading_beside_another_privateuse1_plugin_is_refused_in_this_process(monkeypatch):

@@ -35,22 +35,36 @@ def module_files() -> dict[str, pathlib.Path]:
     return files
 
 
+def nearest_known(name: str, known: set[str]) -> str | None:
+    """name, or the nearest package above it that is ours (torch_fl for torch_fl.unknown)."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
 def our_imports(module: str, path: pathlib.Path, known: set[str]) -> list[tuple[str, int]]:
-    """(imported module of ours, line) for every import statement in the file."""
+    """(imported module of ours, line) for every import statement in the file. From outside
+    the package, importing any torch_fl.x imports torch_fl itself first (its __init__ loads the
+    backend), so that counts as an import of torch_fl too."""
     package = module if path.stem == "__init__" else module.rpartition(".")[0]
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names = []
         if isinstance(node, ast.Import):
-            found += [(alias.name, node.lineno) for alias in node.names if alias.name.split(".")[0] in known]
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 base = ".".join(filter(None, [package, base]))
-            for alias in node.names:
-                candidate = f"{base}.{alias.name}"
-                target = candidate if candidate in known else base
-                if target in known:
-                    found.append((target, node.lineno))
+            names = [f"{base}.{alias.name}" for alias in node.names]
+        for name in names:
+            target = nearest_known(name, known)
+            if target is None:
+                continue
+            found.append((target, node.lineno))
+            outside = not module.startswith(PACKAGE + ".") and module != PACKAGE
+            if outside and target.startswith(PACKAGE + "."):
+                found.append((PACKAGE, node.lineno))
     return found
 
 
@@ -103,6 +117,25 @@ def test_no_module_imports_a_layer_above_it_or_in_a_circle():
 ])
 def test_the_check_names_an_upward_import_and_a_circle(graph, expected):
     assert violations(graph, LAYERS) == expected
+
+
+def test_the_wheels_reader_imports_neither_torch_nor_the_package():
+    """torch_fl_wheels runs inside `import torch` (the autoload hook) and before the backend loads."""
+    path = PYTHON_ROOT / "torch_fl_wheels.py"
+    imported = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.add(node.module.split(".")[0])
+    assert imported & {"torch", PACKAGE} == set()
+
+
+def test_importing_a_submodule_from_outside_the_package_imports_the_package(tmp_path):
+    module = tmp_path / "torch_fl_wheels.py"
+    module.write_text("import torch_fl.log\nfrom torch_fl.no_such_module import x\n")
+    known = {"torch_fl", "torch_fl.log", "torch_fl_wheels"}
+    assert our_imports("torch_fl_wheels", module, known) == [("torch_fl.log", 1), ("torch_fl", 1), ("torch_fl", 2)]
 
 
 def test_a_lazy_import_inside_a_function_counts(tmp_path):

@@ -65,9 +65,9 @@ step() {  # step NAME CAP COMMAND...: runs it within min(CAP, time left), logs t
 
 torch_version=$("$python" -c "import torch; print(torch.__version__.split('+')[0])") \
   || { echo "gpu-check: $python has no torch" | tee -a "$logs/summary.txt"; exit 1; }
-build_root=$(python3 "$repo/codegen/torch_versions.py" build-root "$torch_version")
+build_root=$(python3 "$repo/codegen/torch_versions.py" build-root "$torch_version") || exit 1
 build=$build_root/nvidia
-generated=$(python3 "$repo/codegen/torch_versions.py" generated-dir "$torch_version")
+generated=$(python3 "$repo/codegen/torch_versions.py" generated-dir "$torch_version") || exit 1
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}
 export PYTHONPATH=$repo/runtime/python:$repo${PYTHONPATH:+:$PYTHONPATH}
 echo "gpu-check: stage $stage, torch $torch_version ($python), $jobs cores, logs in $logs" | tee -a "$logs/summary.txt"

@@ -46,19 +46,37 @@ class Backend:
 
 def source_build_root() -> str:
     """Where `make backend` put this torch's builds in the source tree: build/ for the default
-    torch, build/torch-<version>/ for another (make TORCH=<version>). The rule is
-    codegen/torch_versions.py's, loaded by path (the codegen package is not torch_fl's)."""
-    return _source_tree_versions().build_root(torch.__version__, _REPO_ROOT)
+    torch, build/torch-<version>/ for another (make TORCH=<version>); never another torch's,
+    whose library would not fit this torch's ABI. The rule is codegen/torch_versions.py's."""
+    rule = _source_tree_versions()
+    return rule.build_root(torch.__version__, _REPO_ROOT) if rule else os.path.join(_REPO_ROOT, "build")
 
 
 def _source_tree_versions():
+    """codegen/torch_versions.py of the source tree, loaded by path (the codegen package is not
+    torch_fl's); None outside a source tree (an installed package has no codegen/)."""
     name = "torch_fl_source_tree_versions"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, os.path.join(_REPO_ROOT, "codegen", "torch_versions.py"))
+        path = os.path.join(_REPO_ROOT, "codegen", "torch_versions.py")
+        if not os.path.isfile(path):
+            return None
+        spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # before it runs: its dataclasses look their module up
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
     return sys.modules[name]
+
+
+def _make_backend(vendor: str) -> str:
+    """The command that builds vendor's backend for this torch."""
+    rule = _source_tree_versions()
+    version = torch.__version__.split("+")[0]
+    other_torch = rule is not None and version != rule.default_version(_REPO_ROOT)
+    return f"make backend VENDOR={vendor}" + (f" TORCH={version}" if other_torch else "")
 
 
 def built_libraries() -> dict[str, str]:
@@ -114,13 +132,13 @@ def _choose_library() -> tuple[str, str]:
     libraries = built_libraries()
     if wanted:
         if wanted not in libraries:
-            raise ImportError(f"torch_fl: no built backend for vendor '{wanted}' under {_REPO_ROOT}/build "
-                              f"(built: {', '.join(sorted(libraries)) or 'none'}); run `make backend VENDOR={wanted}`")
+            raise ImportError(f"torch_fl: no built backend for vendor '{wanted}' under {source_build_root()} "
+                              f"(built: {', '.join(sorted(libraries)) or 'none'}); run `{_make_backend(wanted)}`")
         return wanted, libraries[wanted]
     if len(libraries) == 1:
         return next(iter(libraries.items()))
     if not libraries:
-        raise ImportError(f"torch_fl: no backend is built under {_REPO_ROOT}/build; run `make backend VENDOR=mlu`")
+        raise ImportError(f"torch_fl: no backend is built under {source_build_root()}; run `{_make_backend('mlu')}`")
     raise ImportError(f"torch_fl: several backends are built ({', '.join(sorted(libraries))}); "
                       "set TORCH_FL_VENDOR to choose one (one vendor per process)")
 
@@ -208,4 +226,6 @@ def data_file(vendor: str, name: str) -> str:
     installed = installed_vendors()
     if vendor in installed:
         return os.path.join(installed[vendor], name)
-    return os.path.join(_source_tree_versions().generated_dir(torch.__version__, _REPO_ROOT), vendor, name)
+    rule = _source_tree_versions()
+    generated = rule.generated_dir(torch.__version__, _REPO_ROOT) if rule else os.path.join(_REPO_ROOT, "generated")
+    return os.path.join(generated, vendor, name)

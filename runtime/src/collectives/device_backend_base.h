@@ -18,8 +18,8 @@
 namespace torch_fl::collectives {
 
 // The c10d::Backend collectives both backends implement, declared once: their
-// signatures are c10d's, which change across torch versions (2.13 is the oldest
-// supported; a virtual it lacks must not be listed here).
+// signatures are c10d's, which change across torch versions (the oldest of
+// .ci/torch_versions, 2.11 today, decides: a virtual it lacks must not be listed here).
 #define TORCH_FL_C10D_COLLECTIVES                                                                                 \
   c10::intrusive_ptr<c10d::Work> broadcast(std::vector<at::Tensor>& tensors, const c10d::BroadcastOptions& opts) \
       override;                                                                                                   \
