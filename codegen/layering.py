@@ -48,17 +48,17 @@ def _merge(base: Mapping, override: Mapping, sections: tuple[str, ...] = MERGED_
     return Mapping(entries, override.location)
 
 
-def load(path: str, display_path: str, repo_root: str) -> tuple[Node, list[str]]:
+def load(path: str, display_path: str) -> tuple[Node, list[str]]:
     """The merged spec and the texts it was read from (for the spec hash)."""
     texts: list[str] = []
     text = spec_file.read(path, display_path, SPEC_BYTES)
     texts.append(text)
-    root = _with_includes(path, display_path, source.load(display_path, text), repo_root,
+    root = _with_includes(path, display_path, source.load(display_path, text),
                           os.path.realpath(os.path.dirname(path)), (), texts)
     return root, texts
 
 
-def _with_includes(path: str, display: str, root: Node, repo_root: str, spec_dir: str,
+def _with_includes(path: str, display: str, root: Node, spec_dir: str,
                    chain: tuple[_Including, ...], texts: list[str]) -> Node:
     if not isinstance(root, Mapping) or root.get("include") is None:
         return root
@@ -91,7 +91,7 @@ def _with_includes(path: str, display: str, root: Node, repo_root: str, spec_dir
                               f"included spec '{item.value}'")
         texts.append(text)
         included = _with_includes(included_path, included_display, source.load(included_display, text),
-                                  repo_root, spec_dir, chain, texts)
+                                  spec_dir, chain, texts)
         if not isinstance(included, Mapping):
             raise SpecErrors([SpecError(Location(included_display, 1, 1), "an included spec must be a mapping")])
         merged = _merge(merged, included)

@@ -19,7 +19,7 @@ def load_plan(spec_path: str, repo_root: str = REPO_ROOT, display_path: str | No
     """reference: the registrations the spec was validated against (default: the
     committed generated/<vendor>/support_matrix.json), checked when this torch differs."""
     rel = display_path or os.path.relpath(spec_path, repo_root)
-    root, texts = layering.load(spec_path, rel, repo_root)
+    root, texts = layering.load(spec_path, rel)
     model = spec_parser.parse(rel, root)
     if reference is None:
         reference = ReferenceSchemas.load(repo_root, model.vendor)

@@ -80,7 +80,7 @@ def load_specs(repo_root: str) -> list[VendorSpec]:
     specs_dir = os.path.join(repo_root, "specs")
     for name in sorted(f for f in os.listdir(specs_dir) if f.endswith(".yaml")):
         rel = os.path.join("specs", name)
-        root, _ = layering.load(os.path.join(repo_root, rel), rel, repo_root)
+        root, _ = layering.load(os.path.join(repo_root, rel), rel)
         specs.append(spec_parser.parse(rel, root))
     return specs
 

@@ -57,7 +57,7 @@ def test_an_entry_without_a_call_carries_anything():
 def test_the_arguments_an_entry_reads_include_its_guard_layout_and_dtype_argument():
     plan, _ = generate_files(MLU_SPEC)  # the spec as it is: nothing changed
     from codegen import layering, spec_parser
-    root, _ = layering.load(MLU_SPEC, "specs/mlu.yaml", REPO_ROOT)
+    root, _ = layering.load(MLU_SPEC, "specs/mlu.yaml")
     spec = spec_parser.parse("specs/mlu.yaml", root)
     conv = next(op for op in spec.ops if op.name == "convolution_overrideable")
     read = schema_drift.arguments_read(conv)

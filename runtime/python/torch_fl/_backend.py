@@ -74,9 +74,9 @@ def _source_tree_versions():
 def _make_backend(vendor: str) -> str:
     """The command that builds vendor's backend for this torch."""
     rule = _source_tree_versions()
-    version = torch.__version__.split("+")[0]
-    other_torch = rule is not None and version != rule.default_version(_REPO_ROOT)
-    return f"make backend VENDOR={vendor}" + (f" TORCH={version}" if other_torch else "")
+    if rule is None or rule.public_version(torch.__version__) == rule.default_version(_REPO_ROOT):
+        return f"make backend VENDOR={vendor}"
+    return f"make backend VENDOR={vendor} TORCH={rule.public_version(torch.__version__)}"
 
 
 def built_libraries() -> dict[str, str]:
