@@ -2,7 +2,8 @@
 # Idempotent set-up for Torch-FL (`make setup` runs this).
 #
 # 1. Debian packages the C++ build and tests need (chromium: the support site's
-#    browser test), installed only if missing.
+#    browser test; PoCL, CLBlast and the OpenCL headers and ICD loader: the
+#    opencl vendor), installed only if missing.
 # 2. A shared Python environment, cached outside the clone and keyed by the hash
 #    of requirements.txt, so every clone of the repository (CI is a fresh clone)
 #    reuses it instead of reinstalling torch.
@@ -22,7 +23,8 @@ torch_version=${TORCH_FL_TORCH:-$default_torch}
 torch_version=$("${torch_versions[@]}" check "$torch_version") || { echo "setup: see above" >&2; exit 2; }
 
 need_apt=()
-for pkg in libgtest-dev ninja-build ccache cmake g++ chromium valgrind; do
+for pkg in libgtest-dev ninja-build ccache cmake g++ chromium valgrind \
+           pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libclblast-dev clinfo; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
