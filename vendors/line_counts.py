@@ -31,7 +31,8 @@ def code_lines(paths: list[str]) -> int:
 
 
 def files(pattern: str) -> list[str]:
-    return sorted(glob.glob(os.path.join(REPO, pattern), recursive=True))
+    """Files only: a vendor's kernels may sit in a folder below driver/ or sdk/ (opencl's .cl sources)."""
+    return sorted(p for p in glob.glob(os.path.join(REPO, pattern), recursive=True) if os.path.isfile(p))
 
 
 def vendor_row(vendor: str) -> dict[str, int]:
@@ -48,8 +49,8 @@ def vendor_row(vendor: str) -> dict[str, int]:
     return {
         "ops": len(ops) + len(custom),
         "spec": code_lines(spec_files),
-        "driver": code_lines(files(f"{base}/driver/*")),
-        "sdk": code_lines([p for p in files(f"{base}/sdk/*") if "_glue." not in p]),
+        "driver": code_lines(files(f"{base}/driver/**/*")),
+        "sdk": code_lines([p for p in files(f"{base}/sdk/**/*") if "_glue." not in p]),
         "glue": code_lines(files(f"{base}/sdk/*_glue.*")),
         "abi": code_lines(files(f"{base}/torch_fl_driver.cpp")),
         "build": code_lines(files(f"{base}/CMakeLists.txt")),

@@ -1,0 +1,83 @@
+#include "ocl_glue.h"
+
+#include <c10/util/Exception.h>
+
+#include <cmath>
+
+#include "ocl_memory.h"
+#include "ocl_status.h"
+
+namespace ocl_glue {
+
+using torch_fl::ocl::ElementType;
+
+oclopsDtype_t ocl_dtype(c10::ScalarType type) {
+  switch (type) {
+    case at::kBool: return ElementType::kBool;
+    case at::kByte: return ElementType::kU8;
+    case at::kChar: return ElementType::kI8;
+    case at::kShort: return ElementType::kI16;
+    case at::kInt: return ElementType::kI32;
+    case at::kLong: return ElementType::kI64;
+    case at::kHalf: return ElementType::kF16;
+    case at::kBFloat16: return ElementType::kBF16;
+    case at::kFloat: return ElementType::kF32;
+    case at::kDouble: return ElementType::kF64;
+    case at::kComplexFloat: return ElementType::kC64;
+    case at::kComplexDouble: return ElementType::kC128;
+    default: TORCH_CHECK(false, "[opencl] no OpenCL element type for dtype ", type);
+  }
+}
+
+oclopsTensor_t describe(const at::Tensor& tensor) {
+  if (!tensor.defined()) return describe_optional(std::nullopt);
+  TORCH_CHECK(tensor.dim() <= OCLOPS_MAX_DIMS, "[opencl] at most ", OCLOPS_MAX_DIMS, " dims, got ", tensor.dim());
+  oclopsTensor_t desc{};
+  desc.dtype = ocl_dtype(tensor.scalar_type());
+  desc.dim = static_cast<int32_t>(tensor.dim());
+  int64_t last = 0;  // the furthest element, which must lie in the same buffer
+  for (int64_t i = 0; i < tensor.dim(); ++i) {
+    desc.shape[i] = tensor.size(i);
+    desc.stride[i] = tensor.stride(i);
+    last += (tensor.size(i) - 1) * tensor.stride(i);
+  }
+  if (tensor.numel() == 0) return desc;  // no buffer: nothing is read or written
+  const size_t item = tensor.element_size();
+  torch_fl::ocl::Resolved resolved;
+  const int32_t status = torch_fl::ocl::resolve(tensor.data_ptr(), static_cast<size_t>(last + 1) * item, &resolved);
+  TORCH_CHECK(status == torch_fl::ocl::kSuccess, "[opencl] a tensor's data is not OpenCL memory: ",
+              torch_fl::ocl::last_detail());
+  TORCH_CHECK(resolved.offset % item == 0, "[opencl] a ", tensor.scalar_type(), " tensor at byte offset ",
+              resolved.offset, " of its buffer is not on an element boundary");
+  desc.buffer = resolved.buffer;
+  desc.offset = static_cast<int64_t>(resolved.offset / item);
+  return desc;
+}
+
+oclopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
+  if (tensor.has_value() && tensor->defined()) return describe(*tensor);
+  return oclopsTensor_t{};
+}
+
+oclopsDims_t dims(at::OptionalIntArrayRef values) {
+  oclopsDims_t result{};
+  if (!values.has_value()) return result;
+  TORCH_CHECK(values->size() <= OCLOPS_MAX_DIMS, "[opencl] at most ", OCLOPS_MAX_DIMS, " reduction dims");
+  result.count = static_cast<int32_t>(values->size());
+  for (size_t i = 0; i < values->size(); ++i) result.dims[i] = (*values)[i];
+  return result;
+}
+
+oclopsScalar_t scalar(const at::Scalar& value) {
+  TORCH_CHECK(!value.isComplex(), "[opencl] complex scalars are not supported");
+  if (value.isIntegral(/*includeBool=*/true)) return oclopsScalar_t{value.toDouble(), value.toLong()};
+  const double floating = value.toDouble();
+  return oclopsScalar_t{floating, std::isfinite(floating) ? static_cast<int64_t>(floating) : 0};
+}
+
+at::Tensor matrix_operand(const at::Tensor& tensor) {
+  const oclopsTensor_t desc = describe(tensor);
+  return oclopsGemmTakesOperand(&desc) ? tensor : tensor.contiguous();
+}
+
+}  // namespace ocl_glue

@@ -1,0 +1,91 @@
+/*
+ * The op library of the Torch-FL "opencl" vendor: OpenCL C kernels compiled at
+ * run time (kernels/, cached by the driver's program cache) and CLBlast for
+ * matrix products. Functions on tensor descriptors, queued on a driver stream;
+ * each checks its arguments at once and returns a status; errors of queued work
+ * surface at the stream's next synchronisation.
+ *
+ * A descriptor names device memory as OpenCL does: a buffer and an offset in
+ * elements (never an address: ocl_glue resolves PyTorch's opaque data pointers).
+ * Elementwise ops and reductions take every real dtype the driver's element
+ * macros know (float16 and bfloat16 stored, computed in float or double);
+ * matrix products take float32 and float64.
+ */
+#ifndef OCL_OPS_H_
+#define OCL_OPS_H_
+
+#include <CL/cl.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ocl_element_types.h"
+#include "ocl_queue.h"
+
+#define OCLOPS_MAX_DIMS 12  /* the driver ABI's TFL_MAX_DIMS */
+
+typedef enum {
+  OCLOPS_SUCCESS = 0,
+  OCLOPS_ERROR_INVALID_ARGUMENT = 1,
+  OCLOPS_ERROR_NOT_SUPPORTED = 2,
+  OCLOPS_ERROR_OPENCL = 3,   /* an OpenCL call or a kernel build failed: see oclopsGetLastErrorDetail */
+  OCLOPS_ERROR_CLBLAST = 4,  /* a CLBlast call failed: see oclopsGetLastErrorDetail */
+} oclopsStatus_t;
+
+typedef torch_fl::ocl::ElementType oclopsDtype_t;
+typedef torch_fl::ocl::Stream* oclopsStream_t;
+
+/* A strided view of device memory: element (i0, i1, ...) is at
+ * buffer[offset + sum(i_k * stride[k])]. buffer == NULL: absent (or empty). */
+typedef struct {
+  cl_mem buffer;
+  int64_t offset;
+  oclopsDtype_t dtype;
+  int32_t dim;
+  int64_t shape[OCLOPS_MAX_DIMS];
+  int64_t stride[OCLOPS_MAX_DIMS];
+} oclopsTensor_t;
+
+/* Dimensions to reduce over; count 0: every dimension. */
+typedef struct {
+  int32_t count;
+  int64_t dims[OCLOPS_MAX_DIMS];
+} oclopsDims_t;
+
+/* A scalar argument, both ways: integer kernels use `integer` (exact past 2^53). */
+typedef struct {
+  double floating;
+  int64_t integer;
+} oclopsScalar_t;
+
+typedef enum { OCLOPS_ADD, OCLOPS_SUB, OCLOPS_MUL, OCLOPS_DIV } oclopsBinaryOp_t;
+typedef enum { OCLOPS_RELU, OCLOPS_NEG, OCLOPS_IDENTITY } oclopsUnaryOp_t;
+
+const char* oclopsGetErrorString(oclopsStatus_t status);
+/* The OpenCL, build-log or CLBlast detail of this thread's last failure. */
+const char* oclopsGetLastErrorDetail(void);
+
+/* out = a op (alpha * b) (add, sub; mul and div ignore alpha), a and b broadcast
+ * to out's shape, each read in its own dtype, computed in double where the device
+ * has fp64 (else float). */
+oclopsStatus_t oclopsBinary(oclopsStream_t stream, oclopsBinaryOp_t op, const oclopsTensor_t* a,
+                            const oclopsTensor_t* b, oclopsScalar_t alpha, const oclopsTensor_t* out);
+/* out = op(a), a broadcast to out's shape (IDENTITY: a cast and broadcast copy). */
+oclopsStatus_t oclopsUnary(oclopsStream_t stream, oclopsUnaryOp_t op, const oclopsTensor_t* a,
+                           const oclopsTensor_t* out);
+/* Every element of out (any strides) = value. */
+oclopsStatus_t oclopsFill(oclopsStream_t stream, const oclopsTensor_t* out, oclopsScalar_t value);
+/* out = the sum of a over dims (negative dims count from the end); out has a's
+ * shape without them, or with them as 1 when keepdim. */
+oclopsStatus_t oclopsReduceSum(oclopsStream_t stream, const oclopsTensor_t* a, oclopsDims_t dims, bool keepdim,
+                               const oclopsTensor_t* out);
+/* out = beta * c + alpha * (a @ b) by CLBlast on the stream's queue; a (m x k) and
+ * b (k x n) row-major or transposed (a unit stride in one dim), c broadcast to
+ * out (m x n, row-major) or absent; beta == 0 never reads c. */
+oclopsStatus_t oclopsGemm(oclopsStream_t stream, const oclopsTensor_t* a, const oclopsTensor_t* b,
+                          const oclopsTensor_t* c, oclopsScalar_t beta, oclopsScalar_t alpha,
+                          const oclopsTensor_t* out);
+/* Whether oclopsGemm takes this operand as it is (else a contiguous copy). */
+bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
+
+#endif /* OCL_OPS_H_ */

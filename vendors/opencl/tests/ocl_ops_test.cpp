@@ -1,0 +1,110 @@
+// The op library alone (no torch): each kernel path against a host reference,
+// on descriptors that name buffers with interior offsets and strides.
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include "ocl_copy.h"
+#include "ocl_memory.h"
+#include "ocl_ops.h"
+#include "ocl_test_support.h"
+
+namespace torch_fl::ocl {
+namespace {
+
+using testing::OclTest;
+
+class OclOpsTest : public OclTest {
+ protected:
+  void TearDown() override {
+    for (void* address : owned_) release(address);
+  }
+  // Device memory holding `values`, described from element `offset` with `shape` and `strides`.
+  oclopsTensor_t upload(const std::vector<float>& values, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                        int64_t offset = 0) {
+    void* address = nullptr;
+    EXPECT_EQ(allocate(0, values.size() * sizeof(float), &address), kSuccess) << last_detail();
+    owned_.push_back(address);
+    EXPECT_EQ(write(*stream_, address, values.data(), values.size() * sizeof(float), HostSource::kStaged), kSuccess);
+    Resolved resolved;
+    address_space().resolve(address, &resolved);
+    oclopsTensor_t t{};
+    t.buffer = resolved.buffer;
+    t.offset = offset;
+    t.dtype = ElementType::kF32;
+    t.dim = static_cast<int32_t>(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) t.shape[d] = shape[d], t.stride[d] = strides[d];
+    buffers_[t.buffer] = address;
+    return t;
+  }
+  std::vector<float> download(const oclopsTensor_t& t, size_t count) {
+    std::vector<float> values(count);
+    EXPECT_EQ(read(*stream_, values.data(), buffers_[t.buffer], count * sizeof(float)), kSuccess);
+    EXPECT_EQ(stream_->synchronize(), kSuccess) << last_detail();
+    return values;
+  }
+
+  std::vector<void*> owned_;
+  std::map<cl_mem, void*> buffers_;
+};
+
+TEST_F(OclOpsTest, AddBroadcastsARowWithAlphaFromInteriorOffsets) {
+  const oclopsTensor_t a = upload({9, 1, 2, 3, 4, 5, 6}, {2, 3}, {3, 1}, /*offset=*/1);
+  const oclopsTensor_t b = upload({10, 20, 30}, {3}, {1});
+  const oclopsTensor_t out = upload(std::vector<float>(6, 0), {2, 3}, {3, 1});
+  ASSERT_EQ(oclopsBinary(stream_.get(), OCLOPS_ADD, &a, &b, oclopsScalar_t{0.5, 0}, &out), OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  EXPECT_EQ(download(out, 6), (std::vector<float>{6, 12, 18, 9, 15, 21}));
+}
+
+TEST_F(OclOpsTest, ReluNegAndFillWriteStridedOutputs) {
+  const oclopsTensor_t a = upload({-1, 2, -3, NAN}, {4}, {1});
+  const oclopsTensor_t out = upload(std::vector<float>(8, 7), {4}, {2});  // every other element
+  ASSERT_EQ(oclopsUnary(stream_.get(), OCLOPS_RELU, &a, &out), OCLOPS_SUCCESS) << oclopsGetLastErrorDetail();
+  const std::vector<float> relu = download(out, 8);
+  EXPECT_EQ(relu[0], 0);
+  EXPECT_EQ(relu[1], 7);
+  EXPECT_EQ(relu[2], 2);
+  EXPECT_TRUE(std::isnan(relu[6]));
+  ASSERT_EQ(oclopsFill(stream_.get(), &out, oclopsScalar_t{-2.5, -2}), OCLOPS_SUCCESS);
+  EXPECT_EQ(download(out, 8), (std::vector<float>{-2.5, 7, -2.5, 7, -2.5, 7, -2.5, 7}));
+}
+
+TEST_F(OclOpsTest, SumReducesChosenDimsOfATransposedView) {
+  std::vector<float> values(24);
+  std::iota(values.begin(), values.end(), 0.0f);
+  const oclopsTensor_t a = upload(values, {4, 3, 2}, {1, 8, 4});  // a permuted view of (3, 2, 4)
+  const oclopsTensor_t out = upload(std::vector<float>(4, 0), {4}, {1});
+  oclopsDims_t dims{2, {1, -1}};
+  ASSERT_EQ(oclopsReduceSum(stream_.get(), &a, dims, /*keepdim=*/false, &out), OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  std::vector<float> expected(4, 0);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      for (int k = 0; k < 2; ++k) expected[static_cast<size_t>(i)] += values[static_cast<size_t>(i + 8 * j + 4 * k)];
+    }
+  }
+  EXPECT_EQ(download(out, 4), expected);
+  dims.count = 0;  // every dim
+  const oclopsTensor_t total = upload({0}, {}, {});
+  ASSERT_EQ(oclopsReduceSum(stream_.get(), &a, dims, false, &total), OCLOPS_SUCCESS) << oclopsGetLastErrorDetail();
+  EXPECT_EQ(download(total, 1)[0], 276.0f);
+}
+
+TEST_F(OclOpsTest, GemmTakesATransposedOperandOffsetsAndABroadcastBias) {
+  // a = [[1, 2], [3, 4], [5, 6]] (3x2) stored column-major after one padding element.
+  const oclopsTensor_t a = upload({0, 1, 3, 5, 2, 4, 6}, {3, 2}, {1, 3}, /*offset=*/1);
+  const oclopsTensor_t b = upload({1, 0, -1, 2, 1, 0}, {2, 3}, {3, 1});
+  const oclopsTensor_t bias = upload({100, 200, 300}, {3}, {1});
+  const oclopsTensor_t out = upload(std::vector<float>(9, 0), {3, 3}, {3, 1});
+  EXPECT_TRUE(oclopsGemmTakesOperand(&a));
+  ASSERT_EQ(oclopsGemm(stream_.get(), &a, &b, &bias, oclopsScalar_t{1.0, 1}, oclopsScalar_t{2.0, 2}, &out),
+            OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  // a @ b = [[5, 2, -1], [11, 4, -3], [17, 6, -5]]
+  EXPECT_EQ(download(out, 9), (std::vector<float>{110, 204, 298, 122, 208, 294, 134, 212, 290}));
+}
+
+}  // namespace
+}  // namespace torch_fl::ocl
