@@ -45,6 +45,30 @@ size_t extent_bytes(const StridedView& view) {
   return static_cast<size_t>(last + 1) * element_size(view.type);
 }
 
+int32_t enqueue_copy(Stream& stream, cl_mem dst, size_t dst_offset, cl_mem src, size_t src_offset, size_t bytes) {
+  cl_event event = nullptr;
+  if (const int32_t status = check_cl(clEnqueueCopyBuffer(stream.queue(), src, dst, src_offset, dst_offset, bytes, 0,
+                                                          nullptr, &event),
+                                      "clEnqueueCopyBuffer")) {
+    return status;
+  }
+  stream.track(event);
+  return kSuccess;
+}
+
+// OpenCL refuses overlapping ranges of one buffer (CL_MEM_COPY_OVERLAP), which
+// memcpy_d2d's callers may pass (memmove semantics): through a scratch buffer,
+// which the queued copies keep alive after its release here.
+int32_t copy_through_scratch(Stream& stream, const Resolved& dst, const Resolved& src, size_t bytes) {
+  cl_int error = CL_SUCCESS;
+  cl_mem scratch = clCreateBuffer(stream.context(), CL_MEM_READ_WRITE, bytes, nullptr, &error);
+  if (const int32_t status = check_cl(error, "clCreateBuffer (scratch for an overlapping copy)")) return status;
+  int32_t status = enqueue_copy(stream, scratch, 0, src.buffer, src.offset, bytes);
+  if (status == kSuccess) status = enqueue_copy(stream, dst.buffer, dst.offset, scratch, 0, bytes);
+  clReleaseMemObject(scratch);
+  return status;
+}
+
 }  // namespace
 
 int32_t write(Stream& stream, void* device_dst, const void* host_src, size_t bytes, HostSource source) {
@@ -98,14 +122,10 @@ int32_t copy(Stream& stream, void* device_dst, const void* device_src, size_t by
   Resolved dst, src;
   if (const int32_t status = resolve_on(stream, device_dst, bytes, &dst)) return status;
   if (const int32_t status = resolve_on(stream, device_src, bytes, &src)) return status;
-  cl_event event = nullptr;
-  if (const int32_t status = check_cl(clEnqueueCopyBuffer(stream.queue(), src.buffer, dst.buffer, src.offset,
-                                                          dst.offset, bytes, 0, nullptr, &event),
-                                      "clEnqueueCopyBuffer")) {
-    return status;
-  }
-  stream.track(event);
-  return kSuccess;
+  const bool overlap = dst.buffer == src.buffer && dst.offset < src.offset + bytes && src.offset < dst.offset + bytes;
+  if (overlap && dst.offset == src.offset) return kSuccess;  // a copy onto itself (x.copy_(x))
+  if (overlap) return copy_through_scratch(stream, dst, src, bytes);
+  return enqueue_copy(stream, dst.buffer, dst.offset, src.buffer, src.offset, bytes);
 }
 
 int32_t copy_strided(Stream& stream, const StridedView& dst, const StridedView& src) {
@@ -131,13 +151,16 @@ int32_t copy_strided(Stream& stream, const StridedView& dst, const StridedView& 
   if (dst.type == src.type) {
     macros = bits_macros("DST", dst.type) + bits_macros("SRC", src.type);
   } else {
-    const std::string compute = compute_type({dst.type, src.type}, device->fp64);
+    const bool complex = is_complex(dst.type) || is_complex(src.type);
+    const std::string compute = complex ? complex_compute_type({dst.type, src.type}, device->fp64)
+                                        : compute_type({dst.type, src.type}, device->fp64);
     if (compute.empty()) {
       return fail(kNotSupported, std::string("copy from ") + element_name(src.type) + " to " +
-                                     element_name(dst.type) + " on " + device->name);
+                                     element_name(dst.type) + " on " + device->name + " (no cl_khr_fp64)");
     }
-    macros = fp64_pragma(compute, {dst.type, src.type}) + element_macros("DST", dst.type, compute) +
-             element_macros("SRC", src.type, compute);
+    const auto element = complex ? complex_macros : element_macros;
+    macros = fp64_pragma(compute, {dst.type, src.type}) + element("DST", dst.type, compute) +
+             element("SRC", src.type, compute);
   }
   const std::string source = macros + kIndexingSource + kCopySource;
   return Launch(stream, source, "", "copy_strided")

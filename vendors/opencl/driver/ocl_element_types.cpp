@@ -67,35 +67,66 @@ std::string compute_type(std::initializer_list<ElementType> types, bool fp64) {
   return wide ? "double" : "float";
 }
 
-std::string element_macros(const char* name, ElementType type, const std::string& compute) {
-  const std::string n = name;
-  std::string load, store;
+namespace {
+
+// Element i of p (a real type) as `compute`.
+std::string load_real(ElementType type, const std::string& compute) {
   switch (type) {
-    case ElementType::kBool:
-      load = "((" + compute + ")((p)[i] != 0))";
-      store = "((p)[i] = (uchar)((v) != 0))";
-      break;
-    case ElementType::kF16:
-      load = "((" + compute + ")vload_half((i), (p)))";
-      store = "vstore_half_rte((float)(v), (i), (p))";
-      break;
-    case ElementType::kBF16:
-      load = "((" + compute + ")as_float(((uint)(p)[i]) << 16))";
-      store = "((p)[i] = tfl_to_bfloat16((float)(v)))";
-      break;
-    default:
-      load = "((" + compute + ")(p)[i])";
-      store = std::string("((p)[i] = (") + storage_type(type) + ")(v))";
+    case ElementType::kBool: return "((" + compute + ")((p)[i] != 0))";
+    case ElementType::kF16: return "((" + compute + ")vload_half((i), (p)))";
+    case ElementType::kBF16: return "((" + compute + ")as_float(((uint)(p)[i]) << 16))";
+    default: return "((" + compute + ")(p)[i])";
   }
-  std::string macros = "#define T" + n + " " + storage_type(type) + "\n#define LOAD_" + n + "(p, i) " + load +
-                       "\n#define STORE_" + n + "(p, i, v) " + store + "\n";
+}
+
+// Element i of p (a real type) = value.
+std::string store_real(ElementType type, const std::string& value) {
+  switch (type) {
+    case ElementType::kBool: return "((p)[i] = (uchar)((" + value + ") != 0))";
+    case ElementType::kF16: return "vstore_half_rte((float)(" + value + "), (i), (p))";
+    case ElementType::kBF16: return "((p)[i] = tfl_to_bfloat16((float)(" + value + ")))";
+    default: return std::string("((p)[i] = (") + storage_type(type) + ")(" + value + "))";
+  }
+}
+
+std::string macros(const std::string& name, ElementType type, const std::string& load, const std::string& store) {
+  std::string text = "#define T" + name + " " + storage_type(type) + "\n#define LOAD_" + name + "(p, i) " + load +
+                     "\n#define STORE_" + name + "(p, i, v) " + store + "\n";
   if (type == ElementType::kBF16) {
     // Round to nearest even, as PyTorch's float → bfloat16; NaN stays a quiet NaN.
-    macros += "#ifndef TFL_BF16\n#define TFL_BF16\ninline ushort tfl_to_bfloat16(float f) {\n"
-              "  uint u = as_uint(f);\n  if (isnan(f)) return (ushort)0x7fc0;\n"
-              "  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n#endif\n";
+    text += "#ifndef TFL_BF16\n#define TFL_BF16\ninline ushort tfl_to_bfloat16(float f) {\n"
+            "  uint u = as_uint(f);\n  if (isnan(f)) return (ushort)0x7fc0;\n"
+            "  return (ushort)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);\n}\n#endif\n";
   }
-  return macros;
+  return text;
+}
+
+}  // namespace
+
+std::string element_macros(const char* name, ElementType type, const std::string& compute) {
+  return macros(name, type, load_real(type, compute), store_real(type, "v"));
+}
+
+std::string complex_compute_type(std::initializer_list<ElementType> types, bool fp64) {
+  bool wide = false;
+  for (ElementType type : types) {
+    wide = wide || type == ElementType::kF64 || type == ElementType::kC128 || type == ElementType::kI64;
+  }
+  if (wide && !fp64) return "";
+  return wide ? "double2" : "float2";
+}
+
+std::string complex_macros(const char* name, ElementType type, const std::string& compute) {
+  const std::string scalar = compute.substr(0, compute.size() - 1);  // "double2" → "double"
+  if (is_complex(type)) {
+    return macros(name, type, "convert_" + compute + "((p)[i])",
+                  std::string("((p)[i] = convert_") + storage_type(type) + "(v))");
+  }
+  // A real value is the real part; a complex one stored as real keeps only it, as in
+  // PyTorch, except as bool, which is true when either part is not zero.
+  const std::string store = type == ElementType::kBool ? "((p)[i] = (uchar)((v).x != 0 || (v).y != 0))"
+                                                       : store_real(type, "(v).x");
+  return macros(name, type, "((" + compute + ")(" + load_real(type, scalar) + ", 0))", store);
 }
 
 std::string bits_macros(const char* name, ElementType type) {
@@ -106,7 +137,7 @@ std::string bits_macros(const char* name, ElementType type) {
 }
 
 std::string fp64_pragma(const std::string& compute, std::initializer_list<ElementType> types) {
-  bool needs = compute == "double";
+  bool needs = compute.rfind("double", 0) == 0;  // double or double2
   for (ElementType type : types) needs = needs || type == ElementType::kF64 || type == ElementType::kC128;
   return needs ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "";
 }

@@ -31,6 +31,11 @@ std::string compute_type(std::initializer_list<ElementType> types, bool fp64);
 // T<name>, LOAD_<name> and STORE_<name> for `type` computed as `compute`.
 std::string element_macros(const char* name, ElementType type, const std::string& compute);
 
+// Casts through complex numbers: the compute type "float2" or "double2" (empty
+// when float64 is needed without fp64), and the macros of any type in it.
+std::string complex_compute_type(std::initializer_list<ElementType> types, bool fp64);
+std::string complex_macros(const char* name, ElementType type, const std::string& compute);
+
 // The same three macros moving raw bits (a copy between equal dtypes: any type,
 // complex included, with no arithmetic).
 std::string bits_macros(const char* name, ElementType type);

@@ -14,8 +14,9 @@ oclopsStatus_t oclopsReduceSum(oclopsStream_t stream, const oclopsTensor_t* a, o
   if (!a || !out || a->dim > OCLOPS_MAX_DIMS) return invalid("oclopsReduceSum: missing operand");
   bool reduce[OCLOPS_MAX_DIMS] = {false};
   for (int32_t i = 0; i < dims.count; ++i) {
-    const int64_t dim = dims.dims[i] < 0 ? dims.dims[i] + a->dim : dims.dims[i];
-    if (dim < 0 || dim >= (a->dim == 0 ? 1 : a->dim)) {
+    const int64_t rank = a->dim == 0 ? 1 : a->dim;  // a scalar has dim 0 (or -1), as in ATen
+    const int64_t dim = dims.dims[i] < 0 ? dims.dims[i] + rank : dims.dims[i];
+    if (dim < 0 || dim >= rank) {
       return invalid("oclopsReduceSum: dim " + std::to_string(dims.dims[i]) + " out of range for " +
                      std::to_string(a->dim) + " dims");
     }

@@ -97,6 +97,29 @@ TEST_F(OclTest, StridedCopyCastsBetweenDtypesFromAnInteriorOffset) {
   EXPECT_EQ(bools, (std::vector<uint8_t>{0, 1, 1, 1, 1, 1}));
 }
 
+TEST_F(OclTest, StridedCopyCastsIntoAndOutOfComplexAsPyTorchDoes) {
+  const std::vector<float> pairs = {1.5f, -2.0f, 0.0f, 4.0f};  // two complex64 values
+  const int64_t n = 2, stride = 1;
+  DeviceArray<float> complex(4), real(2), back(4);
+  DeviceArray<uint8_t> bytes(2);
+  ASSERT_OCL_OK(write(*stream_, complex.address, pairs.data(), complex.bytes, HostSource::kStaged));
+  auto cast = [&](void* to, ElementType to_type, void* from, ElementType from_type) {
+    return copy_strided(*stream_, {to, to_type, 1, &n, &stride}, {from, from_type, 1, &n, &stride});
+  };
+  ASSERT_OCL_OK(cast(real.address, ElementType::kF32, complex.address, ElementType::kC64));  // the real part
+  ASSERT_OCL_OK(cast(bytes.address, ElementType::kBool, complex.address, ElementType::kC64));
+  ASSERT_OCL_OK(cast(back.address, ElementType::kC64, real.address, ElementType::kF32));  // imaginary 0
+  std::vector<float> reals(2), complexes(4);
+  std::vector<uint8_t> small(2);
+  ASSERT_OCL_OK(read(*stream_, reals.data(), real.address, real.bytes));
+  ASSERT_OCL_OK(read(*stream_, small.data(), bytes.address, bytes.bytes));
+  ASSERT_OCL_OK(read(*stream_, complexes.data(), back.address, back.bytes));
+  ASSERT_OCL_OK(stream_->synchronize());
+  EXPECT_EQ(reals, (std::vector<float>{1.5f, 0.0f}));
+  EXPECT_EQ(small, (std::vector<uint8_t>{1, 1})) << "0 + 4i is true";
+  EXPECT_EQ(complexes, (std::vector<float>{1.5f, 0.0f, 0.0f, 0.0f}));
+}
+
 TEST_F(OclTest, ProgramsAreBuiltOncePerProcessAndKeptOnDisk) {
   const std::string source = "__kernel void probe(__global int* x) { x[0] = " + std::to_string(getpid()) + "; }";
   const ProgramCacheStats before = program_cache_stats();
