@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "7bd407233835fc83fa1a12289169cbe56151017187d56430f64bf75b02f28a8a", "2.13.0",
-    "", "", "",
+    "opencl", "ocl", "specs/opencl.yaml", "b01673cfa1749e160a0364ac7278becfdf329c8eb612e96498dd71ebebab37d6", "2.13.0",
+    "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(not dist.is_available(), reason="this torch is b
 
 # The backend names scripts of each chip's own PyTorch fork use; nvidia's is its own
 # ("nccl" is PyTorch's, for torch.cuda tensors).
-EXPECTED_BACKEND_NAMES = {"mlu": "cncl", "npu": "hccl", "nvidia": "nvgpu_nccl"}
+EXPECTED_BACKEND_NAMES = {"mlu": "cncl", "npu": "hccl", "nvidia": "nvgpu_nccl", "opencl": "ocl_gloo"}
 
 
 def transport() -> str:
