@@ -24,6 +24,14 @@ from .spec_model import FallbackPolicy, PrivateFormatSpec
 # can call the launch of its Scalar overload (plan_model.ScalarForm).
 SHARD_COUNT = 8
 
+# ATen ops that exist only as hooks for out-of-tree backends: their
+# CompositeExplicitAutograd kernel, which PrivateUse1 inherits, throws "not
+# implemented". That kernel wins over the runtime's boxed fallback, so a spec
+# without the op would leave conv2d unusable on the device. Where the spec has no
+# entry for one, its registration points at the CPU fallback instead, which runs
+# the core op it stands for (runtime/src/fallback.cpp, fall_back_to_core_op).
+HOOK_OPS = ("convolution_overrideable", "convolution_backward_overrideable")
+
 
 @dataclass(frozen=True)
 class Shard:
@@ -77,6 +85,12 @@ def shards(plan: BackendPlan) -> list[Shard]:
             autograd_regs[index].append(emit_names.registration(kernel.registration_name,
                                                                 emit_names.autograd(kernel.aten)))
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0]}_native.h")
+    registered = {kernel.registration_name for kernel in plan.kernels if kernel.origin == OpOrigin.ATEN}
+    for hook in HOOK_OPS:
+        if hook not in registered:
+            regs[shard_of(hook)].append("// " + cpp_text.comment(f"{hook}: not in the spec, and ATen's kernel for this hook "
+                                                         "throws; the CPU fallback runs the core op"))
+            regs[shard_of(hook)].append(emit_names.boxed_registration(hook, "torch_fl::cpu_fallback"))
     return [Shard(i, tuple(blocks[i]), tuple(regs[i]), tuple(autograd_regs[i]),
                   tuple(dict.fromkeys(headers[i])),  # each header once, in first-use order
                   tuple(formats[i].values()))

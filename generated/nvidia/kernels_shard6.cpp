@@ -148,4 +148,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
   m.impl("where.self", TORCH_FN(wrap_where_self));
   m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
+  // convolution_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
+  m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
+  // convolution_backward_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
+  m.impl("convolution_backward_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
 }

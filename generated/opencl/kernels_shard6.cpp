@@ -14,4 +14,8 @@ namespace {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  // convolution_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
+  m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
+  // convolution_backward_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
+  m.impl("convolution_backward_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
 }

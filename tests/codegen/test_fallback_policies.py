@@ -5,6 +5,7 @@ here, not on generated/ (the runtime's side is tests/cpp/op_context_test.cpp).""
 from __future__ import annotations
 
 import json
+import pathlib
 import re
 
 from cli import run_cli
@@ -56,3 +57,21 @@ def test_a_whole_op_error_policy_is_emitted_and_reported_for_every_non_native_dt
     assert rows["bmm"]["dtypes"]["float64"] == "error"
     assert rows["bmm"]["dtypes"]["float32"] == "native"
     assert rows["mm"]["dtypes"]["float64"] == "error" and rows["add.Tensor"]["dtypes"]["float64"] == "fallback"
+
+
+HOOK_FALLBACK = 'm.impl("{op}", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());'
+
+
+def test_a_hook_op_missing_from_the_spec_is_registered_to_the_cpu_fallback(tmp_path):
+    # ATen's own kernel for convolution_overrideable throws and outranks the boxed
+    # fallback: without this registration conv2d could not run on such a device.
+    code = "".join(text for name, text in generate(tmp_path).items() if name.startswith("kernels_shard"))
+    for op in ("convolution_overrideable", "convolution_backward_overrideable"):
+        assert code.count(HOOK_FALLBACK.format(op=op)) == 1, op
+
+
+def test_a_hook_op_the_spec_has_keeps_its_own_kernel():
+    from generated_output import GENERATED_DIR
+    code = "".join(path.read_text() for path in pathlib.Path(GENERATED_DIR, "mlu").glob("kernels_shard*.cpp"))
+    assert 'm.impl("convolution_overrideable", TORCH_FN(' in code
+    assert HOOK_FALLBACK.format(op="convolution_overrideable") not in code
