@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "b01673cfa1749e160a0364ac7278becfdf329c8eb612e96498dd71ebebab37d6", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "cdc5c6dd70e00868bf2c2bf80d1ed7e74ff34dbf613d732079b1ee5464cf5158", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

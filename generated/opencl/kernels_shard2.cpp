@@ -11,7 +11,47 @@
 
 namespace {
 
+// oclopsDropout(stream, input, p, ocl_glue::training(train), ocl_glue::default_rand_state(), out0, out1)
+// from specs/opencl.yaml:44
+static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto input_arg = ocl_glue::describe(input);
+  const auto train_arg3 = ocl_glue::training(train);
+  const auto computed_arg4 = ocl_glue::default_rand_state();
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("oclopsDropout");
+  const oclopsStatus_t status = oclopsDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_dropout: specs/opencl.yaml:44
+static const torch_fl::KernelInfo kOp_native_dropout{
+    "native_dropout", "specs/opencl.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  torch_fl::OpContext op(kOp_native_dropout);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const auto expected = torch_fl::output_rules::dropout(input, p, train);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
 }

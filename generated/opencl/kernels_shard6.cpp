@@ -11,9 +11,83 @@
 
 namespace {
 
+// oclopsRandom(stream, ocl_glue::uniform_kind(), from, to, generator, self)
+// from specs/opencl.yaml:42
+static void launch_uniform_(const torch_fl::OpContext& op, double from, double to, ::std::optional<at::Generator> generator, const at::Tensor & self) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::uniform_kind();
+  const auto generator_arg = ocl_glue::rand_state(generator);
+  const auto self_arg = ocl_glue::describe(self);
+  torch_fl::ProfilerRange sdk_call("oclopsRandom");
+  const oclopsStatus_t status = oclopsRandom(stream_arg, computed_arg1, from, to, generator_arg, &self_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// uniform_: specs/opencl.yaml:42
+static const torch_fl::KernelInfo kOp_uniform_{
+    "uniform_", "specs/opencl.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
+  torch_fl::OpContext op(kOp_uniform_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(uniform_)>(op, torch_fl::FallbackReason::kDtype, self, from, to, generator);
+  }
+  launch_uniform_(op, from, to, generator, self);
+  return self;
+}
+
+// oclopsDropoutBackward(stream, grad_output, mask, scale, out)
+// from specs/opencl.yaml:48
+static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto mask_arg = ocl_glue::describe(mask);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsDropoutBackward");
+  const oclopsStatus_t status = oclopsDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_dropout_backward: specs/opencl.yaml:48
+static const torch_fl::KernelInfo kOp_native_dropout_backward{
+    "native_dropout_backward", "specs/opencl.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  torch_fl::OpContext op(kOp_native_dropout_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  const at::Tensor out = op.allocate(expected);
+  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("uniform_", TORCH_FN(wrap_uniform_));
+  m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
   // convolution_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
   m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
   // convolution_backward_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op

@@ -70,7 +70,7 @@ def _autoload() -> None:
     device = info["device"]
     owner = torch._C._get_privateuse1_backend_name()
     if owner not in ("privateuseone", device):
-        _warn(f"the {device} device is not registered: PrivateUse1 is already claimed by '{owner}' in this process")
+        _warn(f"the {device} device is not registered: PrivateUse1 is already claimed by device '{owner}' in this process")
         return
     problem = problem_with(vendor_dir, info, torch.__version__)
     if problem:

@@ -3,7 +3,8 @@ computation operand, the promoted result (type promotion, a dtype= argument)
 and out= tensors. Mixed-dtype code then matches CPU in the default policy, and
 under TORCH_FL_FALLBACK=strict raises the fallback error, never an SDK error.
 
-The simulated chips have no float64 or complex compute (vendor_facts)."""
+The cases mix float32 with a float dtype the vendor's add.Tensor does not compute
+natively: float64 on the simulated chips, float16 on opencl (which has fp64)."""
 from __future__ import annotations
 
 import pytest
@@ -12,27 +13,39 @@ import torch
 import torch_fl
 
 
+def _foreign_float() -> torch.dtype:
+    """The first of float64, float16, bfloat16 that the spec's add.Tensor does not list as native."""
+    add = next(row for row in torch_fl.support_matrix()["ops"] if row["name"] == "add.Tensor")
+    for dtype in (torch.float64, torch.float16, torch.bfloat16):
+        if add["dtypes"].get(str(dtype).removeprefix("torch.")) != "native":
+            return dtype
+    raise AssertionError("add.Tensor is native for every float dtype: these cases need one that is not")
+
+
+FOREIGN = _foreign_float()
+
+
 def _cases():
     f32 = lambda d: torch.arange(1.0, 7.0, device=d).reshape(2, 3)  # noqa: E731
-    f64 = lambda d: torch.arange(2.0, 8.0, dtype=torch.float64, device=d).reshape(2, 3)  # noqa: E731
+    foreign = lambda d: torch.arange(2.0, 8.0, dtype=FOREIGN, device=d).reshape(2, 3)  # noqa: E731
     i64 = lambda d: torch.arange(6, device=d).reshape(2, 3)  # noqa: E731
     c64 = lambda d: torch.full((2, 3), 1 + 2j, dtype=torch.complex64, device=d)  # noqa: E731
 
     def add_out(d):
-        out = torch.empty(2, 3, dtype=torch.float64, device=d)
+        out = torch.empty(2, 3, dtype=FOREIGN, device=d)
         return torch.add(f32(d), f32(d), out=out)
 
     def add_(d):
-        return f32(d).add_(f64(d))
+        return f32(d).add_(foreign(d))
 
     return {
-        "f32 + f64": lambda d: f32(d) + f64(d),
-        "i64 + f64": lambda d: i64(d) + f64(d),
-        "where(cond, f32, f64)": lambda d: torch.where(f32(d) > 3, f32(d), f64(d)),
-        "cat([f32, f64])": lambda d: torch.cat([f32(d), f64(d)]),
-        "f32.add_(f64)": add_,
-        "add(f32, f32, out=f64)": add_out,
-        "f32.sum(dtype=float64)": lambda d: f32(d).sum(dtype=torch.float64),
+        "f32 + foreign": lambda d: f32(d) + foreign(d),
+        "i64 + foreign": lambda d: i64(d) + foreign(d),
+        "where(cond, f32, foreign)": lambda d: torch.where(f32(d) > 3, f32(d), foreign(d)),
+        "cat([f32, foreign])": lambda d: torch.cat([f32(d), foreign(d)]),
+        "f32.add_(foreign)": add_,
+        "add(f32, f32, out=foreign)": add_out,
+        "f32.sum(dtype=foreign)": lambda d: f32(d).sum(dtype=FOREIGN),
         "f32 * complex64": lambda d: f32(d) * c64(d),
         "f32 * Python complex": lambda d: f32(d) * (1 + 2j),
     }
@@ -70,8 +83,9 @@ def test_mm_of_mixed_dtypes_raises_cpus_error(device, fallback_mode):
 def test_the_fallback_record_names_the_dtype_that_was_not_native(device, fallback_mode):
     fallback_mode("silent")
     torch_fl.reset_fallback_stats()
-    torch.ones(3, device=device) + torch.ones(3, dtype=torch.float64, device=device)
-    assert torch_fl.fallback_stats().get("aten::add.Tensor") == {"Double": 1}
+    torch.ones(3, device=device) + torch.ones(3, dtype=FOREIGN, device=device)
+    expected = {torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16"}[FOREIGN]
+    assert torch_fl.fallback_stats().get("aten::add.Tensor") == {expected: 1}
 
 
 def test_same_dtype_and_python_numbers_stay_native(device, fallback_mode):

@@ -30,7 +30,7 @@ def test_another_plugin_owning_privateuse1_is_named(device):
     assert result.returncode != 0
     assert "ImportError" in result.stderr
     assert f"cannot load the '{torch_fl.vendor()}' backend" in result.stderr
-    assert "already claimed by 'otherchip'" in result.stderr
+    assert "already claimed by device 'otherchip'" in result.stderr
 
 
 def test_a_second_vendor_in_the_same_process_is_refused(device):
@@ -45,7 +45,7 @@ def test_a_second_vendor_in_the_same_process_is_refused(device):
                         "_backend.load()\n", TORCH_FL_VENDOR=first)
     assert result.returncode != 0
     assert f"cannot load the '{second}' backend" in result.stderr
-    assert f"already claimed by '{first}'" in result.stderr
+    assert f"already claimed by device '{device.type}'" in result.stderr
 
 
 def test_torch_fl_vendor_chooses_the_backend(device):
@@ -173,7 +173,7 @@ def test_loading_beside_another_privateuse1_plugin_is_refused_in_this_process(mo
     monkeypatch.setattr(torch._C, "_get_privateuse1_backend_name", lambda: "otherchip")
     monkeypatch.setattr(_backend, "_autoloaded_device", lambda vendor: None)
     with pytest.raises(ImportError, match=rf"^torch_fl: cannot load the '{loaded.vendor}' backend \(.*\): PrivateUse1 "
-                                          r"is already claimed by 'otherchip' in this process\. One vendor per "
+                                          r"is already claimed by device 'otherchip' in this process\. One vendor per "
                                           r"process: set TORCH_FL_VENDOR to choose which backend to load, and load "
                                           r"no other PrivateUse1 plugin beside it$"):
         _backend.load()

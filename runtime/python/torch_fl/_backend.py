@@ -204,7 +204,7 @@ def load() -> Backend:
     owner = torch._C._get_privateuse1_backend_name()
     if owner not in ("privateuseone", _autoloaded_device(vendor)):
         raise ImportError(f"torch_fl: cannot load the '{vendor}' backend ({path}): PrivateUse1 is already claimed "
-                          f"by '{owner}' in this process. One vendor per process: set TORCH_FL_VENDOR to choose "
+                          f"by device '{owner}' in this process. One vendor per process: set TORCH_FL_VENDOR to choose "
                           "which backend to load, and load no other PrivateUse1 plugin beside it")
     torch.ops.load_library(path)
     lib = ctypes.CDLL(path)

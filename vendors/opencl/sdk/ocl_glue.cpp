@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include <torch_fl/generator.h>
+
 #include "ocl_memory.h"
 #include "ocl_status.h"
 
@@ -73,6 +75,11 @@ oclopsScalar_t scalar(const at::Scalar& value) {
   if (value.isIntegral(/*includeBool=*/true)) return oclopsScalar_t{value.toDouble(), value.toLong()};
   const double floating = value.toDouble();
   return oclopsScalar_t{floating, std::isfinite(floating) ? static_cast<int64_t>(floating) : 0};
+}
+
+oclopsRandState_t rand_state(const std::optional<at::Generator>& generator) {
+  const torch_fl::RngState state = torch_fl::next_rng_state(generator);
+  return oclopsRandState_t{state.seed, state.offset};
 }
 
 at::Tensor matrix_operand(const at::Tensor& tensor) {

@@ -22,6 +22,15 @@ oclopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor);
 oclopsDims_t dims(at::OptionalIntArrayRef values);
 oclopsScalar_t scalar(const at::Scalar& value);
 
+// The random numbers of one call: a seed and offset reserved from the generator
+// given, or from the current device's default one.
+oclopsRandState_t rand_state(const std::optional<at::Generator>& generator);
+inline oclopsRandState_t default_rand_state() { return rand_state(std::nullopt); }
+// native_dropout's `train` (bool?): absent means training, as in ATen.
+inline bool training(std::optional<bool> train) { return train.value_or(true); }
+inline oclopsRandomKind_t uniform_kind() { return OCLOPS_RANDOM_UNIFORM; }
+inline oclopsRandomKind_t normal_kind() { return OCLOPS_RANDOM_NORMAL; }
+
 // A matrix product's operand as oclopsGemm reads it: itself when row-major or
 // transposed, else a contiguous copy.
 at::Tensor matrix_operand(const at::Tensor& tensor);

@@ -85,6 +85,26 @@ oclopsStatus_t oclopsReduceSum(oclopsStream_t stream, const oclopsTensor_t* a, o
 oclopsStatus_t oclopsGemm(oclopsStream_t stream, const oclopsTensor_t* a, const oclopsTensor_t* b,
                           const oclopsTensor_t* c, oclopsScalar_t beta, oclopsScalar_t alpha,
                           const oclopsTensor_t* out);
+/* The random numbers of one call: the generator's seed and an offset reserved
+ * for the call (counter-based: element i draws from (seed, offset, i)). */
+typedef struct {
+  uint64_t seed;
+  uint64_t offset;
+} oclopsRandState_t;
+
+typedef enum { OCLOPS_RANDOM_UNIFORM, OCLOPS_RANDOM_NORMAL } oclopsRandomKind_t;
+
+/* Every element of out (floating, any strides) drawn from U[a, b) or N(mean a, std b). */
+oclopsStatus_t oclopsRandom(oclopsStream_t stream, oclopsRandomKind_t kind, double a, double b,
+                            oclopsRandState_t state, const oclopsTensor_t* out);
+/* Dropout: mask (bool) keeps each element with probability 1 - p and
+ * out = x * mask / (1 - p) (0 for p = 1); without train, out = x, mask all true. */
+oclopsStatus_t oclopsDropout(oclopsStream_t stream, const oclopsTensor_t* x, double p, bool train,
+                             oclopsRandState_t state, const oclopsTensor_t* out, const oclopsTensor_t* mask);
+/* out = grad * mask * scale (dropout's backward). */
+oclopsStatus_t oclopsDropoutBackward(oclopsStream_t stream, const oclopsTensor_t* grad, const oclopsTensor_t* mask,
+                                     double scale, const oclopsTensor_t* out);
+
 /* Whether oclopsGemm takes this operand as it is (else a contiguous copy). */
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
 

@@ -28,5 +28,6 @@ const Device& device_of(oclopsStream_t stream);
 // The kernel sources of kernels/ (embedded at build time), after the driver's indexing.
 extern const char* const kElementwiseSource;
 extern const char* const kReduceSource;
+extern const char* const kRandomSource;
 
 }  // namespace torch_fl::ocl::ops
