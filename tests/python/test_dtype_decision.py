@@ -10,19 +10,11 @@ from __future__ import annotations
 import pytest
 import torch
 
+import spec_dtypes
 import torch_fl
 
 
-def _foreign_float() -> torch.dtype:
-    """The first of float64, float16, bfloat16 that the spec's add.Tensor does not list as native."""
-    add = next(row for row in torch_fl.support_matrix()["ops"] if row["name"] == "add.Tensor")
-    for dtype in (torch.float64, torch.float16, torch.bfloat16):
-        if add["dtypes"].get(str(dtype).removeprefix("torch.")) != "native":
-            return dtype
-    raise AssertionError("add.Tensor is native for every float dtype: these cases need one that is not")
-
-
-FOREIGN = _foreign_float()
+FOREIGN = spec_dtypes.non_native_float()
 
 
 def _cases():
@@ -84,8 +76,7 @@ def test_the_fallback_record_names_the_dtype_that_was_not_native(device, fallbac
     fallback_mode("silent")
     torch_fl.reset_fallback_stats()
     torch.ones(3, device=device) + torch.ones(3, dtype=FOREIGN, device=device)
-    expected = {torch.float64: "Double", torch.float16: "Half", torch.bfloat16: "BFloat16"}[FOREIGN]
-    assert torch_fl.fallback_stats().get("aten::add.Tensor") == {expected: 1}
+    assert torch_fl.fallback_stats().get("aten::add.Tensor") == {spec_dtypes.C10_NAMES[FOREIGN]: 1}
 
 
 def test_same_dtype_and_python_numbers_stay_native(device, fallback_mode):

@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torch_fl
+import spec_dtypes
 import vendor_facts
 
 
@@ -52,16 +53,18 @@ def test_strict_mode_raises_naming_op_dtype_and_reason(device, fallback_mode):
 
 
 def test_dtype_outside_the_spec_falls_back_with_its_reason(device, fallback_mode):
+    foreign = spec_dtypes.non_native_float()
+    name = spec_dtypes.C10_NAMES[foreign]
     fallback_mode("strict")
-    with pytest.raises(NotImplementedError, match=r"add\.Tensor.*Double.*dtype not native"):
-        torch.ones(3, dtype=torch.float64).to(device) + 1
+    with pytest.raises(NotImplementedError, match=rf"add\.Tensor.*{name}.*dtype not native"):
+        torch.ones(3, dtype=foreign).to(device) + 1
     fallback_mode("silent")
-    x = torch.ones(3, dtype=torch.float64).to(device)
+    x = torch.ones(3, dtype=foreign).to(device)
     torch_fl.reset_fallback_stats()
     y = x + 1
-    assert y.dtype == torch.float64 and y.device.type == device.type
-    assert torch.equal(y.cpu(), torch.full((3,), 2.0, dtype=torch.float64))
-    assert torch_fl.fallback_stats()["aten::add.Tensor"] == {"Double": 1}
+    assert y.dtype == foreign and y.device.type == device.type
+    assert torch.equal(y.cpu(), torch.full((3,), 2.0, dtype=foreign))
+    assert torch_fl.fallback_stats()["aten::add.Tensor"] == {name: 1}
     assert "dtype not native" in torch_fl.fallback_report()
 
 
