@@ -120,8 +120,9 @@ TEST(DeviceCclBackend, InPlaceFormsRunAndMismatchedDtypesAreRefusedBeforeAnythin
     at::Tensor block = whole.narrow(0, 2 * rank, 2);
     backend._reduce_scatter_base(block, whole)->wait();
     EXPECT_EQ(values(block), rank == 0 ? (std::vector<float>{2, 4}) : (std::vector<float>{6, 8}));
-    // A float16 output for a float32 input would be overrun: refused, nothing queued.
-    std::vector<at::Tensor> outputs{at::zeros({4}, at::TensorOptions().dtype(at::kHalf).device(device))};
+    // An int8 output for a float32 input would be overrun: refused, nothing queued
+    // (int8: a dtype every spec's distributed.dtypes lists, so only the mismatch is at fault).
+    std::vector<at::Tensor> outputs{at::zeros({4}, at::TensorOptions().dtype(at::kChar).device(device))};
     std::vector<at::Tensor> inputs{on(device, {1, 2})};
     try {
       backend.allgather_into_tensor_coalesced(outputs, inputs);

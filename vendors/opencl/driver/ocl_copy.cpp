@@ -2,7 +2,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <vector>
 
 #include "ocl_launch.h"
 #include "ocl_memory.h"
@@ -69,6 +72,29 @@ int32_t copy_through_scratch(Stream& stream, const Resolved& dst, const Resolved
   return status;
 }
 
+// A source on another device: OpenCL buffers belong to one context (one per
+// device here), so the bytes go through the host. The caller has waited for the
+// source's stream (the ABI's cross-device contract); the read blocks on a queue
+// of the source's device, the write is queued on the destination's stream.
+int32_t copy_across_devices(Stream& stream, void* device_dst, const Resolved& src, size_t bytes) {
+  static std::mutex mutex;
+  static std::map<int32_t, Stream*> readers;  // one queue per source device, kept for the process
+  std::vector<unsigned char> host(bytes);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    Stream*& reader = readers[src.device];
+    if (!reader) {
+      if (const int32_t status = Stream::create(src.device, &reader)) return status;
+    }
+    if (const int32_t status = check_cl(clEnqueueReadBuffer(reader->queue(), src.buffer, CL_TRUE, src.offset, bytes,
+                                                            host.data(), 0, nullptr, nullptr),
+                                        "clEnqueueReadBuffer (a copy across devices)")) {
+      return status;
+    }
+  }
+  return write(stream, device_dst, host.data(), bytes, HostSource::kStaged);
+}
+
 }  // namespace
 
 int32_t write(Stream& stream, void* device_dst, const void* host_src, size_t bytes, HostSource source) {
@@ -121,7 +147,8 @@ int32_t copy(Stream& stream, void* device_dst, const void* device_src, size_t by
   if (bytes == 0) return kSuccess;
   Resolved dst, src;
   if (const int32_t status = resolve_on(stream, device_dst, bytes, &dst)) return status;
-  if (const int32_t status = resolve_on(stream, device_src, bytes, &src)) return status;
+  if (const int32_t status = resolve(device_src, bytes, &src)) return status;
+  if (src.device != stream.device()) return copy_across_devices(stream, device_dst, src, bytes);
   const bool overlap = dst.buffer == src.buffer && dst.offset < src.offset + bytes && src.offset < dst.offset + bytes;
   if (overlap && dst.offset == src.offset) return kSuccess;  // a copy onto itself (x.copy_(x))
   if (overlap) return copy_through_scratch(stream, dst, src, bytes);

@@ -20,6 +20,7 @@ enum class HostSource {
 int32_t write(Stream& stream, void* device_dst, const void* host_src, size_t bytes, HostSource source);
 // Completes asynchronously: synchronize the stream before reading `host_dst`.
 int32_t read(Stream& stream, void* host_dst, const void* device_src, size_t bytes);
+// device_src may lie on another device (through the host; its stream waited for first).
 int32_t copy(Stream& stream, void* device_dst, const void* device_src, size_t bytes);
 
 struct StridedView {
