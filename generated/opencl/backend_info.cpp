@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "cdc5c6dd70e00868bf2c2bf80d1ed7e74ff34dbf613d732079b1ee5464cf5158", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "6f15cd7cacb3945b6a5024e90b31bf69756c84ec286dde3b0686045b3adad59f", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -68,7 +68,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // oclopsGemm(stream, self, mat2, ocl_glue::no_tensor(), ocl_glue::zero(), ocl_glue::one(), out)
-// from specs/opencl.yaml:59
+// from specs/opencl.yaml:60
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -85,10 +85,10 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/opencl.yaml:59
+// mm: specs/opencl.yaml:60
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/opencl.yaml:59",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "mm", "specs/opencl.yaml:60",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

@@ -111,7 +111,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // oclopsGemm(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/opencl.yaml:63
+// from specs/opencl.yaml:65
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto mat1_arg = ocl_glue::describe(mat1);
@@ -128,10 +128,10 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/opencl.yaml:63
+// addmm: specs/opencl.yaml:65
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/opencl.yaml:63",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "addmm", "specs/opencl.yaml:65",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

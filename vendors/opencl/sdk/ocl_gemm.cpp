@@ -43,6 +43,42 @@ clblast::StatusCode gemm(oclopsStream_t stream, size_t m, size_t n, size_t k, do
                           static_cast<size_t>(out.stride[0]), &queue, event);
 }
 
+// A float32 row-major matrix of `like`'s shape in a new buffer of the stream's
+// context, holding `like`'s values when `fill` (the caller releases the buffer
+// once its work is queued: OpenCL keeps it until the queued commands are done).
+oclopsStatus_t float_matrix(oclopsStream_t stream, const oclopsTensor_t& like, bool fill, oclopsTensor_t* matrix) {
+  *matrix = oclopsTensor_t{};
+  matrix->dtype = ElementType::kF32;
+  matrix->dim = 2;
+  matrix->shape[0] = like.shape[0];
+  matrix->shape[1] = like.shape[1];
+  matrix->stride[0] = like.shape[1];
+  matrix->stride[1] = 1;
+  const size_t count = static_cast<size_t>(std::max<int64_t>(like.shape[0] * like.shape[1], 1));
+  cl_int error = CL_SUCCESS;
+  matrix->buffer = clCreateBuffer(stream->context(), CL_MEM_READ_WRITE, count * sizeof(float), nullptr, &error);
+  if (error != CL_SUCCESS) return from_driver(error);
+  return fill ? oclopsUnary(stream, OCLOPS_IDENTITY, &like, matrix) : OCLOPS_SUCCESS;
+}
+
+// float16 and bfloat16 products as PyTorch computes them: operands widened to
+// float32, accumulated in float32 by CLBlast's SGEMM, rounded once into out.
+// (CLBlast has no bfloat16, and its HGEMM needs cl_khr_fp16, which PoCL lacks.)
+oclopsStatus_t gemm_through_float(oclopsStream_t stream, const oclopsTensor_t& a, const oclopsTensor_t& b,
+                                  const oclopsTensor_t* c, oclopsScalar_t beta, oclopsScalar_t alpha,
+                                  const oclopsTensor_t& out) {
+  oclopsTensor_t wide_a, wide_b, wide_out;
+  oclopsStatus_t status = float_matrix(stream, a, true, &wide_a);
+  if (status == OCLOPS_SUCCESS) status = float_matrix(stream, b, true, &wide_b);
+  if (status == OCLOPS_SUCCESS) status = float_matrix(stream, out, false, &wide_out);
+  if (status == OCLOPS_SUCCESS) status = oclopsGemm(stream, &wide_a, &wide_b, c, beta, alpha, &wide_out);
+  if (status == OCLOPS_SUCCESS) status = oclopsUnary(stream, OCLOPS_IDENTITY, &wide_out, &out);
+  for (cl_mem buffer : {wide_a.buffer, wide_b.buffer, wide_out.buffer}) {
+    if (buffer) clReleaseMemObject(buffer);
+  }
+  return status;
+}
+
 }  // namespace
 
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand) {
@@ -63,9 +99,14 @@ oclopsStatus_t oclopsGemm(oclopsStream_t stream, const oclopsTensor_t* a, const 
                    std::to_string(b->shape[0]) + "x" + std::to_string(n) + ") do not give out's");
   }
   const oclopsDtype_t type = out->dtype;
+  const bool narrow = type == ElementType::kF16 || type == ElementType::kBF16;
+  if (narrow && a->dtype == type && b->dtype == type) {
+    if (m == 0 || n == 0) return OCLOPS_SUCCESS;
+    return gemm_through_float(stream, *a, *b, c, beta_scalar, alpha_scalar, *out);
+  }
   if ((type != ElementType::kF32 && type != ElementType::kF64) || a->dtype != type || b->dtype != type) {
     return not_supported(std::string("oclopsGemm: ") + element_name(a->dtype) + " @ " + element_name(b->dtype) +
-                         " -> " + element_name(type) + " (CLBlast here: float32, float64)");
+                         " -> " + element_name(type) + " (float32, float64, and float16 or bfloat16 through float32)");
   }
   if (m == 0 || n == 0) return OCLOPS_SUCCESS;
   if ((out->stride[1] != 1 && n > 1) || out->stride[0] < n) return invalid("oclopsGemm: out must be row-major");
