@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "6f15cd7cacb3945b6a5024e90b31bf69756c84ec286dde3b0686045b3adad59f", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "8df57c070532ec0dae02fc290ab88f35f061f1db2d68ef782a97291ca8f1e709", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -13,7 +13,7 @@
 namespace {
 
 // oclopsUnary(stream, ocl_glue::relu_op(), self, out)
-// from specs/opencl.yaml:35
+// from specs/opencl.yaml:36
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::relu_op();
@@ -27,9 +27,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/opencl.yaml:35
+// relu: specs/opencl.yaml:36
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/opencl.yaml:35",
+    "relu", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -47,10 +47,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/opencl.yaml:35
+// relu_: specs/opencl.yaml:36
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/opencl.yaml:35",
+    "relu_", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -68,7 +68,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // oclopsGemm(stream, self, mat2, ocl_glue::no_tensor(), ocl_glue::zero(), ocl_glue::one(), out)
-// from specs/opencl.yaml:60
+// from specs/opencl.yaml:61
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -85,9 +85,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/opencl.yaml:60
+// mm: specs/opencl.yaml:61
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/opencl.yaml:60",
+    "mm", "specs/opencl.yaml:61",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

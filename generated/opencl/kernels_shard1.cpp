@@ -15,7 +15,7 @@
 namespace {
 
 // oclopsBinary(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:33
+// from specs/opencl.yaml:34
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -31,9 +31,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/opencl.yaml:33
+// mul.Tensor: specs/opencl.yaml:34
 static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/opencl.yaml:33",
+    "mul.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -57,10 +57,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/opencl.yaml:33
+// mul.out: specs/opencl.yaml:34
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/opencl.yaml:33",
+    "mul.out", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -86,10 +86,10 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/opencl.yaml:33
+// mul_.Tensor: specs/opencl.yaml:34
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/opencl.yaml:33",
+    "mul_.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -112,7 +112,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsBinary(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:34
+// from specs/opencl.yaml:35
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::div_op();
@@ -128,9 +128,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/opencl.yaml:34
+// div.Tensor: specs/opencl.yaml:35
 static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/opencl.yaml:34",
+    "div.Tensor", "specs/opencl.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -154,10 +154,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/opencl.yaml:34
+// div.out: specs/opencl.yaml:35
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/opencl.yaml:34",
+    "div.out", "specs/opencl.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -183,10 +183,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/opencl.yaml:34
+// div_.Tensor: specs/opencl.yaml:35
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/opencl.yaml:34",
+    "div_.Tensor", "specs/opencl.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -209,7 +209,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsUnary(stream, ocl_glue::neg_op(), self, out)
-// from specs/opencl.yaml:36
+// from specs/opencl.yaml:37
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::neg_op();
@@ -223,9 +223,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/opencl.yaml:36
+// neg: specs/opencl.yaml:37
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/opencl.yaml:36",
+    "neg", "specs/opencl.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -247,10 +247,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/opencl.yaml:36
+// neg.out: specs/opencl.yaml:37
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/opencl.yaml:36",
+    "neg.out", "specs/opencl.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -273,10 +273,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/opencl.yaml:36
+// neg_: specs/opencl.yaml:37
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/opencl.yaml:36",
+    "neg_", "specs/opencl.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -296,7 +296,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // oclopsFill(stream, self, ocl_glue::zero())
-// from specs/opencl.yaml:38
+// from specs/opencl.yaml:39
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -309,9 +309,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/opencl.yaml:38
+// zero_: specs/opencl.yaml:39
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/opencl.yaml:38",
+    "zero_", "specs/opencl.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -328,7 +328,7 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
 }
 
 // oclopsRandom(stream, ocl_glue::normal_kind(), mean, std, generator, self)
-// from specs/opencl.yaml:43
+// from specs/opencl.yaml:44
 static void launch_normal_(const torch_fl::OpContext& op, double mean, double std, ::std::optional<at::Generator> generator, const at::Tensor & self) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::normal_kind();
@@ -342,9 +342,9 @@ static void launch_normal_(const torch_fl::OpContext& op, double mean, double st
   }
 }
 
-// normal_: specs/opencl.yaml:43
+// normal_: specs/opencl.yaml:44
 static const torch_fl::KernelInfo kOp_normal_{
-    "normal_", "specs/opencl.yaml:43",
+    "normal_", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -12,7 +12,7 @@
 namespace {
 
 // oclopsDropout(stream, input, p, ocl_glue::training(train), ocl_glue::default_rand_state(), out0, out1)
-// from specs/opencl.yaml:44
+// from specs/opencl.yaml:45
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto input_arg = ocl_glue::describe(input);
@@ -28,9 +28,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/opencl.yaml:44
+// native_dropout: specs/opencl.yaml:45
 static const torch_fl::KernelInfo kOp_native_dropout{
-    "native_dropout", "specs/opencl.yaml:44",
+    "native_dropout", "specs/opencl.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -12,7 +12,7 @@
 namespace {
 
 // oclopsFill(stream, self, value)
-// from specs/opencl.yaml:37
+// from specs/opencl.yaml:38
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -25,9 +25,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/opencl.yaml:37
+// fill_.Scalar: specs/opencl.yaml:38
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/opencl.yaml:37",
+    "fill_.Scalar", "specs/opencl.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -13,7 +13,7 @@
 namespace {
 
 // oclopsBinary(stream, ocl_glue::sub_op(), self, other, alpha, out)
-// from specs/opencl.yaml:32
+// from specs/opencl.yaml:33
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sub_op();
@@ -29,9 +29,9 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/opencl.yaml:32
+// sub.Tensor: specs/opencl.yaml:33
 static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/opencl.yaml:32",
+    "sub.Tensor", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -55,10 +55,10 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/opencl.yaml:32
+// sub.out: specs/opencl.yaml:33
 // out variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/opencl.yaml:32",
+    "sub.out", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -84,10 +84,10 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// sub_.Tensor: specs/opencl.yaml:32
+// sub_.Tensor: specs/opencl.yaml:33
 // inplace variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/opencl.yaml:32",
+    "sub_.Tensor", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -13,7 +13,7 @@
 namespace {
 
 // oclopsReduceSum(stream, self, dim, keepdim, out)
-// from specs/opencl.yaml:54
+// from specs/opencl.yaml:55
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -27,9 +27,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/opencl.yaml:54
+// sum.dim_IntList: specs/opencl.yaml:55
 static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/opencl.yaml:54",
+    "sum.dim_IntList", "specs/opencl.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -54,10 +54,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/opencl.yaml:54
+// sum.IntList_out: specs/opencl.yaml:55
 // out variant derived from sum.dim_IntList
 static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/opencl.yaml:54",
+    "sum.IntList_out", "specs/opencl.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -14,7 +14,7 @@
 namespace {
 
 // oclopsBinary(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:31
+// from specs/opencl.yaml:32
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -30,9 +30,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/opencl.yaml:31
+// add.Tensor: specs/opencl.yaml:32
 static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/opencl.yaml:31",
+    "add.Tensor", "specs/opencl.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -56,10 +56,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/opencl.yaml:31
+// add.out: specs/opencl.yaml:32
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/opencl.yaml:31",
+    "add.out", "specs/opencl.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -85,10 +85,10 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/opencl.yaml:31
+// add_.Tensor: specs/opencl.yaml:32
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/opencl.yaml:31",
+    "add_.Tensor", "specs/opencl.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -111,7 +111,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
 }
 
 // oclopsGemm(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/opencl.yaml:65
+// from specs/opencl.yaml:66
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto mat1_arg = ocl_glue::describe(mat1);
@@ -128,9 +128,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/opencl.yaml:65
+// addmm: specs/opencl.yaml:66
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/opencl.yaml:65",
+    "addmm", "specs/opencl.yaml:66",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -52,7 +52,7 @@ CONVOLUTION_CALLS = {
     "mlu": ["mluOpConvolution"],
     "npu": ["npunnConvolutionGetWorkspaceSize", "npunnConvolution"],
     "nvidia": [],  # no convolution in nvidia's spec: its CPU fallback's range is what the profile shows
-    "opencl": [],  # nor in opencl's
+    "opencl": ["oclopsConvolution"],
 }
 
 

@@ -20,6 +20,8 @@ oclopsTensor_t describe(const at::Tensor& tensor);
 oclopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor);
 // Reduction dims; absent or empty: all dims.
 oclopsDims_t dims(at::OptionalIntArrayRef values);
+// A short int list (a convolution's strides, paddings, dilations).
+inline oclopsDims_t int_list(at::IntArrayRef values) { return dims(values); }
 oclopsScalar_t scalar(const at::Scalar& value);
 
 // The random numbers of one call: a seed and offset reserved from the generator

@@ -46,7 +46,8 @@ typedef struct {
   int64_t stride[OCLOPS_MAX_DIMS];
 } oclopsTensor_t;
 
-/* Dimensions to reduce over; count 0: every dimension. */
+/* Dimensions to reduce over (count 0: every dimension), or a short list of
+ * ints such as a convolution's strides. */
 typedef struct {
   int32_t count;
   int64_t dims[OCLOPS_MAX_DIMS];
@@ -104,6 +105,19 @@ oclopsStatus_t oclopsDropout(oclopsStream_t stream, const oclopsTensor_t* x, dou
 /* out = grad * mask * scale (dropout's backward). */
 oclopsStatus_t oclopsDropoutBackward(oclopsStream_t stream, const oclopsTensor_t* grad, const oclopsTensor_t* mask,
                                      double scale, const oclopsTensor_t* out);
+
+/* 1-D and 2-D convolutions, not transposed: input N x C x [H x] W (any strides),
+ * weight O x C/groups x [kh x] kw (contiguous), bias O or absent; stride, padding
+ * and dilation have one entry per spatial dim. out: N x O x [OH x] OW, any strides. */
+oclopsStatus_t oclopsConvolution(oclopsStream_t stream, const oclopsTensor_t* input, const oclopsTensor_t* weight,
+                                 const oclopsTensor_t* bias, oclopsDims_t stride, oclopsDims_t padding,
+                                 oclopsDims_t dilation, int64_t groups, const oclopsTensor_t* out);
+/* Its backward (grad_output contiguous); an absent (NULL-buffer) gradient is not computed. */
+oclopsStatus_t oclopsConvolutionBackward(oclopsStream_t stream, const oclopsTensor_t* grad_output,
+                                         const oclopsTensor_t* input, const oclopsTensor_t* weight, oclopsDims_t stride,
+                                         oclopsDims_t padding, oclopsDims_t dilation, int64_t groups,
+                                         const oclopsTensor_t* grad_input, const oclopsTensor_t* grad_weight,
+                                         const oclopsTensor_t* grad_bias);
 
 /* Whether oclopsGemm takes this operand as it is (else a contiguous copy). */
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);

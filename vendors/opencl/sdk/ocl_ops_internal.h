@@ -29,5 +29,6 @@ const Device& device_of(oclopsStream_t stream);
 extern const char* const kElementwiseSource;
 extern const char* const kReduceSource;
 extern const char* const kRandomSource;
+extern const char* const kConvSource;
 
 }  // namespace torch_fl::ocl::ops
