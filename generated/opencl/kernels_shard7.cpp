@@ -161,6 +161,56 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   return out;
 }
 
+// oclopsBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
+// from specs/opencl.yaml:86
+static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto input_arg = ocl_glue::describe(input);
+  const auto weight_arg = ocl_glue::describe_optional(weight);
+  const auto bias_arg = ocl_glue::describe_optional(bias);
+  const auto running_mean_arg = ocl_glue::describe_optional(running_mean);
+  const auto running_var_arg = ocl_glue::describe_optional(running_var);
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  const auto out2_arg = ocl_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("oclopsBatchNorm");
+  const oclopsStatus_t status = oclopsBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_batch_norm: specs/opencl.yaml:86
+static const torch_fl::KernelInfo kOp_native_batch_norm{
+    "native_batch_norm", "specs/opencl.yaml:86",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  torch_fl::OpContext op(kOp_native_batch_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  op.check_optional_input(running_mean, "running_mean");
+  op.check_optional_input(running_var, "running_var");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -168,4 +218,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.out", TORCH_FN(wrap_add_out));
   m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
   m.impl("addmm", TORCH_FN(wrap_addmm));
+  m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
 }

@@ -119,6 +119,23 @@ oclopsStatus_t oclopsConvolutionBackward(oclopsStream_t stream, const oclopsTens
                                          const oclopsTensor_t* grad_input, const oclopsTensor_t* grad_weight,
                                          const oclopsTensor_t* grad_bias);
 
+/* Batch normalization over N x C x ...: per channel, the batch's statistics
+ * (saved as mean and 1/sqrt(var + eps), folded into the running ones with
+ * momentum and the unbiased variance) when training, else the running ones.
+ * weight, bias and the running statistics may be absent (NULL buffer). */
+oclopsStatus_t oclopsBatchNorm(oclopsStream_t stream, const oclopsTensor_t* input, const oclopsTensor_t* weight,
+                               const oclopsTensor_t* bias, const oclopsTensor_t* running_mean,
+                               const oclopsTensor_t* running_var, bool training, double momentum, double eps,
+                               const oclopsTensor_t* out, const oclopsTensor_t* save_mean,
+                               const oclopsTensor_t* save_invstd);
+/* Its backward; an absent (NULL-buffer) gradient is not computed. */
+oclopsStatus_t oclopsBatchNormBackward(oclopsStream_t stream, const oclopsTensor_t* grad_out,
+                                       const oclopsTensor_t* input, const oclopsTensor_t* weight,
+                                       const oclopsTensor_t* running_mean, const oclopsTensor_t* running_var,
+                                       const oclopsTensor_t* save_mean, const oclopsTensor_t* save_invstd, bool train,
+                                       double eps, const oclopsTensor_t* grad_input, const oclopsTensor_t* grad_weight,
+                                       const oclopsTensor_t* grad_bias);
+
 /* Whether oclopsGemm takes this operand as it is (else a contiguous copy). */
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
 

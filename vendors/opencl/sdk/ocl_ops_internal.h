@@ -30,5 +30,6 @@ extern const char* const kElementwiseSource;
 extern const char* const kReduceSource;
 extern const char* const kRandomSource;
 extern const char* const kConvSource;
+extern const char* const kBatchNormSource;
 
 }  // namespace torch_fl::ocl::ops
