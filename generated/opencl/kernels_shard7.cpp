@@ -8,6 +8,7 @@
 #include <torch_fl/generated_kernel_support.h>
 #include <ATen/ops/add_meta_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
+#include <ATen/ops/avg_pool2d_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
@@ -161,8 +162,76 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   return out;
 }
 
+// oclopsAvgPool2d(stream, self, kernel_size, stride, padding, count_include_pad, ocl_glue::divisor(divisor_override), out)
+// from specs/opencl.yaml:92
+static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto kernel_size_arg = ocl_glue::int_list(kernel_size);
+  const auto stride_arg = ocl_glue::int_list(stride);
+  const auto padding_arg = ocl_glue::int_list(padding);
+  const auto divisor_override_arg6 = ocl_glue::divisor(divisor_override);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsAvgPool2d");
+  const oclopsStatus_t status = oclopsAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, count_include_pad, divisor_override_arg6, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// avg_pool2d: specs/opencl.yaml:92
+static const torch_fl::KernelInfo kOp_avg_pool2d{
+    "avg_pool2d", "specs/opencl.yaml:92",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool2d.out: specs/opencl.yaml:92
+// out variant derived from avg_pool2d
+static const torch_fl::KernelInfo kOp_avg_pool2d_out{
+    "avg_pool2d.out", "specs/opencl.yaml:92",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_avg_pool2d_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
+  op.resize_output(out, out_meta);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, out);
+  return out;
+}
+
 // oclopsBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/opencl.yaml:86
+// from specs/opencl.yaml:106
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto input_arg = ocl_glue::describe(input);
@@ -181,9 +250,9 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/opencl.yaml:86
+// native_batch_norm: specs/opencl.yaml:106
 static const torch_fl::KernelInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/opencl.yaml:86",
+    "native_batch_norm", "specs/opencl.yaml:106",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -218,5 +287,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.out", TORCH_FN(wrap_add_out));
   m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
   m.impl("addmm", TORCH_FN(wrap_addmm));
+  m.impl("avg_pool2d", TORCH_FN(wrap_avg_pool2d));
+  m.impl("avg_pool2d.out", TORCH_FN(wrap_avg_pool2d_out));
   m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
 }

@@ -136,6 +136,29 @@ oclopsStatus_t oclopsBatchNormBackward(oclopsStream_t stream, const oclopsTensor
                                        double eps, const oclopsTensor_t* grad_input, const oclopsTensor_t* grad_weight,
                                        const oclopsTensor_t* grad_bias);
 
+/* 2-D pooling over N x C x H x W or C x H x W tensors (any strides); out's shape
+ * decides the output positions (ceil_mode included). kernel, stride, padding and
+ * dilation take one or two entries; an empty stride is the kernel's size. Max
+ * pooling's indices (int64) are h * W + w within each plane, as in PyTorch. */
+oclopsStatus_t oclopsMaxPool2d(oclopsStream_t stream, const oclopsTensor_t* self, oclopsDims_t kernel,
+                               oclopsDims_t stride, oclopsDims_t padding, oclopsDims_t dilation,
+                               const oclopsTensor_t* out, const oclopsTensor_t* indices);
+oclopsStatus_t oclopsMaxPool2dBackward(oclopsStream_t stream, const oclopsTensor_t* grad_output,
+                                       const oclopsTensor_t* self, oclopsDims_t kernel, oclopsDims_t stride,
+                                       oclopsDims_t padding, oclopsDims_t dilation, const oclopsTensor_t* indices,
+                                       const oclopsTensor_t* grad_input);
+/* divisor: 0 divides each window's sum by its size (with the padding when count_include_pad). */
+oclopsStatus_t oclopsAvgPool2d(oclopsStream_t stream, const oclopsTensor_t* self, oclopsDims_t kernel,
+                               oclopsDims_t stride, oclopsDims_t padding, bool count_include_pad, int64_t divisor,
+                               const oclopsTensor_t* out);
+oclopsStatus_t oclopsAvgPool2dBackward(oclopsStream_t stream, const oclopsTensor_t* grad_output,
+                                       const oclopsTensor_t* self, oclopsDims_t kernel, oclopsDims_t stride,
+                                       oclopsDims_t padding, bool count_include_pad, int64_t divisor,
+                                       const oclopsTensor_t* grad_input);
+oclopsStatus_t oclopsAdaptiveAvgPool2d(oclopsStream_t stream, const oclopsTensor_t* self, const oclopsTensor_t* out);
+oclopsStatus_t oclopsAdaptiveAvgPool2dBackward(oclopsStream_t stream, const oclopsTensor_t* grad_output,
+                                               const oclopsTensor_t* self, const oclopsTensor_t* grad_input);
+
 /* Whether oclopsGemm takes this operand as it is (else a contiguous copy). */
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
 

@@ -31,5 +31,6 @@ extern const char* const kReduceSource;
 extern const char* const kRandomSource;
 extern const char* const kConvSource;
 extern const char* const kBatchNormSource;
+extern const char* const kPoolSource;
 
 }  // namespace torch_fl::ocl::ops
