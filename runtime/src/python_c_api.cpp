@@ -242,6 +242,11 @@ int tfl_device_busy_time(int device, uint64_t* busy_ns, uint64_t* elapsed_ns) {
   });
 }
 
+const char* tfl_driver_counters() {
+  const char* text = torch_fl::driver().driver_counters();
+  return text ? text : "";
+}
+
 // A JSON list of {"op", "dtype", "reason", "count"}.
 const char* tfl_fallback_stats_json() {
   return json_list(torch_fl::fallback_records(), [](std::ostream& out, const auto& r) {

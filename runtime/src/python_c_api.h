@@ -38,6 +38,8 @@ int tfl_current_device(int* device);
 int tfl_set_device(int device);
 int tfl_synchronize(int device);
 int tfl_device_busy_time(int device, uint64_t* busy_ns, uint64_t* elapsed_ns);
+// The driver's own counters, "name=value" lines (TflDriver::driver_counters).
+const char* tfl_driver_counters();
 
 // Memory: the caching allocator and the driver's view.
 int tfl_memory_stats_json(int device, const char** json);

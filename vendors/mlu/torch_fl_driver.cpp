@@ -119,6 +119,8 @@ int32_t status_is_out_of_memory(tflStatus status) { return status == MLU_RET_ERR
 
 const char* last_error_detail() { return mluGetLastErrorDetail(); }
 
+const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
+
 const TflDriver kDriver = TFL_DRIVER_TABLE("mlu");
 
 static_assert(static_cast<int>(TFL_DTYPE_COMPLEX128) == static_cast<int>(MLU_DTYPE_COMPLEX_DOUBLE),

@@ -138,6 +138,8 @@ int32_t status_is_out_of_memory(tflStatus status) { return status == NPU_ERROR_B
 
 const char* last_error_detail() { return npurtGetRecentErrMsg(); }
 
+const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
+
 const TflDriver kDriver = TFL_DRIVER_TABLE("npu");
 
 }  // namespace

@@ -190,6 +190,8 @@ const char* status_string(tflStatus status) { return cudaGetErrorString(static_c
 const char* last_error_detail() { return last_detail.c_str(); }
 int32_t status_is_out_of_memory(tflStatus status) { return status == cudaErrorMemoryAllocation; }
 
+const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
+
 const TflDriver kDriver = TFL_DRIVER_TABLE("nvidia");
 
 }  // namespace

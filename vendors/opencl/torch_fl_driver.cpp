@@ -3,9 +3,13 @@
 // addresses, profiled in-order queues, marker events, copies).
 #include <torch_fl/driver_abi.h>
 
+#include <cstdio>
+#include <string>
+
 #include "ocl_copy.h"
 #include "ocl_memory.h"
 #include "ocl_platform.h"
+#include "ocl_program_cache.h"
 #include "ocl_queue.h"
 #include "ocl_status.h"
 
@@ -148,6 +152,21 @@ tflStatus copy_strided(const tflStridedView* dst, const tflStridedView* src, tfl
 const char* status_string(tflStatus status) { return ocl::status_name(status); }
 const char* last_error_detail() { return ocl::last_detail(); }
 int32_t status_is_out_of_memory(tflStatus status) { return status == ocl::kOutOfMemory; }
+
+// The program cache's counters: what a user asks when a first run is slow
+// (builds) or a second one should not be (disk hits).
+const char* driver_counters() {
+  const ocl::ProgramCacheStats stats = ocl::program_cache_stats();
+  thread_local std::string text;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "program_cache_memory_hits=%llu\nprogram_cache_disk_hits=%llu\nprogram_builds=%llu\n"
+                "program_build_ms=%.1f\nprogram_load_ms=%.1f\n",
+                static_cast<unsigned long long>(stats.memory_hits), static_cast<unsigned long long>(stats.disk_hits),
+                static_cast<unsigned long long>(stats.builds), stats.build_ms, stats.load_ms);
+  text = line;
+  return text.c_str();
+}
 
 const TflDriver kDriver = TFL_DRIVER_TABLE("opencl");
 

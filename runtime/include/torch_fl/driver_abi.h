@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TFL_DRIVER_ABI_VERSION 4
+#define TFL_DRIVER_ABI_VERSION 5
 #define TFL_MAX_DIMS 12
 
 typedef int32_t tflStatus;
@@ -123,6 +123,12 @@ typedef struct {
    * so the host pays nothing for it. A chip whose copy engine cannot do that
    * implements it as memcpy_h2d_async. */
   tflStatus (*memcpy_h2d_pinned_async)(void* dst, const void* src, size_t bytes, tflStream stream);
+
+  /* What the driver counts that `torch-fl info` shows: "name=value" lines (an
+   * OpenCL driver's program cache: hits, builds, build time), owned by the
+   * driver and valid until the calling thread's next call; "" when it counts
+   * nothing. */
+  const char* (*driver_counters)(void);
 } TflDriver;
 
 /* For an adapter that names its functions after the table's fields (as
@@ -136,7 +142,7 @@ typedef struct {
         stream_query, event_create, event_destroy, event_record, event_query, event_synchronize,           \
         stream_wait_event, event_elapsed_ms, memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided,             \
         status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync, busy_time,             \
-        memcpy_h2d_pinned                                                                                  \
+        memcpy_h2d_pinned, driver_counters                                                                 \
   }
 
 /* Implemented by each vendor library. */

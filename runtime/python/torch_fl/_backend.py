@@ -147,7 +147,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     c_int, c_char_p, c_uint64, c_int64 = ctypes.c_int, ctypes.c_char_p, ctypes.c_uint64, ctypes.c_int64
     for name in ("tfl_last_error", "tfl_vendor_name", "tfl_device_name", "tfl_spec_path", "tfl_spec_sha256",
                  "tfl_torch_version", "tfl_collective_backend", "tfl_collective_dtypes",
-                 "tfl_collective_transport", "tfl_fallback_stats_json", "tfl_forced_fallbacks", "tfl_native_runs_json"):
+                 "tfl_collective_transport", "tfl_fallback_stats_json", "tfl_forced_fallbacks", "tfl_native_runs_json",
+                 "tfl_driver_counters"):
         getattr(lib, name).restype = c_char_p
         getattr(lib, name).argtypes = []
     lib.tfl_memory_snapshot_json.restype = c_char_p

@@ -46,7 +46,8 @@ def _info(previous: dict | None = None) -> dict:
     return {"vendor": torch_fl.vendor(), "device": torch_fl.device().type, "torch": torch.__version__,
             "built_for_torch": matrix.get("torch_version"), "spec_sha256": matrix.get("spec_sha256"),
             "native_overloads": matrix.get("native_overloads"), "device_count": len(devices), "devices": devices,
-            "fallback_calls": fallbacks, "forced_fallbacks": torch_fl.forced_fallbacks()}
+            "fallback_calls": fallbacks, "forced_fallbacks": torch_fl.forced_fallbacks(),
+            "driver_counters": device_module.driver_counters()}
 
 
 def _print_info(info: dict) -> None:
@@ -59,6 +60,8 @@ def _print_info(info: dict) -> None:
               f"unallocated), {d['total_bytes'] / mib:.0f} MiB total, {_format_utilisation(d)}")
     print(f"  CPU fallback calls in this process: {info['fallback_calls']}; forced: "
           f"{', '.join(info['forced_fallbacks']) or 'none'}")
+    if info["driver_counters"]:
+        print("  driver: " + ", ".join(f"{name} {value:g}" for name, value in info["driver_counters"].items()))
 
 
 def _format_utilisation(d: dict) -> str:

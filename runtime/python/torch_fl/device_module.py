@@ -289,6 +289,16 @@ def busy_time(device: DeviceLike = None) -> tuple[int, int]:
     return busy.value, elapsed.value
 
 
+def driver_counters() -> dict[str, float]:
+    """What the vendor's driver counts beyond the runtime's own (opencl: its program
+    cache's hits, builds and build time); empty for a driver that counts nothing."""
+    counters = {}
+    for line in _lib().lib.tfl_driver_counters().decode().splitlines():
+        name, _, value = line.partition("=")
+        counters[name] = float(value)
+    return counters
+
+
 def utilization(device: DeviceLike = None) -> int:
     """Percent of the time since the device came up that it had work (as torch.cuda.utilization,
     whose window is NVML's sample period instead)."""

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -115,12 +116,18 @@ int32_t get_kernel(int32_t index, const std::string& source, const std::string& 
       ++programs.stats.memory_hits;
     } else {
       const std::string path = platform->program_cache_dir() + "/" + key + ".clbin";
+      const auto started = std::chrono::steady_clock::now();
+      const auto elapsed_ms = [&] {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+      };
       program = load_binary(*device, path, options);
       if (program) {
         ++programs.stats.disk_hits;
+        programs.stats.load_ms += elapsed_ms();
       } else {
         if (const int32_t status = build(*device, source, options, path, &program)) return status;
         ++programs.stats.builds;
+        programs.stats.build_ms += elapsed_ms();
       }
       programs.programs[memory_key] = program;
     }

@@ -45,6 +45,8 @@ struct ProgramCacheStats {
   uint64_t memory_hits = 0;  // found built in this process
   uint64_t disk_hits = 0;    // loaded from a binary on disk
   uint64_t builds = 0;       // compiled from source
+  double build_ms = 0;       // spent compiling from source
+  double load_ms = 0;        // spent loading binaries from disk
 };
 ProgramCacheStats program_cache_stats();
 
