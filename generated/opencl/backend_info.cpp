@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "61279ba40e011fca23656a5722c7300aa5a540c1da4c18106eb9749b9a80f3a5", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "e9dfde63109d058f9a49ac3c621bfb247198ec5267bc01e550fbd882bc8b21ec", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -6,14 +6,1530 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/sqrt_meta_dispatch.h>
+#include <ATen/ops/erf_meta_dispatch.h>
+#include <ATen/ops/erfc_meta_dispatch.h>
+#include <ATen/ops/bitwise_not_meta_dispatch.h>
+#include <ATen/ops/hardsigmoid_meta_dispatch.h>
+#include <ATen/ops/gelu_backward_meta_dispatch.h>
+#include <ATen/ops/softplus_backward_meta_dispatch.h>
+#include <ATen/ops/fmax_meta_dispatch.h>
+#include <ATen/ops/nextafter_meta_dispatch.h>
+#include <ATen/ops/logaddexp2_meta_dispatch.h>
+#include <ATen/ops/copysign_meta_dispatch.h>
+#include <ATen/ops/ge_meta_dispatch.h>
+#include <ATen/ops/bitwise_and_meta_dispatch.h>
+#include <ATen/ops/addcmul_meta_dispatch.h>
+#include <ATen/ops/addcdiv_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
 namespace {
 
+// oclopsUnary(stream, ocl_glue::sqrt_op(), self, out)
+// from specs/opencl/elementwise.yaml:17
+static void launch_sqrt(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sqrt_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// sqrt: specs/opencl/elementwise.yaml:17
+static const torch_fl::KernelInfo kOp_sqrt{
+    "sqrt", "specs/opencl/elementwise.yaml:17",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sqrt(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sqrt);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sqrt(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sqrt(op, *self_on_device, out);
+  return out;
+}
+
+// sqrt.out: specs/opencl/elementwise.yaml:17
+// out variant derived from sqrt
+static const torch_fl::KernelInfo kOp_sqrt_out{
+    "sqrt.out", "specs/opencl/elementwise.yaml:17",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sqrt_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sqrt_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sqrt_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sqrt(op, *self_on_device, out);
+  return out;
+}
+
+// sqrt_: specs/opencl/elementwise.yaml:17
+// inplace variant derived from sqrt
+static const torch_fl::KernelInfo kOp_sqrt_{
+    "sqrt_", "specs/opencl/elementwise.yaml:17",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sqrt_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sqrt_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sqrt_(self_meta);
+  launch_sqrt(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::erf_op(), self, out)
+// from specs/opencl/elementwise.yaml:31
+static void launch_erf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::erf_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// erf: specs/opencl/elementwise.yaml:31
+static const torch_fl::KernelInfo kOp_erf{
+    "erf", "specs/opencl/elementwise.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_erf(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erf);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::erf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_erf(op, *self_on_device, out);
+  return out;
+}
+
+// erf.out: specs/opencl/elementwise.yaml:31
+// out variant derived from erf
+static const torch_fl::KernelInfo kOp_erf_out{
+    "erf.out", "specs/opencl/elementwise.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_erf_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_erf_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::erf_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_erf(op, *self_on_device, out);
+  return out;
+}
+
+// erf_: specs/opencl/elementwise.yaml:31
+// inplace variant derived from erf
+static const torch_fl::KernelInfo kOp_erf_{
+    "erf_", "specs/opencl/elementwise.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_erf_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erf_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erf_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::erf_(self_meta);
+  launch_erf(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::erfc_op(), self, out)
+// from specs/opencl/elementwise.yaml:32
+static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::erfc_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// erfc: specs/opencl/elementwise.yaml:32
+static const torch_fl::KernelInfo kOp_erfc{
+    "erfc", "specs/opencl/elementwise.yaml:32",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_erfc(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erfc);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::erfc(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_erfc(op, *self_on_device, out);
+  return out;
+}
+
+// erfc.out: specs/opencl/elementwise.yaml:32
+// out variant derived from erfc
+static const torch_fl::KernelInfo kOp_erfc_out{
+    "erfc.out", "specs/opencl/elementwise.yaml:32",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_erfc_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::erfc_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_erfc(op, *self_on_device, out);
+  return out;
+}
+
+// erfc_: specs/opencl/elementwise.yaml:32
+// inplace variant derived from erfc
+static const torch_fl::KernelInfo kOp_erfc_{
+    "erfc_", "specs/opencl/elementwise.yaml:32",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_erfc_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_erfc_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(erfc_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::erfc_(self_meta);
+  launch_erfc(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::isnan_op(), self, out)
+// from specs/opencl/elementwise.yaml:51
+static void launch_isnan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::isnan_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// isnan: specs/opencl/elementwise.yaml:51
+static const torch_fl::KernelInfo kOp_isnan{
+    "isnan", "specs/opencl/elementwise.yaml:51",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_isnan(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_isnan);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isnan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = ocl_glue::bool_result(self);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isnan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_isnan(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsUnary(stream, ocl_glue::bitwise_not_op(), self, out)
+// from specs/opencl/elementwise.yaml:55
+static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::bitwise_not_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// bitwise_not: specs/opencl/elementwise.yaml:55
+static const torch_fl::KernelInfo kOp_bitwise_not{
+    "bitwise_not", "specs/opencl/elementwise.yaml:55",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_not(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_bitwise_not);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::bitwise_not(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_not(op, *self_on_device, out);
+  return out;
+}
+
+// bitwise_not.out: specs/opencl/elementwise.yaml:55
+// out variant derived from bitwise_not
+static const torch_fl::KernelInfo kOp_bitwise_not_out{
+    "bitwise_not.out", "specs/opencl/elementwise.yaml:55",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_not_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_not_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_not(op, *self_on_device, out);
+  return out;
+}
+
+// bitwise_not_: specs/opencl/elementwise.yaml:55
+// inplace variant derived from bitwise_not
+static const torch_fl::KernelInfo kOp_bitwise_not_{
+    "bitwise_not_", "specs/opencl/elementwise.yaml:55",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_bitwise_not_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_not_(self_meta);
+  launch_bitwise_not(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::hardsigmoid_op(), self, out)
+// from specs/opencl/elementwise.yaml:60
+static void launch_hardsigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::hardsigmoid_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hardsigmoid: specs/opencl/elementwise.yaml:60
+static const torch_fl::KernelInfo kOp_hardsigmoid{
+    "hardsigmoid", "specs/opencl/elementwise.yaml:60",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::hardsigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid.out: specs/opencl/elementwise.yaml:60
+// out variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_out{
+    "hardsigmoid.out", "specs/opencl/elementwise.yaml:60",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardsigmoid_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardsigmoid_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardsigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// hardsigmoid_: specs/opencl/elementwise.yaml:60
+// inplace variant derived from hardsigmoid
+static const torch_fl::KernelInfo kOp_hardsigmoid_{
+    "hardsigmoid_", "specs/opencl/elementwise.yaml:60",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::hardsigmoid_(self_meta);
+  launch_hardsigmoid(op, self, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::gelu_backward_op(approximate), grad_output, self, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:86
+static void launch_gelu_backward(const torch_fl::OpContext& op, c10::string_view approximate, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto approximate_arg1 = ocl_glue::gelu_backward_op(approximate);
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, approximate_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// gelu_backward: specs/opencl/elementwise.yaml:86
+static const torch_fl::KernelInfo kOp_gelu_backward{
+    "gelu_backward", "specs/opencl/elementwise.yaml:86",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor & self, c10::string_view approximate) {
+  torch_fl::OpContext op(kOp_gelu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
+  }
+  const auto expected = at::meta::gelu_backward(op.meta(grad_output), op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, approximate);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_gelu_backward(op, approximate, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// oclopsBinaryParams(stream, ocl_glue::softplus_backward_op(), grad_output, self, beta, threshold, out)
+// from specs/opencl/elementwise.yaml:91
+static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::softplus_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto beta_arg = ocl_glue::scalar(beta);
+  const auto threshold_arg = ocl_glue::scalar(threshold);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryParams");
+  const oclopsStatus_t status = oclopsBinaryParams(stream_arg, computed_arg1, &grad_output_arg, &self_arg, beta_arg, threshold_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// softplus_backward: specs/opencl/elementwise.yaml:91
+static const torch_fl::KernelInfo kOp_softplus_backward{
+    "softplus_backward", "specs/opencl/elementwise.yaml:91",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  torch_fl::OpContext op(kOp_softplus_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
+  }
+  const auto expected = at::meta::softplus_backward(op.meta(grad_output), op.meta(self), beta, threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softplus_backward(op, *grad_output_on_device, *self_on_device, beta, threshold, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::fmax_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:98
+static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::fmax_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// fmax: specs/opencl/elementwise.yaml:98
+static const torch_fl::KernelInfo kOp_fmax{
+    "fmax", "specs/opencl/elementwise.yaml:98",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::fmax(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmax(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// fmax.out: specs/opencl/elementwise.yaml:98
+// out variant derived from fmax
+static const torch_fl::KernelInfo kOp_fmax_out{
+    "fmax.out", "specs/opencl/elementwise.yaml:98",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_fmax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmax_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::fmax_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_fmax(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::nextafter_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:106
+static void launch_nextafter(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::nextafter_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// nextafter: specs/opencl/elementwise.yaml:106
+static const torch_fl::KernelInfo kOp_nextafter{
+    "nextafter", "specs/opencl/elementwise.yaml:106",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_nextafter(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_nextafter);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nextafter)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::nextafter(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nextafter)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_nextafter(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// nextafter.out: specs/opencl/elementwise.yaml:106
+// out variant derived from nextafter
+static const torch_fl::KernelInfo kOp_nextafter_out{
+    "nextafter.out", "specs/opencl/elementwise.yaml:106",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_nextafter_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_nextafter_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nextafter_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::nextafter_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_nextafter(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// nextafter_: specs/opencl/elementwise.yaml:106
+// inplace variant derived from nextafter
+static const torch_fl::KernelInfo kOp_nextafter_{
+    "nextafter_", "specs/opencl/elementwise.yaml:106",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_nextafter_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_nextafter_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nextafter_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::nextafter_(self_meta, op.meta(other));
+  launch_nextafter(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::logaddexp2_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:108
+static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logaddexp2_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logaddexp2: specs/opencl/elementwise.yaml:108
+static const torch_fl::KernelInfo kOp_logaddexp2{
+    "logaddexp2", "specs/opencl/elementwise.yaml:108",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logaddexp2);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::logaddexp2(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logaddexp2(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// logaddexp2.out: specs/opencl/elementwise.yaml:108
+// out variant derived from logaddexp2
+static const torch_fl::KernelInfo kOp_logaddexp2_out{
+    "logaddexp2.out", "specs/opencl/elementwise.yaml:108",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logaddexp2_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::logaddexp2_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logaddexp2(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::copysign_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:109
+static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::copysign_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// copysign.Tensor: specs/opencl/elementwise.yaml:109
+static const torch_fl::KernelInfo kOp_copysign_Tensor{
+    "copysign.Tensor", "specs/opencl/elementwise.yaml:109",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::copysign(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// copysign.out: specs/opencl/elementwise.yaml:109
+// out variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign_out{
+    "copysign.out", "specs/opencl/elementwise.yaml:109",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_copysign_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// copysign_.Tensor: specs/opencl/elementwise.yaml:109
+// inplace variant derived from copysign.Tensor
+static const torch_fl::KernelInfo kOp_copysign__Tensor{
+    "copysign_.Tensor", "specs/opencl/elementwise.yaml:109",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_copysign__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::copysign_(self_meta, op.meta(other));
+  launch_copysign_Tensor(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::ge_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:127
+static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::ge_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::ge_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:126
+static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::ge_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// ge.Tensor: specs/opencl/elementwise.yaml:126
+static const torch_fl::KernelInfo kOp_ge_Tensor{
+    "ge.Tensor", "specs/opencl/elementwise.yaml:126",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ge_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ge(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
+    launch_ge_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ge_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// ge.Tensor_out: specs/opencl/elementwise.yaml:126
+// out variant derived from ge.Tensor
+static const torch_fl::KernelInfo kOp_ge_Tensor_out{
+    "ge.Tensor_out", "specs/opencl/elementwise.yaml:126",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ge_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::ge_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
+    launch_ge_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ge_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// ge_.Tensor: specs/opencl/elementwise.yaml:126
+// inplace variant derived from ge.Tensor
+static const torch_fl::KernelInfo kOp_ge__Tensor{
+    "ge_.Tensor", "specs/opencl/elementwise.yaml:126",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ge__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::ge_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
+    launch_ge_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_ge_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// ge.Scalar: specs/opencl/elementwise.yaml:127
+static const torch_fl::KernelInfo kOp_ge_Scalar{
+    "ge.Scalar", "specs/opencl/elementwise.yaml:127",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ge_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ge(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_ge_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// ge.Scalar_out: specs/opencl/elementwise.yaml:127
+// out variant derived from ge.Scalar
+static const torch_fl::KernelInfo kOp_ge_Scalar_out{
+    "ge.Scalar_out", "specs/opencl/elementwise.yaml:127",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ge_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::ge_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_ge_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// ge_.Scalar: specs/opencl/elementwise.yaml:127
+// inplace variant derived from ge.Scalar
+static const torch_fl::KernelInfo kOp_ge__Scalar{
+    "ge_.Scalar", "specs/opencl/elementwise.yaml:127",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ge__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ge__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::ge_(self_meta, other);
+  launch_ge_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::bitwise_and_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:132
+static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::bitwise_and_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::bitwise_and_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:131
+static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::bitwise_and_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// bitwise_and.Tensor: specs/opencl/elementwise.yaml:131
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
+    "bitwise_and.Tensor", "specs/opencl/elementwise.yaml:131",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_and(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_and_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_and.Tensor_out: specs/opencl/elementwise.yaml:131
+// out variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
+    "bitwise_and.Tensor_out", "specs/opencl/elementwise.yaml:131",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_and_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_and_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_and_.Tensor: specs/opencl/elementwise.yaml:131
+// inplace variant derived from bitwise_and.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
+    "bitwise_and_.Tensor", "specs/opencl/elementwise.yaml:131",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_and_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
+    launch_bitwise_and_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_bitwise_and_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// bitwise_and.Scalar: specs/opencl/elementwise.yaml:132
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
+    "bitwise_and.Scalar", "specs/opencl/elementwise.yaml:132",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_and(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_and_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and.Scalar_out: specs/opencl/elementwise.yaml:132
+// out variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
+    "bitwise_and.Scalar_out", "specs/opencl/elementwise.yaml:132",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_and_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_and_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_and_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// bitwise_and_.Scalar: specs/opencl/elementwise.yaml:132
+// inplace variant derived from bitwise_and.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
+    "bitwise_and_.Scalar", "specs/opencl/elementwise.yaml:132",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_and__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_and_(other);
+  launch_bitwise_and_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsTernary(stream, ocl_glue::addcmul_op(), self, tensor1, tensor2, value, out)
+// from specs/opencl/elementwise.yaml:152
+static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::addcmul_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto tensor1_arg = ocl_glue::describe(tensor1);
+  const auto tensor2_arg = ocl_glue::describe(tensor2);
+  const auto value_arg = ocl_glue::scalar(value);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// addcmul: specs/opencl/elementwise.yaml:152
+static const torch_fl::KernelInfo kOp_addcmul{
+    "addcmul", "specs/opencl/elementwise.yaml:152",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcmul);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  const at::Tensor out = op.allocate(expected);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcmul.out: specs/opencl/elementwise.yaml:152
+// out variant derived from addcmul
+static const torch_fl::KernelInfo kOp_addcmul_out{
+    "addcmul.out", "specs/opencl/elementwise.yaml:152",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_addcmul_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, tensor1);
+  torch_fl::check_no_partial_overlap(out, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::addcmul_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_addcmul(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcmul_: specs/opencl/elementwise.yaml:152
+// inplace variant derived from addcmul
+static const torch_fl::KernelInfo kOp_addcmul_{
+    "addcmul_", "specs/opencl/elementwise.yaml:152",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcmul_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, tensor1);
+  torch_fl::check_no_partial_overlap(self, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcmul_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  launch_addcmul(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
+  return self;
+}
+
+// oclopsTernary(stream, ocl_glue::addcdiv_op(), self, tensor1, tensor2, value, out)
+// from specs/opencl/elementwise.yaml:153
+static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::addcdiv_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto tensor1_arg = ocl_glue::describe(tensor1);
+  const auto tensor2_arg = ocl_glue::describe(tensor2);
+  const auto value_arg = ocl_glue::scalar(value);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &tensor1_arg, &tensor2_arg, value_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// addcdiv: specs/opencl/elementwise.yaml:153
+static const torch_fl::KernelInfo kOp_addcdiv{
+    "addcdiv", "specs/opencl/elementwise.yaml:153",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcdiv);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  const at::Tensor out = op.allocate(expected);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcdiv.out: specs/opencl/elementwise.yaml:153
+// out variant derived from addcdiv
+static const torch_fl::KernelInfo kOp_addcdiv_out{
+    "addcdiv.out", "specs/opencl/elementwise.yaml:153",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_addcdiv_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, tensor1);
+  torch_fl::check_no_partial_overlap(out, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_out)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::addcdiv_outf(op.meta(self), op.meta(tensor1), op.meta(tensor2), value, out_meta);
+  op.resize_output(out, out_meta);
+  launch_addcdiv(op, *self_on_device, *tensor1_on_device, *tensor2_on_device, value, out);
+  return out;
+}
+
+// addcdiv_: specs/opencl/elementwise.yaml:153
+// inplace variant derived from addcdiv
+static const torch_fl::KernelInfo kOp_addcdiv_{
+    "addcdiv_", "specs/opencl/elementwise.yaml:153",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_addcdiv_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(tensor1, "tensor1", /*cpu_scalar_ok=*/true);
+  op.check_input(tensor2, "tensor2", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, tensor1);
+  torch_fl::check_no_partial_overlap(self, tensor2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv_)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
+  }
+  const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
+  const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  launch_addcdiv(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
+  return self;
+}
+
 // oclopsUnary(stream, ocl_glue::relu_op(), self, out)
-// from specs/opencl.yaml:36
+// from specs/opencl.yaml:41
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::relu_op();
@@ -27,10 +1543,10 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/opencl.yaml:36
+// relu: specs/opencl.yaml:41
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/opencl.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "relu", "specs/opencl.yaml:41",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -47,11 +1563,11 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/opencl.yaml:36
+// relu_: specs/opencl.yaml:41
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/opencl.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "relu_", "specs/opencl.yaml:41",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -68,7 +1584,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // oclopsGemm(stream, self, mat2, ocl_glue::no_tensor(), ocl_glue::zero(), ocl_glue::one(), out)
-// from specs/opencl.yaml:61
+// from specs/opencl.yaml:51
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -85,10 +1601,10 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/opencl.yaml:61
+// mm: specs/opencl.yaml:51
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/opencl.yaml:61",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    "mm", "specs/opencl.yaml:51",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -99,9 +1615,6 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
-  }
-  if (self.scalar_type() != mat2.scalar_type()) {  // when: self.scalar_type() == mat2.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kGuard, self, mat2);
   }
   const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
   if (!(op.result_dtype_is_native(expected, "out"))) {
@@ -119,6 +1632,52 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("sqrt", TORCH_FN(wrap_sqrt));
+  m.impl("sqrt.out", TORCH_FN(wrap_sqrt_out));
+  m.impl("sqrt_", TORCH_FN(wrap_sqrt_));
+  m.impl("erf", TORCH_FN(wrap_erf));
+  m.impl("erf.out", TORCH_FN(wrap_erf_out));
+  m.impl("erf_", TORCH_FN(wrap_erf_));
+  m.impl("erfc", TORCH_FN(wrap_erfc));
+  m.impl("erfc.out", TORCH_FN(wrap_erfc_out));
+  m.impl("erfc_", TORCH_FN(wrap_erfc_));
+  m.impl("isnan", TORCH_FN(wrap_isnan));
+  m.impl("bitwise_not", TORCH_FN(wrap_bitwise_not));
+  m.impl("bitwise_not.out", TORCH_FN(wrap_bitwise_not_out));
+  m.impl("bitwise_not_", TORCH_FN(wrap_bitwise_not_));
+  m.impl("hardsigmoid", TORCH_FN(wrap_hardsigmoid));
+  m.impl("hardsigmoid.out", TORCH_FN(wrap_hardsigmoid_out));
+  m.impl("hardsigmoid_", TORCH_FN(wrap_hardsigmoid_));
+  m.impl("gelu_backward", TORCH_FN(wrap_gelu_backward));
+  m.impl("softplus_backward", TORCH_FN(wrap_softplus_backward));
+  m.impl("fmax", TORCH_FN(wrap_fmax));
+  m.impl("fmax.out", TORCH_FN(wrap_fmax_out));
+  m.impl("nextafter", TORCH_FN(wrap_nextafter));
+  m.impl("nextafter.out", TORCH_FN(wrap_nextafter_out));
+  m.impl("nextafter_", TORCH_FN(wrap_nextafter_));
+  m.impl("logaddexp2", TORCH_FN(wrap_logaddexp2));
+  m.impl("logaddexp2.out", TORCH_FN(wrap_logaddexp2_out));
+  m.impl("copysign.Tensor", TORCH_FN(wrap_copysign_Tensor));
+  m.impl("copysign.out", TORCH_FN(wrap_copysign_out));
+  m.impl("copysign_.Tensor", TORCH_FN(wrap_copysign__Tensor));
+  m.impl("ge.Tensor", TORCH_FN(wrap_ge_Tensor));
+  m.impl("ge.Tensor_out", TORCH_FN(wrap_ge_Tensor_out));
+  m.impl("ge_.Tensor", TORCH_FN(wrap_ge__Tensor));
+  m.impl("ge.Scalar", TORCH_FN(wrap_ge_Scalar));
+  m.impl("ge.Scalar_out", TORCH_FN(wrap_ge_Scalar_out));
+  m.impl("ge_.Scalar", TORCH_FN(wrap_ge__Scalar));
+  m.impl("bitwise_and.Tensor", TORCH_FN(wrap_bitwise_and_Tensor));
+  m.impl("bitwise_and.Tensor_out", TORCH_FN(wrap_bitwise_and_Tensor_out));
+  m.impl("bitwise_and_.Tensor", TORCH_FN(wrap_bitwise_and__Tensor));
+  m.impl("bitwise_and.Scalar", TORCH_FN(wrap_bitwise_and_Scalar));
+  m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
+  m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
+  m.impl("addcmul", TORCH_FN(wrap_addcmul));
+  m.impl("addcmul.out", TORCH_FN(wrap_addcmul_out));
+  m.impl("addcmul_", TORCH_FN(wrap_addcmul_));
+  m.impl("addcdiv", TORCH_FN(wrap_addcdiv));
+  m.impl("addcdiv.out", TORCH_FN(wrap_addcdiv_out));
+  m.impl("addcdiv_", TORCH_FN(wrap_addcdiv_));
   m.impl("relu", TORCH_FN(wrap_relu));
   m.impl("relu_", TORCH_FN(wrap_relu_));
   m.impl("mm", TORCH_FN(wrap_mm));

@@ -6,16 +6,1316 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/mul_meta_dispatch.h>
+#include <ATen/ops/frac_meta_dispatch.h>
+#include <ATen/ops/reciprocal_meta_dispatch.h>
+#include <ATen/ops/isneginf_meta_dispatch.h>
+#include <ATen/ops/silu_meta_dispatch.h>
+#include <ATen/ops/elu_meta_dispatch.h>
+#include <ATen/ops/hardshrink_backward_meta_dispatch.h>
+#include <ATen/ops/minimum_meta_dispatch.h>
+#include <ATen/ops/fmin_meta_dispatch.h>
+#include <ATen/ops/fmod_meta_dispatch.h>
+#include <ATen/ops/ne_meta_dispatch.h>
+#include <ATen/ops/lt_meta_dispatch.h>
 #include <ATen/ops/div_meta_dispatch.h>
+#include <ATen/ops/mul_meta_dispatch.h>
 #include <ATen/ops/neg_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
 namespace {
 
+// oclopsUnary(stream, ocl_glue::frac_op(), self, out)
+// from specs/opencl/elementwise.yaml:35
+static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::frac_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// frac: specs/opencl/elementwise.yaml:35
+static const torch_fl::KernelInfo kOp_frac{
+    "frac", "specs/opencl/elementwise.yaml:35",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_frac(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_frac);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::frac(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_frac(op, *self_on_device, out);
+  return out;
+}
+
+// frac.out: specs/opencl/elementwise.yaml:35
+// out variant derived from frac
+static const torch_fl::KernelInfo kOp_frac_out{
+    "frac.out", "specs/opencl/elementwise.yaml:35",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_frac_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::frac_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_frac(op, *self_on_device, out);
+  return out;
+}
+
+// frac_: specs/opencl/elementwise.yaml:35
+// inplace variant derived from frac
+static const torch_fl::KernelInfo kOp_frac_{
+    "frac_", "specs/opencl/elementwise.yaml:35",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_frac_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_frac_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(frac_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::frac_(self_meta);
+  launch_frac(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::reciprocal_op(), self, out)
+// from specs/opencl/elementwise.yaml:36
+static void launch_reciprocal(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::reciprocal_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// reciprocal: specs/opencl/elementwise.yaml:36
+static const torch_fl::KernelInfo kOp_reciprocal{
+    "reciprocal", "specs/opencl/elementwise.yaml:36",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_reciprocal(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_reciprocal);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::reciprocal(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_reciprocal(op, *self_on_device, out);
+  return out;
+}
+
+// reciprocal.out: specs/opencl/elementwise.yaml:36
+// out variant derived from reciprocal
+static const torch_fl::KernelInfo kOp_reciprocal_out{
+    "reciprocal.out", "specs/opencl/elementwise.yaml:36",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_reciprocal_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_reciprocal_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::reciprocal_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_reciprocal(op, *self_on_device, out);
+  return out;
+}
+
+// reciprocal_: specs/opencl/elementwise.yaml:36
+// inplace variant derived from reciprocal
+static const torch_fl::KernelInfo kOp_reciprocal_{
+    "reciprocal_", "specs/opencl/elementwise.yaml:36",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_reciprocal_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_reciprocal_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(reciprocal_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::reciprocal_(self_meta);
+  launch_reciprocal(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::rad2deg_op(), self, out)
+// from specs/opencl/elementwise.yaml:40
+static void launch_rad2deg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::rad2deg_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// rad2deg: specs/opencl/elementwise.yaml:40
+static const torch_fl::KernelInfo kOp_rad2deg{
+    "rad2deg", "specs/opencl/elementwise.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_rad2deg(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_rad2deg);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rad2deg)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::rad2deg(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rad2deg)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_rad2deg(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsUnary(stream, ocl_glue::isneginf_op(), self, out)
+// from specs/opencl/elementwise.yaml:54
+static void launch_isneginf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::isneginf_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// isneginf: specs/opencl/elementwise.yaml:54
+static const torch_fl::KernelInfo kOp_isneginf{
+    "isneginf", "specs/opencl/elementwise.yaml:54",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_isneginf(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_isneginf);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::isneginf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_isneginf(op, *self_on_device, out);
+  return out;
+}
+
+// isneginf.out: specs/opencl/elementwise.yaml:54
+// out variant derived from isneginf
+static const torch_fl::KernelInfo kOp_isneginf_out{
+    "isneginf.out", "specs/opencl/elementwise.yaml:54",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_isneginf_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_isneginf_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isneginf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::isneginf_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_isneginf(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsUnary(stream, ocl_glue::silu_op(), self, out)
+// from specs/opencl/elementwise.yaml:58
+static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::silu_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// silu: specs/opencl/elementwise.yaml:58
+static const torch_fl::KernelInfo kOp_silu{
+    "silu", "specs/opencl/elementwise.yaml:58",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_silu(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_silu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::silu(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_silu(op, *self_on_device, out);
+  return out;
+}
+
+// silu.out: specs/opencl/elementwise.yaml:58
+// out variant derived from silu
+static const torch_fl::KernelInfo kOp_silu_out{
+    "silu.out", "specs/opencl/elementwise.yaml:58",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_silu_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::silu_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_silu(op, *self_on_device, out);
+  return out;
+}
+
+// silu_: specs/opencl/elementwise.yaml:58
+// inplace variant derived from silu
+static const torch_fl::KernelInfo kOp_silu_{
+    "silu_", "specs/opencl/elementwise.yaml:58",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_silu_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_silu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::silu_(self_meta);
+  launch_silu(op, self, self);
+  return self;
+}
+
+// oclopsUnaryParams(stream, ocl_glue::elu_op(), self, alpha, scale, input_scale, out)
+// from specs/opencl/elementwise.yaml:70
+static void launch_elu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::elu_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto alpha_arg = ocl_glue::scalar(alpha);
+  const auto scale_arg = ocl_glue::scalar(scale);
+  const auto input_scale_arg = ocl_glue::scalar(input_scale);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, alpha_arg, scale_arg, input_scale_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// elu: specs/opencl/elementwise.yaml:70
+static const torch_fl::KernelInfo kOp_elu{
+    "elu", "specs/opencl/elementwise.yaml:70",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_elu(const at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  torch_fl::OpContext op(kOp_elu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  const auto expected = at::meta::elu(op.meta(self), alpha, scale, input_scale);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_elu(op, *self_on_device, alpha, scale, input_scale, out);
+  return out;
+}
+
+// elu_: specs/opencl/elementwise.yaml:70
+// inplace variant derived from elu
+static const torch_fl::KernelInfo kOp_elu_{
+    "elu_", "specs/opencl/elementwise.yaml:70",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Scalar & scale, const at::Scalar & input_scale) {
+  torch_fl::OpContext op(kOp_elu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(elu_)>(op, torch_fl::FallbackReason::kDtype, self, alpha, scale, input_scale);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::elu_(self_meta, alpha, scale, input_scale);
+  launch_elu(op, self, alpha, scale, input_scale, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::shrink_backward_op(), grad_out, self, lambd, out)
+// from specs/opencl/elementwise.yaml:92
+static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::shrink_backward_op();
+  const auto grad_out_arg = ocl_glue::describe(grad_out);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto lambd_arg = ocl_glue::scalar(lambd);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_out_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hardshrink_backward: specs/opencl/elementwise.yaml:92
+static const torch_fl::KernelInfo kOp_hardshrink_backward{
+    "hardshrink_backward", "specs/opencl/elementwise.yaml:92",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_hardshrink_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
+  }
+  const auto expected = at::meta::hardshrink_backward(op.meta(grad_out), op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, self, lambd);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardshrink_backward(op, *grad_out_on_device, *self_on_device, lambd, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::minimum_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:97
+static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::minimum_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// minimum: specs/opencl/elementwise.yaml:97
+static const torch_fl::KernelInfo kOp_minimum{
+    "minimum", "specs/opencl/elementwise.yaml:97",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_minimum);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::minimum(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(minimum)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_minimum(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// minimum.out: specs/opencl/elementwise.yaml:97
+// out variant derived from minimum
+static const torch_fl::KernelInfo kOp_minimum_out{
+    "minimum.out", "specs/opencl/elementwise.yaml:97",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_minimum_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(minimum_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::minimum_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_minimum(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::fmin_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:99
+static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::fmin_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// fmin: specs/opencl/elementwise.yaml:99
+static const torch_fl::KernelInfo kOp_fmin{
+    "fmin", "specs/opencl/elementwise.yaml:99",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmin)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::fmin(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmin)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmin(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// fmin.out: specs/opencl/elementwise.yaml:99
+// out variant derived from fmin
+static const torch_fl::KernelInfo kOp_fmin_out{
+    "fmin.out", "specs/opencl/elementwise.yaml:99",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_fmin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmin_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::fmin_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_fmin(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::fmod_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:114
+static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::fmod_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::fmod_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:112
+static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::fmod_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// fmod.Tensor: specs/opencl/elementwise.yaml:112
+static const torch_fl::KernelInfo kOp_fmod_Tensor{
+    "fmod.Tensor", "specs/opencl/elementwise.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmod_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::fmod(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
+    launch_fmod_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_fmod_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// fmod.Tensor_out: specs/opencl/elementwise.yaml:112
+// out variant derived from fmod.Tensor
+static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
+    "fmod.Tensor_out", "specs/opencl/elementwise.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_fmod_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::fmod_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
+    launch_fmod_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_fmod_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// fmod_.Tensor: specs/opencl/elementwise.yaml:112
+// inplace variant derived from fmod.Tensor
+static const torch_fl::KernelInfo kOp_fmod__Tensor{
+    "fmod_.Tensor", "specs/opencl/elementwise.yaml:112",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_fmod__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::fmod_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through fmod.Scalar's call
+    launch_fmod_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_fmod_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// fmod.Scalar: specs/opencl/elementwise.yaml:114
+static const torch_fl::KernelInfo kOp_fmod_Scalar{
+    "fmod.Scalar", "specs/opencl/elementwise.yaml:114",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_fmod_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::fmod(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_fmod_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// fmod_.Scalar: specs/opencl/elementwise.yaml:114
+// inplace variant derived from fmod.Scalar
+static const torch_fl::KernelInfo kOp_fmod__Scalar{
+    "fmod_.Scalar", "specs/opencl/elementwise.yaml:114",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_fmod__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(fmod__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.fmod_(other);
+  launch_fmod_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::ne_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:119
+static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::ne_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::ne_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:118
+static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::ne_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// ne.Tensor: specs/opencl/elementwise.yaml:118
+static const torch_fl::KernelInfo kOp_ne_Tensor{
+    "ne.Tensor", "specs/opencl/elementwise.yaml:118",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ne_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
+    launch_ne_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ne_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// ne.Tensor_out: specs/opencl/elementwise.yaml:118
+// out variant derived from ne.Tensor
+static const torch_fl::KernelInfo kOp_ne_Tensor_out{
+    "ne.Tensor_out", "specs/opencl/elementwise.yaml:118",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ne_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::ne_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
+    launch_ne_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_ne_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// ne_.Tensor: specs/opencl/elementwise.yaml:118
+// inplace variant derived from ne.Tensor
+static const torch_fl::KernelInfo kOp_ne__Tensor{
+    "ne_.Tensor", "specs/opencl/elementwise.yaml:118",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_ne__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::ne_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through ne.Scalar's call
+    launch_ne_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_ne_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// ne.Scalar: specs/opencl/elementwise.yaml:119
+static const torch_fl::KernelInfo kOp_ne_Scalar{
+    "ne.Scalar", "specs/opencl/elementwise.yaml:119",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ne_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::ne(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_ne_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// ne.Scalar_out: specs/opencl/elementwise.yaml:119
+// out variant derived from ne.Scalar
+static const torch_fl::KernelInfo kOp_ne_Scalar_out{
+    "ne.Scalar_out", "specs/opencl/elementwise.yaml:119",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ne_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::ne_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_ne_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// ne_.Scalar: specs/opencl/elementwise.yaml:119
+// inplace variant derived from ne.Scalar
+static const torch_fl::KernelInfo kOp_ne__Scalar{
+    "ne_.Scalar", "specs/opencl/elementwise.yaml:119",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_ne__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ne__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::ne_(self_meta, other);
+  launch_ne_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::lt_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:121
+static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::lt_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::lt_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:120
+static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::lt_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// lt.Tensor: specs/opencl/elementwise.yaml:120
+static const torch_fl::KernelInfo kOp_lt_Tensor{
+    "lt.Tensor", "specs/opencl/elementwise.yaml:120",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_lt_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
+    launch_lt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_lt_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// lt.Tensor_out: specs/opencl/elementwise.yaml:120
+// out variant derived from lt.Tensor
+static const torch_fl::KernelInfo kOp_lt_Tensor_out{
+    "lt.Tensor_out", "specs/opencl/elementwise.yaml:120",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lt_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lt_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
+    launch_lt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_lt_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// lt_.Tensor: specs/opencl/elementwise.yaml:120
+// inplace variant derived from lt.Tensor
+static const torch_fl::KernelInfo kOp_lt__Tensor{
+    "lt_.Tensor", "specs/opencl/elementwise.yaml:120",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_lt__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lt_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through lt.Scalar's call
+    launch_lt_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_lt_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// lt.Scalar: specs/opencl/elementwise.yaml:121
+static const torch_fl::KernelInfo kOp_lt_Scalar{
+    "lt.Scalar", "specs/opencl/elementwise.yaml:121",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_lt_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_lt_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// lt.Scalar_out: specs/opencl/elementwise.yaml:121
+// out variant derived from lt.Scalar
+static const torch_fl::KernelInfo kOp_lt_Scalar_out{
+    "lt.Scalar_out", "specs/opencl/elementwise.yaml:121",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lt_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lt_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_lt_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// lt_.Scalar: specs/opencl/elementwise.yaml:121
+// inplace variant derived from lt.Scalar
+static const torch_fl::KernelInfo kOp_lt__Scalar{
+    "lt_.Scalar", "specs/opencl/elementwise.yaml:121",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_lt__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lt_(self_meta, other);
+  launch_lt_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::div_mode_op(rounding_mode), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:140
+static void launch_div_Tensor_mode(const torch_fl::OpContext& op, ::std::optional<c10::string_view> rounding_mode, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto rounding_mode_arg1 = ocl_glue::div_mode_op(rounding_mode);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, rounding_mode_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// div.Tensor_mode: specs/opencl/elementwise.yaml:140
+static const torch_fl::KernelInfo kOp_div_Tensor_mode{
+    "div.Tensor_mode", "specs/opencl/elementwise.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_div_Tensor_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
+  torch_fl::OpContext op(kOp_div_Tensor_mode);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor_mode)>(op, torch_fl::FallbackReason::kDtype, self, other, rounding_mode);
+  }
+  const auto expected = at::meta::div(op.meta(self), op.meta(other), rounding_mode);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor_mode)>(op, torch_fl::FallbackReason::kDtype, self, other, rounding_mode);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_div_Tensor_mode(op, rounding_mode, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// div.out_mode: specs/opencl/elementwise.yaml:140
+// out variant derived from div.Tensor_mode
+static const torch_fl::KernelInfo kOp_div_out_mode{
+    "div.out_mode", "specs/opencl/elementwise.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_div_out_mode(const at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_div_out_mode);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_out_mode)>(op, torch_fl::FallbackReason::kDtype, self, other, rounding_mode, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::div_outf(op.meta(self), op.meta(other), rounding_mode, out_meta);
+  op.resize_output(out, out_meta);
+  launch_div_Tensor_mode(op, rounding_mode, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// div_.Tensor_mode: specs/opencl/elementwise.yaml:140
+// inplace variant derived from div.Tensor_mode
+static const torch_fl::KernelInfo kOp_div__Tensor_mode{
+    "div_.Tensor_mode", "specs/opencl/elementwise.yaml:140",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_div__Tensor_mode(at::Tensor & self, const at::Tensor & other, ::std::optional<c10::string_view> rounding_mode) {
+  torch_fl::OpContext op(kOp_div__Tensor_mode);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor_mode)>(op, torch_fl::FallbackReason::kDtype, self, other, rounding_mode);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::div_(self_meta, op.meta(other), rounding_mode);
+  launch_div_Tensor_mode(op, rounding_mode, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl.yaml:39
+static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::mul_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
 // oclopsBinary(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:34
+// from specs/opencl.yaml:33
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -31,10 +1331,10 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/opencl.yaml:34
+// mul.Tensor: specs/opencl.yaml:33
 static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/opencl.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "mul.Tensor", "specs/opencl.yaml:33",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -51,17 +1351,20 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_mul_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// mul.out: specs/opencl.yaml:34
+// mul.out: specs/opencl.yaml:33
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/opencl.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "mul.out", "specs/opencl.yaml:33",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -78,19 +1381,22 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::mul_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_mul_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_mul_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// mul_.Tensor: specs/opencl.yaml:34
+// mul_.Tensor: specs/opencl.yaml:33
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/opencl.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "mul_.Tensor", "specs/opencl.yaml:33",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -104,11 +1410,31 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::mul_(self_meta, op.meta(other));
-  launch_mul_Tensor(op, self, *other_on_device, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
+    launch_mul_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_mul_Tensor(op, self, *op.on_device(other), self);
+  }
   return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl.yaml:40
+static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::div_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
 }
 
 // oclopsBinary(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
@@ -131,7 +1457,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 // div.Tensor: specs/opencl.yaml:35
 static const torch_fl::KernelInfo kOp_div_Tensor{
     "div.Tensor", "specs/opencl.yaml:35",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -148,9 +1474,12 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_div_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
@@ -158,7 +1487,7 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
     "div.out", "specs/opencl.yaml:35",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -175,11 +1504,14 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
     return torch_fl::fallback_to_cpu<ATEN_OP(div_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::div_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_div_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_div_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
@@ -201,15 +1533,110 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::div_(self_meta, op.meta(other));
-  launch_div_Tensor(op, self, *other_on_device, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
+    launch_div_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_div_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// mul.Scalar: specs/opencl.yaml:39
+static const torch_fl::KernelInfo kOp_mul_Scalar{
+    "mul.Scalar", "specs/opencl.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_mul_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::mul(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_mul_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// mul_.Scalar: specs/opencl.yaml:39
+// inplace variant derived from mul.Scalar
+static const torch_fl::KernelInfo kOp_mul__Scalar{
+    "mul_.Scalar", "specs/opencl.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_mul__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mul__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.mul_(other);
+  launch_mul_Scalar(op, self, other, self);
+  return self;
+}
+
+// div.Scalar: specs/opencl.yaml:40
+static const torch_fl::KernelInfo kOp_div_Scalar{
+    "div.Scalar", "specs/opencl.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_div_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::div(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_div_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// div_.Scalar: specs/opencl.yaml:40
+// inplace variant derived from div.Scalar
+static const torch_fl::KernelInfo kOp_div__Scalar{
+    "div_.Scalar", "specs/opencl.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_div__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(div__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.div_(other);
+  launch_div_Scalar(op, self, other, self);
   return self;
 }
 
 // oclopsUnary(stream, ocl_glue::neg_op(), self, out)
-// from specs/opencl.yaml:37
+// from specs/opencl.yaml:42
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::neg_op();
@@ -223,10 +1650,10 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/opencl.yaml:37
+// neg: specs/opencl.yaml:42
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/opencl.yaml:37",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "neg", "specs/opencl.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -247,11 +1674,11 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/opencl.yaml:37
+// neg.out: specs/opencl.yaml:42
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/opencl.yaml:37",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "neg.out", "specs/opencl.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -273,11 +1700,11 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/opencl.yaml:37
+// neg_: specs/opencl.yaml:42
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/opencl.yaml:37",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "neg_", "specs/opencl.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -296,7 +1723,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // oclopsFill(stream, self, ocl_glue::zero())
-// from specs/opencl.yaml:39
+// from specs/opencl.yaml:44
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -309,9 +1736,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/opencl.yaml:39
+// zero_: specs/opencl.yaml:44
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/opencl.yaml:39",
+    "zero_", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -327,52 +1754,60 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
   return self;
 }
 
-// oclopsRandom(stream, ocl_glue::normal_kind(), mean, std, generator, self)
-// from specs/opencl.yaml:44
-static void launch_normal_(const torch_fl::OpContext& op, double mean, double std, ::std::optional<at::Generator> generator, const at::Tensor & self) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto computed_arg1 = ocl_glue::normal_kind();
-  const auto generator_arg = ocl_glue::rand_state(generator);
-  const auto self_arg = ocl_glue::describe(self);
-  torch_fl::ProfilerRange sdk_call("oclopsRandom");
-  const oclopsStatus_t status = oclopsRandom(stream_arg, computed_arg1, mean, std, generator_arg, &self_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// normal_: specs/opencl.yaml:44
-static const torch_fl::KernelInfo kOp_normal_{
-    "normal_", "specs/opencl.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
-  torch_fl::OpContext op(kOp_normal_);
-  op.check_output(self, "self", /*is_operand=*/true);
-  torch_fl::check_no_internal_overlap(self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(normal_)>(op, torch_fl::FallbackReason::kDtype, self, mean, std, generator);
-  }
-  launch_normal_(op, mean, std, generator, self);
-  return self;
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("frac", TORCH_FN(wrap_frac));
+  m.impl("frac.out", TORCH_FN(wrap_frac_out));
+  m.impl("frac_", TORCH_FN(wrap_frac_));
+  m.impl("reciprocal", TORCH_FN(wrap_reciprocal));
+  m.impl("reciprocal.out", TORCH_FN(wrap_reciprocal_out));
+  m.impl("reciprocal_", TORCH_FN(wrap_reciprocal_));
+  m.impl("rad2deg", TORCH_FN(wrap_rad2deg));
+  m.impl("isneginf", TORCH_FN(wrap_isneginf));
+  m.impl("isneginf.out", TORCH_FN(wrap_isneginf_out));
+  m.impl("silu", TORCH_FN(wrap_silu));
+  m.impl("silu.out", TORCH_FN(wrap_silu_out));
+  m.impl("silu_", TORCH_FN(wrap_silu_));
+  m.impl("elu", TORCH_FN(wrap_elu));
+  m.impl("elu_", TORCH_FN(wrap_elu_));
+  m.impl("hardshrink_backward", TORCH_FN(wrap_hardshrink_backward));
+  m.impl("minimum", TORCH_FN(wrap_minimum));
+  m.impl("minimum.out", TORCH_FN(wrap_minimum_out));
+  m.impl("fmin", TORCH_FN(wrap_fmin));
+  m.impl("fmin.out", TORCH_FN(wrap_fmin_out));
+  m.impl("fmod.Tensor", TORCH_FN(wrap_fmod_Tensor));
+  m.impl("fmod.Tensor_out", TORCH_FN(wrap_fmod_Tensor_out));
+  m.impl("fmod_.Tensor", TORCH_FN(wrap_fmod__Tensor));
+  m.impl("fmod.Scalar", TORCH_FN(wrap_fmod_Scalar));
+  m.impl("fmod_.Scalar", TORCH_FN(wrap_fmod__Scalar));
+  m.impl("ne.Tensor", TORCH_FN(wrap_ne_Tensor));
+  m.impl("ne.Tensor_out", TORCH_FN(wrap_ne_Tensor_out));
+  m.impl("ne_.Tensor", TORCH_FN(wrap_ne__Tensor));
+  m.impl("ne.Scalar", TORCH_FN(wrap_ne_Scalar));
+  m.impl("ne.Scalar_out", TORCH_FN(wrap_ne_Scalar_out));
+  m.impl("ne_.Scalar", TORCH_FN(wrap_ne__Scalar));
+  m.impl("lt.Tensor", TORCH_FN(wrap_lt_Tensor));
+  m.impl("lt.Tensor_out", TORCH_FN(wrap_lt_Tensor_out));
+  m.impl("lt_.Tensor", TORCH_FN(wrap_lt__Tensor));
+  m.impl("lt.Scalar", TORCH_FN(wrap_lt_Scalar));
+  m.impl("lt.Scalar_out", TORCH_FN(wrap_lt_Scalar_out));
+  m.impl("lt_.Scalar", TORCH_FN(wrap_lt__Scalar));
+  m.impl("div.Tensor_mode", TORCH_FN(wrap_div_Tensor_mode));
+  m.impl("div.out_mode", TORCH_FN(wrap_div_out_mode));
+  m.impl("div_.Tensor_mode", TORCH_FN(wrap_div__Tensor_mode));
   m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
   m.impl("mul.out", TORCH_FN(wrap_mul_out));
   m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));
   m.impl("div.Tensor", TORCH_FN(wrap_div_Tensor));
   m.impl("div.out", TORCH_FN(wrap_div_out));
   m.impl("div_.Tensor", TORCH_FN(wrap_div__Tensor));
+  m.impl("mul.Scalar", TORCH_FN(wrap_mul_Scalar));
+  m.impl("mul_.Scalar", TORCH_FN(wrap_mul__Scalar));
+  m.impl("div.Scalar", TORCH_FN(wrap_div_Scalar));
+  m.impl("div_.Scalar", TORCH_FN(wrap_div__Scalar));
   m.impl("neg", TORCH_FN(wrap_neg));
   m.impl("neg.out", TORCH_FN(wrap_neg_out));
   m.impl("neg_", TORCH_FN(wrap_neg_));
   m.impl("zero_", TORCH_FN(wrap_zero_));
-  m.impl("normal_", TORCH_FN(wrap_normal_));
 }

@@ -6,108 +6,1535 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/log2_meta_dispatch.h>
+#include <ATen/ops/sin_meta_dispatch.h>
+#include <ATen/ops/asin_meta_dispatch.h>
+#include <ATen/ops/sinh_meta_dispatch.h>
+#include <ATen/ops/sinc_meta_dispatch.h>
+#include <ATen/ops/signbit_meta_dispatch.h>
+#include <ATen/ops/mish_meta_dispatch.h>
+#include <ATen/ops/clamp_meta_dispatch.h>
+#include <ATen/ops/sigmoid_backward_meta_dispatch.h>
+#include <ATen/ops/tanh_backward_meta_dispatch.h>
+#include <ATen/ops/softshrink_backward_meta_dispatch.h>
+#include <ATen/ops/hypot_meta_dispatch.h>
+#include <ATen/ops/remainder_meta_dispatch.h>
+#include <ATen/ops/gt_meta_dispatch.h>
+#include <ATen/ops/bitwise_or_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
 namespace {
 
-// oclopsDropout(stream, input, p, ocl_glue::training(train), ocl_glue::default_rand_state(), out0, out1)
-// from specs/opencl.yaml:45
-static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
+// oclopsUnary(stream, ocl_glue::log2_op(), self, out)
+// from specs/opencl/elementwise.yaml:14
+static void launch_log2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto input_arg = ocl_glue::describe(input);
-  const auto train_arg3 = ocl_glue::training(train);
-  const auto computed_arg4 = ocl_glue::default_rand_state();
-  const auto out0_arg = ocl_glue::describe(out0);
-  const auto out1_arg = ocl_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("oclopsDropout");
-  const oclopsStatus_t status = oclopsDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
+  const auto computed_arg1 = ocl_glue::log2_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
   }
 }
 
-// native_dropout: specs/opencl.yaml:45
-static const torch_fl::KernelInfo kOp_native_dropout{
-    "native_dropout", "specs/opencl.yaml:45",
+// log2: specs/opencl/elementwise.yaml:14
+static const torch_fl::KernelInfo kOp_log2{
+    "log2", "specs/opencl/elementwise.yaml:14",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
-  torch_fl::OpContext op(kOp_native_dropout);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+at::Tensor wrap_log2(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log2);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = torch_fl::output_rules::dropout(input, p, train);
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
-  return std::make_tuple(out0, out1);
+  const auto expected = at::meta::log2(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_log2(op, *self_on_device, out);
+  return out;
 }
 
-// oclopsBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/opencl.yaml:110
-static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+// log2.out: specs/opencl/elementwise.yaml:14
+// out variant derived from log2
+static const torch_fl::KernelInfo kOp_log2_out{
+    "log2.out", "specs/opencl/elementwise.yaml:14",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log2_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_log2_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::log2_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_log2(op, *self_on_device, out);
+  return out;
+}
+
+// log2_: specs/opencl/elementwise.yaml:14
+// inplace variant derived from log2
+static const torch_fl::KernelInfo kOp_log2_{
+    "log2_", "specs/opencl/elementwise.yaml:14",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log2_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log2_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log2_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::log2_(self_meta);
+  launch_log2(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::sin_op(), self, out)
+// from specs/opencl/elementwise.yaml:19
+static void launch_sin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto grad_out_arg = ocl_glue::describe(grad_out);
-  const auto input_arg = ocl_glue::describe(input);
-  const auto weight_arg = ocl_glue::describe_optional(weight);
-  const auto running_mean_arg = ocl_glue::describe_optional(running_mean);
-  const auto running_var_arg = ocl_glue::describe_optional(running_var);
-  const auto save_mean_arg = ocl_glue::describe_optional(save_mean);
-  const auto save_invstd_arg = ocl_glue::describe_optional(save_invstd);
-  const auto out0_arg = ocl_glue::describe(out0);
-  const auto out1_arg = ocl_glue::describe(out1);
-  const auto out2_arg = ocl_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("oclopsBatchNormBackward");
-  const oclopsStatus_t status = oclopsBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
+  const auto computed_arg1 = ocl_glue::sin_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
   sdk_call.end();
   if (status != OCLOPS_SUCCESS) {
     op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
   }
 }
 
-// native_batch_norm_backward: specs/opencl.yaml:110
-static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/opencl.yaml:110",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+// sin: specs/opencl/elementwise.yaml:19
+static const torch_fl::KernelInfo kOp_sin{
+    "sin", "specs/opencl/elementwise.yaml:19",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
-  torch_fl::OpContext op(kOp_native_batch_norm_backward);
-  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_optional_input(running_mean, "running_mean");
-  op.check_optional_input(running_var, "running_var");
-  op.check_optional_input(save_mean, "save_mean");
-  op.check_optional_input(save_invstd, "save_invstd");
+at::Tensor wrap_sin(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var") && op.dtype_is_native(save_mean, "save_mean") && op.dtype_is_native(save_invstd, "save_invstd"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  const auto expected = at::meta::sin(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm_backward(op, *grad_out_on_device, *input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
-  return std::make_tuple(out0, out1, out2);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sin(op, *self_on_device, out);
+  return out;
+}
+
+// sin.out: specs/opencl/elementwise.yaml:19
+// out variant derived from sin
+static const torch_fl::KernelInfo kOp_sin_out{
+    "sin.out", "specs/opencl/elementwise.yaml:19",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sin_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sin_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sin(op, *self_on_device, out);
+  return out;
+}
+
+// sin_: specs/opencl/elementwise.yaml:19
+// inplace variant derived from sin
+static const torch_fl::KernelInfo kOp_sin_{
+    "sin_", "specs/opencl/elementwise.yaml:19",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sin_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sin_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sin_(self_meta);
+  launch_sin(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::asin_op(), self, out)
+// from specs/opencl/elementwise.yaml:22
+static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::asin_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// asin: specs/opencl/elementwise.yaml:22
+static const torch_fl::KernelInfo kOp_asin{
+    "asin", "specs/opencl/elementwise.yaml:22",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_asin(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::asin(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_asin(op, *self_on_device, out);
+  return out;
+}
+
+// asin.out: specs/opencl/elementwise.yaml:22
+// out variant derived from asin
+static const torch_fl::KernelInfo kOp_asin_out{
+    "asin.out", "specs/opencl/elementwise.yaml:22",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_asin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::asin_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_asin(op, *self_on_device, out);
+  return out;
+}
+
+// asin_: specs/opencl/elementwise.yaml:22
+// inplace variant derived from asin
+static const torch_fl::KernelInfo kOp_asin_{
+    "asin_", "specs/opencl/elementwise.yaml:22",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_asin_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_asin_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(asin_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::asin_(self_meta);
+  launch_asin(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::sinh_op(), self, out)
+// from specs/opencl/elementwise.yaml:25
+static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sinh_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// sinh: specs/opencl/elementwise.yaml:25
+static const torch_fl::KernelInfo kOp_sinh{
+    "sinh", "specs/opencl/elementwise.yaml:25",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sinh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sinh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sinh(op, *self_on_device, out);
+  return out;
+}
+
+// sinh.out: specs/opencl/elementwise.yaml:25
+// out variant derived from sinh
+static const torch_fl::KernelInfo kOp_sinh_out{
+    "sinh.out", "specs/opencl/elementwise.yaml:25",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sinh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sinh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sinh(op, *self_on_device, out);
+  return out;
+}
+
+// sinh_: specs/opencl/elementwise.yaml:25
+// inplace variant derived from sinh
+static const torch_fl::KernelInfo kOp_sinh_{
+    "sinh_", "specs/opencl/elementwise.yaml:25",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sinh_(self_meta);
+  launch_sinh(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::sinc_op(), self, out)
+// from specs/opencl/elementwise.yaml:34
+static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sinc_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// sinc: specs/opencl/elementwise.yaml:34
+static const torch_fl::KernelInfo kOp_sinc{
+    "sinc", "specs/opencl/elementwise.yaml:34",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sinc(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinc);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sinc(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sinc(op, *self_on_device, out);
+  return out;
+}
+
+// sinc.out: specs/opencl/elementwise.yaml:34
+// out variant derived from sinc
+static const torch_fl::KernelInfo kOp_sinc_out{
+    "sinc.out", "specs/opencl/elementwise.yaml:34",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sinc_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sinc_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sinc(op, *self_on_device, out);
+  return out;
+}
+
+// sinc_: specs/opencl/elementwise.yaml:34
+// inplace variant derived from sinc
+static const torch_fl::KernelInfo kOp_sinc_{
+    "sinc_", "specs/opencl/elementwise.yaml:34",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sinc_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sinc_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sinc_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sinc_(self_meta);
+  launch_sinc(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::signbit_op(), self, out)
+// from specs/opencl/elementwise.yaml:52
+static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::signbit_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// signbit: specs/opencl/elementwise.yaml:52
+static const torch_fl::KernelInfo kOp_signbit{
+    "signbit", "specs/opencl/elementwise.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_signbit(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_signbit);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::signbit(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_signbit(op, *self_on_device, out);
+  return out;
+}
+
+// signbit.out: specs/opencl/elementwise.yaml:52
+// out variant derived from signbit
+static const torch_fl::KernelInfo kOp_signbit_out{
+    "signbit.out", "specs/opencl/elementwise.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_signbit_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(signbit_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::signbit_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_signbit(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsUnary(stream, ocl_glue::mish_op(), self, out)
+// from specs/opencl/elementwise.yaml:59
+static void launch_mish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::mish_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// mish: specs/opencl/elementwise.yaml:59
+static const torch_fl::KernelInfo kOp_mish{
+    "mish", "specs/opencl/elementwise.yaml:59",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mish(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_mish);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::mish(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_mish(op, *self_on_device, out);
+  return out;
+}
+
+// mish.out: specs/opencl/elementwise.yaml:59
+// out variant derived from mish
+static const torch_fl::KernelInfo kOp_mish_out{
+    "mish.out", "specs/opencl/elementwise.yaml:59",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mish_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_mish_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mish_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::mish_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_mish(op, *self_on_device, out);
+  return out;
+}
+
+// mish_: specs/opencl/elementwise.yaml:59
+// inplace variant derived from mish
+static const torch_fl::KernelInfo kOp_mish_{
+    "mish_", "specs/opencl/elementwise.yaml:59",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mish_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_mish_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mish_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::mish_(self_meta);
+  launch_mish(op, self, self);
+  return self;
+}
+
+// oclopsUnaryParams(stream, ocl_glue::clamp_op(), self, ocl_glue::lower_bound(min), ocl_glue::upper_bound(max), ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:76
+static void launch_clamp(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::clamp_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto min_arg3 = ocl_glue::lower_bound(min);
+  const auto max_arg4 = ocl_glue::upper_bound(max);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, min_arg3, max_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// clamp: specs/opencl/elementwise.yaml:76
+static const torch_fl::KernelInfo kOp_clamp{
+    "clamp", "specs/opencl/elementwise.yaml:76",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_clamp(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  torch_fl::OpContext op(kOp_clamp);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  const auto expected = at::meta::clamp(op.meta(self), min, max);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_clamp(op, *self_on_device, min, max, out);
+  return out;
+}
+
+// clamp.out: specs/opencl/elementwise.yaml:76
+// out variant derived from clamp
+static const torch_fl::KernelInfo kOp_clamp_out{
+    "clamp.out", "specs/opencl/elementwise.yaml:76",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_out(const at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_clamp_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::clamp_outf(op.meta(self), min, max, out_meta);
+  op.resize_output(out, out_meta);
+  launch_clamp(op, *self_on_device, min, max, out);
+  return out;
+}
+
+// clamp_: specs/opencl/elementwise.yaml:76
+// inplace variant derived from clamp
+static const torch_fl::KernelInfo kOp_clamp_{
+    "clamp_", "specs/opencl/elementwise.yaml:76",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & min, const ::std::optional<at::Scalar> & max) {
+  torch_fl::OpContext op(kOp_clamp_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::clamp_(self_meta, min, max);
+  launch_clamp(op, self, min, max, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::sigmoid_backward_op(), grad_output, output, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:83
+static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sigmoid_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto output_arg = ocl_glue::describe(output);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// sigmoid_backward: specs/opencl/elementwise.yaml:83
+static const torch_fl::KernelInfo kOp_sigmoid_backward{
+    "sigmoid_backward", "specs/opencl/elementwise.yaml:83",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  torch_fl::OpContext op(kOp_sigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch_sigmoid_backward(op, *grad_output_on_device, *output_on_device, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::tanh_backward_op(), grad_output, output, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:84
+static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::tanh_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto output_arg = ocl_glue::describe(output);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &output_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// tanh_backward: specs/opencl/elementwise.yaml:84
+static const torch_fl::KernelInfo kOp_tanh_backward{
+    "tanh_backward", "specs/opencl/elementwise.yaml:84",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor & output) {
+  torch_fl::OpContext op(kOp_tanh_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch_tanh_backward(op, *grad_output_on_device, *output_on_device, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::shrink_backward_op(), grad_output, self, lambd, out)
+// from specs/opencl/elementwise.yaml:93
+static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::shrink_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto lambd_arg = ocl_glue::scalar(lambd);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, lambd_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// softshrink_backward: specs/opencl/elementwise.yaml:93
+static const torch_fl::KernelInfo kOp_softshrink_backward{
+    "softshrink_backward", "specs/opencl/elementwise.yaml:93",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_softshrink_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
+  }
+  const auto expected = at::meta::softshrink_backward(op.meta(grad_output), op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softshrink_backward(op, *grad_output_on_device, *self_on_device, lambd, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::hypot_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:105
+static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::hypot_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hypot: specs/opencl/elementwise.yaml:105
+static const torch_fl::KernelInfo kOp_hypot{
+    "hypot", "specs/opencl/elementwise.yaml:105",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_hypot);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::hypot(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_hypot(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// hypot.out: specs/opencl/elementwise.yaml:105
+// out variant derived from hypot
+static const torch_fl::KernelInfo kOp_hypot_out{
+    "hypot.out", "specs/opencl/elementwise.yaml:105",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hypot_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hypot_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_hypot(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// hypot_: specs/opencl/elementwise.yaml:105
+// inplace variant derived from hypot
+static const torch_fl::KernelInfo kOp_hypot_{
+    "hypot_", "specs/opencl/elementwise.yaml:105",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_hypot_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hypot_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::hypot_(self_meta, op.meta(other));
+  launch_hypot(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::remainder_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:113
+static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::remainder_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::remainder_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:111
+static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::remainder_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// remainder.Tensor: specs/opencl/elementwise.yaml:111
+static const torch_fl::KernelInfo kOp_remainder_Tensor{
+    "remainder.Tensor", "specs/opencl/elementwise.yaml:111",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_remainder_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::remainder(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
+    launch_remainder_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_remainder_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// remainder.Tensor_out: specs/opencl/elementwise.yaml:111
+// out variant derived from remainder.Tensor
+static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
+    "remainder.Tensor_out", "specs/opencl/elementwise.yaml:111",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_remainder_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::remainder_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
+    launch_remainder_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_remainder_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// remainder_.Tensor: specs/opencl/elementwise.yaml:111
+// inplace variant derived from remainder.Tensor
+static const torch_fl::KernelInfo kOp_remainder__Tensor{
+    "remainder_.Tensor", "specs/opencl/elementwise.yaml:111",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_remainder__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::remainder_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
+    launch_remainder_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_remainder_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// remainder.Scalar: specs/opencl/elementwise.yaml:113
+static const torch_fl::KernelInfo kOp_remainder_Scalar{
+    "remainder.Scalar", "specs/opencl/elementwise.yaml:113",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::remainder(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_remainder_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// remainder_.Scalar: specs/opencl/elementwise.yaml:113
+// inplace variant derived from remainder.Scalar
+static const torch_fl::KernelInfo kOp_remainder__Scalar{
+    "remainder_.Scalar", "specs/opencl/elementwise.yaml:113",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_remainder__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_remainder__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.remainder_(other);
+  launch_remainder_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::gt_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:125
+static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::gt_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::gt_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:124
+static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::gt_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// gt.Tensor: specs/opencl/elementwise.yaml:124
+static const torch_fl::KernelInfo kOp_gt_Tensor{
+    "gt.Tensor", "specs/opencl/elementwise.yaml:124",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_gt_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
+    launch_gt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_gt_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// gt.Tensor_out: specs/opencl/elementwise.yaml:124
+// out variant derived from gt.Tensor
+static const torch_fl::KernelInfo kOp_gt_Tensor_out{
+    "gt.Tensor_out", "specs/opencl/elementwise.yaml:124",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_gt_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::gt_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
+    launch_gt_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_gt_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// gt_.Tensor: specs/opencl/elementwise.yaml:124
+// inplace variant derived from gt.Tensor
+static const torch_fl::KernelInfo kOp_gt__Tensor{
+    "gt_.Tensor", "specs/opencl/elementwise.yaml:124",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_gt__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::gt_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
+    launch_gt_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_gt_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// gt.Scalar: specs/opencl/elementwise.yaml:125
+static const torch_fl::KernelInfo kOp_gt_Scalar{
+    "gt.Scalar", "specs/opencl/elementwise.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_gt_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gt(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_gt_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// gt.Scalar_out: specs/opencl/elementwise.yaml:125
+// out variant derived from gt.Scalar
+static const torch_fl::KernelInfo kOp_gt_Scalar_out{
+    "gt.Scalar_out", "specs/opencl/elementwise.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_gt_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::gt_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_gt_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// gt_.Scalar: specs/opencl/elementwise.yaml:125
+// inplace variant derived from gt.Scalar
+static const torch_fl::KernelInfo kOp_gt__Scalar{
+    "gt_.Scalar", "specs/opencl/elementwise.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_gt__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::gt_(self_meta, other);
+  launch_gt_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::bitwise_or_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:134
+static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::bitwise_or_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::bitwise_or_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:133
+static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::bitwise_or_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// bitwise_or.Tensor: specs/opencl/elementwise.yaml:133
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
+    "bitwise_or.Tensor", "specs/opencl/elementwise.yaml:133",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
+    launch_bitwise_or_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_or_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_or.Tensor_out: specs/opencl/elementwise.yaml:133
+// out variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
+    "bitwise_or.Tensor_out", "specs/opencl/elementwise.yaml:133",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_or_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_or_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
+    launch_bitwise_or_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_or_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_or_.Tensor: specs/opencl/elementwise.yaml:133
+// inplace variant derived from bitwise_or.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
+    "bitwise_or_.Tensor", "specs/opencl/elementwise.yaml:133",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_or__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_or_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
+    launch_bitwise_or_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_bitwise_or_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// bitwise_or.Scalar: specs/opencl/elementwise.yaml:134
+static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
+    "bitwise_or.Scalar", "specs/opencl/elementwise.yaml:134",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_or_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_or(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_or_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// bitwise_or.Scalar_out: specs/opencl/elementwise.yaml:134
+// out variant derived from bitwise_or.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
+    "bitwise_or.Scalar_out", "specs/opencl/elementwise.yaml:134",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_or_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_or_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_or_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// bitwise_or_.Scalar: specs/opencl/elementwise.yaml:134
+// inplace variant derived from bitwise_or.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
+    "bitwise_or_.Scalar", "specs/opencl/elementwise.yaml:134",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_or__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_or_(other);
+  launch_bitwise_or_Scalar(op, self, other, self);
+  return self;
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
-  m.impl("native_batch_norm_backward", TORCH_FN(wrap_native_batch_norm_backward));
+  m.impl("log2", TORCH_FN(wrap_log2));
+  m.impl("log2.out", TORCH_FN(wrap_log2_out));
+  m.impl("log2_", TORCH_FN(wrap_log2_));
+  m.impl("sin", TORCH_FN(wrap_sin));
+  m.impl("sin.out", TORCH_FN(wrap_sin_out));
+  m.impl("sin_", TORCH_FN(wrap_sin_));
+  m.impl("asin", TORCH_FN(wrap_asin));
+  m.impl("asin.out", TORCH_FN(wrap_asin_out));
+  m.impl("asin_", TORCH_FN(wrap_asin_));
+  m.impl("sinh", TORCH_FN(wrap_sinh));
+  m.impl("sinh.out", TORCH_FN(wrap_sinh_out));
+  m.impl("sinh_", TORCH_FN(wrap_sinh_));
+  m.impl("sinc", TORCH_FN(wrap_sinc));
+  m.impl("sinc.out", TORCH_FN(wrap_sinc_out));
+  m.impl("sinc_", TORCH_FN(wrap_sinc_));
+  m.impl("signbit", TORCH_FN(wrap_signbit));
+  m.impl("signbit.out", TORCH_FN(wrap_signbit_out));
+  m.impl("mish", TORCH_FN(wrap_mish));
+  m.impl("mish.out", TORCH_FN(wrap_mish_out));
+  m.impl("mish_", TORCH_FN(wrap_mish_));
+  m.impl("clamp", TORCH_FN(wrap_clamp));
+  m.impl("clamp.out", TORCH_FN(wrap_clamp_out));
+  m.impl("clamp_", TORCH_FN(wrap_clamp_));
+  m.impl("sigmoid_backward", TORCH_FN(wrap_sigmoid_backward));
+  m.impl("tanh_backward", TORCH_FN(wrap_tanh_backward));
+  m.impl("softshrink_backward", TORCH_FN(wrap_softshrink_backward));
+  m.impl("hypot", TORCH_FN(wrap_hypot));
+  m.impl("hypot.out", TORCH_FN(wrap_hypot_out));
+  m.impl("hypot_", TORCH_FN(wrap_hypot_));
+  m.impl("remainder.Tensor", TORCH_FN(wrap_remainder_Tensor));
+  m.impl("remainder.Tensor_out", TORCH_FN(wrap_remainder_Tensor_out));
+  m.impl("remainder_.Tensor", TORCH_FN(wrap_remainder__Tensor));
+  m.impl("remainder.Scalar", TORCH_FN(wrap_remainder_Scalar));
+  m.impl("remainder_.Scalar", TORCH_FN(wrap_remainder__Scalar));
+  m.impl("gt.Tensor", TORCH_FN(wrap_gt_Tensor));
+  m.impl("gt.Tensor_out", TORCH_FN(wrap_gt_Tensor_out));
+  m.impl("gt_.Tensor", TORCH_FN(wrap_gt__Tensor));
+  m.impl("gt.Scalar", TORCH_FN(wrap_gt_Scalar));
+  m.impl("gt.Scalar_out", TORCH_FN(wrap_gt_Scalar_out));
+  m.impl("gt_.Scalar", TORCH_FN(wrap_gt__Scalar));
+  m.impl("bitwise_or.Tensor", TORCH_FN(wrap_bitwise_or_Tensor));
+  m.impl("bitwise_or.Tensor_out", TORCH_FN(wrap_bitwise_or_Tensor_out));
+  m.impl("bitwise_or_.Tensor", TORCH_FN(wrap_bitwise_or__Tensor));
+  m.impl("bitwise_or.Scalar", TORCH_FN(wrap_bitwise_or_Scalar));
+  m.impl("bitwise_or.Scalar_out", TORCH_FN(wrap_bitwise_or_Scalar_out));
+  m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
 }

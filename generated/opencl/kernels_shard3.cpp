@@ -6,14 +6,1155 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
-#include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
+#include <ATen/ops/exp_meta_dispatch.h>
+#include <ATen/ops/exp2_meta_dispatch.h>
+#include <ATen/ops/expm1_meta_dispatch.h>
+#include <ATen/ops/cosh_meta_dispatch.h>
+#include <ATen/ops/tanh_meta_dispatch.h>
+#include <ATen/ops/sigmoid_meta_dispatch.h>
+#include <ATen/ops/isposinf_meta_dispatch.h>
+#include <ATen/ops/softplus_meta_dispatch.h>
+#include <ATen/ops/hardsigmoid_backward_meta_dispatch.h>
+#include <ATen/ops/le_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
 namespace {
 
+// oclopsUnary(stream, ocl_glue::exp_op(), self, out)
+// from specs/opencl/elementwise.yaml:10
+static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::exp_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// exp: specs/opencl/elementwise.yaml:10
+static const torch_fl::KernelInfo kOp_exp{
+    "exp", "specs/opencl/elementwise.yaml:10",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_exp(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_exp);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::exp(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_exp(op, *self_on_device, out);
+  return out;
+}
+
+// exp.out: specs/opencl/elementwise.yaml:10
+// out variant derived from exp
+static const torch_fl::KernelInfo kOp_exp_out{
+    "exp.out", "specs/opencl/elementwise.yaml:10",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_exp_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::exp_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_exp(op, *self_on_device, out);
+  return out;
+}
+
+// exp_: specs/opencl/elementwise.yaml:10
+// inplace variant derived from exp
+static const torch_fl::KernelInfo kOp_exp_{
+    "exp_", "specs/opencl/elementwise.yaml:10",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_exp_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_exp_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::exp_(self_meta);
+  launch_exp(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::exp2_op(), self, out)
+// from specs/opencl/elementwise.yaml:11
+static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::exp2_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// exp2: specs/opencl/elementwise.yaml:11
+static const torch_fl::KernelInfo kOp_exp2{
+    "exp2", "specs/opencl/elementwise.yaml:11",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_exp2(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_exp2);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::exp2(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_exp2(op, *self_on_device, out);
+  return out;
+}
+
+// exp2.out: specs/opencl/elementwise.yaml:11
+// out variant derived from exp2
+static const torch_fl::KernelInfo kOp_exp2_out{
+    "exp2.out", "specs/opencl/elementwise.yaml:11",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_exp2_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::exp2_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_exp2(op, *self_on_device, out);
+  return out;
+}
+
+// exp2_: specs/opencl/elementwise.yaml:11
+// inplace variant derived from exp2
+static const torch_fl::KernelInfo kOp_exp2_{
+    "exp2_", "specs/opencl/elementwise.yaml:11",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_exp2_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_exp2_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(exp2_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::exp2_(self_meta);
+  launch_exp2(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::expm1_op(), self, out)
+// from specs/opencl/elementwise.yaml:12
+static void launch_expm1(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::expm1_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// expm1: specs/opencl/elementwise.yaml:12
+static const torch_fl::KernelInfo kOp_expm1{
+    "expm1", "specs/opencl/elementwise.yaml:12",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_expm1(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_expm1);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::expm1(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_expm1(op, *self_on_device, out);
+  return out;
+}
+
+// expm1.out: specs/opencl/elementwise.yaml:12
+// out variant derived from expm1
+static const torch_fl::KernelInfo kOp_expm1_out{
+    "expm1.out", "specs/opencl/elementwise.yaml:12",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_expm1_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_expm1_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::expm1_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_expm1(op, *self_on_device, out);
+  return out;
+}
+
+// expm1_: specs/opencl/elementwise.yaml:12
+// inplace variant derived from expm1
+static const torch_fl::KernelInfo kOp_expm1_{
+    "expm1_", "specs/opencl/elementwise.yaml:12",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_expm1_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_expm1_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(expm1_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::expm1_(self_meta);
+  launch_expm1(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::cosh_op(), self, out)
+// from specs/opencl/elementwise.yaml:26
+static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::cosh_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// cosh: specs/opencl/elementwise.yaml:26
+static const torch_fl::KernelInfo kOp_cosh{
+    "cosh", "specs/opencl/elementwise.yaml:26",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cosh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_cosh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::cosh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_cosh(op, *self_on_device, out);
+  return out;
+}
+
+// cosh.out: specs/opencl/elementwise.yaml:26
+// out variant derived from cosh
+static const torch_fl::KernelInfo kOp_cosh_out{
+    "cosh.out", "specs/opencl/elementwise.yaml:26",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cosh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cosh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_cosh(op, *self_on_device, out);
+  return out;
+}
+
+// cosh_: specs/opencl/elementwise.yaml:26
+// inplace variant derived from cosh
+static const torch_fl::KernelInfo kOp_cosh_{
+    "cosh_", "specs/opencl/elementwise.yaml:26",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cosh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_cosh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cosh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::cosh_(self_meta);
+  launch_cosh(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::tanh_op(), self, out)
+// from specs/opencl/elementwise.yaml:27
+static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::tanh_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// tanh: specs/opencl/elementwise.yaml:27
+static const torch_fl::KernelInfo kOp_tanh{
+    "tanh", "specs/opencl/elementwise.yaml:27",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_tanh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_tanh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::tanh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_tanh(op, *self_on_device, out);
+  return out;
+}
+
+// tanh.out: specs/opencl/elementwise.yaml:27
+// out variant derived from tanh
+static const torch_fl::KernelInfo kOp_tanh_out{
+    "tanh.out", "specs/opencl/elementwise.yaml:27",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_tanh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::tanh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_tanh(op, *self_on_device, out);
+  return out;
+}
+
+// tanh_: specs/opencl/elementwise.yaml:27
+// inplace variant derived from tanh
+static const torch_fl::KernelInfo kOp_tanh_{
+    "tanh_", "specs/opencl/elementwise.yaml:27",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tanh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_tanh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tanh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::tanh_(self_meta);
+  launch_tanh(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::sigmoid_op(), self, out)
+// from specs/opencl/elementwise.yaml:37
+static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sigmoid_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// sigmoid: specs/opencl/elementwise.yaml:37
+static const torch_fl::KernelInfo kOp_sigmoid{
+    "sigmoid", "specs/opencl/elementwise.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sigmoid(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sigmoid);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sigmoid(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// sigmoid.out: specs/opencl/elementwise.yaml:37
+// out variant derived from sigmoid
+static const torch_fl::KernelInfo kOp_sigmoid_out{
+    "sigmoid.out", "specs/opencl/elementwise.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sigmoid_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sigmoid_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sigmoid(op, *self_on_device, out);
+  return out;
+}
+
+// sigmoid_: specs/opencl/elementwise.yaml:37
+// inplace variant derived from sigmoid
+static const torch_fl::KernelInfo kOp_sigmoid_{
+    "sigmoid_", "specs/opencl/elementwise.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sigmoid_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sigmoid_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sigmoid_(self_meta);
+  launch_sigmoid(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::logical_not_op(), self, out)
+// from specs/opencl/elementwise.yaml:50
+static void launch_logical_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logical_not_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logical_not: specs/opencl/elementwise.yaml:50
+static const torch_fl::KernelInfo kOp_logical_not{
+    "logical_not", "specs/opencl/elementwise.yaml:50",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_not(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_logical_not);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::logical_not(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_not(op, *self_on_device, out);
+  return out;
+}
+
+// logical_not.out: specs/opencl/elementwise.yaml:50
+// out variant derived from logical_not
+static const torch_fl::KernelInfo kOp_logical_not_out{
+    "logical_not.out", "specs/opencl/elementwise.yaml:50",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_not_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_not_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_not_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_not(op, *self_on_device, out);
+  return out;
+}
+
+// logical_not_: specs/opencl/elementwise.yaml:50
+// inplace variant derived from logical_not
+static const torch_fl::KernelInfo kOp_logical_not_{
+    "logical_not_", "specs/opencl/elementwise.yaml:50",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_not_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_logical_not_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_not_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_not_();
+  launch_logical_not(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::isposinf_op(), self, out)
+// from specs/opencl/elementwise.yaml:53
+static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::isposinf_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// isposinf: specs/opencl/elementwise.yaml:53
+static const torch_fl::KernelInfo kOp_isposinf{
+    "isposinf", "specs/opencl/elementwise.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_isposinf(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_isposinf);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isposinf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::isposinf(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isposinf)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_isposinf(op, *self_on_device, out);
+  return out;
+}
+
+// isposinf.out: specs/opencl/elementwise.yaml:53
+// out variant derived from isposinf
+static const torch_fl::KernelInfo kOp_isposinf_out{
+    "isposinf.out", "specs/opencl/elementwise.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_isposinf_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(isposinf_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::isposinf_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_isposinf(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsUnary(stream, ocl_glue::hardswish_op(), self, out)
+// from specs/opencl/elementwise.yaml:62
+static void launch_hardswish(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::hardswish_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hardswish: specs/opencl/elementwise.yaml:62
+static const torch_fl::KernelInfo kOp_hardswish{
+    "hardswish", "specs/opencl/elementwise.yaml:62",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardswish(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardswish(op, *self_on_device, out);
+  return out;
+}
+
+// hardswish_: specs/opencl/elementwise.yaml:62
+// inplace variant derived from hardswish
+static const torch_fl::KernelInfo kOp_hardswish_{
+    "hardswish_", "specs/opencl/elementwise.yaml:62",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardswish_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  launch_hardswish(op, self, self);
+  return self;
+}
+
+// oclopsUnaryParams(stream, ocl_glue::softplus_op(), self, beta, threshold, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:72
+static void launch_softplus(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::softplus_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto beta_arg = ocl_glue::scalar(beta);
+  const auto threshold_arg = ocl_glue::scalar(threshold);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, beta_arg, threshold_arg, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// softplus: specs/opencl/elementwise.yaml:72
+static const torch_fl::KernelInfo kOp_softplus{
+    "softplus", "specs/opencl/elementwise.yaml:72",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_softplus(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold) {
+  torch_fl::OpContext op(kOp_softplus);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold);
+  }
+  const auto expected = at::meta::softplus(op.meta(self), beta, threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_softplus(op, *self_on_device, beta, threshold, out);
+  return out;
+}
+
+// softplus.out: specs/opencl/elementwise.yaml:72
+// out variant derived from softplus
+static const torch_fl::KernelInfo kOp_softplus_out{
+    "softplus.out", "specs/opencl/elementwise.yaml:72",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_softplus_out(const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_softplus_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(softplus_out)>(op, torch_fl::FallbackReason::kDtype, self, beta, threshold, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::softplus_outf(op.meta(self), beta, threshold, out_meta);
+  op.resize_output(out, out_meta);
+  launch_softplus(op, *self_on_device, beta, threshold, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::hardsigmoid_backward_op(), grad_output, self, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:87
+static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::hardsigmoid_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hardsigmoid_backward: specs/opencl/elementwise.yaml:87
+static const torch_fl::KernelInfo kOp_hardsigmoid_backward{
+    "hardsigmoid_backward", "specs/opencl/elementwise.yaml:87",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardsigmoid_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardsigmoid_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = at::meta::hardsigmoid_backward(op.meta(grad_output), op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardsigmoid_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::le_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:123
+static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::le_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::le_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:122
+static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::le_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// le.Tensor: specs/opencl/elementwise.yaml:122
+static const torch_fl::KernelInfo kOp_le_Tensor{
+    "le.Tensor", "specs/opencl/elementwise.yaml:122",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_le_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::le(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
+    launch_le_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_le_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// le.Tensor_out: specs/opencl/elementwise.yaml:122
+// out variant derived from le.Tensor
+static const torch_fl::KernelInfo kOp_le_Tensor_out{
+    "le.Tensor_out", "specs/opencl/elementwise.yaml:122",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_le_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::le_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
+    launch_le_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_le_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// le_.Tensor: specs/opencl/elementwise.yaml:122
+// inplace variant derived from le.Tensor
+static const torch_fl::KernelInfo kOp_le__Tensor{
+    "le_.Tensor", "specs/opencl/elementwise.yaml:122",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_le__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::le_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through le.Scalar's call
+    launch_le_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_le_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// le.Scalar: specs/opencl/elementwise.yaml:123
+static const torch_fl::KernelInfo kOp_le_Scalar{
+    "le.Scalar", "specs/opencl/elementwise.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_le_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::le(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_le_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// le.Scalar_out: specs/opencl/elementwise.yaml:123
+// out variant derived from le.Scalar
+static const torch_fl::KernelInfo kOp_le_Scalar_out{
+    "le.Scalar_out", "specs/opencl/elementwise.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_le_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::le_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_le_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// le_.Scalar: specs/opencl/elementwise.yaml:123
+// inplace variant derived from le.Scalar
+static const torch_fl::KernelInfo kOp_le__Scalar{
+    "le_.Scalar", "specs/opencl/elementwise.yaml:123",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_le__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(le__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::le_(self_meta, other);
+  launch_le_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::logical_and_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:128
+static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logical_and_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logical_and: specs/opencl/elementwise.yaml:128
+static const torch_fl::KernelInfo kOp_logical_and{
+    "logical_and", "specs/opencl/elementwise.yaml:128",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_and);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::logical_and(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_and(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// logical_and.out: specs/opencl/elementwise.yaml:128
+// out variant derived from logical_and
+static const torch_fl::KernelInfo kOp_logical_and_out{
+    "logical_and.out", "specs/opencl/elementwise.yaml:128",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_and_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_and_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_and(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// logical_and_: specs/opencl/elementwise.yaml:128
+// inplace variant derived from logical_and
+static const torch_fl::KernelInfo kOp_logical_and_{
+    "logical_and_", "specs/opencl/elementwise.yaml:128",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_and_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_and_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_and_(op.meta(other));
+  launch_logical_and(op, self, *other_on_device, self);
+  return self;
+}
+
 // oclopsFill(stream, self, value)
-// from specs/opencl.yaml:38
+// from specs/opencl.yaml:43
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -26,9 +1167,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/opencl.yaml:38
+// fill_.Scalar: specs/opencl.yaml:43
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/opencl.yaml:38",
+    "fill_.Scalar", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -44,85 +1185,45 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   return self;
 }
 
-// oclopsMaxPool2d(stream, self, kernel_size, stride, padding, dilation, out0, out1)
-// from specs/opencl.yaml:86
-static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor& out0, const at::Tensor& out1) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto self_arg = ocl_glue::describe(self);
-  const auto kernel_size_arg = ocl_glue::int_list(kernel_size);
-  const auto stride_arg = ocl_glue::int_list(stride);
-  const auto padding_arg = ocl_glue::int_list(padding);
-  const auto dilation_arg = ocl_glue::int_list(dilation);
-  const auto out0_arg = ocl_glue::describe(out0);
-  const auto out1_arg = ocl_glue::describe(out1);
-  torch_fl::ProfilerRange sdk_call("oclopsMaxPool2d");
-  const oclopsStatus_t status = oclopsMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, &out0_arg, &out1_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// max_pool2d_with_indices: specs/opencl.yaml:86
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/opencl.yaml:86",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
-  }
-  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, out0, out1);
-  return std::make_tuple(out0, out1);
-}
-
-// max_pool2d_with_indices.out: specs/opencl.yaml:86
-// out variant derived from max_pool2d_with_indices
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/opencl.yaml:86",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor &,at::Tensor &> wrap_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  op.check_output(indices, "indices", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  torch_fl::check_no_internal_overlap(indices);
-  torch_fl::check_no_partial_overlap(indices, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::Tensor indices_meta = op.meta_output(indices);
-  at::meta::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
-  op.resize_output(out, out_meta);
-  op.resize_output(indices, indices_meta);
-  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, out, indices);
-  return std::forward_as_tuple(out, indices);
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("exp", TORCH_FN(wrap_exp));
+  m.impl("exp.out", TORCH_FN(wrap_exp_out));
+  m.impl("exp_", TORCH_FN(wrap_exp_));
+  m.impl("exp2", TORCH_FN(wrap_exp2));
+  m.impl("exp2.out", TORCH_FN(wrap_exp2_out));
+  m.impl("exp2_", TORCH_FN(wrap_exp2_));
+  m.impl("expm1", TORCH_FN(wrap_expm1));
+  m.impl("expm1.out", TORCH_FN(wrap_expm1_out));
+  m.impl("expm1_", TORCH_FN(wrap_expm1_));
+  m.impl("cosh", TORCH_FN(wrap_cosh));
+  m.impl("cosh.out", TORCH_FN(wrap_cosh_out));
+  m.impl("cosh_", TORCH_FN(wrap_cosh_));
+  m.impl("tanh", TORCH_FN(wrap_tanh));
+  m.impl("tanh.out", TORCH_FN(wrap_tanh_out));
+  m.impl("tanh_", TORCH_FN(wrap_tanh_));
+  m.impl("sigmoid", TORCH_FN(wrap_sigmoid));
+  m.impl("sigmoid.out", TORCH_FN(wrap_sigmoid_out));
+  m.impl("sigmoid_", TORCH_FN(wrap_sigmoid_));
+  m.impl("logical_not", TORCH_FN(wrap_logical_not));
+  m.impl("logical_not.out", TORCH_FN(wrap_logical_not_out));
+  m.impl("logical_not_", TORCH_FN(wrap_logical_not_));
+  m.impl("isposinf", TORCH_FN(wrap_isposinf));
+  m.impl("isposinf.out", TORCH_FN(wrap_isposinf_out));
+  m.impl("hardswish", TORCH_FN(wrap_hardswish));
+  m.impl("hardswish_", TORCH_FN(wrap_hardswish_));
+  m.impl("softplus", TORCH_FN(wrap_softplus));
+  m.impl("softplus.out", TORCH_FN(wrap_softplus_out));
+  m.impl("hardsigmoid_backward", TORCH_FN(wrap_hardsigmoid_backward));
+  m.impl("le.Tensor", TORCH_FN(wrap_le_Tensor));
+  m.impl("le.Tensor_out", TORCH_FN(wrap_le_Tensor_out));
+  m.impl("le_.Tensor", TORCH_FN(wrap_le__Tensor));
+  m.impl("le.Scalar", TORCH_FN(wrap_le_Scalar));
+  m.impl("le.Scalar_out", TORCH_FN(wrap_le_Scalar_out));
+  m.impl("le_.Scalar", TORCH_FN(wrap_le__Scalar));
+  m.impl("logical_and", TORCH_FN(wrap_logical_and));
+  m.impl("logical_and.out", TORCH_FN(wrap_logical_and_out));
+  m.impl("logical_and_", TORCH_FN(wrap_logical_and_));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
-  m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
-  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
 }

@@ -6,16 +6,665 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/round_meta_dispatch.h>
+#include <ATen/ops/sgn_meta_dispatch.h>
+#include <ATen/ops/hardshrink_meta_dispatch.h>
+#include <ATen/ops/lerp_meta_dispatch.h>
 #include <ATen/ops/sub_meta_dispatch.h>
-#include <ATen/ops/max_pool2d_with_indices_backward_meta_dispatch.h>
-#include <ATen/ops/avg_pool2d_backward_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
 namespace {
 
+// oclopsUnary(stream, ocl_glue::round_op(), self, out)
+// from specs/opencl/elementwise.yaml:46
+static void launch_round(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::round_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// round: specs/opencl/elementwise.yaml:46
+static const torch_fl::KernelInfo kOp_round{
+    "round", "specs/opencl/elementwise.yaml:46",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_round(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_round);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::round(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_round(op, *self_on_device, out);
+  return out;
+}
+
+// round.out: specs/opencl/elementwise.yaml:46
+// out variant derived from round
+static const torch_fl::KernelInfo kOp_round_out{
+    "round.out", "specs/opencl/elementwise.yaml:46",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_round_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_round_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(round_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::round_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_round(op, *self_on_device, out);
+  return out;
+}
+
+// round_: specs/opencl/elementwise.yaml:46
+// inplace variant derived from round
+static const torch_fl::KernelInfo kOp_round_{
+    "round_", "specs/opencl/elementwise.yaml:46",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_round_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_round_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(round_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::round_(self_meta);
+  launch_round(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::sign_op(), self, out)
+// from specs/opencl/elementwise.yaml:48
+static void launch_sgn(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sign_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// sgn: specs/opencl/elementwise.yaml:48
+static const torch_fl::KernelInfo kOp_sgn{
+    "sgn", "specs/opencl/elementwise.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sgn(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::sgn(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sgn(op, *self_on_device, out);
+  return out;
+}
+
+// sgn.out: specs/opencl/elementwise.yaml:48
+// out variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_out{
+    "sgn.out", "specs/opencl/elementwise.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_sgn_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::sgn_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_sgn(op, *self_on_device, out);
+  return out;
+}
+
+// sgn_: specs/opencl/elementwise.yaml:48
+// inplace variant derived from sgn
+static const torch_fl::KernelInfo kOp_sgn_{
+    "sgn_", "specs/opencl/elementwise.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_sgn_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_sgn_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sgn_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::sgn_(self_meta);
+  launch_sgn(op, self, self);
+  return self;
+}
+
+// oclopsUnaryParams(stream, ocl_glue::hardshrink_op(), self, lambd, ocl_glue::zero(), ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:73
+static void launch_hardshrink(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::hardshrink_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto lambd_arg = ocl_glue::scalar(lambd);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, lambd_arg, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hardshrink: specs/opencl/elementwise.yaml:73
+static const torch_fl::KernelInfo kOp_hardshrink{
+    "hardshrink", "specs/opencl/elementwise.yaml:73",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
+  torch_fl::OpContext op(kOp_hardshrink);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const auto expected = at::meta::hardshrink(op.meta(self), lambd);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_hardshrink(op, *self_on_device, lambd, out);
+  return out;
+}
+
+// hardshrink.out: specs/opencl/elementwise.yaml:73
+// out variant derived from hardshrink
+static const torch_fl::KernelInfo kOp_hardshrink_out{
+    "hardshrink.out", "specs/opencl/elementwise.yaml:73",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lambd, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_hardshrink_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink_out)>(op, torch_fl::FallbackReason::kDtype, self, lambd, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::hardshrink_outf(op.meta(self), lambd, out_meta);
+  op.resize_output(out, out_meta);
+  launch_hardshrink(op, *self_on_device, lambd, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::hardswish_backward_op(), grad_output, self, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:88
+static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::hardswish_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hardswish_backward: specs/opencl/elementwise.yaml:88
+static const torch_fl::KernelInfo kOp_hardswish_backward{
+    "hardswish_backward", "specs/opencl/elementwise.yaml:88",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_hardswish_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardswish_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardswish_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// oclopsBinaryParams(stream, ocl_glue::hardtanh_backward_op(), grad_output, self, min_val, max_val, out)
+// from specs/opencl/elementwise.yaml:90
+static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::hardtanh_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto min_val_arg = ocl_glue::scalar(min_val);
+  const auto max_val_arg = ocl_glue::scalar(max_val);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryParams");
+  const oclopsStatus_t status = oclopsBinaryParams(stream_arg, computed_arg1, &grad_output_arg, &self_arg, min_val_arg, max_val_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// hardtanh_backward: specs/opencl/elementwise.yaml:90
+static const torch_fl::KernelInfo kOp_hardtanh_backward{
+    "hardtanh_backward", "specs/opencl/elementwise.yaml:90",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val) {
+  torch_fl::OpContext op(kOp_hardtanh_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(hardtanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, min_val, max_val);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_hardtanh_backward(op, *grad_output_on_device, *self_on_device, min_val, max_val, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::logical_xor_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:130
+static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logical_xor_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logical_xor: specs/opencl/elementwise.yaml:130
+static const torch_fl::KernelInfo kOp_logical_xor{
+    "logical_xor", "specs/opencl/elementwise.yaml:130",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_xor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::logical_xor(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logical_xor(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// logical_xor.out: specs/opencl/elementwise.yaml:130
+// out variant derived from logical_xor
+static const torch_fl::KernelInfo kOp_logical_xor_out{
+    "logical_xor.out", "specs/opencl/elementwise.yaml:130",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logical_xor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::logical_xor_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logical_xor(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// logical_xor_: specs/opencl/elementwise.yaml:130
+// inplace variant derived from logical_xor
+static const torch_fl::KernelInfo kOp_logical_xor_{
+    "logical_xor_", "specs/opencl/elementwise.yaml:130",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logical_xor_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logical_xor_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  self_meta.logical_xor_(op.meta(other));
+  launch_logical_xor(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::lerp_op(), self, end, weight, out)
+// from specs/opencl/elementwise.yaml:141
+static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::lerp_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto end_arg = ocl_glue::describe(end);
+  const auto weight_arg = ocl_glue::scalar(weight);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &end_arg, weight_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// lerp.Scalar: specs/opencl/elementwise.yaml:141
+static const torch_fl::KernelInfo kOp_lerp_Scalar{
+    "lerp.Scalar", "specs/opencl/elementwise.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  torch_fl::OpContext op(kOp_lerp_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  const at::Tensor out = op.allocate(expected);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
+  return out;
+}
+
+// lerp.Scalar_out: specs/opencl/elementwise.yaml:141
+// out variant derived from lerp.Scalar
+static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
+    "lerp.Scalar_out", "specs/opencl/elementwise.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lerp_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, end);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lerp_outf(op.meta(self), op.meta(end), weight, out_meta);
+  op.resize_output(out, out_meta);
+  launch_lerp_Scalar(op, *self_on_device, *end_on_device, weight, out);
+  return out;
+}
+
+// lerp_.Scalar: specs/opencl/elementwise.yaml:141
+// inplace variant derived from lerp.Scalar
+static const torch_fl::KernelInfo kOp_lerp__Scalar{
+    "lerp_.Scalar", "specs/opencl/elementwise.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const at::Scalar & weight) {
+  torch_fl::OpContext op(kOp_lerp__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, end);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lerp_(self_meta, op.meta(end), weight);
+  launch_lerp_Scalar(op, self, *end_on_device, weight, self);
+  return self;
+}
+
+// oclopsTernary(stream, ocl_glue::lerp_tensor_op(), self, end, weight, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:154
+static void launch_lerp_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::lerp_tensor_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto end_arg = ocl_glue::describe(end);
+  const auto weight_arg = ocl_glue::describe(weight);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &end_arg, &weight_arg, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// lerp.Tensor: specs/opencl/elementwise.yaml:154
+static const torch_fl::KernelInfo kOp_lerp_Tensor{
+    "lerp.Tensor", "specs/opencl/elementwise.yaml:154",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  torch_fl::OpContext op(kOp_lerp_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), op.meta(weight));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(weight)) {  // by value, through lerp.Scalar's call
+    launch_lerp_Scalar(op, *self_on_device, *end_on_device, torch_fl::python_number(weight), out);
+  } else {
+    launch_lerp_Tensor(op, *self_on_device, *end_on_device, *op.on_device(weight), out);
+  }
+  return out;
+}
+
+// lerp.Tensor_out: specs/opencl/elementwise.yaml:154
+// out variant derived from lerp.Tensor
+static const torch_fl::KernelInfo kOp_lerp_Tensor_out{
+    "lerp.Tensor_out", "specs/opencl/elementwise.yaml:154",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lerp_Tensor_out(const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lerp_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, end);
+  torch_fl::check_no_partial_overlap(out, weight);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.dtype_is_native(weight, "weight") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, end, weight, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lerp_outf(op.meta(self), op.meta(end), op.meta(weight), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(weight)) {  // by value, through lerp.Scalar's call
+    launch_lerp_Scalar(op, *self_on_device, *end_on_device, torch_fl::python_number(weight), out);
+  } else {
+    launch_lerp_Tensor(op, *self_on_device, *end_on_device, *op.on_device(weight), out);
+  }
+  return out;
+}
+
+// lerp_.Tensor: specs/opencl/elementwise.yaml:154
+// inplace variant derived from lerp.Tensor
+static const torch_fl::KernelInfo kOp_lerp__Tensor{
+    "lerp_.Tensor", "specs/opencl/elementwise.yaml:154",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const at::Tensor & weight) {
+  torch_fl::OpContext op(kOp_lerp__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(end, "end", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, end);
+  torch_fl::check_no_partial_overlap(self, weight);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
+  }
+  const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lerp_(self_meta, op.meta(end), op.meta(weight));
+  if (torch_fl::is_python_number(weight)) {  // by value, through lerp.Scalar's call
+    launch_lerp_Scalar(op, self, *end_on_device, torch_fl::python_number(weight), self);
+  } else {
+    launch_lerp_Tensor(op, self, *end_on_device, *op.on_device(weight), self);
+  }
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::sub_op(), self, other, alpha, out)
+// from specs/opencl.yaml:38
+static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sub_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto alpha_arg = ocl_glue::scalar(alpha);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
 // oclopsBinary(stream, ocl_glue::sub_op(), self, other, alpha, out)
-// from specs/opencl.yaml:33
+// from specs/opencl.yaml:32
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sub_op();
@@ -31,10 +680,10 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/opencl.yaml:33
+// sub.Tensor: specs/opencl.yaml:32
 static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/opencl.yaml:33",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "sub.Tensor", "specs/opencl.yaml:32",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -51,17 +700,20 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_sub_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// sub.out: specs/opencl.yaml:33
+// sub.out: specs/opencl.yaml:32
 // out variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/opencl.yaml:33",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "sub.out", "specs/opencl.yaml:32",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -78,19 +730,22 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::sub_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_sub_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_sub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// sub_.Tensor: specs/opencl.yaml:33
+// sub_.Tensor: specs/opencl.yaml:32
 // inplace variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/opencl.yaml:33",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "sub_.Tensor", "specs/opencl.yaml:32",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -104,175 +759,87 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::sub_(self_meta, op.meta(other), alpha);
-  launch_sub_Tensor(op, self, *other_on_device, alpha, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
+    launch_sub_Scalar(op, self, torch_fl::python_number(other), alpha, self);
+  } else {
+    launch_sub_Tensor(op, self, *op.on_device(other), alpha, self);
+  }
   return self;
 }
 
-// oclopsMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, indices, out)
-// from specs/opencl.yaml:89
-static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor & indices, const at::Tensor& out) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto grad_output_arg = ocl_glue::describe(grad_output);
-  const auto self_arg = ocl_glue::describe(self);
-  const auto kernel_size_arg = ocl_glue::int_list(kernel_size);
-  const auto stride_arg = ocl_glue::int_list(stride);
-  const auto padding_arg = ocl_glue::int_list(padding);
-  const auto dilation_arg = ocl_glue::int_list(dilation);
-  const auto indices_arg = ocl_glue::describe(indices);
-  const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsMaxPool2dBackward");
-  const oclopsStatus_t status = oclopsMaxPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, &indices_arg, &out_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// max_pool2d_with_indices_backward: specs/opencl.yaml:89
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/opencl.yaml:89",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+// sub.Scalar: specs/opencl.yaml:38
+static const torch_fl::KernelInfo kOp_sub_Scalar{
+    "sub.Scalar", "specs/opencl.yaml:38",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub_Scalar);
   op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = at::meta::max_pool2d_with_indices_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices));
+  const auto expected = at::sub(op.meta(self), other, alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
   const at::Tensor out = op.allocate(expected);
-  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, *indices_on_device, out);
+  launch_sub_Scalar(op, *self_on_device, other, alpha, out);
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/opencl.yaml:89
-// out variant derived from max_pool2d_with_indices_backward
-static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/opencl.yaml:89",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+// sub_.Scalar: specs/opencl.yaml:38
+// inplace variant derived from sub.Scalar
+static const torch_fl::KernelInfo kOp_sub__Scalar{
+    "sub_.Scalar", "specs/opencl.yaml:38",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
-at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, const at::Tensor & indices, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_max_pool2d_with_indices_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(grad_input);
-  torch_fl::check_no_partial_overlap(grad_input, grad_output);
-  torch_fl::check_no_partial_overlap(grad_input, self);
-  torch_fl::check_no_partial_overlap(grad_input, indices);
+at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_sub__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
   const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.index_dtype_is_native(indices, "indices") && op.result_dtype_is_native(grad_input, "grad_input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, grad_input);
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sub__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
-  at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::meta::max_pool2d_with_indices_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, op.meta(indices), grad_input_meta);
-  op.resize_output(grad_input, grad_input_meta);
-  launch_max_pool2d_with_indices_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, dilation, *indices_on_device, grad_input);
-  return grad_input;
-}
-
-// oclopsAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, count_include_pad, ocl_glue::divisor(divisor_override), out)
-// from specs/opencl.yaml:95
-static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto grad_output_arg = ocl_glue::describe(grad_output);
-  const auto self_arg = ocl_glue::describe(self);
-  const auto kernel_size_arg = ocl_glue::int_list(kernel_size);
-  const auto stride_arg = ocl_glue::int_list(stride);
-  const auto padding_arg = ocl_glue::int_list(padding);
-  const auto divisor_override_arg7 = ocl_glue::divisor(divisor_override);
-  const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAvgPool2dBackward");
-  const oclopsStatus_t status = oclopsAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, count_include_pad, divisor_override_arg7, &out_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// avg_pool2d_backward: specs/opencl.yaml:95
-static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/opencl.yaml:95",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
-  torch_fl::OpContext op(kOp_avg_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const auto expected = at::meta::avg_pool2d_backward(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// avg_pool2d_backward.grad_input: specs/opencl.yaml:95
-// out variant derived from avg_pool2d_backward
-static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/opencl.yaml:95",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & grad_input) {
-  torch_fl::OpContext op(kOp_avg_pool2d_backward_grad_input);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(grad_input, "grad_input", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(grad_input);
-  torch_fl::check_no_partial_overlap(grad_input, grad_output);
-  torch_fl::check_no_partial_overlap(grad_input, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.result_dtype_is_native(grad_input, "grad_input"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_backward_grad_input)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor grad_input_meta = op.meta_output(grad_input);
-  at::meta::avg_pool2d_backward_outf(op.meta(grad_output), op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, grad_input_meta);
-  op.resize_output(grad_input, grad_input_meta);
-  launch_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, grad_input);
-  return grad_input;
+  at::Tensor self_meta = op.meta(self);
+  self_meta.sub_(other, alpha);
+  launch_sub_Scalar(op, self, other, alpha, self);
+  return self;
 }
 
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("round", TORCH_FN(wrap_round));
+  m.impl("round.out", TORCH_FN(wrap_round_out));
+  m.impl("round_", TORCH_FN(wrap_round_));
+  m.impl("sgn", TORCH_FN(wrap_sgn));
+  m.impl("sgn.out", TORCH_FN(wrap_sgn_out));
+  m.impl("sgn_", TORCH_FN(wrap_sgn_));
+  m.impl("hardshrink", TORCH_FN(wrap_hardshrink));
+  m.impl("hardshrink.out", TORCH_FN(wrap_hardshrink_out));
+  m.impl("hardswish_backward", TORCH_FN(wrap_hardswish_backward));
+  m.impl("hardtanh_backward", TORCH_FN(wrap_hardtanh_backward));
+  m.impl("logical_xor", TORCH_FN(wrap_logical_xor));
+  m.impl("logical_xor.out", TORCH_FN(wrap_logical_xor_out));
+  m.impl("logical_xor_", TORCH_FN(wrap_logical_xor_));
+  m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
+  m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
+  m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));
+  m.impl("lerp.Tensor", TORCH_FN(wrap_lerp_Tensor));
+  m.impl("lerp.Tensor_out", TORCH_FN(wrap_lerp_Tensor_out));
+  m.impl("lerp_.Tensor", TORCH_FN(wrap_lerp__Tensor));
   m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
   m.impl("sub.out", TORCH_FN(wrap_sub_out));
   m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));
-  m.impl("max_pool2d_with_indices_backward", TORCH_FN(wrap_max_pool2d_with_indices_backward));
-  m.impl("max_pool2d_with_indices_backward.grad_input", TORCH_FN(wrap_max_pool2d_with_indices_backward_grad_input));
-  m.impl("avg_pool2d_backward", TORCH_FN(wrap_avg_pool2d_backward));
-  m.impl("avg_pool2d_backward.grad_input", TORCH_FN(wrap_avg_pool2d_backward_grad_input));
+  m.impl("sub.Scalar", TORCH_FN(wrap_sub_Scalar));
+  m.impl("sub_.Scalar", TORCH_FN(wrap_sub__Scalar));
 }

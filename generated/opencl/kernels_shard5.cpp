@@ -6,14 +6,1041 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/log_meta_dispatch.h>
+#include <ATen/ops/cos_meta_dispatch.h>
+#include <ATen/ops/acos_meta_dispatch.h>
+#include <ATen/ops/trunc_meta_dispatch.h>
+#include <ATen/ops/gelu_meta_dispatch.h>
+#include <ATen/ops/silu_backward_meta_dispatch.h>
+#include <ATen/ops/pow_meta_dispatch.h>
+#include <ATen/ops/atan2_meta_dispatch.h>
+#include <ATen/ops/logaddexp_meta_dispatch.h>
+#include <ATen/ops/xlogy_meta_dispatch.h>
 #include <ATen/ops/sum_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
 namespace {
 
+// oclopsUnary(stream, ocl_glue::log_op(), self, out)
+// from specs/opencl/elementwise.yaml:13
+static void launch_log(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::log_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// log: specs/opencl/elementwise.yaml:13
+static const torch_fl::KernelInfo kOp_log{
+    "log", "specs/opencl/elementwise.yaml:13",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_log(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_log(op, *self_on_device, out);
+  return out;
+}
+
+// log.out: specs/opencl/elementwise.yaml:13
+// out variant derived from log
+static const torch_fl::KernelInfo kOp_log_out{
+    "log.out", "specs/opencl/elementwise.yaml:13",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_log_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::log_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_log(op, *self_on_device, out);
+  return out;
+}
+
+// log_: specs/opencl/elementwise.yaml:13
+// inplace variant derived from log
+static const torch_fl::KernelInfo kOp_log_{
+    "log_", "specs/opencl/elementwise.yaml:13",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::log_(self_meta);
+  launch_log(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::cos_op(), self, out)
+// from specs/opencl/elementwise.yaml:20
+static void launch_cos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::cos_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// cos: specs/opencl/elementwise.yaml:20
+static const torch_fl::KernelInfo kOp_cos{
+    "cos", "specs/opencl/elementwise.yaml:20",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cos(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_cos);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::cos(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_cos(op, *self_on_device, out);
+  return out;
+}
+
+// cos.out: specs/opencl/elementwise.yaml:20
+// out variant derived from cos
+static const torch_fl::KernelInfo kOp_cos_out{
+    "cos.out", "specs/opencl/elementwise.yaml:20",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cos_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cos_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cos_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_cos(op, *self_on_device, out);
+  return out;
+}
+
+// cos_: specs/opencl/elementwise.yaml:20
+// inplace variant derived from cos
+static const torch_fl::KernelInfo kOp_cos_{
+    "cos_", "specs/opencl/elementwise.yaml:20",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cos_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_cos_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::cos_(self_meta);
+  launch_cos(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::acos_op(), self, out)
+// from specs/opencl/elementwise.yaml:23
+static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::acos_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// acos: specs/opencl/elementwise.yaml:23
+static const torch_fl::KernelInfo kOp_acos{
+    "acos", "specs/opencl/elementwise.yaml:23",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_acos(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_acos);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::acos(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_acos(op, *self_on_device, out);
+  return out;
+}
+
+// acos.out: specs/opencl/elementwise.yaml:23
+// out variant derived from acos
+static const torch_fl::KernelInfo kOp_acos_out{
+    "acos.out", "specs/opencl/elementwise.yaml:23",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_acos_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acos_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::acos_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_acos(op, *self_on_device, out);
+  return out;
+}
+
+// acos_: specs/opencl/elementwise.yaml:23
+// inplace variant derived from acos
+static const torch_fl::KernelInfo kOp_acos_{
+    "acos_", "specs/opencl/elementwise.yaml:23",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_acos_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_acos_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acos_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::acos_(self_meta);
+  launch_acos(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::trunc_op(), self, out)
+// from specs/opencl/elementwise.yaml:47
+static void launch_trunc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::trunc_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// trunc: specs/opencl/elementwise.yaml:47
+static const torch_fl::KernelInfo kOp_trunc{
+    "trunc", "specs/opencl/elementwise.yaml:47",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_trunc(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_trunc);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::trunc(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_trunc(op, *self_on_device, out);
+  return out;
+}
+
+// trunc.out: specs/opencl/elementwise.yaml:47
+// out variant derived from trunc
+static const torch_fl::KernelInfo kOp_trunc_out{
+    "trunc.out", "specs/opencl/elementwise.yaml:47",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_trunc_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_trunc_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(trunc_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::trunc_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_trunc(op, *self_on_device, out);
+  return out;
+}
+
+// trunc_: specs/opencl/elementwise.yaml:47
+// inplace variant derived from trunc
+static const torch_fl::KernelInfo kOp_trunc_{
+    "trunc_", "specs/opencl/elementwise.yaml:47",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_trunc_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_trunc_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(trunc_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::trunc_(self_meta);
+  launch_trunc(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::gelu_op(approximate), self, out)
+// from specs/opencl/elementwise.yaml:63
+static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approximate, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto approximate_arg1 = ocl_glue::gelu_op(approximate);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, approximate_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// gelu: specs/opencl/elementwise.yaml:63
+static const torch_fl::KernelInfo kOp_gelu{
+    "gelu", "specs/opencl/elementwise.yaml:63",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
+  torch_fl::OpContext op(kOp_gelu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
+  }
+  const auto expected = at::meta::gelu(op.meta(self), approximate);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_gelu(op, approximate, *self_on_device, out);
+  return out;
+}
+
+// gelu.out: specs/opencl/elementwise.yaml:63
+// out variant derived from gelu
+static const torch_fl::KernelInfo kOp_gelu_out{
+    "gelu.out", "specs/opencl/elementwise.yaml:63",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_gelu_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_out)>(op, torch_fl::FallbackReason::kDtype, self, approximate, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::gelu_outf(op.meta(self), approximate, out_meta);
+  op.resize_output(out, out_meta);
+  launch_gelu(op, approximate, *self_on_device, out);
+  return out;
+}
+
+// gelu_: specs/opencl/elementwise.yaml:63
+// inplace variant derived from gelu
+static const torch_fl::KernelInfo kOp_gelu_{
+    "gelu_", "specs/opencl/elementwise.yaml:63",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
+  torch_fl::OpContext op(kOp_gelu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gelu_)>(op, torch_fl::FallbackReason::kDtype, self, approximate);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::gelu_(self_meta, approximate);
+  launch_gelu(op, approximate, self, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::silu_backward_op(), grad_output, self, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:85
+static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::silu_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// silu_backward: specs/opencl/elementwise.yaml:85
+static const torch_fl::KernelInfo kOp_silu_backward{
+    "silu_backward", "specs/opencl/elementwise.yaml:85",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_silu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_silu_backward(op, *grad_output_on_device, *self_on_device, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::pow_op(), self, exponent, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:102
+static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & exponent, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::pow_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto exponent_arg = ocl_glue::describe(exponent);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &exponent_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// pow.Tensor_Tensor: specs/opencl/elementwise.yaml:102
+static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor{
+    "pow.Tensor_Tensor", "specs/opencl/elementwise.yaml:102",
+    torch_fl::dtype_set({c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & exponent) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const auto expected = at::meta::pow(op.meta(self), op.meta(exponent));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> exponent_on_device = op.on_device(exponent);
+  const at::Tensor out = op.allocate(expected);
+  launch_pow_Tensor_Tensor(op, *self_on_device, *exponent_on_device, out);
+  return out;
+}
+
+// pow.Tensor_Tensor_out: specs/opencl/elementwise.yaml:102
+// out variant derived from pow.Tensor_Tensor
+static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor_out{
+    "pow.Tensor_Tensor_out", "specs/opencl/elementwise.yaml:102",
+    torch_fl::dtype_set({c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tensor & exponent, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, exponent);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> exponent_on_device = op.on_device(exponent);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::pow_outf(op.meta(self), op.meta(exponent), out_meta);
+  op.resize_output(out, out_meta);
+  launch_pow_Tensor_Tensor(op, *self_on_device, *exponent_on_device, out);
+  return out;
+}
+
+// pow_.Tensor: specs/opencl/elementwise.yaml:102
+// inplace variant derived from pow.Tensor_Tensor
+static const torch_fl::KernelInfo kOp_pow__Tensor{
+    "pow_.Tensor", "specs/opencl/elementwise.yaml:102",
+    torch_fl::dtype_set({c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
+  torch_fl::OpContext op(kOp_pow__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(exponent, "exponent", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, exponent);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const c10::MaybeOwned<at::Tensor> exponent_on_device = op.on_device(exponent);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::pow_(self_meta, op.meta(exponent));
+  launch_pow_Tensor_Tensor(op, self, *exponent_on_device, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::pow_op(), self, exponent, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:103
+static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::pow_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto exponent_arg = ocl_glue::scalar(exponent);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, exponent_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// pow.Tensor_Scalar: specs/opencl/elementwise.yaml:103
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
+    "pow.Tensor_Scalar", "specs/opencl/elementwise.yaml:103",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const auto expected = at::meta::pow(op.meta(self), exponent);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_pow_Tensor_Scalar(op, *self_on_device, exponent, out);
+  return out;
+}
+
+// pow.Tensor_Scalar_out: specs/opencl/elementwise.yaml:103
+// out variant derived from pow.Tensor_Scalar
+static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
+    "pow.Tensor_Scalar_out", "specs/opencl/elementwise.yaml:103",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scalar & exponent, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_pow_Tensor_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, exponent, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::pow_outf(op.meta(self), exponent, out_meta);
+  op.resize_output(out, out_meta);
+  launch_pow_Tensor_Scalar(op, *self_on_device, exponent, out);
+  return out;
+}
+
+// pow_.Scalar: specs/opencl/elementwise.yaml:103
+// inplace variant derived from pow.Tensor_Scalar
+static const torch_fl::KernelInfo kOp_pow__Scalar{
+    "pow_.Scalar", "specs/opencl/elementwise.yaml:103",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
+  torch_fl::OpContext op(kOp_pow__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::pow_(self_meta, exponent);
+  launch_pow_Tensor_Scalar(op, self, exponent, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::atan2_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:104
+static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::atan2_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// atan2: specs/opencl/elementwise.yaml:104
+static const torch_fl::KernelInfo kOp_atan2{
+    "atan2", "specs/opencl/elementwise.yaml:104",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_atan2);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::atan2(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_atan2(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// atan2.out: specs/opencl/elementwise.yaml:104
+// out variant derived from atan2
+static const torch_fl::KernelInfo kOp_atan2_out{
+    "atan2.out", "specs/opencl/elementwise.yaml:104",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_atan2_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan2_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::atan2_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_atan2(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// atan2_: specs/opencl/elementwise.yaml:104
+// inplace variant derived from atan2
+static const torch_fl::KernelInfo kOp_atan2_{
+    "atan2_", "specs/opencl/elementwise.yaml:104",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_atan2_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan2_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::atan2_(self_meta, op.meta(other));
+  launch_atan2(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::logaddexp_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:107
+static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logaddexp_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logaddexp: specs/opencl/elementwise.yaml:107
+static const torch_fl::KernelInfo kOp_logaddexp{
+    "logaddexp", "specs/opencl/elementwise.yaml:107",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_logaddexp);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::logaddexp(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_logaddexp(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// logaddexp.out: specs/opencl/elementwise.yaml:107
+// out variant derived from logaddexp
+static const torch_fl::KernelInfo kOp_logaddexp_out{
+    "logaddexp.out", "specs/opencl/elementwise.yaml:107",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_logaddexp_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::logaddexp_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_logaddexp(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::xlogy_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:110
+static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::xlogy_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// xlogy.Tensor: specs/opencl/elementwise.yaml:110
+static const torch_fl::KernelInfo kOp_xlogy_Tensor{
+    "xlogy.Tensor", "specs/opencl/elementwise.yaml:110",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_xlogy_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::xlogy(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// xlogy.OutTensor: specs/opencl/elementwise.yaml:110
+// out variant derived from xlogy.Tensor
+static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
+    "xlogy.OutTensor", "specs/opencl/elementwise.yaml:110",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_xlogy_OutTensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_OutTensor)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::xlogy_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// xlogy_.Tensor: specs/opencl/elementwise.yaml:110
+// inplace variant derived from xlogy.Tensor
+static const torch_fl::KernelInfo kOp_xlogy__Tensor{
+    "xlogy_.Tensor", "specs/opencl/elementwise.yaml:110",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_xlogy__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::xlogy_(self_meta, op.meta(other));
+  launch_xlogy_Tensor(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::rsub_op(), self, other, alpha, out)
+// from specs/opencl/elementwise.yaml:139
+static void launch_rsub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::rsub_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto alpha_arg = ocl_glue::scalar(alpha);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::rsub_op(), self, other, alpha, out)
+// from specs/opencl/elementwise.yaml:138
+static void launch_rsub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::rsub_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto alpha_arg = ocl_glue::scalar(alpha);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// rsub.Tensor: specs/opencl/elementwise.yaml:138
+static const torch_fl::KernelInfo kOp_rsub_Tensor{
+    "rsub.Tensor", "specs/opencl/elementwise.yaml:138",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_rsub_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rsub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = ocl_glue::binary_result(self, other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rsub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through rsub.Scalar's call
+    launch_rsub_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_rsub_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
+  return out;
+}
+
+// rsub.Scalar: specs/opencl/elementwise.yaml:139
+static const torch_fl::KernelInfo kOp_rsub_Scalar{
+    "rsub.Scalar", "specs/opencl/elementwise.yaml:139",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_rsub_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_rsub_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rsub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::rsub(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(rsub_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_rsub_Scalar(op, *self_on_device, other, alpha, out);
+  return out;
+}
+
 // oclopsReduceSum(stream, self, dim, keepdim, out)
-// from specs/opencl.yaml:55
+// from specs/opencl.yaml:47
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -27,9 +1054,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/opencl.yaml:55
+// sum.dim_IntList: specs/opencl.yaml:47
 static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/opencl.yaml:55",
+    "sum.dim_IntList", "specs/opencl.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -54,10 +1081,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/opencl.yaml:55
+// sum.IntList_out: specs/opencl.yaml:47
 // out variant derived from sum.dim_IntList
 static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/opencl.yaml:55",
+    "sum.IntList_out", "specs/opencl.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -83,90 +1110,41 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   return out;
 }
 
-// oclopsAdaptiveAvgPool2d(stream, self, out)
-// from specs/opencl.yaml:98
-static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto self_arg = ocl_glue::describe(self);
-  const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAdaptiveAvgPool2d");
-  const oclopsStatus_t status = oclopsAdaptiveAvgPool2d(stream_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// _adaptive_avg_pool2d: specs/opencl.yaml:98
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/opencl.yaml:98",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef output_size) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d(self, output_size);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, output_size);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d(op, *self_on_device, out);
-  return out;
-}
-
-// oclopsAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/opencl.yaml:101
-static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto grad_output_arg = ocl_glue::describe(grad_output);
-  const auto self_arg = ocl_glue::describe(self);
-  const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAdaptiveAvgPool2dBackward");
-  const oclopsStatus_t status = oclopsAdaptiveAvgPool2dBackward(stream_arg, &grad_output_arg, &self_arg, &out_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// _adaptive_avg_pool2d_backward: specs/opencl.yaml:101
-static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/opencl.yaml:101",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, const at::Tensor & self) {
-  torch_fl::OpContext op(kOp__adaptive_avg_pool2d_backward);
-  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const auto expected = torch_fl::output_rules::adaptive_avg_pool2d_backward(grad_output, self);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(_adaptive_avg_pool2d_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
-  }
-  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch__adaptive_avg_pool2d_backward(op, *grad_output_on_device, *self_on_device, out);
-  return out;
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("log", TORCH_FN(wrap_log));
+  m.impl("log.out", TORCH_FN(wrap_log_out));
+  m.impl("log_", TORCH_FN(wrap_log_));
+  m.impl("cos", TORCH_FN(wrap_cos));
+  m.impl("cos.out", TORCH_FN(wrap_cos_out));
+  m.impl("cos_", TORCH_FN(wrap_cos_));
+  m.impl("acos", TORCH_FN(wrap_acos));
+  m.impl("acos.out", TORCH_FN(wrap_acos_out));
+  m.impl("acos_", TORCH_FN(wrap_acos_));
+  m.impl("trunc", TORCH_FN(wrap_trunc));
+  m.impl("trunc.out", TORCH_FN(wrap_trunc_out));
+  m.impl("trunc_", TORCH_FN(wrap_trunc_));
+  m.impl("gelu", TORCH_FN(wrap_gelu));
+  m.impl("gelu.out", TORCH_FN(wrap_gelu_out));
+  m.impl("gelu_", TORCH_FN(wrap_gelu_));
+  m.impl("silu_backward", TORCH_FN(wrap_silu_backward));
+  m.impl("pow.Tensor_Tensor", TORCH_FN(wrap_pow_Tensor_Tensor));
+  m.impl("pow.Tensor_Tensor_out", TORCH_FN(wrap_pow_Tensor_Tensor_out));
+  m.impl("pow_.Tensor", TORCH_FN(wrap_pow__Tensor));
+  m.impl("pow.Tensor_Scalar", TORCH_FN(wrap_pow_Tensor_Scalar));
+  m.impl("pow.Tensor_Scalar_out", TORCH_FN(wrap_pow_Tensor_Scalar_out));
+  m.impl("pow_.Scalar", TORCH_FN(wrap_pow__Scalar));
+  m.impl("atan2", TORCH_FN(wrap_atan2));
+  m.impl("atan2.out", TORCH_FN(wrap_atan2_out));
+  m.impl("atan2_", TORCH_FN(wrap_atan2_));
+  m.impl("logaddexp", TORCH_FN(wrap_logaddexp));
+  m.impl("logaddexp.out", TORCH_FN(wrap_logaddexp_out));
+  m.impl("xlogy.Tensor", TORCH_FN(wrap_xlogy_Tensor));
+  m.impl("xlogy.OutTensor", TORCH_FN(wrap_xlogy_OutTensor));
+  m.impl("xlogy_.Tensor", TORCH_FN(wrap_xlogy__Tensor));
+  m.impl("rsub.Tensor", TORCH_FN(wrap_rsub_Tensor));
+  m.impl("rsub.Scalar", TORCH_FN(wrap_rsub_Scalar));
   m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
   m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
-  m.impl("_adaptive_avg_pool2d", TORCH_FN(wrap__adaptive_avg_pool2d));
-  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrap__adaptive_avg_pool2d_backward));
 }

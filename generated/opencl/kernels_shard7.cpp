@@ -6,16 +6,1258 @@
 // decision, output allocation, launch).
 
 #include <torch_fl/generated_kernel_support.h>
+#include <ATen/ops/log10_meta_dispatch.h>
+#include <ATen/ops/log1p_meta_dispatch.h>
+#include <ATen/ops/tan_meta_dispatch.h>
+#include <ATen/ops/atan_meta_dispatch.h>
+#include <ATen/ops/acosh_meta_dispatch.h>
+#include <ATen/ops/atanh_meta_dispatch.h>
+#include <ATen/ops/ceil_meta_dispatch.h>
+#include <ATen/ops/clamp_min_meta_dispatch.h>
+#include <ATen/ops/threshold_backward_meta_dispatch.h>
+#include <ATen/ops/leaky_relu_backward_meta_dispatch.h>
+#include <ATen/ops/eq_meta_dispatch.h>
+#include <ATen/ops/bitwise_xor_meta_dispatch.h>
 #include <ATen/ops/add_meta_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
-#include <ATen/ops/avg_pool2d_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
 namespace {
 
+// oclopsUnary(stream, ocl_glue::log10_op(), self, out)
+// from specs/opencl/elementwise.yaml:15
+static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::log10_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// log10: specs/opencl/elementwise.yaml:15
+static const torch_fl::KernelInfo kOp_log10{
+    "log10", "specs/opencl/elementwise.yaml:15",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_log10(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log10);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log10(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_log10(op, *self_on_device, out);
+  return out;
+}
+
+// log10.out: specs/opencl/elementwise.yaml:15
+// out variant derived from log10
+static const torch_fl::KernelInfo kOp_log10_out{
+    "log10.out", "specs/opencl/elementwise.yaml:15",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_log10_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::log10_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_log10(op, *self_on_device, out);
+  return out;
+}
+
+// log10_: specs/opencl/elementwise.yaml:15
+// inplace variant derived from log10
+static const torch_fl::KernelInfo kOp_log10_{
+    "log10_", "specs/opencl/elementwise.yaml:15",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log10_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log10_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log10_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::log10_(self_meta);
+  launch_log10(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::log1p_op(), self, out)
+// from specs/opencl/elementwise.yaml:16
+static void launch_log1p(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::log1p_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// log1p: specs/opencl/elementwise.yaml:16
+static const torch_fl::KernelInfo kOp_log1p{
+    "log1p", "specs/opencl/elementwise.yaml:16",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_log1p(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log1p);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::log1p(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_log1p(op, *self_on_device, out);
+  return out;
+}
+
+// log1p.out: specs/opencl/elementwise.yaml:16
+// out variant derived from log1p
+static const torch_fl::KernelInfo kOp_log1p_out{
+    "log1p.out", "specs/opencl/elementwise.yaml:16",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log1p_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_log1p_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log1p_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::log1p_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_log1p(op, *self_on_device, out);
+  return out;
+}
+
+// log1p_: specs/opencl/elementwise.yaml:16
+// inplace variant derived from log1p
+static const torch_fl::KernelInfo kOp_log1p_{
+    "log1p_", "specs/opencl/elementwise.yaml:16",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_log1p_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_log1p_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(log1p_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::log1p_(self_meta);
+  launch_log1p(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::tan_op(), self, out)
+// from specs/opencl/elementwise.yaml:21
+static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::tan_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// tan: specs/opencl/elementwise.yaml:21
+static const torch_fl::KernelInfo kOp_tan{
+    "tan", "specs/opencl/elementwise.yaml:21",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_tan(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_tan);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::tan(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_tan(op, *self_on_device, out);
+  return out;
+}
+
+// tan.out: specs/opencl/elementwise.yaml:21
+// out variant derived from tan
+static const torch_fl::KernelInfo kOp_tan_out{
+    "tan.out", "specs/opencl/elementwise.yaml:21",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_tan_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::tan_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_tan(op, *self_on_device, out);
+  return out;
+}
+
+// tan_: specs/opencl/elementwise.yaml:21
+// inplace variant derived from tan
+static const torch_fl::KernelInfo kOp_tan_{
+    "tan_", "specs/opencl/elementwise.yaml:21",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tan_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_tan_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tan_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::tan_(self_meta);
+  launch_tan(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::atan_op(), self, out)
+// from specs/opencl/elementwise.yaml:24
+static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::atan_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// atan: specs/opencl/elementwise.yaml:24
+static const torch_fl::KernelInfo kOp_atan{
+    "atan", "specs/opencl/elementwise.yaml:24",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_atan(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atan);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::atan(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_atan(op, *self_on_device, out);
+  return out;
+}
+
+// atan.out: specs/opencl/elementwise.yaml:24
+// out variant derived from atan
+static const torch_fl::KernelInfo kOp_atan_out{
+    "atan.out", "specs/opencl/elementwise.yaml:24",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_atan_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::atan_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_atan(op, *self_on_device, out);
+  return out;
+}
+
+// atan_: specs/opencl/elementwise.yaml:24
+// inplace variant derived from atan
+static const torch_fl::KernelInfo kOp_atan_{
+    "atan_", "specs/opencl/elementwise.yaml:24",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atan_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atan_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atan_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::atan_(self_meta);
+  launch_atan(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::acosh_op(), self, out)
+// from specs/opencl/elementwise.yaml:29
+static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::acosh_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// acosh: specs/opencl/elementwise.yaml:29
+static const torch_fl::KernelInfo kOp_acosh{
+    "acosh", "specs/opencl/elementwise.yaml:29",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_acosh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_acosh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::acosh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_acosh(op, *self_on_device, out);
+  return out;
+}
+
+// acosh.out: specs/opencl/elementwise.yaml:29
+// out variant derived from acosh
+static const torch_fl::KernelInfo kOp_acosh_out{
+    "acosh.out", "specs/opencl/elementwise.yaml:29",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_acosh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::acosh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_acosh(op, *self_on_device, out);
+  return out;
+}
+
+// acosh_: specs/opencl/elementwise.yaml:29
+// inplace variant derived from acosh
+static const torch_fl::KernelInfo kOp_acosh_{
+    "acosh_", "specs/opencl/elementwise.yaml:29",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_acosh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_acosh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(acosh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::acosh_(self_meta);
+  launch_acosh(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::atanh_op(), self, out)
+// from specs/opencl/elementwise.yaml:30
+static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::atanh_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// atanh: specs/opencl/elementwise.yaml:30
+static const torch_fl::KernelInfo kOp_atanh{
+    "atanh", "specs/opencl/elementwise.yaml:30",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_atanh(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atanh);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::atanh(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_atanh(op, *self_on_device, out);
+  return out;
+}
+
+// atanh.out: specs/opencl/elementwise.yaml:30
+// out variant derived from atanh
+static const torch_fl::KernelInfo kOp_atanh_out{
+    "atanh.out", "specs/opencl/elementwise.yaml:30",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_atanh_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::atanh_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_atanh(op, *self_on_device, out);
+  return out;
+}
+
+// atanh_: specs/opencl/elementwise.yaml:30
+// inplace variant derived from atanh
+static const torch_fl::KernelInfo kOp_atanh_{
+    "atanh_", "specs/opencl/elementwise.yaml:30",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_atanh_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_atanh_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(atanh_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::atanh_(self_meta);
+  launch_atanh(op, self, self);
+  return self;
+}
+
+// oclopsUnary(stream, ocl_glue::deg2rad_op(), self, out)
+// from specs/opencl/elementwise.yaml:39
+static void launch_deg2rad(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::deg2rad_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// deg2rad: specs/opencl/elementwise.yaml:39
+static const torch_fl::KernelInfo kOp_deg2rad{
+    "deg2rad", "specs/opencl/elementwise.yaml:39",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_deg2rad(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_deg2rad);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(deg2rad)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::deg2rad(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(deg2rad)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_deg2rad(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsUnary(stream, ocl_glue::ceil_op(), self, out)
+// from specs/opencl/elementwise.yaml:44
+static void launch_ceil(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::ceil_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// ceil: specs/opencl/elementwise.yaml:44
+static const torch_fl::KernelInfo kOp_ceil{
+    "ceil", "specs/opencl/elementwise.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_ceil(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_ceil);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::ceil(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_ceil(op, *self_on_device, out);
+  return out;
+}
+
+// ceil.out: specs/opencl/elementwise.yaml:44
+// out variant derived from ceil
+static const torch_fl::KernelInfo kOp_ceil_out{
+    "ceil.out", "specs/opencl/elementwise.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ceil_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_ceil_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ceil_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::ceil_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_ceil(op, *self_on_device, out);
+  return out;
+}
+
+// ceil_: specs/opencl/elementwise.yaml:44
+// inplace variant derived from ceil
+static const torch_fl::KernelInfo kOp_ceil_{
+    "ceil_", "specs/opencl/elementwise.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_ceil_(at::Tensor & self) {
+  torch_fl::OpContext op(kOp_ceil_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(ceil_)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::ceil_(self_meta);
+  launch_ceil(op, self, self);
+  return self;
+}
+
+// oclopsUnaryParams(stream, ocl_glue::clamp_op(), self, min, ocl_glue::unbounded_above(), ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:77
+static void launch_clamp_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & min, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::clamp_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto min_arg = ocl_glue::scalar(min);
+  const auto computed_arg4 = ocl_glue::unbounded_above();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, min_arg, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// clamp_min: specs/opencl/elementwise.yaml:77
+static const torch_fl::KernelInfo kOp_clamp_min{
+    "clamp_min", "specs/opencl/elementwise.yaml:77",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
+  torch_fl::OpContext op(kOp_clamp_min);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  const auto expected = at::meta::clamp_min(op.meta(self), min);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_clamp_min(op, *self_on_device, min, out);
+  return out;
+}
+
+// clamp_min.out: specs/opencl/elementwise.yaml:77
+// out variant derived from clamp_min
+static const torch_fl::KernelInfo kOp_clamp_min_out{
+    "clamp_min.out", "specs/opencl/elementwise.yaml:77",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_min_out(const at::Tensor & self, const at::Scalar & min, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_clamp_min_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_out)>(op, torch_fl::FallbackReason::kDtype, self, min, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::clamp_min_outf(op.meta(self), min, out_meta);
+  op.resize_output(out, out_meta);
+  launch_clamp_min(op, *self_on_device, min, out);
+  return out;
+}
+
+// clamp_min_: specs/opencl/elementwise.yaml:77
+// inplace variant derived from clamp_min
+static const torch_fl::KernelInfo kOp_clamp_min_{
+    "clamp_min_", "specs/opencl/elementwise.yaml:77",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
+  torch_fl::OpContext op(kOp_clamp_min_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::clamp_min_(self_meta, min);
+  launch_clamp_min(op, self, min, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::threshold_backward_op(), grad_output, self, threshold, out)
+// from specs/opencl/elementwise.yaml:82
+static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::threshold_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto threshold_arg = ocl_glue::scalar(threshold);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, threshold_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// threshold_backward: specs/opencl/elementwise.yaml:82
+static const torch_fl::KernelInfo kOp_threshold_backward{
+    "threshold_backward", "specs/opencl/elementwise.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold) {
+  torch_fl::OpContext op(kOp_threshold_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
+  }
+  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_threshold_backward(op, *grad_output_on_device, *self_on_device, threshold, out);
+  return out;
+}
+
+// oclopsBinary(stream, ocl_glue::leaky_relu_backward_op(), grad_output, self, negative_slope, out)
+// from specs/opencl/elementwise.yaml:89
+static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::leaky_relu_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto negative_slope_arg = ocl_glue::scalar(negative_slope);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, negative_slope_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// leaky_relu_backward: specs/opencl/elementwise.yaml:89
+static const torch_fl::KernelInfo kOp_leaky_relu_backward{
+    "leaky_relu_backward", "specs/opencl/elementwise.yaml:89",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, bool self_is_result) {
+  torch_fl::OpContext op(kOp_leaky_relu_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, negative_slope, self_is_result);
+  }
+  const auto expected = at::meta::leaky_relu_backward(op.meta(grad_output), op.meta(self), negative_slope, self_is_result);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, negative_slope, self_is_result);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_leaky_relu_backward(op, *grad_output_on_device, *self_on_device, negative_slope, out);
+  return out;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::eq_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:117
+static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::eq_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::eq_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:116
+static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::eq_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// eq.Tensor: specs/opencl/elementwise.yaml:116
+static const torch_fl::KernelInfo kOp_eq_Tensor{
+    "eq.Tensor", "specs/opencl/elementwise.yaml:116",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_eq_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
+    launch_eq_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_eq_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// eq.Tensor_out: specs/opencl/elementwise.yaml:116
+// out variant derived from eq.Tensor
+static const torch_fl::KernelInfo kOp_eq_Tensor_out{
+    "eq.Tensor_out", "specs/opencl/elementwise.yaml:116",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_eq_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::eq_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
+    launch_eq_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_eq_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// eq_.Tensor: specs/opencl/elementwise.yaml:116
+// inplace variant derived from eq.Tensor
+static const torch_fl::KernelInfo kOp_eq__Tensor{
+    "eq_.Tensor", "specs/opencl/elementwise.yaml:116",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_eq__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::eq_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
+    launch_eq_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_eq_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// eq.Scalar: specs/opencl/elementwise.yaml:117
+static const torch_fl::KernelInfo kOp_eq_Scalar{
+    "eq.Scalar", "specs/opencl/elementwise.yaml:117",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_eq_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::eq(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_eq_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// eq.Scalar_out: specs/opencl/elementwise.yaml:117
+// out variant derived from eq.Scalar
+static const torch_fl::KernelInfo kOp_eq_Scalar_out{
+    "eq.Scalar_out", "specs/opencl/elementwise.yaml:117",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_eq_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::eq_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_eq_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// eq_.Scalar: specs/opencl/elementwise.yaml:117
+// inplace variant derived from eq.Scalar
+static const torch_fl::KernelInfo kOp_eq__Scalar{
+    "eq_.Scalar", "specs/opencl/elementwise.yaml:117",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_eq__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::eq_(self_meta, other);
+  launch_eq_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::bitwise_xor_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:136
+static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::bitwise_xor_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// oclopsBinary(stream, ocl_glue::bitwise_xor_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:135
+static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::bitwise_xor_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// bitwise_xor.Tensor: specs/opencl/elementwise.yaml:135
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
+    "bitwise_xor.Tensor", "specs/opencl/elementwise.yaml:135",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::bitwise_xor(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
+    launch_bitwise_xor_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_xor_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_xor.Tensor_out: specs/opencl/elementwise.yaml:135
+// out variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
+    "bitwise_xor.Tensor_out", "specs/opencl/elementwise.yaml:135",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bitwise_xor_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
+    launch_bitwise_xor_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_bitwise_xor_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
+  return out;
+}
+
+// bitwise_xor_.Tensor: specs/opencl/elementwise.yaml:135
+// inplace variant derived from bitwise_xor.Tensor
+static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
+    "bitwise_xor_.Tensor", "specs/opencl/elementwise.yaml:135",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::bitwise_xor_(self_meta, op.meta(other));
+  if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
+    launch_bitwise_xor_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_bitwise_xor_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// bitwise_xor.Scalar: specs/opencl/elementwise.yaml:136
+static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
+    "bitwise_xor.Scalar", "specs/opencl/elementwise.yaml:136",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::bitwise_xor(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_bitwise_xor_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// bitwise_xor.Scalar_out: specs/opencl/elementwise.yaml:136
+// out variant derived from bitwise_xor.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
+    "bitwise_xor.Scalar_out", "specs/opencl/elementwise.yaml:136",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bitwise_xor_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::bitwise_xor_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_bitwise_xor_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// bitwise_xor_.Scalar: specs/opencl/elementwise.yaml:136
+// inplace variant derived from bitwise_xor.Scalar
+static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
+    "bitwise_xor_.Scalar", "specs/opencl/elementwise.yaml:136",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_bitwise_xor__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.bitwise_xor_(other);
+  launch_bitwise_xor_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinaryScalar(stream, ocl_glue::add_op(), self, other, alpha, out)
+// from specs/opencl.yaml:37
+static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::add_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto alpha_arg = ocl_glue::scalar(alpha);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, alpha_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
 // oclopsBinary(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:32
+// from specs/opencl.yaml:31
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -31,10 +1273,10 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/opencl.yaml:32
+// add.Tensor: specs/opencl.yaml:31
 static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/opencl.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "add.Tensor", "specs/opencl.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -51,17 +1293,20 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// add.out: specs/opencl.yaml:32
+// add.out: specs/opencl.yaml:31
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/opencl.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "add.out", "specs/opencl.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -78,19 +1323,22 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
     return torch_fl::fallback_to_cpu<ATEN_OP(add_out)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha, out);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::add_outf(op.meta(self), op.meta(other), alpha, out_meta);
   op.resize_output(out, out_meta);
-  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, *self_on_device, torch_fl::python_number(other), alpha, out);
+  } else {
+    launch_add_Tensor(op, *self_on_device, *op.on_device(other), alpha, out);
+  }
   return out;
 }
 
-// add_.Tensor: specs/opencl.yaml:32
+// add_.Tensor: specs/opencl.yaml:31
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/opencl.yaml:32",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "add_.Tensor", "specs/opencl.yaml:31",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -104,15 +1352,64 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::add_(self_meta, op.meta(other), alpha);
-  launch_add_Tensor(op, self, *other_on_device, alpha, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
+    launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
+  } else {
+    launch_add_Tensor(op, self, *op.on_device(other), alpha, self);
+  }
+  return self;
+}
+
+// add.Scalar: specs/opencl.yaml:37
+static const torch_fl::KernelInfo kOp_add_Scalar{
+    "add.Scalar", "specs/opencl.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const auto expected = at::add(op.meta(self), other, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_add_Scalar(op, *self_on_device, other, alpha, out);
+  return out;
+}
+
+// add_.Scalar: specs/opencl.yaml:37
+// inplace variant derived from add.Scalar
+static const torch_fl::KernelInfo kOp_add__Scalar{
+    "add_.Scalar", "specs/opencl.yaml:37",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_add__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(add__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.add_(other, alpha);
+  launch_add_Scalar(op, self, other, alpha, self);
   return self;
 }
 
 // oclopsGemm(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/opencl.yaml:66
+// from specs/opencl.yaml:54
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto mat1_arg = ocl_glue::describe(mat1);
@@ -129,10 +1426,10 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/opencl.yaml:66
+// addmm: specs/opencl.yaml:54
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/opencl.yaml:66",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    "addmm", "specs/opencl.yaml:54",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -144,9 +1441,6 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
-  }
-  if (!(mat1.scalar_type() == mat2.scalar_type() && self.scalar_type() == mat1.scalar_type())) {  // when: mat1.scalar_type() == mat2.scalar_type() and self.scalar_type() == mat1.scalar_type()
-    return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kGuard, self, mat1, mat2, beta, alpha);
   }
   const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
@@ -162,132 +1456,52 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   return out;
 }
 
-// oclopsAvgPool2d(stream, self, kernel_size, stride, padding, count_include_pad, ocl_glue::divisor(divisor_override), out)
-// from specs/opencl.yaml:92
-static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto self_arg = ocl_glue::describe(self);
-  const auto kernel_size_arg = ocl_glue::int_list(kernel_size);
-  const auto stride_arg = ocl_glue::int_list(stride);
-  const auto padding_arg = ocl_glue::int_list(padding);
-  const auto divisor_override_arg6 = ocl_glue::divisor(divisor_override);
-  const auto out_arg = ocl_glue::describe(out);
-  torch_fl::ProfilerRange sdk_call("oclopsAvgPool2d");
-  const oclopsStatus_t status = oclopsAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, count_include_pad, divisor_override_arg6, &out_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// avg_pool2d: specs/opencl.yaml:92
-static const torch_fl::KernelInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/opencl.yaml:92",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
-  torch_fl::OpContext op(kOp_avg_pool2d);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  if (!(op.result_dtype_is_native(expected, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const at::Tensor out = op.allocate(expected);
-  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// avg_pool2d.out: specs/opencl.yaml:92
-// out variant derived from avg_pool2d
-static const torch_fl::KernelInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/opencl.yaml:92",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
-  torch_fl::OpContext op(kOp_avg_pool2d_out);
-  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
-  op.check_output(out, "out", /*is_operand=*/false);
-  torch_fl::check_no_internal_overlap(out);
-  torch_fl::check_no_partial_overlap(out, self);
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
-  }
-  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  at::Tensor out_meta = op.meta_output(out);
-  at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
-  op.resize_output(out, out_meta);
-  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, out);
-  return out;
-}
-
-// oclopsBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/opencl.yaml:106
-static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
-  const auto stream_arg = ocl_glue::stream_of(op.stream());
-  const auto input_arg = ocl_glue::describe(input);
-  const auto weight_arg = ocl_glue::describe_optional(weight);
-  const auto bias_arg = ocl_glue::describe_optional(bias);
-  const auto running_mean_arg = ocl_glue::describe_optional(running_mean);
-  const auto running_var_arg = ocl_glue::describe_optional(running_var);
-  const auto out0_arg = ocl_glue::describe(out0);
-  const auto out1_arg = ocl_glue::describe(out1);
-  const auto out2_arg = ocl_glue::describe(out2);
-  torch_fl::ProfilerRange sdk_call("oclopsBatchNorm");
-  const oclopsStatus_t status = oclopsBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
-  sdk_call.end();
-  if (status != OCLOPS_SUCCESS) {
-    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
-  }
-}
-
-// native_batch_norm: specs/opencl.yaml:106
-static const torch_fl::KernelInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/opencl.yaml:106",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
-    torch_fl::FallbackPolicy::kCpu,
-    torch_fl::dtype_set({})};
-
-::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
-  torch_fl::OpContext op(kOp_native_batch_norm);
-  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
-  op.check_optional_input(weight, "weight");
-  op.check_optional_input(bias, "bias");
-  op.check_optional_input(running_mean, "running_mean");
-  op.check_optional_input(running_var, "running_var");
-  const torch_fl::DeviceGuard guard(op.device());
-  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
-  }
-  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
-  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
-    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
-  }
-  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
-  const at::Tensor out0 = op.allocate(std::get<0>(expected));
-  const at::Tensor out1 = op.allocate(std::get<1>(expected));
-  const at::Tensor out2 = op.allocate(std::get<2>(expected));
-  launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
-  return std::make_tuple(out0, out1, out2);
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("log10", TORCH_FN(wrap_log10));
+  m.impl("log10.out", TORCH_FN(wrap_log10_out));
+  m.impl("log10_", TORCH_FN(wrap_log10_));
+  m.impl("log1p", TORCH_FN(wrap_log1p));
+  m.impl("log1p.out", TORCH_FN(wrap_log1p_out));
+  m.impl("log1p_", TORCH_FN(wrap_log1p_));
+  m.impl("tan", TORCH_FN(wrap_tan));
+  m.impl("tan.out", TORCH_FN(wrap_tan_out));
+  m.impl("tan_", TORCH_FN(wrap_tan_));
+  m.impl("atan", TORCH_FN(wrap_atan));
+  m.impl("atan.out", TORCH_FN(wrap_atan_out));
+  m.impl("atan_", TORCH_FN(wrap_atan_));
+  m.impl("acosh", TORCH_FN(wrap_acosh));
+  m.impl("acosh.out", TORCH_FN(wrap_acosh_out));
+  m.impl("acosh_", TORCH_FN(wrap_acosh_));
+  m.impl("atanh", TORCH_FN(wrap_atanh));
+  m.impl("atanh.out", TORCH_FN(wrap_atanh_out));
+  m.impl("atanh_", TORCH_FN(wrap_atanh_));
+  m.impl("deg2rad", TORCH_FN(wrap_deg2rad));
+  m.impl("ceil", TORCH_FN(wrap_ceil));
+  m.impl("ceil.out", TORCH_FN(wrap_ceil_out));
+  m.impl("ceil_", TORCH_FN(wrap_ceil_));
+  m.impl("clamp_min", TORCH_FN(wrap_clamp_min));
+  m.impl("clamp_min.out", TORCH_FN(wrap_clamp_min_out));
+  m.impl("clamp_min_", TORCH_FN(wrap_clamp_min_));
+  m.impl("threshold_backward", TORCH_FN(wrap_threshold_backward));
+  m.impl("leaky_relu_backward", TORCH_FN(wrap_leaky_relu_backward));
+  m.impl("eq.Tensor", TORCH_FN(wrap_eq_Tensor));
+  m.impl("eq.Tensor_out", TORCH_FN(wrap_eq_Tensor_out));
+  m.impl("eq_.Tensor", TORCH_FN(wrap_eq__Tensor));
+  m.impl("eq.Scalar", TORCH_FN(wrap_eq_Scalar));
+  m.impl("eq.Scalar_out", TORCH_FN(wrap_eq_Scalar_out));
+  m.impl("eq_.Scalar", TORCH_FN(wrap_eq__Scalar));
+  m.impl("bitwise_xor.Tensor", TORCH_FN(wrap_bitwise_xor_Tensor));
+  m.impl("bitwise_xor.Tensor_out", TORCH_FN(wrap_bitwise_xor_Tensor_out));
+  m.impl("bitwise_xor_.Tensor", TORCH_FN(wrap_bitwise_xor__Tensor));
+  m.impl("bitwise_xor.Scalar", TORCH_FN(wrap_bitwise_xor_Scalar));
+  m.impl("bitwise_xor.Scalar_out", TORCH_FN(wrap_bitwise_xor_Scalar_out));
+  m.impl("bitwise_xor_.Scalar", TORCH_FN(wrap_bitwise_xor__Scalar));
   m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
   m.impl("add.out", TORCH_FN(wrap_add_out));
   m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));
+  m.impl("add.Scalar", TORCH_FN(wrap_add_Scalar));
+  m.impl("add_.Scalar", TORCH_FN(wrap_add__Scalar));
   m.impl("addmm", TORCH_FN(wrap_addmm));
-  m.impl("avg_pool2d", TORCH_FN(wrap_avg_pool2d));
-  m.impl("avg_pool2d.out", TORCH_FN(wrap_avg_pool2d_out));
-  m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
 }

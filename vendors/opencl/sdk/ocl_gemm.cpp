@@ -112,7 +112,7 @@ oclopsStatus_t oclopsGemm(oclopsStream_t stream, const oclopsTensor_t* a, const 
   if ((out->stride[1] != 1 && n > 1) || out->stride[0] < n) return invalid("oclopsGemm: out must be row-major");
   const bool with_c = c != nullptr && c->buffer != nullptr && beta != 0.0;
   if (k == 0) {  // no products (CLBlast refuses k = 0): out = 0 + beta * c
-    if (const oclopsStatus_t status = oclopsFill(stream, out, oclopsScalar_t{0.0, 0})) return status;
+    if (const oclopsStatus_t status = oclopsFill(stream, out, oclopsScalar_t{0.0, 0, false})) return status;
     return with_c ? oclopsBinary(stream, OCLOPS_ADD, out, c, beta_scalar, out) : OCLOPS_SUCCESS;
   }
   // c goes into out first; CLBlast then scales it by beta and adds the product.

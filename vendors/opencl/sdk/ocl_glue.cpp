@@ -1,8 +1,10 @@
 #include "ocl_glue.h"
 
+#include <ATen/ExpandUtils.h>
 #include <c10/util/Exception.h>
 
 #include <cmath>
+#include <limits>
 
 #include <torch_fl/generator.h>
 
@@ -72,9 +74,57 @@ oclopsDims_t dims(at::OptionalIntArrayRef values) {
 
 oclopsScalar_t scalar(const at::Scalar& value) {
   TORCH_CHECK(!value.isComplex(), "[opencl] complex scalars are not supported");
-  if (value.isIntegral(/*includeBool=*/true)) return oclopsScalar_t{value.toDouble(), value.toLong()};
+  if (value.isIntegral(/*includeBool=*/true)) return oclopsScalar_t{value.toDouble(), value.toLong(), false};
   const double floating = value.toDouble();
-  return oclopsScalar_t{floating, std::isfinite(floating) ? static_cast<int64_t>(floating) : 0};
+  // Within int64's range the cast is exact for whole numbers; beyond it, or not finite, no integer says it.
+  const bool representable = std::isfinite(floating) && std::fabs(floating) < 9.2e18;
+  const int64_t integer = representable ? static_cast<int64_t>(floating) : 0;
+  return oclopsScalar_t{floating, integer, !representable || static_cast<double>(integer) != floating};
+}
+
+oclopsScalar_t lower_bound(const std::optional<at::Scalar>& value) {
+  if (value.has_value()) return scalar(*value);
+  return oclopsScalar_t{-INFINITY, std::numeric_limits<int64_t>::min(), false};
+}
+
+oclopsScalar_t upper_bound(const std::optional<at::Scalar>& value) {
+  if (value.has_value()) return scalar(*value);
+  return oclopsScalar_t{INFINITY, std::numeric_limits<int64_t>::max(), false};
+}
+
+oclopsUnaryOp_t gelu_op(c10::string_view approximate) {
+  if (approximate == "tanh") return OCLOPS_GELU_TANH;
+  TORCH_CHECK(approximate == "none", "[opencl] gelu: unknown approximation '", approximate, "'");
+  return OCLOPS_GELU;
+}
+
+oclopsBinaryOp_t gelu_backward_op(c10::string_view approximate) {
+  if (approximate == "tanh") return OCLOPS_GELU_TANH_BACKWARD;
+  TORCH_CHECK(approximate == "none", "[opencl] gelu_backward: unknown approximation '", approximate, "'");
+  return OCLOPS_GELU_BACKWARD;
+}
+
+oclopsBinaryOp_t div_mode_op(std::optional<c10::string_view> rounding_mode) {
+  if (!rounding_mode.has_value()) return OCLOPS_DIV;
+  if (*rounding_mode == "trunc") return OCLOPS_DIV_TRUNC;
+  TORCH_CHECK(*rounding_mode == "floor", "[opencl] div: unknown rounding mode '", *rounding_mode, "'");
+  return OCLOPS_DIV_FLOOR;
+}
+
+namespace {
+at::Tensor meta_result(const at::Tensor& like, at::IntArrayRef shape, c10::ScalarType dtype) {
+  const auto options = at::TensorOptions().dtype(dtype).device(c10::kMeta);
+  if (like.sizes() == shape) {
+    return at::empty_strided(shape, at::infer_dense_strides(like.sizes(), like.strides()), options);
+  }
+  return at::empty(shape, options);
+}
+}  // namespace
+
+at::Tensor bool_result(const at::Tensor& self) { return meta_result(self, self.sizes(), at::kBool); }
+
+at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar&) {
+  return meta_result(self, at::infer_size(self.sizes(), other.sizes()), at::result_type(self, other));
 }
 
 oclopsRandState_t rand_state(const std::optional<at::Generator>& generator) {

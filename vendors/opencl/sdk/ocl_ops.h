@@ -53,29 +53,20 @@ typedef struct {
   int64_t dims[OCLOPS_MAX_DIMS];
 } oclopsDims_t;
 
-/* A scalar argument, both ways: integer kernels use `integer` (exact past 2^53). */
+/* A scalar argument, both ways: integer kernels use `integer` (exact past 2^53).
+ * inexact: the value has a fractional part (or is not finite), so a kernel whose
+ * operands are all integers must still compute in floating point to honour it
+ * (int_tensor == 2.5 is false everywhere, never int_tensor == 2). */
 typedef struct {
   double floating;
   int64_t integer;
+  bool inexact;
 } oclopsScalar_t;
-
-typedef enum { OCLOPS_ADD, OCLOPS_SUB, OCLOPS_MUL, OCLOPS_DIV } oclopsBinaryOp_t;
-typedef enum { OCLOPS_RELU, OCLOPS_NEG, OCLOPS_IDENTITY } oclopsUnaryOp_t;
 
 const char* oclopsGetErrorString(oclopsStatus_t status);
 /* The OpenCL, build-log or CLBlast detail of this thread's last failure. */
 const char* oclopsGetLastErrorDetail(void);
 
-/* out = a op (alpha * b) (add, sub; mul and div ignore alpha), a and b broadcast
- * to out's shape, each read in its own dtype, computed in double where the device
- * has fp64 (else float). */
-oclopsStatus_t oclopsBinary(oclopsStream_t stream, oclopsBinaryOp_t op, const oclopsTensor_t* a,
-                            const oclopsTensor_t* b, oclopsScalar_t alpha, const oclopsTensor_t* out);
-/* out = op(a), a broadcast to out's shape (IDENTITY: a cast and broadcast copy). */
-oclopsStatus_t oclopsUnary(oclopsStream_t stream, oclopsUnaryOp_t op, const oclopsTensor_t* a,
-                           const oclopsTensor_t* out);
-/* Every element of out (any strides) = value. */
-oclopsStatus_t oclopsFill(oclopsStream_t stream, const oclopsTensor_t* out, oclopsScalar_t value);
 /* out = the sum of a over dims (negative dims count from the end); out has a's
  * shape without them, or with them as 1 when keepdim. */
 oclopsStatus_t oclopsReduceSum(oclopsStream_t stream, const oclopsTensor_t* a, oclopsDims_t dims, bool keepdim,
@@ -161,5 +152,8 @@ oclopsStatus_t oclopsAdaptiveAvgPool2dBackward(oclopsStream_t stream, const oclo
 
 /* Whether oclopsGemm takes this operand as it is (else a contiguous copy). */
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
+
+/* The ops by kind (each header uses the types above). */
+#include "ocl_ops_elementwise.h"
 
 #endif /* OCL_OPS_H_ */

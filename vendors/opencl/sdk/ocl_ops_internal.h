@@ -26,6 +26,7 @@ bool broadcast_into(Geometry* geometry, int k, const oclopsTensor_t& tensor);
 const Device& device_of(oclopsStream_t stream);
 
 // The kernel sources of kernels/ (embedded at build time), after the driver's indexing.
+extern const char* const kMathSource;  // helpers of the elementwise expressions
 extern const char* const kElementwiseSource;
 extern const char* const kReduceSource;
 extern const char* const kRandomSource;

@@ -53,7 +53,7 @@ TEST_F(OclOpsTest, AddBroadcastsARowWithAlphaFromInteriorOffsets) {
   const oclopsTensor_t a = upload({9, 1, 2, 3, 4, 5, 6}, {2, 3}, {3, 1}, /*offset=*/1);
   const oclopsTensor_t b = upload({10, 20, 30}, {3}, {1});
   const oclopsTensor_t out = upload(std::vector<float>(6, 0), {2, 3}, {3, 1});
-  ASSERT_EQ(oclopsBinary(stream_.get(), OCLOPS_ADD, &a, &b, oclopsScalar_t{0.5, 0}, &out), OCLOPS_SUCCESS)
+  ASSERT_EQ(oclopsBinary(stream_.get(), OCLOPS_ADD, &a, &b, oclopsScalar_t{0.5, 0, true}, &out), OCLOPS_SUCCESS)
       << oclopsGetLastErrorDetail();
   EXPECT_EQ(download(out, 6), (std::vector<float>{6, 12, 18, 9, 15, 21}));
 }
@@ -67,7 +67,7 @@ TEST_F(OclOpsTest, ReluNegAndFillWriteStridedOutputs) {
   EXPECT_EQ(relu[1], 7);
   EXPECT_EQ(relu[2], 2);
   EXPECT_TRUE(std::isnan(relu[6]));
-  ASSERT_EQ(oclopsFill(stream_.get(), &out, oclopsScalar_t{-2.5, -2}), OCLOPS_SUCCESS);
+  ASSERT_EQ(oclopsFill(stream_.get(), &out, oclopsScalar_t{-2.5, -2, true}), OCLOPS_SUCCESS);
   EXPECT_EQ(download(out, 8), (std::vector<float>{-2.5, 7, -2.5, 7, -2.5, 7, -2.5, 7}));
 }
 
@@ -99,11 +99,50 @@ TEST_F(OclOpsTest, GemmTakesATransposedOperandOffsetsAndABroadcastBias) {
   const oclopsTensor_t bias = upload({100, 200, 300}, {3}, {1});
   const oclopsTensor_t out = upload(std::vector<float>(9, 0), {3, 3}, {3, 1});
   EXPECT_TRUE(oclopsGemmTakesOperand(&a));
-  ASSERT_EQ(oclopsGemm(stream_.get(), &a, &b, &bias, oclopsScalar_t{1.0, 1}, oclopsScalar_t{2.0, 2}, &out),
+  ASSERT_EQ(oclopsGemm(stream_.get(), &a, &b, &bias, oclopsScalar_t{1.0, 1, false}, oclopsScalar_t{2.0, 2, false}, &out),
             OCLOPS_SUCCESS)
       << oclopsGetLastErrorDetail();
   // a @ b = [[5, 2, -1], [11, 4, -3], [17, 6, -5]]
   EXPECT_EQ(download(out, 9), (std::vector<float>{110, 204, 298, 122, 208, 294, 134, 212, 290}));
+}
+
+TEST_F(OclOpsTest, ClampKeepsNaNAndTakesAnAbsentBoundAsUnbounded) {
+  const oclopsTensor_t a = upload({-5, 0.25f, 7, NAN}, {4}, {1});
+  const oclopsTensor_t out = upload(std::vector<float>(4, 0), {4}, {1});
+  const oclopsScalar_t lower{-1.0, -1, false}, above{INFINITY, INT64_MAX, false}, none{0.0, 0, false};
+  ASSERT_EQ(oclopsUnaryParams(stream_.get(), OCLOPS_CLAMP, &a, lower, above, none, &out), OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  const std::vector<float> clamped = download(out, 4);
+  EXPECT_EQ(clamped[0], -1);
+  EXPECT_EQ(clamped[1], 0.25f);
+  EXPECT_EQ(clamped[2], 7);
+  EXPECT_TRUE(std::isnan(clamped[3]));
+}
+
+TEST_F(OclOpsTest, ComparisonWithAScalarReadsAStridedColumn) {
+  const oclopsTensor_t a = upload({1, 9, 2, 9, 3, 9}, {3}, {2});  // every other element
+  const oclopsTensor_t out = upload(std::vector<float>(3, 7), {3}, {1});
+  ASSERT_EQ(oclopsBinaryScalar(stream_.get(), OCLOPS_GE, &a, oclopsScalar_t{2.0, 2, false}, oclopsScalar_t{1.0, 1, false},
+                               &out),
+            OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  EXPECT_EQ(download(out, 3), (std::vector<float>{0, 1, 1}));
+}
+
+TEST_F(OclOpsTest, TernaryBroadcastsItsThirdOperandAndWhereSelects) {
+  const oclopsTensor_t self = upload({1, 2, 3, 4, 5, 6}, {2, 3}, {3, 1});
+  const oclopsTensor_t t1 = upload({2, 2, 2, 2, 2, 2}, {2, 3}, {3, 1});
+  const oclopsTensor_t column = upload({10, 100}, {2, 1}, {1, 1});  // broadcast along dim 1
+  const oclopsTensor_t out = upload(std::vector<float>(6, 0), {2, 3}, {3, 1});
+  ASSERT_EQ(oclopsTernary(stream_.get(), OCLOPS_ADDCMUL, &self, &t1, &column, oclopsScalar_t{0.5, 0, true}, &out),
+            OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  EXPECT_EQ(download(out, 6), (std::vector<float>{11, 12, 13, 104, 105, 106}));
+  const oclopsTensor_t condition = upload({1, 0, 1}, {3}, {1});  // a float condition: nonzero is true
+  ASSERT_EQ(oclopsTernary(stream_.get(), OCLOPS_WHERE, &condition, &self, &column, oclopsScalar_t{0.0, 0, false}, &out),
+            OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  EXPECT_EQ(download(out, 6), (std::vector<float>{1, 10, 3, 4, 100, 6}));
 }
 
 }  // namespace
