@@ -21,6 +21,9 @@
 #include <ATen/ops/bitwise_and_meta_dispatch.h>
 #include <ATen/ops/addcmul_meta_dispatch.h>
 #include <ATen/ops/addcdiv_meta_dispatch.h>
+#include <ATen/ops/mean_meta_dispatch.h>
+#include <ATen/ops/amin_meta_dispatch.h>
+#include <ATen/ops/min_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -1528,8 +1531,231 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   return self;
 }
 
+// oclopsReduce(stream, ocl_glue::mean_op(), self, dim, keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:6
+static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::mean_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// mean.dim: specs/opencl/reductions.yaml:6
+static const torch_fl::KernelInfo kOp_mean_dim{
+    "mean.dim", "specs/opencl/reductions.yaml:6",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_mean_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kGuard, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::mean(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_mean_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// mean.out: specs/opencl/reductions.yaml:6
+// out variant derived from mean.dim
+static const torch_fl::KernelInfo kOp_mean_out{
+    "mean.out", "specs/opencl/reductions.yaml:6",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_mean_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_mean_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean_out)>(op, torch_fl::FallbackReason::kGuard, self, dim, keepdim, dtype, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::mean_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_mean_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::amin_op(), self, dim, keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:9
+static void launch_amin(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::amin_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// amin: specs/opencl/reductions.yaml:9
+static const torch_fl::KernelInfo kOp_amin{
+    "amin", "specs/opencl/reductions.yaml:9",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_amin(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_amin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::amin(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_amin(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// amin.out: specs/opencl/reductions.yaml:9
+// out variant derived from amin
+static const torch_fl::KernelInfo kOp_amin_out{
+    "amin.out", "specs/opencl/reductions.yaml:9",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_amin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::amin_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_amin(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::std_op(), self, dim, keepdim, ocl_glue::correction(correction), out)
+// from specs/opencl/reductions.yaml:16
+static void launch_std_correction(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const ::std::optional<at::Scalar> & correction, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::std_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto correction_arg5 = ocl_glue::correction(correction);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, correction_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// std.correction: specs/opencl/reductions.yaml:16
+static const torch_fl::KernelInfo kOp_std_correction{
+    "std.correction", "specs/opencl/reductions.yaml:16",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_std_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  torch_fl::OpContext op(kOp_std_correction);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(std_correction)>(op, torch_fl::FallbackReason::kDtype, self, dim, correction, keepdim);
+  }
+  const auto expected = ocl_glue::moment_result(self, dim, correction, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(std_correction)>(op, torch_fl::FallbackReason::kDtype, self, dim, correction, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_std_correction(op, *self_on_device, dim, keepdim, correction, out);
+  return out;
+}
+
+// oclopsReduceIndex(stream, ocl_glue::argmin_op(), self, ocl_glue::one_dim(dim), keepdim, values, indices)
+// from specs/opencl/reductions.yaml:23
+static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::argmin_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg3 = ocl_glue::one_dim(dim);
+  const auto values_arg = ocl_glue::describe(values);
+  const auto indices_arg = ocl_glue::describe(indices);
+  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, &values_arg, &indices_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// min.dim: specs/opencl/reductions.yaml:23
+static const torch_fl::KernelInfo kOp_min_dim{
+    "min.dim", "specs/opencl/reductions.yaml:23",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_min_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_min_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::min(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(min_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor values = op.allocate(std::get<0>(expected));
+  const at::Tensor indices = op.allocate(std::get<1>(expected));
+  launch_min_dim(op, *self_on_device, dim, keepdim, values, indices);
+  return std::make_tuple(values, indices);
+}
+
 // oclopsUnary(stream, ocl_glue::relu_op(), self, out)
-// from specs/opencl.yaml:41
+// from specs/opencl.yaml:42
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::relu_op();
@@ -1543,9 +1769,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/opencl.yaml:41
+// relu: specs/opencl.yaml:42
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/opencl.yaml:41",
+    "relu", "specs/opencl.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1563,10 +1789,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/opencl.yaml:41
+// relu_: specs/opencl.yaml:42
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/opencl.yaml:41",
+    "relu_", "specs/opencl.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1584,7 +1810,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // oclopsGemm(stream, self, mat2, ocl_glue::no_tensor(), ocl_glue::zero(), ocl_glue::one(), out)
-// from specs/opencl.yaml:51
+// from specs/opencl.yaml:52
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1601,9 +1827,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/opencl.yaml:51
+// mm: specs/opencl.yaml:52
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/opencl.yaml:51",
+    "mm", "specs/opencl.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1678,6 +1904,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addcdiv", TORCH_FN(wrap_addcdiv));
   m.impl("addcdiv.out", TORCH_FN(wrap_addcdiv_out));
   m.impl("addcdiv_", TORCH_FN(wrap_addcdiv_));
+  m.impl("mean.dim", TORCH_FN(wrap_mean_dim));
+  m.impl("mean.out", TORCH_FN(wrap_mean_out));
+  m.impl("amin", TORCH_FN(wrap_amin));
+  m.impl("amin.out", TORCH_FN(wrap_amin_out));
+  m.impl("std.correction", TORCH_FN(wrap_std_correction));
+  m.impl("min.dim", TORCH_FN(wrap_min_dim));
   m.impl("relu", TORCH_FN(wrap_relu));
   m.impl("relu_", TORCH_FN(wrap_relu_));
   m.impl("mm", TORCH_FN(wrap_mm));

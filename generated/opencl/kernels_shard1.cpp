@@ -18,6 +18,9 @@
 #include <ATen/ops/ne_meta_dispatch.h>
 #include <ATen/ops/lt_meta_dispatch.h>
 #include <ATen/ops/div_meta_dispatch.h>
+#include <ATen/ops/amax_meta_dispatch.h>
+#include <ATen/ops/max_meta_dispatch.h>
+#include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/mul_meta_dispatch.h>
 #include <ATen/ops/neg_meta_dispatch.h>
 #include "ocl_ops.h"
@@ -1297,8 +1300,162 @@ at::Tensor & wrap_div__Tensor_mode(at::Tensor & self, const at::Tensor & other, 
   return self;
 }
 
+// oclopsReduce(stream, ocl_glue::amax_op(), self, dim, keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:8
+static void launch_amax(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::amax_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// amax: specs/opencl/reductions.yaml:8
+static const torch_fl::KernelInfo kOp_amax{
+    "amax", "specs/opencl/reductions.yaml:8",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_amax(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_amax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::amax(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_amax(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// amax.out: specs/opencl/reductions.yaml:8
+// out variant derived from amax
+static const torch_fl::KernelInfo kOp_amax_out{
+    "amax.out", "specs/opencl/reductions.yaml:8",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_amax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(amax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::amax_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_amax(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// oclopsReduceIndex(stream, ocl_glue::argmax_op(), self, ocl_glue::one_dim(dim), keepdim, values, indices)
+// from specs/opencl/reductions.yaml:22
+static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::argmax_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg3 = ocl_glue::one_dim(dim);
+  const auto values_arg = ocl_glue::describe(values);
+  const auto indices_arg = ocl_glue::describe(indices);
+  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, &values_arg, &indices_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// max.dim: specs/opencl/reductions.yaml:22
+static const torch_fl::KernelInfo kOp_max_dim{
+    "max.dim", "specs/opencl/reductions.yaml:22",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_max_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_max_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::max(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "values") && op.result_dtype_is_native(std::get<1>(expected), "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor values = op.allocate(std::get<0>(expected));
+  const at::Tensor indices = op.allocate(std::get<1>(expected));
+  launch_max_dim(op, *self_on_device, dim, keepdim, values, indices);
+  return std::make_tuple(values, indices);
+}
+
+// oclopsSoftmaxBackward(stream, ocl_glue::softmax_mode(), grad_output, output, dim, out)
+// from specs/opencl/reductions.yaml:30
+static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::softmax_mode();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto output_arg = ocl_glue::describe(output);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsSoftmaxBackward");
+  const oclopsStatus_t status = oclopsSoftmaxBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// _softmax_backward_data: specs/opencl/reductions.yaml:30
+static const torch_fl::KernelInfo kOp__softmax_backward_data{
+    "_softmax_backward_data", "specs/opencl/reductions.yaml:30",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  torch_fl::OpContext op(kOp__softmax_backward_data);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  if (grad_output.scalar_type() != input_dtype) {  // when: grad_output.scalar_type() == input_dtype
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kGuard, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch__softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
+  return out;
+}
+
 // oclopsBinaryScalar(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:39
+// from specs/opencl.yaml:40
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -1315,7 +1472,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:33
+// from specs/opencl.yaml:34
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -1331,9 +1488,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/opencl.yaml:33
+// mul.Tensor: specs/opencl.yaml:34
 static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/opencl.yaml:33",
+    "mul.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1360,10 +1517,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/opencl.yaml:33
+// mul.out: specs/opencl.yaml:34
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/opencl.yaml:33",
+    "mul.out", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1392,10 +1549,10 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/opencl.yaml:33
+// mul_.Tensor: specs/opencl.yaml:34
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/opencl.yaml:33",
+    "mul_.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1421,7 +1578,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:40
+// from specs/opencl.yaml:41
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::div_op();
@@ -1438,7 +1595,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:35
+// from specs/opencl.yaml:36
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::div_op();
@@ -1454,9 +1611,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/opencl.yaml:35
+// div.Tensor: specs/opencl.yaml:36
 static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/opencl.yaml:35",
+    "div.Tensor", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1483,10 +1640,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/opencl.yaml:35
+// div.out: specs/opencl.yaml:36
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/opencl.yaml:35",
+    "div.out", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1515,10 +1672,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/opencl.yaml:35
+// div_.Tensor: specs/opencl.yaml:36
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/opencl.yaml:35",
+    "div_.Tensor", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1543,9 +1700,9 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// mul.Scalar: specs/opencl.yaml:39
+// mul.Scalar: specs/opencl.yaml:40
 static const torch_fl::KernelInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/opencl.yaml:39",
+    "mul.Scalar", "specs/opencl.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1567,10 +1724,10 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/opencl.yaml:39
+// mul_.Scalar: specs/opencl.yaml:40
 // inplace variant derived from mul.Scalar
 static const torch_fl::KernelInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/opencl.yaml:39",
+    "mul_.Scalar", "specs/opencl.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1589,9 +1746,9 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   return self;
 }
 
-// div.Scalar: specs/opencl.yaml:40
+// div.Scalar: specs/opencl.yaml:41
 static const torch_fl::KernelInfo kOp_div_Scalar{
-    "div.Scalar", "specs/opencl.yaml:40",
+    "div.Scalar", "specs/opencl.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1613,10 +1770,10 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/opencl.yaml:40
+// div_.Scalar: specs/opencl.yaml:41
 // inplace variant derived from div.Scalar
 static const torch_fl::KernelInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/opencl.yaml:40",
+    "div_.Scalar", "specs/opencl.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1636,7 +1793,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsUnary(stream, ocl_glue::neg_op(), self, out)
-// from specs/opencl.yaml:42
+// from specs/opencl.yaml:43
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::neg_op();
@@ -1650,9 +1807,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/opencl.yaml:42
+// neg: specs/opencl.yaml:43
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/opencl.yaml:42",
+    "neg", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1674,10 +1831,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/opencl.yaml:42
+// neg.out: specs/opencl.yaml:43
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/opencl.yaml:42",
+    "neg.out", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1700,10 +1857,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/opencl.yaml:42
+// neg_: specs/opencl.yaml:43
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/opencl.yaml:42",
+    "neg_", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1723,7 +1880,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // oclopsFill(stream, self, ocl_glue::zero())
-// from specs/opencl.yaml:44
+// from specs/opencl.yaml:45
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1736,9 +1893,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/opencl.yaml:44
+// zero_: specs/opencl.yaml:45
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/opencl.yaml:44",
+    "zero_", "specs/opencl.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1796,6 +1953,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("div.Tensor_mode", TORCH_FN(wrap_div_Tensor_mode));
   m.impl("div.out_mode", TORCH_FN(wrap_div_out_mode));
   m.impl("div_.Tensor_mode", TORCH_FN(wrap_div__Tensor_mode));
+  m.impl("amax", TORCH_FN(wrap_amax));
+  m.impl("amax.out", TORCH_FN(wrap_amax_out));
+  m.impl("max.dim", TORCH_FN(wrap_max_dim));
+  m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
   m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
   m.impl("mul.out", TORCH_FN(wrap_mul_out));
   m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));

@@ -21,6 +21,7 @@
 #include <ATen/ops/remainder_meta_dispatch.h>
 #include <ATen/ops/gt_meta_dispatch.h>
 #include <ATen/ops/bitwise_or_meta_dispatch.h>
+#include <ATen/ops/argmax_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
@@ -1488,6 +1489,73 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   return self;
 }
 
+// oclopsReduceIndex(stream, ocl_glue::argmax_op(), self, ocl_glue::optional_dim(dim), keepdim, ocl_glue::no_tensor(), out)
+// from specs/opencl/reductions.yaml:24
+static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::argmax_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg3 = ocl_glue::optional_dim(dim);
+  const auto computed_arg5 = ocl_glue::no_tensor();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// argmax: specs/opencl/reductions.yaml:24
+static const torch_fl::KernelInfo kOp_argmax{
+    "argmax", "specs/opencl/reductions.yaml:24",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_argmax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::argmax(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_argmax(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// argmax.out: specs/opencl/reductions.yaml:24
+// out variant derived from argmax
+static const torch_fl::KernelInfo kOp_argmax_out{
+    "argmax.out", "specs/opencl/reductions.yaml:24",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_argmax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::argmax_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_argmax(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1537,4 +1605,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_or.Scalar", TORCH_FN(wrap_bitwise_or_Scalar));
   m.impl("bitwise_or.Scalar_out", TORCH_FN(wrap_bitwise_or_Scalar_out));
   m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
+  m.impl("argmax", TORCH_FN(wrap_argmax));
+  m.impl("argmax.out", TORCH_FN(wrap_argmax_out));
 }

@@ -16,6 +16,10 @@
 #include <ATen/ops/softplus_meta_dispatch.h>
 #include <ATen/ops/hardsigmoid_backward_meta_dispatch.h>
 #include <ATen/ops/le_meta_dispatch.h>
+#include <ATen/ops/linalg_vector_norm_meta_dispatch.h>
+#include <ATen/ops/argmin_meta_dispatch.h>
+#include <ATen/ops/_log_softmax_meta_dispatch.h>
+#include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
@@ -1153,8 +1157,264 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
+// oclopsReduce(stream, ocl_glue::norm_op(), self, dim, keepdim, ord, out)
+// from specs/opencl/reductions.yaml:10
+static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Scalar & ord, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::norm_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto ord_arg = ocl_glue::scalar(ord);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, ord_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// linalg_vector_norm: specs/opencl/reductions.yaml:10
+static const torch_fl::KernelInfo kOp_linalg_vector_norm{
+    "linalg_vector_norm", "specs/opencl/reductions.yaml:10",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_linalg_vector_norm);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm)>(op, torch_fl::FallbackReason::kGuard, self, ord, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::linalg_vector_norm(op.meta(self), ord, dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_linalg_vector_norm(op, *self_on_device, dim, keepdim, ord, out);
+  return out;
+}
+
+// linalg_vector_norm.out: specs/opencl/reductions.yaml:10
+// out variant derived from linalg_vector_norm
+static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
+    "linalg_vector_norm.out", "specs/opencl/reductions.yaml:10",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_linalg_vector_norm_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm_out)>(op, torch_fl::FallbackReason::kDtype, self, ord, dim, keepdim, dtype, out);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(linalg_vector_norm_out)>(op, torch_fl::FallbackReason::kGuard, self, ord, dim, keepdim, dtype, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::linalg_vector_norm_outf(op.meta(self), ord, dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_linalg_vector_norm(op, *self_on_device, dim, keepdim, ord, out);
+  return out;
+}
+
+// oclopsReduceIndex(stream, ocl_glue::argmin_op(), self, ocl_glue::optional_dim(dim), keepdim, ocl_glue::no_tensor(), out)
+// from specs/opencl/reductions.yaml:25
+static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::argmin_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg3 = ocl_glue::optional_dim(dim);
+  const auto computed_arg5 = ocl_glue::no_tensor();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduceIndex");
+  const oclopsStatus_t status = oclopsReduceIndex(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// argmin: specs/opencl/reductions.yaml:25
+static const torch_fl::KernelInfo kOp_argmin{
+    "argmin", "specs/opencl/reductions.yaml:25",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_argmin);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::argmin(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmin)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_argmin(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// argmin.out: specs/opencl/reductions.yaml:25
+// out variant derived from argmin
+static const torch_fl::KernelInfo kOp_argmin_out{
+    "argmin.out", "specs/opencl/reductions.yaml:25",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_argmin_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(argmin_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::argmin_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_argmin(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// oclopsSoftmax(stream, ocl_glue::log_softmax_mode(), self, dim, out)
+// from specs/opencl/reductions.yaml:29
+static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::log_softmax_mode();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsSoftmax");
+  const oclopsStatus_t status = oclopsSoftmax(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// _log_softmax: specs/opencl/reductions.yaml:29
+static const torch_fl::KernelInfo kOp__log_softmax{
+    "_log_softmax", "specs/opencl/reductions.yaml:29",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  torch_fl::OpContext op(kOp__log_softmax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  if (half_to_float) {  // when: not half_to_float
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float);
+  }
+  const auto expected = at::meta::_log_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__log_softmax(op, *self_on_device, dim, out);
+  return out;
+}
+
+// _log_softmax.out: specs/opencl/reductions.yaml:29
+// out variant derived from _log_softmax
+static const torch_fl::KernelInfo kOp__log_softmax_out{
+    "_log_softmax.out", "specs/opencl/reductions.yaml:29",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  torch_fl::OpContext op(kOp__log_softmax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
+  }
+  if (half_to_float) {  // when: not half_to_float
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_out)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::_log_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
+  op.resize_output(out, out_meta);
+  launch__log_softmax(op, *self_on_device, dim, out);
+  return out;
+}
+
+// oclopsSoftmaxBackward(stream, ocl_glue::log_softmax_mode(), grad_output, output, dim, out)
+// from specs/opencl/reductions.yaml:34
+static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::log_softmax_mode();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto output_arg = ocl_glue::describe(output);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsSoftmaxBackward");
+  const oclopsStatus_t status = oclopsSoftmaxBackward(stream_arg, computed_arg1, &grad_output_arg, &output_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// _log_softmax_backward_data: specs/opencl/reductions.yaml:34
+static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
+    "_log_softmax_backward_data", "specs/opencl/reductions.yaml:34",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, at::ScalarType input_dtype) {
+  torch_fl::OpContext op(kOp__log_softmax_backward_data);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(output, "output", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  if (grad_output.scalar_type() != input_dtype) {  // when: grad_output.scalar_type() == input_dtype
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kGuard, grad_output, output, dim, input_dtype);
+  }
+  const auto expected = at::meta::_log_softmax_backward_data(op.meta(grad_output), op.meta(output), dim, input_dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_log_softmax_backward_data)>(op, torch_fl::FallbackReason::kDtype, grad_output, output, dim, input_dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> output_on_device = op.on_device(output);
+  const at::Tensor out = op.allocate(expected);
+  launch__log_softmax_backward_data(op, *grad_output_on_device, *output_on_device, dim, out);
+  return out;
+}
+
 // oclopsFill(stream, self, value)
-// from specs/opencl.yaml:43
+// from specs/opencl.yaml:44
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1167,9 +1427,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/opencl.yaml:43
+// fill_.Scalar: specs/opencl.yaml:44
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/opencl.yaml:43",
+    "fill_.Scalar", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1225,5 +1485,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_and", TORCH_FN(wrap_logical_and));
   m.impl("logical_and.out", TORCH_FN(wrap_logical_and_out));
   m.impl("logical_and_", TORCH_FN(wrap_logical_and_));
+  m.impl("linalg_vector_norm", TORCH_FN(wrap_linalg_vector_norm));
+  m.impl("linalg_vector_norm.out", TORCH_FN(wrap_linalg_vector_norm_out));
+  m.impl("argmin", TORCH_FN(wrap_argmin));
+  m.impl("argmin.out", TORCH_FN(wrap_argmin_out));
+  m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
+  m.impl("_log_softmax.out", TORCH_FN(wrap__log_softmax_out));
+  m.impl("_log_softmax_backward_data", TORCH_FN(wrap__log_softmax_backward_data));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
 }

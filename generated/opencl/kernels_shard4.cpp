@@ -647,7 +647,7 @@ at::Tensor & wrap_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::sub_op(), self, other, alpha, out)
-// from specs/opencl.yaml:38
+// from specs/opencl.yaml:39
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sub_op();
@@ -664,7 +664,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::sub_op(), self, other, alpha, out)
-// from specs/opencl.yaml:32
+// from specs/opencl.yaml:33
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sub_op();
@@ -680,9 +680,9 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/opencl.yaml:32
+// sub.Tensor: specs/opencl.yaml:33
 static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/opencl.yaml:32",
+    "sub.Tensor", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -709,10 +709,10 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/opencl.yaml:32
+// sub.out: specs/opencl.yaml:33
 // out variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/opencl.yaml:32",
+    "sub.out", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -741,10 +741,10 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// sub_.Tensor: specs/opencl.yaml:32
+// sub_.Tensor: specs/opencl.yaml:33
 // inplace variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/opencl.yaml:32",
+    "sub_.Tensor", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -769,9 +769,9 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   return self;
 }
 
-// sub.Scalar: specs/opencl.yaml:38
+// sub.Scalar: specs/opencl.yaml:39
 static const torch_fl::KernelInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/opencl.yaml:38",
+    "sub.Scalar", "specs/opencl.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -793,10 +793,10 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/opencl.yaml:38
+// sub_.Scalar: specs/opencl.yaml:39
 // inplace variant derived from sub.Scalar
 static const torch_fl::KernelInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/opencl.yaml:38",
+    "sub_.Scalar", "specs/opencl.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -1153,6 +1153,47 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   return out;
 }
 
+// oclopsReduce(stream, ocl_glue::var_op(), self, dim, keepdim, ocl_glue::correction(correction), out)
+// from specs/opencl/reductions.yaml:12
+static void launch_var_correction(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const ::std::optional<at::Scalar> & correction, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::var_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto correction_arg5 = ocl_glue::correction(correction);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, correction_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// var.correction: specs/opencl/reductions.yaml:12
+static const torch_fl::KernelInfo kOp_var_correction{
+    "var.correction", "specs/opencl/reductions.yaml:12",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_var_correction(const at::Tensor & self, at::OptionalIntArrayRef dim, const ::std::optional<at::Scalar> & correction, bool keepdim) {
+  torch_fl::OpContext op(kOp_var_correction);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(var_correction)>(op, torch_fl::FallbackReason::kDtype, self, dim, correction, keepdim);
+  }
+  const auto expected = ocl_glue::moment_result(self, dim, correction, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(var_correction)>(op, torch_fl::FallbackReason::kDtype, self, dim, correction, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_var_correction(op, *self_on_device, dim, keepdim, correction, out);
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1192,6 +1233,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_or_", TORCH_FN(wrap_logical_or_));
   m.impl("where.self", TORCH_FN(wrap_where_self));
   m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
+  m.impl("var.correction", TORCH_FN(wrap_var_correction));
   // convolution_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
   m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
   // convolution_backward_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op

@@ -18,6 +18,8 @@
 #include <ATen/ops/leaky_relu_backward_meta_dispatch.h>
 #include <ATen/ops/eq_meta_dispatch.h>
 #include <ATen/ops/bitwise_xor_meta_dispatch.h>
+#include <ATen/ops/prod_meta_dispatch.h>
+#include <ATen/ops/_softmax_meta_dispatch.h>
 #include <ATen/ops/add_meta_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
 #include "ocl_ops.h"
@@ -1239,8 +1241,152 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
   return self;
 }
 
+// oclopsReduce(stream, ocl_glue::prod_op(), self, ocl_glue::one_dim(dim), keepdim, ocl_glue::one(), out)
+// from specs/opencl/reductions.yaml:7
+static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::prod_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg3 = ocl_glue::one_dim(dim);
+  const auto computed_arg5 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// prod.dim_int: specs/opencl/reductions.yaml:7
+static const torch_fl::KernelInfo kOp_prod_dim_int{
+    "prod.dim_int", "specs/opencl/reductions.yaml:7",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_prod_dim_int);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod_dim_int)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod_dim_int)>(op, torch_fl::FallbackReason::kGuard, self, dim, keepdim, dtype);
+  }
+  const auto expected = at::meta::prod(op.meta(self), dim, keepdim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod_dim_int)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_prod_dim_int(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// prod.int_out: specs/opencl/reductions.yaml:7
+// out variant derived from prod.dim_int
+static const torch_fl::KernelInfo kOp_prod_int_out{
+    "prod.int_out", "specs/opencl/reductions.yaml:7",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_prod_int_out(const at::Tensor & self, int64_t dim, bool keepdim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_prod_int_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod_int_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, dtype, out);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod_int_out)>(op, torch_fl::FallbackReason::kGuard, self, dim, keepdim, dtype, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::prod_outf(op.meta(self), dim, keepdim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_prod_dim_int(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// oclopsSoftmax(stream, ocl_glue::softmax_mode(), self, dim, out)
+// from specs/opencl/reductions.yaml:28
+static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::softmax_mode();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsSoftmax");
+  const oclopsStatus_t status = oclopsSoftmax(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// _softmax: specs/opencl/reductions.yaml:28
+static const torch_fl::KernelInfo kOp__softmax{
+    "_softmax", "specs/opencl/reductions.yaml:28",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_float) {
+  torch_fl::OpContext op(kOp__softmax);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  if (half_to_float) {  // when: not half_to_float
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float);
+  }
+  const auto expected = at::meta::_softmax(op.meta(self), dim, half_to_float);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch__softmax(op, *self_on_device, dim, out);
+  return out;
+}
+
+// _softmax.out: specs/opencl/reductions.yaml:28
+// out variant derived from _softmax
+static const torch_fl::KernelInfo kOp__softmax_out{
+    "_softmax.out", "specs/opencl/reductions.yaml:28",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_to_float, at::Tensor & out) {
+  torch_fl::OpContext op(kOp__softmax_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, half_to_float, out);
+  }
+  if (half_to_float) {  // when: not half_to_float
+    return torch_fl::fallback_to_cpu<ATEN_OP(_softmax_out)>(op, torch_fl::FallbackReason::kGuard, self, dim, half_to_float, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::_softmax_outf(op.meta(self), dim, half_to_float, out_meta);
+  op.resize_output(out, out_meta);
+  launch__softmax(op, *self_on_device, dim, out);
+  return out;
+}
+
 // oclopsBinaryScalar(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:37
+// from specs/opencl.yaml:38
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -1257,7 +1403,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:31
+// from specs/opencl.yaml:32
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -1273,9 +1419,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/opencl.yaml:31
+// add.Tensor: specs/opencl.yaml:32
 static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/opencl.yaml:31",
+    "add.Tensor", "specs/opencl.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1302,10 +1448,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/opencl.yaml:31
+// add.out: specs/opencl.yaml:32
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/opencl.yaml:31",
+    "add.out", "specs/opencl.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1334,10 +1480,10 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/opencl.yaml:31
+// add_.Tensor: specs/opencl.yaml:32
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/opencl.yaml:31",
+    "add_.Tensor", "specs/opencl.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1362,9 +1508,9 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   return self;
 }
 
-// add.Scalar: specs/opencl.yaml:37
+// add.Scalar: specs/opencl.yaml:38
 static const torch_fl::KernelInfo kOp_add_Scalar{
-    "add.Scalar", "specs/opencl.yaml:37",
+    "add.Scalar", "specs/opencl.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1386,10 +1532,10 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/opencl.yaml:37
+// add_.Scalar: specs/opencl.yaml:38
 // inplace variant derived from add.Scalar
 static const torch_fl::KernelInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/opencl.yaml:37",
+    "add_.Scalar", "specs/opencl.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1409,7 +1555,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // oclopsGemm(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/opencl.yaml:54
+// from specs/opencl.yaml:55
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto mat1_arg = ocl_glue::describe(mat1);
@@ -1426,9 +1572,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/opencl.yaml:54
+// addmm: specs/opencl.yaml:55
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/opencl.yaml:54",
+    "addmm", "specs/opencl.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1498,6 +1644,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_xor.Scalar", TORCH_FN(wrap_bitwise_xor_Scalar));
   m.impl("bitwise_xor.Scalar_out", TORCH_FN(wrap_bitwise_xor_Scalar_out));
   m.impl("bitwise_xor_.Scalar", TORCH_FN(wrap_bitwise_xor__Scalar));
+  m.impl("prod.dim_int", TORCH_FN(wrap_prod_dim_int));
+  m.impl("prod.int_out", TORCH_FN(wrap_prod_int_out));
+  m.impl("_softmax", TORCH_FN(wrap__softmax));
+  m.impl("_softmax.out", TORCH_FN(wrap__softmax_out));
   m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
   m.impl("add.out", TORCH_FN(wrap_add_out));
   m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));

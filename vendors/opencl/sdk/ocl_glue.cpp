@@ -72,6 +72,19 @@ oclopsDims_t dims(at::OptionalIntArrayRef values) {
   return result;
 }
 
+oclopsDims_t one_dim(int64_t dim) {
+  oclopsDims_t result{};
+  result.count = 1;
+  result.dims[0] = dim;
+  return result;
+}
+
+oclopsDims_t optional_dim(std::optional<int64_t> dim) { return dim.has_value() ? one_dim(*dim) : oclopsDims_t{}; }
+
+oclopsScalar_t correction(const std::optional<at::Scalar>& value) {
+  return value.has_value() ? scalar(*value) : oclopsScalar_t{1.0, 1, false};
+}
+
 oclopsScalar_t scalar(const at::Scalar& value) {
   TORCH_CHECK(!value.isComplex(), "[opencl] complex scalars are not supported");
   if (value.isIntegral(/*includeBool=*/true)) return oclopsScalar_t{value.toDouble(), value.toLong(), false};
@@ -130,6 +143,13 @@ at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const 
 oclopsRandState_t rand_state(const std::optional<at::Generator>& generator) {
   const torch_fl::RngState state = torch_fl::next_rng_state(generator);
   return oclopsRandState_t{state.seed, state.offset};
+}
+
+at::Tensor moment_result(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>&,
+                         bool keepdim) {
+  // The shape rule of a sum over the same dims (its meta kernel), in self's dtype.
+  const at::Tensor meta = at::empty(self.sizes(), self.options().device(c10::kMeta));
+  return at::sum(meta, dim, keepdim, self.scalar_type());
 }
 
 at::Tensor matrix_operand(const at::Tensor& tensor) {

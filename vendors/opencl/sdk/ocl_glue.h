@@ -143,6 +143,24 @@ inline oclopsTernaryOp_t where_op() { return OCLOPS_WHERE; }
 inline oclopsTernaryOp_t addcmul_op() { return OCLOPS_ADDCMUL; }
 inline oclopsTernaryOp_t addcdiv_op() { return OCLOPS_ADDCDIV; }
 inline oclopsTernaryOp_t lerp_tensor_op() { return OCLOPS_LERP_TENSOR; }
+inline oclopsReduceOp_t sum_op() { return OCLOPS_REDUCE_SUM; }
+inline oclopsReduceOp_t prod_op() { return OCLOPS_REDUCE_PROD; }
+inline oclopsReduceOp_t mean_op() { return OCLOPS_REDUCE_MEAN; }
+inline oclopsReduceOp_t amax_op() { return OCLOPS_REDUCE_AMAX; }
+inline oclopsReduceOp_t amin_op() { return OCLOPS_REDUCE_AMIN; }
+inline oclopsReduceOp_t norm_op() { return OCLOPS_REDUCE_NORM; }
+inline oclopsReduceOp_t var_op() { return OCLOPS_REDUCE_VAR; }
+inline oclopsReduceOp_t std_op() { return OCLOPS_REDUCE_STD; }
+inline oclopsArgOp_t argmax_op() { return OCLOPS_ARGMAX; }
+inline oclopsArgOp_t argmin_op() { return OCLOPS_ARGMIN; }
+inline oclopsSoftmaxMode_t softmax_mode() { return OCLOPS_SOFTMAX; }
+inline oclopsSoftmaxMode_t log_softmax_mode() { return OCLOPS_LOG_SOFTMAX; }
+// One reduction dim; an optional one (absent: every dim).
+oclopsDims_t one_dim(int64_t dim);
+oclopsDims_t optional_dim(std::optional<int64_t> dim);
+// var's and std's correction (absent: 1, Bessel's).
+oclopsScalar_t correction(const std::optional<at::Scalar>& value);
+
 // gelu's `approximate` ("none" or "tanh") and div's `rounding_mode` choose the op.
 oclopsUnaryOp_t gelu_op(c10::string_view approximate);
 oclopsBinaryOp_t gelu_backward_op(c10::string_view approximate);
@@ -162,6 +180,9 @@ inline const oclopsTensor_t* no_tensor() { return nullptr; }  // an absent optio
 // laid out as TensorIterator lays out its output (the inputs' order of strides).
 at::Tensor bool_result(const at::Tensor& self);
 at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
+// var's and std's result: self's dtype, without (or with 1 for) the reduced dims.
+at::Tensor moment_result(const at::Tensor& self, at::OptionalIntArrayRef dim,
+                         const std::optional<at::Scalar>& correction, bool keepdim);
 
 // The Torch-FL driver stream is the OpenCL driver's stream (see torch_fl_driver.cpp).
 inline oclopsStream_t stream_of(tflStream stream) { return reinterpret_cast<oclopsStream_t>(stream); }

@@ -67,10 +67,6 @@ const char* oclopsGetErrorString(oclopsStatus_t status);
 /* The OpenCL, build-log or CLBlast detail of this thread's last failure. */
 const char* oclopsGetLastErrorDetail(void);
 
-/* out = the sum of a over dims (negative dims count from the end); out has a's
- * shape without them, or with them as 1 when keepdim. */
-oclopsStatus_t oclopsReduceSum(oclopsStream_t stream, const oclopsTensor_t* a, oclopsDims_t dims, bool keepdim,
-                               const oclopsTensor_t* out);
 /* out = beta * c + alpha * (a @ b) by CLBlast on the stream's queue; a (m x k) and
  * b (k x n) row-major or transposed (a unit stride in one dim), c broadcast to
  * out (m x n, row-major) or absent; beta == 0 never reads c. */
@@ -155,5 +151,6 @@ bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
 
 /* The ops by kind (each header uses the types above). */
 #include "ocl_ops_elementwise.h"
+#include "ocl_ops_reduce.h"
 
 #endif /* OCL_OPS_H_ */

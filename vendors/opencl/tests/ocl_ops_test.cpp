@@ -145,5 +145,35 @@ TEST_F(OclOpsTest, TernaryBroadcastsItsThirdOperandAndWhereSelects) {
   EXPECT_EQ(download(out, 6), (std::vector<float>{1, 10, 3, 4, 100, 6}));
 }
 
+TEST_F(OclOpsTest, MaxOfEachRowTakesTheFirstNaNAndItsIndex) {
+  const oclopsTensor_t a = upload({1, 2, 5, 5, 3, NAN, NAN}, {2, 3}, {3, 1}, /*offset=*/1);  // rows [2 5 5], [3 nan nan]
+  const oclopsTensor_t values = upload(std::vector<float>(2, 0), {2}, {1});
+  const oclopsTensor_t indices_as_float = upload(std::vector<float>(4, 0), {2}, {1});  // room for two int64
+  oclopsTensor_t indices = indices_as_float;
+  indices.dtype = ElementType::kI64;
+  oclopsDims_t dims{1, {1}};
+  ASSERT_EQ(oclopsReduceIndex(stream_.get(), OCLOPS_ARGMAX, &a, dims, false, &values, &indices), OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  const std::vector<float> max = download(values, 2);
+  EXPECT_EQ(max[0], 5);
+  EXPECT_TRUE(std::isnan(max[1]));
+  std::vector<int64_t> where(2);
+  ASSERT_EQ(read(*stream_, where.data(), buffers_[indices.buffer], sizeof(int64_t) * 2), kSuccess);
+  ASSERT_EQ(stream_->synchronize(), kSuccess);
+  EXPECT_EQ(where, (std::vector<int64_t>{1, 1}));
+}
+
+TEST_F(OclOpsTest, SoftmaxAlongAStridedDimSumsToOne) {
+  const oclopsTensor_t a = upload({0, 1, 2, 3, 4, 5}, {3, 2}, {1, 3});  // a transposed (2, 3)
+  const oclopsTensor_t out = upload(std::vector<float>(6, 0), {3, 2}, {2, 1});
+  ASSERT_EQ(oclopsSoftmax(stream_.get(), OCLOPS_SOFTMAX, &a, 0, &out), OCLOPS_SUCCESS) << oclopsGetLastErrorDetail();
+  const std::vector<float> p = download(out, 6);
+  const float z = 1 + std::exp(1.0f) + std::exp(2.0f);
+  for (int row = 0; row < 3; ++row) {
+    EXPECT_NEAR(p[static_cast<size_t>(row * 2)], std::exp(static_cast<float>(row)) / z, 1e-6);
+    EXPECT_NEAR(p[static_cast<size_t>(row * 2 + 1)], std::exp(static_cast<float>(row)) / z, 1e-6);
+  }
+}
+
 }  // namespace
 }  // namespace torch_fl::ocl
