@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "a4a3c5950986f6f4f38b937da486634a29161f3905d248722d5aa3cac8b6fe35", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "fad6016b949028aea7650010b4b1f70f9a1d92336da749df21733e6709603a29", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

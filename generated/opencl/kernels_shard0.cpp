@@ -24,6 +24,8 @@
 #include <ATen/ops/mean_meta_dispatch.h>
 #include <ATen/ops/amin_meta_dispatch.h>
 #include <ATen/ops/min_meta_dispatch.h>
+#include <ATen/ops/cat_meta_dispatch.h>
+#include <ATen/ops/arange_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -1754,8 +1756,107 @@ static const torch_fl::KernelInfo kOp_min_dim{
   return std::make_tuple(values, indices);
 }
 
+// oclopsCat(stream, tensors, dim, out)
+// from specs/opencl/data.yaml:5
+static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto tensors_arg = ocl_glue::describe_list(tensors);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsCat");
+  const oclopsStatus_t status = oclopsCat(stream_arg, tensors_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// cat: specs/opencl/data.yaml:5
+static const torch_fl::KernelInfo kOp_cat{
+    "cat", "specs/opencl/data.yaml:5",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
+  torch_fl::OpContext op(kOp_cat);
+  op.check_input_list(tensors, "tensors");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(tensors, "tensors"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
+  }
+  const auto expected = at::meta::cat(op.meta(tensors), dim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat)>(op, torch_fl::FallbackReason::kDtype, tensors, dim);
+  }
+  const at::Tensor out = op.allocate(expected);
+  launch_cat(op, tensors, dim, out);
+  return out;
+}
+
+// cat.out: specs/opencl/data.yaml:5
+// out variant derived from cat
+static const torch_fl::KernelInfo kOp_cat_out{
+    "cat.out", "specs/opencl/data.yaml:5",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cat_out(const at::ITensorListRef & tensors, int64_t dim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cat_out);
+  op.check_input_list(tensors, "tensors");
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, tensors);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(tensors, "tensors") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cat_out)>(op, torch_fl::FallbackReason::kDtype, tensors, dim, out);
+  }
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cat_outf(op.meta(tensors), dim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_cat(op, tensors, dim, out);
+  return out;
+}
+
+// oclopsArange(stream, start, step, out)
+// from specs/opencl/data.yaml:6
+static void launch_arange_start_out(const torch_fl::OpContext& op, const at::Scalar & start, const at::Scalar & step, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto start_arg = ocl_glue::scalar(start);
+  const auto step_arg = ocl_glue::scalar(step);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsArange");
+  const oclopsStatus_t status = oclopsArange(stream_arg, start_arg, step_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// arange.start_out: specs/opencl/data.yaml:6
+static const torch_fl::KernelInfo kOp_arange_start_out{
+    "arange.start_out", "specs/opencl/data.yaml:6",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & end, const at::Scalar & step, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_arange_start_out);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(arange_start_out)>(op, torch_fl::FallbackReason::kDtype, start, end, step, out);
+  }
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::arange_outf(start, end, step, out_meta);
+  op.resize_output(out, out_meta);
+  launch_arange_start_out(op, start, step, out);
+  return out;
+}
+
 // oclopsUnary(stream, ocl_glue::relu_op(), self, out)
-// from specs/opencl.yaml:42
+// from specs/opencl.yaml:43
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::relu_op();
@@ -1769,9 +1870,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/opencl.yaml:42
+// relu: specs/opencl.yaml:43
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/opencl.yaml:42",
+    "relu", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1789,10 +1890,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/opencl.yaml:42
+// relu_: specs/opencl.yaml:43
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/opencl.yaml:42",
+    "relu_", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1810,7 +1911,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // oclopsGemm(stream, self, mat2, ocl_glue::no_tensor(), ocl_glue::zero(), ocl_glue::one(), out)
-// from specs/opencl.yaml:52
+// from specs/opencl.yaml:53
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1827,9 +1928,9 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/opencl.yaml:52
+// mm: specs/opencl.yaml:53
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/opencl.yaml:52",
+    "mm", "specs/opencl.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1910,6 +2011,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
   m.impl("std.correction", TORCH_FN(wrap_std_correction));
   m.impl("min.dim", TORCH_FN(wrap_min_dim));
+  m.impl("cat", TORCH_FN(wrap_cat));
+  m.impl("cat.out", TORCH_FN(wrap_cat_out));
+  m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));
   m.impl("relu", TORCH_FN(wrap_relu));
   m.impl("relu_", TORCH_FN(wrap_relu_));
   m.impl("mm", TORCH_FN(wrap_mm));

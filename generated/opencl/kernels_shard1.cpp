@@ -1454,8 +1454,49 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
   return out;
 }
 
+// oclopsIndexSelect(stream, self, dim, index, out)
+// from specs/opencl/data.yaml:8
+static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto index_arg = ocl_glue::describe(index);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsIndexSelect");
+  const oclopsStatus_t status = oclopsIndexSelect(stream_arg, &self_arg, dim, &index_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// index_select: specs/opencl/data.yaml:8
+static const torch_fl::KernelInfo kOp_index_select{
+    "index_select", "specs/opencl/data.yaml:8",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Tensor & index) {
+  torch_fl::OpContext op(kOp_index_select);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
+  }
+  const auto expected = torch_fl::output_rules::index_select(self, dim, index);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(index_select)>(op, torch_fl::FallbackReason::kDtype, self, dim, index);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor out = op.allocate(expected);
+  launch_index_select(op, *self_on_device, dim, *index_on_device, out);
+  return out;
+}
+
 // oclopsBinaryScalar(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:40
+// from specs/opencl.yaml:41
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -1472,7 +1513,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:34
+// from specs/opencl.yaml:35
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -1488,9 +1529,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/opencl.yaml:34
+// mul.Tensor: specs/opencl.yaml:35
 static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/opencl.yaml:34",
+    "mul.Tensor", "specs/opencl.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1517,10 +1558,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/opencl.yaml:34
+// mul.out: specs/opencl.yaml:35
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/opencl.yaml:34",
+    "mul.out", "specs/opencl.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1549,10 +1590,10 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/opencl.yaml:34
+// mul_.Tensor: specs/opencl.yaml:35
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/opencl.yaml:34",
+    "mul_.Tensor", "specs/opencl.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1578,7 +1619,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:41
+// from specs/opencl.yaml:42
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::div_op();
@@ -1595,7 +1636,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:36
+// from specs/opencl.yaml:37
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::div_op();
@@ -1611,9 +1652,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/opencl.yaml:36
+// div.Tensor: specs/opencl.yaml:37
 static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/opencl.yaml:36",
+    "div.Tensor", "specs/opencl.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1640,10 +1681,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/opencl.yaml:36
+// div.out: specs/opencl.yaml:37
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/opencl.yaml:36",
+    "div.out", "specs/opencl.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1672,10 +1713,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/opencl.yaml:36
+// div_.Tensor: specs/opencl.yaml:37
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/opencl.yaml:36",
+    "div_.Tensor", "specs/opencl.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1700,9 +1741,9 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// mul.Scalar: specs/opencl.yaml:40
+// mul.Scalar: specs/opencl.yaml:41
 static const torch_fl::KernelInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/opencl.yaml:40",
+    "mul.Scalar", "specs/opencl.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1724,10 +1765,10 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/opencl.yaml:40
+// mul_.Scalar: specs/opencl.yaml:41
 // inplace variant derived from mul.Scalar
 static const torch_fl::KernelInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/opencl.yaml:40",
+    "mul_.Scalar", "specs/opencl.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1746,9 +1787,9 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   return self;
 }
 
-// div.Scalar: specs/opencl.yaml:41
+// div.Scalar: specs/opencl.yaml:42
 static const torch_fl::KernelInfo kOp_div_Scalar{
-    "div.Scalar", "specs/opencl.yaml:41",
+    "div.Scalar", "specs/opencl.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1770,10 +1811,10 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/opencl.yaml:41
+// div_.Scalar: specs/opencl.yaml:42
 // inplace variant derived from div.Scalar
 static const torch_fl::KernelInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/opencl.yaml:41",
+    "div_.Scalar", "specs/opencl.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1793,7 +1834,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsUnary(stream, ocl_glue::neg_op(), self, out)
-// from specs/opencl.yaml:43
+// from specs/opencl.yaml:44
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::neg_op();
@@ -1807,9 +1848,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/opencl.yaml:43
+// neg: specs/opencl.yaml:44
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/opencl.yaml:43",
+    "neg", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1831,10 +1872,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/opencl.yaml:43
+// neg.out: specs/opencl.yaml:44
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/opencl.yaml:43",
+    "neg.out", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1857,10 +1898,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/opencl.yaml:43
+// neg_: specs/opencl.yaml:44
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/opencl.yaml:43",
+    "neg_", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1880,7 +1921,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // oclopsFill(stream, self, ocl_glue::zero())
-// from specs/opencl.yaml:45
+// from specs/opencl.yaml:46
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1893,9 +1934,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/opencl.yaml:45
+// zero_: specs/opencl.yaml:46
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/opencl.yaml:45",
+    "zero_", "specs/opencl.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1957,6 +1998,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amax.out", TORCH_FN(wrap_amax_out));
   m.impl("max.dim", TORCH_FN(wrap_max_dim));
   m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
+  m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
   m.impl("mul.out", TORCH_FN(wrap_mul_out));
   m.impl("mul_.Tensor", TORCH_FN(wrap_mul__Tensor));

@@ -1414,7 +1414,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // oclopsFill(stream, self, value)
-// from specs/opencl.yaml:44
+// from specs/opencl.yaml:45
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1427,9 +1427,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/opencl.yaml:44
+// fill_.Scalar: specs/opencl.yaml:45
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/opencl.yaml:44",
+    "fill_.Scalar", "specs/opencl.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

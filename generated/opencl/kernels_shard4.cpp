@@ -646,8 +646,51 @@ at::Tensor & wrap_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const 
   return self;
 }
 
+// oclopsEmbeddingBackward(stream, grad_output, indices, padding_idx, scale_grad_by_freq, out)
+// from specs/opencl/data.yaml:12
+static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto indices_arg = ocl_glue::describe(indices);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsEmbeddingBackward");
+  const oclopsStatus_t status = oclopsEmbeddingBackward(stream_arg, &grad_output_arg, &indices_arg, padding_idx, scale_grad_by_freq, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// embedding_dense_backward: specs/opencl/data.yaml:12
+static const torch_fl::KernelInfo kOp_embedding_dense_backward{
+    "embedding_dense_backward", "specs/opencl/data.yaml:12",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const at::Tensor & indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq) {
+  torch_fl::OpContext op(kOp_embedding_dense_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(indices, "indices", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.index_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  const auto expected = torch_fl::output_rules::embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(embedding_dense_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> indices_on_device = op.on_device(indices);
+  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor indices_laid = op.with_layout(*indices_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out = op.allocate(expected);
+  launch_embedding_dense_backward(op, grad_output_laid, indices_laid, padding_idx, scale_grad_by_freq, out);
+  return out;
+}
+
 // oclopsBinaryScalar(stream, ocl_glue::sub_op(), self, other, alpha, out)
-// from specs/opencl.yaml:39
+// from specs/opencl.yaml:40
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sub_op();
@@ -664,7 +707,7 @@ static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::sub_op(), self, other, alpha, out)
-// from specs/opencl.yaml:33
+// from specs/opencl.yaml:34
 static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sub_op();
@@ -680,9 +723,9 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// sub.Tensor: specs/opencl.yaml:33
+// sub.Tensor: specs/opencl.yaml:34
 static const torch_fl::KernelInfo kOp_sub_Tensor{
-    "sub.Tensor", "specs/opencl.yaml:33",
+    "sub.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -709,10 +752,10 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// sub.out: specs/opencl.yaml:33
+// sub.out: specs/opencl.yaml:34
 // out variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub_out{
-    "sub.out", "specs/opencl.yaml:33",
+    "sub.out", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -741,10 +784,10 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// sub_.Tensor: specs/opencl.yaml:33
+// sub_.Tensor: specs/opencl.yaml:34
 // inplace variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub__Tensor{
-    "sub_.Tensor", "specs/opencl.yaml:33",
+    "sub_.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -769,9 +812,9 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   return self;
 }
 
-// sub.Scalar: specs/opencl.yaml:39
+// sub.Scalar: specs/opencl.yaml:40
 static const torch_fl::KernelInfo kOp_sub_Scalar{
-    "sub.Scalar", "specs/opencl.yaml:39",
+    "sub.Scalar", "specs/opencl.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -793,10 +836,10 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// sub_.Scalar: specs/opencl.yaml:39
+// sub_.Scalar: specs/opencl.yaml:40
 // inplace variant derived from sub.Scalar
 static const torch_fl::KernelInfo kOp_sub__Scalar{
-    "sub_.Scalar", "specs/opencl.yaml:39",
+    "sub_.Scalar", "specs/opencl.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -837,6 +880,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lerp.Tensor", TORCH_FN(wrap_lerp_Tensor));
   m.impl("lerp.Tensor_out", TORCH_FN(wrap_lerp_Tensor_out));
   m.impl("lerp_.Tensor", TORCH_FN(wrap_lerp__Tensor));
+  m.impl("embedding_dense_backward", TORCH_FN(wrap_embedding_dense_backward));
   m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
   m.impl("sub.out", TORCH_FN(wrap_sub_out));
   m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));

@@ -1040,7 +1040,7 @@ at::Tensor wrap_rsub_Scalar(const at::Tensor & self, const at::Scalar & other, c
 }
 
 // oclopsReduceSum(stream, self, dim, keepdim, out)
-// from specs/opencl.yaml:48
+// from specs/opencl.yaml:49
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1054,9 +1054,9 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// sum.dim_IntList: specs/opencl.yaml:48
+// sum.dim_IntList: specs/opencl.yaml:49
 static const torch_fl::KernelInfo kOp_sum_dim_IntList{
-    "sum.dim_IntList", "specs/opencl.yaml:48",
+    "sum.dim_IntList", "specs/opencl.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1081,10 +1081,10 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
   return out;
 }
 
-// sum.IntList_out: specs/opencl.yaml:48
+// sum.IntList_out: specs/opencl.yaml:49
 // out variant derived from sum.dim_IntList
 static const torch_fl::KernelInfo kOp_sum_IntList_out{
-    "sum.IntList_out", "specs/opencl.yaml:48",
+    "sum.IntList_out", "specs/opencl.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -1386,7 +1386,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:38
+// from specs/opencl.yaml:39
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -1403,7 +1403,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:32
+// from specs/opencl.yaml:33
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -1419,9 +1419,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/opencl.yaml:32
+// add.Tensor: specs/opencl.yaml:33
 static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/opencl.yaml:32",
+    "add.Tensor", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1448,10 +1448,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/opencl.yaml:32
+// add.out: specs/opencl.yaml:33
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/opencl.yaml:32",
+    "add.out", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1480,10 +1480,10 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/opencl.yaml:32
+// add_.Tensor: specs/opencl.yaml:33
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/opencl.yaml:32",
+    "add_.Tensor", "specs/opencl.yaml:33",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1508,9 +1508,9 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   return self;
 }
 
-// add.Scalar: specs/opencl.yaml:38
+// add.Scalar: specs/opencl.yaml:39
 static const torch_fl::KernelInfo kOp_add_Scalar{
-    "add.Scalar", "specs/opencl.yaml:38",
+    "add.Scalar", "specs/opencl.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1532,10 +1532,10 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/opencl.yaml:38
+// add_.Scalar: specs/opencl.yaml:39
 // inplace variant derived from add.Scalar
 static const torch_fl::KernelInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/opencl.yaml:38",
+    "add_.Scalar", "specs/opencl.yaml:39",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1555,7 +1555,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // oclopsGemm(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/opencl.yaml:55
+// from specs/opencl.yaml:56
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto mat1_arg = ocl_glue::describe(mat1);
@@ -1572,9 +1572,9 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/opencl.yaml:55
+// addmm: specs/opencl.yaml:56
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/opencl.yaml:55",
+    "addmm", "specs/opencl.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

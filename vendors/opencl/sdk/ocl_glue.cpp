@@ -72,6 +72,8 @@ oclopsDims_t dims(at::OptionalIntArrayRef values) {
   return result;
 }
 
+TensorListDescriptor describe_list(const at::ITensorListRef& tensors) { return TensorListDescriptor(tensors); }
+
 oclopsDims_t one_dim(int64_t dim) {
   oclopsDims_t result{};
   result.count = 1;

@@ -9,6 +9,7 @@
 
 #include <optional>
 
+#include <torch_fl/descriptor_list.h>
 #include <torch_fl/driver_abi.h>
 
 #include "ocl_ops.h"
@@ -25,6 +26,8 @@ inline oclopsDims_t int_list(at::IntArrayRef values) { return dims(values); }
 // avg_pool's divisor_override: 0 when absent (ATen refuses 0 itself).
 inline int64_t divisor(std::optional<int64_t> value) { return value.value_or(0); }
 oclopsScalar_t scalar(const at::Scalar& value);
+using TensorListDescriptor = torch_fl::DescriptorList<oclopsTensor_t, oclopsTensorList_t, describe>;
+TensorListDescriptor describe_list(const at::ITensorListRef& tensors);
 
 // The random numbers of one call: a seed and offset reserved from the generator
 // given, or from the current device's default one.

@@ -152,5 +152,6 @@ bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
 /* The ops by kind (each header uses the types above). */
 #include "ocl_ops_elementwise.h"
 #include "ocl_ops_reduce.h"
+#include "ocl_ops_data.h"
 
 #endif /* OCL_OPS_H_ */

@@ -33,5 +33,6 @@ extern const char* const kRandomSource;
 extern const char* const kConvSource;
 extern const char* const kBatchNormSource;
 extern const char* const kPoolSource;
+extern const char* const kDataSource;
 
 }  // namespace torch_fl::ocl::ops

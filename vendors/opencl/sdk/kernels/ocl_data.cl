@@ -1,0 +1,47 @@
+// Data movement. The host prepends W, the element macros of OUT and A, TI (the
+// index type) and the kernel's name as a macro; only that kernel is compiled.
+#ifdef ARANGE
+__kernel void arange(long numel, long out_offset, long out_stride, __global TOUT* out, W start, W step) {
+  TFL_FOR_EACH(i, numel) STORE_OUT(out, out_offset + i * out_stride, start + (W)i * step);
+}
+#endif
+
+#ifdef INDEX_SELECT
+// g: operand 0 out, operand 1 a without dim (stride 0 there), operand 2 the index
+// (its stride along dim only).
+__kernel void index_select(Geometry g, __global TOUT* out, __global const TA* a, __global const TI* index,
+                           long a_stride, long a_size) {
+  long at[3];
+  TFL_FOR_EACH(i, g.numel) {
+    tfl_locate(&g, i, 3, at);
+    long k = (long)index[at[2]];
+    if (k < 0) k += a_size;
+    const W value = k >= 0 && k < a_size ? LOAD_A(a, at[1] + k * a_stride) : (W)0;
+    STORE_OUT(out, at[0], value);
+  }
+}
+#endif
+
+#ifdef EMBEDDING_BACKWARD
+// One work-item per element of out (row w, column d), summing in the order of n
+// as the CPU does.
+__kernel void embedding_backward(long rows, long columns, long n, __global TOUT* out, long out_offset,
+                                 __global const TA* grad, long grad_offset, __global const TI* indices,
+                                 long indices_offset, long padding_idx, int scale_by_freq) {
+  TFL_FOR_EACH(i, rows * columns) {
+    const long w = i / columns, d = i % columns;
+    W total = 0;
+    long count = 0;
+    if (w != padding_idx) {
+      for (long j = 0; j < n; ++j) {
+        if ((long)indices[indices_offset + j] == w) {
+          total += LOAD_A(grad, grad_offset + j * columns + d);
+          ++count;
+        }
+      }
+    }
+    if (scale_by_freq && count > 0) total /= (W)count;
+    STORE_OUT(out, out_offset + i, total);
+  }
+}
+#endif
