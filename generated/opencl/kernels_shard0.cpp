@@ -26,6 +26,7 @@
 #include <ATen/ops/min_meta_dispatch.h>
 #include <ATen/ops/cat_meta_dispatch.h>
 #include <ATen/ops/arange_meta_dispatch.h>
+#include <ATen/ops/nll_loss_forward_meta_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -1855,6 +1856,93 @@ at::Tensor & wrap_arange_start_out(const at::Scalar & start, const at::Scalar & 
   return out;
 }
 
+// oclopsNllLoss(stream, self, target, weight, reduction, ignore_index, output, total_weight)
+// from specs/opencl/nn.yaml:7
+static void launch_nll_loss_forward(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor& output, const at::Tensor& total_weight) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto target_arg = ocl_glue::describe(target);
+  const auto weight_arg = ocl_glue::describe_optional(weight);
+  const auto output_arg = ocl_glue::describe(output);
+  const auto total_weight_arg = ocl_glue::describe(total_weight);
+  torch_fl::ProfilerRange sdk_call("oclopsNllLoss");
+  const oclopsStatus_t status = oclopsNllLoss(stream_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &output_arg, &total_weight_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// nll_loss_forward: specs/opencl/nn.yaml:7
+static const torch_fl::KernelInfo kOp_nll_loss_forward{
+    "nll_loss_forward", "specs/opencl/nn.yaml:7",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_nll_loss_forward(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index) {
+  torch_fl::OpContext op(kOp_nll_loss_forward);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const auto expected = at::meta::nll_loss_forward(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "output") && op.result_dtype_is_native(std::get<1>(expected), "total_weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor self_laid = op.with_layout(*self_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor target_laid = op.with_layout(*target_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor output = op.allocate(std::get<0>(expected));
+  const at::Tensor total_weight = op.allocate(std::get<1>(expected));
+  launch_nll_loss_forward(op, self_laid, target_laid, weight, reduction, ignore_index, output, total_weight);
+  return std::make_tuple(output, total_weight);
+}
+
+// nll_loss_forward.output: specs/opencl/nn.yaml:7
+// out variant derived from nll_loss_forward
+static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
+    "nll_loss_forward.output", "specs/opencl/nn.yaml:7",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrap_nll_loss_forward_output(const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, at::Tensor & output, at::Tensor & total_weight) {
+  torch_fl::OpContext op(kOp_nll_loss_forward_output);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_output(output, "output", /*is_operand=*/false);
+  op.check_output(total_weight, "total_weight", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(output);
+  torch_fl::check_no_partial_overlap(output, self);
+  torch_fl::check_no_partial_overlap(output, target);
+  torch_fl::check_no_partial_overlap(output, weight);
+  torch_fl::check_no_internal_overlap(total_weight);
+  torch_fl::check_no_partial_overlap(total_weight, self);
+  torch_fl::check_no_partial_overlap(total_weight, target);
+  torch_fl::check_no_partial_overlap(total_weight, weight);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.index_dtype_is_native(target, "target") && op.result_dtype_is_native(output, "output") && op.result_dtype_is_native(total_weight, "total_weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_forward_output)>(op, torch_fl::FallbackReason::kDtype, self, target, weight, reduction, ignore_index, output, total_weight);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const at::Tensor self_laid = op.with_layout(*self_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor target_laid = op.with_layout(*target_on_device, torch_fl::MemoryLayout::kContiguous);
+  at::Tensor output_meta = op.meta_output(output);
+  at::Tensor total_weight_meta = op.meta_output(total_weight);
+  at::meta::nll_loss_forward_outf(op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, output_meta, total_weight_meta);
+  op.resize_output(output, output_meta);
+  op.resize_output(total_weight, total_weight_meta);
+  launch_nll_loss_forward(op, self_laid, target_laid, weight, reduction, ignore_index, output, total_weight);
+  return std::forward_as_tuple(output, total_weight);
+}
+
 // oclopsUnary(stream, ocl_glue::relu_op(), self, out)
 // from specs/opencl.yaml:43
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
@@ -2014,6 +2102,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cat", TORCH_FN(wrap_cat));
   m.impl("cat.out", TORCH_FN(wrap_cat_out));
   m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));
+  m.impl("nll_loss_forward", TORCH_FN(wrap_nll_loss_forward));
+  m.impl("nll_loss_forward.output", TORCH_FN(wrap_nll_loss_forward_output));
   m.impl("relu", TORCH_FN(wrap_relu));
   m.impl("relu_", TORCH_FN(wrap_relu_));
   m.impl("mm", TORCH_FN(wrap_mm));

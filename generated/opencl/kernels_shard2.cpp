@@ -1556,6 +1556,54 @@ at::Tensor & wrap_argmax_out(const at::Tensor & self, ::std::optional<int64_t> d
   return out;
 }
 
+// oclopsLayerNorm(stream, input, ocl_glue::rank(normalized_shape), weight, bias, eps, out0, out1, out2)
+// from specs/opencl/nn.yaml:16
+static void launch_native_layer_norm(const torch_fl::OpContext& op, const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto input_arg = ocl_glue::describe(input);
+  const auto normalized_shape_arg2 = ocl_glue::rank(normalized_shape);
+  const auto weight_arg = ocl_glue::describe_optional(weight);
+  const auto bias_arg = ocl_glue::describe_optional(bias);
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  const auto out2_arg = ocl_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("oclopsLayerNorm");
+  const oclopsStatus_t status = oclopsLayerNorm(stream_arg, &input_arg, normalized_shape_arg2, &weight_arg, &bias_arg, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_layer_norm: specs/opencl/nn.yaml:16
+static const torch_fl::KernelInfo kOp_native_layer_norm{
+    "native_layer_norm", "specs/opencl/nn.yaml:16",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm(const at::Tensor & input, at::IntArrayRef normalized_shape, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, double eps) {
+  torch_fl::OpContext op(kOp_native_layer_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm(input, normalized_shape, weight, bias, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm)>(op, torch_fl::FallbackReason::kDtype, input, normalized_shape, weight, bias, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_layer_norm(op, input_laid, normalized_shape, weight, bias, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1607,4 +1655,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
   m.impl("argmax", TORCH_FN(wrap_argmax));
   m.impl("argmax.out", TORCH_FN(wrap_argmax_out));
+  m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));
 }

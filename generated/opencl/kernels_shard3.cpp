@@ -1413,6 +1413,65 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   return out;
 }
 
+// oclopsLayerNormBackward(stream, grad_out, input, ocl_glue::rank(normalized_shape), mean, rstd, weight, out0, out1, out2)
+// from specs/opencl/nn.yaml:21
+static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto grad_out_arg = ocl_glue::describe(grad_out);
+  const auto input_arg = ocl_glue::describe(input);
+  const auto normalized_shape_arg3 = ocl_glue::rank(normalized_shape);
+  const auto mean_arg = ocl_glue::describe(mean);
+  const auto rstd_arg = ocl_glue::describe(rstd);
+  const auto weight_arg = ocl_glue::describe_optional(weight);
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  const auto out2_arg = ocl_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("oclopsLayerNormBackward");
+  const oclopsStatus_t status = oclopsLayerNormBackward(stream_arg, &grad_out_arg, &input_arg, normalized_shape_arg3, &mean_arg, &rstd_arg, &weight_arg, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_layer_norm_backward: specs/opencl/nn.yaml:21
+static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
+    "native_layer_norm_backward", "specs/opencl/nn.yaml:21",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_layer_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_layer_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(mean, "mean", /*cpu_scalar_ok=*/true);
+  op.check_input(rstd, "rstd", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(mean, "mean") && op.dtype_is_native(rstd, "rstd") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_layer_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> mean_on_device = op.on_device(mean);
+  const c10::MaybeOwned<at::Tensor> rstd_on_device = op.on_device(rstd);
+  const at::Tensor grad_out_laid = op.with_layout(*grad_out_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor input_laid = op.with_layout(*input_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor mean_laid = op.with_layout(*mean_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor rstd_laid = op.with_layout(*rstd_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_layer_norm_backward(op, grad_out_laid, input_laid, normalized_shape, mean_laid, rstd_laid, weight, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
 // oclopsFill(stream, self, value)
 // from specs/opencl.yaml:45
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
@@ -1492,5 +1551,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
   m.impl("_log_softmax.out", TORCH_FN(wrap__log_softmax_out));
   m.impl("_log_softmax_backward_data", TORCH_FN(wrap__log_softmax_backward_data));
+  m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
 }

@@ -10,6 +10,7 @@
 #include <ATen/ops/sgn_meta_dispatch.h>
 #include <ATen/ops/hardshrink_meta_dispatch.h>
 #include <ATen/ops/lerp_meta_dispatch.h>
+#include <ATen/ops/nll_loss_backward_meta_dispatch.h>
 #include <ATen/ops/sub_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -689,6 +690,57 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   return out;
 }
 
+// oclopsNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
+// from specs/opencl/nn.yaml:12
+static void launch_nll_loss_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto target_arg = ocl_glue::describe(target);
+  const auto weight_arg = ocl_glue::describe_optional(weight);
+  const auto total_weight_arg = ocl_glue::describe(total_weight);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsNllLossBackward");
+  const oclopsStatus_t status = oclopsNllLossBackward(stream_arg, &grad_output_arg, &self_arg, &target_arg, &weight_arg, reduction, ignore_index, &total_weight_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// nll_loss_backward: specs/opencl/nn.yaml:12
+static const torch_fl::KernelInfo kOp_nll_loss_backward{
+    "nll_loss_backward", "specs/opencl/nn.yaml:12",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_nll_loss_backward(const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor & target, const ::std::optional<at::Tensor> & weight, int64_t reduction, int64_t ignore_index, const at::Tensor & total_weight) {
+  torch_fl::OpContext op(kOp_nll_loss_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(target, "target", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_input(total_weight, "total_weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(total_weight, "total_weight") && op.index_dtype_is_native(target, "target"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const auto expected = at::meta::nll_loss_backward(op.meta(grad_output), op.meta(self), op.meta(target), op.meta(weight), reduction, ignore_index, op.meta(total_weight));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(nll_loss_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, target, weight, reduction, ignore_index, total_weight);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> target_on_device = op.on_device(target);
+  const c10::MaybeOwned<at::Tensor> total_weight_on_device = op.on_device(total_weight);
+  const at::Tensor self_laid = op.with_layout(*self_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor target_laid = op.with_layout(*target_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out = op.allocate(expected);
+  launch_nll_loss_backward(op, *grad_output_on_device, self_laid, target_laid, weight, reduction, ignore_index, *total_weight_on_device, out);
+  return out;
+}
+
 // oclopsBinaryScalar(stream, ocl_glue::sub_op(), self, other, alpha, out)
 // from specs/opencl.yaml:40
 static void launch_sub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
@@ -881,6 +933,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lerp.Tensor_out", TORCH_FN(wrap_lerp_Tensor_out));
   m.impl("lerp_.Tensor", TORCH_FN(wrap_lerp__Tensor));
   m.impl("embedding_dense_backward", TORCH_FN(wrap_embedding_dense_backward));
+  m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
   m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
   m.impl("sub.out", TORCH_FN(wrap_sub_out));
   m.impl("sub_.Tensor", TORCH_FN(wrap_sub__Tensor));

@@ -161,6 +161,8 @@ inline oclopsSoftmaxMode_t log_softmax_mode() { return OCLOPS_LOG_SOFTMAX; }
 // One reduction dim; an optional one (absent: every dim).
 oclopsDims_t one_dim(int64_t dim);
 oclopsDims_t optional_dim(std::optional<int64_t> dim);
+// layer norm's normalized_shape as the count of trailing dims it covers.
+inline int32_t rank(at::IntArrayRef normalized_shape) { return static_cast<int32_t>(normalized_shape.size()); }
 // var's and std's correction (absent: 1, Bessel's).
 oclopsScalar_t correction(const std::optional<at::Scalar>& value);
 

@@ -153,5 +153,6 @@ bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
 #include "ocl_ops_elementwise.h"
 #include "ocl_ops_reduce.h"
 #include "ocl_ops_data.h"
+#include "ocl_ops_nn.h"
 
 #endif /* OCL_OPS_H_ */

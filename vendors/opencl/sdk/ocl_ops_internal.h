@@ -34,5 +34,6 @@ extern const char* const kConvSource;
 extern const char* const kBatchNormSource;
 extern const char* const kPoolSource;
 extern const char* const kDataSource;
+extern const char* const kNnSource;
 
 }  // namespace torch_fl::ocl::ops
