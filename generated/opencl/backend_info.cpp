@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "0f4c556d8ba502342efd357b1021096621b62e735d7363f834c62f1b62c03933", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "e2e7309e3fce26dbc24e5029318f28620cc40f88f42b81e4c40c077d2701c8a7", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -1757,6 +1757,96 @@ static const torch_fl::KernelInfo kOp_min_dim{
   return std::make_tuple(values, indices);
 }
 
+// oclopsReduce(stream, ocl_glue::mean_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:41
+static void launch_mean(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::mean_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::all_dims();
+  const auto computed_arg4 = ocl_glue::drop_dims();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// mean: specs/opencl/reductions.yaml:41
+static const torch_fl::KernelInfo kOp_mean{
+    "mean", "specs/opencl/reductions.yaml:41",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_mean(const at::Tensor & self, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_mean);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean)>(op, torch_fl::FallbackReason::kDtype, self, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean)>(op, torch_fl::FallbackReason::kGuard, self, dtype);
+  }
+  const auto expected = ocl_glue::total_result(self, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(mean)>(op, torch_fl::FallbackReason::kDtype, self, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_mean(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::amin_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:45
+static void launch_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::amin_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::all_dims();
+  const auto computed_arg4 = ocl_glue::drop_dims();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// min: specs/opencl/reductions.yaml:45
+static const torch_fl::KernelInfo kOp_min{
+    "min", "specs/opencl/reductions.yaml:45",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_min(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_min);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(min)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  if (!(self.numel() > 0)) {  // when: self.numel() > 0
+    return torch_fl::fallback_to_cpu<ATEN_OP(min)>(op, torch_fl::FallbackReason::kGuard, self);
+  }
+  const auto expected = ocl_glue::extreme_result(self);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(min)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_min(op, *self_on_device, out);
+  return out;
+}
+
 // oclopsCat(stream, tensors, dim, out)
 // from specs/opencl/data.yaml:5
 static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef & tensors, int64_t dim, const at::Tensor& out) {
@@ -2099,6 +2189,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amin.out", TORCH_FN(wrap_amin_out));
   m.impl("std.correction", TORCH_FN(wrap_std_correction));
   m.impl("min.dim", TORCH_FN(wrap_min_dim));
+  m.impl("mean", TORCH_FN(wrap_mean));
+  m.impl("min", TORCH_FN(wrap_min));
   m.impl("cat", TORCH_FN(wrap_cat));
   m.impl("cat.out", TORCH_FN(wrap_cat_out));
   m.impl("arange.start_out", TORCH_FN(wrap_arange_start_out));

@@ -21,6 +21,7 @@
 #include <ATen/ops/amax_meta_dispatch.h>
 #include <ATen/ops/max_meta_dispatch.h>
 #include <ATen/ops/_softmax_backward_data_meta_dispatch.h>
+#include <ATen/ops/cumsum_meta_dispatch.h>
 #include <ATen/ops/mul_meta_dispatch.h>
 #include <ATen/ops/neg_meta_dispatch.h>
 #include "ocl_ops.h"
@@ -1454,6 +1455,147 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
   return out;
 }
 
+// oclopsReduce(stream, ocl_glue::amax_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:44
+static void launch_max(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::amax_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::all_dims();
+  const auto computed_arg4 = ocl_glue::drop_dims();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// max: specs/opencl/reductions.yaml:44
+static const torch_fl::KernelInfo kOp_max{
+    "max", "specs/opencl/reductions.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_max(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_max);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  if (!(self.numel() > 0)) {  // when: self.numel() > 0
+    return torch_fl::fallback_to_cpu<ATEN_OP(max)>(op, torch_fl::FallbackReason::kGuard, self);
+  }
+  const auto expected = ocl_glue::extreme_result(self);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_max(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsScan(stream, ocl_glue::cumsum_op(), self, dim, out)
+// from specs/opencl/reductions.yaml:56
+static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::cumsum_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsScan");
+  const oclopsStatus_t status = oclopsScan(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// cumsum: specs/opencl/reductions.yaml:56
+static const torch_fl::KernelInfo kOp_cumsum{
+    "cumsum", "specs/opencl/reductions.yaml:56",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumsum);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kGuard, self, dim, dtype);
+  }
+  const auto expected = at::meta::cumsum(op.meta(self), dim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_cumsum(op, *self_on_device, dim, out);
+  return out;
+}
+
+// cumsum.out: specs/opencl/reductions.yaml:56
+// out variant derived from cumsum
+static const torch_fl::KernelInfo kOp_cumsum_out{
+    "cumsum.out", "specs/opencl/reductions.yaml:56",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cumsum_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_out)>(op, torch_fl::FallbackReason::kGuard, self, dim, dtype, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cumsum_outf(op.meta(self), dim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_cumsum(op, *self_on_device, dim, out);
+  return out;
+}
+
+// cumsum_: specs/opencl/reductions.yaml:56
+// inplace variant derived from cumsum
+static const torch_fl::KernelInfo kOp_cumsum_{
+    "cumsum_", "specs/opencl/reductions.yaml:56",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumsum_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumsum_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumsum_)>(op, torch_fl::FallbackReason::kGuard, self, dim, dtype);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::cumsum_(self_meta, dim, dtype);
+  launch_cumsum(op, self, dim, self);
+  return self;
+}
+
 // oclopsIndexSelect(stream, self, dim, index, out)
 // from specs/opencl/data.yaml:8
 static void launch_index_select(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
@@ -1998,6 +2140,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amax.out", TORCH_FN(wrap_amax_out));
   m.impl("max.dim", TORCH_FN(wrap_max_dim));
   m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
+  m.impl("max", TORCH_FN(wrap_max));
+  m.impl("cumsum", TORCH_FN(wrap_cumsum));
+  m.impl("cumsum.out", TORCH_FN(wrap_cumsum_out));
+  m.impl("cumsum_", TORCH_FN(wrap_cumsum_));
   m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("mul.Tensor", TORCH_FN(wrap_mul_Tensor));
   m.impl("mul.out", TORCH_FN(wrap_mul_out));

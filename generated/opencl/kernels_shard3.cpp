@@ -20,6 +20,7 @@
 #include <ATen/ops/argmin_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
+#include <ATen/ops/cumprod_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
@@ -1413,6 +1414,102 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
   return out;
 }
 
+// oclopsScan(stream, ocl_glue::cumprod_op(), self, dim, out)
+// from specs/opencl/reductions.yaml:57
+static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::cumprod_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsScan");
+  const oclopsStatus_t status = oclopsScan(stream_arg, computed_arg1, &self_arg, dim, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// cumprod: specs/opencl/reductions.yaml:57
+static const torch_fl::KernelInfo kOp_cumprod{
+    "cumprod", "specs/opencl/reductions.yaml:57",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumprod);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod)>(op, torch_fl::FallbackReason::kGuard, self, dim, dtype);
+  }
+  const auto expected = at::meta::cumprod(op.meta(self), dim, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_cumprod(op, *self_on_device, dim, out);
+  return out;
+}
+
+// cumprod.out: specs/opencl/reductions.yaml:57
+// out variant derived from cumprod
+static const torch_fl::KernelInfo kOp_cumprod_out{
+    "cumprod.out", "specs/opencl/reductions.yaml:57",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_cumprod_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype, out);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_out)>(op, torch_fl::FallbackReason::kGuard, self, dim, dtype, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::cumprod_outf(op.meta(self), dim, dtype, out_meta);
+  op.resize_output(out, out_meta);
+  launch_cumprod(op, *self_on_device, dim, out);
+  return out;
+}
+
+// cumprod_: specs/opencl/reductions.yaml:57
+// inplace variant derived from cumprod
+static const torch_fl::KernelInfo kOp_cumprod_{
+    "cumprod_", "specs/opencl/reductions.yaml:57",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_cumprod_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_)>(op, torch_fl::FallbackReason::kDtype, self, dim, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(cumprod_)>(op, torch_fl::FallbackReason::kGuard, self, dim, dtype);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::cumprod_(self_meta, dim, dtype);
+  launch_cumprod(op, self, dim, self);
+  return self;
+}
+
 // oclopsLayerNormBackward(stream, grad_out, input, ocl_glue::rank(normalized_shape), mean, rstd, weight, out0, out1, out2)
 // from specs/opencl/nn.yaml:21
 static void launch_native_layer_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, at::IntArrayRef normalized_shape, const at::Tensor & mean, const at::Tensor & rstd, const ::std::optional<at::Tensor> & weight, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
@@ -1551,6 +1648,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_log_softmax", TORCH_FN(wrap__log_softmax));
   m.impl("_log_softmax.out", TORCH_FN(wrap__log_softmax_out));
   m.impl("_log_softmax_backward_data", TORCH_FN(wrap__log_softmax_backward_data));
+  m.impl("cumprod", TORCH_FN(wrap_cumprod));
+  m.impl("cumprod.out", TORCH_FN(wrap_cumprod_out));
+  m.impl("cumprod_", TORCH_FN(wrap_cumprod_));
   m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
 }

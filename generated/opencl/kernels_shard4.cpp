@@ -10,6 +10,9 @@
 #include <ATen/ops/sgn_meta_dispatch.h>
 #include <ATen/ops/hardshrink_meta_dispatch.h>
 #include <ATen/ops/lerp_meta_dispatch.h>
+#include <ATen/ops/any_meta_dispatch.h>
+#include <ATen/ops/tril_meta_dispatch.h>
+#include <ATen/ops/triu_meta_dispatch.h>
 #include <ATen/ops/nll_loss_backward_meta_dispatch.h>
 #include <ATen/ops/sub_meta_dispatch.h>
 #include "ocl_ops.h"
@@ -647,6 +650,208 @@ at::Tensor & wrap_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const 
   return self;
 }
 
+// oclopsReduce(stream, ocl_glue::any_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:49
+static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::any_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::all_dims();
+  const auto computed_arg4 = ocl_glue::drop_dims();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// any: specs/opencl/reductions.yaml:49
+static const torch_fl::KernelInfo kOp_any{
+    "any", "specs/opencl/reductions.yaml:49",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_any);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::any(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any(op, *self_on_device, out);
+  return out;
+}
+
+// any.all_out: specs/opencl/reductions.yaml:49
+// out variant derived from any
+static const torch_fl::KernelInfo kOp_any_all_out{
+    "any.all_out", "specs/opencl/reductions.yaml:49",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_all_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_any(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::any_op(), self, ocl_glue::one_dim(dim), keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:51
+static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::any_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg3 = ocl_glue::one_dim(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// any.dim: specs/opencl/reductions.yaml:51
+static const torch_fl::KernelInfo kOp_any_dim{
+    "any.dim", "specs/opencl/reductions.yaml:51",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_any_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::any(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// any.out: specs/opencl/reductions.yaml:51
+// out variant derived from any.dim
+static const torch_fl::KernelInfo kOp_any_out{
+    "any.out", "specs/opencl/reductions.yaml:51",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_any_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::any_op(), self, dim, keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:53
+static void launch_any_dims(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::any_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// any.dims: specs/opencl/reductions.yaml:53
+static const torch_fl::KernelInfo kOp_any_dims{
+    "any.dims", "specs/opencl/reductions.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_any_dims);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dims)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::any(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dims)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_any_dims(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// any.dims_out: specs/opencl/reductions.yaml:53
+// out variant derived from any.dims
+static const torch_fl::KernelInfo kOp_any_dims_out{
+    "any.dims_out", "specs/opencl/reductions.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_any_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_any_dims_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(any_dims_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::any_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_any_dims(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
 // oclopsEmbeddingBackward(stream, grad_output, indices, padding_idx, scale_grad_by_freq, out)
 // from specs/opencl/data.yaml:12
 static void launch_embedding_dense_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & indices, int64_t padding_idx, bool scale_grad_by_freq, const at::Tensor& out) {
@@ -688,6 +893,180 @@ at::Tensor wrap_embedding_dense_backward(const at::Tensor & grad_output, const a
   const at::Tensor out = op.allocate(expected);
   launch_embedding_dense_backward(op, grad_output_laid, indices_laid, padding_idx, scale_grad_by_freq, out);
   return out;
+}
+
+// oclopsTriangle(stream, self, diagonal, ocl_glue::lower(), out)
+// from specs/opencl/data.yaml:17
+static void launch_tril(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::lower();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsTriangle");
+  const oclopsStatus_t status = oclopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// tril: specs/opencl/data.yaml:17
+static const torch_fl::KernelInfo kOp_tril{
+    "tril", "specs/opencl/data.yaml:17",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_tril(const at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_tril);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::tril(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_tril(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// tril.out: specs/opencl/data.yaml:17
+// out variant derived from tril
+static const torch_fl::KernelInfo kOp_tril_out{
+    "tril.out", "specs/opencl/data.yaml:17",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tril_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_tril_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::tril_outf(op.meta(self), diagonal, out_meta);
+  op.resize_output(out, out_meta);
+  launch_tril(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// tril_: specs/opencl/data.yaml:17
+// inplace variant derived from tril
+static const torch_fl::KernelInfo kOp_tril_{
+    "tril_", "specs/opencl/data.yaml:17",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_tril_(at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_tril_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(tril_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::tril_(self_meta, diagonal);
+  launch_tril(op, self, diagonal, self);
+  return self;
+}
+
+// oclopsTriangle(stream, self, diagonal, ocl_glue::upper(), out)
+// from specs/opencl/data.yaml:18
+static void launch_triu(const torch_fl::OpContext& op, const at::Tensor & self, int64_t diagonal, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::upper();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsTriangle");
+  const oclopsStatus_t status = oclopsTriangle(stream_arg, &self_arg, diagonal, computed_arg3, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// triu: specs/opencl/data.yaml:18
+static const torch_fl::KernelInfo kOp_triu{
+    "triu", "specs/opencl/data.yaml:18",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_triu(const at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_triu);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const auto expected = at::meta::triu(op.meta(self), diagonal);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_triu(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// triu.out: specs/opencl/data.yaml:18
+// out variant derived from triu
+static const torch_fl::KernelInfo kOp_triu_out{
+    "triu.out", "specs/opencl/data.yaml:18",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_triu_out(const at::Tensor & self, int64_t diagonal, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_triu_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu_out)>(op, torch_fl::FallbackReason::kDtype, self, diagonal, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::triu_outf(op.meta(self), diagonal, out_meta);
+  op.resize_output(out, out_meta);
+  launch_triu(op, *self_on_device, diagonal, out);
+  return out;
+}
+
+// triu_: specs/opencl/data.yaml:18
+// inplace variant derived from triu
+static const torch_fl::KernelInfo kOp_triu_{
+    "triu_", "specs/opencl/data.yaml:18",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_triu_(at::Tensor & self, int64_t diagonal) {
+  torch_fl::OpContext op(kOp_triu_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(triu_)>(op, torch_fl::FallbackReason::kDtype, self, diagonal);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::triu_(self_meta, diagonal);
+  launch_triu(op, self, diagonal, self);
+  return self;
 }
 
 // oclopsNllLossBackward(stream, grad_output, self, target, weight, reduction, ignore_index, total_weight, out)
@@ -932,7 +1311,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lerp.Tensor", TORCH_FN(wrap_lerp_Tensor));
   m.impl("lerp.Tensor_out", TORCH_FN(wrap_lerp_Tensor_out));
   m.impl("lerp_.Tensor", TORCH_FN(wrap_lerp__Tensor));
+  m.impl("any", TORCH_FN(wrap_any));
+  m.impl("any.all_out", TORCH_FN(wrap_any_all_out));
+  m.impl("any.dim", TORCH_FN(wrap_any_dim));
+  m.impl("any.out", TORCH_FN(wrap_any_out));
+  m.impl("any.dims", TORCH_FN(wrap_any_dims));
+  m.impl("any.dims_out", TORCH_FN(wrap_any_dims_out));
   m.impl("embedding_dense_backward", TORCH_FN(wrap_embedding_dense_backward));
+  m.impl("tril", TORCH_FN(wrap_tril));
+  m.impl("tril.out", TORCH_FN(wrap_tril_out));
+  m.impl("tril_", TORCH_FN(wrap_tril_));
+  m.impl("triu", TORCH_FN(wrap_triu));
+  m.impl("triu.out", TORCH_FN(wrap_triu_out));
+  m.impl("triu_", TORCH_FN(wrap_triu_));
   m.impl("nll_loss_backward", TORCH_FN(wrap_nll_loss_backward));
   m.impl("sub.Tensor", TORCH_FN(wrap_sub_Tensor));
   m.impl("sub.out", TORCH_FN(wrap_sub_out));

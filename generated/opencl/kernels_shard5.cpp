@@ -16,6 +16,7 @@
 #include <ATen/ops/atan2_meta_dispatch.h>
 #include <ATen/ops/logaddexp_meta_dispatch.h>
 #include <ATen/ops/xlogy_meta_dispatch.h>
+#include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/sum_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -1039,6 +1040,253 @@ at::Tensor wrap_rsub_Scalar(const at::Tensor & self, const at::Scalar & other, c
   return out;
 }
 
+// oclopsReduce(stream, ocl_glue::sum_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:40
+static void launch_sum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::sum_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::all_dims();
+  const auto computed_arg4 = ocl_glue::drop_dims();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// sum: specs/opencl/reductions.yaml:40
+static const torch_fl::KernelInfo kOp_sum{
+    "sum", "specs/opencl/reductions.yaml:40",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_sum(const at::Tensor & self, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_sum);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum)>(op, torch_fl::FallbackReason::kDtype, self, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum)>(op, torch_fl::FallbackReason::kGuard, self, dtype);
+  }
+  const auto expected = ocl_glue::total_result(self, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(sum)>(op, torch_fl::FallbackReason::kDtype, self, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_sum(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::all_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:48
+static void launch_all(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::all_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::all_dims();
+  const auto computed_arg4 = ocl_glue::drop_dims();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// all: specs/opencl/reductions.yaml:48
+static const torch_fl::KernelInfo kOp_all{
+    "all", "specs/opencl/reductions.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_all(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_all);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::all(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_all(op, *self_on_device, out);
+  return out;
+}
+
+// all.all_out: specs/opencl/reductions.yaml:48
+// out variant derived from all
+static const torch_fl::KernelInfo kOp_all_all_out{
+    "all.all_out", "specs/opencl/reductions.yaml:48",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_all_all_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_all_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_all_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::all_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_all(op, *self_on_device, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::all_op(), self, ocl_glue::one_dim(dim), keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:50
+static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::all_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg3 = ocl_glue::one_dim(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg3, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// all.dim: specs/opencl/reductions.yaml:50
+static const torch_fl::KernelInfo kOp_all_dim{
+    "all.dim", "specs/opencl/reductions.yaml:50",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_all_dim);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dim)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_all_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// all.out: specs/opencl/reductions.yaml:50
+// out variant derived from all.dim
+static const torch_fl::KernelInfo kOp_all_out{
+    "all.out", "specs/opencl/reductions.yaml:50",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_all_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_all_dim(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// oclopsReduce(stream, ocl_glue::all_op(), self, dim, keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:52
+static void launch_all_dims(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::all_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// all.dims: specs/opencl/reductions.yaml:52
+static const torch_fl::KernelInfo kOp_all_dims{
+    "all.dims", "specs/opencl/reductions.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_all_dims);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dims)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = at::meta::all(op.meta(self), dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dims)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_all_dims(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
+// all.dims_out: specs/opencl/reductions.yaml:52
+// out variant derived from all.dims
+static const torch_fl::KernelInfo kOp_all_dims_out{
+    "all.dims_out", "specs/opencl/reductions.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_all_dims_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(all_dims_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::all_outf(op.meta(self), dim, keepdim, out_meta);
+  op.resize_output(out, out_meta);
+  launch_all_dims(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
 // oclopsReduceSum(stream, self, dim, keepdim, out)
 // from specs/opencl.yaml:49
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
@@ -1145,6 +1393,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("xlogy_.Tensor", TORCH_FN(wrap_xlogy__Tensor));
   m.impl("rsub.Tensor", TORCH_FN(wrap_rsub_Tensor));
   m.impl("rsub.Scalar", TORCH_FN(wrap_rsub_Scalar));
+  m.impl("sum", TORCH_FN(wrap_sum));
+  m.impl("all", TORCH_FN(wrap_all));
+  m.impl("all.all_out", TORCH_FN(wrap_all_all_out));
+  m.impl("all.dim", TORCH_FN(wrap_all_dim));
+  m.impl("all.out", TORCH_FN(wrap_all_out));
+  m.impl("all.dims", TORCH_FN(wrap_all_dims));
+  m.impl("all.dims_out", TORCH_FN(wrap_all_dims_out));
   m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
   m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
 }

@@ -1385,6 +1385,51 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
   return out;
 }
 
+// oclopsReduce(stream, ocl_glue::prod_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::one(), out)
+// from specs/opencl/reductions.yaml:42
+static void launch_prod(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::prod_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto computed_arg3 = ocl_glue::all_dims();
+  const auto computed_arg4 = ocl_glue::drop_dims();
+  const auto computed_arg5 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// prod: specs/opencl/reductions.yaml:42
+static const torch_fl::KernelInfo kOp_prod{
+    "prod", "specs/opencl/reductions.yaml:42",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_prod(const at::Tensor & self, ::std::optional<at::ScalarType> dtype) {
+  torch_fl::OpContext op(kOp_prod);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod)>(op, torch_fl::FallbackReason::kDtype, self, dtype);
+  }
+  if (dtype.has_value()) {  // when: dtype is None
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod)>(op, torch_fl::FallbackReason::kGuard, self, dtype);
+  }
+  const auto expected = ocl_glue::total_result(self, dtype);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(prod)>(op, torch_fl::FallbackReason::kDtype, self, dtype);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_prod(op, *self_on_device, out);
+  return out;
+}
+
 // oclopsBinaryScalar(stream, ocl_glue::add_op(), self, other, alpha, out)
 // from specs/opencl.yaml:39
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
@@ -1648,6 +1693,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("prod.int_out", TORCH_FN(wrap_prod_int_out));
   m.impl("_softmax", TORCH_FN(wrap__softmax));
   m.impl("_softmax.out", TORCH_FN(wrap__softmax_out));
+  m.impl("prod", TORCH_FN(wrap_prod));
   m.impl("add.Tensor", TORCH_FN(wrap_add_Tensor));
   m.impl("add.out", TORCH_FN(wrap_add_out));
   m.impl("add_.Tensor", TORCH_FN(wrap_add__Tensor));

@@ -93,6 +93,21 @@ oclopsStatus_t oclopsIndexSelect(oclopsStream_t stream, const oclopsTensor_t* a,
   return from_driver(launch.run(static_cast<uint64_t>(g.numel)));
 }
 
+oclopsStatus_t oclopsTriangle(oclopsStream_t stream, const oclopsTensor_t* a, int64_t diagonal, bool lower,
+                              const oclopsTensor_t* out) {
+  if (!a || !out || out->dim < 2 || out->dim > OCLOPS_MAX_DIMS) return invalid("oclopsTriangle: a tensor of 2 dims or more");
+  Geometry g = make_geometry(out->dim, out->shape);
+  if (g.numel == 0) return OCLOPS_SUCCESS;
+  set_operand(&g, 0, out->stride, out->offset);
+  if (!broadcast_into(&g, 1, *a)) return invalid("oclopsTriangle: a and out differ in shape");
+  const std::string compute = compute_type({out->dtype, a->dtype}, device_of(stream).fp64);
+  if (compute.empty()) return not_supported(std::string("oclopsTriangle: dtype ") + element_name(a->dtype));
+  Launch launch(*stream, data_prelude(compute, *out, a, nullptr, "TRIANGLE"), "", "triangle");
+  launch.value(g).buffer(out->buffer).buffer(a->buffer);
+  launch.value(static_cast<cl_long>(diagonal)).value(static_cast<cl_int>(lower ? 1 : 0));
+  return from_driver(launch.run(static_cast<uint64_t>(g.numel)));
+}
+
 oclopsStatus_t oclopsEmbeddingBackward(oclopsStream_t stream, const oclopsTensor_t* grad,
                                        const oclopsTensor_t* indices, int64_t padding_idx, bool scale_by_freq,
                                        const oclopsTensor_t* out) {

@@ -154,6 +154,12 @@ at::Tensor moment_result(const at::Tensor& self, at::OptionalIntArrayRef dim, co
   return at::sum(meta, dim, keepdim, self.scalar_type());
 }
 
+at::Tensor total_result(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
+  return at::sum(at::empty(self.sizes(), self.options().device(c10::kMeta)), dtype);
+}
+
+at::Tensor extreme_result(const at::Tensor& self) { return at::empty({}, self.options().device(c10::kMeta)); }
+
 at::Tensor matrix_operand(const at::Tensor& tensor) {
   const oclopsTensor_t desc = describe(tensor);
   return oclopsGemmTakesOperand(&desc) ? tensor : tensor.contiguous();

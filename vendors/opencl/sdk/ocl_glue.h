@@ -154,6 +154,15 @@ inline oclopsReduceOp_t amin_op() { return OCLOPS_REDUCE_AMIN; }
 inline oclopsReduceOp_t norm_op() { return OCLOPS_REDUCE_NORM; }
 inline oclopsReduceOp_t var_op() { return OCLOPS_REDUCE_VAR; }
 inline oclopsReduceOp_t std_op() { return OCLOPS_REDUCE_STD; }
+inline oclopsReduceOp_t all_op() { return OCLOPS_REDUCE_ALL; }
+inline oclopsReduceOp_t any_op() { return OCLOPS_REDUCE_ANY; }
+inline oclopsScanOp_t cumsum_op() { return OCLOPS_CUMSUM; }
+inline oclopsScanOp_t cumprod_op() { return OCLOPS_CUMPROD; }
+// A reduction of every dim to a 0-dim result (sum(), all(), ...).
+inline oclopsDims_t all_dims() { return oclopsDims_t{}; }
+inline bool drop_dims() { return false; }
+inline bool lower() { return true; }   // tril
+inline bool upper() { return false; }  // triu
 inline oclopsArgOp_t argmax_op() { return OCLOPS_ARGMAX; }
 inline oclopsArgOp_t argmin_op() { return OCLOPS_ARGMIN; }
 inline oclopsSoftmaxMode_t softmax_mode() { return OCLOPS_SOFTMAX; }
@@ -185,6 +194,10 @@ inline const oclopsTensor_t* no_tensor() { return nullptr; }  // an absent optio
 // laid out as TensorIterator lays out its output (the inputs' order of strides).
 at::Tensor bool_result(const at::Tensor& self);
 at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
+// A whole-tensor reduction's result (sum(), mean(), prod(), max(), min()): 0-dim,
+// in the dtype a sum would have (int64 for integers); an extreme (max(), min()) keeps self's.
+at::Tensor total_result(const at::Tensor& self, std::optional<c10::ScalarType> dtype);
+at::Tensor extreme_result(const at::Tensor& self);
 // var's and std's result: self's dtype, without (or with 1 for) the reduced dims.
 at::Tensor moment_result(const at::Tensor& self, at::OptionalIntArrayRef dim,
                          const std::optional<at::Scalar>& correction, bool keepdim);

@@ -23,6 +23,10 @@ oclopsStatus_t oclopsArange(oclopsStream_t stream, oclopsScalar_t start, oclopsS
  * PyTorch's error, and must not read outside a. */
 oclopsStatus_t oclopsIndexSelect(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim,
                                  const oclopsTensor_t* index, const oclopsTensor_t* out);
+/* out = a with the elements above (lower: tril) or below (upper: triu) the
+ * diagonal-th diagonal of its last two dims zeroed. */
+oclopsStatus_t oclopsTriangle(oclopsStream_t stream, const oclopsTensor_t* a, int64_t diagonal, bool lower,
+                              const oclopsTensor_t* out);
 /* out (num_weights x D) = the sum of grad's rows (grad: N x D, any leading dims
  * flattened, contiguous) per index in indices (N, contiguous), skipping
  * padding_idx; scale_by_freq divides each by its index's count. */

@@ -14,7 +14,10 @@ typedef enum {
   OCLOPS_REDUCE_AMAX, OCLOPS_REDUCE_AMIN,  /* NaN wins */
   OCLOPS_REDUCE_NORM,  /* p: the order (inf, -inf, 0, 1, 2 or any other) */
   OCLOPS_REDUCE_VAR, OCLOPS_REDUCE_STD,  /* p: the correction (divisor n - p, at least 0) */
+  OCLOPS_REDUCE_ALL, OCLOPS_REDUCE_ANY,  /* whether all (any) elements are nonzero (NaN is) */
 } oclopsReduceOp_t;
+
+typedef enum { OCLOPS_CUMSUM, OCLOPS_CUMPROD } oclopsScanOp_t;
 
 typedef enum { OCLOPS_ARGMAX, OCLOPS_ARGMIN } oclopsArgOp_t;
 typedef enum { OCLOPS_SOFTMAX, OCLOPS_LOG_SOFTMAX } oclopsSoftmaxMode_t;
@@ -29,6 +32,9 @@ oclopsStatus_t oclopsReduceSum(oclopsStream_t stream, const oclopsTensor_t* a, o
  * number. values (its element) may be absent; indices are int64. */
 oclopsStatus_t oclopsReduceIndex(oclopsStream_t stream, oclopsArgOp_t op, const oclopsTensor_t* a, oclopsDims_t dims,
                                  bool keepdim, const oclopsTensor_t* values, const oclopsTensor_t* indices);
+/* out = the running sums (products) of a along dim, out shaped like a. */
+oclopsStatus_t oclopsScan(oclopsStream_t stream, oclopsScanOp_t op, const oclopsTensor_t* a, int64_t dim,
+                          const oclopsTensor_t* out);
 /* (log-)softmax of a along dim, out shaped like a. */
 oclopsStatus_t oclopsSoftmax(oclopsStream_t stream, oclopsSoftmaxMode_t mode, const oclopsTensor_t* a, int64_t dim,
                              const oclopsTensor_t* out);

@@ -130,6 +130,10 @@ const char* reduce_macros(oclopsReduceOp_t op, bool integral) {
       return integral ? nullptr
                       : "#define REDUCE_CENTERED\n#define REDUCE_INIT 0\n#define REDUCE_STEP(acc, v, p) ((acc) + (v) * (v))\n"
                         "#define REDUCE_FINISH(acc, n, p) sqrt((acc) / fmax((W)(n) - (p), (W)0))\n";
+    case OCLOPS_REDUCE_ALL: return "#define REDUCE_INIT 1\n#define REDUCE_STEP(acc, v, p) (W)((acc) != 0 && (v) != 0)\n"
+                                   "#define REDUCE_FINISH(acc, n, p) (acc)\n";
+    case OCLOPS_REDUCE_ANY: return "#define REDUCE_INIT 0\n#define REDUCE_STEP(acc, v, p) (W)((acc) != 0 || (v) != 0)\n"
+                                   "#define REDUCE_FINISH(acc, n, p) (acc)\n";
   }
   return nullptr;
 }
@@ -196,6 +200,21 @@ oclopsStatus_t oclopsReduceIndex(oclopsStream_t stream, oclopsArgOp_t op, const 
                 "arg_reduce");
   launch.value(s.kept).value(s.reduced).buffer(values ? values->buffer : indices->buffer).buffer(a->buffer);
   return from_driver(launch.buffer(indices->buffer).run(static_cast<uint64_t>(s.kept.numel)));
+}
+
+oclopsStatus_t oclopsScan(oclopsStream_t stream, oclopsScanOp_t op, const oclopsTensor_t* a, int64_t dim,
+                          const oclopsTensor_t* out) {
+  if (!a || !out) return invalid("oclopsScan: missing operand");
+  Split s;
+  if (oclopsStatus_t status = split("oclopsScan", *a, one_dim(dim), true, out, nullptr, true, &s)) return status;
+  if (s.kept.numel == 0 || s.reduced.numel == 0) return OCLOPS_SUCCESS;
+  std::string compute;
+  if (oclopsStatus_t status = accumulator("oclopsScan", stream, {out->dtype, a->dtype}, &compute)) return status;
+  const char* macros = op == OCLOPS_CUMSUM ? "#define SCAN_INIT 0\n#define SCAN_STEP(acc, v) ((acc) + (v))\n"
+                                           : "#define SCAN_INIT 1\n#define SCAN_STEP(acc, v) ((acc) * (v))\n";
+  Launch launch(*stream, prelude(compute, *out, *a, nullptr) + macros + kIndexingSource + kReduceSource, "", "scan");
+  launch.value(s.kept).value(s.reduced).buffer(out->buffer).buffer(a->buffer);
+  return from_driver(launch.run(static_cast<uint64_t>(s.kept.numel)));
 }
 
 oclopsStatus_t oclopsSoftmax(oclopsStream_t stream, oclopsSoftmaxMode_t mode, const oclopsTensor_t* a, int64_t dim,

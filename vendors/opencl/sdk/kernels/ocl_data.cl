@@ -22,6 +22,20 @@ __kernel void index_select(Geometry g, __global TOUT* out, __global const TA* a,
 }
 #endif
 
+#ifdef TRIANGLE
+// g iterates out's shape (at least 2-D); a column's and a row's place come from the linear index.
+__kernel void triangle(Geometry g, __global TOUT* out, __global const TA* a, long diagonal, int lower) {
+  long at[2];
+  const long columns = g.sizes[g.ndim - 1], rows = g.sizes[g.ndim - 2];
+  TFL_FOR_EACH(i, g.numel) {
+    tfl_locate(&g, i, 2, at);
+    const long column = i % columns, row = (i / columns) % rows;
+    const int keep = lower ? column - row <= diagonal : column - row >= diagonal;
+    STORE_OUT(out, at[0], keep ? LOAD_A(a, at[1]) : (W)0);
+  }
+}
+#endif
+
 #ifdef EMBEDDING_BACKWARD
 // One work-item per element of out (row w, column d), summing in the order of n
 // as the CPU does.

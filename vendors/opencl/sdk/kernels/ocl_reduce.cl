@@ -4,7 +4,7 @@
 // work-item per output element, accumulating in W. The host prepends the op:
 // REDUCE_INIT, REDUCE_STEP(acc, v, p), REDUCE_FINISH(acc, n, p) (REDUCE_CENTERED:
 // v is taken from the block's mean), ARG_BETTER(v, best), or SOFTMAX / SOFTMAX_BACKWARD
-// with LOG_SOFTMAX for the log form.
+// with LOG_SOFTMAX for the log form, or SCAN_INIT and SCAN_STEP(acc, v).
 #ifdef REDUCE_STEP
 #ifndef TFL_INTEGRAL
 // A vector norm's order p, decided per step (p is a kernel argument, not a macro,
@@ -72,6 +72,22 @@ __kernel void arg_reduce(Geometry kept, Geometry reduced, __global TOUT* values,
     STORE_OUT(values, at[0], best);
 #endif
     indices[at[2]] = best_index;
+  }
+}
+#endif
+
+#ifdef SCAN_STEP
+// out (operand 0) and a (operand 1) have the same shape; `reduced` walks dim.
+__kernel void scan(Geometry kept, Geometry reduced, __global TOUT* out, __global const TA* a) {
+  long at[2], inner[2];
+  TFL_FOR_EACH(i, kept.numel) {
+    tfl_locate(&kept, i, 2, at);
+    W acc = SCAN_INIT;
+    for (long j = 0; j < reduced.numel; ++j) {
+      tfl_locate(&reduced, j, 2, inner);
+      acc = SCAN_STEP(acc, LOAD_A(a, at[1] + inner[1]));
+      STORE_OUT(out, at[0] + inner[0], acc);
+    }
   }
 }
 #endif
