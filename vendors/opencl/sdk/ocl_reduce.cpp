@@ -151,6 +151,21 @@ oclopsDims_t one_dim(int64_t dim) {
   return dims;
 }
 
+// A kernel that walks dim for each of the other positions, out shaped like a (scan, softmax).
+oclopsStatus_t along_dim(const char* fn, oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim,
+                         const oclopsTensor_t* out, bool floating_only, const std::string& macros, const char* kernel) {
+  if (!a || !out) return invalid(std::string(fn) + ": missing operand");
+  Split s;
+  if (oclopsStatus_t status = split(fn, *a, one_dim(dim), true, out, nullptr, true, &s)) return status;
+  if (s.kept.numel == 0 || s.reduced.numel == 0) return OCLOPS_SUCCESS;
+  std::string compute;
+  if (oclopsStatus_t status = accumulator(fn, stream, {out->dtype, a->dtype}, &compute)) return status;
+  if (floating_only && compute == "long") return not_supported(std::string(fn) + ": integer dtypes");
+  Launch launch(*stream, prelude(compute, *out, *a, nullptr) + macros + kIndexingSource + kReduceSource, "", kernel);
+  launch.value(s.kept).value(s.reduced).buffer(out->buffer).buffer(a->buffer);
+  return from_driver(launch.run(static_cast<uint64_t>(s.kept.numel)));
+}
+
 }  // namespace
 }  // namespace torch_fl::ocl::ops
 
@@ -204,32 +219,15 @@ oclopsStatus_t oclopsReduceIndex(oclopsStream_t stream, oclopsArgOp_t op, const 
 
 oclopsStatus_t oclopsScan(oclopsStream_t stream, oclopsScanOp_t op, const oclopsTensor_t* a, int64_t dim,
                           const oclopsTensor_t* out) {
-  if (!a || !out) return invalid("oclopsScan: missing operand");
-  Split s;
-  if (oclopsStatus_t status = split("oclopsScan", *a, one_dim(dim), true, out, nullptr, true, &s)) return status;
-  if (s.kept.numel == 0 || s.reduced.numel == 0) return OCLOPS_SUCCESS;
-  std::string compute;
-  if (oclopsStatus_t status = accumulator("oclopsScan", stream, {out->dtype, a->dtype}, &compute)) return status;
   const char* macros = op == OCLOPS_CUMSUM ? "#define SCAN_INIT 0\n#define SCAN_STEP(acc, v) ((acc) + (v))\n"
                                            : "#define SCAN_INIT 1\n#define SCAN_STEP(acc, v) ((acc) * (v))\n";
-  Launch launch(*stream, prelude(compute, *out, *a, nullptr) + macros + kIndexingSource + kReduceSource, "", "scan");
-  launch.value(s.kept).value(s.reduced).buffer(out->buffer).buffer(a->buffer);
-  return from_driver(launch.run(static_cast<uint64_t>(s.kept.numel)));
+  return along_dim("oclopsScan", stream, a, dim, out, false, macros, "scan");
 }
 
 oclopsStatus_t oclopsSoftmax(oclopsStream_t stream, oclopsSoftmaxMode_t mode, const oclopsTensor_t* a, int64_t dim,
                              const oclopsTensor_t* out) {
-  if (!a || !out) return invalid("oclopsSoftmax: missing operand");
-  Split s;
-  if (oclopsStatus_t status = split("oclopsSoftmax", *a, one_dim(dim), true, out, nullptr, true, &s)) return status;
-  if (s.kept.numel == 0 || s.reduced.numel == 0) return OCLOPS_SUCCESS;
-  std::string compute;
-  if (oclopsStatus_t status = accumulator("oclopsSoftmax", stream, {out->dtype, a->dtype}, &compute)) return status;
-  if (compute == "long") return not_supported("oclopsSoftmax: integer dtypes");
-  const std::string macros = mode == OCLOPS_LOG_SOFTMAX ? "#define SOFTMAX\n#define LOG_SOFTMAX\n" : "#define SOFTMAX\n";
-  Launch launch(*stream, prelude(compute, *out, *a, nullptr) + macros + kIndexingSource + kReduceSource, "", "softmax");
-  launch.value(s.kept).value(s.reduced).buffer(out->buffer).buffer(a->buffer);
-  return from_driver(launch.run(static_cast<uint64_t>(s.kept.numel)));
+  const char* macros = mode == OCLOPS_LOG_SOFTMAX ? "#define SOFTMAX\n#define LOG_SOFTMAX\n" : "#define SOFTMAX\n";
+  return along_dim("oclopsSoftmax", stream, a, dim, out, true, macros, "softmax");
 }
 
 oclopsStatus_t oclopsSoftmaxBackward(oclopsStream_t stream, oclopsSoftmaxMode_t mode, const oclopsTensor_t* grad,
