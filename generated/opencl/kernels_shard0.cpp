@@ -2034,7 +2034,7 @@ static const torch_fl::KernelInfo kOp_nll_loss_forward_output{
 }
 
 // oclopsUnary(stream, ocl_glue::relu_op(), self, out)
-// from specs/opencl.yaml:43
+// from specs/opencl.yaml:44
 static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::relu_op();
@@ -2048,9 +2048,9 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// relu: specs/opencl.yaml:43
+// relu: specs/opencl.yaml:44
 static const torch_fl::KernelInfo kOp_relu{
-    "relu", "specs/opencl.yaml:43",
+    "relu", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2068,10 +2068,10 @@ at::Tensor wrap_relu(const at::Tensor & self) {
   return out;
 }
 
-// relu_: specs/opencl.yaml:43
+// relu_: specs/opencl.yaml:44
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
-    "relu_", "specs/opencl.yaml:43",
+    "relu_", "specs/opencl.yaml:44",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2089,7 +2089,7 @@ at::Tensor & wrap_relu_(at::Tensor & self) {
 }
 
 // oclopsGemm(stream, self, mat2, ocl_glue::no_tensor(), ocl_glue::zero(), ocl_glue::one(), out)
-// from specs/opencl.yaml:53
+// from specs/opencl.yaml:69
 static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -2106,10 +2106,10 @@ static void launch_mm(const torch_fl::OpContext& op, const at::Tensor & self, co
   }
 }
 
-// mm: specs/opencl.yaml:53
+// mm: specs/opencl.yaml:69
 static const torch_fl::KernelInfo kOp_mm{
-    "mm", "specs/opencl.yaml:53",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "mm", "specs/opencl.yaml:69",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2120,6 +2120,9 @@ at::Tensor wrap_mm(const at::Tensor & self, const at::Tensor & mat2) {
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  if (self.scalar_type() != mat2.scalar_type()) {  // when: self.scalar_type() == mat2.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(mm)>(op, torch_fl::FallbackReason::kGuard, self, mat2);
   }
   const auto expected = at::meta::mm(op.meta(self), op.meta(mat2));
   if (!(op.result_dtype_is_native(expected, "out"))) {

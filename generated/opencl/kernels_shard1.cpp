@@ -1638,7 +1638,7 @@ at::Tensor wrap_index_select(const at::Tensor & self, int64_t dim, const at::Ten
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:41
+// from specs/opencl.yaml:42
 static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -1655,7 +1655,7 @@ static void launch_mul_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::mul_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:35
+// from specs/opencl.yaml:36
 static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mul_op();
@@ -1671,9 +1671,9 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// mul.Tensor: specs/opencl.yaml:35
+// mul.Tensor: specs/opencl.yaml:36
 static const torch_fl::KernelInfo kOp_mul_Tensor{
-    "mul.Tensor", "specs/opencl.yaml:35",
+    "mul.Tensor", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1700,10 +1700,10 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// mul.out: specs/opencl.yaml:35
+// mul.out: specs/opencl.yaml:36
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
-    "mul.out", "specs/opencl.yaml:35",
+    "mul.out", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1732,10 +1732,10 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// mul_.Tensor: specs/opencl.yaml:35
+// mul_.Tensor: specs/opencl.yaml:36
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
-    "mul_.Tensor", "specs/opencl.yaml:35",
+    "mul_.Tensor", "specs/opencl.yaml:36",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1761,7 +1761,7 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:42
+// from specs/opencl.yaml:43
 static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::div_op();
@@ -1778,7 +1778,7 @@ static void launch_div_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::div_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl.yaml:37
+// from specs/opencl.yaml:38
 static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::div_op();
@@ -1794,9 +1794,9 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// div.Tensor: specs/opencl.yaml:37
+// div.Tensor: specs/opencl.yaml:38
 static const torch_fl::KernelInfo kOp_div_Tensor{
-    "div.Tensor", "specs/opencl.yaml:37",
+    "div.Tensor", "specs/opencl.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1823,10 +1823,10 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// div.out: specs/opencl.yaml:37
+// div.out: specs/opencl.yaml:38
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
-    "div.out", "specs/opencl.yaml:37",
+    "div.out", "specs/opencl.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1855,10 +1855,10 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
   return out;
 }
 
-// div_.Tensor: specs/opencl.yaml:37
+// div_.Tensor: specs/opencl.yaml:38
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
-    "div_.Tensor", "specs/opencl.yaml:37",
+    "div_.Tensor", "specs/opencl.yaml:38",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1883,9 +1883,9 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// mul.Scalar: specs/opencl.yaml:41
+// mul.Scalar: specs/opencl.yaml:42
 static const torch_fl::KernelInfo kOp_mul_Scalar{
-    "mul.Scalar", "specs/opencl.yaml:41",
+    "mul.Scalar", "specs/opencl.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1907,10 +1907,10 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// mul_.Scalar: specs/opencl.yaml:41
+// mul_.Scalar: specs/opencl.yaml:42
 // inplace variant derived from mul.Scalar
 static const torch_fl::KernelInfo kOp_mul__Scalar{
-    "mul_.Scalar", "specs/opencl.yaml:41",
+    "mul_.Scalar", "specs/opencl.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1929,9 +1929,9 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
   return self;
 }
 
-// div.Scalar: specs/opencl.yaml:42
+// div.Scalar: specs/opencl.yaml:43
 static const torch_fl::KernelInfo kOp_div_Scalar{
-    "div.Scalar", "specs/opencl.yaml:42",
+    "div.Scalar", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1953,10 +1953,10 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// div_.Scalar: specs/opencl.yaml:42
+// div_.Scalar: specs/opencl.yaml:43
 // inplace variant derived from div.Scalar
 static const torch_fl::KernelInfo kOp_div__Scalar{
-    "div_.Scalar", "specs/opencl.yaml:42",
+    "div_.Scalar", "specs/opencl.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1976,7 +1976,7 @@ at::Tensor & wrap_div__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsUnary(stream, ocl_glue::neg_op(), self, out)
-// from specs/opencl.yaml:44
+// from specs/opencl.yaml:45
 static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::neg_op();
@@ -1990,9 +1990,9 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// neg: specs/opencl.yaml:44
+// neg: specs/opencl.yaml:45
 static const torch_fl::KernelInfo kOp_neg{
-    "neg", "specs/opencl.yaml:44",
+    "neg", "specs/opencl.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2014,10 +2014,10 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   return out;
 }
 
-// neg.out: specs/opencl.yaml:44
+// neg.out: specs/opencl.yaml:45
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
-    "neg.out", "specs/opencl.yaml:44",
+    "neg.out", "specs/opencl.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2040,10 +2040,10 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// neg_: specs/opencl.yaml:44
+// neg_: specs/opencl.yaml:45
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
-    "neg_", "specs/opencl.yaml:44",
+    "neg_", "specs/opencl.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2063,7 +2063,7 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
 }
 
 // oclopsFill(stream, self, ocl_glue::zero())
-// from specs/opencl.yaml:46
+// from specs/opencl.yaml:47
 static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -2076,9 +2076,9 @@ static void launch_zero_(const torch_fl::OpContext& op, const at::Tensor & self)
   }
 }
 
-// zero_: specs/opencl.yaml:46
+// zero_: specs/opencl.yaml:47
 static const torch_fl::KernelInfo kOp_zero_{
-    "zero_", "specs/opencl.yaml:46",
+    "zero_", "specs/opencl.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2091,6 +2091,40 @@ at::Tensor & wrap_zero_(at::Tensor & self) {
     return torch_fl::fallback_to_cpu<ATEN_OP(zero_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
   launch_zero_(op, self);
+  return self;
+}
+
+// oclopsRandom(stream, ocl_glue::normal_kind(), mean, std, generator, self)
+// from specs/opencl.yaml:52
+static void launch_normal_(const torch_fl::OpContext& op, double mean, double std, ::std::optional<at::Generator> generator, const at::Tensor & self) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::normal_kind();
+  const auto generator_arg = ocl_glue::rand_state(generator);
+  const auto self_arg = ocl_glue::describe(self);
+  torch_fl::ProfilerRange sdk_call("oclopsRandom");
+  const oclopsStatus_t status = oclopsRandom(stream_arg, computed_arg1, mean, std, generator_arg, &self_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// normal_: specs/opencl.yaml:52
+static const torch_fl::KernelInfo kOp_normal_{
+    "normal_", "specs/opencl.yaml:52",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_normal_(at::Tensor & self, double mean, double std, ::std::optional<at::Generator> generator) {
+  torch_fl::OpContext op(kOp_normal_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(normal_)>(op, torch_fl::FallbackReason::kDtype, self, mean, std, generator);
+  }
+  launch_normal_(op, mean, std, generator, self);
   return self;
 }
 
@@ -2159,4 +2193,5 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("neg.out", TORCH_FN(wrap_neg_out));
   m.impl("neg_", TORCH_FN(wrap_neg_));
   m.impl("zero_", TORCH_FN(wrap_zero_));
+  m.impl("normal_", TORCH_FN(wrap_normal_));
 }

@@ -1604,6 +1604,100 @@ static const torch_fl::KernelInfo kOp_native_layer_norm{
   return std::make_tuple(out0, out1, out2);
 }
 
+// oclopsDropout(stream, input, p, ocl_glue::training(train), ocl_glue::default_rand_state(), out0, out1)
+// from specs/opencl.yaml:53
+static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto input_arg = ocl_glue::describe(input);
+  const auto train_arg3 = ocl_glue::training(train);
+  const auto computed_arg4 = ocl_glue::default_rand_state();
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("oclopsDropout");
+  const oclopsStatus_t status = oclopsDropout(stream_arg, &input_arg, p, train_arg3, computed_arg4, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_dropout: specs/opencl.yaml:53
+static const torch_fl::KernelInfo kOp_native_dropout{
+    "native_dropout", "specs/opencl.yaml:53",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_native_dropout(const at::Tensor & input, double p, ::std::optional<bool> train) {
+  torch_fl::OpContext op(kOp_native_dropout);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout)>(op, torch_fl::FallbackReason::kDtype, input, p, train);
+  }
+  const auto expected = torch_fl::output_rules::dropout(input, p, train);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_native_dropout(op, *input_on_device, p, train, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// oclopsBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
+// from specs/opencl.yaml:118
+static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto grad_out_arg = ocl_glue::describe(grad_out);
+  const auto input_arg = ocl_glue::describe(input);
+  const auto weight_arg = ocl_glue::describe_optional(weight);
+  const auto running_mean_arg = ocl_glue::describe_optional(running_mean);
+  const auto running_var_arg = ocl_glue::describe_optional(running_var);
+  const auto save_mean_arg = ocl_glue::describe_optional(save_mean);
+  const auto save_invstd_arg = ocl_glue::describe_optional(save_invstd);
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  const auto out2_arg = ocl_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("oclopsBatchNormBackward");
+  const oclopsStatus_t status = oclopsBatchNormBackward(stream_arg, &grad_out_arg, &input_arg, &weight_arg, &running_mean_arg, &running_var_arg, &save_mean_arg, &save_invstd_arg, train, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_batch_norm_backward: specs/opencl.yaml:118
+static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
+    "native_batch_norm_backward", "specs/opencl.yaml:118",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm_backward(const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_native_batch_norm_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(running_mean, "running_mean");
+  op.check_optional_input(running_var, "running_var");
+  op.check_optional_input(save_mean, "save_mean");
+  op.check_optional_input(save_invstd, "save_invstd");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_out, "grad_out") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var") && op.dtype_is_native(save_mean, "save_mean") && op.dtype_is_native(save_invstd, "save_invstd"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_batch_norm_backward(op, *grad_out_on_device, *input_on_device, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1656,4 +1750,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("argmax", TORCH_FN(wrap_argmax));
   m.impl("argmax.out", TORCH_FN(wrap_argmax_out));
   m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));
+  m.impl("native_dropout", TORCH_FN(wrap_native_dropout));
+  m.impl("native_batch_norm_backward", TORCH_FN(wrap_native_batch_norm_backward));
 }

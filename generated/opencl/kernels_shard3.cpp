@@ -21,6 +21,7 @@
 #include <ATen/ops/_log_softmax_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/cumprod_meta_dispatch.h>
+#include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
@@ -1570,7 +1571,7 @@ static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
 }
 
 // oclopsFill(stream, self, value)
-// from specs/opencl.yaml:45
+// from specs/opencl.yaml:46
 static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & value) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1583,9 +1584,9 @@ static void launch_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// fill_.Scalar: specs/opencl.yaml:45
+// fill_.Scalar: specs/opencl.yaml:46
 static const torch_fl::KernelInfo kOp_fill__Scalar{
-    "fill_.Scalar", "specs/opencl.yaml:45",
+    "fill_.Scalar", "specs/opencl.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1599,6 +1600,81 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   }
   launch_fill__Scalar(op, self, value);
   return self;
+}
+
+// oclopsMaxPool2d(stream, self, kernel_size, stride, padding, dilation, out0, out1)
+// from specs/opencl.yaml:94
+static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor& out0, const at::Tensor& out1) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto kernel_size_arg = ocl_glue::dims(kernel_size);
+  const auto stride_arg = ocl_glue::dims(stride);
+  const auto padding_arg = ocl_glue::dims(padding);
+  const auto dilation_arg = ocl_glue::dims(dilation);
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  torch_fl::ProfilerRange sdk_call("oclopsMaxPool2d");
+  const oclopsStatus_t status = oclopsMaxPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, dilation_arg, &out0_arg, &out1_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// max_pool2d_with_indices: specs/opencl.yaml:94
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
+    "max_pool2d_with_indices", "specs/opencl.yaml:94",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor> wrap_max_pool2d_with_indices(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const auto expected = at::meta::max_pool2d_with_indices(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, out0, out1);
+  return std::make_tuple(out0, out1);
+}
+
+// max_pool2d_with_indices.out: specs/opencl.yaml:94
+// out variant derived from max_pool2d_with_indices
+static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
+    "max_pool2d_with_indices.out", "specs/opencl.yaml:94",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor &,at::Tensor &> wrap_max_pool2d_with_indices_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool ceil_mode, at::Tensor & out, at::Tensor & indices) {
+  torch_fl::OpContext op(kOp_max_pool2d_with_indices_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  op.check_output(indices, "indices", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_internal_overlap(indices);
+  torch_fl::check_no_partial_overlap(indices, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out") && op.result_dtype_is_native(indices, "indices"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(max_pool2d_with_indices_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::Tensor indices_meta = op.meta_output(indices);
+  at::meta::max_pool2d_with_indices_outf(op.meta(self), kernel_size, stride, padding, dilation, ceil_mode, out_meta, indices_meta);
+  op.resize_output(out, out_meta);
+  op.resize_output(indices, indices_meta);
+  launch_max_pool2d_with_indices(op, *self_on_device, kernel_size, stride, padding, dilation, out, indices);
+  return std::forward_as_tuple(out, indices);
 }
 
 }  // namespace
@@ -1653,4 +1729,6 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cumprod_", TORCH_FN(wrap_cumprod_));
   m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
+  m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
 }

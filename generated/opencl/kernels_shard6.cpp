@@ -1194,6 +1194,184 @@ at::Tensor wrap_var_correction(const at::Tensor & self, at::OptionalIntArrayRef 
   return out;
 }
 
+// oclopsRandom(stream, ocl_glue::uniform_kind(), from, to, generator, self)
+// from specs/opencl.yaml:51
+static void launch_uniform_(const torch_fl::OpContext& op, double from, double to, ::std::optional<at::Generator> generator, const at::Tensor & self) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::uniform_kind();
+  const auto generator_arg = ocl_glue::rand_state(generator);
+  const auto self_arg = ocl_glue::describe(self);
+  torch_fl::ProfilerRange sdk_call("oclopsRandom");
+  const oclopsStatus_t status = oclopsRandom(stream_arg, computed_arg1, from, to, generator_arg, &self_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// uniform_: specs/opencl.yaml:51
+static const torch_fl::KernelInfo kOp_uniform_{
+    "uniform_", "specs/opencl.yaml:51",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_uniform_(at::Tensor & self, double from, double to, ::std::optional<at::Generator> generator) {
+  torch_fl::OpContext op(kOp_uniform_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(uniform_)>(op, torch_fl::FallbackReason::kDtype, self, from, to, generator);
+  }
+  launch_uniform_(op, from, to, generator, self);
+  return self;
+}
+
+// oclopsDropoutBackward(stream, grad_output, mask, scale, out)
+// from specs/opencl.yaml:57
+static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto mask_arg = ocl_glue::describe(mask);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsDropoutBackward");
+  const oclopsStatus_t status = oclopsDropoutBackward(stream_arg, &grad_output_arg, &mask_arg, scale, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_dropout_backward: specs/opencl.yaml:57
+static const torch_fl::KernelInfo kOp_native_dropout_backward{
+    "native_dropout_backward", "specs/opencl.yaml:57",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at::Tensor & mask, double scale) {
+  torch_fl::OpContext op(kOp_native_dropout_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_dropout_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::dropout_backward(grad_output, mask, scale);
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  const at::Tensor out = op.allocate(expected);
+  launch_native_dropout_backward(op, *grad_output_on_device, *mask_on_device, scale, out);
+  return out;
+}
+
+// oclopsConvolution(stream, input, weight, bias, stride, padding, dilation, groups, out)
+// from specs/opencl.yaml:82
+static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto input_arg = ocl_glue::describe(input);
+  const auto weight_arg = ocl_glue::describe(weight);
+  const auto bias_arg = ocl_glue::describe_optional(bias);
+  const auto stride_arg = ocl_glue::dims(stride);
+  const auto padding_arg = ocl_glue::dims(padding);
+  const auto dilation_arg = ocl_glue::dims(dilation);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsConvolution");
+  const oclopsStatus_t status = oclopsConvolution(stream_arg, &input_arg, &weight_arg, &bias_arg, stride_arg, padding_arg, dilation_arg, groups, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// convolution_overrideable: specs/opencl.yaml:82
+static const torch_fl::KernelInfo kOp_convolution_overrideable{
+    "convolution_overrideable", "specs/opencl.yaml:82",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups) {
+  torch_fl::OpContext op(kOp_convolution_overrideable);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(bias, "bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  if (!(input.dim() <= 4 && !transposed && input.scalar_type() == weight.scalar_type())) {  // when: input.dim() <= 4 and not transposed and input.scalar_type() == weight.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kGuard, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  const auto expected = torch_fl::output_rules::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_overrideable)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor out = op.allocate(expected);
+  launch_convolution_overrideable(op, *input_on_device, weight_laid, bias, stride, padding, dilation, groups, out);
+  return out;
+}
+
+// oclopsConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, groups, grad_input, grad_weight, grad_bias)
+// from specs/opencl.yaml:87
+static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto input_arg = ocl_glue::describe(input);
+  const auto weight_arg = ocl_glue::describe(weight);
+  const auto stride_arg = ocl_glue::dims(stride);
+  const auto padding_arg = ocl_glue::dims(padding);
+  const auto dilation_arg = ocl_glue::dims(dilation);
+  const auto grad_input_arg = ocl_glue::describe(grad_input);
+  const auto grad_weight_arg = ocl_glue::describe(grad_weight);
+  const auto grad_bias_arg = ocl_glue::describe(grad_bias);
+  torch_fl::ProfilerRange sdk_call("oclopsConvolutionBackward");
+  const oclopsStatus_t status = oclopsConvolutionBackward(stream_arg, &grad_output_arg, &input_arg, &weight_arg, stride_arg, padding_arg, dilation_arg, groups, &grad_input_arg, &grad_weight_arg, &grad_bias_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// convolution_backward_overrideable: specs/opencl.yaml:87
+static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
+    "convolution_backward_overrideable", "specs/opencl.yaml:87",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_convolution_backward_overrideable(const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, bool transposed, at::IntArrayRef output_padding, int64_t groups, ::std::array<bool,3> output_mask) {
+  torch_fl::OpContext op(kOp_convolution_backward_overrideable);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_input(weight, "weight", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  if (!(input.dim() <= 4 && !transposed && input.scalar_type() == weight.scalar_type())) {  // when: input.dim() <= 4 and not transposed and input.scalar_type() == weight.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kGuard, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const auto expected = torch_fl::output_rules::convolution_backward(grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "grad_input") && op.result_dtype_is_native(std::get<1>(expected), "grad_weight") && op.result_dtype_is_native(std::get<2>(expected), "grad_bias"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(convolution_backward_overrideable)>(op, torch_fl::FallbackReason::kDtype, grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups, output_mask);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const c10::MaybeOwned<at::Tensor> weight_on_device = op.on_device(weight);
+  const at::Tensor grad_output_laid = op.with_layout(*grad_output_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor weight_laid = op.with_layout(*weight_on_device, torch_fl::MemoryLayout::kContiguous);
+  const at::Tensor grad_input = op.allocate(std::get<0>(expected));
+  const at::Tensor grad_weight = op.allocate(std::get<1>(expected));
+  const at::Tensor grad_bias = op.allocate(std::get<2>(expected));
+  launch_convolution_backward_overrideable(op, grad_output_laid, *input_on_device, weight_laid, stride, padding, dilation, groups, grad_input, grad_weight, grad_bias);
+  return std::make_tuple(grad_input, grad_weight, grad_bias);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
@@ -1234,8 +1412,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("where.self", TORCH_FN(wrap_where_self));
   m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
   m.impl("var.correction", TORCH_FN(wrap_var_correction));
-  // convolution_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
-  m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
-  // convolution_backward_overrideable: not in the spec, and ATen's kernel for this hook throws; the CPU fallback runs the core op
-  m.impl("convolution_backward_overrideable", torch::CppFunction::makeFromBoxedFunction<&torch_fl::cpu_fallback>());
+  m.impl("uniform_", TORCH_FN(wrap_uniform_));
+  m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
+  m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
+  m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
 }

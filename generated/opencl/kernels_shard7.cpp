@@ -22,6 +22,7 @@
 #include <ATen/ops/_softmax_meta_dispatch.h>
 #include <ATen/ops/add_meta_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
+#include <ATen/ops/avg_pool2d_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
@@ -1431,7 +1432,7 @@ at::Tensor wrap_prod(const at::Tensor & self, ::std::optional<at::ScalarType> dt
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:39
+// from specs/opencl.yaml:40
 static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -1448,7 +1449,7 @@ static void launch_add_Scalar(const torch_fl::OpContext& op, const at::Tensor & 
 }
 
 // oclopsBinary(stream, ocl_glue::add_op(), self, other, alpha, out)
-// from specs/opencl.yaml:33
+// from specs/opencl.yaml:34
 static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::add_op();
@@ -1464,9 +1465,9 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// add.Tensor: specs/opencl.yaml:33
+// add.Tensor: specs/opencl.yaml:34
 static const torch_fl::KernelInfo kOp_add_Tensor{
-    "add.Tensor", "specs/opencl.yaml:33",
+    "add.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1493,10 +1494,10 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   return out;
 }
 
-// add.out: specs/opencl.yaml:33
+// add.out: specs/opencl.yaml:34
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
-    "add.out", "specs/opencl.yaml:33",
+    "add.out", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1525,10 +1526,10 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
   return out;
 }
 
-// add_.Tensor: specs/opencl.yaml:33
+// add_.Tensor: specs/opencl.yaml:34
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
-    "add_.Tensor", "specs/opencl.yaml:33",
+    "add_.Tensor", "specs/opencl.yaml:34",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1553,9 +1554,9 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   return self;
 }
 
-// add.Scalar: specs/opencl.yaml:39
+// add.Scalar: specs/opencl.yaml:40
 static const torch_fl::KernelInfo kOp_add_Scalar{
-    "add.Scalar", "specs/opencl.yaml:39",
+    "add.Scalar", "specs/opencl.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1577,10 +1578,10 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
   return out;
 }
 
-// add_.Scalar: specs/opencl.yaml:39
+// add_.Scalar: specs/opencl.yaml:40
 // inplace variant derived from add.Scalar
 static const torch_fl::KernelInfo kOp_add__Scalar{
-    "add_.Scalar", "specs/opencl.yaml:39",
+    "add_.Scalar", "specs/opencl.yaml:40",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1600,7 +1601,7 @@ at::Tensor & wrap_add__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // oclopsGemm(stream, mat1, mat2, self, beta, alpha, out)
-// from specs/opencl.yaml:56
+// from specs/opencl.yaml:74
 static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1, const at::Tensor & mat2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto mat1_arg = ocl_glue::describe(mat1);
@@ -1617,10 +1618,10 @@ static void launch_addmm(const torch_fl::OpContext& op, const at::Tensor & mat1,
   }
 }
 
-// addmm: specs/opencl.yaml:56
+// addmm: specs/opencl.yaml:74
 static const torch_fl::KernelInfo kOp_addmm{
-    "addmm", "specs/opencl.yaml:56",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "addmm", "specs/opencl.yaml:74",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1632,6 +1633,9 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   const torch_fl::DeviceGuard guard(op.device());
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat1, "mat1") && op.dtype_is_native(mat2, "mat2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kDtype, self, mat1, mat2, beta, alpha);
+  }
+  if (!(mat1.scalar_type() == mat2.scalar_type() && self.scalar_type() == mat1.scalar_type())) {  // when: mat1.scalar_type() == mat2.scalar_type() and self.scalar_type() == mat1.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(addmm)>(op, torch_fl::FallbackReason::kGuard, self, mat1, mat2, beta, alpha);
   }
   const auto expected = at::meta::addmm(op.meta(self), op.meta(mat1), op.meta(mat2), beta, alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
@@ -1645,6 +1649,124 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
   const at::Tensor out = op.allocate(expected);
   launch_addmm(op, mat1_laid, mat2_laid, *self_on_device, beta, alpha, out);
   return out;
+}
+
+// oclopsAvgPool2d(stream, self, kernel_size, stride, padding, count_include_pad, ocl_glue::divisor(divisor_override), out)
+// from specs/opencl.yaml:100
+static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto kernel_size_arg = ocl_glue::dims(kernel_size);
+  const auto stride_arg = ocl_glue::dims(stride);
+  const auto padding_arg = ocl_glue::dims(padding);
+  const auto divisor_override_arg6 = ocl_glue::divisor(divisor_override);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsAvgPool2d");
+  const oclopsStatus_t status = oclopsAvgPool2d(stream_arg, &self_arg, kernel_size_arg, stride_arg, padding_arg, count_include_pad, divisor_override_arg6, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// avg_pool2d: specs/opencl.yaml:100
+static const torch_fl::KernelInfo kOp_avg_pool2d{
+    "avg_pool2d", "specs/opencl.yaml:100",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override) {
+  torch_fl::OpContext op(kOp_avg_pool2d);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const auto expected = at::meta::avg_pool2d(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// avg_pool2d.out: specs/opencl.yaml:100
+// out variant derived from avg_pool2d
+static const torch_fl::KernelInfo kOp_avg_pool2d_out{
+    "avg_pool2d.out", "specs/opencl.yaml:100",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool ceil_mode, bool count_include_pad, ::std::optional<int64_t> divisor_override, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_avg_pool2d_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(avg_pool2d_out)>(op, torch_fl::FallbackReason::kDtype, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::avg_pool2d_outf(op.meta(self), kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out_meta);
+  op.resize_output(out, out_meta);
+  launch_avg_pool2d(op, *self_on_device, kernel_size, stride, padding, count_include_pad, divisor_override, out);
+  return out;
+}
+
+// oclopsBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
+// from specs/opencl.yaml:114
+static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto input_arg = ocl_glue::describe(input);
+  const auto weight_arg = ocl_glue::describe_optional(weight);
+  const auto bias_arg = ocl_glue::describe_optional(bias);
+  const auto running_mean_arg = ocl_glue::describe_optional(running_mean);
+  const auto running_var_arg = ocl_glue::describe_optional(running_var);
+  const auto out0_arg = ocl_glue::describe(out0);
+  const auto out1_arg = ocl_glue::describe(out1);
+  const auto out2_arg = ocl_glue::describe(out2);
+  torch_fl::ProfilerRange sdk_call("oclopsBatchNorm");
+  const oclopsStatus_t status = oclopsBatchNorm(stream_arg, &input_arg, &weight_arg, &bias_arg, &running_mean_arg, &running_var_arg, training, momentum, eps, &out0_arg, &out1_arg, &out2_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// native_batch_norm: specs/opencl.yaml:114
+static const torch_fl::KernelInfo kOp_native_batch_norm{
+    "native_batch_norm", "specs/opencl.yaml:114",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor> wrap_native_batch_norm(const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps) {
+  torch_fl::OpContext op(kOp_native_batch_norm);
+  op.check_input(input, "input", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(weight, "weight");
+  op.check_optional_input(bias, "bias");
+  op.check_optional_input(running_mean, "running_mean");
+  op.check_optional_input(running_var, "running_var");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(input, "input") && op.dtype_is_native(weight, "weight") && op.dtype_is_native(bias, "bias") && op.dtype_is_native(running_mean, "running_mean") && op.dtype_is_native(running_var, "running_var"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const auto expected = torch_fl::output_rules::batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  if (!(op.result_dtype_is_native(std::get<0>(expected), "out0") && op.result_dtype_is_native(std::get<1>(expected), "out1") && op.result_dtype_is_native(std::get<2>(expected), "out2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(native_batch_norm)>(op, torch_fl::FallbackReason::kDtype, input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> input_on_device = op.on_device(input);
+  const at::Tensor out0 = op.allocate(std::get<0>(expected));
+  const at::Tensor out1 = op.allocate(std::get<1>(expected));
+  const at::Tensor out2 = op.allocate(std::get<2>(expected));
+  launch_native_batch_norm(op, *input_on_device, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2);
+  return std::make_tuple(out0, out1, out2);
 }
 
 }  // namespace
@@ -1700,4 +1822,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.Scalar", TORCH_FN(wrap_add_Scalar));
   m.impl("add_.Scalar", TORCH_FN(wrap_add__Scalar));
   m.impl("addmm", TORCH_FN(wrap_addmm));
+  m.impl("avg_pool2d", TORCH_FN(wrap_avg_pool2d));
+  m.impl("avg_pool2d.out", TORCH_FN(wrap_avg_pool2d_out));
+  m.impl("native_batch_norm", TORCH_FN(wrap_native_batch_norm));
 }

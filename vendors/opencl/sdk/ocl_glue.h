@@ -21,8 +21,6 @@ oclopsTensor_t describe(const at::Tensor& tensor);
 oclopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor);
 // Reduction dims; absent or empty: all dims.
 oclopsDims_t dims(at::OptionalIntArrayRef values);
-// A short int list (a convolution's strides, paddings, dilations).
-inline oclopsDims_t int_list(at::IntArrayRef values) { return dims(values); }
 // avg_pool's divisor_override: 0 when absent (ATen refuses 0 itself).
 inline int64_t divisor(std::optional<int64_t> value) { return value.value_or(0); }
 oclopsScalar_t scalar(const at::Scalar& value);
