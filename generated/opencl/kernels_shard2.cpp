@@ -1644,7 +1644,7 @@ static const torch_fl::KernelInfo kOp_native_dropout{
 }
 
 // oclopsBatchNormBackward(stream, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, out0, out1, out2)
-// from specs/opencl.yaml:118
+// from specs/opencl.yaml:128
 static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, const ::std::optional<at::Tensor> & save_mean, const ::std::optional<at::Tensor> & save_invstd, bool train, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto grad_out_arg = ocl_glue::describe(grad_out);
@@ -1665,10 +1665,10 @@ static void launch_native_batch_norm_backward(const torch_fl::OpContext& op, con
   }
 }
 
-// native_batch_norm_backward: specs/opencl.yaml:118
+// native_batch_norm_backward: specs/opencl.yaml:128
 static const torch_fl::KernelInfo kOp_native_batch_norm_backward{
-    "native_batch_norm_backward", "specs/opencl.yaml:118",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    "native_batch_norm_backward", "specs/opencl.yaml:128",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

@@ -21,6 +21,7 @@
 #include <ATen/ops/_log_softmax_meta_dispatch.h>
 #include <ATen/ops/_log_softmax_backward_data_meta_dispatch.h>
 #include <ATen/ops/cumprod_meta_dispatch.h>
+#include <ATen/ops/bmm_meta_dispatch.h>
 #include <ATen/ops/max_pool2d_with_indices_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -1602,8 +1603,91 @@ at::Tensor & wrap_fill__Scalar(at::Tensor & self, const at::Scalar & value) {
   return self;
 }
 
+// oclopsBatchedGemm(stream, self, mat2, ocl_glue::no_tensor(), ocl_glue::zero(), ocl_glue::one(), out)
+// from specs/opencl.yaml:79
+static void launch_bmm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mat2, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto mat2_arg = ocl_glue::describe(mat2);
+  const auto computed_arg3 = ocl_glue::no_tensor();
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto computed_arg5 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBatchedGemm");
+  const oclopsStatus_t status = oclopsBatchedGemm(stream_arg, &self_arg, &mat2_arg, computed_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// bmm: specs/opencl.yaml:79
+static const torch_fl::KernelInfo kOp_bmm{
+    "bmm", "specs/opencl.yaml:79",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_bmm(const at::Tensor & self, const at::Tensor & mat2) {
+  torch_fl::OpContext op(kOp_bmm);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  if (self.scalar_type() != mat2.scalar_type()) {  // when: self.scalar_type() == mat2.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kGuard, self, mat2);
+  }
+  const auto expected = at::meta::bmm(op.meta(self), op.meta(mat2));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm)>(op, torch_fl::FallbackReason::kDtype, self, mat2);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
+  const at::Tensor self_laid = ocl_glue::matrix_operand(*self_on_device);
+  const at::Tensor mat2_laid = ocl_glue::matrix_operand(*mat2_on_device);
+  const at::Tensor out = op.allocate(expected);
+  launch_bmm(op, self_laid, mat2_laid, out);
+  return out;
+}
+
+// bmm.out: specs/opencl.yaml:79
+// out variant derived from bmm
+static const torch_fl::KernelInfo kOp_bmm_out{
+    "bmm.out", "specs/opencl.yaml:79",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_bmm_out(const at::Tensor & self, const at::Tensor & mat2, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_bmm_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(mat2, "mat2", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, mat2);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(mat2, "mat2") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kDtype, self, mat2, out);
+  }
+  if (self.scalar_type() != mat2.scalar_type()) {  // when: self.scalar_type() == mat2.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(bmm_out)>(op, torch_fl::FallbackReason::kGuard, self, mat2, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mat2_on_device = op.on_device(mat2);
+  const at::Tensor self_laid = ocl_glue::matrix_operand(*self_on_device);
+  const at::Tensor mat2_laid = ocl_glue::matrix_operand(*mat2_on_device);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::bmm_outf(op.meta(self), op.meta(mat2), out_meta);
+  op.resize_output(out, out_meta);
+  launch_bmm(op, self_laid, mat2_laid, out);
+  return out;
+}
+
 // oclopsMaxPool2d(stream, self, kernel_size, stride, padding, dilation, out0, out1)
-// from specs/opencl.yaml:94
+// from specs/opencl.yaml:105
 static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1621,9 +1705,9 @@ static void launch_max_pool2d_with_indices(const torch_fl::OpContext& op, const 
   }
 }
 
-// max_pool2d_with_indices: specs/opencl.yaml:94
+// max_pool2d_with_indices: specs/opencl.yaml:105
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
-    "max_pool2d_with_indices", "specs/opencl.yaml:94",
+    "max_pool2d_with_indices", "specs/opencl.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1646,10 +1730,10 @@ static const torch_fl::KernelInfo kOp_max_pool2d_with_indices{
   return std::make_tuple(out0, out1);
 }
 
-// max_pool2d_with_indices.out: specs/opencl.yaml:94
+// max_pool2d_with_indices.out: specs/opencl.yaml:105
 // out variant derived from max_pool2d_with_indices
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_out{
-    "max_pool2d_with_indices.out", "specs/opencl.yaml:94",
+    "max_pool2d_with_indices.out", "specs/opencl.yaml:105",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1729,6 +1813,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("cumprod_", TORCH_FN(wrap_cumprod_));
   m.impl("native_layer_norm_backward", TORCH_FN(wrap_native_layer_norm_backward));
   m.impl("fill_.Scalar", TORCH_FN(wrap_fill__Scalar));
+  m.impl("bmm", TORCH_FN(wrap_bmm));
+  m.impl("bmm.out", TORCH_FN(wrap_bmm_out));
   m.impl("max_pool2d_with_indices", TORCH_FN(wrap_max_pool2d_with_indices));
   m.impl("max_pool2d_with_indices.out", TORCH_FN(wrap_max_pool2d_with_indices_out));
 }

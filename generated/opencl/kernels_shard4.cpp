@@ -1292,7 +1292,7 @@ at::Tensor & wrap_sub__Scalar(at::Tensor & self, const at::Scalar & other, const
 }
 
 // oclopsMaxPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, dilation, indices, out)
-// from specs/opencl.yaml:97
+// from specs/opencl.yaml:108
 static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, const at::Tensor & indices, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto grad_output_arg = ocl_glue::describe(grad_output);
@@ -1311,9 +1311,9 @@ static void launch_max_pool2d_with_indices_backward(const torch_fl::OpContext& o
   }
 }
 
-// max_pool2d_with_indices_backward: specs/opencl.yaml:97
+// max_pool2d_with_indices_backward: specs/opencl.yaml:108
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward{
-    "max_pool2d_with_indices_backward", "specs/opencl.yaml:97",
+    "max_pool2d_with_indices_backward", "specs/opencl.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1339,10 +1339,10 @@ at::Tensor wrap_max_pool2d_with_indices_backward(const at::Tensor & grad_output,
   return out;
 }
 
-// max_pool2d_with_indices_backward.grad_input: specs/opencl.yaml:97
+// max_pool2d_with_indices_backward.grad_input: specs/opencl.yaml:108
 // out variant derived from max_pool2d_with_indices_backward
 static const torch_fl::KernelInfo kOp_max_pool2d_with_indices_backward_grad_input{
-    "max_pool2d_with_indices_backward.grad_input", "specs/opencl.yaml:97",
+    "max_pool2d_with_indices_backward.grad_input", "specs/opencl.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1372,7 +1372,7 @@ at::Tensor & wrap_max_pool2d_with_indices_backward_grad_input(const at::Tensor &
 }
 
 // oclopsAvgPool2dBackward(stream, grad_output, self, kernel_size, stride, padding, count_include_pad, ocl_glue::divisor(divisor_override), out)
-// from specs/opencl.yaml:103
+// from specs/opencl.yaml:114
 static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto grad_output_arg = ocl_glue::describe(grad_output);
@@ -1390,9 +1390,9 @@ static void launch_avg_pool2d_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// avg_pool2d_backward: specs/opencl.yaml:103
+// avg_pool2d_backward: specs/opencl.yaml:114
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward{
-    "avg_pool2d_backward", "specs/opencl.yaml:103",
+    "avg_pool2d_backward", "specs/opencl.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1416,10 +1416,10 @@ at::Tensor wrap_avg_pool2d_backward(const at::Tensor & grad_output, const at::Te
   return out;
 }
 
-// avg_pool2d_backward.grad_input: specs/opencl.yaml:103
+// avg_pool2d_backward.grad_input: specs/opencl.yaml:114
 // out variant derived from avg_pool2d_backward
 static const torch_fl::KernelInfo kOp_avg_pool2d_backward_grad_input{
-    "avg_pool2d_backward.grad_input", "specs/opencl.yaml:103",
+    "avg_pool2d_backward.grad_input", "specs/opencl.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -18,6 +18,7 @@
 #include <ATen/ops/xlogy_meta_dispatch.h>
 #include <ATen/ops/all_meta_dispatch.h>
 #include <ATen/ops/sum_meta_dispatch.h>
+#include <ATen/ops/baddbmm_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
 
@@ -1002,7 +1003,7 @@ at::Tensor wrap_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, c
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = ocl_glue::binary_result(self, other, alpha);
+  const auto expected = ocl_glue::rsub_result(self, other, alpha);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
@@ -1358,8 +1359,59 @@ at::Tensor & wrap_sum_IntList_out(const at::Tensor & self, at::OptionalIntArrayR
   return out;
 }
 
+// oclopsBatchedGemm(stream, batch1, batch2, self, beta, alpha, out)
+// from specs/opencl.yaml:85
+static void launch_baddbmm(const torch_fl::OpContext& op, const at::Tensor & batch1, const at::Tensor & batch2, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & alpha, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto batch1_arg = ocl_glue::describe(batch1);
+  const auto batch2_arg = ocl_glue::describe(batch2);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto beta_arg = ocl_glue::scalar(beta);
+  const auto alpha_arg = ocl_glue::scalar(alpha);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBatchedGemm");
+  const oclopsStatus_t status = oclopsBatchedGemm(stream_arg, &batch1_arg, &batch2_arg, &self_arg, beta_arg, alpha_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// baddbmm: specs/opencl.yaml:85
+static const torch_fl::KernelInfo kOp_baddbmm{
+    "baddbmm", "specs/opencl.yaml:85",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_baddbmm(const at::Tensor & self, const at::Tensor & batch1, const at::Tensor & batch2, const at::Scalar & beta, const at::Scalar & alpha) {
+  torch_fl::OpContext op(kOp_baddbmm);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(batch1, "batch1", /*cpu_scalar_ok=*/true);
+  op.check_input(batch2, "batch2", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(batch1, "batch1") && op.dtype_is_native(batch2, "batch2"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
+  }
+  if (!(batch1.scalar_type() == batch2.scalar_type() && self.scalar_type() == batch1.scalar_type())) {  // when: batch1.scalar_type() == batch2.scalar_type() and self.scalar_type() == batch1.scalar_type()
+    return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kGuard, self, batch1, batch2, beta, alpha);
+  }
+  const auto expected = at::meta::baddbmm(op.meta(self), op.meta(batch1), op.meta(batch2), beta, alpha);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(baddbmm)>(op, torch_fl::FallbackReason::kDtype, self, batch1, batch2, beta, alpha);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> batch1_on_device = op.on_device(batch1);
+  const c10::MaybeOwned<at::Tensor> batch2_on_device = op.on_device(batch2);
+  const at::Tensor batch1_laid = ocl_glue::matrix_operand(*batch1_on_device);
+  const at::Tensor batch2_laid = ocl_glue::matrix_operand(*batch2_on_device);
+  const at::Tensor out = op.allocate(expected);
+  launch_baddbmm(op, batch1_laid, batch2_laid, *self_on_device, beta, alpha, out);
+  return out;
+}
+
 // oclopsAdaptiveAvgPool2d(stream, self, out)
-// from specs/opencl.yaml:106
+// from specs/opencl.yaml:117
 static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1372,9 +1424,9 @@ static void launch__adaptive_avg_pool2d(const torch_fl::OpContext& op, const at:
   }
 }
 
-// _adaptive_avg_pool2d: specs/opencl.yaml:106
+// _adaptive_avg_pool2d: specs/opencl.yaml:117
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d{
-    "_adaptive_avg_pool2d", "specs/opencl.yaml:106",
+    "_adaptive_avg_pool2d", "specs/opencl.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1397,7 +1449,7 @@ at::Tensor wrap__adaptive_avg_pool2d(const at::Tensor & self, at::IntArrayRef ou
 }
 
 // oclopsAdaptiveAvgPool2dBackward(stream, grad_output, self, out)
-// from specs/opencl.yaml:109
+// from specs/opencl.yaml:120
 static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto grad_output_arg = ocl_glue::describe(grad_output);
@@ -1411,9 +1463,9 @@ static void launch__adaptive_avg_pool2d_backward(const torch_fl::OpContext& op, 
   }
 }
 
-// _adaptive_avg_pool2d_backward: specs/opencl.yaml:109
+// _adaptive_avg_pool2d_backward: specs/opencl.yaml:120
 static const torch_fl::KernelInfo kOp__adaptive_avg_pool2d_backward{
-    "_adaptive_avg_pool2d_backward", "specs/opencl.yaml:109",
+    "_adaptive_avg_pool2d_backward", "specs/opencl.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1481,6 +1533,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("all.dims_out", TORCH_FN(wrap_all_dims_out));
   m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
   m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
+  m.impl("baddbmm", TORCH_FN(wrap_baddbmm));
   m.impl("_adaptive_avg_pool2d", TORCH_FN(wrap__adaptive_avg_pool2d));
   m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(wrap__adaptive_avg_pool2d_backward));
 }

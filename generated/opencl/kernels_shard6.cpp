@@ -1267,7 +1267,7 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
 }
 
 // oclopsConvolution(stream, input, weight, bias, stride, padding, dilation, groups, out)
-// from specs/opencl.yaml:82
+// from specs/opencl.yaml:93
 static void launch_convolution_overrideable(const torch_fl::OpContext& op, const at::Tensor & input, const at::Tensor & weight, const ::std::optional<at::Tensor> & bias, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto input_arg = ocl_glue::describe(input);
@@ -1285,9 +1285,9 @@ static void launch_convolution_overrideable(const torch_fl::OpContext& op, const
   }
 }
 
-// convolution_overrideable: specs/opencl.yaml:82
+// convolution_overrideable: specs/opencl.yaml:93
 static const torch_fl::KernelInfo kOp_convolution_overrideable{
-    "convolution_overrideable", "specs/opencl.yaml:82",
+    "convolution_overrideable", "specs/opencl.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1317,7 +1317,7 @@ at::Tensor wrap_convolution_overrideable(const at::Tensor & input, const at::Ten
 }
 
 // oclopsConvolutionBackward(stream, grad_output, input, weight, stride, padding, dilation, groups, grad_input, grad_weight, grad_bias)
-// from specs/opencl.yaml:87
+// from specs/opencl.yaml:98
 static void launch_convolution_backward_overrideable(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & input, const at::Tensor & weight, at::IntArrayRef stride, at::IntArrayRef padding, at::IntArrayRef dilation, int64_t groups, const at::Tensor& grad_input, const at::Tensor& grad_weight, const at::Tensor& grad_bias) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto grad_output_arg = ocl_glue::describe(grad_output);
@@ -1337,9 +1337,9 @@ static void launch_convolution_backward_overrideable(const torch_fl::OpContext& 
   }
 }
 
-// convolution_backward_overrideable: specs/opencl.yaml:87
+// convolution_backward_overrideable: specs/opencl.yaml:98
 static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
-    "convolution_backward_overrideable", "specs/opencl.yaml:87",
+    "convolution_backward_overrideable", "specs/opencl.yaml:98",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

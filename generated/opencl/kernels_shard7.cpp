@@ -1652,7 +1652,7 @@ at::Tensor wrap_addmm(const at::Tensor & self, const at::Tensor & mat1, const at
 }
 
 // oclopsAvgPool2d(stream, self, kernel_size, stride, padding, count_include_pad, ocl_glue::divisor(divisor_override), out)
-// from specs/opencl.yaml:100
+// from specs/opencl.yaml:111
 static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef kernel_size, at::IntArrayRef stride, at::IntArrayRef padding, bool count_include_pad, ::std::optional<int64_t> divisor_override, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto self_arg = ocl_glue::describe(self);
@@ -1669,9 +1669,9 @@ static void launch_avg_pool2d(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// avg_pool2d: specs/opencl.yaml:100
+// avg_pool2d: specs/opencl.yaml:111
 static const torch_fl::KernelInfo kOp_avg_pool2d{
-    "avg_pool2d", "specs/opencl.yaml:100",
+    "avg_pool2d", "specs/opencl.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1693,10 +1693,10 @@ at::Tensor wrap_avg_pool2d(const at::Tensor & self, at::IntArrayRef kernel_size,
   return out;
 }
 
-// avg_pool2d.out: specs/opencl.yaml:100
+// avg_pool2d.out: specs/opencl.yaml:111
 // out variant derived from avg_pool2d
 static const torch_fl::KernelInfo kOp_avg_pool2d_out{
-    "avg_pool2d.out", "specs/opencl.yaml:100",
+    "avg_pool2d.out", "specs/opencl.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1720,7 +1720,7 @@ at::Tensor & wrap_avg_pool2d_out(const at::Tensor & self, at::IntArrayRef kernel
 }
 
 // oclopsBatchNorm(stream, input, weight, bias, running_mean, running_var, training, momentum, eps, out0, out1, out2)
-// from specs/opencl.yaml:114
+// from specs/opencl.yaml:125
 static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Tensor & input, const ::std::optional<at::Tensor> & weight, const ::std::optional<at::Tensor> & bias, const ::std::optional<at::Tensor> & running_mean, const ::std::optional<at::Tensor> & running_var, bool training, double momentum, double eps, const at::Tensor& out0, const at::Tensor& out1, const at::Tensor& out2) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto input_arg = ocl_glue::describe(input);
@@ -1739,10 +1739,10 @@ static void launch_native_batch_norm(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// native_batch_norm: specs/opencl.yaml:114
+// native_batch_norm: specs/opencl.yaml:125
 static const torch_fl::KernelInfo kOp_native_batch_norm{
-    "native_batch_norm", "specs/opencl.yaml:114",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    "native_batch_norm", "specs/opencl.yaml:125",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

@@ -81,9 +81,45 @@ oclopsStatus_t gemm_through_float(oclopsStream_t stream, const oclopsTensor_t& a
 
 }  // namespace
 
+// Matrix `index` of a batch (the last two dims of a 3-D tensor); a batch of one
+// (or a 2-D tensor) is broadcast to every index.
+oclopsTensor_t matrix_of(const oclopsTensor_t& t, int64_t index) {
+  if (t.dim != 3) return t;
+  oclopsTensor_t m = t;
+  m.dim = 2;
+  m.offset = t.offset + (t.shape[0] == 1 ? 0 : index * t.stride[0]);
+  m.shape[0] = t.shape[1], m.shape[1] = t.shape[2];
+  m.stride[0] = t.stride[1], m.stride[1] = t.stride[2];
+  return m;
+}
+
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand) {
   Operand layout;
-  return operand->dim == 2 && as_operand(*operand, &layout);
+  return (operand->dim == 2 || operand->dim == 3) && as_operand(matrix_of(*operand, 0), &layout);
+}
+
+oclopsStatus_t oclopsBatchedGemm(oclopsStream_t stream, const oclopsTensor_t* a, const oclopsTensor_t* b,
+                                 const oclopsTensor_t* c, oclopsScalar_t beta, oclopsScalar_t alpha,
+                                 const oclopsTensor_t* out) {
+  if (!a || !b || !out || a->dim != 3 || b->dim != 3 || out->dim != 3) {
+    return invalid("oclopsBatchedGemm: a, b and out must be batches of matrices");
+  }
+  const int64_t batch = out->shape[0];
+  if (a->shape[0] != batch || b->shape[0] != batch) return invalid("oclopsBatchedGemm: batch sizes differ");
+  const bool with_c = c != nullptr && c->buffer != nullptr;
+  if (with_c && c->dim == 3 && c->shape[0] != batch && c->shape[0] != 1) {
+    return invalid("oclopsBatchedGemm: c does not broadcast to out's batch");
+  }
+  // One CLBlast call per matrix: the batches of the models here are small, and
+  // each matrix keeps oclopsGemm's layouts (transposed operands, broadcast c).
+  for (int64_t i = 0; i < batch; ++i) {
+    const oclopsTensor_t ai = matrix_of(*a, i), bi = matrix_of(*b, i), oi = matrix_of(*out, i);
+    const oclopsTensor_t ci = with_c ? matrix_of(*c, i) : oclopsTensor_t{};
+    if (const oclopsStatus_t status = oclopsGemm(stream, &ai, &bi, with_c ? &ci : nullptr, beta, alpha, &oi)) {
+      return status;
+    }
+  }
+  return OCLOPS_SUCCESS;
 }
 
 oclopsStatus_t oclopsGemm(oclopsStream_t stream, const oclopsTensor_t* a, const oclopsTensor_t* b,

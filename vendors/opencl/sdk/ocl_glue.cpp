@@ -142,6 +142,15 @@ at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const 
   return meta_result(self, at::infer_size(self.sizes(), other.sizes()), at::result_type(self, other));
 }
 
+at::Tensor rsub_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar&) {
+  // ATen computes rsub as sub(other, self): the result is laid out as that
+  // TensorIterator lays it out, which sub's meta kernel reproduces.
+  const auto meta = [](const at::Tensor& t) {
+    return at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta));
+  };
+  return at::sub(meta(other), meta(self));
+}
+
 oclopsRandState_t rand_state(const std::optional<at::Generator>& generator) {
   const torch_fl::RngState state = torch_fl::next_rng_state(generator);
   return oclopsRandState_t{state.seed, state.offset};

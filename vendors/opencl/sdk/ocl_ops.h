@@ -146,7 +146,13 @@ oclopsStatus_t oclopsAdaptiveAvgPool2d(oclopsStream_t stream, const oclopsTensor
 oclopsStatus_t oclopsAdaptiveAvgPool2dBackward(oclopsStream_t stream, const oclopsTensor_t* grad_output,
                                                const oclopsTensor_t* self, const oclopsTensor_t* grad_input);
 
-/* Whether oclopsGemm takes this operand as it is (else a contiguous copy). */
+/* The same for batches: a (B x m x k), b (B x k x n), out (B x m x n); c broadcast
+ * to out (a batch of one, a matrix, or absent). */
+oclopsStatus_t oclopsBatchedGemm(oclopsStream_t stream, const oclopsTensor_t* a, const oclopsTensor_t* b,
+                                 const oclopsTensor_t* c, oclopsScalar_t beta, oclopsScalar_t alpha,
+                                 const oclopsTensor_t* out);
+/* Whether oclopsGemm (a matrix) or oclopsBatchedGemm (each matrix of a batch)
+ * takes this operand as it is (else a contiguous copy). */
 bool oclopsGemmTakesOperand(const oclopsTensor_t* operand);
 
 /* The ops by kind (each header uses the types above). */

@@ -4,9 +4,11 @@
 // are scheduled) and a call repeats after manual_seed. `i` is the element's
 // position in the output's logical order, whatever its strides.
 
-// splitmix64 of the three inputs: 64 well-mixed bits.
+// splitmix64's finaliser over a sum of the three inputs, 64 well-mixed bits.
+// The sum carries splitmix64's increment, so seed 0, offset 0, element 0 (what
+// manual_seed(0) gives first) does not hash 0 to 0: a normal would be exactly 0.
 inline ulong tfl_random_bits(ulong seed, ulong offset, ulong counter) {
-  ulong z = seed ^ (offset * 0xD1B54A32D192ED03UL) ^ (counter * 0x9E3779B97F4A7C15UL);
+  ulong z = seed * 0xBF58476D1CE4E5B9UL + offset * 0xD1B54A32D192ED03UL + (counter + 1) * 0x9E3779B97F4A7C15UL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
   return z ^ (z >> 31);
