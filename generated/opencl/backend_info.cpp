@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "8b3ac6f7f9729f9194afcb5004d643d09f5e0da04d7f02a9f807a2c27f5f40d4", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "c56b3ae4e69e17f4762d508375f5ba2ed72ecb49aa4fd1ed55bc83b71e18f4b7", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -508,7 +508,7 @@ at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
 }
 
 // oclopsBinary(stream, ocl_glue::gelu_backward_op(approximate), grad_output, self, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:86
+// from specs/opencl/elementwise.yaml:89
 static void launch_gelu_backward(const torch_fl::OpContext& op, c10::string_view approximate, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto approximate_arg1 = ocl_glue::gelu_backward_op(approximate);
@@ -524,9 +524,9 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, c10::string_view
   }
 }
 
-// gelu_backward: specs/opencl/elementwise.yaml:86
+// gelu_backward: specs/opencl/elementwise.yaml:89
 static const torch_fl::KernelInfo kOp_gelu_backward{
-    "gelu_backward", "specs/opencl/elementwise.yaml:86",
+    "gelu_backward", "specs/opencl/elementwise.yaml:89",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -551,7 +551,7 @@ at::Tensor wrap_gelu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // oclopsBinaryParams(stream, ocl_glue::softplus_backward_op(), grad_output, self, beta, threshold, out)
-// from specs/opencl/elementwise.yaml:91
+// from specs/opencl/elementwise.yaml:94
 static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & beta, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::softplus_backward_op();
@@ -568,9 +568,9 @@ static void launch_softplus_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// softplus_backward: specs/opencl/elementwise.yaml:91
+// softplus_backward: specs/opencl/elementwise.yaml:94
 static const torch_fl::KernelInfo kOp_softplus_backward{
-    "softplus_backward", "specs/opencl/elementwise.yaml:91",
+    "softplus_backward", "specs/opencl/elementwise.yaml:94",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -595,7 +595,7 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // oclopsBinary(stream, ocl_glue::fmax_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:98
+// from specs/opencl/elementwise.yaml:102
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::fmax_op();
@@ -611,9 +611,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/opencl/elementwise.yaml:98
+// fmax: specs/opencl/elementwise.yaml:102
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/opencl/elementwise.yaml:98",
+    "fmax", "specs/opencl/elementwise.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -637,10 +637,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmax.out: specs/opencl/elementwise.yaml:98
+// fmax.out: specs/opencl/elementwise.yaml:102
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/opencl/elementwise.yaml:98",
+    "fmax.out", "specs/opencl/elementwise.yaml:102",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -667,7 +667,7 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
 }
 
 // oclopsBinary(stream, ocl_glue::nextafter_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:106
+// from specs/opencl/elementwise.yaml:110
 static void launch_nextafter(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::nextafter_op();
@@ -683,9 +683,9 @@ static void launch_nextafter(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// nextafter: specs/opencl/elementwise.yaml:106
+// nextafter: specs/opencl/elementwise.yaml:110
 static const torch_fl::KernelInfo kOp_nextafter{
-    "nextafter", "specs/opencl/elementwise.yaml:106",
+    "nextafter", "specs/opencl/elementwise.yaml:110",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -709,10 +709,10 @@ at::Tensor wrap_nextafter(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// nextafter.out: specs/opencl/elementwise.yaml:106
+// nextafter.out: specs/opencl/elementwise.yaml:110
 // out variant derived from nextafter
 static const torch_fl::KernelInfo kOp_nextafter_out{
-    "nextafter.out", "specs/opencl/elementwise.yaml:106",
+    "nextafter.out", "specs/opencl/elementwise.yaml:110",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -738,10 +738,10 @@ at::Tensor & wrap_nextafter_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// nextafter_: specs/opencl/elementwise.yaml:106
+// nextafter_: specs/opencl/elementwise.yaml:110
 // inplace variant derived from nextafter
 static const torch_fl::KernelInfo kOp_nextafter_{
-    "nextafter_", "specs/opencl/elementwise.yaml:106",
+    "nextafter_", "specs/opencl/elementwise.yaml:110",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -764,7 +764,7 @@ at::Tensor & wrap_nextafter_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsBinary(stream, ocl_glue::logaddexp2_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:108
+// from specs/opencl/elementwise.yaml:112
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::logaddexp2_op();
@@ -780,9 +780,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/opencl/elementwise.yaml:108
+// logaddexp2: specs/opencl/elementwise.yaml:112
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/opencl/elementwise.yaml:108",
+    "logaddexp2", "specs/opencl/elementwise.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -806,10 +806,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp2.out: specs/opencl/elementwise.yaml:108
+// logaddexp2.out: specs/opencl/elementwise.yaml:112
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/opencl/elementwise.yaml:108",
+    "logaddexp2.out", "specs/opencl/elementwise.yaml:112",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -835,8 +835,25 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
+// oclopsBinaryScalar(stream, ocl_glue::copysign_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:141
+static void launch_copysign_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::copysign_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
 // oclopsBinary(stream, ocl_glue::copysign_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:109
+// from specs/opencl/elementwise.yaml:113
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::copysign_op();
@@ -852,9 +869,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/opencl/elementwise.yaml:109
+// copysign.Tensor: specs/opencl/elementwise.yaml:113
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/opencl/elementwise.yaml:109",
+    "copysign.Tensor", "specs/opencl/elementwise.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -872,16 +889,19 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through copysign.Scalar's call
+    launch_copysign_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_copysign_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// copysign.out: specs/opencl/elementwise.yaml:109
+// copysign.out: specs/opencl/elementwise.yaml:113
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/opencl/elementwise.yaml:109",
+    "copysign.out", "specs/opencl/elementwise.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -899,18 +919,21 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::copysign_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_copysign_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through copysign.Scalar's call
+    launch_copysign_Scalar(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_copysign_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// copysign_.Tensor: specs/opencl/elementwise.yaml:109
+// copysign_.Tensor: specs/opencl/elementwise.yaml:113
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/opencl/elementwise.yaml:109",
+    "copysign_.Tensor", "specs/opencl/elementwise.yaml:113",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -925,15 +948,18 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::copysign_(self_meta, op.meta(other));
-  launch_copysign_Tensor(op, self, *other_on_device, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through copysign.Scalar's call
+    launch_copysign_Scalar(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_copysign_Tensor(op, self, *op.on_device(other), self);
+  }
   return self;
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::ge_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:127
+// from specs/opencl/elementwise.yaml:131
 static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::ge_op();
@@ -950,7 +976,7 @@ static void launch_ge_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // oclopsBinary(stream, ocl_glue::ge_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:126
+// from specs/opencl/elementwise.yaml:130
 static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::ge_op();
@@ -966,9 +992,9 @@ static void launch_ge_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ge.Tensor: specs/opencl/elementwise.yaml:126
+// ge.Tensor: specs/opencl/elementwise.yaml:130
 static const torch_fl::KernelInfo kOp_ge_Tensor{
-    "ge.Tensor", "specs/opencl/elementwise.yaml:126",
+    "ge.Tensor", "specs/opencl/elementwise.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -995,10 +1021,10 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ge.Tensor_out: specs/opencl/elementwise.yaml:126
+// ge.Tensor_out: specs/opencl/elementwise.yaml:130
 // out variant derived from ge.Tensor
 static const torch_fl::KernelInfo kOp_ge_Tensor_out{
-    "ge.Tensor_out", "specs/opencl/elementwise.yaml:126",
+    "ge.Tensor_out", "specs/opencl/elementwise.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1027,10 +1053,10 @@ at::Tensor & wrap_ge_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ge_.Tensor: specs/opencl/elementwise.yaml:126
+// ge_.Tensor: specs/opencl/elementwise.yaml:130
 // inplace variant derived from ge.Tensor
 static const torch_fl::KernelInfo kOp_ge__Tensor{
-    "ge_.Tensor", "specs/opencl/elementwise.yaml:126",
+    "ge_.Tensor", "specs/opencl/elementwise.yaml:130",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1055,9 +1081,9 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// ge.Scalar: specs/opencl/elementwise.yaml:127
+// ge.Scalar: specs/opencl/elementwise.yaml:131
 static const torch_fl::KernelInfo kOp_ge_Scalar{
-    "ge.Scalar", "specs/opencl/elementwise.yaml:127",
+    "ge.Scalar", "specs/opencl/elementwise.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1079,10 +1105,10 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ge.Scalar_out: specs/opencl/elementwise.yaml:127
+// ge.Scalar_out: specs/opencl/elementwise.yaml:131
 // out variant derived from ge.Scalar
 static const torch_fl::KernelInfo kOp_ge_Scalar_out{
-    "ge.Scalar_out", "specs/opencl/elementwise.yaml:127",
+    "ge.Scalar_out", "specs/opencl/elementwise.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1105,10 +1131,10 @@ at::Tensor & wrap_ge_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ge_.Scalar: specs/opencl/elementwise.yaml:127
+// ge_.Scalar: specs/opencl/elementwise.yaml:131
 // inplace variant derived from ge.Scalar
 static const torch_fl::KernelInfo kOp_ge__Scalar{
-    "ge_.Scalar", "specs/opencl/elementwise.yaml:127",
+    "ge_.Scalar", "specs/opencl/elementwise.yaml:131",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1128,7 +1154,7 @@ at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::bitwise_and_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:132
+// from specs/opencl/elementwise.yaml:136
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::bitwise_and_op();
@@ -1145,7 +1171,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // oclopsBinary(stream, ocl_glue::bitwise_and_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:131
+// from specs/opencl/elementwise.yaml:135
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::bitwise_and_op();
@@ -1161,9 +1187,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/opencl/elementwise.yaml:131
+// bitwise_and.Tensor: specs/opencl/elementwise.yaml:135
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/opencl/elementwise.yaml:131",
+    "bitwise_and.Tensor", "specs/opencl/elementwise.yaml:135",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1190,10 +1216,10 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/opencl/elementwise.yaml:131
+// bitwise_and.Tensor_out: specs/opencl/elementwise.yaml:135
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/opencl/elementwise.yaml:131",
+    "bitwise_and.Tensor_out", "specs/opencl/elementwise.yaml:135",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1222,10 +1248,10 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_and_.Tensor: specs/opencl/elementwise.yaml:131
+// bitwise_and_.Tensor: specs/opencl/elementwise.yaml:135
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/opencl/elementwise.yaml:131",
+    "bitwise_and_.Tensor", "specs/opencl/elementwise.yaml:135",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1250,9 +1276,9 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
-// bitwise_and.Scalar: specs/opencl/elementwise.yaml:132
+// bitwise_and.Scalar: specs/opencl/elementwise.yaml:136
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/opencl/elementwise.yaml:132",
+    "bitwise_and.Scalar", "specs/opencl/elementwise.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1274,10 +1300,10 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/opencl/elementwise.yaml:132
+// bitwise_and.Scalar_out: specs/opencl/elementwise.yaml:136
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/opencl/elementwise.yaml:132",
+    "bitwise_and.Scalar_out", "specs/opencl/elementwise.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1300,10 +1326,10 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_and_.Scalar: specs/opencl/elementwise.yaml:132
+// bitwise_and_.Scalar: specs/opencl/elementwise.yaml:136
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/opencl/elementwise.yaml:132",
+    "bitwise_and_.Scalar", "specs/opencl/elementwise.yaml:136",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1322,8 +1348,80 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
   return self;
 }
 
+// copysign.Scalar: specs/opencl/elementwise.yaml:141
+static const torch_fl::KernelInfo kOp_copysign_Scalar{
+    "copysign.Scalar", "specs/opencl/elementwise.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_copysign_Scalar(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_copysign_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::copysign(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_copysign_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// copysign.Scalar_out: specs/opencl/elementwise.yaml:141
+// out variant derived from copysign.Scalar
+static const torch_fl::KernelInfo kOp_copysign_Scalar_out{
+    "copysign.Scalar_out", "specs/opencl/elementwise.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign_Scalar_out(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_copysign_Scalar_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Scalar_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::copysign_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_copysign_Scalar(op, *self_on_device, other, out);
+  return out;
+}
+
+// copysign_.Scalar: specs/opencl/elementwise.yaml:141
+// inplace variant derived from copysign.Scalar
+static const torch_fl::KernelInfo kOp_copysign__Scalar{
+    "copysign_.Scalar", "specs/opencl/elementwise.yaml:141",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_copysign__Scalar(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_copysign__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  self_meta.copysign_(other);
+  launch_copysign_Scalar(op, self, other, self);
+  return self;
+}
+
 // oclopsTernary(stream, ocl_glue::addcmul_op(), self, tensor1, tensor2, value, out)
-// from specs/opencl/elementwise.yaml:152
+// from specs/opencl/elementwise.yaml:165
 static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::addcmul_op();
@@ -1340,9 +1438,9 @@ static void launch_addcmul(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcmul: specs/opencl/elementwise.yaml:152
+// addcmul: specs/opencl/elementwise.yaml:165
 static const torch_fl::KernelInfo kOp_addcmul{
-    "addcmul", "specs/opencl/elementwise.yaml:152",
+    "addcmul", "specs/opencl/elementwise.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1368,10 +1466,10 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcmul.out: specs/opencl/elementwise.yaml:152
+// addcmul.out: specs/opencl/elementwise.yaml:165
 // out variant derived from addcmul
 static const torch_fl::KernelInfo kOp_addcmul_out{
-    "addcmul.out", "specs/opencl/elementwise.yaml:152",
+    "addcmul.out", "specs/opencl/elementwise.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1400,10 +1498,10 @@ at::Tensor & wrap_addcmul_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcmul_: specs/opencl/elementwise.yaml:152
+// addcmul_: specs/opencl/elementwise.yaml:165
 // inplace variant derived from addcmul
 static const torch_fl::KernelInfo kOp_addcmul_{
-    "addcmul_", "specs/opencl/elementwise.yaml:152",
+    "addcmul_", "specs/opencl/elementwise.yaml:165",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1429,7 +1527,7 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
 }
 
 // oclopsTernary(stream, ocl_glue::addcdiv_op(), self, tensor1, tensor2, value, out)
-// from specs/opencl/elementwise.yaml:153
+// from specs/opencl/elementwise.yaml:166
 static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & tensor1, const at::Tensor & tensor2, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::addcdiv_op();
@@ -1446,9 +1544,9 @@ static void launch_addcdiv(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// addcdiv: specs/opencl/elementwise.yaml:153
+// addcdiv: specs/opencl/elementwise.yaml:166
 static const torch_fl::KernelInfo kOp_addcdiv{
-    "addcdiv", "specs/opencl/elementwise.yaml:153",
+    "addcdiv", "specs/opencl/elementwise.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1474,10 +1572,10 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   return out;
 }
 
-// addcdiv.out: specs/opencl/elementwise.yaml:153
+// addcdiv.out: specs/opencl/elementwise.yaml:166
 // out variant derived from addcdiv
 static const torch_fl::KernelInfo kOp_addcdiv_out{
-    "addcdiv.out", "specs/opencl/elementwise.yaml:153",
+    "addcdiv.out", "specs/opencl/elementwise.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1506,10 +1604,10 @@ at::Tensor & wrap_addcdiv_out(const at::Tensor & self, const at::Tensor & tensor
   return out;
 }
 
-// addcdiv_: specs/opencl/elementwise.yaml:153
+// addcdiv_: specs/opencl/elementwise.yaml:166
 // inplace variant derived from addcdiv
 static const torch_fl::KernelInfo kOp_addcdiv_{
-    "addcdiv_", "specs/opencl/elementwise.yaml:153",
+    "addcdiv_", "specs/opencl/elementwise.yaml:166",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2180,6 +2278,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_and.Scalar", TORCH_FN(wrap_bitwise_and_Scalar));
   m.impl("bitwise_and.Scalar_out", TORCH_FN(wrap_bitwise_and_Scalar_out));
   m.impl("bitwise_and_.Scalar", TORCH_FN(wrap_bitwise_and__Scalar));
+  m.impl("copysign.Scalar", TORCH_FN(wrap_copysign_Scalar));
+  m.impl("copysign.Scalar_out", TORCH_FN(wrap_copysign_Scalar_out));
+  m.impl("copysign_.Scalar", TORCH_FN(wrap_copysign__Scalar));
   m.impl("addcmul", TORCH_FN(wrap_addcmul));
   m.impl("addcmul.out", TORCH_FN(wrap_addcmul_out));
   m.impl("addcmul_", TORCH_FN(wrap_addcmul_));

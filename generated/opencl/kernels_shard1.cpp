@@ -17,6 +17,7 @@
 #include <ATen/ops/fmod_meta_dispatch.h>
 #include <ATen/ops/ne_meta_dispatch.h>
 #include <ATen/ops/lt_meta_dispatch.h>
+#include <ATen/ops/special_xlog1py_meta_dispatch.h>
 #include <ATen/ops/div_meta_dispatch.h>
 #include <ATen/ops/amax_meta_dispatch.h>
 #include <ATen/ops/max_meta_dispatch.h>
@@ -459,7 +460,7 @@ at::Tensor & wrap_elu_(at::Tensor & self, const at::Scalar & alpha, const at::Sc
 }
 
 // oclopsBinary(stream, ocl_glue::shrink_backward_op(), grad_out, self, lambd, out)
-// from specs/opencl/elementwise.yaml:92
+// from specs/opencl/elementwise.yaml:95
 static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::shrink_backward_op();
@@ -475,9 +476,9 @@ static void launch_hardshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// hardshrink_backward: specs/opencl/elementwise.yaml:92
+// hardshrink_backward: specs/opencl/elementwise.yaml:95
 static const torch_fl::KernelInfo kOp_hardshrink_backward{
-    "hardshrink_backward", "specs/opencl/elementwise.yaml:92",
+    "hardshrink_backward", "specs/opencl/elementwise.yaml:95",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -502,7 +503,7 @@ at::Tensor wrap_hardshrink_backward(const at::Tensor & grad_out, const at::Tenso
 }
 
 // oclopsBinary(stream, ocl_glue::minimum_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:97
+// from specs/opencl/elementwise.yaml:101
 static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::minimum_op();
@@ -518,9 +519,9 @@ static void launch_minimum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// minimum: specs/opencl/elementwise.yaml:97
+// minimum: specs/opencl/elementwise.yaml:101
 static const torch_fl::KernelInfo kOp_minimum{
-    "minimum", "specs/opencl/elementwise.yaml:97",
+    "minimum", "specs/opencl/elementwise.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -544,10 +545,10 @@ at::Tensor wrap_minimum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// minimum.out: specs/opencl/elementwise.yaml:97
+// minimum.out: specs/opencl/elementwise.yaml:101
 // out variant derived from minimum
 static const torch_fl::KernelInfo kOp_minimum_out{
-    "minimum.out", "specs/opencl/elementwise.yaml:97",
+    "minimum.out", "specs/opencl/elementwise.yaml:101",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -574,7 +575,7 @@ at::Tensor & wrap_minimum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // oclopsBinary(stream, ocl_glue::fmin_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:99
+// from specs/opencl/elementwise.yaml:103
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::fmin_op();
@@ -590,9 +591,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/opencl/elementwise.yaml:99
+// fmin: specs/opencl/elementwise.yaml:103
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/opencl/elementwise.yaml:99",
+    "fmin", "specs/opencl/elementwise.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -616,10 +617,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmin.out: specs/opencl/elementwise.yaml:99
+// fmin.out: specs/opencl/elementwise.yaml:103
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/opencl/elementwise.yaml:99",
+    "fmin.out", "specs/opencl/elementwise.yaml:103",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -646,7 +647,7 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::fmod_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:114
+// from specs/opencl/elementwise.yaml:118
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::fmod_op();
@@ -663,7 +664,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // oclopsBinary(stream, ocl_glue::fmod_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:112
+// from specs/opencl/elementwise.yaml:116
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::fmod_op();
@@ -679,9 +680,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/opencl/elementwise.yaml:112
+// fmod.Tensor: specs/opencl/elementwise.yaml:116
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/opencl/elementwise.yaml:112",
+    "fmod.Tensor", "specs/opencl/elementwise.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -708,10 +709,10 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmod.Tensor_out: specs/opencl/elementwise.yaml:112
+// fmod.Tensor_out: specs/opencl/elementwise.yaml:116
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/opencl/elementwise.yaml:112",
+    "fmod.Tensor_out", "specs/opencl/elementwise.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -740,10 +741,10 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// fmod_.Tensor: specs/opencl/elementwise.yaml:112
+// fmod_.Tensor: specs/opencl/elementwise.yaml:116
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/opencl/elementwise.yaml:112",
+    "fmod_.Tensor", "specs/opencl/elementwise.yaml:116",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -768,9 +769,9 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// fmod.Scalar: specs/opencl/elementwise.yaml:114
+// fmod.Scalar: specs/opencl/elementwise.yaml:118
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/opencl/elementwise.yaml:114",
+    "fmod.Scalar", "specs/opencl/elementwise.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -792,10 +793,10 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod_.Scalar: specs/opencl/elementwise.yaml:114
+// fmod_.Scalar: specs/opencl/elementwise.yaml:118
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/opencl/elementwise.yaml:114",
+    "fmod_.Scalar", "specs/opencl/elementwise.yaml:118",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -815,7 +816,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::ne_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:119
+// from specs/opencl/elementwise.yaml:123
 static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::ne_op();
@@ -832,7 +833,7 @@ static void launch_ne_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // oclopsBinary(stream, ocl_glue::ne_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:118
+// from specs/opencl/elementwise.yaml:122
 static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::ne_op();
@@ -848,9 +849,9 @@ static void launch_ne_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// ne.Tensor: specs/opencl/elementwise.yaml:118
+// ne.Tensor: specs/opencl/elementwise.yaml:122
 static const torch_fl::KernelInfo kOp_ne_Tensor{
-    "ne.Tensor", "specs/opencl/elementwise.yaml:118",
+    "ne.Tensor", "specs/opencl/elementwise.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -877,10 +878,10 @@ at::Tensor wrap_ne_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// ne.Tensor_out: specs/opencl/elementwise.yaml:118
+// ne.Tensor_out: specs/opencl/elementwise.yaml:122
 // out variant derived from ne.Tensor
 static const torch_fl::KernelInfo kOp_ne_Tensor_out{
-    "ne.Tensor_out", "specs/opencl/elementwise.yaml:118",
+    "ne.Tensor_out", "specs/opencl/elementwise.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -909,10 +910,10 @@ at::Tensor & wrap_ne_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// ne_.Tensor: specs/opencl/elementwise.yaml:118
+// ne_.Tensor: specs/opencl/elementwise.yaml:122
 // inplace variant derived from ne.Tensor
 static const torch_fl::KernelInfo kOp_ne__Tensor{
-    "ne_.Tensor", "specs/opencl/elementwise.yaml:118",
+    "ne_.Tensor", "specs/opencl/elementwise.yaml:122",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -937,9 +938,9 @@ at::Tensor & wrap_ne__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// ne.Scalar: specs/opencl/elementwise.yaml:119
+// ne.Scalar: specs/opencl/elementwise.yaml:123
 static const torch_fl::KernelInfo kOp_ne_Scalar{
-    "ne.Scalar", "specs/opencl/elementwise.yaml:119",
+    "ne.Scalar", "specs/opencl/elementwise.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -961,10 +962,10 @@ at::Tensor wrap_ne_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// ne.Scalar_out: specs/opencl/elementwise.yaml:119
+// ne.Scalar_out: specs/opencl/elementwise.yaml:123
 // out variant derived from ne.Scalar
 static const torch_fl::KernelInfo kOp_ne_Scalar_out{
-    "ne.Scalar_out", "specs/opencl/elementwise.yaml:119",
+    "ne.Scalar_out", "specs/opencl/elementwise.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -987,10 +988,10 @@ at::Tensor & wrap_ne_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// ne_.Scalar: specs/opencl/elementwise.yaml:119
+// ne_.Scalar: specs/opencl/elementwise.yaml:123
 // inplace variant derived from ne.Scalar
 static const torch_fl::KernelInfo kOp_ne__Scalar{
-    "ne_.Scalar", "specs/opencl/elementwise.yaml:119",
+    "ne_.Scalar", "specs/opencl/elementwise.yaml:123",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1010,7 +1011,7 @@ at::Tensor & wrap_ne__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::lt_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:121
+// from specs/opencl/elementwise.yaml:125
 static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::lt_op();
@@ -1027,7 +1028,7 @@ static void launch_lt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // oclopsBinary(stream, ocl_glue::lt_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:120
+// from specs/opencl/elementwise.yaml:124
 static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::lt_op();
@@ -1043,9 +1044,9 @@ static void launch_lt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// lt.Tensor: specs/opencl/elementwise.yaml:120
+// lt.Tensor: specs/opencl/elementwise.yaml:124
 static const torch_fl::KernelInfo kOp_lt_Tensor{
-    "lt.Tensor", "specs/opencl/elementwise.yaml:120",
+    "lt.Tensor", "specs/opencl/elementwise.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1072,10 +1073,10 @@ at::Tensor wrap_lt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// lt.Tensor_out: specs/opencl/elementwise.yaml:120
+// lt.Tensor_out: specs/opencl/elementwise.yaml:124
 // out variant derived from lt.Tensor
 static const torch_fl::KernelInfo kOp_lt_Tensor_out{
-    "lt.Tensor_out", "specs/opencl/elementwise.yaml:120",
+    "lt.Tensor_out", "specs/opencl/elementwise.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1104,10 +1105,10 @@ at::Tensor & wrap_lt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// lt_.Tensor: specs/opencl/elementwise.yaml:120
+// lt_.Tensor: specs/opencl/elementwise.yaml:124
 // inplace variant derived from lt.Tensor
 static const torch_fl::KernelInfo kOp_lt__Tensor{
-    "lt_.Tensor", "specs/opencl/elementwise.yaml:120",
+    "lt_.Tensor", "specs/opencl/elementwise.yaml:124",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1132,9 +1133,9 @@ at::Tensor & wrap_lt__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// lt.Scalar: specs/opencl/elementwise.yaml:121
+// lt.Scalar: specs/opencl/elementwise.yaml:125
 static const torch_fl::KernelInfo kOp_lt_Scalar{
-    "lt.Scalar", "specs/opencl/elementwise.yaml:121",
+    "lt.Scalar", "specs/opencl/elementwise.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1156,10 +1157,10 @@ at::Tensor wrap_lt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// lt.Scalar_out: specs/opencl/elementwise.yaml:121
+// lt.Scalar_out: specs/opencl/elementwise.yaml:125
 // out variant derived from lt.Scalar
 static const torch_fl::KernelInfo kOp_lt_Scalar_out{
-    "lt.Scalar_out", "specs/opencl/elementwise.yaml:121",
+    "lt.Scalar_out", "specs/opencl/elementwise.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1182,10 +1183,10 @@ at::Tensor & wrap_lt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// lt_.Scalar: specs/opencl/elementwise.yaml:121
+// lt_.Scalar: specs/opencl/elementwise.yaml:125
 // inplace variant derived from lt.Scalar
 static const torch_fl::KernelInfo kOp_lt__Scalar{
-    "lt_.Scalar", "specs/opencl/elementwise.yaml:121",
+    "lt_.Scalar", "specs/opencl/elementwise.yaml:125",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1204,8 +1205,80 @@ at::Tensor & wrap_lt__Scalar(at::Tensor & self, const at::Scalar & other) {
   return self;
 }
 
+// oclopsBinary(stream, ocl_glue::xlog1py_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:143
+static void launch_special_xlog1py(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::xlog1py_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// special_xlog1py: specs/opencl/elementwise.yaml:143
+static const torch_fl::KernelInfo kOp_special_xlog1py{
+    "special_xlog1py", "specs/opencl/elementwise.yaml:143",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_special_xlog1py(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_special_xlog1py);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(special_xlog1py)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::special_xlog1py(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(special_xlog1py)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_special_xlog1py(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// special_xlog1py.out: specs/opencl/elementwise.yaml:143
+// out variant derived from special_xlog1py
+static const torch_fl::KernelInfo kOp_special_xlog1py_out{
+    "special_xlog1py.out", "specs/opencl/elementwise.yaml:143",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_special_xlog1py_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_special_xlog1py_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(special_xlog1py_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::special_xlog1py_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_special_xlog1py(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
 // oclopsBinary(stream, ocl_glue::div_mode_op(rounding_mode), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:140
+// from specs/opencl/elementwise.yaml:153
 static void launch_div_Tensor_mode(const torch_fl::OpContext& op, ::std::optional<c10::string_view> rounding_mode, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto rounding_mode_arg1 = ocl_glue::div_mode_op(rounding_mode);
@@ -1221,9 +1294,9 @@ static void launch_div_Tensor_mode(const torch_fl::OpContext& op, ::std::optiona
   }
 }
 
-// div.Tensor_mode: specs/opencl/elementwise.yaml:140
+// div.Tensor_mode: specs/opencl/elementwise.yaml:153
 static const torch_fl::KernelInfo kOp_div_Tensor_mode{
-    "div.Tensor_mode", "specs/opencl/elementwise.yaml:140",
+    "div.Tensor_mode", "specs/opencl/elementwise.yaml:153",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1247,10 +1320,10 @@ at::Tensor wrap_div_Tensor_mode(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// div.out_mode: specs/opencl/elementwise.yaml:140
+// div.out_mode: specs/opencl/elementwise.yaml:153
 // out variant derived from div.Tensor_mode
 static const torch_fl::KernelInfo kOp_div_out_mode{
-    "div.out_mode", "specs/opencl/elementwise.yaml:140",
+    "div.out_mode", "specs/opencl/elementwise.yaml:153",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1276,10 +1349,10 @@ at::Tensor & wrap_div_out_mode(const at::Tensor & self, const at::Tensor & other
   return out;
 }
 
-// div_.Tensor_mode: specs/opencl/elementwise.yaml:140
+// div_.Tensor_mode: specs/opencl/elementwise.yaml:153
 // inplace variant derived from div.Tensor_mode
 static const torch_fl::KernelInfo kOp_div__Tensor_mode{
-    "div_.Tensor_mode", "specs/opencl/elementwise.yaml:140",
+    "div_.Tensor_mode", "specs/opencl/elementwise.yaml:153",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2167,6 +2240,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lt.Scalar", TORCH_FN(wrap_lt_Scalar));
   m.impl("lt.Scalar_out", TORCH_FN(wrap_lt_Scalar_out));
   m.impl("lt_.Scalar", TORCH_FN(wrap_lt__Scalar));
+  m.impl("special_xlog1py", TORCH_FN(wrap_special_xlog1py));
+  m.impl("special_xlog1py.out", TORCH_FN(wrap_special_xlog1py_out));
   m.impl("div.Tensor_mode", TORCH_FN(wrap_div_Tensor_mode));
   m.impl("div.out_mode", TORCH_FN(wrap_div_out_mode));
   m.impl("div_.Tensor_mode", TORCH_FN(wrap_div__Tensor_mode));

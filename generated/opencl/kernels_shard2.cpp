@@ -21,6 +21,7 @@
 #include <ATen/ops/remainder_meta_dispatch.h>
 #include <ATen/ops/gt_meta_dispatch.h>
 #include <ATen/ops/bitwise_or_meta_dispatch.h>
+#include <ATen/ops/gcd_meta_dispatch.h>
 #include <ATen/ops/argmax_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -704,8 +705,66 @@ at::Tensor & wrap_clamp_(at::Tensor & self, const ::std::optional<at::Scalar> & 
   return self;
 }
 
+// oclopsUnaryParams(stream, ocl_glue::logit_op(), self, ocl_glue::logit_eps(eps), ocl_glue::zero(), ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:80
+static void launch_logit(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<double> eps, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logit_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto eps_arg3 = ocl_glue::logit_eps(eps);
+  const auto computed_arg4 = ocl_glue::zero();
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnaryParams");
+  const oclopsStatus_t status = oclopsUnaryParams(stream_arg, computed_arg1, &self_arg, eps_arg3, computed_arg4, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logit: specs/opencl/elementwise.yaml:80
+static const torch_fl::KernelInfo kOp_logit{
+    "logit", "specs/opencl/elementwise.yaml:80",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logit(const at::Tensor & self, ::std::optional<double> eps) {
+  torch_fl::OpContext op(kOp_logit);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logit)>(op, torch_fl::FallbackReason::kDtype, self, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate_like(self);
+  launch_logit(op, *self_on_device, eps, out);
+  return out;
+}
+
+// logit_: specs/opencl/elementwise.yaml:80
+// inplace variant derived from logit
+static const torch_fl::KernelInfo kOp_logit_{
+    "logit_", "specs/opencl/elementwise.yaml:80",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_logit_(at::Tensor & self, ::std::optional<double> eps) {
+  torch_fl::OpContext op(kOp_logit_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logit_)>(op, torch_fl::FallbackReason::kDtype, self, eps);
+  }
+  launch_logit(op, self, eps, self);
+  return self;
+}
+
 // oclopsBinary(stream, ocl_glue::sigmoid_backward_op(), grad_output, output, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:83
+// from specs/opencl/elementwise.yaml:86
 static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sigmoid_backward_op();
@@ -721,9 +780,9 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// sigmoid_backward: specs/opencl/elementwise.yaml:83
+// sigmoid_backward: specs/opencl/elementwise.yaml:86
 static const torch_fl::KernelInfo kOp_sigmoid_backward{
-    "sigmoid_backward", "specs/opencl/elementwise.yaml:83",
+    "sigmoid_backward", "specs/opencl/elementwise.yaml:86",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -748,7 +807,7 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
 }
 
 // oclopsBinary(stream, ocl_glue::tanh_backward_op(), grad_output, output, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:84
+// from specs/opencl/elementwise.yaml:87
 static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::tanh_backward_op();
@@ -764,9 +823,9 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// tanh_backward: specs/opencl/elementwise.yaml:84
+// tanh_backward: specs/opencl/elementwise.yaml:87
 static const torch_fl::KernelInfo kOp_tanh_backward{
-    "tanh_backward", "specs/opencl/elementwise.yaml:84",
+    "tanh_backward", "specs/opencl/elementwise.yaml:87",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -791,7 +850,7 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // oclopsBinary(stream, ocl_glue::shrink_backward_op(), grad_output, self, lambd, out)
-// from specs/opencl/elementwise.yaml:93
+// from specs/opencl/elementwise.yaml:97
 static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & lambd, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::shrink_backward_op();
@@ -807,9 +866,9 @@ static void launch_softshrink_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// softshrink_backward: specs/opencl/elementwise.yaml:93
+// softshrink_backward: specs/opencl/elementwise.yaml:97
 static const torch_fl::KernelInfo kOp_softshrink_backward{
-    "softshrink_backward", "specs/opencl/elementwise.yaml:93",
+    "softshrink_backward", "specs/opencl/elementwise.yaml:97",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -834,7 +893,7 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
 }
 
 // oclopsBinary(stream, ocl_glue::hypot_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:105
+// from specs/opencl/elementwise.yaml:109
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::hypot_op();
@@ -850,9 +909,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// hypot: specs/opencl/elementwise.yaml:105
+// hypot: specs/opencl/elementwise.yaml:109
 static const torch_fl::KernelInfo kOp_hypot{
-    "hypot", "specs/opencl/elementwise.yaml:105",
+    "hypot", "specs/opencl/elementwise.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -876,10 +935,10 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// hypot.out: specs/opencl/elementwise.yaml:105
+// hypot.out: specs/opencl/elementwise.yaml:109
 // out variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_out{
-    "hypot.out", "specs/opencl/elementwise.yaml:105",
+    "hypot.out", "specs/opencl/elementwise.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -905,10 +964,10 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// hypot_: specs/opencl/elementwise.yaml:105
+// hypot_: specs/opencl/elementwise.yaml:109
 // inplace variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_{
-    "hypot_", "specs/opencl/elementwise.yaml:105",
+    "hypot_", "specs/opencl/elementwise.yaml:109",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -931,7 +990,7 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::remainder_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:113
+// from specs/opencl/elementwise.yaml:117
 static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::remainder_op();
@@ -948,7 +1007,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
 }
 
 // oclopsBinary(stream, ocl_glue::remainder_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:111
+// from specs/opencl/elementwise.yaml:115
 static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::remainder_op();
@@ -964,9 +1023,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// remainder.Tensor: specs/opencl/elementwise.yaml:111
+// remainder.Tensor: specs/opencl/elementwise.yaml:115
 static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/opencl/elementwise.yaml:111",
+    "remainder.Tensor", "specs/opencl/elementwise.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -993,10 +1052,10 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// remainder.Tensor_out: specs/opencl/elementwise.yaml:111
+// remainder.Tensor_out: specs/opencl/elementwise.yaml:115
 // out variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/opencl/elementwise.yaml:111",
+    "remainder.Tensor_out", "specs/opencl/elementwise.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1025,10 +1084,10 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   return out;
 }
 
-// remainder_.Tensor: specs/opencl/elementwise.yaml:111
+// remainder_.Tensor: specs/opencl/elementwise.yaml:115
 // inplace variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/opencl/elementwise.yaml:111",
+    "remainder_.Tensor", "specs/opencl/elementwise.yaml:115",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1053,9 +1112,9 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
   return self;
 }
 
-// remainder.Scalar: specs/opencl/elementwise.yaml:113
+// remainder.Scalar: specs/opencl/elementwise.yaml:117
 static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/opencl/elementwise.yaml:113",
+    "remainder.Scalar", "specs/opencl/elementwise.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1077,10 +1136,10 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   return out;
 }
 
-// remainder_.Scalar: specs/opencl/elementwise.yaml:113
+// remainder_.Scalar: specs/opencl/elementwise.yaml:117
 // inplace variant derived from remainder.Scalar
 static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/opencl/elementwise.yaml:113",
+    "remainder_.Scalar", "specs/opencl/elementwise.yaml:117",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1100,7 +1159,7 @@ at::Tensor & wrap_remainder__Scalar(at::Tensor & self, const at::Scalar & other)
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::gt_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:125
+// from specs/opencl/elementwise.yaml:129
 static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::gt_op();
@@ -1117,7 +1176,7 @@ static void launch_gt_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // oclopsBinary(stream, ocl_glue::gt_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:124
+// from specs/opencl/elementwise.yaml:128
 static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::gt_op();
@@ -1133,9 +1192,9 @@ static void launch_gt_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// gt.Tensor: specs/opencl/elementwise.yaml:124
+// gt.Tensor: specs/opencl/elementwise.yaml:128
 static const torch_fl::KernelInfo kOp_gt_Tensor{
-    "gt.Tensor", "specs/opencl/elementwise.yaml:124",
+    "gt.Tensor", "specs/opencl/elementwise.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1162,10 +1221,10 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// gt.Tensor_out: specs/opencl/elementwise.yaml:124
+// gt.Tensor_out: specs/opencl/elementwise.yaml:128
 // out variant derived from gt.Tensor
 static const torch_fl::KernelInfo kOp_gt_Tensor_out{
-    "gt.Tensor_out", "specs/opencl/elementwise.yaml:124",
+    "gt.Tensor_out", "specs/opencl/elementwise.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1194,10 +1253,10 @@ at::Tensor & wrap_gt_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// gt_.Tensor: specs/opencl/elementwise.yaml:124
+// gt_.Tensor: specs/opencl/elementwise.yaml:128
 // inplace variant derived from gt.Tensor
 static const torch_fl::KernelInfo kOp_gt__Tensor{
-    "gt_.Tensor", "specs/opencl/elementwise.yaml:124",
+    "gt_.Tensor", "specs/opencl/elementwise.yaml:128",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1222,9 +1281,9 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// gt.Scalar: specs/opencl/elementwise.yaml:125
+// gt.Scalar: specs/opencl/elementwise.yaml:129
 static const torch_fl::KernelInfo kOp_gt_Scalar{
-    "gt.Scalar", "specs/opencl/elementwise.yaml:125",
+    "gt.Scalar", "specs/opencl/elementwise.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1246,10 +1305,10 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// gt.Scalar_out: specs/opencl/elementwise.yaml:125
+// gt.Scalar_out: specs/opencl/elementwise.yaml:129
 // out variant derived from gt.Scalar
 static const torch_fl::KernelInfo kOp_gt_Scalar_out{
-    "gt.Scalar_out", "specs/opencl/elementwise.yaml:125",
+    "gt.Scalar_out", "specs/opencl/elementwise.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1272,10 +1331,10 @@ at::Tensor & wrap_gt_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// gt_.Scalar: specs/opencl/elementwise.yaml:125
+// gt_.Scalar: specs/opencl/elementwise.yaml:129
 // inplace variant derived from gt.Scalar
 static const torch_fl::KernelInfo kOp_gt__Scalar{
-    "gt_.Scalar", "specs/opencl/elementwise.yaml:125",
+    "gt_.Scalar", "specs/opencl/elementwise.yaml:129",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1295,7 +1354,7 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::bitwise_or_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:134
+// from specs/opencl/elementwise.yaml:138
 static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::bitwise_or_op();
@@ -1312,7 +1371,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // oclopsBinary(stream, ocl_glue::bitwise_or_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:133
+// from specs/opencl/elementwise.yaml:137
 static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::bitwise_or_op();
@@ -1328,9 +1387,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// bitwise_or.Tensor: specs/opencl/elementwise.yaml:133
+// bitwise_or.Tensor: specs/opencl/elementwise.yaml:137
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/opencl/elementwise.yaml:133",
+    "bitwise_or.Tensor", "specs/opencl/elementwise.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1357,10 +1416,10 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// bitwise_or.Tensor_out: specs/opencl/elementwise.yaml:133
+// bitwise_or.Tensor_out: specs/opencl/elementwise.yaml:137
 // out variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/opencl/elementwise.yaml:133",
+    "bitwise_or.Tensor_out", "specs/opencl/elementwise.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1389,10 +1448,10 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// bitwise_or_.Tensor: specs/opencl/elementwise.yaml:133
+// bitwise_or_.Tensor: specs/opencl/elementwise.yaml:137
 // inplace variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/opencl/elementwise.yaml:133",
+    "bitwise_or_.Tensor", "specs/opencl/elementwise.yaml:137",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1417,9 +1476,9 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
   return self;
 }
 
-// bitwise_or.Scalar: specs/opencl/elementwise.yaml:134
+// bitwise_or.Scalar: specs/opencl/elementwise.yaml:138
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/opencl/elementwise.yaml:134",
+    "bitwise_or.Scalar", "specs/opencl/elementwise.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1441,10 +1500,10 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   return out;
 }
 
-// bitwise_or.Scalar_out: specs/opencl/elementwise.yaml:134
+// bitwise_or.Scalar_out: specs/opencl/elementwise.yaml:138
 // out variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/opencl/elementwise.yaml:134",
+    "bitwise_or.Scalar_out", "specs/opencl/elementwise.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1467,10 +1526,10 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// bitwise_or_.Scalar: specs/opencl/elementwise.yaml:134
+// bitwise_or_.Scalar: specs/opencl/elementwise.yaml:138
 // inplace variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/opencl/elementwise.yaml:134",
+    "bitwise_or_.Scalar", "specs/opencl/elementwise.yaml:138",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1486,6 +1545,212 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   at::Tensor self_meta = op.meta(self);
   self_meta.bitwise_or_(other);
   launch_bitwise_or_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::gcd_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:145
+static void launch_gcd(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::gcd_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// gcd: specs/opencl/elementwise.yaml:145
+static const torch_fl::KernelInfo kOp_gcd{
+    "gcd", "specs/opencl/elementwise.yaml:145",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gcd(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_gcd);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gcd)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::gcd(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gcd)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_gcd(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// gcd.out: specs/opencl/elementwise.yaml:145
+// out variant derived from gcd
+static const torch_fl::KernelInfo kOp_gcd_out{
+    "gcd.out", "specs/opencl/elementwise.yaml:145",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gcd_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_gcd_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gcd_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::gcd_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_gcd(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// gcd_: specs/opencl/elementwise.yaml:145
+// inplace variant derived from gcd
+static const torch_fl::KernelInfo kOp_gcd_{
+    "gcd_", "specs/opencl/elementwise.yaml:145",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gcd_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_gcd_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gcd_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::gcd_(self_meta, op.meta(other));
+  launch_gcd(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsTernary(stream, ocl_glue::clamp_tensor_op(), self, min, max, ocl_glue::zero(), out)
+// from specs/opencl/elementwise.yaml:168
+static void launch_clamp_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::clamp_tensor_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto min_arg = ocl_glue::describe_optional(min);
+  const auto max_arg = ocl_glue::describe_optional(max);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsTernary");
+  const oclopsStatus_t status = oclopsTernary(stream_arg, computed_arg1, &self_arg, &min_arg, &max_arg, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// clamp.Tensor: specs/opencl/elementwise.yaml:168
+static const torch_fl::KernelInfo kOp_clamp_Tensor{
+    "clamp.Tensor", "specs/opencl/elementwise.yaml:168",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_clamp_Tensor(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  torch_fl::OpContext op(kOp_clamp_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(min, "min");
+  op.check_optional_input(max, "max");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min") && op.dtype_is_native(max, "max"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  if (!(min.has_value() && max.has_value())) {  // when: min is not None and max is not None
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_Tensor)>(op, torch_fl::FallbackReason::kGuard, self, min, max);
+  }
+  const auto expected = at::meta::clamp(op.meta(self), op.meta(min), op.meta(max));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_clamp_Tensor(op, *self_on_device, min, max, out);
+  return out;
+}
+
+// clamp.Tensor_out: specs/opencl/elementwise.yaml:168
+// out variant derived from clamp.Tensor
+static const torch_fl::KernelInfo kOp_clamp_Tensor_out{
+    "clamp.Tensor_out", "specs/opencl/elementwise.yaml:168",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_Tensor_out(const at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_clamp_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(min, "min");
+  op.check_optional_input(max, "max");
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, min);
+  torch_fl::check_no_partial_overlap(out, max);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min") && op.dtype_is_native(max, "max") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, min, max, out);
+  }
+  if (!(min.has_value() && max.has_value())) {  // when: min is not None and max is not None
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_Tensor_out)>(op, torch_fl::FallbackReason::kGuard, self, min, max, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::clamp_outf(op.meta(self), op.meta(min), op.meta(max), out_meta);
+  op.resize_output(out, out_meta);
+  launch_clamp_Tensor(op, *self_on_device, min, max, out);
+  return out;
+}
+
+// clamp_.Tensor: specs/opencl/elementwise.yaml:168
+// inplace variant derived from clamp.Tensor
+static const torch_fl::KernelInfo kOp_clamp__Tensor{
+    "clamp_.Tensor", "specs/opencl/elementwise.yaml:168",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp__Tensor(at::Tensor & self, const ::std::optional<at::Tensor> & min, const ::std::optional<at::Tensor> & max) {
+  torch_fl::OpContext op(kOp_clamp__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_optional_input(min, "min");
+  op.check_optional_input(max, "max");
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, min);
+  torch_fl::check_no_partial_overlap(self, max);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min") && op.dtype_is_native(max, "max"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min, max);
+  }
+  if (!(min.has_value() && max.has_value())) {  // when: min is not None and max is not None
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp__Tensor)>(op, torch_fl::FallbackReason::kGuard, self, min, max);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::clamp_(self_meta, op.meta(min), op.meta(max));
+  launch_clamp_Tensor(op, self, min, max, self);
   return self;
 }
 
@@ -1724,6 +1989,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp", TORCH_FN(wrap_clamp));
   m.impl("clamp.out", TORCH_FN(wrap_clamp_out));
   m.impl("clamp_", TORCH_FN(wrap_clamp_));
+  m.impl("logit", TORCH_FN(wrap_logit));
+  m.impl("logit_", TORCH_FN(wrap_logit_));
   m.impl("sigmoid_backward", TORCH_FN(wrap_sigmoid_backward));
   m.impl("tanh_backward", TORCH_FN(wrap_tanh_backward));
   m.impl("softshrink_backward", TORCH_FN(wrap_softshrink_backward));
@@ -1747,6 +2014,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_or.Scalar", TORCH_FN(wrap_bitwise_or_Scalar));
   m.impl("bitwise_or.Scalar_out", TORCH_FN(wrap_bitwise_or_Scalar_out));
   m.impl("bitwise_or_.Scalar", TORCH_FN(wrap_bitwise_or__Scalar));
+  m.impl("gcd", TORCH_FN(wrap_gcd));
+  m.impl("gcd.out", TORCH_FN(wrap_gcd_out));
+  m.impl("gcd_", TORCH_FN(wrap_gcd_));
+  m.impl("clamp.Tensor", TORCH_FN(wrap_clamp_Tensor));
+  m.impl("clamp.Tensor_out", TORCH_FN(wrap_clamp_Tensor_out));
+  m.impl("clamp_.Tensor", TORCH_FN(wrap_clamp__Tensor));
   m.impl("argmax", TORCH_FN(wrap_argmax));
   m.impl("argmax.out", TORCH_FN(wrap_argmax_out));
   m.impl("native_layer_norm", TORCH_FN(wrap_native_layer_norm));

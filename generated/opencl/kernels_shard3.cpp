@@ -826,7 +826,7 @@ at::Tensor & wrap_softplus_out(const at::Tensor & self, const at::Scalar & beta,
 }
 
 // oclopsBinary(stream, ocl_glue::hardsigmoid_backward_op(), grad_output, self, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:87
+// from specs/opencl/elementwise.yaml:90
 static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::hardsigmoid_backward_op();
@@ -842,9 +842,9 @@ static void launch_hardsigmoid_backward(const torch_fl::OpContext& op, const at:
   }
 }
 
-// hardsigmoid_backward: specs/opencl/elementwise.yaml:87
+// hardsigmoid_backward: specs/opencl/elementwise.yaml:90
 static const torch_fl::KernelInfo kOp_hardsigmoid_backward{
-    "hardsigmoid_backward", "specs/opencl/elementwise.yaml:87",
+    "hardsigmoid_backward", "specs/opencl/elementwise.yaml:90",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -869,7 +869,7 @@ at::Tensor wrap_hardsigmoid_backward(const at::Tensor & grad_output, const at::T
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::le_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:123
+// from specs/opencl/elementwise.yaml:127
 static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::le_op();
@@ -886,7 +886,7 @@ static void launch_le_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // oclopsBinary(stream, ocl_glue::le_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:122
+// from specs/opencl/elementwise.yaml:126
 static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::le_op();
@@ -902,9 +902,9 @@ static void launch_le_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// le.Tensor: specs/opencl/elementwise.yaml:122
+// le.Tensor: specs/opencl/elementwise.yaml:126
 static const torch_fl::KernelInfo kOp_le_Tensor{
-    "le.Tensor", "specs/opencl/elementwise.yaml:122",
+    "le.Tensor", "specs/opencl/elementwise.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -931,10 +931,10 @@ at::Tensor wrap_le_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// le.Tensor_out: specs/opencl/elementwise.yaml:122
+// le.Tensor_out: specs/opencl/elementwise.yaml:126
 // out variant derived from le.Tensor
 static const torch_fl::KernelInfo kOp_le_Tensor_out{
-    "le.Tensor_out", "specs/opencl/elementwise.yaml:122",
+    "le.Tensor_out", "specs/opencl/elementwise.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -963,10 +963,10 @@ at::Tensor & wrap_le_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// le_.Tensor: specs/opencl/elementwise.yaml:122
+// le_.Tensor: specs/opencl/elementwise.yaml:126
 // inplace variant derived from le.Tensor
 static const torch_fl::KernelInfo kOp_le__Tensor{
-    "le_.Tensor", "specs/opencl/elementwise.yaml:122",
+    "le_.Tensor", "specs/opencl/elementwise.yaml:126",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -991,9 +991,9 @@ at::Tensor & wrap_le__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// le.Scalar: specs/opencl/elementwise.yaml:123
+// le.Scalar: specs/opencl/elementwise.yaml:127
 static const torch_fl::KernelInfo kOp_le_Scalar{
-    "le.Scalar", "specs/opencl/elementwise.yaml:123",
+    "le.Scalar", "specs/opencl/elementwise.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1015,10 +1015,10 @@ at::Tensor wrap_le_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// le.Scalar_out: specs/opencl/elementwise.yaml:123
+// le.Scalar_out: specs/opencl/elementwise.yaml:127
 // out variant derived from le.Scalar
 static const torch_fl::KernelInfo kOp_le_Scalar_out{
-    "le.Scalar_out", "specs/opencl/elementwise.yaml:123",
+    "le.Scalar_out", "specs/opencl/elementwise.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1041,10 +1041,10 @@ at::Tensor & wrap_le_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// le_.Scalar: specs/opencl/elementwise.yaml:123
+// le_.Scalar: specs/opencl/elementwise.yaml:127
 // inplace variant derived from le.Scalar
 static const torch_fl::KernelInfo kOp_le__Scalar{
-    "le_.Scalar", "specs/opencl/elementwise.yaml:123",
+    "le_.Scalar", "specs/opencl/elementwise.yaml:127",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1064,7 +1064,7 @@ at::Tensor & wrap_le__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsBinary(stream, ocl_glue::logical_and_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:128
+// from specs/opencl/elementwise.yaml:132
 static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::logical_and_op();
@@ -1080,9 +1080,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_and: specs/opencl/elementwise.yaml:128
+// logical_and: specs/opencl/elementwise.yaml:132
 static const torch_fl::KernelInfo kOp_logical_and{
-    "logical_and", "specs/opencl/elementwise.yaml:128",
+    "logical_and", "specs/opencl/elementwise.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1106,10 +1106,10 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_and.out: specs/opencl/elementwise.yaml:128
+// logical_and.out: specs/opencl/elementwise.yaml:132
 // out variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_out{
-    "logical_and.out", "specs/opencl/elementwise.yaml:128",
+    "logical_and.out", "specs/opencl/elementwise.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1135,10 +1135,10 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_and_: specs/opencl/elementwise.yaml:128
+// logical_and_: specs/opencl/elementwise.yaml:132
 // inplace variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_{
-    "logical_and_", "specs/opencl/elementwise.yaml:128",
+    "logical_and_", "specs/opencl/elementwise.yaml:132",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -265,7 +265,7 @@ at::Tensor & wrap_hardshrink_out(const at::Tensor & self, const at::Scalar & lam
 }
 
 // oclopsBinary(stream, ocl_glue::hardswish_backward_op(), grad_output, self, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:88
+// from specs/opencl/elementwise.yaml:91
 static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::hardswish_backward_op();
@@ -281,9 +281,9 @@ static void launch_hardswish_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// hardswish_backward: specs/opencl/elementwise.yaml:88
+// hardswish_backward: specs/opencl/elementwise.yaml:91
 static const torch_fl::KernelInfo kOp_hardswish_backward{
-    "hardswish_backward", "specs/opencl/elementwise.yaml:88",
+    "hardswish_backward", "specs/opencl/elementwise.yaml:91",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -304,7 +304,7 @@ at::Tensor wrap_hardswish_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // oclopsBinaryParams(stream, ocl_glue::hardtanh_backward_op(), grad_output, self, min_val, max_val, out)
-// from specs/opencl/elementwise.yaml:90
+// from specs/opencl/elementwise.yaml:93
 static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & min_val, const at::Scalar & max_val, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::hardtanh_backward_op();
@@ -321,9 +321,9 @@ static void launch_hardtanh_backward(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// hardtanh_backward: specs/opencl/elementwise.yaml:90
+// hardtanh_backward: specs/opencl/elementwise.yaml:93
 static const torch_fl::KernelInfo kOp_hardtanh_backward{
-    "hardtanh_backward", "specs/opencl/elementwise.yaml:90",
+    "hardtanh_backward", "specs/opencl/elementwise.yaml:93",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -344,7 +344,7 @@ at::Tensor wrap_hardtanh_backward(const at::Tensor & grad_output, const at::Tens
 }
 
 // oclopsBinary(stream, ocl_glue::logical_xor_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:130
+// from specs/opencl/elementwise.yaml:134
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::logical_xor_op();
@@ -360,9 +360,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/opencl/elementwise.yaml:130
+// logical_xor: specs/opencl/elementwise.yaml:134
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/opencl/elementwise.yaml:130",
+    "logical_xor", "specs/opencl/elementwise.yaml:134",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -386,10 +386,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_xor.out: specs/opencl/elementwise.yaml:130
+// logical_xor.out: specs/opencl/elementwise.yaml:134
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/opencl/elementwise.yaml:130",
+    "logical_xor.out", "specs/opencl/elementwise.yaml:134",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -415,10 +415,10 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_xor_: specs/opencl/elementwise.yaml:130
+// logical_xor_: specs/opencl/elementwise.yaml:134
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/opencl/elementwise.yaml:130",
+    "logical_xor_", "specs/opencl/elementwise.yaml:134",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -440,8 +440,51 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
+// oclopsBinary(stream, ocl_glue::masked_fill_op(), self, mask, value, out)
+// from specs/opencl/elementwise.yaml:148
+static void launch_masked_fill_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::masked_fill_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto mask_arg = ocl_glue::describe(mask);
+  const auto value_arg = ocl_glue::scalar(value);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &mask_arg, value_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// masked_fill.Scalar: specs/opencl/elementwise.yaml:148
+static const torch_fl::KernelInfo kOp_masked_fill_Scalar{
+    "masked_fill.Scalar", "specs/opencl/elementwise.yaml:148",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_masked_fill_Scalar(const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_masked_fill_Scalar);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(mask, "mask"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
+  }
+  const auto expected = ocl_glue::binary_result(self, mask, value);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  const at::Tensor out = op.allocate(expected);
+  launch_masked_fill_Scalar(op, *self_on_device, *mask_on_device, value, out);
+  return out;
+}
+
 // oclopsBinary(stream, ocl_glue::lerp_op(), self, end, weight, out)
-// from specs/opencl/elementwise.yaml:141
+// from specs/opencl/elementwise.yaml:154
 static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Scalar & weight, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::lerp_op();
@@ -457,9 +500,9 @@ static void launch_lerp_Scalar(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Scalar: specs/opencl/elementwise.yaml:141
+// lerp.Scalar: specs/opencl/elementwise.yaml:154
 static const torch_fl::KernelInfo kOp_lerp_Scalar{
-    "lerp.Scalar", "specs/opencl/elementwise.yaml:141",
+    "lerp.Scalar", "specs/opencl/elementwise.yaml:154",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -483,10 +526,10 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   return out;
 }
 
-// lerp.Scalar_out: specs/opencl/elementwise.yaml:141
+// lerp.Scalar_out: specs/opencl/elementwise.yaml:154
 // out variant derived from lerp.Scalar
 static const torch_fl::KernelInfo kOp_lerp_Scalar_out{
-    "lerp.Scalar_out", "specs/opencl/elementwise.yaml:141",
+    "lerp.Scalar_out", "specs/opencl/elementwise.yaml:154",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -512,10 +555,10 @@ at::Tensor & wrap_lerp_Scalar_out(const at::Tensor & self, const at::Tensor & en
   return out;
 }
 
-// lerp_.Scalar: specs/opencl/elementwise.yaml:141
+// lerp_.Scalar: specs/opencl/elementwise.yaml:154
 // inplace variant derived from lerp.Scalar
 static const torch_fl::KernelInfo kOp_lerp__Scalar{
-    "lerp_.Scalar", "specs/opencl/elementwise.yaml:141",
+    "lerp_.Scalar", "specs/opencl/elementwise.yaml:154",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -538,7 +581,7 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // oclopsTernary(stream, ocl_glue::lerp_tensor_op(), self, end, weight, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:154
+// from specs/opencl/elementwise.yaml:171
 static void launch_lerp_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & end, const at::Tensor & weight, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::lerp_tensor_op();
@@ -555,9 +598,9 @@ static void launch_lerp_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// lerp.Tensor: specs/opencl/elementwise.yaml:154
+// lerp.Tensor: specs/opencl/elementwise.yaml:171
 static const torch_fl::KernelInfo kOp_lerp_Tensor{
-    "lerp.Tensor", "specs/opencl/elementwise.yaml:154",
+    "lerp.Tensor", "specs/opencl/elementwise.yaml:171",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -586,10 +629,10 @@ at::Tensor wrap_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, con
   return out;
 }
 
-// lerp.Tensor_out: specs/opencl/elementwise.yaml:154
+// lerp.Tensor_out: specs/opencl/elementwise.yaml:171
 // out variant derived from lerp.Tensor
 static const torch_fl::KernelInfo kOp_lerp_Tensor_out{
-    "lerp.Tensor_out", "specs/opencl/elementwise.yaml:154",
+    "lerp.Tensor_out", "specs/opencl/elementwise.yaml:171",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -621,10 +664,10 @@ at::Tensor & wrap_lerp_Tensor_out(const at::Tensor & self, const at::Tensor & en
   return out;
 }
 
-// lerp_.Tensor: specs/opencl/elementwise.yaml:154
+// lerp_.Tensor: specs/opencl/elementwise.yaml:171
 // inplace variant derived from lerp.Tensor
 static const torch_fl::KernelInfo kOp_lerp__Tensor{
-    "lerp_.Tensor", "specs/opencl/elementwise.yaml:154",
+    "lerp_.Tensor", "specs/opencl/elementwise.yaml:171",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1461,6 +1504,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("logical_xor", TORCH_FN(wrap_logical_xor));
   m.impl("logical_xor.out", TORCH_FN(wrap_logical_xor_out));
   m.impl("logical_xor_", TORCH_FN(wrap_logical_xor_));
+  m.impl("masked_fill.Scalar", TORCH_FN(wrap_masked_fill_Scalar));
   m.impl("lerp.Scalar", TORCH_FN(wrap_lerp_Scalar));
   m.impl("lerp.Scalar_out", TORCH_FN(wrap_lerp_Scalar_out));
   m.impl("lerp_.Scalar", TORCH_FN(wrap_lerp__Scalar));

@@ -16,7 +16,9 @@
 #include <ATen/ops/atan2_meta_dispatch.h>
 #include <ATen/ops/logaddexp_meta_dispatch.h>
 #include <ATen/ops/xlogy_meta_dispatch.h>
+#include <ATen/ops/heaviside_meta_dispatch.h>
 #include <ATen/ops/all_meta_dispatch.h>
+#include <ATen/ops/gather_meta_dispatch.h>
 #include <ATen/ops/sum_meta_dispatch.h>
 #include <ATen/ops/baddbmm_meta_dispatch.h>
 #include "ocl_ops.h"
@@ -460,7 +462,7 @@ at::Tensor & wrap_gelu_(at::Tensor & self, c10::string_view approximate) {
 }
 
 // oclopsBinary(stream, ocl_glue::silu_backward_op(), grad_output, self, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:85
+// from specs/opencl/elementwise.yaml:88
 static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::silu_backward_op();
@@ -476,9 +478,9 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// silu_backward: specs/opencl/elementwise.yaml:85
+// silu_backward: specs/opencl/elementwise.yaml:88
 static const torch_fl::KernelInfo kOp_silu_backward{
-    "silu_backward", "specs/opencl/elementwise.yaml:85",
+    "silu_backward", "specs/opencl/elementwise.yaml:88",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -503,7 +505,7 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
 }
 
 // oclopsBinary(stream, ocl_glue::pow_op(), self, exponent, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:102
+// from specs/opencl/elementwise.yaml:106
 static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & exponent, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::pow_op();
@@ -519,9 +521,9 @@ static void launch_pow_Tensor_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Tensor: specs/opencl/elementwise.yaml:102
+// pow.Tensor_Tensor: specs/opencl/elementwise.yaml:106
 static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor{
-    "pow.Tensor_Tensor", "specs/opencl/elementwise.yaml:102",
+    "pow.Tensor_Tensor", "specs/opencl/elementwise.yaml:106",
     torch_fl::dtype_set({c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -545,10 +547,10 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   return out;
 }
 
-// pow.Tensor_Tensor_out: specs/opencl/elementwise.yaml:102
+// pow.Tensor_Tensor_out: specs/opencl/elementwise.yaml:106
 // out variant derived from pow.Tensor_Tensor
 static const torch_fl::KernelInfo kOp_pow_Tensor_Tensor_out{
-    "pow.Tensor_Tensor_out", "specs/opencl/elementwise.yaml:102",
+    "pow.Tensor_Tensor_out", "specs/opencl/elementwise.yaml:106",
     torch_fl::dtype_set({c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -574,10 +576,10 @@ at::Tensor & wrap_pow_Tensor_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// pow_.Tensor: specs/opencl/elementwise.yaml:102
+// pow_.Tensor: specs/opencl/elementwise.yaml:106
 // inplace variant derived from pow.Tensor_Tensor
 static const torch_fl::KernelInfo kOp_pow__Tensor{
-    "pow_.Tensor", "specs/opencl/elementwise.yaml:102",
+    "pow_.Tensor", "specs/opencl/elementwise.yaml:106",
     torch_fl::dtype_set({c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -600,7 +602,7 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::pow_op(), self, exponent, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:103
+// from specs/opencl/elementwise.yaml:107
 static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & exponent, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::pow_op();
@@ -616,9 +618,9 @@ static void launch_pow_Tensor_Scalar(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// pow.Tensor_Scalar: specs/opencl/elementwise.yaml:103
+// pow.Tensor_Scalar: specs/opencl/elementwise.yaml:107
 static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar{
-    "pow.Tensor_Scalar", "specs/opencl/elementwise.yaml:103",
+    "pow.Tensor_Scalar", "specs/opencl/elementwise.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -640,10 +642,10 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   return out;
 }
 
-// pow.Tensor_Scalar_out: specs/opencl/elementwise.yaml:103
+// pow.Tensor_Scalar_out: specs/opencl/elementwise.yaml:107
 // out variant derived from pow.Tensor_Scalar
 static const torch_fl::KernelInfo kOp_pow_Tensor_Scalar_out{
-    "pow.Tensor_Scalar_out", "specs/opencl/elementwise.yaml:103",
+    "pow.Tensor_Scalar_out", "specs/opencl/elementwise.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -666,10 +668,10 @@ at::Tensor & wrap_pow_Tensor_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// pow_.Scalar: specs/opencl/elementwise.yaml:103
+// pow_.Scalar: specs/opencl/elementwise.yaml:107
 // inplace variant derived from pow.Tensor_Scalar
 static const torch_fl::KernelInfo kOp_pow__Scalar{
-    "pow_.Scalar", "specs/opencl/elementwise.yaml:103",
+    "pow_.Scalar", "specs/opencl/elementwise.yaml:107",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -689,7 +691,7 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
 }
 
 // oclopsBinary(stream, ocl_glue::atan2_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:104
+// from specs/opencl/elementwise.yaml:108
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::atan2_op();
@@ -705,9 +707,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/opencl/elementwise.yaml:104
+// atan2: specs/opencl/elementwise.yaml:108
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/opencl/elementwise.yaml:104",
+    "atan2", "specs/opencl/elementwise.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -731,10 +733,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// atan2.out: specs/opencl/elementwise.yaml:104
+// atan2.out: specs/opencl/elementwise.yaml:108
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/opencl/elementwise.yaml:104",
+    "atan2.out", "specs/opencl/elementwise.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -760,10 +762,10 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// atan2_: specs/opencl/elementwise.yaml:104
+// atan2_: specs/opencl/elementwise.yaml:108
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/opencl/elementwise.yaml:104",
+    "atan2_", "specs/opencl/elementwise.yaml:108",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -786,7 +788,7 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // oclopsBinary(stream, ocl_glue::logaddexp_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:107
+// from specs/opencl/elementwise.yaml:111
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::logaddexp_op();
@@ -802,9 +804,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/opencl/elementwise.yaml:107
+// logaddexp: specs/opencl/elementwise.yaml:111
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/opencl/elementwise.yaml:107",
+    "logaddexp", "specs/opencl/elementwise.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -828,10 +830,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp.out: specs/opencl/elementwise.yaml:107
+// logaddexp.out: specs/opencl/elementwise.yaml:111
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/opencl/elementwise.yaml:107",
+    "logaddexp.out", "specs/opencl/elementwise.yaml:111",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -857,8 +859,25 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
+// oclopsBinaryScalar(stream, ocl_glue::xlogy_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:142
+static void launch_xlogy_Scalar_Other(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::xlogy_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::scalar(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinaryScalar");
+  const oclopsStatus_t status = oclopsBinaryScalar(stream_arg, computed_arg1, &self_arg, other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
 // oclopsBinary(stream, ocl_glue::xlogy_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:110
+// from specs/opencl/elementwise.yaml:114
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::xlogy_op();
@@ -874,9 +893,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/opencl/elementwise.yaml:110
+// xlogy.Tensor: specs/opencl/elementwise.yaml:114
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/opencl/elementwise.yaml:110",
+    "xlogy.Tensor", "specs/opencl/elementwise.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -894,16 +913,19 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   const at::Tensor out = op.allocate(expected);
-  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through xlogy.Scalar_Other's call
+    launch_xlogy_Scalar_Other(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_xlogy_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// xlogy.OutTensor: specs/opencl/elementwise.yaml:110
+// xlogy.OutTensor: specs/opencl/elementwise.yaml:114
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/opencl/elementwise.yaml:110",
+    "xlogy.OutTensor", "specs/opencl/elementwise.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -921,18 +943,21 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_OutTensor)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
   }
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor out_meta = op.meta_output(out);
   at::meta::xlogy_outf(op.meta(self), op.meta(other), out_meta);
   op.resize_output(out, out_meta);
-  launch_xlogy_Tensor(op, *self_on_device, *other_on_device, out);
+  if (torch_fl::is_python_number(other)) {  // by value, through xlogy.Scalar_Other's call
+    launch_xlogy_Scalar_Other(op, *self_on_device, torch_fl::python_number(other), out);
+  } else {
+    launch_xlogy_Tensor(op, *self_on_device, *op.on_device(other), out);
+  }
   return out;
 }
 
-// xlogy_.Tensor: specs/opencl/elementwise.yaml:110
+// xlogy_.Tensor: specs/opencl/elementwise.yaml:114
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/opencl/elementwise.yaml:110",
+    "xlogy_.Tensor", "specs/opencl/elementwise.yaml:114",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -947,15 +972,187 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
   at::Tensor self_meta = op.meta(self);
   at::meta::xlogy_(self_meta, op.meta(other));
-  launch_xlogy_Tensor(op, self, *other_on_device, self);
+  if (torch_fl::is_python_number(other)) {  // by value, through xlogy.Scalar_Other's call
+    launch_xlogy_Scalar_Other(op, self, torch_fl::python_number(other), self);
+  } else {
+    launch_xlogy_Tensor(op, self, *op.on_device(other), self);
+  }
+  return self;
+}
+
+// xlogy.Scalar_Other: specs/opencl/elementwise.yaml:142
+static const torch_fl::KernelInfo kOp_xlogy_Scalar_Other{
+    "xlogy.Scalar_Other", "specs/opencl/elementwise.yaml:142",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_xlogy_Scalar_Other(const at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_xlogy_Scalar_Other);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Scalar_Other)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::xlogy(op.meta(self), other);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Scalar_Other)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_xlogy_Scalar_Other(op, *self_on_device, other, out);
+  return out;
+}
+
+// xlogy.OutScalar_Other: specs/opencl/elementwise.yaml:142
+// out variant derived from xlogy.Scalar_Other
+static const torch_fl::KernelInfo kOp_xlogy_OutScalar_Other{
+    "xlogy.OutScalar_Other", "specs/opencl/elementwise.yaml:142",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_xlogy_OutScalar_Other(const at::Tensor & self, const at::Scalar & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_xlogy_OutScalar_Other);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_OutScalar_Other)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::xlogy_outf(op.meta(self), other, out_meta);
+  op.resize_output(out, out_meta);
+  launch_xlogy_Scalar_Other(op, *self_on_device, other, out);
+  return out;
+}
+
+// xlogy_.Scalar_Other: specs/opencl/elementwise.yaml:142
+// inplace variant derived from xlogy.Scalar_Other
+static const torch_fl::KernelInfo kOp_xlogy__Scalar_Other{
+    "xlogy_.Scalar_Other", "specs/opencl/elementwise.yaml:142",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_xlogy__Scalar_Other(at::Tensor & self, const at::Scalar & other) {
+  torch_fl::OpContext op(kOp_xlogy__Scalar_Other);
+  op.check_output(self, "self", /*is_operand=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(xlogy__Scalar_Other)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::xlogy_(self_meta, other);
+  launch_xlogy_Scalar_Other(op, self, other, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::heaviside_op(), self, values, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:144
+static void launch_heaviside(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & values, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::heaviside_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto values_arg = ocl_glue::describe(values);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &values_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// heaviside: specs/opencl/elementwise.yaml:144
+static const torch_fl::KernelInfo kOp_heaviside{
+    "heaviside", "specs/opencl/elementwise.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_heaviside(const at::Tensor & self, const at::Tensor & values) {
+  torch_fl::OpContext op(kOp_heaviside);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(values, "values", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(values, "values"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(heaviside)>(op, torch_fl::FallbackReason::kDtype, self, values);
+  }
+  const auto expected = at::meta::heaviside(op.meta(self), op.meta(values));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(heaviside)>(op, torch_fl::FallbackReason::kDtype, self, values);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> values_on_device = op.on_device(values);
+  const at::Tensor out = op.allocate(expected);
+  launch_heaviside(op, *self_on_device, *values_on_device, out);
+  return out;
+}
+
+// heaviside.out: specs/opencl/elementwise.yaml:144
+// out variant derived from heaviside
+static const torch_fl::KernelInfo kOp_heaviside_out{
+    "heaviside.out", "specs/opencl/elementwise.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_heaviside_out(const at::Tensor & self, const at::Tensor & values, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_heaviside_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(values, "values", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, values);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(values, "values") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(heaviside_out)>(op, torch_fl::FallbackReason::kDtype, self, values, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> values_on_device = op.on_device(values);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::heaviside_outf(op.meta(self), op.meta(values), out_meta);
+  op.resize_output(out, out_meta);
+  launch_heaviside(op, *self_on_device, *values_on_device, out);
+  return out;
+}
+
+// heaviside_: specs/opencl/elementwise.yaml:144
+// inplace variant derived from heaviside
+static const torch_fl::KernelInfo kOp_heaviside_{
+    "heaviside_", "specs/opencl/elementwise.yaml:144",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_heaviside_(at::Tensor & self, const at::Tensor & values) {
+  torch_fl::OpContext op(kOp_heaviside_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(values, "values", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, values);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(values, "values"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(heaviside_)>(op, torch_fl::FallbackReason::kDtype, self, values);
+  }
+  const c10::MaybeOwned<at::Tensor> values_on_device = op.on_device(values);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::heaviside_(self_meta, op.meta(values));
+  launch_heaviside(op, self, *values_on_device, self);
   return self;
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::rsub_op(), self, other, alpha, out)
-// from specs/opencl/elementwise.yaml:139
+// from specs/opencl/elementwise.yaml:152
 static void launch_rsub_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::rsub_op();
@@ -972,7 +1169,7 @@ static void launch_rsub_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // oclopsBinary(stream, ocl_glue::rsub_op(), self, other, alpha, out)
-// from specs/opencl/elementwise.yaml:138
+// from specs/opencl/elementwise.yaml:151
 static void launch_rsub_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::rsub_op();
@@ -988,9 +1185,9 @@ static void launch_rsub_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// rsub.Tensor: specs/opencl/elementwise.yaml:138
+// rsub.Tensor: specs/opencl/elementwise.yaml:151
 static const torch_fl::KernelInfo kOp_rsub_Tensor{
-    "rsub.Tensor", "specs/opencl/elementwise.yaml:138",
+    "rsub.Tensor", "specs/opencl/elementwise.yaml:151",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1017,9 +1214,9 @@ at::Tensor wrap_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, c
   return out;
 }
 
-// rsub.Scalar: specs/opencl/elementwise.yaml:139
+// rsub.Scalar: specs/opencl/elementwise.yaml:152
 static const torch_fl::KernelInfo kOp_rsub_Scalar{
-    "rsub.Scalar", "specs/opencl/elementwise.yaml:139",
+    "rsub.Scalar", "specs/opencl/elementwise.yaml:152",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1288,6 +1485,76 @@ at::Tensor & wrap_all_dims_out(const at::Tensor & self, at::OptionalIntArrayRef 
   return out;
 }
 
+// oclopsGather(stream, self, dim, index, out)
+// from specs/opencl/data.yaml:20
+static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto self_arg = ocl_glue::describe(self);
+  const auto index_arg = ocl_glue::describe(index);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsGather");
+  const oclopsStatus_t status = oclopsGather(stream_arg, &self_arg, dim, &index_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// gather: specs/opencl/data.yaml:20
+static const torch_fl::KernelInfo kOp_gather{
+    "gather", "specs/opencl/data.yaml:20",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad) {
+  torch_fl::OpContext op(kOp_gather);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gather)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, sparse_grad);
+  }
+  const auto expected = at::meta::gather(op.meta(self), dim, op.meta(index), sparse_grad);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gather)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, sparse_grad);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  const at::Tensor out = op.allocate(expected);
+  launch_gather(op, *self_on_device, dim, *index_on_device, out);
+  return out;
+}
+
+// gather.out: specs/opencl/data.yaml:20
+// out variant derived from gather
+static const torch_fl::KernelInfo kOp_gather_out{
+    "gather.out", "specs/opencl/data.yaml:20",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_gather_out(const at::Tensor & self, int64_t dim, const at::Tensor & index, bool sparse_grad, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_gather_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(index, "index", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, index);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(index, "index") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(gather_out)>(op, torch_fl::FallbackReason::kDtype, self, dim, index, sparse_grad, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> index_on_device = op.on_device(index);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::gather_outf(op.meta(self), dim, op.meta(index), sparse_grad, out_meta);
+  op.resize_output(out, out_meta);
+  launch_gather(op, *self_on_device, dim, *index_on_device, out);
+  return out;
+}
+
 // oclopsReduceSum(stream, self, dim, keepdim, out)
 // from specs/opencl.yaml:63
 static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
@@ -1522,6 +1789,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("xlogy.Tensor", TORCH_FN(wrap_xlogy_Tensor));
   m.impl("xlogy.OutTensor", TORCH_FN(wrap_xlogy_OutTensor));
   m.impl("xlogy_.Tensor", TORCH_FN(wrap_xlogy__Tensor));
+  m.impl("xlogy.Scalar_Other", TORCH_FN(wrap_xlogy_Scalar_Other));
+  m.impl("xlogy.OutScalar_Other", TORCH_FN(wrap_xlogy_OutScalar_Other));
+  m.impl("xlogy_.Scalar_Other", TORCH_FN(wrap_xlogy__Scalar_Other));
+  m.impl("heaviside", TORCH_FN(wrap_heaviside));
+  m.impl("heaviside.out", TORCH_FN(wrap_heaviside_out));
+  m.impl("heaviside_", TORCH_FN(wrap_heaviside_));
   m.impl("rsub.Tensor", TORCH_FN(wrap_rsub_Tensor));
   m.impl("rsub.Scalar", TORCH_FN(wrap_rsub_Scalar));
   m.impl("sum", TORCH_FN(wrap_sum));
@@ -1531,6 +1804,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("all.out", TORCH_FN(wrap_all_out));
   m.impl("all.dims", TORCH_FN(wrap_all_dims));
   m.impl("all.dims_out", TORCH_FN(wrap_all_dims_out));
+  m.impl("gather", TORCH_FN(wrap_gather));
+  m.impl("gather.out", TORCH_FN(wrap_gather_out));
   m.impl("sum.dim_IntList", TORCH_FN(wrap_sum_dim_IntList));
   m.impl("sum.IntList_out", TORCH_FN(wrap_sum_IntList_out));
   m.impl("baddbmm", TORCH_FN(wrap_baddbmm));

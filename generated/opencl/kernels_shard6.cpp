@@ -15,6 +15,7 @@
 #include <ATen/ops/threshold_meta_dispatch.h>
 #include <ATen/ops/softshrink_meta_dispatch.h>
 #include <ATen/ops/clamp_max_meta_dispatch.h>
+#include <ATen/ops/special_entr_meta_dispatch.h>
 #include <ATen/ops/maximum_meta_dispatch.h>
 #include "ocl_ops.h"
 #include "ocl_glue.h"
@@ -887,8 +888,73 @@ at::Tensor & wrap_clamp_max_(at::Tensor & self, const at::Scalar & max) {
   return self;
 }
 
+// oclopsUnary(stream, ocl_glue::entr_op(), self, out)
+// from specs/opencl/elementwise.yaml:81
+static void launch_special_entr(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::entr_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsUnary");
+  const oclopsStatus_t status = oclopsUnary(stream_arg, computed_arg1, &self_arg, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// special_entr: specs/opencl/elementwise.yaml:81
+static const torch_fl::KernelInfo kOp_special_entr{
+    "special_entr", "specs/opencl/elementwise.yaml:81",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_special_entr(const at::Tensor & self) {
+  torch_fl::OpContext op(kOp_special_entr);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(special_entr)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const auto expected = at::meta::special_entr(op.meta(self));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(special_entr)>(op, torch_fl::FallbackReason::kDtype, self);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_special_entr(op, *self_on_device, out);
+  return out;
+}
+
+// special_entr.out: specs/opencl/elementwise.yaml:81
+// out variant derived from special_entr
+static const torch_fl::KernelInfo kOp_special_entr_out{
+    "special_entr.out", "specs/opencl/elementwise.yaml:81",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_special_entr_out(const at::Tensor & self, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_special_entr_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(special_entr_out)>(op, torch_fl::FallbackReason::kDtype, self, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::special_entr_outf(op.meta(self), out_meta);
+  op.resize_output(out, out_meta);
+  launch_special_entr(op, *self_on_device, out);
+  return out;
+}
+
 // oclopsBinary(stream, ocl_glue::maximum_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:96
+// from specs/opencl/elementwise.yaml:100
 static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::maximum_op();
@@ -904,9 +970,9 @@ static void launch_maximum(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// maximum: specs/opencl/elementwise.yaml:96
+// maximum: specs/opencl/elementwise.yaml:100
 static const torch_fl::KernelInfo kOp_maximum{
-    "maximum", "specs/opencl/elementwise.yaml:96",
+    "maximum", "specs/opencl/elementwise.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -930,10 +996,10 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// maximum.out: specs/opencl/elementwise.yaml:96
+// maximum.out: specs/opencl/elementwise.yaml:100
 // out variant derived from maximum
 static const torch_fl::KernelInfo kOp_maximum_out{
-    "maximum.out", "specs/opencl/elementwise.yaml:96",
+    "maximum.out", "specs/opencl/elementwise.yaml:100",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -960,7 +1026,7 @@ at::Tensor & wrap_maximum_out(const at::Tensor & self, const at::Tensor & other,
 }
 
 // oclopsBinary(stream, ocl_glue::logical_or_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:129
+// from specs/opencl/elementwise.yaml:133
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::logical_or_op();
@@ -976,9 +1042,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/opencl/elementwise.yaml:129
+// logical_or: specs/opencl/elementwise.yaml:133
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/opencl/elementwise.yaml:129",
+    "logical_or", "specs/opencl/elementwise.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1002,10 +1068,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_or.out: specs/opencl/elementwise.yaml:129
+// logical_or.out: specs/opencl/elementwise.yaml:133
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/opencl/elementwise.yaml:129",
+    "logical_or.out", "specs/opencl/elementwise.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1031,10 +1097,10 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// logical_or_: specs/opencl/elementwise.yaml:129
+// logical_or_: specs/opencl/elementwise.yaml:133
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/opencl/elementwise.yaml:129",
+    "logical_or_", "specs/opencl/elementwise.yaml:133",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1056,8 +1122,45 @@ at::Tensor & wrap_logical_or_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
+// oclopsBinary(stream, ocl_glue::masked_fill_op(), self, mask, value, self)
+// from specs/opencl/elementwise.yaml:149
+static void launch_masked_fill__Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::masked_fill_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto mask_arg = ocl_glue::describe(mask);
+  const auto value_arg = ocl_glue::scalar(value);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &mask_arg, value_arg, &self_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// masked_fill_.Scalar: specs/opencl/elementwise.yaml:149
+static const torch_fl::KernelInfo kOp_masked_fill__Scalar{
+    "masked_fill_.Scalar", "specs/opencl/elementwise.yaml:149",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_masked_fill__Scalar(at::Tensor & self, const at::Tensor & mask, const at::Scalar & value) {
+  torch_fl::OpContext op(kOp_masked_fill__Scalar);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(mask, "mask", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_partial_overlap(self, mask);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(mask, "mask"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
+  }
+  const c10::MaybeOwned<at::Tensor> mask_on_device = op.on_device(mask);
+  launch_masked_fill__Scalar(op, self, *mask_on_device, value);
+  return self;
+}
+
 // oclopsTernary(stream, ocl_glue::where_op(), condition, self, other, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:144
+// from specs/opencl/elementwise.yaml:157
 static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::where_op();
@@ -1074,9 +1177,9 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// where.self: specs/opencl/elementwise.yaml:144
+// where.self: specs/opencl/elementwise.yaml:157
 static const torch_fl::KernelInfo kOp_where_self{
-    "where.self", "specs/opencl/elementwise.yaml:144",
+    "where.self", "specs/opencl/elementwise.yaml:157",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1103,7 +1206,7 @@ at::Tensor wrap_where_self(const at::Tensor & condition, const at::Tensor & self
 }
 
 // oclopsTernary(stream, ocl_glue::where_op(), condition, self, other, ocl_glue::zero(), out)
-// from specs/opencl/elementwise.yaml:148
+// from specs/opencl/elementwise.yaml:161
 static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tensor & condition, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::where_op();
@@ -1120,9 +1223,9 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// where.self_out: specs/opencl/elementwise.yaml:148
+// where.self_out: specs/opencl/elementwise.yaml:161
 static const torch_fl::KernelInfo kOp_where_self_out{
-    "where.self_out", "specs/opencl/elementwise.yaml:148",
+    "where.self_out", "specs/opencl/elementwise.yaml:161",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1151,6 +1254,112 @@ at::Tensor & wrap_where_self_out(const at::Tensor & condition, const at::Tensor 
   op.resize_output(out, expected);
   launch_where_self_out(op, *condition_on_device, *self_on_device, *other_on_device, out);
   return out;
+}
+
+// oclopsBinary(stream, ocl_glue::minimum_op(), self, max, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:170
+static void launch_clamp_max_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & max, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::minimum_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto max_arg = ocl_glue::describe(max);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &max_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// clamp_max.Tensor: specs/opencl/elementwise.yaml:170
+static const torch_fl::KernelInfo kOp_clamp_max_Tensor{
+    "clamp_max.Tensor", "specs/opencl/elementwise.yaml:170",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & max) {
+  torch_fl::OpContext op(kOp_clamp_max_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(max, "max", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(max, "max"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, max);
+  }
+  const auto expected = at::meta::clamp_max(op.meta(self), op.meta(max));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, max);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(max)) {  // by value, through clamp_max's call
+    launch_clamp_max(op, *self_on_device, torch_fl::python_number(max), out);
+  } else {
+    launch_clamp_max_Tensor(op, *self_on_device, *op.on_device(max), out);
+  }
+  return out;
+}
+
+// clamp_max.Tensor_out: specs/opencl/elementwise.yaml:170
+// out variant derived from clamp_max.Tensor
+static const torch_fl::KernelInfo kOp_clamp_max_Tensor_out{
+    "clamp_max.Tensor_out", "specs/opencl/elementwise.yaml:170",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_max_Tensor_out(const at::Tensor & self, const at::Tensor & max, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_clamp_max_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(max, "max", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, max);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(max, "max") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, max, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::clamp_max_outf(op.meta(self), op.meta(max), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(max)) {  // by value, through clamp_max's call
+    launch_clamp_max(op, *self_on_device, torch_fl::python_number(max), out);
+  } else {
+    launch_clamp_max_Tensor(op, *self_on_device, *op.on_device(max), out);
+  }
+  return out;
+}
+
+// clamp_max_.Tensor: specs/opencl/elementwise.yaml:170
+// inplace variant derived from clamp_max.Tensor
+static const torch_fl::KernelInfo kOp_clamp_max__Tensor{
+    "clamp_max_.Tensor", "specs/opencl/elementwise.yaml:170",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
+  torch_fl::OpContext op(kOp_clamp_max__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(max, "max", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, max);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(max, "max"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, max);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::clamp_max_(self_meta, op.meta(max));
+  if (torch_fl::is_python_number(max)) {  // by value, through clamp_max's call
+    launch_clamp_max(op, self, torch_fl::python_number(max), self);
+  } else {
+    launch_clamp_max_Tensor(op, self, *op.on_device(max), self);
+  }
+  return self;
 }
 
 // oclopsReduce(stream, ocl_glue::var_op(), self, dim, keepdim, ocl_glue::correction(correction), out)
@@ -1404,13 +1613,19 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_max", TORCH_FN(wrap_clamp_max));
   m.impl("clamp_max.out", TORCH_FN(wrap_clamp_max_out));
   m.impl("clamp_max_", TORCH_FN(wrap_clamp_max_));
+  m.impl("special_entr", TORCH_FN(wrap_special_entr));
+  m.impl("special_entr.out", TORCH_FN(wrap_special_entr_out));
   m.impl("maximum", TORCH_FN(wrap_maximum));
   m.impl("maximum.out", TORCH_FN(wrap_maximum_out));
   m.impl("logical_or", TORCH_FN(wrap_logical_or));
   m.impl("logical_or.out", TORCH_FN(wrap_logical_or_out));
   m.impl("logical_or_", TORCH_FN(wrap_logical_or_));
+  m.impl("masked_fill_.Scalar", TORCH_FN(wrap_masked_fill__Scalar));
   m.impl("where.self", TORCH_FN(wrap_where_self));
   m.impl("where.self_out", TORCH_FN(wrap_where_self_out));
+  m.impl("clamp_max.Tensor", TORCH_FN(wrap_clamp_max_Tensor));
+  m.impl("clamp_max.Tensor_out", TORCH_FN(wrap_clamp_max_Tensor_out));
+  m.impl("clamp_max_.Tensor", TORCH_FN(wrap_clamp_max__Tensor));
   m.impl("var.correction", TORCH_FN(wrap_var_correction));
   m.impl("uniform_", TORCH_FN(wrap_uniform_));
   m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));

@@ -16,8 +16,10 @@
 #include <ATen/ops/clamp_min_meta_dispatch.h>
 #include <ATen/ops/threshold_backward_meta_dispatch.h>
 #include <ATen/ops/leaky_relu_backward_meta_dispatch.h>
+#include <ATen/ops/logit_backward_meta_dispatch.h>
 #include <ATen/ops/eq_meta_dispatch.h>
 #include <ATen/ops/bitwise_xor_meta_dispatch.h>
+#include <ATen/ops/lcm_meta_dispatch.h>
 #include <ATen/ops/prod_meta_dispatch.h>
 #include <ATen/ops/_softmax_meta_dispatch.h>
 #include <ATen/ops/add_meta_dispatch.h>
@@ -767,7 +769,7 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
 }
 
 // oclopsBinary(stream, ocl_glue::threshold_backward_op(), grad_output, self, threshold, out)
-// from specs/opencl/elementwise.yaml:82
+// from specs/opencl/elementwise.yaml:85
 static void launch_threshold_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & threshold, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::threshold_backward_op();
@@ -783,9 +785,9 @@ static void launch_threshold_backward(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// threshold_backward: specs/opencl/elementwise.yaml:82
+// threshold_backward: specs/opencl/elementwise.yaml:85
 static const torch_fl::KernelInfo kOp_threshold_backward{
-    "threshold_backward", "specs/opencl/elementwise.yaml:82",
+    "threshold_backward", "specs/opencl/elementwise.yaml:85",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -810,7 +812,7 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
 }
 
 // oclopsBinary(stream, ocl_glue::leaky_relu_backward_op(), grad_output, self, negative_slope, out)
-// from specs/opencl/elementwise.yaml:89
+// from specs/opencl/elementwise.yaml:92
 static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, const at::Scalar & negative_slope, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::leaky_relu_backward_op();
@@ -826,9 +828,9 @@ static void launch_leaky_relu_backward(const torch_fl::OpContext& op, const at::
   }
 }
 
-// leaky_relu_backward: specs/opencl/elementwise.yaml:89
+// leaky_relu_backward: specs/opencl/elementwise.yaml:92
 static const torch_fl::KernelInfo kOp_leaky_relu_backward{
-    "leaky_relu_backward", "specs/opencl/elementwise.yaml:89",
+    "leaky_relu_backward", "specs/opencl/elementwise.yaml:92",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -852,8 +854,51 @@ at::Tensor wrap_leaky_relu_backward(const at::Tensor & grad_output, const at::Te
   return out;
 }
 
+// oclopsBinary(stream, ocl_glue::logit_backward_op(), grad_output, self, ocl_glue::logit_eps(eps), out)
+// from specs/opencl/elementwise.yaml:96
+static void launch_logit_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & self, ::std::optional<double> eps, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logit_backward_op();
+  const auto grad_output_arg = ocl_glue::describe(grad_output);
+  const auto self_arg = ocl_glue::describe(self);
+  const auto eps_arg4 = ocl_glue::logit_eps(eps);
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &grad_output_arg, &self_arg, eps_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logit_backward: specs/opencl/elementwise.yaml:96
+static const torch_fl::KernelInfo kOp_logit_backward{
+    "logit_backward", "specs/opencl/elementwise.yaml:96",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logit_backward(const at::Tensor & grad_output, const at::Tensor & self, ::std::optional<double> eps) {
+  torch_fl::OpContext op(kOp_logit_backward);
+  op.check_input(grad_output, "grad_output", /*cpu_scalar_ok=*/true);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logit_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, eps);
+  }
+  const auto expected = at::meta::logit_backward(op.meta(grad_output), op.meta(self), eps);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logit_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, eps);
+  }
+  const c10::MaybeOwned<at::Tensor> grad_output_on_device = op.on_device(grad_output);
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_logit_backward(op, *grad_output_on_device, *self_on_device, eps, out);
+  return out;
+}
+
 // oclopsBinaryScalar(stream, ocl_glue::eq_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:117
+// from specs/opencl/elementwise.yaml:121
 static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::eq_op();
@@ -870,7 +915,7 @@ static void launch_eq_Scalar(const torch_fl::OpContext& op, const at::Tensor & s
 }
 
 // oclopsBinary(stream, ocl_glue::eq_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:116
+// from specs/opencl/elementwise.yaml:120
 static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::eq_op();
@@ -886,9 +931,9 @@ static void launch_eq_Tensor(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// eq.Tensor: specs/opencl/elementwise.yaml:116
+// eq.Tensor: specs/opencl/elementwise.yaml:120
 static const torch_fl::KernelInfo kOp_eq_Tensor{
-    "eq.Tensor", "specs/opencl/elementwise.yaml:116",
+    "eq.Tensor", "specs/opencl/elementwise.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -915,10 +960,10 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// eq.Tensor_out: specs/opencl/elementwise.yaml:116
+// eq.Tensor_out: specs/opencl/elementwise.yaml:120
 // out variant derived from eq.Tensor
 static const torch_fl::KernelInfo kOp_eq_Tensor_out{
-    "eq.Tensor_out", "specs/opencl/elementwise.yaml:116",
+    "eq.Tensor_out", "specs/opencl/elementwise.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -947,10 +992,10 @@ at::Tensor & wrap_eq_Tensor_out(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// eq_.Tensor: specs/opencl/elementwise.yaml:116
+// eq_.Tensor: specs/opencl/elementwise.yaml:120
 // inplace variant derived from eq.Tensor
 static const torch_fl::KernelInfo kOp_eq__Tensor{
-    "eq_.Tensor", "specs/opencl/elementwise.yaml:116",
+    "eq_.Tensor", "specs/opencl/elementwise.yaml:120",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -975,9 +1020,9 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// eq.Scalar: specs/opencl/elementwise.yaml:117
+// eq.Scalar: specs/opencl/elementwise.yaml:121
 static const torch_fl::KernelInfo kOp_eq_Scalar{
-    "eq.Scalar", "specs/opencl/elementwise.yaml:117",
+    "eq.Scalar", "specs/opencl/elementwise.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -999,10 +1044,10 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// eq.Scalar_out: specs/opencl/elementwise.yaml:117
+// eq.Scalar_out: specs/opencl/elementwise.yaml:121
 // out variant derived from eq.Scalar
 static const torch_fl::KernelInfo kOp_eq_Scalar_out{
-    "eq.Scalar_out", "specs/opencl/elementwise.yaml:117",
+    "eq.Scalar_out", "specs/opencl/elementwise.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1025,10 +1070,10 @@ at::Tensor & wrap_eq_Scalar_out(const at::Tensor & self, const at::Scalar & othe
   return out;
 }
 
-// eq_.Scalar: specs/opencl/elementwise.yaml:117
+// eq_.Scalar: specs/opencl/elementwise.yaml:121
 // inplace variant derived from eq.Scalar
 static const torch_fl::KernelInfo kOp_eq__Scalar{
-    "eq_.Scalar", "specs/opencl/elementwise.yaml:117",
+    "eq_.Scalar", "specs/opencl/elementwise.yaml:121",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1048,7 +1093,7 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // oclopsBinaryScalar(stream, ocl_glue::bitwise_xor_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:136
+// from specs/opencl/elementwise.yaml:140
 static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::bitwise_xor_op();
@@ -1065,7 +1110,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // oclopsBinary(stream, ocl_glue::bitwise_xor_op(), self, other, ocl_glue::one(), out)
-// from specs/opencl/elementwise.yaml:135
+// from specs/opencl/elementwise.yaml:139
 static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::bitwise_xor_op();
@@ -1081,9 +1126,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_xor.Tensor: specs/opencl/elementwise.yaml:135
+// bitwise_xor.Tensor: specs/opencl/elementwise.yaml:139
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/opencl/elementwise.yaml:135",
+    "bitwise_xor.Tensor", "specs/opencl/elementwise.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1110,10 +1155,10 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_xor.Tensor_out: specs/opencl/elementwise.yaml:135
+// bitwise_xor.Tensor_out: specs/opencl/elementwise.yaml:139
 // out variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/opencl/elementwise.yaml:135",
+    "bitwise_xor.Tensor_out", "specs/opencl/elementwise.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1142,10 +1187,10 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_xor_.Tensor: specs/opencl/elementwise.yaml:135
+// bitwise_xor_.Tensor: specs/opencl/elementwise.yaml:139
 // inplace variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/opencl/elementwise.yaml:135",
+    "bitwise_xor_.Tensor", "specs/opencl/elementwise.yaml:139",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1170,9 +1215,9 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
-// bitwise_xor.Scalar: specs/opencl/elementwise.yaml:136
+// bitwise_xor.Scalar: specs/opencl/elementwise.yaml:140
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/opencl/elementwise.yaml:136",
+    "bitwise_xor.Scalar", "specs/opencl/elementwise.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1194,10 +1239,10 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_xor.Scalar_out: specs/opencl/elementwise.yaml:136
+// bitwise_xor.Scalar_out: specs/opencl/elementwise.yaml:140
 // out variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/opencl/elementwise.yaml:136",
+    "bitwise_xor.Scalar_out", "specs/opencl/elementwise.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1220,10 +1265,10 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_xor_.Scalar: specs/opencl/elementwise.yaml:136
+// bitwise_xor_.Scalar: specs/opencl/elementwise.yaml:140
 // inplace variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/opencl/elementwise.yaml:136",
+    "bitwise_xor_.Scalar", "specs/opencl/elementwise.yaml:140",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1239,6 +1284,209 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
   at::Tensor self_meta = op.meta(self);
   self_meta.bitwise_xor_(other);
   launch_bitwise_xor_Scalar(op, self, other, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::lcm_op(), self, other, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:146
+static void launch_lcm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::lcm_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto other_arg = ocl_glue::describe(other);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &other_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// lcm: specs/opencl/elementwise.yaml:146
+static const torch_fl::KernelInfo kOp_lcm{
+    "lcm", "specs/opencl/elementwise.yaml:146",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_lcm(const at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_lcm);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lcm)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const auto expected = at::meta::lcm(op.meta(self), op.meta(other));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lcm)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  const at::Tensor out = op.allocate(expected);
+  launch_lcm(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// lcm.out: specs/opencl/elementwise.yaml:146
+// out variant derived from lcm
+static const torch_fl::KernelInfo kOp_lcm_out{
+    "lcm.out", "specs/opencl/elementwise.yaml:146",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lcm_out(const at::Tensor & self, const at::Tensor & other, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_lcm_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lcm_out)>(op, torch_fl::FallbackReason::kDtype, self, other, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::lcm_outf(op.meta(self), op.meta(other), out_meta);
+  op.resize_output(out, out_meta);
+  launch_lcm(op, *self_on_device, *other_on_device, out);
+  return out;
+}
+
+// lcm_: specs/opencl/elementwise.yaml:146
+// inplace variant derived from lcm
+static const torch_fl::KernelInfo kOp_lcm_{
+    "lcm_", "specs/opencl/elementwise.yaml:146",
+    torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_lcm_(at::Tensor & self, const at::Tensor & other) {
+  torch_fl::OpContext op(kOp_lcm_);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(other, "other", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, other);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(lcm_)>(op, torch_fl::FallbackReason::kDtype, self, other);
+  }
+  const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
+  at::Tensor self_meta = op.meta(self);
+  at::meta::lcm_(self_meta, op.meta(other));
+  launch_lcm(op, self, *other_on_device, self);
+  return self;
+}
+
+// oclopsBinary(stream, ocl_glue::maximum_op(), self, min, ocl_glue::one(), out)
+// from specs/opencl/elementwise.yaml:169
+static void launch_clamp_min_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & min, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::maximum_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto min_arg = ocl_glue::describe(min);
+  const auto computed_arg4 = ocl_glue::one();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsBinary");
+  const oclopsStatus_t status = oclopsBinary(stream_arg, computed_arg1, &self_arg, &min_arg, computed_arg4, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// clamp_min.Tensor: specs/opencl/elementwise.yaml:169
+static const torch_fl::KernelInfo kOp_clamp_min_Tensor{
+    "clamp_min.Tensor", "specs/opencl/elementwise.yaml:169",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & min) {
+  torch_fl::OpContext op(kOp_clamp_min_Tensor);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(min, "min", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  const auto expected = at::meta::clamp_min(op.meta(self), op.meta(min));
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  if (torch_fl::is_python_number(min)) {  // by value, through clamp_min's call
+    launch_clamp_min(op, *self_on_device, torch_fl::python_number(min), out);
+  } else {
+    launch_clamp_min_Tensor(op, *self_on_device, *op.on_device(min), out);
+  }
+  return out;
+}
+
+// clamp_min.Tensor_out: specs/opencl/elementwise.yaml:169
+// out variant derived from clamp_min.Tensor
+static const torch_fl::KernelInfo kOp_clamp_min_Tensor_out{
+    "clamp_min.Tensor_out", "specs/opencl/elementwise.yaml:169",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_min_Tensor_out(const at::Tensor & self, const at::Tensor & min, at::Tensor & out) {
+  torch_fl::OpContext op(kOp_clamp_min_Tensor_out);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  op.check_input(min, "min", /*cpu_scalar_ok=*/true);
+  op.check_output(out, "out", /*is_operand=*/false);
+  torch_fl::check_no_internal_overlap(out);
+  torch_fl::check_no_partial_overlap(out, self);
+  torch_fl::check_no_partial_overlap(out, min);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min") && op.result_dtype_is_native(out, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_Tensor_out)>(op, torch_fl::FallbackReason::kDtype, self, min, out);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  at::Tensor out_meta = op.meta_output(out);
+  at::meta::clamp_min_outf(op.meta(self), op.meta(min), out_meta);
+  op.resize_output(out, out_meta);
+  if (torch_fl::is_python_number(min)) {  // by value, through clamp_min's call
+    launch_clamp_min(op, *self_on_device, torch_fl::python_number(min), out);
+  } else {
+    launch_clamp_min_Tensor(op, *self_on_device, *op.on_device(min), out);
+  }
+  return out;
+}
+
+// clamp_min_.Tensor: specs/opencl/elementwise.yaml:169
+// inplace variant derived from clamp_min.Tensor
+static const torch_fl::KernelInfo kOp_clamp_min__Tensor{
+    "clamp_min_.Tensor", "specs/opencl/elementwise.yaml:169",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor & wrap_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min) {
+  torch_fl::OpContext op(kOp_clamp_min__Tensor);
+  op.check_output(self, "self", /*is_operand=*/true);
+  op.check_input(min, "min", /*cpu_scalar_ok=*/true);
+  torch_fl::check_no_internal_overlap(self);
+  torch_fl::check_no_partial_overlap(self, min);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min);
+  }
+  at::Tensor self_meta = op.meta(self);
+  at::meta::clamp_min_(self_meta, op.meta(min));
+  if (torch_fl::is_python_number(min)) {  // by value, through clamp_min's call
+    launch_clamp_min(op, self, torch_fl::python_number(min), self);
+  } else {
+    launch_clamp_min_Tensor(op, self, *op.on_device(min), self);
+  }
   return self;
 }
 
@@ -1799,6 +2047,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clamp_min_", TORCH_FN(wrap_clamp_min_));
   m.impl("threshold_backward", TORCH_FN(wrap_threshold_backward));
   m.impl("leaky_relu_backward", TORCH_FN(wrap_leaky_relu_backward));
+  m.impl("logit_backward", TORCH_FN(wrap_logit_backward));
   m.impl("eq.Tensor", TORCH_FN(wrap_eq_Tensor));
   m.impl("eq.Tensor_out", TORCH_FN(wrap_eq_Tensor_out));
   m.impl("eq_.Tensor", TORCH_FN(wrap_eq__Tensor));
@@ -1811,6 +2060,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bitwise_xor.Scalar", TORCH_FN(wrap_bitwise_xor_Scalar));
   m.impl("bitwise_xor.Scalar_out", TORCH_FN(wrap_bitwise_xor_Scalar_out));
   m.impl("bitwise_xor_.Scalar", TORCH_FN(wrap_bitwise_xor__Scalar));
+  m.impl("lcm", TORCH_FN(wrap_lcm));
+  m.impl("lcm.out", TORCH_FN(wrap_lcm_out));
+  m.impl("lcm_", TORCH_FN(wrap_lcm_));
+  m.impl("clamp_min.Tensor", TORCH_FN(wrap_clamp_min_Tensor));
+  m.impl("clamp_min.Tensor_out", TORCH_FN(wrap_clamp_min_Tensor_out));
+  m.impl("clamp_min_.Tensor", TORCH_FN(wrap_clamp_min__Tensor));
   m.impl("prod.dim_int", TORCH_FN(wrap_prod_dim_int));
   m.impl("prod.int_out", TORCH_FN(wrap_prod_int_out));
   m.impl("_softmax", TORCH_FN(wrap__softmax));

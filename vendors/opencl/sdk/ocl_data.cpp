@@ -67,6 +67,32 @@ oclopsStatus_t oclopsArange(oclopsStream_t stream, oclopsScalar_t start, oclopsS
   return from_driver(launch.run(static_cast<uint64_t>(out->shape[0])));
 }
 
+namespace torch_fl::ocl::ops {
+namespace {
+// out[...] = a[..., index[...] along d, ...]: index_select (index_strides: the 1-D
+// index's stride along d only) and gather (index shaped like out). wrap: a
+// negative index counts from the end (index_select); gather takes none.
+oclopsStatus_t take_along(const char* fn, oclopsStream_t stream, const oclopsTensor_t& a, int64_t d,
+                          const oclopsTensor_t& index, const int64_t* index_strides, bool wrap,
+                          const oclopsTensor_t& out) {
+  Geometry g = make_geometry(out.dim, out.shape);
+  if (g.numel == 0) return OCLOPS_SUCCESS;
+  set_operand(&g, 0, out.stride, out.offset);
+  int64_t a_strides[OCLOPS_MAX_DIMS] = {0};
+  for (int32_t k = 0; k < a.dim; ++k) a_strides[k] = k == d ? 0 : a.stride[k];
+  set_operand(&g, 1, a_strides, a.offset);
+  set_operand(&g, 2, index_strides, index.offset);
+  const std::string compute = compute_type({out.dtype, a.dtype}, device_of(stream).fp64);
+  if (compute.empty()) return not_supported(std::string(fn) + ": dtype " + element_name(a.dtype));
+  Launch launch(*stream, data_prelude(compute, out, &a, &index, "INDEX_SELECT"), "", "index_select");
+  launch.value(g).buffer(out.buffer).buffer(a.buffer).buffer(index.buffer);
+  const int64_t a_stride = a.dim == 0 ? 0 : a.stride[d], a_size = a.dim == 0 ? 1 : a.shape[d];
+  launch.value(static_cast<cl_long>(a_stride)).value(static_cast<cl_long>(a_size)).value(static_cast<cl_int>(wrap));
+  return from_driver(launch.run(static_cast<uint64_t>(g.numel)));
+}
+}  // namespace
+}  // namespace torch_fl::ocl::ops
+
 oclopsStatus_t oclopsIndexSelect(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim,
                                  const oclopsTensor_t* index, const oclopsTensor_t* out) {
   if (!a || !index || !out || !is_index_type(index->dtype) || index->dim > 1) {
@@ -75,22 +101,21 @@ oclopsStatus_t oclopsIndexSelect(oclopsStream_t stream, const oclopsTensor_t* a,
   const int32_t rank = a->dim == 0 ? 1 : a->dim;
   const int64_t d = dim < 0 ? dim + rank : dim;
   if (d < 0 || d >= rank || out->dim != a->dim) return invalid("oclopsIndexSelect: dim out of range");
-  Geometry g = make_geometry(out->dim, out->shape);
-  if (g.numel == 0) return OCLOPS_SUCCESS;
-  set_operand(&g, 0, out->stride, out->offset);
-  int64_t a_strides[OCLOPS_MAX_DIMS] = {0}, index_strides[OCLOPS_MAX_DIMS] = {0};
-  for (int32_t k = 0; k < a->dim; ++k) a_strides[k] = k == d ? 0 : a->stride[k];
+  int64_t index_strides[OCLOPS_MAX_DIMS] = {0};
   if (a->dim > 0) index_strides[d] = index->dim == 1 ? index->stride[0] : 0;
-  set_operand(&g, 1, a_strides, a->offset);
-  set_operand(&g, 2, index_strides, index->offset);
-  const Device& device = device_of(stream);
-  const std::string compute = compute_type({out->dtype, a->dtype}, device.fp64);
-  if (compute.empty()) return not_supported(std::string("oclopsIndexSelect: dtype ") + element_name(a->dtype));
-  Launch launch(*stream, data_prelude(compute, *out, a, index, "INDEX_SELECT"), "", "index_select");
-  launch.value(g).buffer(out->buffer).buffer(a->buffer).buffer(index->buffer);
-  const int64_t a_stride = a->dim == 0 ? 0 : a->stride[d], a_size = a->dim == 0 ? 1 : a->shape[d];
-  launch.value(static_cast<cl_long>(a_stride)).value(static_cast<cl_long>(a_size));
-  return from_driver(launch.run(static_cast<uint64_t>(g.numel)));
+  return take_along("oclopsIndexSelect", stream, *a, d, *index, index_strides, true, *out);
+}
+
+oclopsStatus_t oclopsGather(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim, const oclopsTensor_t* index,
+                            const oclopsTensor_t* out) {
+  if (out && numel(*out) == 0) return OCLOPS_SUCCESS;  // an empty index may have any dtype
+  if (!a || !index || !out || !is_index_type(index->dtype) || index->dim != out->dim) {
+    return invalid("oclopsGather: a, an int32 or int64 index shaped like out and out are needed");
+  }
+  const int32_t rank = a->dim == 0 ? 1 : a->dim;
+  const int64_t d = dim < 0 ? dim + rank : dim;
+  if (d < 0 || d >= rank || (a->dim != out->dim && a->dim > 0)) return invalid("oclopsGather: dim out of range");
+  return take_along("oclopsGather", stream, *a, d, *index, index->stride, false, *out);
 }
 
 oclopsStatus_t oclopsTriangle(oclopsStream_t stream, const oclopsTensor_t* a, int64_t diagonal, bool lower,

@@ -69,6 +69,8 @@ Expression unary_expression(oclopsUnaryOp_t op) {
     case OCLOPS_SOFTPLUS: return {"((x) * (p0) > (p1) ? (x) : log1p(exp((x) * (p0))) / (p0))", nullptr};
     case OCLOPS_HARDSHRINK: return {"(((x) >= -(p0) && (x) <= (p0)) ? (W)0 : (x))", nullptr};
     case OCLOPS_SOFTSHRINK: return {"((x) > (p0) ? (x) - (p0) : ((x) < -(p0) ? (x) + (p0) : (x) * 0))", nullptr};
+    case OCLOPS_LOGIT: return {"tfl_logit(x, p0)", nullptr};
+    case OCLOPS_ENTR: return {"(isnan(x) ? (x) : ((x) > 0 ? -(x) * log(x) : ((x) == 0 ? (W)0 : -(W)INFINITY)))", nullptr};
   }
   return {nullptr, nullptr};
 }
@@ -110,6 +112,12 @@ Expression binary_expression(oclopsBinaryOp_t op) {
     case OCLOPS_BITWISE_OR: return {nullptr, "((x) | (y))"};
     case OCLOPS_BITWISE_XOR: return {nullptr, "((x) ^ (y))"};
     case OCLOPS_LERP: return {"tfl_lerp(x, y, p0)", nullptr};
+    case OCLOPS_HEAVISIDE: return {"((x) == 0 ? (y) : (W)((x) > 0))", "((x) == 0 ? (y) : (W)((x) > 0))"};
+    case OCLOPS_GCD: return {nullptr, "tfl_gcd(x, y)"};
+    case OCLOPS_LCM: return {nullptr, "tfl_lcm(x, y)"};
+    case OCLOPS_XLOG1PY: return {"(isnan(y) ? (y) : ((x) == 0 ? (W)0 : (x) * log1p(y)))", nullptr};
+    case OCLOPS_MASKED_FILL: return {"((y) != 0 ? (p0) : (x))", "((y) != 0 ? (p0) : (x))"};
+    case OCLOPS_LOGIT_BACKWARD: return {"tfl_logit_backward(x, y, p0)", nullptr};
     case OCLOPS_THRESHOLD_BACKWARD: return {"((y) <= (p0) ? (W)0 : (x))", "((y) <= (p0) ? (W)0 : (x))"};
     case OCLOPS_SIGMOID_BACKWARD: return {"((x) * ((W)1 - (y)) * (y))", nullptr};
     case OCLOPS_TANH_BACKWARD: return {"((x) * ((W)1 - (y) * (y)))", nullptr};
@@ -134,6 +142,7 @@ Expression ternary_expression(oclopsTernaryOp_t op) {
     case OCLOPS_ADDCMUL: return {"((x) + (p0) * (y) * (z))", "((x) + (p0) * (y) * (z))"};
     case OCLOPS_ADDCDIV: return {"((x) + (p0) * (y) / (z))", nullptr};
     case OCLOPS_LERP_TENSOR: return {"tfl_lerp(x, y, z)", nullptr};
+    case OCLOPS_CLAMP_TENSOR: return {"tfl_minimum(tfl_maximum(x, y), z)", "min(max((x), (y)), (z))"};
   }
   return {nullptr, nullptr};
 }

@@ -97,6 +97,10 @@ oclopsScalar_t scalar(const at::Scalar& value) {
   return oclopsScalar_t{floating, integer, !representable || static_cast<double>(integer) != floating};
 }
 
+oclopsScalar_t logit_eps(std::optional<double> eps) {
+  return oclopsScalar_t{eps.has_value() ? *eps : -1.0, 0, true};
+}
+
 oclopsScalar_t lower_bound(const std::optional<at::Scalar>& value) {
   if (value.has_value()) return scalar(*value);
   return oclopsScalar_t{-INFINITY, std::numeric_limits<int64_t>::min(), false};

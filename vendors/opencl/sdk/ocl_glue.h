@@ -140,6 +140,15 @@ inline oclopsBinaryOp_t leaky_relu_backward_op() { return OCLOPS_LEAKY_RELU_BACK
 inline oclopsBinaryOp_t hardtanh_backward_op() { return OCLOPS_HARDTANH_BACKWARD; }
 inline oclopsBinaryOp_t softplus_backward_op() { return OCLOPS_SOFTPLUS_BACKWARD; }
 inline oclopsBinaryOp_t shrink_backward_op() { return OCLOPS_SHRINK_BACKWARD; }
+inline oclopsUnaryOp_t logit_op() { return OCLOPS_LOGIT; }
+inline oclopsUnaryOp_t entr_op() { return OCLOPS_ENTR; }
+inline oclopsBinaryOp_t heaviside_op() { return OCLOPS_HEAVISIDE; }
+inline oclopsBinaryOp_t gcd_op() { return OCLOPS_GCD; }
+inline oclopsBinaryOp_t lcm_op() { return OCLOPS_LCM; }
+inline oclopsBinaryOp_t xlog1py_op() { return OCLOPS_XLOG1PY; }
+inline oclopsBinaryOp_t masked_fill_op() { return OCLOPS_MASKED_FILL; }
+inline oclopsBinaryOp_t logit_backward_op() { return OCLOPS_LOGIT_BACKWARD; }
+inline oclopsTernaryOp_t clamp_tensor_op() { return OCLOPS_CLAMP_TENSOR; }
 inline oclopsTernaryOp_t where_op() { return OCLOPS_WHERE; }
 inline oclopsTernaryOp_t addcmul_op() { return OCLOPS_ADDCMUL; }
 inline oclopsTernaryOp_t addcdiv_op() { return OCLOPS_ADDCDIV; }
@@ -177,6 +186,8 @@ oclopsScalar_t correction(const std::optional<at::Scalar>& value);
 oclopsUnaryOp_t gelu_op(c10::string_view approximate);
 oclopsBinaryOp_t gelu_backward_op(c10::string_view approximate);
 oclopsBinaryOp_t div_mode_op(std::optional<c10::string_view> rounding_mode);
+// logit's optional eps (absent: -1, no clamping).
+oclopsScalar_t logit_eps(std::optional<double> eps);
 // clamp's optional bounds; an absent one bounds nothing (-inf or +inf, and the
 // integer extremes for integer kernels).
 oclopsScalar_t lower_bound(const std::optional<at::Scalar>& value);
@@ -188,7 +199,8 @@ inline oclopsScalar_t zero() { return oclopsScalar_t{0.0, 0, false}; }
 inline const oclopsTensor_t* no_tensor() { return nullptr; }  // an absent optional operand
 
 // Output rules (meta tensors) for overloads that ATen gives no meta function:
-// a bool result shaped like self (isnan), the result of self op other (rsub);
+// a bool result shaped like self (isnan), the result of self op other (rsub,
+// masked_fill: the broadcast shape, the promoted dtype);
 // laid out as TensorIterator lays out its output (the inputs' order of strides).
 at::Tensor bool_result(const at::Tensor& self);
 at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);

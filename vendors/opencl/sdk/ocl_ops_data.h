@@ -23,6 +23,10 @@ oclopsStatus_t oclopsArange(oclopsStream_t stream, oclopsScalar_t start, oclopsS
  * PyTorch's error, and must not read outside a. */
 oclopsStatus_t oclopsIndexSelect(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim,
                                  const oclopsTensor_t* index, const oclopsTensor_t* out);
+/* out[i][j][k] = a[i][index[i][j][k]][k] (dim 1; likewise for any dim); an int32
+ * or int64 index shaped like out; one out of range (negative included) writes 0. */
+oclopsStatus_t oclopsGather(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim, const oclopsTensor_t* index,
+                            const oclopsTensor_t* out);
 /* out = a with the elements above (lower: tril) or below (upper: triu) the
  * diagonal-th diagonal of its last two dims zeroed. */
 oclopsStatus_t oclopsTriangle(oclopsStream_t stream, const oclopsTensor_t* a, int64_t diagonal, bool lower,

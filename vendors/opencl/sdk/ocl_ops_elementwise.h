@@ -33,6 +33,8 @@ typedef enum {
   OCLOPS_SOFTPLUS,    /* p0 beta, p1 threshold */
   OCLOPS_HARDSHRINK,  /* p0 lambda */
   OCLOPS_SOFTSHRINK,  /* p0 lambda */
+  OCLOPS_LOGIT,       /* p0 eps (negative: none) */
+  OCLOPS_ENTR,        /* -x log x */
 } oclopsUnaryOp_t;
 
 /* out = op(a, b; p0, p1): x is a, y is b. */
@@ -49,6 +51,9 @@ typedef enum {
   OCLOPS_LOGICAL_AND, OCLOPS_LOGICAL_OR, OCLOPS_LOGICAL_XOR,
   OCLOPS_BITWISE_AND, OCLOPS_BITWISE_OR, OCLOPS_BITWISE_XOR,
   OCLOPS_LERP,  /* x + p0 * (y - x), p0 the weight */
+  OCLOPS_HEAVISIDE, OCLOPS_GCD, OCLOPS_LCM, OCLOPS_XLOG1PY,
+  OCLOPS_MASKED_FILL,  /* y (a mask) ? p0 : x */
+  OCLOPS_LOGIT_BACKWARD,  /* p0 eps (negative: none) */
   /* Backward of an activation: x is the incoming gradient, y its input (or output, as named). */
   OCLOPS_THRESHOLD_BACKWARD,   /* y <= p0: 0 */
   OCLOPS_SIGMOID_BACKWARD,     /* y: the output */
@@ -67,6 +72,7 @@ typedef enum {
   OCLOPS_ADDCMUL,  /* x + p0 * y * z */
   OCLOPS_ADDCDIV,  /* x + p0 * y / z */
   OCLOPS_LERP_TENSOR,  /* lerp(x, y, weight z) */
+  OCLOPS_CLAMP_TENSOR, /* x between y and z (NaN in any is NaN) */
 } oclopsTernaryOp_t;
 
 /* out = op(a), a broadcast to out's shape (IDENTITY: a cast and broadcast copy). */

@@ -8,14 +8,15 @@ __kernel void arange(long numel, long out_offset, long out_stride, __global TOUT
 
 #ifdef INDEX_SELECT
 // g: operand 0 out, operand 1 a without dim (stride 0 there), operand 2 the index
-// (its stride along dim only).
+// (index_select: its stride along dim only; gather: shaped like out). wrap: a
+// negative index counts from the end.
 __kernel void index_select(Geometry g, __global TOUT* out, __global const TA* a, __global const TI* index,
-                           long a_stride, long a_size) {
+                           long a_stride, long a_size, int wrap) {
   long at[3];
   TFL_FOR_EACH(i, g.numel) {
     tfl_locate(&g, i, 3, at);
     long k = (long)index[at[2]];
-    if (k < 0) k += a_size;
+    if (k < 0 && wrap) k += a_size;
     const W value = k >= 0 && k < a_size ? LOAD_A(a, at[1] + k * a_stride) : (W)0;
     STORE_OUT(out, at[0], value);
   }

@@ -18,6 +18,25 @@ inline W tfl_ipow(W base, W exp) {
   }
   return result;
 }
+
+// Euclid's, on magnitudes (gcd(0, 0) = 0).
+inline W tfl_gcd(W a, W b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  while (a != 0) {
+    const W c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+
+inline W tfl_lcm(W a, W b) {
+  const W g = tfl_gcd(a, b);
+  if (g == 0) return 0;
+  const W l = a / g * b;
+  return l < 0 ? -l : l;
+}
 #else
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -116,6 +135,17 @@ inline W tfl_mish_backward(W grad, W x) {
   const W sigmoid = (W)1 / ((W)1 + exp(-x));
   const W tanh_softplus = tanh(log1p(exp(x)));
   return grad * (tanh_softplus + x * sigmoid * ((W)1 - tanh_softplus * tanh_softplus));
+}
+
+// eps < 0: no clamping of the probability.
+inline W tfl_logit(W x, W eps) {
+  if (eps >= 0) x = x < eps ? eps : (x > (W)1 - eps ? (W)1 - eps : x);
+  return log(x / ((W)1 - x));
+}
+
+inline W tfl_logit_backward(W grad, W x, W eps) {
+  if (eps < 0) return (x < 0 || x > 1) ? (W)NAN : grad / (x * ((W)1 - x));
+  return (x < eps || x > (W)1 - eps) ? (W)0 : grad / (x * ((W)1 - x));
 }
 
 inline W tfl_softplus_backward(W grad, W x, W beta, W threshold) {
