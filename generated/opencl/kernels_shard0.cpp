@@ -1773,7 +1773,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // oclopsReduce(stream, ocl_glue::std_op(), self, dim, keepdim, ocl_glue::correction(correction), out)
-// from specs/opencl/reductions.yaml:16
+// from specs/opencl/reductions.yaml:17
 static void launch_std_correction(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const ::std::optional<at::Scalar> & correction, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::std_op();
@@ -1789,9 +1789,9 @@ static void launch_std_correction(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// std.correction: specs/opencl/reductions.yaml:16
+// std.correction: specs/opencl/reductions.yaml:17
 static const torch_fl::KernelInfo kOp_std_correction{
-    "std.correction", "specs/opencl/reductions.yaml:16",
+    "std.correction", "specs/opencl/reductions.yaml:17",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1814,7 +1814,7 @@ at::Tensor wrap_std_correction(const at::Tensor & self, at::OptionalIntArrayRef 
 }
 
 // oclopsReduceIndex(stream, ocl_glue::argmin_op(), self, ocl_glue::one_dim(dim), keepdim, values, indices)
-// from specs/opencl/reductions.yaml:23
+// from specs/opencl/reductions.yaml:24
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::argmin_op();
@@ -1830,9 +1830,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/opencl/reductions.yaml:23
+// min.dim: specs/opencl/reductions.yaml:24
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/opencl/reductions.yaml:23",
+    "min.dim", "specs/opencl/reductions.yaml:24",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1856,7 +1856,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // oclopsReduce(stream, ocl_glue::mean_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:41
+// from specs/opencl/reductions.yaml:42
 static void launch_mean(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mean_op();
@@ -1873,9 +1873,9 @@ static void launch_mean(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// mean: specs/opencl/reductions.yaml:41
+// mean: specs/opencl/reductions.yaml:42
 static const torch_fl::KernelInfo kOp_mean{
-    "mean", "specs/opencl/reductions.yaml:41",
+    "mean", "specs/opencl/reductions.yaml:42",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1901,7 +1901,7 @@ at::Tensor wrap_mean(const at::Tensor & self, ::std::optional<at::ScalarType> dt
 }
 
 // oclopsReduce(stream, ocl_glue::amin_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:45
+// from specs/opencl/reductions.yaml:46
 static void launch_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::amin_op();
@@ -1918,9 +1918,9 @@ static void launch_min(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// min: specs/opencl/reductions.yaml:45
+// min: specs/opencl/reductions.yaml:46
 static const torch_fl::KernelInfo kOp_min{
-    "min", "specs/opencl/reductions.yaml:45",
+    "min", "specs/opencl/reductions.yaml:46",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

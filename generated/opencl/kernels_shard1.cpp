@@ -1442,7 +1442,7 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // oclopsReduceIndex(stream, ocl_glue::argmax_op(), self, ocl_glue::one_dim(dim), keepdim, values, indices)
-// from specs/opencl/reductions.yaml:22
+// from specs/opencl/reductions.yaml:23
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::argmax_op();
@@ -1458,9 +1458,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/opencl/reductions.yaml:22
+// max.dim: specs/opencl/reductions.yaml:23
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/opencl/reductions.yaml:22",
+    "max.dim", "specs/opencl/reductions.yaml:23",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1484,7 +1484,7 @@ static const torch_fl::KernelInfo kOp_max_dim{
 }
 
 // oclopsSoftmaxBackward(stream, ocl_glue::softmax_mode(), grad_output, output, dim, out)
-// from specs/opencl/reductions.yaml:30
+// from specs/opencl/reductions.yaml:31
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::softmax_mode();
@@ -1499,9 +1499,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/opencl/reductions.yaml:30
+// _softmax_backward_data: specs/opencl/reductions.yaml:31
 static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/opencl/reductions.yaml:30",
+    "_softmax_backward_data", "specs/opencl/reductions.yaml:31",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1529,7 +1529,7 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
 }
 
 // oclopsReduce(stream, ocl_glue::amax_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:44
+// from specs/opencl/reductions.yaml:45
 static void launch_max(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::amax_op();
@@ -1546,9 +1546,9 @@ static void launch_max(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// max: specs/opencl/reductions.yaml:44
+// max: specs/opencl/reductions.yaml:45
 static const torch_fl::KernelInfo kOp_max{
-    "max", "specs/opencl/reductions.yaml:44",
+    "max", "specs/opencl/reductions.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1574,7 +1574,7 @@ at::Tensor wrap_max(const at::Tensor & self) {
 }
 
 // oclopsScan(stream, ocl_glue::cumsum_op(), self, dim, out)
-// from specs/opencl/reductions.yaml:56
+// from specs/opencl/reductions.yaml:57
 static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::cumsum_op();
@@ -1588,9 +1588,9 @@ static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// cumsum: specs/opencl/reductions.yaml:56
+// cumsum: specs/opencl/reductions.yaml:57
 static const torch_fl::KernelInfo kOp_cumsum{
-    "cumsum", "specs/opencl/reductions.yaml:56",
+    "cumsum", "specs/opencl/reductions.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1615,10 +1615,10 @@ at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at:
   return out;
 }
 
-// cumsum.out: specs/opencl/reductions.yaml:56
+// cumsum.out: specs/opencl/reductions.yaml:57
 // out variant derived from cumsum
 static const torch_fl::KernelInfo kOp_cumsum_out{
-    "cumsum.out", "specs/opencl/reductions.yaml:56",
+    "cumsum.out", "specs/opencl/reductions.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1644,10 +1644,10 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   return out;
 }
 
-// cumsum_: specs/opencl/reductions.yaml:56
+// cumsum_: specs/opencl/reductions.yaml:57
 // inplace variant derived from cumsum
 static const torch_fl::KernelInfo kOp_cumsum_{
-    "cumsum_", "specs/opencl/reductions.yaml:56",
+    "cumsum_", "specs/opencl/reductions.yaml:57",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -1755,7 +1755,7 @@ at::Tensor & wrap_clamp__Tensor(at::Tensor & self, const ::std::optional<at::Ten
 }
 
 // oclopsReduceIndex(stream, ocl_glue::argmax_op(), self, ocl_glue::optional_dim(dim), keepdim, ocl_glue::no_tensor(), out)
-// from specs/opencl/reductions.yaml:24
+// from specs/opencl/reductions.yaml:25
 static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::argmax_op();
@@ -1771,9 +1771,9 @@ static void launch_argmax(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmax: specs/opencl/reductions.yaml:24
+// argmax: specs/opencl/reductions.yaml:25
 static const torch_fl::KernelInfo kOp_argmax{
-    "argmax", "specs/opencl/reductions.yaml:24",
+    "argmax", "specs/opencl/reductions.yaml:25",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1795,10 +1795,10 @@ at::Tensor wrap_argmax(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmax.out: specs/opencl/reductions.yaml:24
+// argmax.out: specs/opencl/reductions.yaml:25
 // out variant derived from argmax
 static const torch_fl::KernelInfo kOp_argmax_out{
-    "argmax.out", "specs/opencl/reductions.yaml:24",
+    "argmax.out", "specs/opencl/reductions.yaml:25",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

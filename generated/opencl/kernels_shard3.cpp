@@ -1234,7 +1234,7 @@ at::Tensor & wrap_linalg_vector_norm_out(const at::Tensor & self, const at::Scal
 }
 
 // oclopsReduceIndex(stream, ocl_glue::argmin_op(), self, ocl_glue::optional_dim(dim), keepdim, ocl_glue::no_tensor(), out)
-// from specs/opencl/reductions.yaml:25
+// from specs/opencl/reductions.yaml:26
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::argmin_op();
@@ -1250,9 +1250,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmin: specs/opencl/reductions.yaml:25
+// argmin: specs/opencl/reductions.yaml:26
 static const torch_fl::KernelInfo kOp_argmin{
-    "argmin", "specs/opencl/reductions.yaml:25",
+    "argmin", "specs/opencl/reductions.yaml:26",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1274,10 +1274,10 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmin.out: specs/opencl/reductions.yaml:25
+// argmin.out: specs/opencl/reductions.yaml:26
 // out variant derived from argmin
 static const torch_fl::KernelInfo kOp_argmin_out{
-    "argmin.out", "specs/opencl/reductions.yaml:25",
+    "argmin.out", "specs/opencl/reductions.yaml:26",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1301,7 +1301,7 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // oclopsSoftmax(stream, ocl_glue::log_softmax_mode(), self, dim, out)
-// from specs/opencl/reductions.yaml:29
+// from specs/opencl/reductions.yaml:30
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::log_softmax_mode();
@@ -1315,9 +1315,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/opencl/reductions.yaml:29
+// _log_softmax: specs/opencl/reductions.yaml:30
 static const torch_fl::KernelInfo kOp__log_softmax{
-    "_log_softmax", "specs/opencl/reductions.yaml:29",
+    "_log_softmax", "specs/opencl/reductions.yaml:30",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1342,10 +1342,10 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/opencl/reductions.yaml:29
+// _log_softmax.out: specs/opencl/reductions.yaml:30
 // out variant derived from _log_softmax
 static const torch_fl::KernelInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/opencl/reductions.yaml:29",
+    "_log_softmax.out", "specs/opencl/reductions.yaml:30",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1372,7 +1372,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // oclopsSoftmaxBackward(stream, ocl_glue::log_softmax_mode(), grad_output, output, dim, out)
-// from specs/opencl/reductions.yaml:34
+// from specs/opencl/reductions.yaml:35
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::log_softmax_mode();
@@ -1387,9 +1387,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/opencl/reductions.yaml:34
+// _log_softmax_backward_data: specs/opencl/reductions.yaml:35
 static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/opencl/reductions.yaml:34",
+    "_log_softmax_backward_data", "specs/opencl/reductions.yaml:35",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1417,7 +1417,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // oclopsScan(stream, ocl_glue::cumprod_op(), self, dim, out)
-// from specs/opencl/reductions.yaml:57
+// from specs/opencl/reductions.yaml:58
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::cumprod_op();
@@ -1431,9 +1431,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/opencl/reductions.yaml:57
+// cumprod: specs/opencl/reductions.yaml:58
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/opencl/reductions.yaml:57",
+    "cumprod", "specs/opencl/reductions.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1458,10 +1458,10 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   return out;
 }
 
-// cumprod.out: specs/opencl/reductions.yaml:57
+// cumprod.out: specs/opencl/reductions.yaml:58
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/opencl/reductions.yaml:57",
+    "cumprod.out", "specs/opencl/reductions.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1487,10 +1487,10 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   return out;
 }
 
-// cumprod_: specs/opencl/reductions.yaml:57
+// cumprod_: specs/opencl/reductions.yaml:58
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/opencl/reductions.yaml:57",
+    "cumprod_", "specs/opencl/reductions.yaml:58",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -696,7 +696,7 @@ at::Tensor & wrap_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // oclopsReduce(stream, ocl_glue::any_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:49
+// from specs/opencl/reductions.yaml:50
 static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::any_op();
@@ -713,9 +713,9 @@ static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// any: specs/opencl/reductions.yaml:49
+// any: specs/opencl/reductions.yaml:50
 static const torch_fl::KernelInfo kOp_any{
-    "any", "specs/opencl/reductions.yaml:49",
+    "any", "specs/opencl/reductions.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -737,10 +737,10 @@ at::Tensor wrap_any(const at::Tensor & self) {
   return out;
 }
 
-// any.all_out: specs/opencl/reductions.yaml:49
+// any.all_out: specs/opencl/reductions.yaml:50
 // out variant derived from any
 static const torch_fl::KernelInfo kOp_any_all_out{
-    "any.all_out", "specs/opencl/reductions.yaml:49",
+    "any.all_out", "specs/opencl/reductions.yaml:50",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -764,7 +764,7 @@ at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // oclopsReduce(stream, ocl_glue::any_op(), self, ocl_glue::one_dim(dim), keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:51
+// from specs/opencl/reductions.yaml:52
 static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::any_op();
@@ -780,9 +780,9 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// any.dim: specs/opencl/reductions.yaml:51
+// any.dim: specs/opencl/reductions.yaml:52
 static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/opencl/reductions.yaml:51",
+    "any.dim", "specs/opencl/reductions.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -804,10 +804,10 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// any.out: specs/opencl/reductions.yaml:51
+// any.out: specs/opencl/reductions.yaml:52
 // out variant derived from any.dim
 static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/opencl/reductions.yaml:51",
+    "any.out", "specs/opencl/reductions.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -831,7 +831,7 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // oclopsReduce(stream, ocl_glue::any_op(), self, dim, keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:53
+// from specs/opencl/reductions.yaml:54
 static void launch_any_dims(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::any_op();
@@ -847,9 +847,9 @@ static void launch_any_dims(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// any.dims: specs/opencl/reductions.yaml:53
+// any.dims: specs/opencl/reductions.yaml:54
 static const torch_fl::KernelInfo kOp_any_dims{
-    "any.dims", "specs/opencl/reductions.yaml:53",
+    "any.dims", "specs/opencl/reductions.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -871,10 +871,10 @@ at::Tensor wrap_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// any.dims_out: specs/opencl/reductions.yaml:53
+// any.dims_out: specs/opencl/reductions.yaml:54
 // out variant derived from any.dims
 static const torch_fl::KernelInfo kOp_any_dims_out{
-    "any.dims_out", "specs/opencl/reductions.yaml:53",
+    "any.dims_out", "specs/opencl/reductions.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -1238,8 +1238,49 @@ at::Tensor wrap_rsub_Scalar(const at::Tensor & self, const at::Scalar & other, c
   return out;
 }
 
+// oclopsReduce(stream, ocl_glue::logsumexp_op(), self, dim, keepdim, ocl_glue::zero(), out)
+// from specs/opencl/reductions.yaml:12
+static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
+  const auto stream_arg = ocl_glue::stream_of(op.stream());
+  const auto computed_arg1 = ocl_glue::logsumexp_op();
+  const auto self_arg = ocl_glue::describe(self);
+  const auto dim_arg = ocl_glue::dims(dim);
+  const auto computed_arg5 = ocl_glue::zero();
+  const auto out_arg = ocl_glue::describe(out);
+  torch_fl::ProfilerRange sdk_call("oclopsReduce");
+  const oclopsStatus_t status = oclopsReduce(stream_arg, computed_arg1, &self_arg, dim_arg, keepdim, computed_arg5, &out_arg);
+  sdk_call.end();
+  if (status != OCLOPS_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), oclopsGetErrorString(status), oclopsGetLastErrorDetail());
+  }
+}
+
+// logsumexp: specs/opencl/reductions.yaml:12
+static const torch_fl::KernelInfo kOp_logsumexp{
+    "logsumexp", "specs/opencl/reductions.yaml:12",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::FallbackPolicy::kCpu,
+    torch_fl::dtype_set({})};
+
+at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool keepdim) {
+  torch_fl::OpContext op(kOp_logsumexp);
+  op.check_input(self, "self", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(self, "self"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logsumexp)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const auto expected = ocl_glue::reduced_result(self, dim, keepdim);
+  if (!(op.result_dtype_is_native(expected, "out"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(logsumexp)>(op, torch_fl::FallbackReason::kDtype, self, dim, keepdim);
+  }
+  const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
+  const at::Tensor out = op.allocate(expected);
+  launch_logsumexp(op, *self_on_device, dim, keepdim, out);
+  return out;
+}
+
 // oclopsReduce(stream, ocl_glue::sum_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:40
+// from specs/opencl/reductions.yaml:41
 static void launch_sum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sum_op();
@@ -1256,9 +1297,9 @@ static void launch_sum(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sum: specs/opencl/reductions.yaml:40
+// sum: specs/opencl/reductions.yaml:41
 static const torch_fl::KernelInfo kOp_sum{
-    "sum", "specs/opencl/reductions.yaml:40",
+    "sum", "specs/opencl/reductions.yaml:41",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1284,7 +1325,7 @@ at::Tensor wrap_sum(const at::Tensor & self, ::std::optional<at::ScalarType> dty
 }
 
 // oclopsReduce(stream, ocl_glue::all_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:48
+// from specs/opencl/reductions.yaml:49
 static void launch_all(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::all_op();
@@ -1301,9 +1342,9 @@ static void launch_all(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// all: specs/opencl/reductions.yaml:48
+// all: specs/opencl/reductions.yaml:49
 static const torch_fl::KernelInfo kOp_all{
-    "all", "specs/opencl/reductions.yaml:48",
+    "all", "specs/opencl/reductions.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1325,10 +1366,10 @@ at::Tensor wrap_all(const at::Tensor & self) {
   return out;
 }
 
-// all.all_out: specs/opencl/reductions.yaml:48
+// all.all_out: specs/opencl/reductions.yaml:49
 // out variant derived from all
 static const torch_fl::KernelInfo kOp_all_all_out{
-    "all.all_out", "specs/opencl/reductions.yaml:48",
+    "all.all_out", "specs/opencl/reductions.yaml:49",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1352,7 +1393,7 @@ at::Tensor & wrap_all_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // oclopsReduce(stream, ocl_glue::all_op(), self, ocl_glue::one_dim(dim), keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:50
+// from specs/opencl/reductions.yaml:51
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::all_op();
@@ -1368,9 +1409,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/opencl/reductions.yaml:50
+// all.dim: specs/opencl/reductions.yaml:51
 static const torch_fl::KernelInfo kOp_all_dim{
-    "all.dim", "specs/opencl/reductions.yaml:50",
+    "all.dim", "specs/opencl/reductions.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1392,10 +1433,10 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// all.out: specs/opencl/reductions.yaml:50
+// all.out: specs/opencl/reductions.yaml:51
 // out variant derived from all.dim
 static const torch_fl::KernelInfo kOp_all_out{
-    "all.out", "specs/opencl/reductions.yaml:50",
+    "all.out", "specs/opencl/reductions.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1419,7 +1460,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // oclopsReduce(stream, ocl_glue::all_op(), self, dim, keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:52
+// from specs/opencl/reductions.yaml:53
 static void launch_all_dims(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::all_op();
@@ -1435,9 +1476,9 @@ static void launch_all_dims(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// all.dims: specs/opencl/reductions.yaml:52
+// all.dims: specs/opencl/reductions.yaml:53
 static const torch_fl::KernelInfo kOp_all_dims{
-    "all.dims", "specs/opencl/reductions.yaml:52",
+    "all.dims", "specs/opencl/reductions.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1459,10 +1500,10 @@ at::Tensor wrap_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// all.dims_out: specs/opencl/reductions.yaml:52
+// all.dims_out: specs/opencl/reductions.yaml:53
 // out variant derived from all.dims
 static const torch_fl::KernelInfo kOp_all_dims_out{
-    "all.dims_out", "specs/opencl/reductions.yaml:52",
+    "all.dims_out", "specs/opencl/reductions.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1797,6 +1838,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("heaviside_", TORCH_FN(wrap_heaviside_));
   m.impl("rsub.Tensor", TORCH_FN(wrap_rsub_Tensor));
   m.impl("rsub.Scalar", TORCH_FN(wrap_rsub_Scalar));
+  m.impl("logsumexp", TORCH_FN(wrap_logsumexp));
   m.impl("sum", TORCH_FN(wrap_sum));
   m.impl("all", TORCH_FN(wrap_all));
   m.impl("all.all_out", TORCH_FN(wrap_all_all_out));

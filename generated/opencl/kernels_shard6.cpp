@@ -1363,7 +1363,7 @@ at::Tensor & wrap_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
 }
 
 // oclopsReduce(stream, ocl_glue::var_op(), self, dim, keepdim, ocl_glue::correction(correction), out)
-// from specs/opencl/reductions.yaml:12
+// from specs/opencl/reductions.yaml:13
 static void launch_var_correction(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const ::std::optional<at::Scalar> & correction, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::var_op();
@@ -1379,9 +1379,9 @@ static void launch_var_correction(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// var.correction: specs/opencl/reductions.yaml:12
+// var.correction: specs/opencl/reductions.yaml:13
 static const torch_fl::KernelInfo kOp_var_correction{
-    "var.correction", "specs/opencl/reductions.yaml:12",
+    "var.correction", "specs/opencl/reductions.yaml:13",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

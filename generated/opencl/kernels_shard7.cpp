@@ -1564,7 +1564,7 @@ at::Tensor & wrap_prod_int_out(const at::Tensor & self, int64_t dim, bool keepdi
 }
 
 // oclopsSoftmax(stream, ocl_glue::softmax_mode(), self, dim, out)
-// from specs/opencl/reductions.yaml:28
+// from specs/opencl/reductions.yaml:29
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::softmax_mode();
@@ -1578,9 +1578,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/opencl/reductions.yaml:28
+// _softmax: specs/opencl/reductions.yaml:29
 static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/opencl/reductions.yaml:28",
+    "_softmax", "specs/opencl/reductions.yaml:29",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1605,10 +1605,10 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   return out;
 }
 
-// _softmax.out: specs/opencl/reductions.yaml:28
+// _softmax.out: specs/opencl/reductions.yaml:29
 // out variant derived from _softmax
 static const torch_fl::KernelInfo kOp__softmax_out{
-    "_softmax.out", "specs/opencl/reductions.yaml:28",
+    "_softmax.out", "specs/opencl/reductions.yaml:29",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1635,7 +1635,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
 }
 
 // oclopsReduce(stream, ocl_glue::prod_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::one(), out)
-// from specs/opencl/reductions.yaml:42
+// from specs/opencl/reductions.yaml:43
 static void launch_prod(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::prod_op();
@@ -1652,9 +1652,9 @@ static void launch_prod(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// prod: specs/opencl/reductions.yaml:42
+// prod: specs/opencl/reductions.yaml:43
 static const torch_fl::KernelInfo kOp_prod{
-    "prod", "specs/opencl/reductions.yaml:42",
+    "prod", "specs/opencl/reductions.yaml:43",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

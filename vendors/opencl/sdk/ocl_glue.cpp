@@ -160,6 +160,10 @@ oclopsRandState_t rand_state(const std::optional<at::Generator>& generator) {
   return oclopsRandState_t{state.seed, state.offset};
 }
 
+at::Tensor reduced_result(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
+  return moment_result(self, dim, std::nullopt, keepdim);
+}
+
 at::Tensor moment_result(const at::Tensor& self, at::OptionalIntArrayRef dim, const std::optional<at::Scalar>&,
                          bool keepdim) {
   // The shape rule of a sum over the same dims (its meta kernel), in self's dtype.

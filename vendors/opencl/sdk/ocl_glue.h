@@ -161,6 +161,7 @@ inline oclopsReduceOp_t amin_op() { return OCLOPS_REDUCE_AMIN; }
 inline oclopsReduceOp_t norm_op() { return OCLOPS_REDUCE_NORM; }
 inline oclopsReduceOp_t var_op() { return OCLOPS_REDUCE_VAR; }
 inline oclopsReduceOp_t std_op() { return OCLOPS_REDUCE_STD; }
+inline oclopsReduceOp_t logsumexp_op() { return OCLOPS_REDUCE_LOGSUMEXP; }
 inline oclopsReduceOp_t all_op() { return OCLOPS_REDUCE_ALL; }
 inline oclopsReduceOp_t any_op() { return OCLOPS_REDUCE_ANY; }
 inline oclopsScanOp_t cumsum_op() { return OCLOPS_CUMSUM; }
@@ -210,7 +211,9 @@ at::Tensor rsub_result(const at::Tensor& self, const at::Tensor& other, const at
 // in the dtype a sum would have (int64 for integers); an extreme (max(), min()) keeps self's.
 at::Tensor total_result(const at::Tensor& self, std::optional<c10::ScalarType> dtype);
 at::Tensor extreme_result(const at::Tensor& self);
-// var's and std's result: self's dtype, without (or with 1 for) the reduced dims.
+// A reduction's result in self's dtype, without (or with 1 for) the reduced dims:
+// logsumexp's, and var's and std's.
+at::Tensor reduced_result(const at::Tensor& self, at::IntArrayRef dim, bool keepdim);
 at::Tensor moment_result(const at::Tensor& self, at::OptionalIntArrayRef dim,
                          const std::optional<at::Scalar>& correction, bool keepdim);
 

@@ -15,6 +15,7 @@ typedef enum {
   OCLOPS_REDUCE_NORM,  /* p: the order (inf, -inf, 0, 1, 2 or any other) */
   OCLOPS_REDUCE_VAR, OCLOPS_REDUCE_STD,  /* p: the correction (divisor n - p, at least 0) */
   OCLOPS_REDUCE_ALL, OCLOPS_REDUCE_ANY,  /* whether all (any) elements are nonzero (NaN is) */
+  OCLOPS_REDUCE_LOGSUMEXP,  /* log of the sum of exp, shifted by the largest finite element */
 } oclopsReduceOp_t;
 
 typedef enum { OCLOPS_CUMSUM, OCLOPS_CUMPROD } oclopsScanOp_t;

@@ -130,6 +130,10 @@ const char* reduce_macros(oclopsReduceOp_t op, bool integral) {
       return integral ? nullptr
                       : "#define REDUCE_CENTERED\n#define REDUCE_INIT 0\n#define REDUCE_STEP(acc, v, p) ((acc) + (v) * (v))\n"
                         "#define REDUCE_FINISH(acc, n, p) sqrt((acc) / fmax((W)(n) - (p), (W)0))\n";
+    case OCLOPS_REDUCE_LOGSUMEXP:
+      return integral ? nullptr
+                      : "#define REDUCE_SHIFT_BY_MAX\n#define REDUCE_INIT 0\n#define REDUCE_STEP(acc, v, p) ((acc) + exp(v))\n"
+                        "#define REDUCE_FINISH(acc, n, p) (log(acc) + shift)\n";
     case OCLOPS_REDUCE_ALL: return "#define REDUCE_INIT 1\n#define REDUCE_STEP(acc, v, p) (W)((acc) != 0 && (v) != 0)\n"
                                    "#define REDUCE_FINISH(acc, n, p) (acc)\n";
     case OCLOPS_REDUCE_ANY: return "#define REDUCE_INIT 0\n#define REDUCE_STEP(acc, v, p) (W)((acc) != 0 || (v) != 0)\n"

@@ -2,8 +2,8 @@
 // the start of its reduced block, operand 2: a second output or input); `reduced`
 // iterates one block (each operand's strides along the reduced dims). One
 // work-item per output element, accumulating in W. The host prepends the op:
-// REDUCE_INIT, REDUCE_STEP(acc, v, p), REDUCE_FINISH(acc, n, p) (REDUCE_CENTERED:
-// v is taken from the block's mean), ARG_BETTER(v, best), or SOFTMAX / SOFTMAX_BACKWARD
+// REDUCE_INIT, REDUCE_STEP(acc, v, p), REDUCE_FINISH(acc, n, p) (REDUCE_CENTERED,
+// REDUCE_SHIFT_BY_MAX: v is taken from a shift), ARG_BETTER(v, best), or SOFTMAX / SOFTMAX_BACKWARD
 // with LOG_SOFTMAX for the log form, or SCAN_INIT and SCAN_STEP(acc, v).
 #ifdef REDUCE_STEP
 #ifndef TFL_INTEGRAL
@@ -30,20 +30,30 @@ __kernel void reduce(Geometry kept, Geometry reduced, __global TOUT* out, __glob
   long at[2], inner[2];
   TFL_FOR_EACH(i, kept.numel) {
     tfl_locate(&kept, i, 2, at);
-#ifdef REDUCE_CENTERED
-    W mean = 0;
+    // v is taken from a shift: the block's mean (REDUCE_CENTERED: var, std) or its
+    // largest finite value (REDUCE_SHIFT_BY_MAX: logsumexp, so exp cannot overflow).
+#if defined(REDUCE_CENTERED)
+    W shift = 0;
     for (long j = 0; j < reduced.numel; ++j) {
       tfl_locate(&reduced, j, 2, inner);
-      mean += LOAD_A(a, at[1] + inner[1]);
+      shift += LOAD_A(a, at[1] + inner[1]);
     }
-    mean /= (W)reduced.numel;
+    shift /= (W)reduced.numel;
+#elif defined(REDUCE_SHIFT_BY_MAX)
+    W shift = -(W)INFINITY;
+    for (long j = 0; j < reduced.numel; ++j) {
+      tfl_locate(&reduced, j, 2, inner);
+      const W v = LOAD_A(a, at[1] + inner[1]);
+      shift = isnan(v) || v > shift ? v : shift;
+    }
+    if (isinf(shift)) shift = 0;  // as CPU: all -inf gives -inf, an inf gives inf (or NaN)
 #else
-    const W mean = 0;
+    const W shift = 0;
 #endif
     W acc = REDUCE_INIT;
     for (long j = 0; j < reduced.numel; ++j) {
       tfl_locate(&reduced, j, 2, inner);
-      const W v = LOAD_A(a, at[1] + inner[1]) - mean;
+      const W v = LOAD_A(a, at[1] + inner[1]) - shift;
       acc = REDUCE_STEP(acc, v, p);
     }
     STORE_OUT(out, at[0], REDUCE_FINISH(acc, reduced.numel, p));
