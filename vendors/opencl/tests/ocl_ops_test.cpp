@@ -175,5 +175,21 @@ TEST_F(OclOpsTest, SoftmaxAlongAStridedDimSumsToOne) {
   }
 }
 
+TEST_F(OclOpsTest, LayerNormNormalisesEachRowAndReportsItsStatistics) {
+  const oclopsTensor_t x = upload({1, 2, 3, 10, 10, 10}, {2, 3}, {3, 1});
+  const oclopsTensor_t out = upload(std::vector<float>(6, 0), {2, 3}, {3, 1});
+  const oclopsTensor_t mean = upload(std::vector<float>(2, 0), {2, 1}, {1, 1});
+  const oclopsTensor_t rstd = upload(std::vector<float>(2, 0), {2, 1}, {1, 1});
+  ASSERT_EQ(oclopsLayerNorm(stream_.get(), &x, 1, nullptr, nullptr, 0.0, &out, &mean, &rstd), OCLOPS_SUCCESS)
+      << oclopsGetLastErrorDetail();
+  const std::vector<float> y = download(out, 6);
+  const float r = 1.0f / std::sqrt(2.0f / 3.0f);
+  EXPECT_NEAR(y[0], -r, 1e-6);
+  EXPECT_NEAR(y[1], 0, 1e-6);
+  EXPECT_NEAR(y[2], r, 1e-6);
+  EXPECT_EQ(download(mean, 2), (std::vector<float>{2, 10}));
+  EXPECT_TRUE(std::isinf(download(rstd, 2)[1]));  // a constant row without eps
+}
+
 }  // namespace
 }  // namespace torch_fl::ocl
