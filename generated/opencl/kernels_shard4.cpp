@@ -472,7 +472,7 @@ at::Tensor wrap_masked_fill_Scalar(const at::Tensor & self, const at::Tensor & m
   if (!(op.dtype_is_native(self, "self") && op.index_dtype_is_native(mask, "mask"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
   }
-  const auto expected = ocl_glue::binary_result(self, mask, value);
+  const auto expected = ocl_glue::masked_fill_result(self, mask, value);
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(masked_fill_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, mask, value);
   }

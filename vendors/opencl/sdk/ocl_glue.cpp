@@ -146,6 +146,11 @@ at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const 
   return meta_result(self, at::infer_size(self.sizes(), other.sizes()), at::result_type(self, other));
 }
 
+at::Tensor masked_fill_result(const at::Tensor& self, const at::Tensor& mask, const at::Scalar&) {
+  // ATen's masked_fill clones self, broadcast to the mask, contiguously, then fills in place.
+  return at::empty(at::infer_size(self.sizes(), mask.sizes()), self.options().device(c10::kMeta));
+}
+
 at::Tensor rsub_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar&) {
   // ATen computes rsub as sub(other, self): the result is laid out as that
   // TensorIterator lays it out, which sub's meta kernel reproduces.

@@ -205,6 +205,8 @@ inline const oclopsTensor_t* no_tensor() { return nullptr; }  // an absent optio
 // laid out as TensorIterator lays out its output (the inputs' order of strides).
 at::Tensor bool_result(const at::Tensor& self);
 at::Tensor binary_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
+// masked_fill's: contiguous, as ATen clones self contiguously before filling.
+at::Tensor masked_fill_result(const at::Tensor& self, const at::Tensor& mask, const at::Scalar& value);
 // rsub's: laid out like `other`, ATen's first operand (other - alpha * self).
 at::Tensor rsub_result(const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha);
 // A whole-tensor reduction's result (sum(), mean(), prod(), max(), min()): 0-dim,
