@@ -62,6 +62,27 @@ def test_an_error_in_asynchronous_work_surfaces_at_the_next_synchronisation(devi
     assert torch.ones(3).to(device).sum().item() == 3
 
 
+BAD_INDEX_READERS = {
+    "index_select": lambda table, index: torch.index_select(table, 0, index),
+    "gather": lambda table, index: torch.gather(table, 0, index.view(-1, 1).expand(-1, table.shape[1])),
+    "embedding": lambda table, index: F.embedding(index, table),
+}
+
+
+@pytest.mark.parametrize("bad", [7, -1], ids=["past_the_end", "negative"])
+@pytest.mark.parametrize("reader", sorted(BAD_INDEX_READERS))
+def test_a_bad_index_raises_instead_of_reading_zero(device, reader, bad):
+    vendor_facts.expected(vendor_facts.EXECUTION_FAILURE)  # first: a chip that cannot report it skips
+    read = BAD_INDEX_READERS[reader]
+    table = torch.randn(5, 3)
+    # Raised at the call (a check on the host) or at the read back (the kernel's
+    # report, at the synchronisation every host read makes): never a silent 0.
+    with pytest.raises((RuntimeError, IndexError), match="out of (bounds|range)"):
+        read(table.to(device), torch.tensor([0, bad]).to(device)).cpu()
+    good = torch.tensor([4, 0])
+    assert torch.equal(read(table.to(device), good.to(device)).cpu(), read(table, good))  # reported once
+
+
 def test_device_memory_returns_to_baseline(device):
     mod = getattr(torch, device.type)
 

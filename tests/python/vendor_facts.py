@@ -35,10 +35,7 @@ EXECUTION_FAILURE = {
     "npu": r"NPU_ERROR_EXECUTION.*npunnNLLLoss.*out of bounds",
     "nvidia": NotOnThisChip("a bad index traps in the kernel, as CUDA's device-side asserts do, and the CUDA "
                             "context cannot be used again: the rest of the suite would fail"),
-    # Not yet: opencl's kernels have no way to report a bad index to the host (a
-    # per-stream error flag read at synchronisation is the plan, issue #37); an
-    # out-of-range class or index reads as 0 there instead of raising.
-    "opencl": NotOnThisChip("opencl's kernels do not report a bad index yet: it reads as 0 (issue #37)"),
+    "opencl": r"TORCH_FL_OCL_KERNEL_FAULT.*oclopsNllLoss.*out of bounds",  # the stream's fault record
 }
 
 

@@ -23,6 +23,10 @@ class Launch {
     return set(sizeof(T), &argument);
   }
   Launch& buffer(cl_mem memory) { return set(sizeof(cl_mem), &memory); }
+  // The stream's fault record, the kernel's last arguments (TFL_FAULT_ARGS in
+  // kernels/ocl_indexing.cl): a bad index it finds raises at the next
+  // synchronisation, naming `call` (a string literal: the SDK call).
+  Launch& fault_record(const char* call);
 
   // `items` work-items, fewer when there are very many (kernels loop with
   // TFL_FOR_EACH); nothing is queued for zero.
@@ -36,6 +40,7 @@ class Launch {
   const char* name_;
   cl_uint next_ = 0;
   int32_t status_ = 0;
+  bool armed_ = false;  // carries the fault record
 };
 
 // The driver's own kernel sources (embedded from driver/kernels/ at build time).

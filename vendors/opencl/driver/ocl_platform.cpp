@@ -156,6 +156,7 @@ int32_t Platform::discover() {
     device.max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     device.capacity = std::min<uint64_t>(device.global_memory, cap);
     device.compute_units = static_cast<int32_t>(device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
+    device.work_group = std::min<size_t>(64, std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
     device.fp64 = device_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
     const auto queue_properties = device_value<cl_command_queue_properties>(id, CL_DEVICE_QUEUE_PROPERTIES);
     device.profiling = (queue_properties & CL_QUEUE_PROFILING_ENABLE) != 0;

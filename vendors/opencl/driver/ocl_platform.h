@@ -27,6 +27,7 @@ struct Device {
   uint64_t max_allocation = 0;   // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   uint64_t capacity = 0;         // what the driver lets be allocated: global memory, or the cap
   int32_t compute_units = 0;
+  size_t work_group = 1;  // the launches' fixed work-group size (ocl_launch.cpp)
   bool fp64 = false;   // cl_khr_fp64
   bool profiling = false;  // CL_QUEUE_PROFILING_ENABLE accepted
 };

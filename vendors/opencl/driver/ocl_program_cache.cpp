@@ -107,6 +107,7 @@ int32_t get_kernel(int32_t index, const std::string& source, const std::string& 
       hash_key(device->name + '\n' + device->driver_version + '\n' + options + '\n' + source);
   Cache& programs = cache();
   cl_program program = nullptr;
+  bool new_program = false;
   {
     std::lock_guard<std::mutex> lock(programs.mutex);
     const std::string memory_key = std::to_string(index) + ':' + key;
@@ -130,12 +131,14 @@ int32_t get_kernel(int32_t index, const std::string& source, const std::string& 
         programs.stats.build_ms += elapsed_ms();
       }
       programs.programs[memory_key] = program;
+      new_program = true;
     }
   }
   cl_int error = CL_SUCCESS;
   cl_kernel made = clCreateKernel(program, name, &error);
   if (error != CL_SUCCESS) return fail(error, std::string("clCreateKernel '") + name + "': " + status_name(error));
   *kernel = Kernel(made);
+  if (new_program) kernel->set_new_program();
   return kSuccess;
 }
 

@@ -25,15 +25,22 @@ class Kernel {
   ~Kernel() {
     if (kernel_) clReleaseKernel(kernel_);
   }
-  Kernel(Kernel&& other) noexcept : kernel_(other.kernel_) { other.kernel_ = nullptr; }
+  Kernel(Kernel&& other) noexcept : kernel_(other.kernel_), new_program_(other.new_program_) {
+    other.kernel_ = nullptr;
+  }
   Kernel& operator=(Kernel&& other) noexcept {
     std::swap(kernel_, other.kernel_);
+    std::swap(new_program_, other.new_program_);
     return *this;
   }
   cl_kernel get() const { return kernel_; }
+  // Its program was built or loaded for this kernel: its first launch compiles (ocl_exit_drain.h).
+  bool new_program() const { return new_program_; }
+  void set_new_program() { new_program_ = true; }
 
  private:
   cl_kernel kernel_ = nullptr;
+  bool new_program_ = false;
 };
 
 // `name` from the program of `source` built with `options` for `device`.

@@ -1,11 +1,10 @@
 #include "ocl_queue.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
-#include <set>
 #include <string>
 
+#include "ocl_exit_drain.h"
 #include "ocl_platform.h"
 #include "ocl_status.h"
 
@@ -27,28 +26,6 @@ cl_int execution_status(cl_event event) {
   cl_int status = CL_COMPLETE;
   const cl_int error = clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status, nullptr);
   return error == CL_SUCCESS ? status : error;
-}
-
-// Live streams, finished at exit. PoCL compiles a kernel for its launch size
-// lazily, on its own worker thread, when the launch first runs: a process that
-// exits with such a launch queued races LLVM's static destructors and aborts
-// ("Failed to create kernel compiler pass"). The handler is registered after
-// PoCL has loaded, so it runs before PoCL's and LLVM's destructors.
-struct LiveStreams {
-  std::mutex mutex;  // streams are created and destroyed on any thread
-  std::set<cl_command_queue> queues;
-};
-
-LiveStreams& live_streams() {
-  static auto* streams = new LiveStreams();  // never destroyed: read by the exit handler
-  return *streams;
-}
-
-void finish_live_streams() {
-  if (check_not_forked() != kSuccess) return;  // a forked child's queues are not its own
-  LiveStreams& streams = live_streams();
-  std::lock_guard<std::mutex> lock(streams.mutex);
-  for (cl_command_queue queue : streams.queues) clFinish(queue);
 }
 
 int32_t failed_work(cl_int status, const char* where) {
@@ -89,21 +66,13 @@ int32_t Stream::create(int32_t index, Stream** stream) {
   cl_int error = CL_SUCCESS;
   cl_command_queue queue = clCreateCommandQueue(device->context, device->id, CL_QUEUE_PROFILING_ENABLE, &error);
   if (const int32_t status = check_cl(error, "clCreateCommandQueue")) return status;
-  static const bool exit_handler = std::atexit(finish_live_streams) == 0;
-  (void)exit_handler;
-  {
-    std::lock_guard<std::mutex> lock(live_streams().mutex);
-    live_streams().queues.insert(queue);
-  }
-  *stream = new Stream(index, device->context, queue);  // owned by the caller: the ABI's stream handle
+  drain_at_exit(queue);
+  *stream = new Stream(index, device->context, queue, device->work_group);  // owned by the caller: the ABI's stream handle
   return kSuccess;
 }
 
 Stream::~Stream() {
-  {
-    std::lock_guard<std::mutex> lock(live_streams().mutex);
-    live_streams().queues.erase(queue_);
-  }
+  forget_at_exit(queue_);
   clFinish(queue_);
   if (last_) clReleaseEvent(last_);
   clReleaseCommandQueue(queue_);
@@ -123,19 +92,32 @@ void Stream::track(cl_event event) {
 
 int32_t Stream::synchronize() {
   if (const int32_t status = check_not_forked()) return status;
+  const bool armed = faults_.disarm();
   if (const int32_t status = check_cl(clFinish(queue_), "clFinish")) return status;
-  std::lock_guard<std::mutex> lock(mutex_);
-  const cl_int status = last_ ? execution_status(last_) : CL_COMPLETE;
-  return status < 0 ? failed_work(status, "stream synchronize") : kSuccess;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const cl_int status = last_ ? execution_status(last_) : CL_COMPLETE;
+    if (status < 0) return failed_work(status, "stream synchronize");
+  }
+  return armed ? faults_.read(queue_) : kSuccess;
 }
 
 int32_t Stream::query(bool* idle) {
   if (const int32_t status = check_not_forked()) return status;
+  const bool armed = faults_.disarm();
   clFlush(queue_);  // queued work must be submitted to ever complete
-  std::lock_guard<std::mutex> lock(mutex_);
-  const cl_int status = last_ ? execution_status(last_) : CL_COMPLETE;
+  cl_int status = CL_COMPLETE;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    status = last_ ? execution_status(last_) : CL_COMPLETE;
+  }
   if (status < 0) return failed_work(status, "stream query");
   *idle = status == CL_COMPLETE;
+  if (!armed) return kSuccess;
+  // Idle: the armed launches have run and their record can be read. Busy: they
+  // are checked at a later query or synchronisation.
+  if (*idle) return faults_.read(queue_);
+  faults_.rearm();
   return kSuccess;
 }
 

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "ocl_fault.h"
+
 namespace torch_fl::ocl {
 
 // How long a device has had commands running, overlap between streams counted once.
@@ -41,22 +43,27 @@ class Stream {
   int32_t device() const { return device_; }
   cl_context context() const { return context_; }
   cl_command_queue queue() const { return queue_; }
+  size_t work_group() const { return work_group_; }  // every launch's (Device::work_group)
 
   // Takes ownership of the event of a command just queued here (nullptr: none).
   void track(cl_event event);
-  // Flushes, waits, and reports an error of earlier queued work.
+  // Flushes, waits, and reports an error of earlier queued work: a failed
+  // command, or a bad index a kernel reported (ocl_fault.h).
   int32_t synchronize();
   int32_t query(bool* idle);
+  FaultRecord& faults() { return faults_; }
 
  private:
-  Stream(int32_t device, cl_context context, cl_command_queue queue)
-      : device_(device), context_(context), queue_(queue) {}
+  Stream(int32_t device, cl_context context, cl_command_queue queue, size_t work_group)
+      : device_(device), context_(context), queue_(queue), work_group_(work_group), faults_(context) {}
 
   int32_t device_;
   cl_context context_;
   cl_command_queue queue_;
+  size_t work_group_;
   std::mutex mutex_;  // guards last_: a stream is used from any thread
   cl_event last_ = nullptr;
+  FaultRecord faults_;
 };
 
 class Event {

@@ -51,6 +51,7 @@ const char* status_name(int32_t status) {
     case kConfiguration: return "TORCH_FL_OCL_CONFIGURATION";
     case kNotSupported: return "TORCH_FL_OCL_NOT_SUPPORTED";
     case kInvalidDevice: return "TORCH_FL_OCL_INVALID_DEVICE";
+    case kKernelFault: return "TORCH_FL_OCL_KERNEL_FAULT";
     default: return "unknown OpenCL status";
   }
 }

@@ -21,6 +21,7 @@ enum DriverStatus : int32_t {
   kConfiguration = -20004,   // the platform choice or a cache directory is unusable
   kNotSupported = -20005,    // the device cannot do this (e.g. float64 without cl_khr_fp64)
   kInvalidDevice = -20006,
+  kKernelFault = -20007,     // a kernel found a bad index (ocl_fault.h)
 };
 
 // "CL_OUT_OF_RESOURCES", "TORCH_FL_OCL_OUT_OF_MEMORY", ...

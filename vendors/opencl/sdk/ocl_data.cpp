@@ -70,10 +70,10 @@ oclopsStatus_t oclopsArange(oclopsStream_t stream, oclopsScalar_t start, oclopsS
 namespace torch_fl::ocl::ops {
 namespace {
 // out[...] = a[..., index[...] along d, ...]: index_select (index_strides: the 1-D
-// index's stride along d only) and gather (index shaped like out). wrap: a
-// negative index counts from the end (index_select); gather takes none.
+// index's stride along d only) and gather (index shaped like out). A bad index
+// raises at the next synchronisation (the stream's fault record, ocl_fault.h).
 oclopsStatus_t take_along(const char* fn, oclopsStream_t stream, const oclopsTensor_t& a, int64_t d,
-                          const oclopsTensor_t& index, const int64_t* index_strides, bool wrap,
+                          const oclopsTensor_t& index, const int64_t* index_strides,
                           const oclopsTensor_t& out) {
   Geometry g = make_geometry(out.dim, out.shape);
   if (g.numel == 0) return OCLOPS_SUCCESS;
@@ -87,7 +87,8 @@ oclopsStatus_t take_along(const char* fn, oclopsStream_t stream, const oclopsTen
   Launch launch(*stream, data_prelude(compute, out, &a, &index, "INDEX_SELECT"), "", "index_select");
   launch.value(g).buffer(out.buffer).buffer(a.buffer).buffer(index.buffer);
   const int64_t a_stride = a.dim == 0 ? 0 : a.stride[d], a_size = a.dim == 0 ? 1 : a.shape[d];
-  launch.value(static_cast<cl_long>(a_stride)).value(static_cast<cl_long>(a_size)).value(static_cast<cl_int>(wrap));
+  launch.value(static_cast<cl_long>(a_stride)).value(static_cast<cl_long>(a_size));
+  launch.fault_record(fn);
   return from_driver(launch.run(static_cast<uint64_t>(g.numel)));
 }
 }  // namespace
@@ -103,7 +104,7 @@ oclopsStatus_t oclopsIndexSelect(oclopsStream_t stream, const oclopsTensor_t* a,
   if (d < 0 || d >= rank || out->dim != a->dim) return invalid("oclopsIndexSelect: dim out of range");
   int64_t index_strides[OCLOPS_MAX_DIMS] = {0};
   if (a->dim > 0) index_strides[d] = index->dim == 1 ? index->stride[0] : 0;
-  return take_along("oclopsIndexSelect", stream, *a, d, *index, index_strides, true, *out);
+  return take_along("oclopsIndexSelect", stream, *a, d, *index, index_strides, *out);
 }
 
 oclopsStatus_t oclopsGather(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim, const oclopsTensor_t* index,
@@ -115,7 +116,7 @@ oclopsStatus_t oclopsGather(oclopsStream_t stream, const oclopsTensor_t* a, int6
   const int32_t rank = a->dim == 0 ? 1 : a->dim;
   const int64_t d = dim < 0 ? dim + rank : dim;
   if (d < 0 || d >= rank || (a->dim != out->dim && a->dim > 0)) return invalid("oclopsGather: dim out of range");
-  return take_along("oclopsGather", stream, *a, d, *index, index->stride, false, *out);
+  return take_along("oclopsGather", stream, *a, d, *index, index->stride, *out);
 }
 
 oclopsStatus_t oclopsTriangle(oclopsStream_t stream, const oclopsTensor_t* a, int64_t diagonal, bool lower,

@@ -3,8 +3,11 @@
 #include <clblast.h>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 #include <string>
 
+#include "ocl_exit_drain.h"
 #include "ocl_ops_internal.h"
 
 using namespace torch_fl::ocl;
@@ -30,6 +33,24 @@ bool as_operand(const oclopsTensor_t& t, Operand* operand) {
     return true;
   }
   return false;
+}
+
+// The first CLBlast call of its kind. CLBlast picks its kernels by precision,
+// transposes and size (a direct kernel for small products, padding and
+// transposing ones around the main kernel for large), and PoCL compiles each at
+// its first run: the exit drain must be registered after it (ocl_exit_drain.h).
+bool first_of_its_kind(ElementType type, const Operand& a, const Operand& b, size_t m, size_t n, size_t k) {
+  int magnitude = 0;  // log2 of the product's size, enough to tell CLBlast's size classes apart
+  for (double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); work >= 2;
+       work /= 2) {
+    ++magnitude;
+  }
+  const int kind = (static_cast<int>(type) << 12) | (static_cast<int>(a.transpose == clblast::Transpose::kYes) << 11) |
+                   (static_cast<int>(b.transpose == clblast::Transpose::kYes) << 10) | magnitude;
+  static std::mutex mutex;
+  static auto* seen = new std::set<int>();  // never destroyed: GEMMs may run during exit
+  std::lock_guard<std::mutex> lock(mutex);
+  return seen->insert(kind).second;
 }
 
 template <typename T>
@@ -168,6 +189,7 @@ oclopsStatus_t oclopsGemm(oclopsStream_t stream, const oclopsTensor_t* a, const 
     return clblast_failed("clblast::Gemm: status " + std::to_string(static_cast<int>(status)) + " (m=" +
                           std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ")");
   }
+  if (first_of_its_kind(type, pa, pb, m, n, k)) finish_compiling_launch(event);  // before track() owns the event
   stream->track(event);
   return OCLOPS_SUCCESS;
 }

@@ -97,6 +97,7 @@ oclopsStatus_t oclopsNllLoss(oclopsStream_t stream, const oclopsTensor_t* self, 
   launch.value(static_cast<cl_long>(ignore_index)).value(static_cast<cl_int>(present(weight) ? 1 : 0));
   operand(operand(launch, output, *output), total_weight, *total_weight);
   operand(operand(operand(launch, self, *output), target, *output), weight, *output);
+  launch.fault_record("oclopsNllLoss");
   return from_driver(launch.run(static_cast<uint64_t>(per_sample ? n : 1)));
 }
 
@@ -123,6 +124,7 @@ oclopsStatus_t oclopsNllLossBackward(oclopsStream_t stream, const oclopsTensor_t
   launch.value(static_cast<cl_long>(ignore_index)).value(static_cast<cl_int>(present(weight) ? 1 : 0));
   operand(operand(launch, grad_input, *grad_input), grad_output, *grad_input).value(static_cast<cl_long>(grad_stride));
   operand(operand(operand(launch, total_weight, *grad_input), target, *grad_input), weight, *grad_input);
+  launch.fault_record("oclopsNllLossBackward");
   return from_driver(launch.run(static_cast<uint64_t>(n * c)));
 }
 

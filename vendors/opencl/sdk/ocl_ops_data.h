@@ -18,13 +18,13 @@ oclopsStatus_t oclopsCat(oclopsStream_t stream, oclopsTensorList_t tensors, int6
  * PyTorch's accumulate type) and long for integers. */
 oclopsStatus_t oclopsArange(oclopsStream_t stream, oclopsScalar_t start, oclopsScalar_t step,
                             const oclopsTensor_t* out);
-/* out = a's slices along dim at index's positions (int32 or int64, negative
- * counting from the end). An index out of range writes 0: a kernel cannot raise
- * PyTorch's error, and must not read outside a. */
+/* out = a's slices along dim at index's positions (int32 or int64). An index
+ * out of range, negative included, reads 0 and raises at the stream's next
+ * synchronisation (a kernel cannot raise; it must not read outside a). */
 oclopsStatus_t oclopsIndexSelect(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim,
                                  const oclopsTensor_t* index, const oclopsTensor_t* out);
 /* out[i][j][k] = a[i][index[i][j][k]][k] (dim 1; likewise for any dim); an int32
- * or int64 index shaped like out; one out of range (negative included) writes 0. */
+ * or int64 index shaped like out; a bad one as in oclopsIndexSelect. */
 oclopsStatus_t oclopsGather(oclopsStream_t stream, const oclopsTensor_t* a, int64_t dim, const oclopsTensor_t* index,
                             const oclopsTensor_t* out);
 /* out = a with the elements above (lower: tril) or below (upper: triu) the

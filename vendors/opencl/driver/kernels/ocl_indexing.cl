@@ -27,3 +27,17 @@ inline void tfl_locate(const Geometry* g, long linear, int n, long* offsets) {
 // Every work-item walks the range with the grid's stride: the host may launch
 // fewer items than elements.
 #define TFL_FOR_EACH(i, total) for (long i = get_global_id(0); i < (total); i += get_global_size(0))
+
+// A bad index, reported to the host through the stream's fault record
+// (ocl_fault.h): kernels that can meet one end their parameters with
+// TFL_FAULT_ARGS, read 0 instead of out of bounds, and call TFL_FAULT. The
+// first report wins; the host raises it at the next synchronisation.
+#define TFL_FAULT_ARGS __global long* tfl_fault_record, int tfl_launch
+#define TFL_FAULT(value, bound) tfl_fault(tfl_fault_record, tfl_launch, (long)(value), (long)(bound))
+inline void tfl_fault(__global long* record, int launch, long value, long bound) {
+  // The record: the launch's id in its first 32 bits, then the value and the bound.
+  if (atomic_cmpxchg((volatile __global int*)record, 0, launch) == 0) {
+    record[1] = value;
+    record[2] = bound;
+  }
+}

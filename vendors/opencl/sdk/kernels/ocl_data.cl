@@ -8,17 +8,17 @@ __kernel void arange(long numel, long out_offset, long out_stride, __global TOUT
 
 #ifdef INDEX_SELECT
 // g: operand 0 out, operand 1 a without dim (stride 0 there), operand 2 the index
-// (index_select: its stride along dim only; gather: shaped like out). wrap: a
-// negative index counts from the end.
+// (index_select: its stride along dim only; gather: shaped like out). An index
+// out of range, a negative one included, is a fault (as CPU raises for both).
 __kernel void index_select(Geometry g, __global TOUT* out, __global const TA* a, __global const TI* index,
-                           long a_stride, long a_size, int wrap) {
+                           long a_stride, long a_size, TFL_FAULT_ARGS) {
   long at[3];
   TFL_FOR_EACH(i, g.numel) {
     tfl_locate(&g, i, 3, at);
-    long k = (long)index[at[2]];
-    if (k < 0 && wrap) k += a_size;
-    const W value = k >= 0 && k < a_size ? LOAD_A(a, at[1] + k * a_stride) : (W)0;
-    STORE_OUT(out, at[0], value);
+    const long k = (long)index[at[2]];
+    const int inside = k >= 0 && k < a_size;
+    if (!inside) TFL_FAULT(k, a_size);
+    STORE_OUT(out, at[0], inside ? LOAD_A(a, at[1] + k * a_stride) : (W)0);
   }
 }
 #endif

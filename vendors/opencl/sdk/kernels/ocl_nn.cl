@@ -9,14 +9,18 @@
 __kernel void nll_loss(long n, long c, int reduction, int per_sample, long ignore_index, int has_weight,
                        __global TOUT* out, long out_offset, __global TC* total_weight, long tw_offset,
                        __global const TA* self, long self_offset, __global const TI* target, long target_offset,
-                       __global const TB* weight, long weight_offset) {
+                       __global const TB* weight, long weight_offset, TFL_FAULT_ARGS) {
   const long items = per_sample ? n : 1;
   TFL_FOR_EACH(i, items) {
     W loss = 0, weights = 0;
     const long first = per_sample ? i : 0, last = per_sample ? i + 1 : n;
     for (long k = first; k < last; ++k) {
       const long t = (long)target[target_offset + k];
-      if (t == ignore_index || t < 0 || t >= c) continue;
+      if (t == ignore_index) continue;
+      if (t < 0 || t >= c) {
+        TFL_FAULT(t, c);
+        continue;
+      }
       const W w = has_weight ? LOAD_B(weight, weight_offset + t) : (W)1;
       loss -= w * LOAD_A(self, self_offset + k * c + t);
       weights += w;
@@ -38,10 +42,11 @@ __kernel void nll_loss_backward(long n, long c, int reduction, long ignore_index
                                 __global TOUT* grad_input, long gi_offset, __global const TG* grad, long grad_offset,
                                 long grad_stride, __global const TC* total_weight, long tw_offset,
                                 __global const TI* target, long target_offset, __global const TB* weight,
-                                long weight_offset) {
+                                long weight_offset, TFL_FAULT_ARGS) {
   TFL_FOR_EACH(i, n * c) {
     const long k = i / c, j = i % c;
     const long t = (long)target[target_offset + k];
+    if (j == 0 && t != ignore_index && (t < 0 || t >= c)) TFL_FAULT(t, c);
     W value = 0;
     if (j == t && t != ignore_index) {
       const W w = has_weight ? LOAD_B(weight, weight_offset + t) : (W)1;
