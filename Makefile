@@ -135,6 +135,7 @@ bench: backend
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/vs_torch_cuda.py
 	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/allreduce_bench.py
 	@$(PYTHON) bench/codegen_bench.py --vendor $(VENDOR)
+	@TORCH_FL_VENDOR=$(VENDOR) TORCH_FL_FALLBACK=silent $(PYTHON) bench/opencl_bench.py  # says it skips elsewhere
 
 # Instructions per tiny op, device against CPU, under callgrind (about 2 minutes).
 bench-instructions: backend

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <unordered_map>
+#include <utility>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -17,10 +19,32 @@
 namespace torch_fl::ocl {
 namespace {
 
+// A program in memory, found again by comparing what built it: a lookup per
+// launch must not hash the whole source byte by byte (the disk key does).
+struct Program {
+  int32_t device;
+  std::string options;
+  std::string source;
+  cl_program program;
+};
+
 struct Cache {
   std::mutex mutex;  // guards programs and stats; builds run under it (one build per key)
-  std::map<std::string, cl_program> programs;  // by key; kept for the process
+  std::unordered_multimap<size_t, Program> programs;  // by fingerprint(); kept for the process
   ProgramCacheStats stats;
+};
+
+size_t fingerprint(int32_t device, const std::string& options, const std::string& source) {
+  const std::hash<std::string> hash;  // libstdc++'s is word-at-a-time
+  return hash(source) ^ (hash(options) * 31) ^ (static_cast<size_t>(device) * 0x9e3779b97f4a7c15ull);
+}
+
+// This thread's kernel objects, by program and name (see Kernel).
+struct ThreadKernels {
+  std::map<std::pair<cl_program, std::string>, cl_kernel> kernels;
+  ~ThreadKernels() {
+    for (auto& entry : kernels) clReleaseKernel(entry.second);  // queued launches keep theirs alive
+  }
 };
 
 Cache& cache() {
@@ -103,19 +127,25 @@ int32_t get_kernel(int32_t index, const std::string& source, const std::string& 
   Device* device = nullptr;
   if (const int32_t status = Platform::get(&platform)) return status;
   if (const int32_t status = platform->device(index, &device)) return status;
-  const std::string key =
-      hash_key(device->name + '\n' + device->driver_version + '\n' + options + '\n' + source);
   Cache& programs = cache();
   cl_program program = nullptr;
   bool new_program = false;
   {
     std::lock_guard<std::mutex> lock(programs.mutex);
-    const std::string memory_key = std::to_string(index) + ':' + key;
-    auto found = programs.programs.find(memory_key);
-    if (found != programs.programs.end()) {
-      program = found->second;
+    const size_t print = fingerprint(index, options, source);
+    const auto candidates = programs.programs.equal_range(print);
+    for (auto it = candidates.first; it != candidates.second; ++it) {
+      const Program& known = it->second;
+      if (known.device == index && known.options == options && known.source == source) {
+        program = known.program;
+        break;
+      }
+    }
+    if (program) {
       ++programs.stats.memory_hits;
     } else {
+      const std::string key =
+          hash_key(device->name + '\n' + device->driver_version + '\n' + options + '\n' + source);
       const std::string path = platform->program_cache_dir() + "/" + key + ".clbin";
       const auto started = std::chrono::steady_clock::now();
       const auto elapsed_ms = [&] {
@@ -130,15 +160,22 @@ int32_t get_kernel(int32_t index, const std::string& source, const std::string& 
         ++programs.stats.builds;
         programs.stats.build_ms += elapsed_ms();
       }
-      programs.programs[memory_key] = program;
+      programs.programs.emplace(print, Program{index, options, source, program});
       new_program = true;
     }
   }
-  cl_int error = CL_SUCCESS;
-  cl_kernel made = clCreateKernel(program, name, &error);
-  if (error != CL_SUCCESS) return fail(error, std::string("clCreateKernel '") + name + "': " + status_name(error));
-  *kernel = Kernel(made);
-  if (new_program) kernel->set_new_program();
+  thread_local ThreadKernels mine;
+  auto [slot, inserted] = mine.kernels.try_emplace(std::make_pair(program, std::string(name)), nullptr);
+  if (inserted) {
+    cl_int error = CL_SUCCESS;
+    slot->second = clCreateKernel(program, name, &error);
+    if (error != CL_SUCCESS) {
+      mine.kernels.erase(slot);
+      return fail(error, std::string("clCreateKernel '") + name + "': " + status_name(error));
+    }
+  }
+  kernel->kernel_ = slot->second;
+  kernel->new_program_ = new_program;
   return kSuccess;
 }
 

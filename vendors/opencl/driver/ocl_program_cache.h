@@ -15,30 +15,19 @@
 
 namespace torch_fl::ocl {
 
-// A kernel the caller owns. cl_kernel arguments are per object state, so each
-// launch takes its own kernel from the cached program (cheap) instead of
-// sharing one between threads.
+// A kernel object of the calling thread, borrowed from the cache. Kernel
+// arguments are per-object state, so threads never share one; within a thread
+// each launch sets every argument before queuing, and OpenCL takes their values
+// at the enqueue, so one object per (program, name) serves all of that
+// thread's launches and none is created per launch.
 class Kernel {
  public:
-  Kernel() = default;
-  explicit Kernel(cl_kernel kernel) : kernel_(kernel) {}
-  ~Kernel() {
-    if (kernel_) clReleaseKernel(kernel_);
-  }
-  Kernel(Kernel&& other) noexcept : kernel_(other.kernel_), new_program_(other.new_program_) {
-    other.kernel_ = nullptr;
-  }
-  Kernel& operator=(Kernel&& other) noexcept {
-    std::swap(kernel_, other.kernel_);
-    std::swap(new_program_, other.new_program_);
-    return *this;
-  }
   cl_kernel get() const { return kernel_; }
-  // Its program was built or loaded for this kernel: its first launch compiles (ocl_exit_drain.h).
+  // Its program was built or loaded by this call: its first launch compiles (ocl_exit_drain.h).
   bool new_program() const { return new_program_; }
-  void set_new_program() { new_program_ = true; }
 
  private:
+  friend int32_t get_kernel(int32_t, const std::string&, const std::string&, const char*, Kernel*);
   cl_kernel kernel_ = nullptr;
   bool new_program_ = false;
 };

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "ocl_copy.h"
@@ -129,7 +130,10 @@ TEST_F(OclTest, ProgramsAreBuiltOncePerProcessAndKeptOnDisk) {
   const ProgramCacheStats after = program_cache_stats();
   EXPECT_EQ(after.builds + after.disk_hits - before.builds - before.disk_hits, 1u);
   EXPECT_EQ(after.memory_hits - before.memory_hits, 1u);
-  EXPECT_NE(first.get(), second.get()) << "each launch owns its kernel object";
+  EXPECT_EQ(first.get(), second.get()) << "a thread reuses its kernel object";
+  Kernel other_thread;
+  std::thread([&] { EXPECT_EQ(get_kernel(0, source, "", "probe", &other_thread), kSuccess) << last_detail(); }).join();
+  EXPECT_NE(other_thread.get(), first.get()) << "threads never share a kernel object (arguments are its state)";
   Kernel missing;
   EXPECT_EQ(get_kernel(0, source, "", "absent", &missing), CL_INVALID_KERNEL_NAME);
   Kernel broken;
