@@ -154,16 +154,19 @@ const char* last_error_detail() { return ocl::last_detail(); }
 int32_t status_is_out_of_memory(tflStatus status) { return status == ocl::kOutOfMemory; }
 
 // The program cache's counters: what a user asks when a first run is slow
-// (builds) or a second one should not be (disk hits).
+// (builds) or a second one should not be (disk hits); and which memory path
+// runs (memory_svm 1: TORCH_FL_OPENCL_MEMORY=svm, ocl_svm.h).
 const char* driver_counters() {
   const ocl::ProgramCacheStats stats = ocl::program_cache_stats();
+  ocl::Platform* platform = nullptr;
+  const bool svm = ocl::Platform::get(&platform) == ocl::kSuccess && platform->memory_mode() == ocl::MemoryMode::kSvm;
   thread_local std::string text;
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof(line),
                 "program_cache_memory_hits=%llu\nprogram_cache_disk_hits=%llu\nprogram_builds=%llu\n"
-                "program_build_ms=%.1f\nprogram_load_ms=%.1f\n",
+                "program_build_ms=%.1f\nprogram_load_ms=%.1f\nmemory_svm=%d\n",
                 static_cast<unsigned long long>(stats.memory_hits), static_cast<unsigned long long>(stats.disk_hits),
-                static_cast<unsigned long long>(stats.builds), stats.build_ms, stats.load_ms);
+                static_cast<unsigned long long>(stats.builds), stats.build_ms, stats.load_ms, svm ? 1 : 0);
   text = line;
   return text.c_str();
 }

@@ -51,7 +51,11 @@ def init() -> str:
 def drain_devices() -> None:
     if device_module._is_in_bad_fork():
         return  # a forked child has no device work of its own (and its device cannot be used)
-    for index in range(device_module.device_count()):
+    try:
+        count = device_module.device_count()
+    except RuntimeError:
+        return  # the driver never started (its error was raised where the device was first used)
+    for index in range(count):
         try:
             device_module.synchronize(index)
         except RuntimeError:

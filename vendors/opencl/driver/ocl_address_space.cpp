@@ -20,6 +20,12 @@ void* AddressSpace::insert(int32_t device, cl_mem buffer, size_t bytes) {
   return start;
 }
 
+void AddressSpace::insert_at(int32_t device, cl_mem buffer, size_t bytes, void* address) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  allocations_[reinterpret_cast<uintptr_t>(address)] = Allocation{buffer, bytes, 0, device};
+  used_[device] += bytes;
+}
+
 cl_mem AddressSpace::erase(const void* address) {
   Allocation allocation{};
   {
@@ -30,7 +36,7 @@ cl_mem AddressSpace::erase(const void* address) {
     used_[allocation.device] -= allocation.bytes;
     allocations_.erase(it);
   }
-  munmap(const_cast<void*>(address), allocation.reserved);
+  if (allocation.reserved > 0) munmap(const_cast<void*>(address), allocation.reserved);
   return allocation.buffer;
 }
 

@@ -29,6 +29,8 @@ class AddressSpace {
   // Reserves a range for `buffer` of `bytes` on `device`; nullptr when the
   // address space is exhausted. The range is page-aligned.
   void* insert(int32_t device, cl_mem buffer, size_t bytes);
+  // Records `buffer` at an address it already has (an SVM allocation, ocl_svm.h).
+  void insert_at(int32_t device, cl_mem buffer, size_t bytes, void* address);
   // Forgets the allocation that starts at `address`; its buffer, or nullptr
   // when `address` is not the start of one.
   cl_mem erase(const void* address);
@@ -41,7 +43,7 @@ class AddressSpace {
   struct Allocation {
     cl_mem buffer;
     size_t bytes;
-    size_t reserved;  // bytes rounded up to pages
+    size_t reserved;  // bytes rounded up to pages; 0: not reserved here (SVM)
     int32_t device;
   };
   mutable std::mutex mutex_;  // guards the maps: allocations come from any thread

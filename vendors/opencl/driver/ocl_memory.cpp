@@ -41,6 +41,15 @@ int32_t allocate(int32_t index, size_t bytes, void** address) {
     if (device->capacity < device->global_memory) detail << " (capped by TORCH_FL_OPENCL_MEMORY_MB)";
     return fail(kOutOfMemory, detail.str());
   }
+  if (platform->memory_mode() == MemoryMode::kSvm) {
+    cl_mem buffer = nullptr;
+    if (svm_allocate(device->context, bytes, address, &buffer) != kSuccess) {
+      return fail(kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes of SVM on " +
+                                    describe(index, *device) + ": " + last_detail());
+    }
+    address_space().insert_at(index, buffer, bytes, *address);
+    return kSuccess;
+  }
   cl_int error = CL_SUCCESS;
   // An empty buffer is invalid in OpenCL; an empty allocation still needs a unique address.
   cl_mem buffer = clCreateBuffer(device->context, CL_MEM_READ_WRITE, bytes == 0 ? 1 : bytes, nullptr, &error);

@@ -119,6 +119,7 @@ int32_t Platform::get(Platform** platform) {
 
 int32_t Platform::discover() {
   if (const int32_t status = prepare_cache_dirs(&program_cache_dir_)) return status;
+  if (const int32_t status = memory_mode_from_environment(&memory_mode_)) return status;
   g_started.store(true);
   cl_uint count = 0;
   cl_int error = clGetPlatformIDs(0, nullptr, &count);
@@ -160,6 +161,12 @@ int32_t Platform::discover() {
     device.fp64 = device_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
     const auto queue_properties = device_value<cl_command_queue_properties>(id, CL_DEVICE_QUEUE_PROPERTIES);
     device.profiling = (queue_properties & CL_QUEUE_PROFILING_ENABLE) != 0;
+    device.svm = supports_svm(id);
+    if (memory_mode_ == MemoryMode::kSvm && !device.svm) {
+      return fail(kConfiguration, "TORCH_FL_OPENCL_MEMORY=svm, but device " + std::to_string(devices_.size()) + " (" +
+                                      device.name + ", " + device.version +
+                                      ") has no coarse-grain buffer SVM; use TORCH_FL_OPENCL_MEMORY=buffers");
+    }
     device.context = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &error);
     if (const int32_t status = check_cl(error, "clCreateContext")) return status;
     devices_.push_back(std::move(device));

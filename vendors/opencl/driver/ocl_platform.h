@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "ocl_svm.h"
+
 namespace torch_fl::ocl {
 
 struct Device {
@@ -28,6 +30,7 @@ struct Device {
   uint64_t capacity = 0;         // what the driver lets be allocated: global memory, or the cap
   int32_t compute_units = 0;
   size_t work_group = 1;  // the launches' fixed work-group size (ocl_launch.cpp)
+  bool svm = false;       // coarse-grain buffer SVM (ocl_svm.h)
   bool fp64 = false;   // cl_khr_fp64
   bool profiling = false;  // CL_QUEUE_PROFILING_ENABLE accepted
 };
@@ -42,6 +45,8 @@ class Platform {
   // kInvalidDevice (with a detail) for an index out of range.
   int32_t device(int32_t index, Device** device);
   const std::string& program_cache_dir() const { return program_cache_dir_; }
+  // Where device memory comes from (ocl_svm.h): TORCH_FL_OPENCL_MEMORY, checked against every device.
+  MemoryMode memory_mode() const { return memory_mode_; }
 
   ~Platform();
 
@@ -51,6 +56,7 @@ class Platform {
 
   std::vector<Device> devices_;
   std::string program_cache_dir_;
+  MemoryMode memory_mode_ = MemoryMode::kBuffers;
 };
 
 // Every entry point of the driver checks this first: a process forked after
