@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "opencl", "ocl", "specs/opencl.yaml", "50098a02994d4917270fdc987c5467d8299e4ba8b63c5a232f9e9f8dead8822f", "2.13.0",
+    "opencl", "ocl", "specs/opencl.yaml", "a6035078217072e44cd6db0fe097fa7b5fad44d9d9380a9fb94d2d43cd814ec4", "2.13.0",
     "ocl_gloo", "float32,float64,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

@@ -527,7 +527,7 @@ static void launch_gelu_backward(const torch_fl::OpContext& op, c10::string_view
 // gelu_backward: specs/opencl/elementwise.yaml:89
 static const torch_fl::KernelInfo kOp_gelu_backward{
     "gelu_backward", "specs/opencl/elementwise.yaml:89",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1652,7 +1652,7 @@ static void launch_mean_dim(const torch_fl::OpContext& op, const at::Tensor & se
 // mean.dim: specs/opencl/reductions.yaml:6
 static const torch_fl::KernelInfo kOp_mean_dim{
     "mean.dim", "specs/opencl/reductions.yaml:6",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1680,7 +1680,7 @@ at::Tensor wrap_mean_dim(const at::Tensor & self, at::OptionalIntArrayRef dim, b
 // out variant derived from mean.dim
 static const torch_fl::KernelInfo kOp_mean_out{
     "mean.out", "specs/opencl/reductions.yaml:6",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1856,7 +1856,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // oclopsReduce(stream, ocl_glue::mean_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:42
+// from specs/opencl/reductions.yaml:44
 static void launch_mean(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::mean_op();
@@ -1873,10 +1873,10 @@ static void launch_mean(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// mean: specs/opencl/reductions.yaml:42
+// mean: specs/opencl/reductions.yaml:44
 static const torch_fl::KernelInfo kOp_mean{
-    "mean", "specs/opencl/reductions.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "mean", "specs/opencl/reductions.yaml:44",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1901,7 +1901,7 @@ at::Tensor wrap_mean(const at::Tensor & self, ::std::optional<at::ScalarType> dt
 }
 
 // oclopsReduce(stream, ocl_glue::amin_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:46
+// from specs/opencl/reductions.yaml:48
 static void launch_min(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::amin_op();
@@ -1918,9 +1918,9 @@ static void launch_min(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// min: specs/opencl/reductions.yaml:46
+// min: specs/opencl/reductions.yaml:48
 static const torch_fl::KernelInfo kOp_min{
-    "min", "specs/opencl/reductions.yaml:46",
+    "min", "specs/opencl/reductions.yaml:48",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1962,7 +1962,7 @@ static void launch_cat(const torch_fl::OpContext& op, const at::ITensorListRef &
 // cat: specs/opencl/data.yaml:5
 static const torch_fl::KernelInfo kOp_cat{
     "cat", "specs/opencl/data.yaml:5",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1986,7 +1986,7 @@ at::Tensor wrap_cat(const at::ITensorListRef & tensors, int64_t dim) {
 // out variant derived from cat
 static const torch_fl::KernelInfo kOp_cat_out{
     "cat.out", "specs/opencl/data.yaml:5",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2149,7 +2149,7 @@ static void launch_relu(const torch_fl::OpContext& op, const at::Tensor & self, 
 // relu: specs/opencl.yaml:44
 static const torch_fl::KernelInfo kOp_relu{
     "relu", "specs/opencl.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2170,7 +2170,7 @@ at::Tensor wrap_relu(const at::Tensor & self) {
 // inplace variant derived from relu
 static const torch_fl::KernelInfo kOp_relu_{
     "relu_", "specs/opencl.yaml:44",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

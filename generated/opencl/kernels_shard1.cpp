@@ -326,7 +326,7 @@ static void launch_silu(const torch_fl::OpContext& op, const at::Tensor & self, 
 // silu: specs/opencl/elementwise.yaml:58
 static const torch_fl::KernelInfo kOp_silu{
     "silu", "specs/opencl/elementwise.yaml:58",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -351,7 +351,7 @@ at::Tensor wrap_silu(const at::Tensor & self) {
 // out variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_out{
     "silu.out", "specs/opencl/elementwise.yaml:58",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -377,7 +377,7 @@ at::Tensor & wrap_silu_out(const at::Tensor & self, at::Tensor & out) {
 // inplace variant derived from silu
 static const torch_fl::KernelInfo kOp_silu_{
     "silu_", "specs/opencl/elementwise.yaml:58",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1484,7 +1484,7 @@ static const torch_fl::KernelInfo kOp_max_dim{
 }
 
 // oclopsSoftmaxBackward(stream, ocl_glue::softmax_mode(), grad_output, output, dim, out)
-// from specs/opencl/reductions.yaml:31
+// from specs/opencl/reductions.yaml:33
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::softmax_mode();
@@ -1499,10 +1499,10 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/opencl/reductions.yaml:31
+// _softmax_backward_data: specs/opencl/reductions.yaml:33
 static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/opencl/reductions.yaml:31",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    "_softmax_backward_data", "specs/opencl/reductions.yaml:33",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1529,7 +1529,7 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
 }
 
 // oclopsReduce(stream, ocl_glue::amax_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:45
+// from specs/opencl/reductions.yaml:47
 static void launch_max(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::amax_op();
@@ -1546,9 +1546,9 @@ static void launch_max(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// max: specs/opencl/reductions.yaml:45
+// max: specs/opencl/reductions.yaml:47
 static const torch_fl::KernelInfo kOp_max{
-    "max", "specs/opencl/reductions.yaml:45",
+    "max", "specs/opencl/reductions.yaml:47",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1574,7 +1574,7 @@ at::Tensor wrap_max(const at::Tensor & self) {
 }
 
 // oclopsScan(stream, ocl_glue::cumsum_op(), self, dim, out)
-// from specs/opencl/reductions.yaml:57
+// from specs/opencl/reductions.yaml:59
 static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::cumsum_op();
@@ -1588,9 +1588,9 @@ static void launch_cumsum(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// cumsum: specs/opencl/reductions.yaml:57
+// cumsum: specs/opencl/reductions.yaml:59
 static const torch_fl::KernelInfo kOp_cumsum{
-    "cumsum", "specs/opencl/reductions.yaml:57",
+    "cumsum", "specs/opencl/reductions.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1615,10 +1615,10 @@ at::Tensor wrap_cumsum(const at::Tensor & self, int64_t dim, ::std::optional<at:
   return out;
 }
 
-// cumsum.out: specs/opencl/reductions.yaml:57
+// cumsum.out: specs/opencl/reductions.yaml:59
 // out variant derived from cumsum
 static const torch_fl::KernelInfo kOp_cumsum_out{
-    "cumsum.out", "specs/opencl/reductions.yaml:57",
+    "cumsum.out", "specs/opencl/reductions.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1644,10 +1644,10 @@ at::Tensor & wrap_cumsum_out(const at::Tensor & self, int64_t dim, ::std::option
   return out;
 }
 
-// cumsum_: specs/opencl/reductions.yaml:57
+// cumsum_: specs/opencl/reductions.yaml:59
 // inplace variant derived from cumsum
 static const torch_fl::KernelInfo kOp_cumsum_{
-    "cumsum_", "specs/opencl/reductions.yaml:57",
+    "cumsum_", "specs/opencl/reductions.yaml:59",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1747,7 +1747,7 @@ static void launch_mul_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 // mul.Tensor: specs/opencl.yaml:36
 static const torch_fl::KernelInfo kOp_mul_Tensor{
     "mul.Tensor", "specs/opencl.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1777,7 +1777,7 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
 // out variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul_out{
     "mul.out", "specs/opencl.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1809,7 +1809,7 @@ at::Tensor & wrap_mul_out(const at::Tensor & self, const at::Tensor & other, at:
 // inplace variant derived from mul.Tensor
 static const torch_fl::KernelInfo kOp_mul__Tensor{
     "mul_.Tensor", "specs/opencl.yaml:36",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1870,7 +1870,7 @@ static void launch_div_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 // div.Tensor: specs/opencl.yaml:38
 static const torch_fl::KernelInfo kOp_div_Tensor{
     "div.Tensor", "specs/opencl.yaml:38",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1900,7 +1900,7 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
 // out variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div_out{
     "div.out", "specs/opencl.yaml:38",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1932,7 +1932,7 @@ at::Tensor & wrap_div_out(const at::Tensor & self, const at::Tensor & other, at:
 // inplace variant derived from div.Tensor
 static const torch_fl::KernelInfo kOp_div__Tensor{
     "div_.Tensor", "specs/opencl.yaml:38",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1959,7 +1959,7 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
 // mul.Scalar: specs/opencl.yaml:42
 static const torch_fl::KernelInfo kOp_mul_Scalar{
     "mul.Scalar", "specs/opencl.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1984,7 +1984,7 @@ at::Tensor wrap_mul_Scalar(const at::Tensor & self, const at::Scalar & other) {
 // inplace variant derived from mul.Scalar
 static const torch_fl::KernelInfo kOp_mul__Scalar{
     "mul_.Scalar", "specs/opencl.yaml:42",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2005,7 +2005,7 @@ at::Tensor & wrap_mul__Scalar(at::Tensor & self, const at::Scalar & other) {
 // div.Scalar: specs/opencl.yaml:43
 static const torch_fl::KernelInfo kOp_div_Scalar{
     "div.Scalar", "specs/opencl.yaml:43",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2030,7 +2030,7 @@ at::Tensor wrap_div_Scalar(const at::Tensor & self, const at::Scalar & other) {
 // inplace variant derived from div.Scalar
 static const torch_fl::KernelInfo kOp_div__Scalar{
     "div_.Scalar", "specs/opencl.yaml:43",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2066,7 +2066,7 @@ static void launch_neg(const torch_fl::OpContext& op, const at::Tensor & self, c
 // neg: specs/opencl.yaml:45
 static const torch_fl::KernelInfo kOp_neg{
     "neg", "specs/opencl.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2091,7 +2091,7 @@ at::Tensor wrap_neg(const at::Tensor & self) {
 // out variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_out{
     "neg.out", "specs/opencl.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -2117,7 +2117,7 @@ at::Tensor & wrap_neg_out(const at::Tensor & self, at::Tensor & out) {
 // inplace variant derived from neg
 static const torch_fl::KernelInfo kOp_neg_{
     "neg_", "specs/opencl.yaml:45",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

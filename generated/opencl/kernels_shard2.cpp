@@ -783,7 +783,7 @@ static void launch_sigmoid_backward(const torch_fl::OpContext& op, const at::Ten
 // sigmoid_backward: specs/opencl/elementwise.yaml:86
 static const torch_fl::KernelInfo kOp_sigmoid_backward{
     "sigmoid_backward", "specs/opencl/elementwise.yaml:86",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -826,7 +826,7 @@ static void launch_tanh_backward(const torch_fl::OpContext& op, const at::Tensor
 // tanh_backward: specs/opencl/elementwise.yaml:87
 static const torch_fl::KernelInfo kOp_tanh_backward{
     "tanh_backward", "specs/opencl/elementwise.yaml:87",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

@@ -46,7 +46,7 @@ static void launch_exp(const torch_fl::OpContext& op, const at::Tensor & self, c
 // exp: specs/opencl/elementwise.yaml:10
 static const torch_fl::KernelInfo kOp_exp{
     "exp", "specs/opencl/elementwise.yaml:10",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -71,7 +71,7 @@ at::Tensor wrap_exp(const at::Tensor & self) {
 // out variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_out{
     "exp.out", "specs/opencl/elementwise.yaml:10",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -97,7 +97,7 @@ at::Tensor & wrap_exp_out(const at::Tensor & self, at::Tensor & out) {
 // inplace variant derived from exp
 static const torch_fl::KernelInfo kOp_exp_{
     "exp_", "specs/opencl/elementwise.yaml:10",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -394,7 +394,7 @@ static void launch_tanh(const torch_fl::OpContext& op, const at::Tensor & self, 
 // tanh: specs/opencl/elementwise.yaml:27
 static const torch_fl::KernelInfo kOp_tanh{
     "tanh", "specs/opencl/elementwise.yaml:27",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -419,7 +419,7 @@ at::Tensor wrap_tanh(const at::Tensor & self) {
 // out variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_out{
     "tanh.out", "specs/opencl/elementwise.yaml:27",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -445,7 +445,7 @@ at::Tensor & wrap_tanh_out(const at::Tensor & self, at::Tensor & out) {
 // inplace variant derived from tanh
 static const torch_fl::KernelInfo kOp_tanh_{
     "tanh_", "specs/opencl/elementwise.yaml:27",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -481,7 +481,7 @@ static void launch_sigmoid(const torch_fl::OpContext& op, const at::Tensor & sel
 // sigmoid: specs/opencl/elementwise.yaml:37
 static const torch_fl::KernelInfo kOp_sigmoid{
     "sigmoid", "specs/opencl/elementwise.yaml:37",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -506,7 +506,7 @@ at::Tensor wrap_sigmoid(const at::Tensor & self) {
 // out variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_out{
     "sigmoid.out", "specs/opencl/elementwise.yaml:37",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -532,7 +532,7 @@ at::Tensor & wrap_sigmoid_out(const at::Tensor & self, at::Tensor & out) {
 // inplace variant derived from sigmoid
 static const torch_fl::KernelInfo kOp_sigmoid_{
     "sigmoid_", "specs/opencl/elementwise.yaml:37",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1301,7 +1301,7 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // oclopsSoftmax(stream, ocl_glue::log_softmax_mode(), self, dim, out)
-// from specs/opencl/reductions.yaml:30
+// from specs/opencl/reductions.yaml:32
 static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::log_softmax_mode();
@@ -1315,9 +1315,9 @@ static void launch__log_softmax(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// _log_softmax: specs/opencl/reductions.yaml:30
+// _log_softmax: specs/opencl/reductions.yaml:32
 static const torch_fl::KernelInfo kOp__log_softmax{
-    "_log_softmax", "specs/opencl/reductions.yaml:30",
+    "_log_softmax", "specs/opencl/reductions.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1342,10 +1342,10 @@ at::Tensor wrap__log_softmax(const at::Tensor & self, int64_t dim, bool half_to_
   return out;
 }
 
-// _log_softmax.out: specs/opencl/reductions.yaml:30
+// _log_softmax.out: specs/opencl/reductions.yaml:32
 // out variant derived from _log_softmax
 static const torch_fl::KernelInfo kOp__log_softmax_out{
-    "_log_softmax.out", "specs/opencl/reductions.yaml:30",
+    "_log_softmax.out", "specs/opencl/reductions.yaml:32",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1372,7 +1372,7 @@ at::Tensor & wrap__log_softmax_out(const at::Tensor & self, int64_t dim, bool ha
 }
 
 // oclopsSoftmaxBackward(stream, ocl_glue::log_softmax_mode(), grad_output, output, dim, out)
-// from specs/opencl/reductions.yaml:35
+// from specs/opencl/reductions.yaml:37
 static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::log_softmax_mode();
@@ -1387,9 +1387,9 @@ static void launch__log_softmax_backward_data(const torch_fl::OpContext& op, con
   }
 }
 
-// _log_softmax_backward_data: specs/opencl/reductions.yaml:35
+// _log_softmax_backward_data: specs/opencl/reductions.yaml:37
 static const torch_fl::KernelInfo kOp__log_softmax_backward_data{
-    "_log_softmax_backward_data", "specs/opencl/reductions.yaml:35",
+    "_log_softmax_backward_data", "specs/opencl/reductions.yaml:37",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1417,7 +1417,7 @@ at::Tensor wrap__log_softmax_backward_data(const at::Tensor & grad_output, const
 }
 
 // oclopsScan(stream, ocl_glue::cumprod_op(), self, dim, out)
-// from specs/opencl/reductions.yaml:58
+// from specs/opencl/reductions.yaml:60
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::cumprod_op();
@@ -1431,9 +1431,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/opencl/reductions.yaml:58
+// cumprod: specs/opencl/reductions.yaml:60
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/opencl/reductions.yaml:58",
+    "cumprod", "specs/opencl/reductions.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1458,10 +1458,10 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   return out;
 }
 
-// cumprod.out: specs/opencl/reductions.yaml:58
+// cumprod.out: specs/opencl/reductions.yaml:60
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/opencl/reductions.yaml:58",
+    "cumprod.out", "specs/opencl/reductions.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1487,10 +1487,10 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   return out;
 }
 
-// cumprod_: specs/opencl/reductions.yaml:58
+// cumprod_: specs/opencl/reductions.yaml:60
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/opencl/reductions.yaml:58",
+    "cumprod_", "specs/opencl/reductions.yaml:60",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

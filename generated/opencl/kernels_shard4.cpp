@@ -696,7 +696,7 @@ at::Tensor & wrap_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const 
 }
 
 // oclopsReduce(stream, ocl_glue::any_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:50
+// from specs/opencl/reductions.yaml:52
 static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::any_op();
@@ -713,9 +713,9 @@ static void launch_any(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// any: specs/opencl/reductions.yaml:50
+// any: specs/opencl/reductions.yaml:52
 static const torch_fl::KernelInfo kOp_any{
-    "any", "specs/opencl/reductions.yaml:50",
+    "any", "specs/opencl/reductions.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -737,10 +737,10 @@ at::Tensor wrap_any(const at::Tensor & self) {
   return out;
 }
 
-// any.all_out: specs/opencl/reductions.yaml:50
+// any.all_out: specs/opencl/reductions.yaml:52
 // out variant derived from any
 static const torch_fl::KernelInfo kOp_any_all_out{
-    "any.all_out", "specs/opencl/reductions.yaml:50",
+    "any.all_out", "specs/opencl/reductions.yaml:52",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -764,7 +764,7 @@ at::Tensor & wrap_any_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // oclopsReduce(stream, ocl_glue::any_op(), self, ocl_glue::one_dim(dim), keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:52
+// from specs/opencl/reductions.yaml:54
 static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::any_op();
@@ -780,9 +780,9 @@ static void launch_any_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// any.dim: specs/opencl/reductions.yaml:52
+// any.dim: specs/opencl/reductions.yaml:54
 static const torch_fl::KernelInfo kOp_any_dim{
-    "any.dim", "specs/opencl/reductions.yaml:52",
+    "any.dim", "specs/opencl/reductions.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -804,10 +804,10 @@ at::Tensor wrap_any_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// any.out: specs/opencl/reductions.yaml:52
+// any.out: specs/opencl/reductions.yaml:54
 // out variant derived from any.dim
 static const torch_fl::KernelInfo kOp_any_out{
-    "any.out", "specs/opencl/reductions.yaml:52",
+    "any.out", "specs/opencl/reductions.yaml:54",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -831,7 +831,7 @@ at::Tensor & wrap_any_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // oclopsReduce(stream, ocl_glue::any_op(), self, dim, keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:54
+// from specs/opencl/reductions.yaml:56
 static void launch_any_dims(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::any_op();
@@ -847,9 +847,9 @@ static void launch_any_dims(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// any.dims: specs/opencl/reductions.yaml:54
+// any.dims: specs/opencl/reductions.yaml:56
 static const torch_fl::KernelInfo kOp_any_dims{
-    "any.dims", "specs/opencl/reductions.yaml:54",
+    "any.dims", "specs/opencl/reductions.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -871,10 +871,10 @@ at::Tensor wrap_any_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// any.dims_out: specs/opencl/reductions.yaml:54
+// any.dims_out: specs/opencl/reductions.yaml:56
 // out variant derived from any.dims
 static const torch_fl::KernelInfo kOp_any_dims_out{
-    "any.dims_out", "specs/opencl/reductions.yaml:54",
+    "any.dims_out", "specs/opencl/reductions.yaml:56",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1202,7 +1202,7 @@ static void launch_sub_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 // sub.Tensor: specs/opencl.yaml:35
 static const torch_fl::KernelInfo kOp_sub_Tensor{
     "sub.Tensor", "specs/opencl.yaml:35",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1232,7 +1232,7 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
 // out variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub_out{
     "sub.out", "specs/opencl.yaml:35",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1264,7 +1264,7 @@ at::Tensor & wrap_sub_out(const at::Tensor & self, const at::Tensor & other, con
 // inplace variant derived from sub.Tensor
 static const torch_fl::KernelInfo kOp_sub__Tensor{
     "sub_.Tensor", "specs/opencl.yaml:35",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1291,7 +1291,7 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
 // sub.Scalar: specs/opencl.yaml:41
 static const torch_fl::KernelInfo kOp_sub_Scalar{
     "sub.Scalar", "specs/opencl.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1316,7 +1316,7 @@ at::Tensor wrap_sub_Scalar(const at::Tensor & self, const at::Scalar & other, co
 // inplace variant derived from sub.Scalar
 static const torch_fl::KernelInfo kOp_sub__Scalar{
     "sub_.Scalar", "specs/opencl.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

@@ -392,7 +392,7 @@ static void launch_gelu(const torch_fl::OpContext& op, c10::string_view approxim
 // gelu: specs/opencl/elementwise.yaml:63
 static const torch_fl::KernelInfo kOp_gelu{
     "gelu", "specs/opencl/elementwise.yaml:63",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -417,7 +417,7 @@ at::Tensor wrap_gelu(const at::Tensor & self, c10::string_view approximate) {
 // out variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_out{
     "gelu.out", "specs/opencl/elementwise.yaml:63",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -443,7 +443,7 @@ at::Tensor & wrap_gelu_out(const at::Tensor & self, c10::string_view approximate
 // inplace variant derived from gelu
 static const torch_fl::KernelInfo kOp_gelu_{
     "gelu_", "specs/opencl/elementwise.yaml:63",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -481,7 +481,7 @@ static void launch_silu_backward(const torch_fl::OpContext& op, const at::Tensor
 // silu_backward: specs/opencl/elementwise.yaml:88
 static const torch_fl::KernelInfo kOp_silu_backward{
     "silu_backward", "specs/opencl/elementwise.yaml:88",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1188,7 +1188,7 @@ static void launch_rsub_Tensor(const torch_fl::OpContext& op, const at::Tensor &
 // rsub.Tensor: specs/opencl/elementwise.yaml:151
 static const torch_fl::KernelInfo kOp_rsub_Tensor{
     "rsub.Tensor", "specs/opencl/elementwise.yaml:151",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1217,7 +1217,7 @@ at::Tensor wrap_rsub_Tensor(const at::Tensor & self, const at::Tensor & other, c
 // rsub.Scalar: specs/opencl/elementwise.yaml:152
 static const torch_fl::KernelInfo kOp_rsub_Scalar{
     "rsub.Scalar", "specs/opencl/elementwise.yaml:152",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1280,7 +1280,7 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
 }
 
 // oclopsReduce(stream, ocl_glue::sum_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:41
+// from specs/opencl/reductions.yaml:43
 static void launch_sum(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::sum_op();
@@ -1297,10 +1297,10 @@ static void launch_sum(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// sum: specs/opencl/reductions.yaml:41
+// sum: specs/opencl/reductions.yaml:43
 static const torch_fl::KernelInfo kOp_sum{
-    "sum", "specs/opencl/reductions.yaml:41",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    "sum", "specs/opencl/reductions.yaml:43",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1325,7 +1325,7 @@ at::Tensor wrap_sum(const at::Tensor & self, ::std::optional<at::ScalarType> dty
 }
 
 // oclopsReduce(stream, ocl_glue::all_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:49
+// from specs/opencl/reductions.yaml:51
 static void launch_all(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::all_op();
@@ -1342,9 +1342,9 @@ static void launch_all(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// all: specs/opencl/reductions.yaml:49
+// all: specs/opencl/reductions.yaml:51
 static const torch_fl::KernelInfo kOp_all{
-    "all", "specs/opencl/reductions.yaml:49",
+    "all", "specs/opencl/reductions.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1366,10 +1366,10 @@ at::Tensor wrap_all(const at::Tensor & self) {
   return out;
 }
 
-// all.all_out: specs/opencl/reductions.yaml:49
+// all.all_out: specs/opencl/reductions.yaml:51
 // out variant derived from all
 static const torch_fl::KernelInfo kOp_all_all_out{
-    "all.all_out", "specs/opencl/reductions.yaml:49",
+    "all.all_out", "specs/opencl/reductions.yaml:51",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1393,7 +1393,7 @@ at::Tensor & wrap_all_all_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // oclopsReduce(stream, ocl_glue::all_op(), self, ocl_glue::one_dim(dim), keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:51
+// from specs/opencl/reductions.yaml:53
 static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::all_op();
@@ -1409,9 +1409,9 @@ static void launch_all_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// all.dim: specs/opencl/reductions.yaml:51
+// all.dim: specs/opencl/reductions.yaml:53
 static const torch_fl::KernelInfo kOp_all_dim{
-    "all.dim", "specs/opencl/reductions.yaml:51",
+    "all.dim", "specs/opencl/reductions.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1433,10 +1433,10 @@ at::Tensor wrap_all_dim(const at::Tensor & self, int64_t dim, bool keepdim) {
   return out;
 }
 
-// all.out: specs/opencl/reductions.yaml:51
+// all.out: specs/opencl/reductions.yaml:53
 // out variant derived from all.dim
 static const torch_fl::KernelInfo kOp_all_out{
-    "all.out", "specs/opencl/reductions.yaml:51",
+    "all.out", "specs/opencl/reductions.yaml:53",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1460,7 +1460,7 @@ at::Tensor & wrap_all_out(const at::Tensor & self, int64_t dim, bool keepdim, at
 }
 
 // oclopsReduce(stream, ocl_glue::all_op(), self, dim, keepdim, ocl_glue::zero(), out)
-// from specs/opencl/reductions.yaml:53
+// from specs/opencl/reductions.yaml:55
 static void launch_all_dims(const torch_fl::OpContext& op, const at::Tensor & self, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::all_op();
@@ -1476,9 +1476,9 @@ static void launch_all_dims(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// all.dims: specs/opencl/reductions.yaml:53
+// all.dims: specs/opencl/reductions.yaml:55
 static const torch_fl::KernelInfo kOp_all_dims{
-    "all.dims", "specs/opencl/reductions.yaml:53",
+    "all.dims", "specs/opencl/reductions.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1500,10 +1500,10 @@ at::Tensor wrap_all_dims(const at::Tensor & self, at::OptionalIntArrayRef dim, b
   return out;
 }
 
-// all.dims_out: specs/opencl/reductions.yaml:53
+// all.dims_out: specs/opencl/reductions.yaml:55
 // out variant derived from all.dims
 static const torch_fl::KernelInfo kOp_all_dims_out{
-    "all.dims_out", "specs/opencl/reductions.yaml:53",
+    "all.dims_out", "specs/opencl/reductions.yaml:55",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1614,7 +1614,7 @@ static void launch_sum_dim_IntList(const torch_fl::OpContext& op, const at::Tens
 // sum.dim_IntList: specs/opencl.yaml:63
 static const torch_fl::KernelInfo kOp_sum_dim_IntList{
     "sum.dim_IntList", "specs/opencl.yaml:63",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1642,7 +1642,7 @@ at::Tensor wrap_sum_dim_IntList(const at::Tensor & self, at::OptionalIntArrayRef
 // out variant derived from sum.dim_IntList
 static const torch_fl::KernelInfo kOp_sum_IntList_out{
     "sum.IntList_out", "specs/opencl.yaml:63",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

@@ -1180,7 +1180,7 @@ static void launch_where_self(const torch_fl::OpContext& op, const at::Tensor & 
 // where.self: specs/opencl/elementwise.yaml:157
 static const torch_fl::KernelInfo kOp_where_self{
     "where.self", "specs/opencl/elementwise.yaml:157",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1226,7 +1226,7 @@ static void launch_where_self_out(const torch_fl::OpContext& op, const at::Tenso
 // where.self_out: specs/opencl/elementwise.yaml:161
 static const torch_fl::KernelInfo kOp_where_self_out{
     "where.self_out", "specs/opencl/elementwise.yaml:161",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 

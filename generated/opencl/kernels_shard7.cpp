@@ -1581,7 +1581,7 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
 // _softmax: specs/opencl/reductions.yaml:29
 static const torch_fl::KernelInfo kOp__softmax{
     "_softmax", "specs/opencl/reductions.yaml:29",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1609,7 +1609,7 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
 // out variant derived from _softmax
 static const torch_fl::KernelInfo kOp__softmax_out{
     "_softmax.out", "specs/opencl/reductions.yaml:29",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1635,7 +1635,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
 }
 
 // oclopsReduce(stream, ocl_glue::prod_op(), self, ocl_glue::all_dims(), ocl_glue::drop_dims(), ocl_glue::one(), out)
-// from specs/opencl/reductions.yaml:43
+// from specs/opencl/reductions.yaml:45
 static void launch_prod(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = ocl_glue::stream_of(op.stream());
   const auto computed_arg1 = ocl_glue::prod_op();
@@ -1652,9 +1652,9 @@ static void launch_prod(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// prod: specs/opencl/reductions.yaml:43
+// prod: specs/opencl/reductions.yaml:45
 static const torch_fl::KernelInfo kOp_prod{
-    "prod", "specs/opencl/reductions.yaml:43",
+    "prod", "specs/opencl/reductions.yaml:45",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1716,7 +1716,7 @@ static void launch_add_Tensor(const torch_fl::OpContext& op, const at::Tensor & 
 // add.Tensor: specs/opencl.yaml:34
 static const torch_fl::KernelInfo kOp_add_Tensor{
     "add.Tensor", "specs/opencl.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1746,7 +1746,7 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
 // out variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add_out{
     "add.out", "specs/opencl.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1778,7 +1778,7 @@ at::Tensor & wrap_add_out(const at::Tensor & self, const at::Tensor & other, con
 // inplace variant derived from add.Tensor
 static const torch_fl::KernelInfo kOp_add__Tensor{
     "add_.Tensor", "specs/opencl.yaml:34",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1805,7 +1805,7 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
 // add.Scalar: specs/opencl.yaml:40
 static const torch_fl::KernelInfo kOp_add_Scalar{
     "add.Scalar", "specs/opencl.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
@@ -1830,7 +1830,7 @@ at::Tensor wrap_add_Scalar(const at::Tensor & self, const at::Scalar & other, co
 // inplace variant derived from add.Scalar
 static const torch_fl::KernelInfo kOp_add__Scalar{
     "add_.Scalar", "specs/opencl.yaml:40",
-    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Int, c10::ScalarType::Long}),
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
 
