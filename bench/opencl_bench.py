@@ -10,6 +10,9 @@ target: PoCL's generated code is not OpenBLAS.
                          add (target <= 1.3, issue #37); add alone beside it
   mm_ratio_vs_clblast    a direct CLBlast SGEMM 1024^2 + clFinish / torch.mm on the
                          device + synchronize: the throughput share (target >= 0.9)
+  block_forward          layer_norm(gelu(linear(x))) forward (64x256 -> 512) on the device
+                         / the same block hand-written on OpenCL + CLBlast (its output
+                         checked against CPU)
   mlp_step, gpt_step     one training step (forward, backward, AdamW) on the device
                          and on CPU, in milliseconds
   second_process_builds  programs a second process builds for the MLP and GPT steps
@@ -57,6 +60,8 @@ def raw_library() -> ctypes.CDLL:
     lib.ocl_raw_tiny_add_us.argtypes = [ctypes.c_int, ctypes.c_int]
     lib.ocl_raw_sgemm_us.restype = ctypes.c_double
     lib.ocl_raw_sgemm_us.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    lib.ocl_raw_block_forward_us.restype = ctypes.c_double
+    lib.ocl_raw_block_forward_us.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 6 + [ctypes.c_int] * 2
     return lib
 
 
@@ -104,6 +109,32 @@ def matrix_product(device, sync, raw: ctypes.CDLL, n: int = 1024) -> dict:
     return {"n": n, "device_ms": device_us / 1e3, "clblast_ms": raw_us / 1e3, "cpu_ms": cpu_us / 1e3,
             "mm_ratio_vs_clblast": raw_us / device_us, "device_gflops": 2 * n ** 3 / device_us / 1e3,
             "cpu_ratio": cpu_us / device_us}
+
+
+def block_forward(device, sync, raw: ctypes.CDLL, rows: int = 64, in_features: int = 256,
+                  out_features: int = 512) -> dict:
+    """The MLP's first block, layer_norm(gelu(linear(x))), forward only: on the
+    device through PyTorch, and hand-written on OpenCL + CLBlast, whose output is
+    checked against CPU so that the two time the same computation."""
+    torch.manual_seed(0)
+    x, weight, bias = torch.randn(rows, in_features), torch.randn(out_features, in_features) / 16, torch.randn(out_features)
+    gamma, beta = torch.rand(out_features) + 0.5, torch.randn(out_features)
+
+    def block(*tensors):
+        x, weight, bias, gamma, beta = tensors
+        return F.layer_norm(F.gelu(F.linear(x, weight, bias)), (out_features,), gamma, beta)
+
+    on_device = [t.to(device) for t in (x, weight, bias, gamma, beta)]
+    torch_fl.reset_fallback_stats()
+    device_us = median_us(lambda: block(*on_device), sync, 5, 20)
+    assert torch_fl.fallback_count() == 0, f"the block fell back to the CPU: {torch_fl.fallback_report()}"
+    cpu_us = median_us(lambda: block(x, weight, bias, gamma, beta), lambda: None, 5, 20)
+    result = torch.empty(rows, out_features)
+    pointers = [t.data_ptr() for t in (x, weight, bias, gamma, beta, result)]
+    raw_us = raw.ocl_raw_block_forward_us(rows, in_features, out_features, *pointers, 5, 20)
+    torch.testing.assert_close(result, block(x, weight, bias, gamma, beta), rtol=1e-4, atol=1e-4)
+    return {"shape": [rows, in_features, out_features], "device_us": device_us, "raw_us": raw_us, "cpu_us": cpu_us,
+            "ratio_vs_raw": device_us / raw_us}
 
 
 def mlp():
@@ -179,7 +210,8 @@ def main() -> int:
     sync = module.synchronize
     raw = raw_library()
     results = {"device": module.get_device_name(0), "tiny_ops": tiny_ops(device, sync, raw),
-               "mm": matrix_product(device, sync, raw), "steps": steps(device, sync)}
+               "mm": matrix_product(device, sync, raw), "block_forward": block_forward(device, sync, raw),
+               "steps": steps(device, sync)}
     results.update(second_process())
     tiny, mm = results["tiny_ops"], results["mm"]
     print(f"opencl on {results['device']}")
@@ -191,6 +223,9 @@ def main() -> int:
     print(f"  mm {mm['n']}^2: {mm['device_ms']:.1f} ms; direct CLBlast {mm['clblast_ms']:.1f} ms; "
           f"ratio {mm['mm_ratio_vs_clblast']:.2f} (target >= 0.9); {mm['device_gflops']:.1f} GFLOP/s; "
           f"CPU ATen {mm['cpu_ms']:.1f} ms")
+    block = results["block_forward"]
+    print(f"  linear+gelu+layer_norm forward {block['shape']}: {block['device_us']:.0f} us; hand-written OpenCL "
+          f"{block['raw_us']:.0f} us; ratio {block['ratio_vs_raw']:.2f}; CPU ATen {block['cpu_us']:.0f} us")
     for name, step in results["steps"].items():
         print(f"  {name}: {step['device_ms']:.1f} ms on the device, {step['cpu_ms']:.1f} ms on CPU "
               f"({step['ratio_vs_cpu']:.1f}x); CPU fallbacks: {', '.join(step['cpu_fallback_ops']) or 'none'}")
