@@ -2,6 +2,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <atomic>
 #include <string>
 
 namespace torch_fl {
@@ -43,6 +44,32 @@ tflDtype driver_dtype(c10::ScalarType type) {
     default:
       TORCH_CHECK_TYPE(false, "[", driver().vendor, "] the device cannot hold tensors of dtype ", type);
   }
+}
+
+uint64_t device_scalar_types(int32_t device) {
+  constexpr int kDevices = 64;
+  static std::atomic<uint64_t> masks[kDevices] = {};  // 0: not asked yet (Bool is always set)
+  if (device < 0 || device >= kDevices) return ~uint64_t{0};
+  uint64_t mask = masks[device].load(std::memory_order_relaxed);
+  if (mask != 0) return mask;
+  const uint32_t computed = driver().device_dtypes(device);
+  mask = ~uint64_t{0};
+  for (int type = 0; type < static_cast<int>(c10::ScalarType::NumOptions); ++type) {
+    const auto scalar_type = static_cast<c10::ScalarType>(type);
+    tflDtype code;
+    switch (scalar_type) {
+      case c10::ScalarType::Half: code = TFL_DTYPE_FLOAT16; break;
+      case c10::ScalarType::BFloat16: code = TFL_DTYPE_BFLOAT16; break;
+      case c10::ScalarType::Float: code = TFL_DTYPE_FLOAT32; break;
+      case c10::ScalarType::Double: code = TFL_DTYPE_FLOAT64; break;
+      case c10::ScalarType::ComplexFloat: code = TFL_DTYPE_COMPLEX64; break;
+      case c10::ScalarType::ComplexDouble: code = TFL_DTYPE_COMPLEX128; break;
+      default: continue;  // integers and bool: every device computes them
+    }
+    if (!((computed >> code) & 1u)) mask &= ~(uint64_t{1} << type);
+  }
+  masks[device].store(mask, std::memory_order_relaxed);
+  return mask;
 }
 
 }  // namespace torch_fl

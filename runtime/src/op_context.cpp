@@ -154,7 +154,12 @@ bool OpContext::dtype_is_native(const at::Tensor& tensor, const char* name) cons
     return decide(tensor.scalar_type(), false, name);
   }
   const c10::ScalarType dtype = tensor.scalar_type();
-  return decide(dtype, (info_.native_dtypes >> static_cast<int>(dtype)) & 1, name);
+  return decide(dtype, (native_dtypes() >> static_cast<int>(dtype)) & 1, name);
+}
+
+uint64_t OpContext::native_dtypes() const {
+  // The spec's dtypes that this device computes (driver_abi.h, device_dtypes).
+  return device_ >= 0 ? info_.native_dtypes & device_scalar_types(device_) : info_.native_dtypes;
 }
 
 bool OpContext::dtype_is_native(const std::optional<at::Tensor>& tensor, const char* name) const {
@@ -184,7 +189,7 @@ bool OpContext::result_dtype_is_native(const at::Tensor& result, const char* nam
   if (!result.defined()) return true;  // an output the caller did not ask for (an output_mask)
   const c10::ScalarType dtype = result.scalar_type();
   const bool fixed_result_type = dtype == c10::ScalarType::Bool || dtype == c10::ScalarType::Long;
-  return decide(dtype, fixed_result_type || ((info_.native_dtypes >> static_cast<int>(dtype)) & 1), name);
+  return decide(dtype, fixed_result_type || ((native_dtypes() >> static_cast<int>(dtype)) & 1), name);
 }
 
 c10::MaybeOwned<at::Tensor> OpContext::on_device(const at::Tensor& tensor) const {

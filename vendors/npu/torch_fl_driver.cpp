@@ -139,6 +139,7 @@ int32_t status_is_out_of_memory(tflStatus status) { return status == NPU_ERROR_B
 const char* last_error_detail() { return npurtGetRecentErrMsg(); }
 
 const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
+uint32_t device_dtypes(int32_t) { return TFL_ALL_DTYPES; }  // its spec decides alone
 
 const TflDriver kDriver = TFL_DRIVER_TABLE("npu");
 

@@ -191,6 +191,7 @@ const char* last_error_detail() { return last_detail.c_str(); }
 int32_t status_is_out_of_memory(tflStatus status) { return status == cudaErrorMemoryAllocation; }
 
 const char* driver_counters() { return ""; }  // nothing beyond what the runtime counts
+uint32_t device_dtypes(int32_t) { return TFL_ALL_DTYPES; }  // its spec decides alone
 
 const TflDriver kDriver = TFL_DRIVER_TABLE("nvidia");
 

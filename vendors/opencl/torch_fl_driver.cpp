@@ -171,6 +171,14 @@ const char* driver_counters() {
   return text.c_str();
 }
 
+// float64 (and complex128) only where the device has cl_khr_fp64: many GPUs lack it,
+// and a spec cannot know which device a user has.
+uint32_t device_dtypes(int32_t index) {
+  ocl::Device* device = nullptr;
+  if (find_device(index, &device) != ocl::kSuccess || device->fp64) return TFL_ALL_DTYPES;
+  return TFL_ALL_DTYPES & ~((1u << TFL_DTYPE_FLOAT64) | (1u << TFL_DTYPE_COMPLEX128));
+}
+
 const TflDriver kDriver = TFL_DRIVER_TABLE("opencl");
 
 }  // namespace

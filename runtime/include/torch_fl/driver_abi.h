@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TFL_DRIVER_ABI_VERSION 5
+#define TFL_DRIVER_ABI_VERSION 6
 #define TFL_MAX_DIMS 12
 
 typedef int32_t tflStatus;
@@ -129,7 +129,15 @@ typedef struct {
    * driver and valid until the calling thread's next call; "" when it counts
    * nothing. */
   const char* (*driver_counters)(void);
+
+  /* The element types `device` computes, as bits (1u << tflDtype). The runtime
+   * runs a dtype the spec declares native but the device lacks on the CPU
+   * fallback there: float64 on an OpenCL GPU without cl_khr_fp64 is the case.
+   * TFL_ALL_DTYPES for a device that computes whatever its spec says. */
+  uint32_t (*device_dtypes)(int32_t device);
 } TflDriver;
+
+#define TFL_ALL_DTYPES ((1u << (TFL_DTYPE_COMPLEX128 + 1)) - 1u)
 
 /* For an adapter that names its functions after the table's fields (as
  * vendors/<vendor>/torch_fl_driver.cpp do): the whole table in one line,
@@ -142,7 +150,7 @@ typedef struct {
         stream_query, event_create, event_destroy, event_record, event_query, event_synchronize,           \
         stream_wait_event, event_elapsed_ms, memcpy_h2d, memcpy_d2h, memcpy_d2d, copy_strided,             \
         status_string, last_error_detail, status_is_out_of_memory, memcpy_h2d_sync, busy_time,             \
-        memcpy_h2d_pinned, driver_counters                                                                 \
+        memcpy_h2d_pinned, driver_counters, device_dtypes                                                  \
   }
 
 /* Implemented by each vendor library. */

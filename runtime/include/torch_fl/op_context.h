@@ -74,6 +74,8 @@ class OpContext {
   bool result_dtype_is_native(const at::Tensor& result, const char* name) const;
   // The dtype that failed the decision (Undefined when none did).
   c10::ScalarType non_native_dtype() const { return checked_dtype_; }
+  // The spec's native dtypes (1 << ScalarType) that the op's device also computes.
+  uint64_t native_dtypes() const;
 
   // A CPU scalar moved to the device in the dtype the op computes in; a device
   // tensor borrowed as it is (a copy of an at::Tensor that Python holds would

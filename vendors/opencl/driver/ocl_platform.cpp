@@ -158,7 +158,11 @@ int32_t Platform::discover() {
     device.capacity = std::min<uint64_t>(device.global_memory, cap);
     device.compute_units = static_cast<int32_t>(device_value<cl_uint>(id, CL_DEVICE_MAX_COMPUTE_UNITS));
     device.work_group = std::min<size_t>(64, std::max<size_t>(1, device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE)));
-    device.fp64 = device_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+    // TORCH_FL_OPENCL_NO_FP64=1 treats the device as a GPU without cl_khr_fp64 is:
+    // float64 on the CPU fallback, float32 computed in float (tests/python/test_opencl_fp64.py).
+    const char* no_fp64 = std::getenv("TORCH_FL_OPENCL_NO_FP64");
+    device.fp64 = device_string(id, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos &&
+                  !(no_fp64 && std::string(no_fp64) == "1");
     const auto queue_properties = device_value<cl_command_queue_properties>(id, CL_DEVICE_QUEUE_PROPERTIES);
     device.profiling = (queue_properties & CL_QUEUE_PROFILING_ENABLE) != 0;
     device.svm = supports_svm(id);
