@@ -10,7 +10,7 @@
 // creates many of its statics lazily, at the first compile that needs them: a
 // handler registered once, at the first stream, runs after their destructors,
 // and a compile still running when exit() begins can meet them destroyed. So a
-// launch that may compile (a new program's first; each kernel has one
+// launch that may compile (a kernel's first in the process; each kernel has one
 // work-group size, so one compile) runs synchronously, and the drain is
 // registered again after it: the statics it needed exist by then, and the drain
 // runs before their destructors. It does its work once.

@@ -42,7 +42,7 @@ int32_t Launch::run(uint64_t items) {
   // One work-group size for every launch: PoCL compiles a kernel once per
   // work-group size, and one it picked itself would follow the item count.
   // Kernels loop with TFL_FOR_EACH, so the items past `items` do nothing.
-  const size_t group = stream_.work_group();
+  const size_t group = std::min(stream_.work_group(), kernel_.work_group_limit());
   const size_t global = (static_cast<size_t>(std::min(items, kMaxItems)) + group - 1) / group * group;
   cl_event event = nullptr;
   const cl_int error = clEnqueueNDRangeKernel(stream_.queue(), kernel_.get(), 1, nullptr, &global, &group, 0,

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <mutex>
@@ -31,6 +33,7 @@ struct Program {
 struct Cache {
   std::mutex mutex;  // guards programs and stats; builds run under it (one build per key)
   std::unordered_multimap<size_t, Program> programs;  // by fingerprint(); kept for the process
+  std::set<std::pair<cl_program, std::string>> launched;  // kernels handed out at least once
   ProgramCacheStats stats;
 };
 
@@ -41,9 +44,15 @@ size_t fingerprint(int32_t device, const std::string& options, const std::string
 
 // This thread's kernel objects, by program and name (see Kernel).
 struct ThreadKernels {
-  std::map<std::pair<cl_program, std::string>, cl_kernel> kernels;
+  struct Entry {
+    cl_kernel kernel = nullptr;
+    size_t work_group_limit = SIZE_MAX;  // CL_KERNEL_WORK_GROUP_SIZE
+  };
+  std::map<std::pair<cl_program, std::string>, Entry> kernels;
   ~ThreadKernels() {
-    for (auto& entry : kernels) clReleaseKernel(entry.second);  // queued launches keep theirs alive
+    // A forked child's PoCL may hold its parent's locks: leave the kernels to the exit.
+    if (check_not_forked() != kSuccess) return;
+    for (auto& entry : kernels) clReleaseKernel(entry.second.kernel);  // queued launches keep theirs alive
   }
 };
 
@@ -161,20 +170,29 @@ int32_t get_kernel(int32_t index, const std::string& source, const std::string& 
         programs.stats.build_ms += elapsed_ms();
       }
       programs.programs.emplace(print, Program{index, options, source, program});
-      new_program = true;
     }
+    // A program's kernels compile each at their own first launch (a pooling
+    // program holds six): that launch runs synchronously (ocl_exit_drain.h).
+    new_program = programs.launched.emplace(program, std::string(name)).second;
   }
   thread_local ThreadKernels mine;
-  auto [slot, inserted] = mine.kernels.try_emplace(std::make_pair(program, std::string(name)), nullptr);
+  auto [slot, inserted] = mine.kernels.try_emplace(std::make_pair(program, std::string(name)));
   if (inserted) {
     cl_int error = CL_SUCCESS;
-    slot->second = clCreateKernel(program, name, &error);
+    slot->second.kernel = clCreateKernel(program, name, &error);
     if (error != CL_SUCCESS) {
       mine.kernels.erase(slot);
       return fail(error, std::string("clCreateKernel '") + name + "': " + status_name(error));
     }
+    // A GPU may allow a register-heavy kernel fewer work-items than the device's maximum.
+    size_t limit = 0;
+    if (clGetKernelWorkGroupInfo(slot->second.kernel, device->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit,
+                                 nullptr) == CL_SUCCESS && limit > 0) {
+      slot->second.work_group_limit = limit;
+    }
   }
-  kernel->kernel_ = slot->second;
+  kernel->kernel_ = slot->second.kernel;
+  kernel->work_group_limit_ = slot->second.work_group_limit;
   kernel->new_program_ = new_program;
   return kSuccess;
 }

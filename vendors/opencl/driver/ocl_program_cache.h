@@ -10,6 +10,7 @@
 
 #include <CL/cl.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,13 +24,16 @@ namespace torch_fl::ocl {
 class Kernel {
  public:
   cl_kernel get() const { return kernel_; }
-  // Its program was built or loaded by this call: its first launch compiles (ocl_exit_drain.h).
+  // The kernel is handed out for the first time in the process: its first launch compiles (ocl_exit_drain.h).
   bool new_program() const { return new_program_; }
+  // CL_KERNEL_WORK_GROUP_SIZE on its device: a launch's work-group is no larger.
+  size_t work_group_limit() const { return work_group_limit_; }
 
  private:
   friend int32_t get_kernel(int32_t, const std::string&, const std::string&, const char*, Kernel*);
   cl_kernel kernel_ = nullptr;
   bool new_program_ = false;
+  size_t work_group_limit_ = SIZE_MAX;
 };
 
 // `name` from the program of `source` built with `options` for `device`.

@@ -93,11 +93,16 @@ void Stream::track(cl_event event) {
 int32_t Stream::synchronize() {
   if (const int32_t status = check_not_forked()) return status;
   const bool armed = faults_.disarm();
-  if (const int32_t status = check_cl(clFinish(queue_), "clFinish")) return status;
+  // An early failure leaves the armed launches for the next check, not lost.
+  const auto keep_armed = [&](int32_t status) {
+    if (armed) faults_.rearm();
+    return status;
+  };
+  if (const int32_t status = check_cl(clFinish(queue_), "clFinish")) return keep_armed(status);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const cl_int status = last_ ? execution_status(last_) : CL_COMPLETE;
-    if (status < 0) return failed_work(status, "stream synchronize");
+    if (status < 0) return keep_armed(failed_work(status, "stream synchronize"));
   }
   return armed ? faults_.read(queue_) : kSuccess;
 }
@@ -111,7 +116,10 @@ int32_t Stream::query(bool* idle) {
     std::lock_guard<std::mutex> lock(mutex_);
     status = last_ ? execution_status(last_) : CL_COMPLETE;
   }
-  if (status < 0) return failed_work(status, "stream query");
+  if (status < 0) {
+    if (armed) faults_.rearm();
+    return failed_work(status, "stream query");
+  }
   *idle = status == CL_COMPLETE;
   if (!armed) return kSuccess;
   // Idle: the armed launches have run and their record can be read. Busy: they
