@@ -12,7 +12,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from . import cpp_text, emit_names
+from . import cpp_text, emit_attention, emit_names
 from .emit_blocks import CppBlock, source
 from .emit_kernel import decomposition_block, kernel_block, raising_registration, registration
 from .emit_launch import launch_block
@@ -85,6 +85,11 @@ def shards(plan: BackendPlan) -> list[Shard]:
             autograd_regs[index].append(emit_names.registration(kernel.registration_name,
                                                                 emit_names.autograd(kernel.aten)))
             headers[index].append(f"ATen/ops/{kernel.aten.name.split('.')[0]}_native.h")
+    route = emit_attention.route_blocks(plan)
+    if route is not None:  # after the forward's kernel, whose checks it shares
+        entry, route_blocks = route
+        blocks[shard_of(entry)].extend(route_blocks)
+        headers[shard_of(entry)].extend(emit_attention.HEADERS)
     registered = {kernel.registration_name for kernel in plan.kernels if kernel.origin == OpOrigin.ATEN}
     for hook in HOOK_OPS:
         if hook not in registered:

@@ -29,9 +29,9 @@ def fallback(kernel: KernelPlan, reason: str) -> str:
             f"{args})")
 
 
-def _unless(kernel: KernelPlan, condition: str, reason: str, comment: str = "") -> list[str]:
+def _unless(kernel: KernelPlan, condition: str, reason: str, comment: str = "", refuse=fallback_statement) -> list[str]:
     """Falls back (or rejects, for a vendor op) for `reason` unless `condition` holds."""
-    return [f"  if (!({condition})) {{{comment}", f"    {fallback_statement(kernel, reason)}", "  }"]
+    return [f"  if (!({condition})) {{{comment}", f"    {refuse(kernel, reason)}", "  }"]
 
 
 def meta_call(kernel: KernelPlan) -> str:
@@ -117,32 +117,34 @@ def _placement_checks(kernel: KernelPlan) -> list[str]:
     return lines
 
 
-def _preconditions(kernel: KernelPlan) -> list[str]:
+def _preconditions(kernel: KernelPlan, refuse=fallback_statement) -> list[str]:
     """What decides native vs fallback before anything runs: the operands' dtypes,
-    the guard, the layouts the chip can take, and the functional result's dtype."""
+    the guard, the layouts the chip can take, and the functional result's dtype.
+    `refuse(kernel, reason)` is the statement where one fails."""
     decision = kernel.dtype_decision
     lines = []
     checks = [f'op.dtype_is_native({t.name}, "{t.name}")' for t in decision.operands]
     checks += [f'op.index_dtype_is_native({t.name}, "{t.name}")' for t in decision.index_like]
     checks += [f'op.result_dtype_is_native({name}, "{name}")' for name in decision.outputs]
     if checks:
-        lines += _unless(kernel, " && ".join(checks), "kDtype")
+        lines += _unless(kernel, " && ".join(checks), "kDtype", refuse=refuse)
     if kernel.guard is not None:
         when = cpp_text.comment(guards.to_text(kernel.guard))
         lines += [f"  if ({emit_guard.negated(kernel.guard)}) {{  // when: {when}",
-                  f"    {fallback_statement(kernel, 'kGuard')}", "  }"]
+                  f"    {refuse(kernel, 'kGuard')}", "  }"]
     for rule in kernel.layouts:
         if rule.kind == LayoutKind.CHANNELS_LAST:
             lines += [f"  if (!op.layout_possible({rule.argument}, torch_fl::MemoryLayout::kChannelsLast)) {{",
-                      f"    {fallback_statement(kernel, 'kLayout')}", "  }"]
+                      f"    {refuse(kernel, 'kLayout')}", "  }"]
     if kernel.kind == KernelKind.FUNCTIONAL and kernel.allocation.kind != AllocationKind.LIKE:
         # The result's dtype (type promotion, a dtype= argument) is known from
         # meta before anything runs on the device: it must be native too.
         outputs = kernel.output_names
         lines.append(f"  const auto expected = {_expected_call(kernel)};")
         if decision.check_result:
-            checks = [f'op.result_dtype_is_native({r}, "{name}")' for r, name in zip(_expected(outputs), outputs)]
-            lines += _unless(kernel, " && ".join(checks), "kDtype")
+            checks = [f'op.result_dtype_is_native({r}, "{name}")' for r, name in zip(_expected(outputs), outputs)
+                      if name not in kernel.value_results]
+            lines += _unless(kernel, " && ".join(checks), "kDtype", refuse=refuse)
     return lines
 
 
@@ -204,6 +206,9 @@ def _allocation(kernel: KernelPlan) -> list[str]:
                 lines.append(f"  const at::Tensor {allocation.count} = op.allocate_count();")
         else:
             for i, name in enumerate(outputs):
+                if name in kernel.value_results:  # a number the output rule computed
+                    lines.append(f"  const auto {name} = std::get<{i}>(expected);")
+                    continue
                 lines.append(f"  const at::Tensor {name} = "
                              f"{_allocate(kernel, name, expected=f'std::get<{i}>(expected)')};")
     elif kernel.kind == KernelKind.OUT:
@@ -307,6 +312,25 @@ def kernel_block(kernel: KernelPlan) -> CppBlock:
     if kernel.derived_from:
         comment.append(f"{kernel.kind.value} variant derived from {kernel.derived_from}")
     return CppBlock(comments(*comment), tuple(lines))
+
+
+def acceptance_block(kernel: KernelPlan, name: str) -> CppBlock:
+    """`bool name(args)`: whether the kernel would run natively for these
+    arguments (the wrapper's checks, answering false where it would fall back).
+    For a caller that picks between ATen paths before calling the op."""
+    aten = kernel.aten
+    info = emit_names.kernel_info(aten)
+    arguments = ", ".join(f"{cpp_type} {arg}" for cpp_type, arg in aten.dispatcher_arguments())
+    lines = [f"bool {name}({arguments}) {{", f"  torch_fl::OpContext op({info});"]
+    lines += [line for line in _placement_checks(kernel) if "overlap" not in line]
+    preconditions = _preconditions(kernel, refuse=lambda _kernel, _reason: "return false;")
+    if not kernel.dtype_decision.check_result:  # the expected results serve only the allocation
+        preconditions = [line for line in preconditions if not line.startswith("  const auto expected")]
+    lines += preconditions
+    lines.append("  return true;")
+    lines.append("}")
+    return CppBlock(comments(f"{aten.name}: whether its kernel runs natively for these arguments "
+                             f"(the checks of {emit_names.wrapper(aten)})", f"from {source(kernel)}"), tuple(lines))
 
 
 def decomposition_block(kernel: KernelPlan) -> CppBlock:

@@ -13,7 +13,7 @@ from typing import Optional
 
 from torchgen.model import SchemaKind
 
-from . import device_names, library_ops, schema_drift, spec_file
+from . import attention_route, device_names, library_ops, schema_drift, spec_file
 from .aten import AtenRegistry
 from .errors import ErrorSink, Location, SpecErrors, did_you_mean
 from .limits import HEADER_BYTES
@@ -170,6 +170,7 @@ class Planner:
                     continue
                 claimed[kernel.qualified_name] = op_spec.location
                 kernels.append(kernel)
+        attention_route.check(kernels, claimed, self.errors)
         libraries = self._plan_library_ops(kernels, claimed, gated)
         custom_ops = [plan for plan in (self.custom.plan(c) for c in self.spec.custom) if plan]
         autocast = self._check_autocast()

@@ -182,6 +182,9 @@ class KernelPlan:
     scalar_form: Optional[ScalarForm] = None  # where a Python number for one tensor argument goes
     origin: OpOrigin = OpOrigin.ATEN
     private_format: Optional[KernelFormat] = None
+    # Results that are not tensors (the SymInt max_q of fused attention): the output
+    # rule computes them and the kernel returns them as they are.
+    value_results: tuple[str, ...] = ()
 
     @property
     def registration_name(self) -> str:

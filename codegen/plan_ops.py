@@ -27,6 +27,9 @@ PRIMITIVE_TYPES = frozenset({"int", "float", "bool"})
 INDEX_LIKE_ARGUMENTS = frozenset({"index", "indices", "target", "mask", "condition"})
 
 
+# Result types a kernel returns as values, not allocated tensors.
+_NUMBER_TYPES = frozenset({"int", "SymInt", "float", "bool"})
+
 # ATen's in-place writes that skip the internal-overlap check: filling is
 # idempotent, so elements of the output that alias each other get the same value
 # (ATen's fill_ builds its TensorIterator with check_mem_overlap off; zero_ is
@@ -50,6 +53,11 @@ def is_tensor_list(arg) -> bool:
 
 def is_optional_tensor(arg) -> bool:
     return arg.type.is_nullable() and str(arg.type) == "Tensor?"
+
+
+def value_return_names(op: AtenOp) -> tuple[str, ...]:
+    """The results that are numbers (an int or SymInt), by return name."""
+    return tuple(name for name, r in zip(return_names(op), op.schema.returns) if str(r.type) in _NUMBER_TYPES)
 
 
 def return_names(op: AtenOp) -> tuple[str, ...]:
@@ -139,6 +147,11 @@ class OpPlanner:
                 elif op_spec.call is None or count not in {a.name for a in op_spec.call.arguments}:
                     self.errors.add(op_spec.output.location, f"`count: {count}` of '{op_spec.name}' is not passed "
                                     "to its call", f"pass `{count}` where the SDK writes the number of rows it filled")
+        elif kind == KernelKind.FUNCTIONAL and op_spec.call and value_return_names(aten):
+            # A `like` tensor cannot give an int result, and the meta function may be Python's.
+            self.errors.add(op_spec.location, f"'{op_spec.name}' returns {', '.join(value_return_names(aten))}, "
+                            "which only an output rule can compute",
+                            "declare `output: {rule: <C++ function>}` returning every result")
         elif kind in (KernelKind.FUNCTIONAL, KernelKind.OUT) and op_spec.call and not aten.has_cpp_meta:
             self.errors.add(op_spec.location, f"'{op_spec.name}' has no C++ meta function to size its output",
                             "declare `output: {like: <tensor argument>}` or `output: {rule: <C++ function>}`")
@@ -201,6 +214,12 @@ class OpPlanner:
                     ok = False
                 continue
             if name is None or name == STREAM_ARGUMENT or name in {p.name for p in parameters}:
+                continue
+            if name in value_return_names(aten) and kind == KernelKind.FUNCTIONAL:
+                self.errors.add(call.location, f"call argument '{name}' is a {_return_type(aten, name)} result "
+                                f"of '{op_spec.name}': its output rule computes it, the SDK cannot write it",
+                                f"remove '{name}' from the call")
+                ok = False
                 continue
             if name in outputs:
                 parameters.append(LaunchParameter(name, True, self.spec.sdk.converters.get("Tensor")))
@@ -304,7 +323,12 @@ class OpPlanner:
                           allocation=allocation, layouts=op_spec.layouts, casts=op_spec.casts, namespace=namespace,
                           guard=guard, overlap=overlap, known_failure=op_spec.known_failure, origin=origin,
                           private_format=plan_formats.for_kernel(op_spec, private_format, kind, _entry_outputs(entry),
-                                                                 outputs))
+                                                                 outputs),
+                          value_results=value_return_names(aten) if kind == KernelKind.FUNCTIONAL else ())
+
+
+def _return_type(op: AtenOp, name: str) -> str:
+    return str(op.schema.returns[return_names(op).index(name)].type)
 
 
 def _entry_outputs(entry: AtenOp) -> tuple[str, ...]:

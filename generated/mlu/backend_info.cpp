@@ -6,6 +6,6 @@
 #include <torch_fl/backend_info.h>
 
 static const torch_fl::BackendInfoRegistration kBackendInfo{
-    "mlu", "mlu", "specs/mlu.yaml", "aef5c0b8871c13604833be544fd7ef9d9da36935bf914f5f2319c4d9a0525021", "2.13.0",
+    "mlu", "mlu", "specs/mlu.yaml", "4b842fb4a09350f0bae5d0c4016e5467dfc8a9e93bb3a49b5faacf4e3f7e599d", "2.13.0",
     "cncl", "float32,float16,bfloat16,int8,uint8,int32,int64,bool", "gloo_staged",
     nullptr};

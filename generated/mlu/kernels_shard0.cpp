@@ -1434,7 +1434,7 @@ at::Tensor & wrap_amin_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
 }
 
 // mluOpErfc(stream, self, out)
-// from specs/mlu.yaml:281
+// from specs/mlu.yaml:302
 static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1447,9 +1447,9 @@ static void launch_erfc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// erfc: specs/mlu.yaml:281
+// erfc: specs/mlu.yaml:302
 static const torch_fl::KernelInfo kOp_erfc{
-    "erfc", "specs/mlu.yaml:281",
+    "erfc", "specs/mlu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1471,10 +1471,10 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   return out;
 }
 
-// erfc.out: specs/mlu.yaml:281
+// erfc.out: specs/mlu.yaml:302
 // out variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_out{
-    "erfc.out", "specs/mlu.yaml:281",
+    "erfc.out", "specs/mlu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1497,10 +1497,10 @@ at::Tensor & wrap_erfc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfc_: specs/mlu.yaml:281
+// erfc_: specs/mlu.yaml:302
 // inplace variant derived from erfc
 static const torch_fl::KernelInfo kOp_erfc_{
-    "erfc_", "specs/mlu.yaml:281",
+    "erfc_", "specs/mlu.yaml:302",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1520,7 +1520,7 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
 }
 
 // mluOpBitwiseNot(stream, self, out)
-// from specs/mlu.yaml:286
+// from specs/mlu.yaml:307
 static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1533,9 +1533,9 @@ static void launch_bitwise_not(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// bitwise_not: specs/mlu.yaml:286
+// bitwise_not: specs/mlu.yaml:307
 static const torch_fl::KernelInfo kOp_bitwise_not{
-    "bitwise_not", "specs/mlu.yaml:286",
+    "bitwise_not", "specs/mlu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1557,10 +1557,10 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   return out;
 }
 
-// bitwise_not.out: specs/mlu.yaml:286
+// bitwise_not.out: specs/mlu.yaml:307
 // out variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_out{
-    "bitwise_not.out", "specs/mlu.yaml:286",
+    "bitwise_not.out", "specs/mlu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1583,10 +1583,10 @@ at::Tensor & wrap_bitwise_not_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// bitwise_not_: specs/mlu.yaml:286
+// bitwise_not_: specs/mlu.yaml:307
 // inplace variant derived from bitwise_not
 static const torch_fl::KernelInfo kOp_bitwise_not_{
-    "bitwise_not_", "specs/mlu.yaml:286",
+    "bitwise_not_", "specs/mlu.yaml:307",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1606,7 +1606,7 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
 }
 
 // mluOpBitwiseAndScalar(stream, self, other, out)
-// from specs/mlu.yaml:307
+// from specs/mlu.yaml:328
 static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1621,7 +1621,7 @@ static void launch_bitwise_and_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // mluOpBitwiseAnd(stream, self, other, out)
-// from specs/mlu.yaml:291
+// from specs/mlu.yaml:312
 static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1635,9 +1635,9 @@ static void launch_bitwise_and_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_and.Tensor: specs/mlu.yaml:291
+// bitwise_and.Tensor: specs/mlu.yaml:312
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor{
-    "bitwise_and.Tensor", "specs/mlu.yaml:291",
+    "bitwise_and.Tensor", "specs/mlu.yaml:312",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1664,10 +1664,10 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_and.Tensor_out: specs/mlu.yaml:291
+// bitwise_and.Tensor_out: specs/mlu.yaml:312
 // out variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and_Tensor_out{
-    "bitwise_and.Tensor_out", "specs/mlu.yaml:291",
+    "bitwise_and.Tensor_out", "specs/mlu.yaml:312",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1696,10 +1696,10 @@ at::Tensor & wrap_bitwise_and_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_and_.Tensor: specs/mlu.yaml:291
+// bitwise_and_.Tensor: specs/mlu.yaml:312
 // inplace variant derived from bitwise_and.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_and__Tensor{
-    "bitwise_and_.Tensor", "specs/mlu.yaml:291",
+    "bitwise_and_.Tensor", "specs/mlu.yaml:312",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1725,7 +1725,7 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpCopysign(stream, self, other, out)
-// from specs/mlu.yaml:301
+// from specs/mlu.yaml:322
 static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1739,9 +1739,9 @@ static void launch_copysign_Tensor(const torch_fl::OpContext& op, const at::Tens
   }
 }
 
-// copysign.Tensor: specs/mlu.yaml:301
+// copysign.Tensor: specs/mlu.yaml:322
 static const torch_fl::KernelInfo kOp_copysign_Tensor{
-    "copysign.Tensor", "specs/mlu.yaml:301",
+    "copysign.Tensor", "specs/mlu.yaml:322",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1765,10 +1765,10 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   return out;
 }
 
-// copysign.out: specs/mlu.yaml:301
+// copysign.out: specs/mlu.yaml:322
 // out variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign_out{
-    "copysign.out", "specs/mlu.yaml:301",
+    "copysign.out", "specs/mlu.yaml:322",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1794,10 +1794,10 @@ at::Tensor & wrap_copysign_out(const at::Tensor & self, const at::Tensor & other
   return out;
 }
 
-// copysign_.Tensor: specs/mlu.yaml:301
+// copysign_.Tensor: specs/mlu.yaml:322
 // inplace variant derived from copysign.Tensor
 static const torch_fl::KernelInfo kOp_copysign__Tensor{
-    "copysign_.Tensor", "specs/mlu.yaml:301",
+    "copysign_.Tensor", "specs/mlu.yaml:322",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1820,7 +1820,7 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
 }
 
 // mluOpLogAddExp2(stream, self, other, out)
-// from specs/mlu.yaml:304
+// from specs/mlu.yaml:325
 static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1834,9 +1834,9 @@ static void launch_logaddexp2(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logaddexp2: specs/mlu.yaml:304
+// logaddexp2: specs/mlu.yaml:325
 static const torch_fl::KernelInfo kOp_logaddexp2{
-    "logaddexp2", "specs/mlu.yaml:304",
+    "logaddexp2", "specs/mlu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1860,10 +1860,10 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp2.out: specs/mlu.yaml:304
+// logaddexp2.out: specs/mlu.yaml:325
 // out variant derived from logaddexp2
 static const torch_fl::KernelInfo kOp_logaddexp2_out{
-    "logaddexp2.out", "specs/mlu.yaml:304",
+    "logaddexp2.out", "specs/mlu.yaml:325",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1890,7 +1890,7 @@ at::Tensor & wrap_logaddexp2_out(const at::Tensor & self, const at::Tensor & oth
 }
 
 // mluOpFmax(stream, self, other, out)
-// from specs/mlu.yaml:305
+// from specs/mlu.yaml:326
 static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1904,9 +1904,9 @@ static void launch_fmax(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmax: specs/mlu.yaml:305
+// fmax: specs/mlu.yaml:326
 static const torch_fl::KernelInfo kOp_fmax{
-    "fmax", "specs/mlu.yaml:305",
+    "fmax", "specs/mlu.yaml:326",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1930,10 +1930,10 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmax.out: specs/mlu.yaml:305
+// fmax.out: specs/mlu.yaml:326
 // out variant derived from fmax
 static const torch_fl::KernelInfo kOp_fmax_out{
-    "fmax.out", "specs/mlu.yaml:305",
+    "fmax.out", "specs/mlu.yaml:326",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1959,9 +1959,9 @@ at::Tensor & wrap_fmax_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// bitwise_and.Scalar: specs/mlu.yaml:307
+// bitwise_and.Scalar: specs/mlu.yaml:328
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar{
-    "bitwise_and.Scalar", "specs/mlu.yaml:307",
+    "bitwise_and.Scalar", "specs/mlu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1983,10 +1983,10 @@ at::Tensor wrap_bitwise_and_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_and.Scalar_out: specs/mlu.yaml:307
+// bitwise_and.Scalar_out: specs/mlu.yaml:328
 // out variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and_Scalar_out{
-    "bitwise_and.Scalar_out", "specs/mlu.yaml:307",
+    "bitwise_and.Scalar_out", "specs/mlu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2009,10 +2009,10 @@ at::Tensor & wrap_bitwise_and_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_and_.Scalar: specs/mlu.yaml:307
+// bitwise_and_.Scalar: specs/mlu.yaml:328
 // inplace variant derived from bitwise_and.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_and__Scalar{
-    "bitwise_and_.Scalar", "specs/mlu.yaml:307",
+    "bitwise_and_.Scalar", "specs/mlu.yaml:328",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2032,7 +2032,7 @@ at::Tensor & wrap_bitwise_and__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // mluOpMinDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:319
+// from specs/mlu.yaml:340
 static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2046,9 +2046,9 @@ static void launch_min_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// min.dim: specs/mlu.yaml:319
+// min.dim: specs/mlu.yaml:340
 static const torch_fl::KernelInfo kOp_min_dim{
-    "min.dim", "specs/mlu.yaml:319",
+    "min.dim", "specs/mlu.yaml:340",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2072,7 +2072,7 @@ static const torch_fl::KernelInfo kOp_min_dim{
 }
 
 // mluOpVectorNorm(stream, self, p, dim, keepdim, out)
-// from specs/mlu.yaml:321
+// from specs/mlu.yaml:342
 static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::Tensor & self, const ::std::optional<at::Scalar> & p, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2087,9 +2087,9 @@ static void launch_norm_ScalarOpt_dim(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// norm.ScalarOpt_dim: specs/mlu.yaml:321
+// norm.ScalarOpt_dim: specs/mlu.yaml:342
 static const torch_fl::KernelInfo kOp_norm_ScalarOpt_dim{
-    "norm.ScalarOpt_dim", "specs/mlu.yaml:321",
+    "norm.ScalarOpt_dim", "specs/mlu.yaml:342",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2112,7 +2112,7 @@ at::Tensor wrap_norm_ScalarOpt_dim(const at::Tensor & self, const ::std::optiona
 }
 
 // mluOpIndexAdd(stream, self, dim, index, source, alpha, out)
-// from specs/mlu.yaml:328
+// from specs/mlu.yaml:349
 static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & source, const at::Scalar & alpha, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2128,9 +2128,9 @@ static void launch_index_add(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// index_add: specs/mlu.yaml:328
+// index_add: specs/mlu.yaml:349
 static const torch_fl::KernelInfo kOp_index_add{
-    "index_add", "specs/mlu.yaml:328",
+    "index_add", "specs/mlu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2156,10 +2156,10 @@ at::Tensor wrap_index_add(const at::Tensor & self, int64_t dim, const at::Tensor
   return out;
 }
 
-// index_add.out: specs/mlu.yaml:328
+// index_add.out: specs/mlu.yaml:349
 // out variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_out{
-    "index_add.out", "specs/mlu.yaml:328",
+    "index_add.out", "specs/mlu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2188,10 +2188,10 @@ at::Tensor & wrap_index_add_out(const at::Tensor & self, int64_t dim, const at::
   return out;
 }
 
-// index_add_: specs/mlu.yaml:328
+// index_add_: specs/mlu.yaml:349
 // inplace variant derived from index_add
 static const torch_fl::KernelInfo kOp_index_add_{
-    "index_add_", "specs/mlu.yaml:328",
+    "index_add_", "specs/mlu.yaml:349",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -24,6 +24,7 @@
 #include <ATen/ops/fmod_meta_dispatch.h>
 #include <ATen/ops/fmin_meta_dispatch.h>
 #include <ATen/ops/max_meta_dispatch.h>
+#include <torch_fl/sdp_choice.h>
 #include "mlu_ops.h"
 #include "mlu_glue.h"
 
@@ -1797,8 +1798,64 @@ at::Tensor & wrap_amax_out(const at::Tensor & self, at::IntArrayRef dim, bool ke
   return out;
 }
 
+// mluOpFusedAttention(stream, query, key, value, attn_bias, is_causal, mlu_glue::optional_float(scale), output, logsumexp)
+// from specs/mlu.yaml:256
+static void launch__scaled_dot_product_fused_attention_overrideable(const torch_fl::OpContext& op, const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, bool is_causal, ::std::optional<double> scale, const at::Tensor& output, const at::Tensor& logsumexp) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto query_arg = mlu_glue::describe(query);
+  const auto key_arg = mlu_glue::describe(key);
+  const auto value_arg = mlu_glue::describe(value);
+  const auto attn_bias_arg = mlu_glue::describe_optional(attn_bias);
+  const auto scale_arg6 = mlu_glue::optional_float(scale);
+  const auto output_arg = mlu_glue::describe(output);
+  const auto logsumexp_arg = mlu_glue::describe(logsumexp);
+  torch_fl::ProfilerRange sdk_call("mluOpFusedAttention");
+  const mluRet_t status = mluOpFusedAttention(stream_arg, &query_arg, &key_arg, &value_arg, &attn_bias_arg, is_causal, scale_arg6, &output_arg, &logsumexp_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _scaled_dot_product_fused_attention_overrideable: specs/mlu.yaml:256
+static const torch_fl::KernelInfo kOp__scaled_dot_product_fused_attention_overrideable{
+    "_scaled_dot_product_fused_attention_overrideable", "specs/mlu.yaml:256",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kError,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,c10::SymInt,c10::SymInt,at::Tensor,at::Tensor,at::Tensor> wrap__scaled_dot_product_fused_attention_overrideable(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, double dropout_p, bool is_causal, bool return_debug_mask, ::std::optional<double> scale) {
+  torch_fl::OpContext op(kOp__scaled_dot_product_fused_attention_overrideable);
+  op.check_input(query, "query", /*cpu_scalar_ok=*/true);
+  op.check_input(key, "key", /*cpu_scalar_ok=*/true);
+  op.check_input(value, "value", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(attn_bias, "attn_bias");
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(query, "query"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_scaled_dot_product_fused_attention_overrideable)>(op, torch_fl::FallbackReason::kDtype, query, key, value, attn_bias, dropout_p, is_causal, return_debug_mask, scale);
+  }
+  if (!(query.dim() == 4 && key.dim() == 4 && value.dim() == 4 && key.size(0) == query.size(0) && value.size(0) == query.size(0) && dropout_p == 0.0 && !return_debug_mask)) {  // when: query.dim() == 4 and key.dim() == 4 and value.dim() == 4 and key.size(0) == query.size(0) and value.size(0) == query.size(0) and dropout_p == 0.0 and not return_debug_mask
+    return torch_fl::fallback_to_cpu<ATEN_OP(_scaled_dot_product_fused_attention_overrideable)>(op, torch_fl::FallbackReason::kGuard, query, key, value, attn_bias, dropout_p, is_causal, return_debug_mask, scale);
+  }
+  const auto expected = torch_fl::output_rules::fused_attention(query, key, value, attn_bias, dropout_p, is_causal, return_debug_mask, scale);
+  const c10::MaybeOwned<at::Tensor> query_on_device = op.on_device(query);
+  const c10::MaybeOwned<at::Tensor> key_on_device = op.on_device(key);
+  const c10::MaybeOwned<at::Tensor> value_on_device = op.on_device(value);
+  const at::Tensor output = op.allocate(std::get<0>(expected));
+  const at::Tensor logsumexp = op.allocate(std::get<1>(expected));
+  const at::Tensor cum_seq_q = op.allocate(std::get<2>(expected));
+  const at::Tensor cum_seq_k = op.allocate(std::get<3>(expected));
+  const auto max_q = std::get<4>(expected);
+  const auto max_k = std::get<5>(expected);
+  const at::Tensor philox_seed = op.allocate(std::get<6>(expected));
+  const at::Tensor philox_offset = op.allocate(std::get<7>(expected));
+  const at::Tensor debug_attn_mask = op.allocate(std::get<8>(expected));
+  launch__scaled_dot_product_fused_attention_overrideable(op, *query_on_device, *key_on_device, *value_on_device, attn_bias, is_causal, scale, output, logsumexp);
+  return std::make_tuple(output, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, philox_seed, philox_offset, debug_attn_mask);
+}
+
 // mluOpSoftmaxBackward(stream, grad_output, output, dim, out)
-// from specs/mlu.yaml:264
+// from specs/mlu.yaml:285
 static void launch__softmax_backward_data(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & output, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1812,9 +1869,9 @@ static void launch__softmax_backward_data(const torch_fl::OpContext& op, const a
   }
 }
 
-// _softmax_backward_data: specs/mlu.yaml:264
+// _softmax_backward_data: specs/mlu.yaml:285
 static const torch_fl::KernelInfo kOp__softmax_backward_data{
-    "_softmax_backward_data", "specs/mlu.yaml:264",
+    "_softmax_backward_data", "specs/mlu.yaml:285",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1839,7 +1896,7 @@ at::Tensor wrap__softmax_backward_data(const at::Tensor & grad_output, const at:
 }
 
 // mluOpFrac(stream, self, out)
-// from specs/mlu.yaml:280
+// from specs/mlu.yaml:301
 static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1852,9 +1909,9 @@ static void launch_frac(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// frac: specs/mlu.yaml:280
+// frac: specs/mlu.yaml:301
 static const torch_fl::KernelInfo kOp_frac{
-    "frac", "specs/mlu.yaml:280",
+    "frac", "specs/mlu.yaml:301",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1876,10 +1933,10 @@ at::Tensor wrap_frac(const at::Tensor & self) {
   return out;
 }
 
-// frac.out: specs/mlu.yaml:280
+// frac.out: specs/mlu.yaml:301
 // out variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_out{
-    "frac.out", "specs/mlu.yaml:280",
+    "frac.out", "specs/mlu.yaml:301",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1902,10 +1959,10 @@ at::Tensor & wrap_frac_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// frac_: specs/mlu.yaml:280
+// frac_: specs/mlu.yaml:301
 // inplace variant derived from frac
 static const torch_fl::KernelInfo kOp_frac_{
-    "frac_", "specs/mlu.yaml:280",
+    "frac_", "specs/mlu.yaml:301",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1925,7 +1982,7 @@ at::Tensor & wrap_frac_(at::Tensor & self) {
 }
 
 // mluOpFmodScalar(stream, self, other, out)
-// from specs/mlu.yaml:310
+// from specs/mlu.yaml:331
 static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1940,7 +1997,7 @@ static void launch_fmod_Scalar(const torch_fl::OpContext& op, const at::Tensor &
 }
 
 // mluOpFmod(stream, self, other, out)
-// from specs/mlu.yaml:298
+// from specs/mlu.yaml:319
 static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1954,9 +2011,9 @@ static void launch_fmod_Tensor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// fmod.Tensor: specs/mlu.yaml:298
+// fmod.Tensor: specs/mlu.yaml:319
 static const torch_fl::KernelInfo kOp_fmod_Tensor{
-    "fmod.Tensor", "specs/mlu.yaml:298",
+    "fmod.Tensor", "specs/mlu.yaml:319",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1983,10 +2040,10 @@ at::Tensor wrap_fmod_Tensor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmod.Tensor_out: specs/mlu.yaml:298
+// fmod.Tensor_out: specs/mlu.yaml:319
 // out variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod_Tensor_out{
-    "fmod.Tensor_out", "specs/mlu.yaml:298",
+    "fmod.Tensor_out", "specs/mlu.yaml:319",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2015,10 +2072,10 @@ at::Tensor & wrap_fmod_Tensor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// fmod_.Tensor: specs/mlu.yaml:298
+// fmod_.Tensor: specs/mlu.yaml:319
 // inplace variant derived from fmod.Tensor
 static const torch_fl::KernelInfo kOp_fmod__Tensor{
-    "fmod_.Tensor", "specs/mlu.yaml:298",
+    "fmod_.Tensor", "specs/mlu.yaml:319",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2044,7 +2101,7 @@ at::Tensor & wrap_fmod__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpFmin(stream, self, other, out)
-// from specs/mlu.yaml:306
+// from specs/mlu.yaml:327
 static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2058,9 +2115,9 @@ static void launch_fmin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// fmin: specs/mlu.yaml:306
+// fmin: specs/mlu.yaml:327
 static const torch_fl::KernelInfo kOp_fmin{
-    "fmin", "specs/mlu.yaml:306",
+    "fmin", "specs/mlu.yaml:327",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2084,10 +2141,10 @@ at::Tensor wrap_fmin(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// fmin.out: specs/mlu.yaml:306
+// fmin.out: specs/mlu.yaml:327
 // out variant derived from fmin
 static const torch_fl::KernelInfo kOp_fmin_out{
-    "fmin.out", "specs/mlu.yaml:306",
+    "fmin.out", "specs/mlu.yaml:327",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2113,9 +2170,9 @@ at::Tensor & wrap_fmin_out(const at::Tensor & self, const at::Tensor & other, at
   return out;
 }
 
-// fmod.Scalar: specs/mlu.yaml:310
+// fmod.Scalar: specs/mlu.yaml:331
 static const torch_fl::KernelInfo kOp_fmod_Scalar{
-    "fmod.Scalar", "specs/mlu.yaml:310",
+    "fmod.Scalar", "specs/mlu.yaml:331",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2137,10 +2194,10 @@ at::Tensor wrap_fmod_Scalar(const at::Tensor & self, const at::Scalar & other) {
   return out;
 }
 
-// fmod_.Scalar: specs/mlu.yaml:310
+// fmod_.Scalar: specs/mlu.yaml:331
 // inplace variant derived from fmod.Scalar
 static const torch_fl::KernelInfo kOp_fmod__Scalar{
-    "fmod_.Scalar", "specs/mlu.yaml:310",
+    "fmod_.Scalar", "specs/mlu.yaml:331",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2160,7 +2217,7 @@ at::Tensor & wrap_fmod__Scalar(at::Tensor & self, const at::Scalar & other) {
 }
 
 // mluOpMaxDim(stream, self, dim, keepdim, values, indices)
-// from specs/mlu.yaml:318
+// from specs/mlu.yaml:339
 static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& values, const at::Tensor& indices) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2174,9 +2231,9 @@ static void launch_max_dim(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// max.dim: specs/mlu.yaml:318
+// max.dim: specs/mlu.yaml:339
 static const torch_fl::KernelInfo kOp_max_dim{
-    "max.dim", "specs/mlu.yaml:318",
+    "max.dim", "specs/mlu.yaml:339",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2198,6 +2255,37 @@ static const torch_fl::KernelInfo kOp_max_dim{
   launch_max_dim(op, *self_on_device, dim, keepdim, values, indices);
   return std::make_tuple(values, indices);
 }
+
+// _scaled_dot_product_fused_attention_overrideable: whether its kernel runs natively for these arguments (the checks of wrap__scaled_dot_product_fused_attention_overrideable)
+// from specs/mlu.yaml:256
+bool fused_attention_accepts(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, double dropout_p, bool is_causal, bool return_debug_mask, ::std::optional<double> scale) {
+  torch_fl::OpContext op(kOp__scaled_dot_product_fused_attention_overrideable);
+  op.check_input(query, "query", /*cpu_scalar_ok=*/true);
+  op.check_input(key, "key", /*cpu_scalar_ok=*/true);
+  op.check_input(value, "value", /*cpu_scalar_ok=*/true);
+  op.check_optional_input(attn_bias, "attn_bias");
+  if (!(op.dtype_is_native(query, "query"))) {
+    return false;
+  }
+  if (!(query.dim() == 4 && key.dim() == 4 && value.dim() == 4 && key.size(0) == query.size(0) && value.size(0) == query.size(0) && dropout_p == 0.0 && !return_debug_mask)) {  // when: query.dim() == 4 and key.dim() == 4 and value.dim() == 4 and key.size(0) == query.size(0) and value.size(0) == query.size(0) and dropout_p == 0.0 and not return_debug_mask
+    return false;
+  }
+  return true;
+}
+
+// scaled_dot_product_attention's choice on this device (ATen's _fused_sdp_choice_stub): the fused
+// kernel of specs/mlu.yaml:256 where its checks accept the call, PyTorch's math path otherwise.
+// The fused op takes no enable_gqa: the runtime keeps grouped heads on the math path.
+int64_t choose_sdp_backend(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                           const ::std::optional<at::Tensor>& attn_mask, double dropout_p, bool is_causal,
+                           ::std::optional<double> scale, bool enable_gqa) {
+  const bool accepted = torch_fl::same_head_count(query, key, value) &&
+                        fused_attention_accepts(query, key, value, attn_mask, dropout_p, is_causal,
+                                                /*return_debug_mask=*/false, scale);
+  return torch_fl::sdp_backend_choice(accepted, "specs/mlu.yaml:256");
+}
+
+const torch_fl::SdpChoiceRegistration register_sdp_choice{&choose_sdp_backend};
 
 }  // namespace
 
@@ -2255,6 +2343,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("index_select", TORCH_FN(wrap_index_select));
   m.impl("amax", TORCH_FN(wrap_amax));
   m.impl("amax.out", TORCH_FN(wrap_amax_out));
+  m.impl("_scaled_dot_product_fused_attention_overrideable", TORCH_FN(wrap__scaled_dot_product_fused_attention_overrideable));
   m.impl("_softmax_backward_data", TORCH_FN(wrap__softmax_backward_data));
   m.impl("frac", TORCH_FN(wrap_frac));
   m.impl("frac.out", TORCH_FN(wrap_frac_out));

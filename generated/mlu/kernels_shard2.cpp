@@ -952,7 +952,7 @@ static const torch_fl::KernelInfo kOp_native_layer_norm{
 }
 
 // mluOpDropout(stream, input, p, mlu_glue::optional_bool_true(train), mlu_glue::default_rand_state(), out0, out1)
-// from specs/mlu.yaml:253
+// from specs/mlu.yaml:274
 static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tensor & input, double p, ::std::optional<bool> train, const at::Tensor& out0, const at::Tensor& out1) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto input_arg = mlu_glue::describe(input);
@@ -968,9 +968,9 @@ static void launch_native_dropout(const torch_fl::OpContext& op, const at::Tenso
   }
 }
 
-// native_dropout: specs/mlu.yaml:253
+// native_dropout: specs/mlu.yaml:274
 static const torch_fl::KernelInfo kOp_native_dropout{
-    "native_dropout", "specs/mlu.yaml:253",
+    "native_dropout", "specs/mlu.yaml:274",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -994,7 +994,7 @@ static const torch_fl::KernelInfo kOp_native_dropout{
 }
 
 // mluOpAsin(stream, self, out)
-// from specs/mlu.yaml:270
+// from specs/mlu.yaml:291
 static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1007,9 +1007,9 @@ static void launch_asin(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// asin: specs/mlu.yaml:270
+// asin: specs/mlu.yaml:291
 static const torch_fl::KernelInfo kOp_asin{
-    "asin", "specs/mlu.yaml:270",
+    "asin", "specs/mlu.yaml:291",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1031,10 +1031,10 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   return out;
 }
 
-// asin.out: specs/mlu.yaml:270
+// asin.out: specs/mlu.yaml:291
 // out variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_out{
-    "asin.out", "specs/mlu.yaml:270",
+    "asin.out", "specs/mlu.yaml:291",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1057,10 +1057,10 @@ at::Tensor & wrap_asin_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asin_: specs/mlu.yaml:270
+// asin_: specs/mlu.yaml:291
 // inplace variant derived from asin
 static const torch_fl::KernelInfo kOp_asin_{
-    "asin_", "specs/mlu.yaml:270",
+    "asin_", "specs/mlu.yaml:291",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1080,7 +1080,7 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
 }
 
 // mluOpSinh(stream, self, out)
-// from specs/mlu.yaml:273
+// from specs/mlu.yaml:294
 static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1093,9 +1093,9 @@ static void launch_sinh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinh: specs/mlu.yaml:273
+// sinh: specs/mlu.yaml:294
 static const torch_fl::KernelInfo kOp_sinh{
-    "sinh", "specs/mlu.yaml:273",
+    "sinh", "specs/mlu.yaml:294",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1117,10 +1117,10 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   return out;
 }
 
-// sinh.out: specs/mlu.yaml:273
+// sinh.out: specs/mlu.yaml:294
 // out variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_out{
-    "sinh.out", "specs/mlu.yaml:273",
+    "sinh.out", "specs/mlu.yaml:294",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1143,10 +1143,10 @@ at::Tensor & wrap_sinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinh_: specs/mlu.yaml:273
+// sinh_: specs/mlu.yaml:294
 // inplace variant derived from sinh
 static const torch_fl::KernelInfo kOp_sinh_{
-    "sinh_", "specs/mlu.yaml:273",
+    "sinh_", "specs/mlu.yaml:294",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1166,7 +1166,7 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
 }
 
 // mluOpSinc(stream, self, out)
-// from specs/mlu.yaml:285
+// from specs/mlu.yaml:306
 static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1179,9 +1179,9 @@ static void launch_sinc(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// sinc: specs/mlu.yaml:285
+// sinc: specs/mlu.yaml:306
 static const torch_fl::KernelInfo kOp_sinc{
-    "sinc", "specs/mlu.yaml:285",
+    "sinc", "specs/mlu.yaml:306",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1203,10 +1203,10 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   return out;
 }
 
-// sinc.out: specs/mlu.yaml:285
+// sinc.out: specs/mlu.yaml:306
 // out variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_out{
-    "sinc.out", "specs/mlu.yaml:285",
+    "sinc.out", "specs/mlu.yaml:306",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1229,10 +1229,10 @@ at::Tensor & wrap_sinc_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// sinc_: specs/mlu.yaml:285
+// sinc_: specs/mlu.yaml:306
 // inplace variant derived from sinc
 static const torch_fl::KernelInfo kOp_sinc_{
-    "sinc_", "specs/mlu.yaml:285",
+    "sinc_", "specs/mlu.yaml:306",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1252,7 +1252,7 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
 }
 
 // mluOpSignbit(stream, self, out)
-// from specs/mlu.yaml:287
+// from specs/mlu.yaml:308
 static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1265,9 +1265,9 @@ static void launch_signbit(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// signbit: specs/mlu.yaml:287
+// signbit: specs/mlu.yaml:308
 static const torch_fl::KernelInfo kOp_signbit{
-    "signbit", "specs/mlu.yaml:287",
+    "signbit", "specs/mlu.yaml:308",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1289,10 +1289,10 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   return out;
 }
 
-// signbit.out: specs/mlu.yaml:287
+// signbit.out: specs/mlu.yaml:308
 // out variant derived from signbit
 static const torch_fl::KernelInfo kOp_signbit_out{
-    "signbit.out", "specs/mlu.yaml:287",
+    "signbit.out", "specs/mlu.yaml:308",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1316,7 +1316,7 @@ at::Tensor & wrap_signbit_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpBitwiseOrScalar(stream, self, other, out)
-// from specs/mlu.yaml:308
+// from specs/mlu.yaml:329
 static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1331,7 +1331,7 @@ static void launch_bitwise_or_Scalar(const torch_fl::OpContext& op, const at::Te
 }
 
 // mluOpBitwiseOr(stream, self, other, out)
-// from specs/mlu.yaml:292
+// from specs/mlu.yaml:313
 static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1345,9 +1345,9 @@ static void launch_bitwise_or_Tensor(const torch_fl::OpContext& op, const at::Te
   }
 }
 
-// bitwise_or.Tensor: specs/mlu.yaml:292
+// bitwise_or.Tensor: specs/mlu.yaml:313
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor{
-    "bitwise_or.Tensor", "specs/mlu.yaml:292",
+    "bitwise_or.Tensor", "specs/mlu.yaml:313",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1374,10 +1374,10 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// bitwise_or.Tensor_out: specs/mlu.yaml:292
+// bitwise_or.Tensor_out: specs/mlu.yaml:313
 // out variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or_Tensor_out{
-    "bitwise_or.Tensor_out", "specs/mlu.yaml:292",
+    "bitwise_or.Tensor_out", "specs/mlu.yaml:313",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1406,10 +1406,10 @@ at::Tensor & wrap_bitwise_or_Tensor_out(const at::Tensor & self, const at::Tenso
   return out;
 }
 
-// bitwise_or_.Tensor: specs/mlu.yaml:292
+// bitwise_or_.Tensor: specs/mlu.yaml:313
 // inplace variant derived from bitwise_or.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_or__Tensor{
-    "bitwise_or_.Tensor", "specs/mlu.yaml:292",
+    "bitwise_or_.Tensor", "specs/mlu.yaml:313",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1435,7 +1435,7 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
 }
 
 // mluOpRemainderScalar(stream, self, other, out)
-// from specs/mlu.yaml:311
+// from specs/mlu.yaml:332
 static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1450,7 +1450,7 @@ static void launch_remainder_Scalar(const torch_fl::OpContext& op, const at::Ten
 }
 
 // mluOpRemainder(stream, self, other, out)
-// from specs/mlu.yaml:299
+// from specs/mlu.yaml:320
 static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1464,9 +1464,9 @@ static void launch_remainder_Tensor(const torch_fl::OpContext& op, const at::Ten
   }
 }
 
-// remainder.Tensor: specs/mlu.yaml:299
+// remainder.Tensor: specs/mlu.yaml:320
 static const torch_fl::KernelInfo kOp_remainder_Tensor{
-    "remainder.Tensor", "specs/mlu.yaml:299",
+    "remainder.Tensor", "specs/mlu.yaml:320",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1493,10 +1493,10 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// remainder.Tensor_out: specs/mlu.yaml:299
+// remainder.Tensor_out: specs/mlu.yaml:320
 // out variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder_Tensor_out{
-    "remainder.Tensor_out", "specs/mlu.yaml:299",
+    "remainder.Tensor_out", "specs/mlu.yaml:320",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1525,10 +1525,10 @@ at::Tensor & wrap_remainder_Tensor_out(const at::Tensor & self, const at::Tensor
   return out;
 }
 
-// remainder_.Tensor: specs/mlu.yaml:299
+// remainder_.Tensor: specs/mlu.yaml:320
 // inplace variant derived from remainder.Tensor
 static const torch_fl::KernelInfo kOp_remainder__Tensor{
-    "remainder_.Tensor", "specs/mlu.yaml:299",
+    "remainder_.Tensor", "specs/mlu.yaml:320",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1554,7 +1554,7 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
 }
 
 // mluOpHypot(stream, self, other, out)
-// from specs/mlu.yaml:300
+// from specs/mlu.yaml:321
 static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1568,9 +1568,9 @@ static void launch_hypot(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// hypot: specs/mlu.yaml:300
+// hypot: specs/mlu.yaml:321
 static const torch_fl::KernelInfo kOp_hypot{
-    "hypot", "specs/mlu.yaml:300",
+    "hypot", "specs/mlu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1594,10 +1594,10 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// hypot.out: specs/mlu.yaml:300
+// hypot.out: specs/mlu.yaml:321
 // out variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_out{
-    "hypot.out", "specs/mlu.yaml:300",
+    "hypot.out", "specs/mlu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,10 +1623,10 @@ at::Tensor & wrap_hypot_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// hypot_: specs/mlu.yaml:300
+// hypot_: specs/mlu.yaml:321
 // inplace variant derived from hypot
 static const torch_fl::KernelInfo kOp_hypot_{
-    "hypot_", "specs/mlu.yaml:300",
+    "hypot_", "specs/mlu.yaml:321",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1648,9 +1648,9 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
   return self;
 }
 
-// bitwise_or.Scalar: specs/mlu.yaml:308
+// bitwise_or.Scalar: specs/mlu.yaml:329
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar{
-    "bitwise_or.Scalar", "specs/mlu.yaml:308",
+    "bitwise_or.Scalar", "specs/mlu.yaml:329",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1672,10 +1672,10 @@ at::Tensor wrap_bitwise_or_Scalar(const at::Tensor & self, const at::Scalar & ot
   return out;
 }
 
-// bitwise_or.Scalar_out: specs/mlu.yaml:308
+// bitwise_or.Scalar_out: specs/mlu.yaml:329
 // out variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or_Scalar_out{
-    "bitwise_or.Scalar_out", "specs/mlu.yaml:308",
+    "bitwise_or.Scalar_out", "specs/mlu.yaml:329",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1698,10 +1698,10 @@ at::Tensor & wrap_bitwise_or_Scalar_out(const at::Tensor & self, const at::Scala
   return out;
 }
 
-// bitwise_or_.Scalar: specs/mlu.yaml:308
+// bitwise_or_.Scalar: specs/mlu.yaml:329
 // inplace variant derived from bitwise_or.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_or__Scalar{
-    "bitwise_or_.Scalar", "specs/mlu.yaml:308",
+    "bitwise_or_.Scalar", "specs/mlu.yaml:329",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1720,9 +1720,9 @@ at::Tensor & wrap_bitwise_or__Scalar(at::Tensor & self, const at::Scalar & other
   return self;
 }
 
-// remainder.Scalar: specs/mlu.yaml:311
+// remainder.Scalar: specs/mlu.yaml:332
 static const torch_fl::KernelInfo kOp_remainder_Scalar{
-    "remainder.Scalar", "specs/mlu.yaml:311",
+    "remainder.Scalar", "specs/mlu.yaml:332",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1744,10 +1744,10 @@ at::Tensor wrap_remainder_Scalar(const at::Tensor & self, const at::Scalar & oth
   return out;
 }
 
-// remainder_.Scalar: specs/mlu.yaml:311
+// remainder_.Scalar: specs/mlu.yaml:332
 // inplace variant derived from remainder.Scalar
 static const torch_fl::KernelInfo kOp_remainder__Scalar{
-    "remainder_.Scalar", "specs/mlu.yaml:311",
+    "remainder_.Scalar", "specs/mlu.yaml:332",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

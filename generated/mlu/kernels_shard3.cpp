@@ -1567,7 +1567,7 @@ static const torch_fl::KernelInfo kOp_native_layer_norm_backward{
 }
 
 // mluOpCosh(stream, self, out)
-// from specs/mlu.yaml:274
+// from specs/mlu.yaml:295
 static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1580,9 +1580,9 @@ static void launch_cosh(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// cosh: specs/mlu.yaml:274
+// cosh: specs/mlu.yaml:295
 static const torch_fl::KernelInfo kOp_cosh{
-    "cosh", "specs/mlu.yaml:274",
+    "cosh", "specs/mlu.yaml:295",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1604,10 +1604,10 @@ at::Tensor wrap_cosh(const at::Tensor & self) {
   return out;
 }
 
-// cosh.out: specs/mlu.yaml:274
+// cosh.out: specs/mlu.yaml:295
 // out variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_out{
-    "cosh.out", "specs/mlu.yaml:274",
+    "cosh.out", "specs/mlu.yaml:295",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1630,10 +1630,10 @@ at::Tensor & wrap_cosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// cosh_: specs/mlu.yaml:274
+// cosh_: specs/mlu.yaml:295
 // inplace variant derived from cosh
 static const torch_fl::KernelInfo kOp_cosh_{
-    "cosh_", "specs/mlu.yaml:274",
+    "cosh_", "specs/mlu.yaml:295",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1653,7 +1653,7 @@ at::Tensor & wrap_cosh_(at::Tensor & self) {
 }
 
 // mluOpExp2(stream, self, out)
-// from specs/mlu.yaml:278
+// from specs/mlu.yaml:299
 static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1666,9 +1666,9 @@ static void launch_exp2(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// exp2: specs/mlu.yaml:278
+// exp2: specs/mlu.yaml:299
 static const torch_fl::KernelInfo kOp_exp2{
-    "exp2", "specs/mlu.yaml:278",
+    "exp2", "specs/mlu.yaml:299",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1690,10 +1690,10 @@ at::Tensor wrap_exp2(const at::Tensor & self) {
   return out;
 }
 
-// exp2.out: specs/mlu.yaml:278
+// exp2.out: specs/mlu.yaml:299
 // out variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_out{
-    "exp2.out", "specs/mlu.yaml:278",
+    "exp2.out", "specs/mlu.yaml:299",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1716,10 +1716,10 @@ at::Tensor & wrap_exp2_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// exp2_: specs/mlu.yaml:278
+// exp2_: specs/mlu.yaml:299
 // inplace variant derived from exp2
 static const torch_fl::KernelInfo kOp_exp2_{
-    "exp2_", "specs/mlu.yaml:278",
+    "exp2_", "specs/mlu.yaml:299",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1739,7 +1739,7 @@ at::Tensor & wrap_exp2_(at::Tensor & self) {
 }
 
 // mluOpIsPosInf(stream, self, out)
-// from specs/mlu.yaml:288
+// from specs/mlu.yaml:309
 static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1752,9 +1752,9 @@ static void launch_isposinf(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// isposinf: specs/mlu.yaml:288
+// isposinf: specs/mlu.yaml:309
 static const torch_fl::KernelInfo kOp_isposinf{
-    "isposinf", "specs/mlu.yaml:288",
+    "isposinf", "specs/mlu.yaml:309",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1776,10 +1776,10 @@ at::Tensor wrap_isposinf(const at::Tensor & self) {
   return out;
 }
 
-// isposinf.out: specs/mlu.yaml:288
+// isposinf.out: specs/mlu.yaml:309
 // out variant derived from isposinf
 static const torch_fl::KernelInfo kOp_isposinf_out{
-    "isposinf.out", "specs/mlu.yaml:288",
+    "isposinf.out", "specs/mlu.yaml:309",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1803,7 +1803,7 @@ at::Tensor & wrap_isposinf_out(const at::Tensor & self, at::Tensor & out) {
 }
 
 // mluOpLogicalAnd(stream, self, other, out)
-// from specs/mlu.yaml:294
+// from specs/mlu.yaml:315
 static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1817,9 +1817,9 @@ static void launch_logical_and(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_and: specs/mlu.yaml:294
+// logical_and: specs/mlu.yaml:315
 static const torch_fl::KernelInfo kOp_logical_and{
-    "logical_and", "specs/mlu.yaml:294",
+    "logical_and", "specs/mlu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1843,10 +1843,10 @@ at::Tensor wrap_logical_and(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_and.out: specs/mlu.yaml:294
+// logical_and.out: specs/mlu.yaml:315
 // out variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_out{
-    "logical_and.out", "specs/mlu.yaml:294",
+    "logical_and.out", "specs/mlu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1872,10 +1872,10 @@ at::Tensor & wrap_logical_and_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_and_: specs/mlu.yaml:294
+// logical_and_: specs/mlu.yaml:315
 // inplace variant derived from logical_and
 static const torch_fl::KernelInfo kOp_logical_and_{
-    "logical_and_", "specs/mlu.yaml:294",
+    "logical_and_", "specs/mlu.yaml:315",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1898,7 +1898,7 @@ at::Tensor & wrap_logical_and_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpArgMin(stream, self, mlu_glue::optional_int(dim), keepdim, out)
-// from specs/mlu.yaml:315
+// from specs/mlu.yaml:336
 static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self, ::std::optional<int64_t> dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1912,9 +1912,9 @@ static void launch_argmin(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// argmin: specs/mlu.yaml:315
+// argmin: specs/mlu.yaml:336
 static const torch_fl::KernelInfo kOp_argmin{
-    "argmin", "specs/mlu.yaml:315",
+    "argmin", "specs/mlu.yaml:336",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1936,10 +1936,10 @@ at::Tensor wrap_argmin(const at::Tensor & self, ::std::optional<int64_t> dim, bo
   return out;
 }
 
-// argmin.out: specs/mlu.yaml:315
+// argmin.out: specs/mlu.yaml:336
 // out variant derived from argmin
 static const torch_fl::KernelInfo kOp_argmin_out{
-    "argmin.out", "specs/mlu.yaml:315",
+    "argmin.out", "specs/mlu.yaml:336",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1963,7 +1963,7 @@ at::Tensor & wrap_argmin_out(const at::Tensor & self, ::std::optional<int64_t> d
 }
 
 // mluOpCumprod(stream, self, dim, out)
-// from specs/mlu.yaml:317
+// from specs/mlu.yaml:338
 static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1976,9 +1976,9 @@ static void launch_cumprod(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// cumprod: specs/mlu.yaml:317
+// cumprod: specs/mlu.yaml:338
 static const torch_fl::KernelInfo kOp_cumprod{
-    "cumprod", "specs/mlu.yaml:317",
+    "cumprod", "specs/mlu.yaml:338",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2000,10 +2000,10 @@ at::Tensor wrap_cumprod(const at::Tensor & self, int64_t dim, ::std::optional<at
   return out;
 }
 
-// cumprod.out: specs/mlu.yaml:317
+// cumprod.out: specs/mlu.yaml:338
 // out variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_out{
-    "cumprod.out", "specs/mlu.yaml:317",
+    "cumprod.out", "specs/mlu.yaml:338",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2026,10 +2026,10 @@ at::Tensor & wrap_cumprod_out(const at::Tensor & self, int64_t dim, ::std::optio
   return out;
 }
 
-// cumprod_: specs/mlu.yaml:317
+// cumprod_: specs/mlu.yaml:338
 // inplace variant derived from cumprod
 static const torch_fl::KernelInfo kOp_cumprod_{
-    "cumprod_", "specs/mlu.yaml:317",
+    "cumprod_", "specs/mlu.yaml:338",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2049,7 +2049,7 @@ at::Tensor & wrap_cumprod_(at::Tensor & self, int64_t dim, ::std::optional<at::S
 }
 
 // mluOpVectorNorm(stream, self, ord, dim, keepdim, out)
-// from specs/mlu.yaml:320
+// from specs/mlu.yaml:341
 static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & ord, at::OptionalIntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -2064,9 +2064,9 @@ static void launch_linalg_vector_norm(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// linalg_vector_norm: specs/mlu.yaml:320
+// linalg_vector_norm: specs/mlu.yaml:341
 static const torch_fl::KernelInfo kOp_linalg_vector_norm{
-    "linalg_vector_norm", "specs/mlu.yaml:320",
+    "linalg_vector_norm", "specs/mlu.yaml:341",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -2088,10 +2088,10 @@ at::Tensor wrap_linalg_vector_norm(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// linalg_vector_norm.out: specs/mlu.yaml:320
+// linalg_vector_norm.out: specs/mlu.yaml:341
 // out variant derived from linalg_vector_norm
 static const torch_fl::KernelInfo kOp_linalg_vector_norm_out{
-    "linalg_vector_norm.out", "specs/mlu.yaml:320",
+    "linalg_vector_norm.out", "specs/mlu.yaml:341",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -1608,7 +1608,7 @@ at::Tensor & wrap_avg_pool2d_backward_grad_input(const at::Tensor & grad_output,
 }
 
 // mluOpLogicalXor(stream, self, other, out)
-// from specs/mlu.yaml:296
+// from specs/mlu.yaml:317
 static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1622,9 +1622,9 @@ static void launch_logical_xor(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// logical_xor: specs/mlu.yaml:296
+// logical_xor: specs/mlu.yaml:317
 static const torch_fl::KernelInfo kOp_logical_xor{
-    "logical_xor", "specs/mlu.yaml:296",
+    "logical_xor", "specs/mlu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1648,10 +1648,10 @@ at::Tensor wrap_logical_xor(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_xor.out: specs/mlu.yaml:296
+// logical_xor.out: specs/mlu.yaml:317
 // out variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_out{
-    "logical_xor.out", "specs/mlu.yaml:296",
+    "logical_xor.out", "specs/mlu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1677,10 +1677,10 @@ at::Tensor & wrap_logical_xor_out(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// logical_xor_: specs/mlu.yaml:296
+// logical_xor_: specs/mlu.yaml:317
 // inplace variant derived from logical_xor
 static const torch_fl::KernelInfo kOp_logical_xor_{
-    "logical_xor_", "specs/mlu.yaml:296",
+    "logical_xor_", "specs/mlu.yaml:317",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1703,7 +1703,7 @@ at::Tensor & wrap_logical_xor_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpScatter(stream, self, dim, index, src, out)
-// from specs/mlu.yaml:325
+// from specs/mlu.yaml:346
 static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1718,9 +1718,9 @@ static void launch_scatter_src(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter.src: specs/mlu.yaml:325
+// scatter.src: specs/mlu.yaml:346
 static const torch_fl::KernelInfo kOp_scatter_src{
-    "scatter.src", "specs/mlu.yaml:325",
+    "scatter.src", "specs/mlu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1746,10 +1746,10 @@ at::Tensor wrap_scatter_src(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter.src_out: specs/mlu.yaml:325
+// scatter.src_out: specs/mlu.yaml:346
 // out variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter_src_out{
-    "scatter.src_out", "specs/mlu.yaml:325",
+    "scatter.src_out", "specs/mlu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1778,10 +1778,10 @@ at::Tensor & wrap_scatter_src_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_.src: specs/mlu.yaml:325
+// scatter_.src: specs/mlu.yaml:346
 // inplace variant derived from scatter.src
 static const torch_fl::KernelInfo kOp_scatter__src{
-    "scatter_.src", "specs/mlu.yaml:325",
+    "scatter_.src", "specs/mlu.yaml:346",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1807,7 +1807,7 @@ at::Tensor & wrap_scatter__src(at::Tensor & self, int64_t dim, const at::Tensor 
 }
 
 // mluOpScatterValue(stream, self, dim, index, value, out)
-// from specs/mlu.yaml:326
+// from specs/mlu.yaml:347
 static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Scalar & value, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1822,9 +1822,9 @@ static void launch_scatter_value(const torch_fl::OpContext& op, const at::Tensor
   }
 }
 
-// scatter.value: specs/mlu.yaml:326
+// scatter.value: specs/mlu.yaml:347
 static const torch_fl::KernelInfo kOp_scatter_value{
-    "scatter.value", "specs/mlu.yaml:326",
+    "scatter.value", "specs/mlu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1848,10 +1848,10 @@ at::Tensor wrap_scatter_value(const at::Tensor & self, int64_t dim, const at::Te
   return out;
 }
 
-// scatter.value_out: specs/mlu.yaml:326
+// scatter.value_out: specs/mlu.yaml:347
 // out variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter_value_out{
-    "scatter.value_out", "specs/mlu.yaml:326",
+    "scatter.value_out", "specs/mlu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1877,10 +1877,10 @@ at::Tensor & wrap_scatter_value_out(const at::Tensor & self, int64_t dim, const 
   return out;
 }
 
-// scatter_.value: specs/mlu.yaml:326
+// scatter_.value: specs/mlu.yaml:347
 // inplace variant derived from scatter.value
 static const torch_fl::KernelInfo kOp_scatter__value{
-    "scatter_.value", "specs/mlu.yaml:326",
+    "scatter_.value", "specs/mlu.yaml:347",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

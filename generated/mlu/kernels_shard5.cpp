@@ -1191,7 +1191,7 @@ at::Tensor wrap__adaptive_avg_pool2d_backward(const at::Tensor & grad_output, co
 }
 
 // mluOpAcos(stream, self, out)
-// from specs/mlu.yaml:271
+// from specs/mlu.yaml:292
 static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1204,9 +1204,9 @@ static void launch_acos(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// acos: specs/mlu.yaml:271
+// acos: specs/mlu.yaml:292
 static const torch_fl::KernelInfo kOp_acos{
-    "acos", "specs/mlu.yaml:271",
+    "acos", "specs/mlu.yaml:292",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1228,10 +1228,10 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   return out;
 }
 
-// acos.out: specs/mlu.yaml:271
+// acos.out: specs/mlu.yaml:292
 // out variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_out{
-    "acos.out", "specs/mlu.yaml:271",
+    "acos.out", "specs/mlu.yaml:292",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1254,10 +1254,10 @@ at::Tensor & wrap_acos_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acos_: specs/mlu.yaml:271
+// acos_: specs/mlu.yaml:292
 // inplace variant derived from acos
 static const torch_fl::KernelInfo kOp_acos_{
-    "acos_", "specs/mlu.yaml:271",
+    "acos_", "specs/mlu.yaml:292",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1277,7 +1277,7 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
 }
 
 // mluOpErfinv(stream, self, out)
-// from specs/mlu.yaml:282
+// from specs/mlu.yaml:303
 static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1290,9 +1290,9 @@ static void launch_erfinv(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// erfinv: specs/mlu.yaml:282
+// erfinv: specs/mlu.yaml:303
 static const torch_fl::KernelInfo kOp_erfinv{
-    "erfinv", "specs/mlu.yaml:282",
+    "erfinv", "specs/mlu.yaml:303",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1314,10 +1314,10 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   return out;
 }
 
-// erfinv.out: specs/mlu.yaml:282
+// erfinv.out: specs/mlu.yaml:303
 // out variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_out{
-    "erfinv.out", "specs/mlu.yaml:282",
+    "erfinv.out", "specs/mlu.yaml:303",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1340,10 +1340,10 @@ at::Tensor & wrap_erfinv_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// erfinv_: specs/mlu.yaml:282
+// erfinv_: specs/mlu.yaml:303
 // inplace variant derived from erfinv
 static const torch_fl::KernelInfo kOp_erfinv_{
-    "erfinv_", "specs/mlu.yaml:282",
+    "erfinv_", "specs/mlu.yaml:303",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1363,7 +1363,7 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
 }
 
 // mluOpAtan2(stream, self, other, out)
-// from specs/mlu.yaml:297
+// from specs/mlu.yaml:318
 static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1377,9 +1377,9 @@ static void launch_atan2(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atan2: specs/mlu.yaml:297
+// atan2: specs/mlu.yaml:318
 static const torch_fl::KernelInfo kOp_atan2{
-    "atan2", "specs/mlu.yaml:297",
+    "atan2", "specs/mlu.yaml:318",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1403,10 +1403,10 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// atan2.out: specs/mlu.yaml:297
+// atan2.out: specs/mlu.yaml:318
 // out variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_out{
-    "atan2.out", "specs/mlu.yaml:297",
+    "atan2.out", "specs/mlu.yaml:318",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1432,10 +1432,10 @@ at::Tensor & wrap_atan2_out(const at::Tensor & self, const at::Tensor & other, a
   return out;
 }
 
-// atan2_: specs/mlu.yaml:297
+// atan2_: specs/mlu.yaml:318
 // inplace variant derived from atan2
 static const torch_fl::KernelInfo kOp_atan2_{
-    "atan2_", "specs/mlu.yaml:297",
+    "atan2_", "specs/mlu.yaml:318",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1458,7 +1458,7 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpXlogy(stream, self, other, out)
-// from specs/mlu.yaml:302
+// from specs/mlu.yaml:323
 static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1472,9 +1472,9 @@ static void launch_xlogy_Tensor(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// xlogy.Tensor: specs/mlu.yaml:302
+// xlogy.Tensor: specs/mlu.yaml:323
 static const torch_fl::KernelInfo kOp_xlogy_Tensor{
-    "xlogy.Tensor", "specs/mlu.yaml:302",
+    "xlogy.Tensor", "specs/mlu.yaml:323",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1498,10 +1498,10 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   return out;
 }
 
-// xlogy.OutTensor: specs/mlu.yaml:302
+// xlogy.OutTensor: specs/mlu.yaml:323
 // out variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy_OutTensor{
-    "xlogy.OutTensor", "specs/mlu.yaml:302",
+    "xlogy.OutTensor", "specs/mlu.yaml:323",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1527,10 +1527,10 @@ at::Tensor & wrap_xlogy_OutTensor(const at::Tensor & self, const at::Tensor & ot
   return out;
 }
 
-// xlogy_.Tensor: specs/mlu.yaml:302
+// xlogy_.Tensor: specs/mlu.yaml:323
 // inplace variant derived from xlogy.Tensor
 static const torch_fl::KernelInfo kOp_xlogy__Tensor{
-    "xlogy_.Tensor", "specs/mlu.yaml:302",
+    "xlogy_.Tensor", "specs/mlu.yaml:323",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1553,7 +1553,7 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
 }
 
 // mluOpLogAddExp(stream, self, other, out)
-// from specs/mlu.yaml:303
+// from specs/mlu.yaml:324
 static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1567,9 +1567,9 @@ static void launch_logaddexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logaddexp: specs/mlu.yaml:303
+// logaddexp: specs/mlu.yaml:324
 static const torch_fl::KernelInfo kOp_logaddexp{
-    "logaddexp", "specs/mlu.yaml:303",
+    "logaddexp", "specs/mlu.yaml:324",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1593,10 +1593,10 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logaddexp.out: specs/mlu.yaml:303
+// logaddexp.out: specs/mlu.yaml:324
 // out variant derived from logaddexp
 static const torch_fl::KernelInfo kOp_logaddexp_out{
-    "logaddexp.out", "specs/mlu.yaml:303",
+    "logaddexp.out", "specs/mlu.yaml:324",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1623,7 +1623,7 @@ at::Tensor & wrap_logaddexp_out(const at::Tensor & self, const at::Tensor & othe
 }
 
 // mluOpLogSumExp(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:316
+// from specs/mlu.yaml:337
 static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & self, at::IntArrayRef dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1637,9 +1637,9 @@ static void launch_logsumexp(const torch_fl::OpContext& op, const at::Tensor & s
   }
 }
 
-// logsumexp: specs/mlu.yaml:316
+// logsumexp: specs/mlu.yaml:337
 static const torch_fl::KernelInfo kOp_logsumexp{
-    "logsumexp", "specs/mlu.yaml:316",
+    "logsumexp", "specs/mlu.yaml:337",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1661,10 +1661,10 @@ at::Tensor wrap_logsumexp(const at::Tensor & self, at::IntArrayRef dim, bool kee
   return out;
 }
 
-// logsumexp.out: specs/mlu.yaml:316
+// logsumexp.out: specs/mlu.yaml:337
 // out variant derived from logsumexp
 static const torch_fl::KernelInfo kOp_logsumexp_out{
-    "logsumexp.out", "specs/mlu.yaml:316",
+    "logsumexp.out", "specs/mlu.yaml:337",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1688,7 +1688,7 @@ at::Tensor & wrap_logsumexp_out(const at::Tensor & self, at::IntArrayRef dim, bo
 }
 
 // mluOpGather(stream, self, dim, index, out)
-// from specs/mlu.yaml:324
+// from specs/mlu.yaml:345
 static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1702,9 +1702,9 @@ static void launch_gather(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// gather: specs/mlu.yaml:324
+// gather: specs/mlu.yaml:345
 static const torch_fl::KernelInfo kOp_gather{
-    "gather", "specs/mlu.yaml:324",
+    "gather", "specs/mlu.yaml:345",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1728,10 +1728,10 @@ at::Tensor wrap_gather(const at::Tensor & self, int64_t dim, const at::Tensor & 
   return out;
 }
 
-// gather.out: specs/mlu.yaml:324
+// gather.out: specs/mlu.yaml:345
 // out variant derived from gather
 static const torch_fl::KernelInfo kOp_gather_out{
-    "gather.out", "specs/mlu.yaml:324",
+    "gather.out", "specs/mlu.yaml:345",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -1134,8 +1134,73 @@ static const torch_fl::KernelInfo kOp_convolution_backward_overrideable{
   return std::make_tuple(grad_input, grad_weight, grad_bias);
 }
 
+// mluOpFusedAttentionBackward(stream, grad_out, query, key, value, attn_bias, logsumexp, is_causal, mlu_glue::optional_float(scale), grad_query, grad_key, grad_value, grad_attn_bias)
+// from specs/mlu.yaml:265
+static void launch__scaled_dot_product_fused_attention_overrideable_backward(const torch_fl::OpContext& op, const at::Tensor & grad_out, const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const at::Tensor & attn_bias, const at::Tensor & logsumexp, bool is_causal, ::std::optional<double> scale, const at::Tensor& grad_query, const at::Tensor& grad_key, const at::Tensor& grad_value, const at::Tensor& grad_attn_bias) {
+  const auto stream_arg = mlu_glue::queue_of(op.stream());
+  const auto grad_out_arg = mlu_glue::describe(grad_out);
+  const auto query_arg = mlu_glue::describe(query);
+  const auto key_arg = mlu_glue::describe(key);
+  const auto value_arg = mlu_glue::describe(value);
+  const auto attn_bias_arg = mlu_glue::describe(attn_bias);
+  const auto logsumexp_arg = mlu_glue::describe(logsumexp);
+  const auto scale_arg8 = mlu_glue::optional_float(scale);
+  const auto grad_query_arg = mlu_glue::describe(grad_query);
+  const auto grad_key_arg = mlu_glue::describe(grad_key);
+  const auto grad_value_arg = mlu_glue::describe(grad_value);
+  const auto grad_attn_bias_arg = mlu_glue::describe(grad_attn_bias);
+  torch_fl::ProfilerRange sdk_call("mluOpFusedAttentionBackward");
+  const mluRet_t status = mluOpFusedAttentionBackward(stream_arg, &grad_out_arg, &query_arg, &key_arg, &value_arg, &attn_bias_arg, &logsumexp_arg, is_causal, scale_arg8, &grad_query_arg, &grad_key_arg, &grad_value_arg, &grad_attn_bias_arg);
+  sdk_call.end();
+  if (status != MLU_RET_SUCCESS) {
+    op.raise_vendor_error(static_cast<int64_t>(status), mluGetErrorStr(status));
+  }
+}
+
+// _scaled_dot_product_fused_attention_overrideable_backward: specs/mlu.yaml:265
+static const torch_fl::KernelInfo kOp__scaled_dot_product_fused_attention_overrideable_backward{
+    "_scaled_dot_product_fused_attention_overrideable_backward", "specs/mlu.yaml:265",
+    torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
+    torch_fl::FallbackPolicy::kError,
+    torch_fl::dtype_set({})};
+
+::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor> wrap__scaled_dot_product_fused_attention_overrideable_backward(const at::Tensor & grad_out, const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const at::Tensor & attn_bias, ::std::array<bool,4> grad_input_mask, const at::Tensor & out, const at::Tensor & logsumexp, const at::Tensor & cum_seq_q, const at::Tensor & cum_seq_k, int64_t max_q, int64_t max_k, double dropout_p, bool is_causal, const at::Tensor & philox_seed, const at::Tensor & philox_offset, ::std::optional<double> scale) {
+  torch_fl::OpContext op(kOp__scaled_dot_product_fused_attention_overrideable_backward);
+  op.check_input(grad_out, "grad_out", /*cpu_scalar_ok=*/true);
+  op.check_input(query, "query", /*cpu_scalar_ok=*/true);
+  op.check_input(key, "key", /*cpu_scalar_ok=*/true);
+  op.check_input(value, "value", /*cpu_scalar_ok=*/true);
+  op.check_input(attn_bias, "attn_bias", /*cpu_scalar_ok=*/true);
+  op.check_input(out, "out", /*cpu_scalar_ok=*/true);
+  op.check_input(logsumexp, "logsumexp", /*cpu_scalar_ok=*/true);
+  op.check_input(cum_seq_q, "cum_seq_q", /*cpu_scalar_ok=*/true);
+  op.check_input(cum_seq_k, "cum_seq_k", /*cpu_scalar_ok=*/true);
+  op.check_input(philox_seed, "philox_seed", /*cpu_scalar_ok=*/true);
+  op.check_input(philox_offset, "philox_offset", /*cpu_scalar_ok=*/true);
+  const torch_fl::DeviceGuard guard(op.device());
+  if (!(op.dtype_is_native(query, "query"))) {
+    return torch_fl::fallback_to_cpu<ATEN_OP(_scaled_dot_product_fused_attention_overrideable_backward)>(op, torch_fl::FallbackReason::kDtype, grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, scale);
+  }
+  if (!(query.dim() == 4 && dropout_p == 0.0)) {  // when: query.dim() == 4 and dropout_p == 0.0
+    return torch_fl::fallback_to_cpu<ATEN_OP(_scaled_dot_product_fused_attention_overrideable_backward)>(op, torch_fl::FallbackReason::kGuard, grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, scale);
+  }
+  const auto expected = torch_fl::output_rules::fused_attention_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, scale);
+  const c10::MaybeOwned<at::Tensor> grad_out_on_device = op.on_device(grad_out);
+  const c10::MaybeOwned<at::Tensor> query_on_device = op.on_device(query);
+  const c10::MaybeOwned<at::Tensor> key_on_device = op.on_device(key);
+  const c10::MaybeOwned<at::Tensor> value_on_device = op.on_device(value);
+  const c10::MaybeOwned<at::Tensor> attn_bias_on_device = op.on_device(attn_bias);
+  const c10::MaybeOwned<at::Tensor> logsumexp_on_device = op.on_device(logsumexp);
+  const at::Tensor grad_query = op.allocate(std::get<0>(expected));
+  const at::Tensor grad_key = op.allocate(std::get<1>(expected));
+  const at::Tensor grad_value = op.allocate(std::get<2>(expected));
+  const at::Tensor grad_attn_bias = op.allocate(std::get<3>(expected));
+  launch__scaled_dot_product_fused_attention_overrideable_backward(op, *grad_out_on_device, *query_on_device, *key_on_device, *value_on_device, *attn_bias_on_device, *logsumexp_on_device, is_causal, scale, grad_query, grad_key, grad_value, grad_attn_bias);
+  return std::make_tuple(grad_query, grad_key, grad_value, grad_attn_bias);
+}
+
 // mluOpDropoutBackward(stream, grad_output, mask, scale, out)
-// from specs/mlu.yaml:257
+// from specs/mlu.yaml:278
 static void launch_native_dropout_backward(const torch_fl::OpContext& op, const at::Tensor & grad_output, const at::Tensor & mask, double scale, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto grad_output_arg = mlu_glue::describe(grad_output);
@@ -1149,9 +1214,9 @@ static void launch_native_dropout_backward(const torch_fl::OpContext& op, const 
   }
 }
 
-// native_dropout_backward: specs/mlu.yaml:257
+// native_dropout_backward: specs/mlu.yaml:278
 static const torch_fl::KernelInfo kOp_native_dropout_backward{
-    "native_dropout_backward", "specs/mlu.yaml:257",
+    "native_dropout_backward", "specs/mlu.yaml:278",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1176,7 +1241,7 @@ at::Tensor wrap_native_dropout_backward(const at::Tensor & grad_output, const at
 }
 
 // mluOpAsinh(stream, self, out)
-// from specs/mlu.yaml:275
+// from specs/mlu.yaml:296
 static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1189,9 +1254,9 @@ static void launch_asinh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// asinh: specs/mlu.yaml:275
+// asinh: specs/mlu.yaml:296
 static const torch_fl::KernelInfo kOp_asinh{
-    "asinh", "specs/mlu.yaml:275",
+    "asinh", "specs/mlu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1213,10 +1278,10 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   return out;
 }
 
-// asinh.out: specs/mlu.yaml:275
+// asinh.out: specs/mlu.yaml:296
 // out variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_out{
-    "asinh.out", "specs/mlu.yaml:275",
+    "asinh.out", "specs/mlu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1239,10 +1304,10 @@ at::Tensor & wrap_asinh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// asinh_: specs/mlu.yaml:275
+// asinh_: specs/mlu.yaml:296
 // inplace variant derived from asinh
 static const torch_fl::KernelInfo kOp_asinh_{
-    "asinh_", "specs/mlu.yaml:275",
+    "asinh_", "specs/mlu.yaml:296",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1262,7 +1327,7 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
 }
 
 // mluOpLgamma(stream, self, out)
-// from specs/mlu.yaml:283
+// from specs/mlu.yaml:304
 static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1275,9 +1340,9 @@ static void launch_lgamma(const torch_fl::OpContext& op, const at::Tensor & self
   }
 }
 
-// lgamma: specs/mlu.yaml:283
+// lgamma: specs/mlu.yaml:304
 static const torch_fl::KernelInfo kOp_lgamma{
-    "lgamma", "specs/mlu.yaml:283",
+    "lgamma", "specs/mlu.yaml:304",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1299,10 +1364,10 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   return out;
 }
 
-// lgamma.out: specs/mlu.yaml:283
+// lgamma.out: specs/mlu.yaml:304
 // out variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_out{
-    "lgamma.out", "specs/mlu.yaml:283",
+    "lgamma.out", "specs/mlu.yaml:304",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1325,10 +1390,10 @@ at::Tensor & wrap_lgamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// lgamma_: specs/mlu.yaml:283
+// lgamma_: specs/mlu.yaml:304
 // inplace variant derived from lgamma
 static const torch_fl::KernelInfo kOp_lgamma_{
-    "lgamma_", "specs/mlu.yaml:283",
+    "lgamma_", "specs/mlu.yaml:304",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1348,7 +1413,7 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
 }
 
 // mluOpDigamma(stream, self, out)
-// from specs/mlu.yaml:284
+// from specs/mlu.yaml:305
 static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1361,9 +1426,9 @@ static void launch_digamma(const torch_fl::OpContext& op, const at::Tensor & sel
   }
 }
 
-// digamma: specs/mlu.yaml:284
+// digamma: specs/mlu.yaml:305
 static const torch_fl::KernelInfo kOp_digamma{
-    "digamma", "specs/mlu.yaml:284",
+    "digamma", "specs/mlu.yaml:305",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1385,10 +1450,10 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   return out;
 }
 
-// digamma.out: specs/mlu.yaml:284
+// digamma.out: specs/mlu.yaml:305
 // out variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_out{
-    "digamma.out", "specs/mlu.yaml:284",
+    "digamma.out", "specs/mlu.yaml:305",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1411,10 +1476,10 @@ at::Tensor & wrap_digamma_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// digamma_: specs/mlu.yaml:284
+// digamma_: specs/mlu.yaml:305
 // inplace variant derived from digamma
 static const torch_fl::KernelInfo kOp_digamma_{
-    "digamma_", "specs/mlu.yaml:284",
+    "digamma_", "specs/mlu.yaml:305",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1434,7 +1499,7 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
 }
 
 // mluOpLogicalOr(stream, self, other, out)
-// from specs/mlu.yaml:295
+// from specs/mlu.yaml:316
 static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1448,9 +1513,9 @@ static void launch_logical_or(const torch_fl::OpContext& op, const at::Tensor & 
   }
 }
 
-// logical_or: specs/mlu.yaml:295
+// logical_or: specs/mlu.yaml:316
 static const torch_fl::KernelInfo kOp_logical_or{
-    "logical_or", "specs/mlu.yaml:295",
+    "logical_or", "specs/mlu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1474,10 +1539,10 @@ at::Tensor wrap_logical_or(const at::Tensor & self, const at::Tensor & other) {
   return out;
 }
 
-// logical_or.out: specs/mlu.yaml:295
+// logical_or.out: specs/mlu.yaml:316
 // out variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_out{
-    "logical_or.out", "specs/mlu.yaml:295",
+    "logical_or.out", "specs/mlu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1503,10 +1568,10 @@ at::Tensor & wrap_logical_or_out(const at::Tensor & self, const at::Tensor & oth
   return out;
 }
 
-// logical_or_: specs/mlu.yaml:295
+// logical_or_: specs/mlu.yaml:316
 // inplace variant derived from logical_or
 static const torch_fl::KernelInfo kOp_logical_or_{
-    "logical_or_", "specs/mlu.yaml:295",
+    "logical_or_", "specs/mlu.yaml:316",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1564,6 +1629,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_fill_.Scalar", TORCH_FN(wrap_masked_fill__Scalar));
   m.impl("convolution_overrideable", TORCH_FN(wrap_convolution_overrideable));
   m.impl("convolution_backward_overrideable", TORCH_FN(wrap_convolution_backward_overrideable));
+  m.impl("_scaled_dot_product_fused_attention_overrideable_backward", TORCH_FN(wrap__scaled_dot_product_fused_attention_overrideable_backward));
   m.impl("native_dropout_backward", TORCH_FN(wrap_native_dropout_backward));
   m.impl("asinh", TORCH_FN(wrap_asinh));
   m.impl("asinh.out", TORCH_FN(wrap_asinh_out));

@@ -1066,7 +1066,7 @@ static const torch_fl::KernelInfo kOp_native_batch_norm{
 }
 
 // mluOpSoftmax(stream, self, dim, out)
-// from specs/mlu.yaml:263
+// from specs/mlu.yaml:284
 static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1079,9 +1079,9 @@ static void launch__softmax(const torch_fl::OpContext& op, const at::Tensor & se
   }
 }
 
-// _softmax: specs/mlu.yaml:263
+// _softmax: specs/mlu.yaml:284
 static const torch_fl::KernelInfo kOp__softmax{
-    "_softmax", "specs/mlu.yaml:263",
+    "_softmax", "specs/mlu.yaml:284",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1103,10 +1103,10 @@ at::Tensor wrap__softmax(const at::Tensor & self, int64_t dim, bool half_to_floa
   return out;
 }
 
-// _softmax.out: specs/mlu.yaml:263
+// _softmax.out: specs/mlu.yaml:284
 // out variant derived from _softmax
 static const torch_fl::KernelInfo kOp__softmax_out{
-    "_softmax.out", "specs/mlu.yaml:263",
+    "_softmax.out", "specs/mlu.yaml:284",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1130,7 +1130,7 @@ at::Tensor & wrap__softmax_out(const at::Tensor & self, int64_t dim, bool half_t
 }
 
 // mluOpTan(stream, self, out)
-// from specs/mlu.yaml:269
+// from specs/mlu.yaml:290
 static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1143,9 +1143,9 @@ static void launch_tan(const torch_fl::OpContext& op, const at::Tensor & self, c
   }
 }
 
-// tan: specs/mlu.yaml:269
+// tan: specs/mlu.yaml:290
 static const torch_fl::KernelInfo kOp_tan{
-    "tan", "specs/mlu.yaml:269",
+    "tan", "specs/mlu.yaml:290",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1167,10 +1167,10 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   return out;
 }
 
-// tan.out: specs/mlu.yaml:269
+// tan.out: specs/mlu.yaml:290
 // out variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_out{
-    "tan.out", "specs/mlu.yaml:269",
+    "tan.out", "specs/mlu.yaml:290",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1193,10 +1193,10 @@ at::Tensor & wrap_tan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// tan_: specs/mlu.yaml:269
+// tan_: specs/mlu.yaml:290
 // inplace variant derived from tan
 static const torch_fl::KernelInfo kOp_tan_{
-    "tan_", "specs/mlu.yaml:269",
+    "tan_", "specs/mlu.yaml:290",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1216,7 +1216,7 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
 }
 
 // mluOpAtan(stream, self, out)
-// from specs/mlu.yaml:272
+// from specs/mlu.yaml:293
 static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1229,9 +1229,9 @@ static void launch_atan(const torch_fl::OpContext& op, const at::Tensor & self, 
   }
 }
 
-// atan: specs/mlu.yaml:272
+// atan: specs/mlu.yaml:293
 static const torch_fl::KernelInfo kOp_atan{
-    "atan", "specs/mlu.yaml:272",
+    "atan", "specs/mlu.yaml:293",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1253,10 +1253,10 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   return out;
 }
 
-// atan.out: specs/mlu.yaml:272
+// atan.out: specs/mlu.yaml:293
 // out variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_out{
-    "atan.out", "specs/mlu.yaml:272",
+    "atan.out", "specs/mlu.yaml:293",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1279,10 +1279,10 @@ at::Tensor & wrap_atan_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atan_: specs/mlu.yaml:272
+// atan_: specs/mlu.yaml:293
 // inplace variant derived from atan
 static const torch_fl::KernelInfo kOp_atan_{
-    "atan_", "specs/mlu.yaml:272",
+    "atan_", "specs/mlu.yaml:293",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1302,7 +1302,7 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
 }
 
 // mluOpAcosh(stream, self, out)
-// from specs/mlu.yaml:276
+// from specs/mlu.yaml:297
 static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1315,9 +1315,9 @@ static void launch_acosh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// acosh: specs/mlu.yaml:276
+// acosh: specs/mlu.yaml:297
 static const torch_fl::KernelInfo kOp_acosh{
-    "acosh", "specs/mlu.yaml:276",
+    "acosh", "specs/mlu.yaml:297",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1339,10 +1339,10 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   return out;
 }
 
-// acosh.out: specs/mlu.yaml:276
+// acosh.out: specs/mlu.yaml:297
 // out variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_out{
-    "acosh.out", "specs/mlu.yaml:276",
+    "acosh.out", "specs/mlu.yaml:297",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1365,10 +1365,10 @@ at::Tensor & wrap_acosh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// acosh_: specs/mlu.yaml:276
+// acosh_: specs/mlu.yaml:297
 // inplace variant derived from acosh
 static const torch_fl::KernelInfo kOp_acosh_{
-    "acosh_", "specs/mlu.yaml:276",
+    "acosh_", "specs/mlu.yaml:297",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1388,7 +1388,7 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
 }
 
 // mluOpAtanh(stream, self, out)
-// from specs/mlu.yaml:277
+// from specs/mlu.yaml:298
 static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1401,9 +1401,9 @@ static void launch_atanh(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// atanh: specs/mlu.yaml:277
+// atanh: specs/mlu.yaml:298
 static const torch_fl::KernelInfo kOp_atanh{
-    "atanh", "specs/mlu.yaml:277",
+    "atanh", "specs/mlu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1425,10 +1425,10 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   return out;
 }
 
-// atanh.out: specs/mlu.yaml:277
+// atanh.out: specs/mlu.yaml:298
 // out variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_out{
-    "atanh.out", "specs/mlu.yaml:277",
+    "atanh.out", "specs/mlu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1451,10 +1451,10 @@ at::Tensor & wrap_atanh_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// atanh_: specs/mlu.yaml:277
+// atanh_: specs/mlu.yaml:298
 // inplace variant derived from atanh
 static const torch_fl::KernelInfo kOp_atanh_{
-    "atanh_", "specs/mlu.yaml:277",
+    "atanh_", "specs/mlu.yaml:298",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1474,7 +1474,7 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
 }
 
 // mluOpLog10(stream, self, out)
-// from specs/mlu.yaml:279
+// from specs/mlu.yaml:300
 static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1487,9 +1487,9 @@ static void launch_log10(const torch_fl::OpContext& op, const at::Tensor & self,
   }
 }
 
-// log10: specs/mlu.yaml:279
+// log10: specs/mlu.yaml:300
 static const torch_fl::KernelInfo kOp_log10{
-    "log10", "specs/mlu.yaml:279",
+    "log10", "specs/mlu.yaml:300",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1511,10 +1511,10 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   return out;
 }
 
-// log10.out: specs/mlu.yaml:279
+// log10.out: specs/mlu.yaml:300
 // out variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_out{
-    "log10.out", "specs/mlu.yaml:279",
+    "log10.out", "specs/mlu.yaml:300",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1537,10 +1537,10 @@ at::Tensor & wrap_log10_out(const at::Tensor & self, at::Tensor & out) {
   return out;
 }
 
-// log10_: specs/mlu.yaml:279
+// log10_: specs/mlu.yaml:300
 // inplace variant derived from log10
 static const torch_fl::KernelInfo kOp_log10_{
-    "log10_", "specs/mlu.yaml:279",
+    "log10_", "specs/mlu.yaml:300",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1560,7 +1560,7 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
 }
 
 // mluOpBitwiseXorScalar(stream, self, other, out)
-// from specs/mlu.yaml:309
+// from specs/mlu.yaml:330
 static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::Tensor & self, const at::Scalar & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1575,7 +1575,7 @@ static void launch_bitwise_xor_Scalar(const torch_fl::OpContext& op, const at::T
 }
 
 // mluOpBitwiseXor(stream, self, other, out)
-// from specs/mlu.yaml:293
+// from specs/mlu.yaml:314
 static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::Tensor & self, const at::Tensor & other, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1589,9 +1589,9 @@ static void launch_bitwise_xor_Tensor(const torch_fl::OpContext& op, const at::T
   }
 }
 
-// bitwise_xor.Tensor: specs/mlu.yaml:293
+// bitwise_xor.Tensor: specs/mlu.yaml:314
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor{
-    "bitwise_xor.Tensor", "specs/mlu.yaml:293",
+    "bitwise_xor.Tensor", "specs/mlu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1618,10 +1618,10 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   return out;
 }
 
-// bitwise_xor.Tensor_out: specs/mlu.yaml:293
+// bitwise_xor.Tensor_out: specs/mlu.yaml:314
 // out variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor_Tensor_out{
-    "bitwise_xor.Tensor_out", "specs/mlu.yaml:293",
+    "bitwise_xor.Tensor_out", "specs/mlu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1650,10 +1650,10 @@ at::Tensor & wrap_bitwise_xor_Tensor_out(const at::Tensor & self, const at::Tens
   return out;
 }
 
-// bitwise_xor_.Tensor: specs/mlu.yaml:293
+// bitwise_xor_.Tensor: specs/mlu.yaml:314
 // inplace variant derived from bitwise_xor.Tensor
 static const torch_fl::KernelInfo kOp_bitwise_xor__Tensor{
-    "bitwise_xor_.Tensor", "specs/mlu.yaml:293",
+    "bitwise_xor_.Tensor", "specs/mlu.yaml:314",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1678,9 +1678,9 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   return self;
 }
 
-// bitwise_xor.Scalar: specs/mlu.yaml:309
+// bitwise_xor.Scalar: specs/mlu.yaml:330
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar{
-    "bitwise_xor.Scalar", "specs/mlu.yaml:309",
+    "bitwise_xor.Scalar", "specs/mlu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1702,10 +1702,10 @@ at::Tensor wrap_bitwise_xor_Scalar(const at::Tensor & self, const at::Scalar & o
   return out;
 }
 
-// bitwise_xor.Scalar_out: specs/mlu.yaml:309
+// bitwise_xor.Scalar_out: specs/mlu.yaml:330
 // out variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor_Scalar_out{
-    "bitwise_xor.Scalar_out", "specs/mlu.yaml:309",
+    "bitwise_xor.Scalar_out", "specs/mlu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1728,10 +1728,10 @@ at::Tensor & wrap_bitwise_xor_Scalar_out(const at::Tensor & self, const at::Scal
   return out;
 }
 
-// bitwise_xor_.Scalar: specs/mlu.yaml:309
+// bitwise_xor_.Scalar: specs/mlu.yaml:330
 // inplace variant derived from bitwise_xor.Scalar
 static const torch_fl::KernelInfo kOp_bitwise_xor__Scalar{
-    "bitwise_xor_.Scalar", "specs/mlu.yaml:309",
+    "bitwise_xor_.Scalar", "specs/mlu.yaml:330",
     torch_fl::dtype_set({c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1751,7 +1751,7 @@ at::Tensor & wrap_bitwise_xor__Scalar(at::Tensor & self, const at::Scalar & othe
 }
 
 // mluOpReduceProd(stream, self, dim, keepdim, out)
-// from specs/mlu.yaml:314
+// from specs/mlu.yaml:335
 static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, bool keepdim, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1764,9 +1764,9 @@ static void launch_prod_dim_int(const torch_fl::OpContext& op, const at::Tensor 
   }
 }
 
-// prod.dim_int: specs/mlu.yaml:314
+// prod.dim_int: specs/mlu.yaml:335
 static const torch_fl::KernelInfo kOp_prod_dim_int{
-    "prod.dim_int", "specs/mlu.yaml:314",
+    "prod.dim_int", "specs/mlu.yaml:335",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1789,7 +1789,7 @@ at::Tensor wrap_prod_dim_int(const at::Tensor & self, int64_t dim, bool keepdim,
 }
 
 // mluOpScatterAdd(stream, self, dim, index, src, out)
-// from specs/mlu.yaml:327
+// from specs/mlu.yaml:348
 static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor & self, int64_t dim, const at::Tensor & index, const at::Tensor & src, const at::Tensor& out) {
   const auto stream_arg = mlu_glue::queue_of(op.stream());
   const auto self_arg = mlu_glue::describe(self);
@@ -1804,9 +1804,9 @@ static void launch_scatter_add(const torch_fl::OpContext& op, const at::Tensor &
   }
 }
 
-// scatter_add: specs/mlu.yaml:327
+// scatter_add: specs/mlu.yaml:348
 static const torch_fl::KernelInfo kOp_scatter_add{
-    "scatter_add", "specs/mlu.yaml:327",
+    "scatter_add", "specs/mlu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1832,10 +1832,10 @@ at::Tensor wrap_scatter_add(const at::Tensor & self, int64_t dim, const at::Tens
   return out;
 }
 
-// scatter_add.out: specs/mlu.yaml:327
+// scatter_add.out: specs/mlu.yaml:348
 // out variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_out{
-    "scatter_add.out", "specs/mlu.yaml:327",
+    "scatter_add.out", "specs/mlu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};
@@ -1864,10 +1864,10 @@ at::Tensor & wrap_scatter_add_out(const at::Tensor & self, int64_t dim, const at
   return out;
 }
 
-// scatter_add_: specs/mlu.yaml:327
+// scatter_add_: specs/mlu.yaml:348
 // inplace variant derived from scatter_add
 static const torch_fl::KernelInfo kOp_scatter_add_{
-    "scatter_add_", "specs/mlu.yaml:327",
+    "scatter_add_", "specs/mlu.yaml:348",
     torch_fl::dtype_set({c10::ScalarType::Float, c10::ScalarType::Half, c10::ScalarType::BFloat16, c10::ScalarType::Int, c10::ScalarType::Long, c10::ScalarType::Bool}),
     torch_fl::FallbackPolicy::kCpu,
     torch_fl::dtype_set({})};

@@ -11,6 +11,7 @@
 #include <torch_fl/generator.h>
 #include <torch_fl/op_context.h>
 #include <torch_fl/output_rules.h>
+#include <torch_fl/output_rules_attention.h>
 #include <torch_fl/output_rules_torchvision.h>
 #include <torch_fl/profiler_range.h>
 #include <torch_fl/stream.h>

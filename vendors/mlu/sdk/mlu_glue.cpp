@@ -72,6 +72,13 @@ mluScalar_t optional_scalar(const std::optional<at::Scalar>& value) {
   return none;
 }
 
+mluScalar_t optional_float(std::optional<double> value) {
+  mluScalar_t s{};
+  s.kind = value.has_value() ? MLU_SCALAR_FLOAT : MLU_SCALAR_NONE;
+  s.f = value.value_or(0.0);
+  return s;
+}
+
 mluIntList_t optional_int(std::optional<int64_t> value) {
   mluIntList_t list{};
   list.count = value.has_value() ? 1 : -1;

@@ -29,6 +29,8 @@ TensorListDescriptor describe_list(const at::ITensorListRef& tensors);
 mluScalar_t scalar(const at::Scalar& value);
 // An absent optional scalar has kind MLU_SCALAR_NONE.
 mluScalar_t optional_scalar(const std::optional<at::Scalar>& value);
+// A `float?` argument (SDPA's scale): MLU_SCALAR_NONE when absent.
+mluScalar_t optional_float(std::optional<double> value);
 // An optional int as a list of zero (absent) or one value; count -1 when absent.
 mluIntList_t optional_int(std::optional<int64_t> value);
 // An absent optional bool means "true" in the ops that take one (native_dropout's train).

@@ -22,6 +22,7 @@
 #include "mlu_conv.h"
 #include "mlu_pooling.h"
 #include "mlu_norm.h"
+#include "mlu_attention.h"
 #include "mlu_torchvision.h"
 
 #endif /* MLU_OPS_H_ */

@@ -1,0 +1,67 @@
+#include <torch_fl/output_rules_attention.h>
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace torch_fl::output_rules {
+namespace {
+
+at::TensorOptions meta_options(const at::Tensor& like, c10::ScalarType dtype) {
+  return like.options().dtype(dtype).device(c10::DeviceType::Meta);
+}
+
+at::Tensor meta_like_if(bool wanted, const at::Tensor& like) {
+  if (!wanted || !like.defined()) return at::Tensor();
+  return at::empty_like(like, meta_options(like, like.scalar_type()), at::MemoryFormat::Preserve);
+}
+
+// `sizes` laid out in query's dimension order (its strides, largest first), as
+// PyTorch's meta function allocates the output (alloc_with_matching_layout): a
+// compiled graph drops a `.contiguous()` on the transposed output when the meta
+// result says it is already contiguous, so the kernel's output must be too.
+at::Tensor meta_matching_layout(const at::Tensor& query, const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return query.stride(a) > query.stride(b); });
+  std::vector<int64_t> permuted_sizes, back(sizes.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    permuted_sizes.push_back(sizes[order[i]]);
+    back[order[i]] = static_cast<int64_t>(i);
+  }
+  return at::empty(permuted_sizes, meta_options(query, query.scalar_type())).permute(back);
+}
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, int64_t, int64_t, at::Tensor, at::Tensor, at::Tensor>
+fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                const std::optional<at::Tensor>&, double, bool, bool, std::optional<double>) {
+  TORCH_CHECK(query.dim() == 3 || query.dim() == 4, "fused attention: query must be 3-D or 4-D, got ", query.dim(),
+              "-D");
+  const int64_t batch = query.dim() == 4 ? query.size(0) : 1;
+  const int64_t heads = query.size(-3);
+  const int64_t query_length = query.size(-2);
+  std::vector<int64_t> out_sizes = query.sizes().vec();
+  out_sizes.back() = value.size(-1);
+  const at::Tensor output = query.dim() == 4 ? meta_matching_layout(query, out_sizes)
+                                             : at::empty(out_sizes, meta_options(query, query.scalar_type()));
+  const at::Tensor logsumexp = at::empty({batch, heads, query_length}, meta_options(query, at::kFloat));
+  const at::Tensor philox = at::empty({}, meta_options(query, at::kLong));
+  return {output,     logsumexp, at::Tensor(), at::Tensor(), query_length, key.size(-2), philox,
+          philox.clone(), at::Tensor()};
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_attention_backward(
+    const at::Tensor&, const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+    const at::Tensor& attn_bias, std::array<bool, 4> grad_input_mask, const at::Tensor&, const at::Tensor&,
+    const at::Tensor&, const at::Tensor&, int64_t, int64_t, double, bool, const at::Tensor&, const at::Tensor&,
+    std::optional<double>) {
+  return {meta_like_if(grad_input_mask[0], query), meta_like_if(grad_input_mask[1], key),
+          meta_like_if(grad_input_mask[2], value), meta_like_if(grad_input_mask[3], attn_bias)};
+}
+
+}  // namespace torch_fl::output_rules
