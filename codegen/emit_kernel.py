@@ -321,7 +321,8 @@ def acceptance_block(kernel: KernelPlan, name: str) -> CppBlock:
     aten = kernel.aten
     info = emit_names.kernel_info(aten)
     arguments = ", ".join(f"{cpp_type} {arg}" for cpp_type, arg in aten.dispatcher_arguments())
-    lines = [f"bool {name}({arguments}) {{", f"  torch_fl::OpContext op({info});"]
+    lines = [f"bool {name}({arguments}) {{",
+             f"  torch_fl::OpContext op({info}, torch_fl::OpContext::Purpose::kProbe);"]
     lines += [line for line in _placement_checks(kernel) if "overlap" not in line]
     preconditions = _preconditions(kernel, refuse=lambda _kernel, _reason: "return false;")
     if not kernel.dtype_decision.check_result:  # the expected results serve only the allocation

@@ -2259,7 +2259,7 @@ static const torch_fl::KernelInfo kOp_max_dim{
 // _scaled_dot_product_fused_attention_overrideable: whether its kernel runs natively for these arguments (the checks of wrap__scaled_dot_product_fused_attention_overrideable)
 // from specs/mlu.yaml:256
 bool fused_attention_accepts(const at::Tensor & query, const at::Tensor & key, const at::Tensor & value, const ::std::optional<at::Tensor> & attn_bias, double dropout_p, bool is_causal, bool return_debug_mask, ::std::optional<double> scale) {
-  torch_fl::OpContext op(kOp__scaled_dot_product_fused_attention_overrideable);
+  torch_fl::OpContext op(kOp__scaled_dot_product_fused_attention_overrideable, torch_fl::OpContext::Purpose::kProbe);
   op.check_input(query, "query", /*cpu_scalar_ok=*/true);
   op.check_input(key, "key", /*cpu_scalar_ok=*/true);
   op.check_input(value, "value", /*cpu_scalar_ok=*/true);

@@ -67,9 +67,9 @@ void OpContext::record_operand(const at::Tensor& tensor) {
   if (operand_count_ < kMaxOperands) operands_[operand_count_++] = &tensor;
 }
 
-OpContext::OpContext(const KernelInfo& info) : info_(info) {
+OpContext::OpContext(const KernelInfo& info, Purpose purpose) : info_(info), purpose_(purpose) {
   check_not_forked();
-  if (recording_native_runs()) native_runs_detail::new_context(this);
+  if (purpose_ == Purpose::kRun && recording_native_runs()) native_runs_detail::new_context(this);
 }
 
 namespace {
@@ -131,9 +131,12 @@ c10::Device OpContext::device() const {
 bool OpContext::decide(c10::ScalarType dtype, bool native, const char* name) const {
   if (debug_logging()) {
     log_line(std::string(info_.name) + " [" + name + ": " + c10::toString(dtype) + "]: " +
-             (native ? "native" : "dtype not native") + " (" + info_.source + ")");
+             (purpose_ == Purpose::kProbe ? "asked, not run: " : "") + (native ? "native" : "dtype not native") +
+             " (" + info_.source + ")");
   }
-  if (native && recording_native_runs()) native_runs_detail::dtype_decided_native(this, dtype);
+  if (purpose_ == Purpose::kRun && native && recording_native_runs()) {
+    native_runs_detail::dtype_decided_native(this, dtype);
+  }
   if (!native) {
     checked_dtype_ = dtype;
     checked_arg_ = name;

@@ -1,5 +1,6 @@
 #include <torch_fl/output_rules_attention.h>
 
+#include <ATen/ExpandUtils.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -35,13 +36,41 @@ at::Tensor meta_matching_layout(const at::Tensor& query, const std::vector<int64
   return at::empty(permuted_sizes, meta_options(query, query.scalar_type())).permute(back);
 }
 
+// What the fused op needs of its arguments, checked at the call (the kernel runs
+// later, on the stream, where an error would surface at an unrelated op).
+void check_attention_arguments(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
+                               const at::Tensor* bias) {
+  TORCH_CHECK(query.dim() == 3 || query.dim() == 4, "fused attention: query must be 3-D or 4-D, got ", query.dim(),
+              "-D");
+  TORCH_CHECK(key.dim() == query.dim() && value.dim() == query.dim(), "fused attention: query, key and value must "
+              "have the same number of dimensions, got ", query.dim(), ", ", key.dim(), " and ", value.dim());
+  TORCH_CHECK(key.scalar_type() == query.scalar_type() && value.scalar_type() == query.scalar_type(),
+              "fused attention: query, key and value must have the same dtype, got ", query.scalar_type(), ", ",
+              key.scalar_type(), " and ", value.scalar_type());
+  for (int64_t dim = 0; dim < query.dim() - 2; ++dim) {
+    TORCH_CHECK(key.size(dim) == query.size(dim) && value.size(dim) == query.size(dim),
+                "fused attention: query, key and value must agree in dimension ", dim, " (batch and heads), got ",
+                query.sizes(), ", ", key.sizes(), " and ", value.sizes());
+  }
+  TORCH_CHECK(key.size(-1) == query.size(-1), "fused attention: key's last dimension (", key.size(-1),
+              ") must be query's (", query.size(-1), ")");
+  TORCH_CHECK(value.size(-2) == key.size(-2), "fused attention: value's sequence length (", value.size(-2),
+              ") must be key's (", key.size(-2), ")");
+  if (bias != nullptr && bias->defined()) {
+    std::vector<int64_t> scores(query.sizes().begin(), query.sizes().end() - 1);
+    scores.push_back(key.size(-2));
+    TORCH_CHECK(bias->dim() <= static_cast<int64_t>(scores.size()) && at::is_expandable_to(bias->sizes(), scores),
+                "fused attention: attn_bias of shape ", bias->sizes(), " does not broadcast to the scores' shape ",
+                at::IntArrayRef(scores));
+  }
+}
+
 }  // namespace
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, int64_t, int64_t, at::Tensor, at::Tensor, at::Tensor>
 fused_attention(const at::Tensor& query, const at::Tensor& key, const at::Tensor& value,
-                const std::optional<at::Tensor>&, double, bool, bool, std::optional<double>) {
-  TORCH_CHECK(query.dim() == 3 || query.dim() == 4, "fused attention: query must be 3-D or 4-D, got ", query.dim(),
-              "-D");
+                const std::optional<at::Tensor>& attn_bias, double, bool, bool, std::optional<double>) {
+  check_attention_arguments(query, key, value, attn_bias.has_value() ? &*attn_bias : nullptr);
   const int64_t batch = query.dim() == 4 ? query.size(0) : 1;
   const int64_t heads = query.size(-3);
   const int64_t query_length = query.size(-2);
@@ -60,6 +89,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_attention_backw
     const at::Tensor& attn_bias, std::array<bool, 4> grad_input_mask, const at::Tensor&, const at::Tensor&,
     const at::Tensor&, const at::Tensor&, int64_t, int64_t, double, bool, const at::Tensor&, const at::Tensor&,
     std::optional<double>) {
+  check_attention_arguments(query, key, value, &attn_bias);
   return {meta_like_if(grad_input_mask[0], query), meta_like_if(grad_input_mask[1], key),
           meta_like_if(grad_input_mask[2], value), meta_like_if(grad_input_mask[3], attn_bias)};
 }

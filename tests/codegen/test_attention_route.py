@@ -48,6 +48,8 @@ def test_the_choice_is_registered_and_asks_the_forward_kernels_checks(tmp_path):
     assert "#include <torch_fl/sdp_choice.h>" in code
     accepts = function(code, "bool fused_attention_accepts(")
     # The wrapper's own dtype decision and `when:`, answering false instead of falling back.
+    assert "OpContext op(kOp__scaled_dot_product_fused_attention_overrideable, " \
+           "torch_fl::OpContext::Purpose::kProbe);" in accepts  # logs "asked, not run", records nothing
     assert 'op.dtype_is_native(query, "query")' in accepts
     assert "query.dim() == 4 && dropout_p == 0.0" in accepts
     assert "fallback_to_cpu" not in accepts and accepts.count("return false;") == 2

@@ -14,6 +14,8 @@ SUFFIXES = ("_backward_data", "_backward", "_forward", "_overrideable", "_with_i
 # devices, so their OpInfos exercise it (knowledge of PyTorch, not a skip list).
 BACKEND_OP_ALIASES = {"convolution": ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"),
                       "prelu_kernel": ("prelu",), "nll_loss2d": ("nll_loss",),
+                      # SDPA takes a fused kernel declared for the device where its choice accepts the call.
+                      "scaled_dot_product_fused_attention": ("scaled_dot_product_attention",),
                       **{f"{mode}_pad{rank}d": ("pad",) for mode in ("reflection", "replication") for rank in (1, 2, 3)}}
 
 
@@ -114,13 +116,22 @@ def native_overloads(matrix: dict) -> dict[str, set[str]]:
     return {name: dtypes for name, dtypes in native.items() if dtypes}
 
 
+def comparable(sample) -> bool:
+    """Whether a sample's result can be compared with CPU's: not one that asks for
+    dropout (SDPA's `dropout_p`), which each device draws from its own generator."""
+    return not sample.kwargs.get("dropout_p", 0.0)
+
+
 def chosen_samples(samples, max_samples: int, scanned: int = 200):
     """The first max_samples, and the first sample of each input rank they lack
-    (nll_loss's 4-D samples, which reach nll_loss2d, come after its first dozen)."""
+    (nll_loss's 4-D samples, which reach nll_loss2d, come after its first dozen);
+    samples that are not comparable() are left out."""
     ranks = set()
     for index, sample in enumerate(samples):
         if index >= scanned:
             break
+        if not comparable(sample):
+            continue
         rank = sample.input.dim() if hasattr(sample.input, "dim") else -1
         if index < max_samples or rank not in ranks:
             ranks.add(rank)

@@ -23,6 +23,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 import torch_fl
 from fallback_records import dtype_name, fallbacks
 from selection import chosen_samples
+import reference_accuracy
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16, "float64": torch.float64,
           "int32": torch.int32, "int64": torch.int64, "bool": torch.bool, "int8": torch.int8, "uint8": torch.uint8,
@@ -140,25 +141,61 @@ def _layout(t: torch.Tensor) -> tuple:
     return tuple((dim, stride) for dim, (size, stride) in enumerate(zip(t.shape, t.stride())) if size > 1)
 
 
+class StructureMismatch(AssertionError):
+    """Another number of outputs, placement, dtype or shape than CPU's: never judged again."""
+
+
+def check_structure(device_value, cpu_value) -> None:
+    flat_dev, _ = tree_flatten(device_value)
+    flat_cpu, _ = tree_flatten(cpu_value)
+    if len(flat_dev) != len(flat_cpu):
+        raise StructureMismatch("different number of outputs")
+    for d, c in zip(flat_dev, flat_cpu):
+        if not isinstance(c, torch.Tensor):
+            continue
+        if not (isinstance(d, torch.Tensor) and d.device.type == torch_fl.device().type):
+            raise StructureMismatch(f"output on {getattr(d, 'device', type(d))}, expected the device")
+        if d.dtype != c.dtype:
+            raise StructureMismatch(f"dtype {d.dtype} != {c.dtype}")
+        if d.shape != c.shape:
+            raise StructureMismatch(f"shape {tuple(d.shape)} != {tuple(c.shape)}")
+
+
 def compare(device_value, cpu_value, dtype) -> str:
     """Asserts values, dtypes, shapes and placement; returns how the strides differ
     from CPU's ("" when they do not), which costs STRICT but is not a wrong result."""
-    flat_dev, _ = tree_flatten(device_value)
-    flat_cpu, _ = tree_flatten(cpu_value)
-    assert len(flat_dev) == len(flat_cpu), "different number of outputs"
-    strides = []
-    for index, (d, c) in enumerate(zip(flat_dev, flat_cpu)):
+    check_structure(device_value, cpu_value)
+    for d, c in zip(tree_flatten(device_value)[0], tree_flatten(cpu_value)[0]):
         if isinstance(c, torch.Tensor):
-            assert isinstance(d, torch.Tensor) and d.device.type == torch_fl.device().type, \
-                f"output on {getattr(d, 'device', type(d))}, expected the device"
-            assert d.dtype == c.dtype, f"dtype {d.dtype} != {c.dtype}"
-            assert d.shape == c.shape, f"shape {tuple(d.shape)} != {tuple(c.shape)}"
             torch.testing.assert_close(d.detach().cpu(), c.detach(), equal_nan=True, check_stride=False)
-            if _layout(d) != _layout(c):
-                strides.append(f"output {index}: strides {tuple(d.stride())} on the device, {tuple(c.stride())} "
-                               f"on CPU (shape {tuple(c.shape)})")
         else:
             assert d == c or (d != d and c != c), f"{d} != {c}"
+    return stride_differences(device_value, cpu_value)
+
+
+def compare_or_judge(device_value, cpu_value, dtype, float64_value) -> tuple[str, str]:
+    """compare(); on a value mismatch, the second judge against float64
+    (reference_accuracy; `float64_value()`: the sample's results in float64, or None
+    where it has no floating input). Returns the stride differences and who judged."""
+    try:
+        return compare(device_value, cpu_value, dtype), ""
+    except StructureMismatch:
+        raise
+    except AssertionError:
+        reference = float64_value()
+        if reference is None:
+            raise
+        reference_accuracy.assert_within_reference(device_value, cpu_value, reference, dtype)
+        return stride_differences(device_value, cpu_value), "float64 reference"
+
+
+def stride_differences(device_value, cpu_value) -> str:
+    """How the outputs' strides differ from CPU's ("" when they do not)."""
+    strides = []
+    for index, (d, c) in enumerate(zip(tree_flatten(device_value)[0], tree_flatten(cpu_value)[0])):
+        if isinstance(c, torch.Tensor) and _layout(d) != _layout(c):
+            strides.append(f"output {index}: strides {tuple(d.stride())} on the device, {tuple(c.stride())} "
+                           f"on CPU (shape {tuple(c.shape)})")
     return "; ".join(strides)
 
 
@@ -277,7 +314,12 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
             with recorder:
                 device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
             cpu_out = op(cpu_args[0], *cpu_args[1], **cpu_args[2])
-            record["strides"] = compare(device_out, cpu_out, dtype)
+            def float64_out():
+                wide = reference_accuracy.in_float64(cpu_args)
+                return None if wide is None else op(wide[0], *wide[1], **wide[2])
+            record["strides"], judged_by = compare_or_judge(device_out, cpu_out, dtype, float64_out)
+            if judged_by:
+                record["judged_by"] = judged_by
         else:
             dev_args = with_device_kwarg(tree_map(lambda v: to_device(v, device), cpu_args), device)
             device_out = op(dev_args[0], *dev_args[1], **dev_args[2])
@@ -294,7 +336,22 @@ def run_phase(op, sample, sample_id: int, phase: str, dtype, device, emit, overl
             with recorder:
                 dev_grads = torch.autograd.grad(dev_outs, dev_inputs, [g.to(device) for g in grads],
                                                 allow_unused=True)
-            compare([g for g in dev_grads if g is not None], [g for g in cpu_grads if g is not None], dtype)
+            given = [i for i, g in enumerate(cpu_grads) if g is not None]
+
+            def float64_grads():
+                wide = reference_accuracy.in_float64(cpu_args)
+                if wide is None:
+                    return None
+                wide_out = op(wide[0], *wide[1], **wide[2])
+                wide_outs = [t for t in tree_flatten(wide_out)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+                wide_inputs = [t for t in tree_flatten(wide)[0] if isinstance(t, torch.Tensor) and t.requires_grad]
+                wide_grads = torch.autograd.grad(wide_outs, wide_inputs, [g.double() for g in grads],
+                                                 allow_unused=True)
+                return [wide_grads[i] for i in given]
+            _, judged_by = compare_or_judge([dev_grads[i] for i in given], [cpu_grads[i] for i in given], dtype,
+                                            float64_grads)
+            if judged_by:
+                record["judged_by"] = judged_by
     except Exception as error:  # a wrong result or a crash of the op: the verdict's business
         record["ok"] = False
         record["error"] = f"{type(error).__name__}: {_summary(str(error))}"

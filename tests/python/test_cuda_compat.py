@@ -145,6 +145,39 @@ def test_cuda_method_forms_name_the_vendor_device(device):
     assert copies == [{"non_blocking": True}, {"non_blocking": False, "memory_format": torch.contiguous_format}]
 
 
+def test_torch_cuda_functions_take_cuda_spellings_of_a_device(device):
+    """HF TrainingArguments calls torch.cuda.set_device(torch.device("cuda:0")): every
+    torch.cuda function the layer maps takes what the layer promises to map; ints stay
+    indices and seeds."""
+    last = torch_fl.device_count() - 1
+    module = getattr(torch, device.type)
+    with torch_fl.cuda_compat():
+        try:
+            for form in (torch.device("cuda", last), f"cuda:{last}"):
+                torch.cuda.set_device(form)
+                assert module.current_device() == last, form
+                torch.cuda.set_device(0)
+            torch.cuda.set_device(torch.device("cuda"))  # no index: the current device stays
+            assert module.current_device() == 0
+            with torch.cuda.device(f"cuda:{last}"):
+                assert module.current_device() == last
+            assert module.current_device() == 0
+        finally:
+            module.set_device(0)
+        torch.cuda.synchronize(torch.device("cuda", 0))
+        x = torch.ones(1024, device="cuda")
+        assert torch.cuda.memory_allocated("cuda:0") == module.memory_allocated(0) > 0
+        assert torch.cuda.get_device_name(torch.device("cuda")) == module.get_device_name(0)
+        assert torch.cuda.mem_get_info("cuda:0")[1] > 0
+        torch.cuda.manual_seed(7)  # an int is a seed, not a device
+        first = torch.rand(3, device="cuda")
+        torch.cuda.manual_seed(7)
+        assert torch.equal(torch.rand(3, device="cuda"), first)
+        del x
+    with pytest.raises(ValueError, match="expected a .* device, got cuda:0"):
+        module.set_device(torch.device("cuda:0"))  # with the layer off, a CUDA device is refused
+
+
 def test_autocast_and_grad_scaler_spelled_for_cuda_take_the_vendor_device(device):
     with torch_fl.cuda_compat():
         for scaler in (torch.amp.GradScaler("cuda", init_scale=4.0), torch.amp.GradScaler(init_scale=4.0),

@@ -46,6 +46,7 @@ ACCEPTED = {
     "broadcast_mask": ((2, 3, 5, 8), (2, 3, 7, 8), (2, 3, 7, 8), {}, ((1, 1, 5, 7), "float")),
     "bool_mask": ((2, 3, 5, 8), (2, 3, 7, 8), (2, 3, 7, 8), {}, ((5, 7), "bool")),
     "scale": ((2, 2, 4, 8), (2, 2, 4, 8), (2, 2, 4, 8), {"scale": 0.3}, None),
+    "no_head_dims": ((1, 2, 3, 0), (1, 2, 4, 0), (1, 2, 4, 5), {}, None),  # scores 0: the mean of v
 }
 
 
@@ -102,6 +103,49 @@ def test_the_fused_kernel_serves_sdpa_and_matches_cpu(device, fallback_mode, cas
     for name, expected, actual in zip(["output", "grad_query", "grad_key", "grad_value", "grad_mask"],
                                       on_cpu, on_device):
         torch.testing.assert_close(actual.cpu(), expected, **TOLERANCES[dtype], msg=lambda m, n=name: f"{n}: {m}")
+
+
+# Masks as user code writes them (found by adversarial testing): a padded row filled
+# with a large finite negative (masked_fill(-1e9), (1 - m) * finfo.min) must give
+# CPU's uniform average, not a sum; +inf gives NaN as on CPU.
+EXTREME_MASKS = {"row_of_minus_1e9": -1e9, "row_of_finfo_min": torch.finfo(torch.float32).min,
+                 "row_of_minus_inf": float("-inf"), "plus_inf_entry": float("inf")}
+
+
+@needs_fused
+@pytest.mark.parametrize("case", list(EXTREME_MASKS))
+def test_extreme_mask_values_give_cpus_results(device, fallback_mode, case):
+    fallback_mode("strict")
+    q, k, v = _tensors((1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4), torch.float32)
+    mask = torch.zeros(3, 5)
+    if case == "plus_inf_entry":
+        mask[0, 2] = EXTREME_MASKS[case]
+    else:
+        mask[1] = EXTREME_MASKS[case]
+    qd, kd, vd, maskd = _on(device, [q, k, v, mask])
+    assert torch._fused_sdp_choice(qd, kd, vd, maskd) == OVERRIDEABLE
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    actual = F.scaled_dot_product_attention(qd, kd, vd, attn_mask=maskd)
+    torch.testing.assert_close(actual.cpu(), expected, atol=1e-5, rtol=1e-4, equal_nan=True)
+
+
+@needs_fused
+@pytest.mark.parametrize("case", ["mask_does_not_broadcast", "key_head_size", "value_length"])
+def test_arguments_the_kernel_cannot_take_raise_at_the_call(device, case):
+    """Not later, at whichever op synchronises next: the output rule checks them."""
+    q, k, v = _tensors((2, 3, 5, 8), (2, 3, 7, 8), (2, 3, 7, 8), torch.float32)
+    mask = None
+    if case == "mask_does_not_broadcast":
+        mask = torch.zeros(5, 8)
+    elif case == "key_head_size":
+        k = torch.randn(2, 3, 7, 6)
+    else:
+        v = torch.randn(2, 3, 6, 8)
+    qd, kd, vd, maskd = _on(device, [q, k, v, mask])
+    with pytest.raises(RuntimeError, match="fused attention: "):
+        torch.ops.aten._scaled_dot_product_fused_attention_overrideable(qd, kd, vd, maskd)
+    torch.ones(3).to(device)  # nothing was queued that fails later
+    getattr(torch, device.type).synchronize()
 
 
 # name: (q, k, v shapes, SDPA keyword arguments, dtype): what the spec's `when:`, its

@@ -16,7 +16,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 import torch_fl
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance_tool"))
-from selection import RANDOM_OVERLOADS, native_overloads, select_opinfos  # noqa: E402
+from selection import RANDOM_OVERLOADS, comparable, native_overloads, select_opinfos  # noqa: E402
 
 SELECTED = select_opinfos(native_overloads(torch_fl.support_matrix()))
 OPINFOS = [op for op in op_db if f"{op.name}:{op.variant_test_name}" in SELECTED]
@@ -57,17 +57,28 @@ def assert_same_layouts(device_result, cpu_result, what: str) -> None:
             assert layout(got) == layout(want), f"{what}: strides {got.stride()} on the device, {want.stride()} on CPU"
 
 
+# OpInfos whose device kernel is another op than CPU runs, with a layout contract of its own.
+LAYOUT_NOT_CPUS = {
+    "nn.functional.scaled_dot_product_attention":
+        "the device runs the fused attention hook, whose layout is its meta function's (the output laid out as "
+        "the query, as CUDA's kernels do; a compiled graph relies on it: test_compile), while CPU runs its own "
+        "math or flash path",
+}
+
+
 @pytest.mark.parametrize("op", OPINFOS, ids=lambda op: f"{op.name}.{op.variant_test_name}".rstrip("."))
 def test_outputs_follow_cpu_strides_for_relaid_inputs(op, device):
     if SELECTED[f"{op.name}:{op.variant_test_name}"][1] & RANDOM_OVERLOADS:
         pytest.skip("random results: compared for reproducibility in test_native_ops.py")
+    if op.name in LAYOUT_NOT_CPUS:
+        pytest.skip(LAYOUT_NOT_CPUS[op.name])
     tried = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for sample in op.sample_inputs("cpu", torch.float32):
             if tried >= MAX_SAMPLES:
                 break
-            if not isinstance(sample.input, torch.Tensor) or relayout(sample.input) is None:
+            if not isinstance(sample.input, torch.Tensor) or relayout(sample.input) is None or not comparable(sample):
                 continue
             cpu_input = relayout(sample.input.detach())
             cpu_args = (cpu_input, sample.args, dict(sample.kwargs))

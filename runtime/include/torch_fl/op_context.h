@@ -38,7 +38,10 @@ struct KernelInfo {
 
 class OpContext {
  public:
-  explicit OpContext(const KernelInfo& info);
+  // kProbe: the checks only answer whether the kernel would run natively (SDPA's
+  // choice asks before calling the op); its log lines say so, and nothing is recorded.
+  enum class Purpose { kRun, kProbe };
+  explicit OpContext(const KernelInfo& info, Purpose purpose = Purpose::kRun);
   OpContext(const OpContext&) = delete;
   OpContext& operator=(const OpContext&) = delete;
 
@@ -139,6 +142,7 @@ class OpContext {
   void record_operand(const at::Tensor& tensor);
 
   const KernelInfo& info_;
+  const Purpose purpose_;
   c10::DeviceIndex device_ = -1;
   const char* device_arg_ = nullptr;
   // Device tensors seen by the checks: they decide a CPU scalar's dtype.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -66,6 +67,23 @@ def _map_device(value: Any) -> Any:
     if isinstance(value, torch.device) and value.type == "cuda":
         return torch.device(_vendor(), value.index) if value.index is not None else torch.device(_vendor())
     return value
+
+
+def _map_cuda_spelling(value: Any) -> Any:
+    """Only what is spelled for CUDA ("cuda", "cuda:N", torch.device("cuda", N)): an int
+    passed to torch.cuda.* is already an index, or a seed, and stays as it is."""
+    return value if isinstance(value, int) else _map_device(value)
+
+
+def _with_cuda_spellings(function: Callable) -> Callable:
+    """A torch.cuda.* function (or the torch.cuda.device context manager) of the vendor
+    module, taking CUDA's spellings of a device wherever it takes a device:
+    TrainingArguments calls torch.cuda.set_device(torch.device("cuda:0"))."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return function(*(_map_cuda_spelling(a) for a in args),
+                        **{key: _map_cuda_spelling(value) for key, value in kwargs.items()})
+    return wrapper
 
 
 def _with_device_keyword(function: Callable) -> Callable:
@@ -139,7 +157,12 @@ def enable(force: bool = False) -> None:
     _patch(torch.Tensor, "is_cuda", property(lambda self: self.device.type in ("cuda", _vendor())))
     for name in _CUDA_NAMES:
         if hasattr(vendor_module, name):
-            _patch(torch.cuda, name, getattr(vendor_module, name))
+            attribute = getattr(vendor_module, name)
+            # Functions with arguments, and the device context manager, may take a device;
+            # the Stream and Event classes stay themselves (isinstance checks, subclassing).
+            takes_device = name == "device" or (
+                not isinstance(attribute, type) and bool(inspect.signature(attribute).parameters))
+            _patch(torch.cuda, name, _with_cuda_spellings(attribute) if takes_device else attribute)
     _patch(torch.cuda.amp, "autocast", amp.autocast)
     _patch(torch.cuda.amp, "GradScaler", amp.GradScaler)
     _patch(torch, "autocast", _autocast)

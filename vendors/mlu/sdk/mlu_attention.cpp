@@ -1,6 +1,6 @@
 // Fused scaled-dot-product attention, forward and backward (flash-attention's
-// arithmetic: the backward recomputes the probabilities from the saved
-// log-sum-exp rather than storing them).
+// memory plan: the backward recomputes the probabilities from q and k instead of
+// storing them; the saved log-sum-exp marks the rows with no key left).
 #include "mlu_ops_internal.h"
 
 #include <cmath>
@@ -17,7 +17,8 @@ double softmax_scale(mluScalar_t scale, const at::Tensor& query) {
 // The masked, scaled scores (B, H, L, S) in float32.
 at::Tensor scores(const at::Tensor& query, const at::Tensor& key, const std::optional<at::Tensor>& bias,
                   bool is_causal, double scale) {
-  at::Tensor s = at::matmul(query.to(at::kFloat), key.to(at::kFloat).transpose(-2, -1)).mul_(scale);
+  at::Tensor s = at::matmul(query.to(at::kFloat), key.to(at::kFloat).transpose(-2, -1));
+  if (query.size(-1) > 0) s.mul_(scale);  // no head dims: scores of 0 (1/sqrt(0) is infinite)
   const double minus_infinity = -std::numeric_limits<double>::infinity();
   if (is_causal) {
     const at::Tensor keep = at::ones({s.size(-2), s.size(-1)}, s.options().dtype(at::kBool)).tril();
@@ -33,10 +34,12 @@ at::Tensor scores(const at::Tensor& query, const at::Tensor& key, const std::opt
   return s;
 }
 
-// exp(s - lse), zero on rows whose keys are all masked (lse == -inf).
+// The row softmax of the scores, zero on rows whose keys are all masked (lse ==
+// -inf; a +inf score gives NaN, as on CPU). Computed from the row maximum, not as exp(s - lse): lse is as large as
+// the scores, and its rounding would cost the probabilities that many bits.
 at::Tensor probabilities(const at::Tensor& s, const at::Tensor& logsumexp) {
   const at::Tensor lse = logsumexp.reshape(s.sizes().slice(0, s.dim() - 1)).unsqueeze(-1);
-  return at::where(at::isinf(lse), at::zeros({}, s.options()), (s - lse).exp_());
+  return at::where(at::isneginf(lse), at::zeros({}, s.options()), at::softmax(s, -1));
 }
 
 }  // namespace

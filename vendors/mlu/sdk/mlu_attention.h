@@ -6,8 +6,8 @@
  * (B, H, L, S) and is added to the scores (a bool bias keeps where true).
  * scale: MLU_SCALAR_NONE for 1/sqrt(E). Causal masking keeps key j <= query i.
  * The chip accumulates in float32 and writes out in q's dtype and the row
- * log-sum-exp (B, H, L) in float32, which the backward reuses instead of
- * keeping the probabilities. A row whose keys are all masked gives zeros.
+ * log-sum-exp (B, H, L) in float32; the backward recomputes the probabilities
+ * instead of keeping them. A row whose keys are all masked gives zeros.
  */
 #ifndef MLU_ATTENTION_H_
 #define MLU_ATTENTION_H_
