@@ -81,6 +81,25 @@ def _autoload() -> None:
     _install_placeholder(torch, device, problem)
     if problem is None and not hasattr(torch.Tensor, device):
         torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
+    if problem is None and os.environ.get(CUDA_COMPAT_VARIABLE, "") not in ("", "0"):
+        _load_for_cuda_compat()
+
+
+# torch_fl.cuda_compatibility.ENV_VAR (not imported from there: that loads the backend).
+CUDA_COMPAT_VARIABLE = "TORCH_FL_CUDA_COMPAT"
+
+
+def _load_for_cuda_compat() -> None:
+    """A script written for CUDA asks torch.cuda.is_available() before it touches any
+    device: with the compatibility layer asked for, the backend loads now, inside
+    `import torch` (its init() turns the layer on), instead of at the device's first
+    use, which such a script would never reach. Only then: otherwise `import torch`
+    does not pay for the load."""
+    try:
+        import torch_fl  # noqa: F401
+    except Exception as error:  # noqa: BLE001 - never break `import torch`
+        _warn(f"{CUDA_COMPAT_VARIABLE} is set, but the backend failed to load ({type(error).__name__}: {error}); "
+              "CUDA code runs as it would without Torch-FL")
 
 
 def _warn(message: str) -> None:

@@ -123,6 +123,23 @@ def test_tensor_methods_and_the_device_module_work_before_any_tensor(installed):
     assert result.stdout.split() == ["True", "True", installed.device]
 
 
+def test_cuda_compat_from_the_environment_takes_effect_at_import_torch(installed):
+    """A CUDA-written script checks torch.cuda.is_available() before anything else: with
+    the wheel installed and TORCH_FL_CUDA_COMPAT=1 it runs on the device, with no
+    `import torch_fl` (#35); without the variable nothing is loaded at import."""
+    script = ("import sys, torch\n"
+              "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+              "x = torch.ones(3, device=device) * 2\n"
+              "print(device, x.device.type, float(x.sum()))\n")
+    result = installed.run(script, TORCH_FL_CUDA_COMPAT="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["cuda", installed.device, "6.0"]
+    assert autoload_warnings(result.stderr) == []
+    unset = installed.run("import sys, torch\nprint(torch.cuda.is_available(), 'torch_fl' in sys.modules)\n")
+    assert unset.returncode == 0, unset.stderr
+    assert unset.stdout.split() == ["False", "False"]
+
+
 def test_autoload_off_leaves_torch_without_the_device(installed):
     result = installed.run("import sys, torch\n"
                            f"print(hasattr(torch, '{installed.device}'), 'torch_fl_autoload' in sys.modules)\n"
