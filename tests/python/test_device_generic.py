@@ -23,6 +23,7 @@ import torch_fl
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance_tool"))
 from fallback_records import fallbacks  # noqa: E402
 from selection import comparable, native_overloads, select_opinfos  # noqa: E402
+import reference_accuracy  # noqa: E402
 
 SELECTED = select_opinfos(native_overloads(torch_fl.support_matrix()))
 NATIVE_OPINFOS = [op for op in op_db if f"{op.name}:{op.variant_test_name}" in SELECTED]
@@ -64,7 +65,19 @@ class TestNativeOpInfos(TestCase):
             for a, e in zip(tree_flatten(actual)[0], tree_flatten(expected)[0]):
                 if isinstance(e, torch.Tensor):
                     self.assertEqual(a.device.type, torch_fl.device().type)
-                    self.assertEqual(a.cpu(), e, exact_dtype=True)
+                    self.assertEqual(a.dtype, e.dtype)
+            try:
+                for a, e in zip(tree_flatten(actual)[0], tree_flatten(expected)[0]):
+                    if isinstance(e, torch.Tensor):
+                        self.assertEqual(a.cpu(), e, exact_dtype=True)
+            except AssertionError:
+                # A kernel whose arithmetic is not CPU's (a fused attention accumulating in
+                # float32) is judged as conformance judges it: against float64.
+                wide = reference_accuracy.in_float64(cpu_args)
+                if wide is None:
+                    raise
+                reference_accuracy.assert_within_reference(actual, expected, op(wide[0], *wide[1], **wide[2]),
+                                                           dtype)
         self.assertEqual(undeclared_fallbacks(), [], "declared native, but ran on CPU")
 
 

@@ -169,7 +169,8 @@ def test_what_the_kernel_does_not_accept_takes_the_math_path(device, fallback_mo
         return  # random: the choice is the point; dropout's own tests compare it
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profile:
         on_device = _attention(qd, kd, vd, None, kwargs)
-    assert f"aten::{FUSED}" not in {event.key for event in profile.key_averages()}
+    if case != "three_dims":  # torch 2.14 makes 3-D inputs 4-D before its choice (which the kernel takes)
+        assert f"aten::{FUSED}" not in {event.key for event in profile.key_averages()}
     for expected, actual in zip(_attention(q, k, v, None, kwargs), on_device):
         torch.testing.assert_close(actual.cpu(), expected, atol=1e-5, rtol=1e-4)
 
