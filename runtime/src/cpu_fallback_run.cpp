@@ -18,9 +18,10 @@ namespace {
 
 bool on_device(const at::Tensor& t) { return t.defined() && t.device().type() == c10::DeviceType::PrivateUse1; }
 
-// Sparse and nested tensors move whole (.to() copies their indices, values or
-// buffer); they have no sizes and strides of their own over one storage.
-bool moved_whole(const at::Tensor& t) { return t.is_sparse() || t.is_nested(); }
+// Sparse, nested and quantized tensors move whole (.to() copies their indices,
+// values or buffer, or their integers with their quantizer); the first two have no
+// sizes and strides of their own over one storage.
+bool moved_whole(const at::Tensor& t) { return t.is_sparse() || t.is_nested() || t.is_quantized(); }
 
 bool writes(const c10::Argument& argument) {
   return argument.alias_info() != nullptr && argument.alias_info()->isWrite();
@@ -241,11 +242,12 @@ void run_on_cpu(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 
   copy_to_cpu(slots);
   put_cpu_arguments(slots, *stack, base);
-  // CPU's kernel for the kinds of tensors given: sparse and nested ones take their own, as on CPU.
+  // CPU's kernel for the kinds of tensors given: sparse, nested and quantized ones take their own, as on CPU.
   c10::DispatchKeySet cpu_keys(c10::DispatchKey::CPU);
   for (const Slot& slot : slots) {
     if (slot.device.is_sparse()) cpu_keys = cpu_keys | c10::DispatchKeySet(c10::DispatchKey::SparseCPU);
     if (slot.device.is_nested()) cpu_keys = cpu_keys | c10::DispatchKeySet(c10::DispatchKey::NestedTensorCPU);
+    if (slot.device.is_quantized()) cpu_keys = cpu_keys | c10::DispatchKeySet(c10::DispatchKey::QuantizedCPU);
   }
   op.redispatchBoxed(cpu_keys, stack);
   write_back(slots);

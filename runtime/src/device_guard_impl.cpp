@@ -45,7 +45,9 @@ struct GuardImpl final : public c10::impl::DeviceGuardImplInterface {
     auto& dtypes = capability.capability_data.supported_scalar_types;
     dtypes.has_Bool = dtypes.has_Byte = dtypes.has_Char = dtypes.has_Short = dtypes.has_Int = dtypes.has_Long = 1;
     dtypes.has_Half = dtypes.has_BFloat16 = dtypes.has_Float = dtypes.has_Double = 1;
-    dtypes.has_ComplexFloat = dtypes.has_ComplexDouble = 1;
+    dtypes.has_ComplexHalf = dtypes.has_ComplexFloat = dtypes.has_ComplexDouble = 1;
+    // Quantized tensors (quantized_ops.cpp): quantized and dequantized by device ops.
+    dtypes.has_QInt8 = dtypes.has_QUInt8 = dtypes.has_QInt32 = dtypes.has_QUInt4x2 = dtypes.has_QUInt2x4 = 1;
     return capability;
   }
 

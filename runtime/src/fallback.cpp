@@ -180,7 +180,8 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   // the 'CPU' backend", which names neither the device nor a way out.
   TORCH_CHECK_NOT_IMPLEMENTED(op.hasComputedKernelForDispatchKey(c10::DispatchKey::CPU) ||
                                   op.hasComputedKernelForDispatchKey(c10::DispatchKey::SparseCPU) ||
-                                  op.hasComputedKernelForDispatchKey(c10::DispatchKey::NestedTensorCPU),
+                                  op.hasComputedKernelForDispatchKey(c10::DispatchKey::NestedTensorCPU) ||
+                                  op.hasComputedKernelForDispatchKey(c10::DispatchKey::QuantizedCPU),
                               "[", driver().vendor, "] ",
                               name, " (", dtype, ") has no native kernel (", to_string(reason),
                               ") and cannot fall back to the CPU: PyTorch has no CPU kernel for it (it exists "
@@ -239,12 +240,15 @@ void reset_fallback_records() {
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }
-// Sparse COO and nested device tensors (sparse_ops.cpp, nested_ops.cpp): their
-// other ops run on CPU's sparse and nested kernels the same way.
+// Sparse COO, nested and quantized device tensors (sparse_ops.cpp, nested_ops.cpp,
+// quantized_ops.cpp): their other ops run on CPU's kernels for them the same way.
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }
 TORCH_LIBRARY_IMPL(_, NestedTensorPrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
+}
+TORCH_LIBRARY_IMPL(_, QuantizedPrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }
 
