@@ -161,15 +161,36 @@ def test_wait_stream_orders_work_across_streams(device, mod):
     assert z.cpu()[0, 0].item() == 3.0 * 3.0 * 512 + 1
 
 
-def test_set_default_device(device):
+@pytest.mark.parametrize("spelling", [None, 0, "NAME", "NAME:1", "DEVICE", "cpu"],
+                         ids=["nothing", "index", "name", "name-and-index", "torch.device", "cpu"])
+def test_set_default_device_takes_what_users_write(device, spelling):
+    """torch_fl.set_default_device('npu'), as the articles write it, and every other spelling."""
+    expected = {None: device, 0: torch.device(device.type, 0), "NAME": device,
+                "NAME:1": torch.device(device.type, 1), "DEVICE": torch.device(device.type, 1),
+                "cpu": torch.device("cpu")}[spelling]
+    argument = {"NAME": device.type, "NAME:1": f"{device.type}:1",
+                "DEVICE": torch.device(device.type, 1)}.get(spelling, spelling)
+    if expected.index is not None and expected.index >= torch_fl.device_count():
+        pytest.skip(f"{expected} needs a second device; this machine has {torch_fl.device_count()}")
     try:
-        torch_fl.set_default_device()
-        assert torch.empty(1).device.type == device.type
+        if spelling is None:
+            torch_fl.set_default_device()
+        else:
+            torch_fl.set_default_device(argument)
+        made = torch.empty(1).device
+        assert made.type == expected.type and (expected.index is None or made.index == expected.index)
     finally:
         # None, not "cpu": a default device of "cpu" stays a mode that puts every
         # factory call without device= (torch.sparse_coo_tensor of device tensors
         # too) on CPU, for the rest of the session.
         torch.set_default_device(None)
+
+
+@pytest.mark.parametrize("wrong", ["cuda", "cuda:0", "not a device", torch.device("meta")], ids=str)
+def test_set_default_device_refuses_another_devices_name(device, wrong):
+    with pytest.raises(ValueError, match=rf"give an index, '{device.type}'"):
+        torch_fl.set_default_device(wrong)
+    assert torch.empty(1).device.type == "cpu"
 
 
 def test_support_matrix_follows_the_contract():

@@ -4,6 +4,7 @@ torch_fl/distributed.py) under torchrun with two processes, one device each
 from __future__ import annotations
 
 import datetime
+import inspect
 import logging
 import os
 import signal
@@ -139,10 +140,10 @@ def group_of_one(device):
 
 def test_the_spec_names_the_backend_and_init_takes_it(device, group_of_one):
     backend = torch_fl.distributed.collective_backend()
-    assert backend.name == torch_fl.distributed.get_backend_config()
+    assert backend.name == torch_fl.distributed.backend_name()
     assert backend.name == EXPECTED_BACKEND_NAMES[torch_fl.vendor()] and backend.device == device.type
     assert torch.float32 in backend.dtypes and torch.int16 not in backend.dtypes
-    group = group_of_one(torch_fl.distributed.get_backend_config())
+    group = group_of_one(torch_fl.distributed.backend_name())
     assert group._get_backend(device).name() == backend.name
     gathered = torch.full((4,), -1.0, device=device)  # a group of one: the output must still be written
     dist.all_gather_into_tensor(gathered, torch.arange(4.0, device=device))
@@ -152,7 +153,7 @@ def test_the_spec_names_the_backend_and_init_takes_it(device, group_of_one):
 
 
 def test_a_group_destroyed_with_collectives_in_flight_does_not_hang(device, group_of_one):
-    group_of_one(torch_fl.distributed.get_backend_config())
+    group_of_one(torch_fl.distributed.backend_name())
     t = torch.ones(1 << 16, device=device)
     works = [dist.all_reduce(t, async_op=True) for _ in range(4)]
     dist.destroy_process_group()
@@ -165,7 +166,7 @@ def test_a_group_destroyed_with_collectives_in_flight_does_not_hang(device, grou
 
 
 def test_bad_input_is_refused_naming_the_collective_and_rank(device, group_of_one):
-    group_of_one(torch_fl.distributed.get_backend_config())
+    group_of_one(torch_fl.distributed.backend_name())
     vendor = torch_fl.vendor()
     # The staged backend takes CPU tensors too and names the mix; a vendor library's
     # backend takes device tensors only and names the CPU one.
@@ -191,20 +192,20 @@ def test_nccl_means_the_vendor_backend_only_under_cuda_compat(device, group_of_o
         dist.all_reduce(t)
     swaps = [r for r in caplog.records if "distributed backend 'nccl' runs as" in r.getMessage()]
     assert len(swaps) == 1
-    assert group._get_backend(device).name() == torch_fl.distributed.get_backend_config()
+    assert group._get_backend(device).name() == torch_fl.distributed.backend_name()
     assert t.device.type == device.type and t.cpu().tolist() == [1.0, 1.0]
     assert torch_fl.distributed.nccl_to_vendor("cpu:gloo,cuda:nccl") == \
-        f"cpu:gloo,{device.type}:{torch_fl.distributed.get_backend_config()}"
+        f"cpu:gloo,{device.type}:{torch_fl.distributed.backend_name()}"
 
 
 def test_the_agreement_check_can_be_turned_off_and_a_bad_setting_is_refused(device, group_of_one, monkeypatch):
     needs_staging("TORCH_FL_COLLECTIVE_CHECKS")
     monkeypatch.setenv("TORCH_FL_COLLECTIVE_CHECKS", "yes")
     with pytest.raises(RuntimeError, match="TORCH_FL_COLLECTIVE_CHECKS=yes: expected 1"):
-        group_of_one(torch_fl.distributed.get_backend_config())
+        group_of_one(torch_fl.distributed.backend_name())
     assert not dist.is_initialized()
     monkeypatch.setenv("TORCH_FL_COLLECTIVE_CHECKS", "0")
-    group_of_one(torch_fl.distributed.get_backend_config())
+    group_of_one(torch_fl.distributed.backend_name())
     gathered = torch.full((2,), -1.0, device=device)
     dist.all_gather_into_tensor(gathered, torch.ones(2, device=device))
     assert gathered.cpu().tolist() == [1.0, 1.0]
@@ -241,3 +242,35 @@ def test_a_vendor_library_group_publishes_its_id_and_leaves_cpu_tensors_to_gloo(
             assert t.cpu().tolist() == gathered.cpu().tolist() == [0.0, 1.0, 2.0, 3.0]
     finally:
         dist.destroy_process_group()
+
+
+@pytest.mark.parametrize("spelling", [None, 0, "NAME", "NAME:0", "DEVICE"], ids=str)
+def test_get_backend_config_gives_init_process_groups_arguments(device, spelling):
+    """get_backend_config(DEVICE) as the articles write it: init_process_group(**cfg) takes it."""
+    argument = {"NAME": device.type, "NAME:0": f"{device.type}:0", "DEVICE": device}.get(spelling, spelling)
+    config = torch_fl.distributed.get_backend_config(argument)
+    assert config["backend"] == torch_fl.distributed.backend_name()
+    assert config["init_method"] == "env://"
+    assert config["timeout"] == torch.distributed.constants.default_pg_timeout
+    assert set(config) <= set(inspect.signature(torch.distributed.init_process_group).parameters)
+    assert torch_fl.distributed.get_backend_config("cpu")["backend"] == "gloo"
+    with pytest.raises(ValueError, match="not this backend's device"):
+        torch_fl.distributed.get_backend_config("cuda")
+
+
+def test_get_backend_config_without_a_device_keeps_its_old_answer_with_a_warning(device):
+    with pytest.warns(FutureWarning, match="Use backend_name"):
+        assert torch_fl.distributed.get_backend_config() == torch_fl.distributed.backend_name()
+
+
+def test_a_group_made_from_get_backend_config_runs_collectives_on_the_device(device, tmp_path):
+    config = torch_fl.distributed.get_backend_config(device)
+    config["init_method"] = f"file://{tmp_path / 'store'}"  # one process: no torchrun environment
+    torch.distributed.init_process_group(**config, rank=0, world_size=1)
+    try:
+        x = torch.arange(4.0, device=device)
+        torch.distributed.all_reduce(x)
+        assert torch.equal(x.cpu(), torch.arange(4.0))
+        assert torch.distributed.get_backend() == config["backend"]
+    finally:
+        torch.distributed.destroy_process_group()

@@ -36,6 +36,25 @@ def test_warning_level_silences_the_dispatch_lines(device, caplog):
 def test_an_unknown_level_is_refused():
     with pytest.raises(ValueError, match="must be one of"):
         torch_fl.set_log_level("verbose")
+    with pytest.raises(TypeError, match="a name or a logging level number"):
+        torch_fl.set_log_level(None)
+
+
+@pytest.mark.parametrize("level,runtime_lines,python_level", [
+    ("DEBUG", True, logging.DEBUG), ("Debug", True, logging.DEBUG), (logging.DEBUG, True, logging.DEBUG),
+    ("INFO", False, logging.INFO), (logging.INFO, False, logging.INFO), (15, False, 15),
+    ("WARNING", False, logging.WARNING), ("warn", False, logging.WARNING), (logging.ERROR, False, logging.ERROR),
+], ids=str)
+def test_levels_in_any_case_and_as_logging_numbers(device, caplog, level, runtime_lines, python_level):
+    """As Python's logging takes them: torch_fl.set_log_level("DEBUG") as the articles write it."""
+    from torch_fl import log
+    a = torch.randn(3, device=device)
+    torch_fl.set_log_level(level)
+    assert log.LOGGER.level == python_level
+    with caplog.at_level(logging.DEBUG, logger="torch_fl"):
+        (a + a).cpu()
+    dispatch_lines = [r for r in caplog.records if r.name == "torch_fl" and "add.Tensor" in r.getMessage()]
+    assert bool(dispatch_lines) == runtime_lines
 
 
 def test_a_stderr_handler_is_added_only_when_nobody_handles_the_lines(monkeypatch):

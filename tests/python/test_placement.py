@@ -42,7 +42,9 @@ def test_rules_place_submodules_and_gradients_cross_the_boundaries(device):
     reference = Model()
     model = copy.deepcopy(reference)
     ids = torch.randint(0, 10, (4, 3))
-    placement = DevicePlacementPolicy({"embedding": "cpu", "*": device.type}).apply(model)
+    policy = DevicePlacementPolicy({"embedding": "cpu", "*": device.type})
+    assert policy.apply(model) is model
+    placement = policy.placement
     assert placement["embedding"] == "cpu" and placement["head"].startswith(device.type)
     assert model.embedding.weight.device.type == "cpu" and model.head.weight.device.type == device.type
     with warnings.catch_warnings():
@@ -61,7 +63,9 @@ def test_auto_puts_on_cpu_the_leaves_whose_ops_fall_back(device):
     ids = torch.randint(0, 10, (4, 3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        placement = DevicePlacementPolicy({"*": "auto"}).apply(model, example_inputs=(ids,))
+        policy = DevicePlacementPolicy({"*": "auto"})
+        model = policy.apply(model, example_inputs=(ids,))
+    placement = policy.placement
     assert placement["odd"] == "cpu", placement
     assert placement["encoder.0"].startswith(device.type) and placement["head"].startswith(device.type)
     torch_fl.reset_fallback_stats()
@@ -93,6 +97,73 @@ def test_a_rule_lists_up_to_five_close_names_and_no_hint_without_any(device):
 def test_the_placement_is_logged(device, caplog):
     import logging
     with caplog.at_level(logging.INFO, logger="torch_fl"):
-        placement = DevicePlacementPolicy({"embedding": "cpu", "*": device.type}).apply(Model())
+        policy = DevicePlacementPolicy({"embedding": "cpu", "*": device.type})
+        policy.apply(Model())
+    placement = policy.placement
     logged = [r.getMessage() for r in caplog.records if r.name == "torch_fl"]
     assert logged == ["torch_fl placement: " + ", ".join(f"{n} -> {d}" for n, d in placement.items())]
+
+
+# Rules on composite modules: their own forward computes on their inputs before
+# any child runs, so the inputs move at their boundary, and their outputs move
+# back to where the parent runs.
+
+class TupleAndDict(torch.nn.Module):
+    """Keyword arguments in, a tuple and a dict out, its own arithmetic on both."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+
+    def forward(self, x, *, scale, bias=None):
+        y = self.linear(x) * scale + x  # arithmetic of its own, on its inputs
+        if bias is not None:
+            y = y + bias
+        return y, {"residual": x * 2, "sum": y.sum(-1)}
+
+
+class Composite(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(10, 8)
+        self.layer = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+        self.attention = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+        self.block = TupleAndDict()
+        self.head = torch.nn.Linear(8, 3)
+
+    def forward(self, ids):
+        x = self.embedding(ids)
+        x = self.layer(x) + x  # the parent's own arithmetic on a child's output
+        attended, _ = self.attention(x, x, x, need_weights=False)
+        y, extra = self.block(attended, scale=0.5, bias=torch.ones(8))
+        y, again = self.block(y, scale=2.0)  # a module called twice
+        return self.head(y + extra["residual"] + again["residual"]) + extra["sum"].unsqueeze(-1)
+
+
+@pytest.mark.parametrize("rules", [
+    {"layer": "DEVICE", "attention": "DEVICE", "block": "DEVICE"},  # the parent on CPU
+    {"*": "DEVICE", "layer": "cpu", "block": "cpu"},  # the parent on the device
+], ids=["composites-on-device", "composites-on-cpu"])
+def test_a_rule_on_a_composite_module_moves_its_inputs_and_outputs(device, rules):
+    torch.manual_seed(0)
+    reference = Composite()
+    model = copy.deepcopy(reference)
+    rules = {name: device.type if where == "DEVICE" else where for name, where in rules.items()}
+    policy = DevicePlacementPolicy(rules)
+    model = policy.apply(model)
+    for name, module in model.named_modules():
+        rule = next((rules[key] for key in sorted(rules, key=len, reverse=True)
+                     if key != "*" and (name == key or name.startswith(key + "."))), rules.get("*", "cpu"))
+        for tensor in list(module.parameters(recurse=False)):
+            assert tensor.device.type == rule, (name, tensor.device)
+    ids = torch.randint(0, 10, (2, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out, grads = forward_backward(model, ids)
+    expected, expected_grads = forward_backward(reference, ids)
+    assert out.device.type == rules.get("*", "cpu")  # the root's outputs stay where the root runs
+    torch.testing.assert_close(out.cpu(), expected, rtol=1e-4, atol=1e-5)
+    assert grads.keys() == expected_grads.keys()
+    for name, grad in expected_grads.items():  # float32 rounding, relative to each gradient's scale
+        scale = grad.abs().max().item()
+        torch.testing.assert_close(grads[name], grad, rtol=1e-4, atol=1e-6 * scale, msg=name)

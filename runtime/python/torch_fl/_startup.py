@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import atexit
 import sys
-from typing import Optional
+from typing import Optional, Union
 
 import torch
 
@@ -94,9 +94,27 @@ def device_count() -> int:
     return device_module.device_count()
 
 
-def set_default_device(index: Optional[int] = None) -> None:
-    """Makes new tensors default to the vendor device (torch.set_default_device)."""
-    torch.set_default_device(device(index))
+def set_default_device(where: Union[None, int, str, torch.device] = None) -> None:
+    """Makes new tensors default to the vendor device (torch.set_default_device).
+
+    `where` is what a user would write for it: nothing (the current device), an
+    index (1), the device's name with or without an index ("npu", "npu:1"), or a
+    torch.device. "cpu" goes back to CPU. Another device type is refused, naming
+    this backend's device: a script written for another chip fails here, not at
+    its first tensor."""
+    name = init()
+    if where is None or isinstance(where, int):
+        torch.set_default_device(device(where))
+        return
+    try:
+        target = torch.device(where)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(f"torch_fl.set_default_device: {where!r} is not a device: give an index, "
+                         f"'{name}', '{name}:<index>' or 'cpu'") from error
+    if target.type not in (name, "cpu"):
+        raise ValueError(f"torch_fl.set_default_device: {where!r} is not this backend's device ({name}); "
+                         f"give an index, '{name}', '{name}:<index>' or 'cpu'")
+    torch.set_default_device(target)
 
 
 def vendor() -> str:

@@ -7,7 +7,7 @@ device])`, so that
 
     dist.init_process_group("cncl")       # this name
     dist.init_process_group()             # no name: the accelerator's backend
-    dist.init_process_group(get_backend_config())
+    dist.init_process_group(**get_backend_config(device))
 
 all give a process group whose collectives on device tensors run by the
 spec's `distributed.transport` (runtime/src/collectives/):
@@ -29,7 +29,8 @@ from __future__ import annotations
 import datetime
 import logging
 from dataclasses import dataclass
-from typing import Optional
+import warnings
+from typing import Any, Optional, Union
 
 import torch
 
@@ -58,13 +59,54 @@ def collective_backend() -> Optional[CollectiveBackend]:
     return CollectiveBackend(name, backend.device, transport, tuple(getattr(torch, dtype) for dtype in dtypes))
 
 
-def get_backend_config() -> str:
-    """What to pass to torch.distributed.init_process_group for the device (and CPU)."""
+def backend_name() -> str:
+    """The vendor's c10d backend, as init_process_group takes it ("cncl" for the MLU)."""
     backend = collective_backend()
     if backend is None:
         raise RuntimeError(f"torch_fl: the {_backend.load().vendor} spec declares no distributed backend "
                            "(its `distributed:` section)")
     return backend.name
+
+
+_NO_ARGUMENT = object()
+
+
+def get_backend_config(device: Union[None, int, str, torch.device] = _NO_ARGUMENT) -> Union[dict[str, Any], str]:
+    """The keyword arguments of torch.distributed.init_process_group for `device`:
+
+        dist.init_process_group(**torch_fl.distributed.get_backend_config(device))
+
+    {"backend": the vendor's backend ("cpu" gets "gloo"), "init_method": "env://"
+    (what torchrun sets up), "timeout": PyTorch's default}. `device` is the vendor's
+    device (None, an index, "mlu", "mlu:1", a torch.device) or "cpu".
+
+    Called without an argument it still returns the backend's name, as before,
+    with a FutureWarning: a later release returns the dict there too, and
+    backend_name() keeps the name. (The return type changes: a silent change would
+    break `init_process_group(get_backend_config())`.)"""
+    if device is _NO_ARGUMENT:
+        warnings.warn("torch_fl.distributed.get_backend_config() without a device returns the backend's name; "
+                      "a later release returns init_process_group's keyword arguments, as "
+                      "get_backend_config(device) does now. Use backend_name() for the name.",
+                      FutureWarning, stacklevel=2)
+        return backend_name()
+    vendor_device = _backend.load().device
+    if device is None or isinstance(device, int):
+        target = torch.device(vendor_device)
+    else:
+        try:
+            target = torch.device(device)
+        except (RuntimeError, TypeError) as error:
+            raise ValueError(f"torch_fl.distributed.get_backend_config: {device!r} is not a device") from error
+    if target.type == "cpu":
+        name = "gloo"
+    elif target.type == vendor_device:
+        name = backend_name()
+    else:
+        raise ValueError(f"torch_fl.distributed.get_backend_config: {device!r} is not this backend's device "
+                         f"({vendor_device}) nor 'cpu'")
+    from torch.distributed.constants import default_pg_timeout
+    return {"backend": name, "init_method": "env://", "timeout": default_pg_timeout}
 
 
 # The store key under which rank 0 publishes the vendor library's unique id.

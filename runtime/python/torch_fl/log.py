@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+from typing import Union
 
 from . import _backend
 
@@ -21,17 +22,38 @@ def _forward(level: int, line: bytes) -> None:
 _sink = _SINK_TYPE(_forward)  # kept alive for as long as the runtime may call it
 
 
-def set_log_level(level: str) -> None:
+def _runtime_level(level: Union[str, int]) -> tuple[str, int]:
+    """(the runtime's level, the Python level) for a name in any case or a logging number.
+    The runtime has three: a Python level between two takes the more verbose one's lines
+    (logging.WARNING and above: warnings only)."""
+    if isinstance(level, str):
+        number = logging.getLevelNamesMapping().get(level.upper())
+        if number is None:
+            raise ValueError(f"torch_fl.set_log_level: level must be one of {sorted(_RUNTIME_LEVELS)} "
+                             f"(any case) or a logging level such as logging.DEBUG, got {level!r}")
+    elif isinstance(level, int) and not isinstance(level, bool):
+        number = level
+    else:
+        raise TypeError(f"torch_fl.set_log_level: level must be a name or a logging level number, got {level!r}")
+    if number <= logging.DEBUG:
+        return "debug", number
+    if number <= logging.INFO:
+        return "info", number
+    return "warning", number
+
+
+def set_log_level(level: Union[str, int]) -> None:
     """"debug" (one line per dispatch decision), "info", or "warning" (only
-    warnings, which arrive as Python warnings). Lines go to the "torch_fl"
-    logger; if neither it nor the root logger has a handler, one that writes
-    to stderr is added, so that the lines show as they did before."""
-    if level not in _RUNTIME_LEVELS:
-        raise ValueError(f"torch_fl.set_log_level: level must be one of {sorted(_RUNTIME_LEVELS)}, got {level!r}")
+    warnings, which arrive as Python warnings), in any case, or a level of Python's
+    logging (logging.DEBUG, 20, "ERROR", ...), as logging.Logger.setLevel takes.
+    Lines go to the "torch_fl" logger, set to that level; if neither it nor the
+    root logger has a handler, one that writes to stderr is added, so that the
+    lines show as they did before."""
+    runtime_level, python_level = _runtime_level(level)
     lib = _backend.load()
     lib.call("tfl_set_log_sink", ctypes.cast(_sink, ctypes.c_void_p))
-    lib.call("tfl_set_log_level", _RUNTIME_LEVELS[level])
-    LOGGER.setLevel(getattr(logging, level.upper()))
+    lib.call("tfl_set_log_level", _RUNTIME_LEVELS[runtime_level])
+    LOGGER.setLevel(python_level)
     if not LOGGER.handlers and not logging.getLogger().handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("[torch_fl] %(message)s"))

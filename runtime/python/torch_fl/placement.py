@@ -4,13 +4,14 @@ where the device changes. Gradients flow back across them, since the moves are
 ordinary differentiable `.to()` calls.
 
     policy = DevicePlacementPolicy({"embedding": "cpu", "*": "mlu"})
-    policy.apply(model)
+    model = policy.apply(model)       # policy.placement: what went where
 
 Keys are submodule names as `model.named_modules()` gives them, or globs over
 them; the most specific key wins (an exact name before a glob, a longer glob
 before a shorter one, "*" last). The value "auto" runs one batch
 (`example_inputs`) and places on CPU every leaf module whose ops fell back,
-on the device every other; apply() returns what it decided, and logs it."""
+on the device every other; apply() keeps what it decided in `placement`, and
+logs it."""
 from __future__ import annotations
 
 import difflib
@@ -33,6 +34,7 @@ class DevicePlacementPolicy:
             raise ValueError("DevicePlacementPolicy: give at least one rule, e.g. {'*': '<device>'}")
         self.rules = dict(rules)
         self._hooks: list = []
+        self.placement: dict[str, str] = {}  # what apply() decided
 
     def _check_rules_name_modules(self, names: list[str]) -> None:
         for pattern in self.rules:
@@ -50,33 +52,46 @@ class DevicePlacementPolicy:
         exact = [p for p in matching if p == name]
         return self.rules[exact[0] if exact else max(matching, key=len)]
 
-    def apply(self, model: torch.nn.Module, example_inputs: Sequence[Any] = ()) -> dict[str, str]:
-        """Moves each submodule to its device and installs the boundary hooks;
-        returns {submodule name: device} for every module that owns parameters,
-        buffers, or is a leaf."""
+    def apply(self, model: torch.nn.Module, example_inputs: Sequence[Any] = ()) -> torch.nn.Module:
+        """Moves each submodule to its device, installs the boundary hooks and
+        returns the model (`model = policy.apply(model)`). What it decided, {submodule
+        name: device} for every module that owns parameters, buffers, or is a leaf,
+        is kept in `policy.placement` and logged.
+
+        A module whose device differs from its parent's is a boundary: its inputs
+        move to its device before its own forward runs (a composite module's forward
+        may compute on them before any child does: TransformerEncoderLayer's residual
+        add), and its outputs move back to the parent's device. Modules that own
+        tensors move their inputs too (a parent may call a child's parameters'
+        module in ways that skip the parent's boundary)."""
         names = [name for name, _ in model.named_modules() if name]
         self._check_rules_name_modules(names)
         auto_cpu = self._leaves_that_fall_back(model, example_inputs) if "auto" in self.rules.values() else set()
         vendor = _backend.load().device
-        placement: dict[str, str] = {}
+        self.placement = {}
         # The rule each module falls under (its own, or its parent's), resolved per module:
         # "auto" decides leaf by leaf.
         inherited: dict[str, str] = {"": self._rule_for("") or "cpu"}
+        devices: dict[str, torch.device] = {}
         for name, module in model.named_modules():
+            parent_name = (name.rsplit(".", 1)[0] if "." in name else "") if name else None
             if name:
-                parent = inherited[name.rsplit(".", 1)[0] if "." in name else ""]
                 rule = self._rule_for(name)
-                inherited[name] = rule if rule is not None else parent
+                inherited[name] = rule if rule is not None else inherited[parent_name]
             resolved = self._resolve(inherited[name], name, auto_cpu)
-            device = torch.device(vendor if resolved == vendor else resolved)
+            device = devices[name] = torch.device(vendor if resolved == vendor else resolved)
             own = list(module.parameters(recurse=False)) + list(module.buffers(recurse=False))
+            boundary = parent_name is not None and devices[parent_name] != device
             if own or not list(module.children()):
-                placement[name or "<root>"] = str(device)
+                self.placement[name or "<root>"] = str(device)
                 # Module._apply replaces parameters across device types (.data cannot).
                 module._apply(lambda tensor: tensor.to(device), recurse=False)
+            if own or boundary or not list(module.children()):
                 self._hooks.append(module.register_forward_pre_hook(_move_inputs_to(device), with_kwargs=True))
-        LOGGER.info("torch_fl placement: %s", ", ".join(f"{n} -> {d}" for n, d in placement.items()))
-        return placement
+            if boundary:
+                self._hooks.append(module.register_forward_hook(_move_outputs_to(devices[parent_name])))
+        LOGGER.info("torch_fl placement: %s", ", ".join(f"{n} -> {d}" for n, d in self.placement.items()))
+        return model
 
     def _resolve(self, rule: str, name: str, auto_cpu: set[str]) -> str:
         if rule != "auto":
@@ -116,12 +131,25 @@ class DevicePlacementPolicy:
         return fell_back
 
 
-def _move_inputs_to(device: torch.device):
+def _mover(device: torch.device):
     def move(tensor):
         if isinstance(tensor, torch.Tensor) and tensor.device != device and tensor.device.type != "meta":
             return tensor.to(device)
         return tensor
+    return move
+
+
+def _move_inputs_to(device: torch.device):
+    move = _mover(device)
 
     def hook(_module, args, kwargs):
         return tree_map(move, args), tree_map(move, kwargs)
+    return hook
+
+
+def _move_outputs_to(device: torch.device):
+    move = _mover(device)
+
+    def hook(_module, _args, output):
+        return tree_map(move, output)
     return hook
