@@ -18,6 +18,7 @@
 #include "driver.h"
 #include <torch_fl/generator.h>
 #include "logging.h"
+#include "op_calls.h"
 #include <torch_fl/profiler_range.h>
 
 namespace torch_fl {
@@ -210,6 +211,7 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                ". Set TORCH_FL_FALLBACK=silent to hide this warning or strict to make it an error.");
   }
   const ProfilerRange range(std::string("CPU fallback: ") + to_string(reason));
+  count_fallback_call(argument_device(op, stack).value_or(current_device()));
   use_device_generators(op, stack);
   if (fall_back_to_core_op(name, stack)) return;
   run_on_cpu(op, stack);

@@ -13,6 +13,7 @@
 #include "driver.h"
 #include "logging.h"
 #include "native_runs.h"
+#include "op_calls.h"
 #include <torch_fl/stream.h>
 #include "conversion_cache.h"
 
@@ -320,6 +321,7 @@ void OpContext::resize_output(const at::Tensor& out, const at::Tensor& expected)
 // Every native launch asks for its stream (the SDK call's stream argument): the one
 // place that knows a kernel is about to run natively, whatever reached it.
 tflStream OpContext::stream() const {
+  count_native_call(device_);
   if (recording_native_runs()) {
     native_runs_detail::launching(this, info_.name,
                                   operand_count_ > 0 ? operands_[0]->scalar_type() : c10::ScalarType::Undefined);

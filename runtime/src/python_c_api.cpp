@@ -21,6 +21,7 @@
 #include <torch_fl/generator.h>
 #include "logging.h"
 #include "native_runs.h"
+#include "op_calls.h"
 #include <torch_fl/private_format.h>
 #include <torch_fl/stream.h>
 
@@ -239,6 +240,14 @@ int tfl_device_busy_time(int device, uint64_t* busy_ns, uint64_t* elapsed_ns) {
     TORCH_FL_DRIVER_CHECK(torch_fl::driver().busy_time(resolve(device), &busy, &elapsed));
     *busy_ns = busy;
     *elapsed_ns = elapsed;
+  });
+}
+
+int tfl_op_calls(int device, uint64_t* native, uint64_t* fallback) {
+  return guarded([&] {
+    const torch_fl::OpCalls calls = torch_fl::op_calls(resolve(device));
+    *native = calls.native;
+    *fallback = calls.fallback;
   });
 }
 

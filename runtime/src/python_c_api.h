@@ -38,6 +38,8 @@ int tfl_current_device(int* device);
 int tfl_set_device(int device);
 int tfl_synchronize(int device);
 int tfl_device_busy_time(int device, uint64_t* busy_ns, uint64_t* elapsed_ns);
+// Op calls on the device since the process started: native launches and CPU fallbacks (op_calls.h).
+int tfl_op_calls(int device, uint64_t* native, uint64_t* fallback);
 // The driver's own counters, "name=value" lines (TflDriver::driver_counters).
 const char* tfl_driver_counters();
 

@@ -71,10 +71,15 @@ def test_each_sdk_call_copy_and_fallback_is_a_range_with_plausible_times(device,
     for name in ["aten::convolution", "aten::special_erfcx"] + expected_ranges():
         assert name in events, (name, sorted(events))
         assert name in trace_names, (name, "not in the exported Chrome trace")
+    # The profiler's clock is the TSC, converted to ns by a calibration it takes
+    # itself: on a loaded machine its times ran up to 4% past time.perf_counter's
+    # wall time of the block (38.0 ms in 36.6). 10% slack still catches a time
+    # counted twice or in the wrong unit.
+    limit_us = wall_us * 1.1
     for name, event in events.items():
         # every time positive and no longer than the profiled block took
-        assert 0 <= event["self_cpu_us"] <= event["cpu_us"] <= wall_us, (name, event, wall_us)
-        assert 0 <= event["device_us"] <= wall_us, (name, event, wall_us)
+        assert 0 <= event["self_cpu_us"] <= event["cpu_us"] <= limit_us, (name, event, wall_us)
+        assert 0 <= event["device_us"] <= limit_us, (name, event, wall_us)
 
 
 def test_the_legacy_path_measures_device_time_with_the_vendors_events(device, tmp_path):

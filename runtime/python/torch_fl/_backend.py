@@ -168,6 +168,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_empty_cache": [],
         "tfl_memory_info": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
         "tfl_device_busy_time": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
+        "tfl_op_calls": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
         "tfl_reset_fallback_stats": [],
         "tfl_record_native_runs": [c_int],
         "tfl_set_forced_fallbacks": [c_char_p],

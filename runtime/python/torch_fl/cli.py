@@ -10,40 +10,47 @@ import sys
 import time
 
 
-def _busy_share(busy_ns: int, elapsed_ns: int) -> float:
-    return round(busy_ns / elapsed_ns, 4) if elapsed_ns > 0 else 0.0
-
-
-def _utilisation(device_module, index: int, previous: dict | None) -> dict:
-    """Busy share of the device's queues since it came up and, under --watch, since the last reading;
-    None where the chip cannot tell (the driver's reason is kept)."""
-    try:
-        busy, elapsed = device_module.busy_time(index)
-    except RuntimeError as error:
-        return {"busy_share_since_start": None, "busy_share_interval": None, "utilisation_unknown": str(error)}
-    interval = None
-    if previous and previous.get("busy_ns") is not None:
-        interval = _busy_share(busy - previous["busy_ns"], elapsed - previous["elapsed_ns"])
-    return {"busy_ns": busy, "elapsed_ns": elapsed, "busy_share_since_start": _busy_share(busy, elapsed),
-            "busy_share_interval": interval}
+def _device_info(device_type: str, index: int, before: dict | None) -> dict:
+    """One device's entry: torch_fl.monitor's reading (one source for both), and, under
+    --watch, the window since the previous entry. None where the chip cannot tell its
+    busy time (the driver's reason is kept)."""
+    from torch_fl import device_module, monitor
+    now = monitor.read_device(index)
+    entry = {"index": index, "name": device_module.get_device_name(index), "allocated_bytes": now.allocated_bytes,
+             "reserved_bytes": now.reserved_bytes, "fragmentation_bytes": now.reserved_bytes - now.allocated_bytes,
+             "largest_free_block_bytes": now.largest_free_block_bytes, "total_bytes": now.total_bytes,
+             "free_bytes": now.free_bytes, "native_calls": now.native_calls,
+             "fallback_calls_on_device": now.fallback_calls, "wall_ns": now.wall_ns}
+    if now.busy_ns is None:
+        entry.update(busy_share_since_start=None, busy_share_interval=None, utilisation_unknown=now.busy_unknown)
+    else:
+        entry.update(busy_ns=now.busy_ns, elapsed_ns=now.elapsed_ns,
+                     busy_share_since_start=monitor.busy_share(now.busy_ns, now.elapsed_ns), busy_share_interval=None)
+    if before and before.get("wall_ns") is not None:
+        previous = monitor.DeviceReading(
+            index=index, wall_ns=before["wall_ns"], busy_ns=before.get("busy_ns"), elapsed_ns=before.get("elapsed_ns"),
+            busy_unknown=before.get("utilisation_unknown"), native_calls=before["native_calls"],
+            fallback_calls=before["fallback_calls_on_device"], allocated_bytes=0, reserved_bytes=0, total_bytes=0,
+            free_bytes=0, largest_free_block_bytes=0)
+        window = monitor.DeviceStats.between(device_type, previous, now)
+        if window.utilization is not None:
+            entry["busy_share_interval"] = round(window.utilization / 100, 4)
+        entry.update(op_calls_per_second=window.op_calls_per_second, fallback_rate=window.fallback_rate)
+    return entry
 
 
 def _info(previous: dict | None = None) -> dict:
     import torch
     import torch_fl
-    from torch_fl import device_module
     matrix = torch_fl.support_matrix()
+    device_type = torch_fl.device().type
     devices = []
     for index in range(torch_fl.device_count()):
-        stats = device_module.memory_stats(index)
-        free, total = device_module.mem_get_info(index)
-        allocated, reserved = stats["allocated_bytes.all.current"], stats["reserved_bytes.all.current"]
         before = previous["devices"][index] if previous and index < len(previous["devices"]) else None
-        devices.append({"index": index, "name": device_module.get_device_name(index), "allocated_bytes": allocated,
-                        "reserved_bytes": reserved, "fragmentation_bytes": reserved - allocated,
-                        "total_bytes": total, "free_bytes": free, **_utilisation(device_module, index, before)})
+        devices.append(_device_info(device_type, index, before))
     fallbacks = torch_fl.fallback_count()
-    return {"vendor": torch_fl.vendor(), "device": torch_fl.device().type, "torch": torch.__version__,
+    from torch_fl import device_module
+    return {"vendor": torch_fl.vendor(), "device": device_type, "torch": torch.__version__,
             "built_for_torch": matrix.get("torch_version"), "spec_sha256": matrix.get("spec_sha256"),
             "native_overloads": matrix.get("native_overloads"), "device_count": len(devices), "devices": devices,
             "fallback_calls": fallbacks, "forced_fallbacks": torch_fl.forced_fallbacks(),
@@ -58,6 +65,9 @@ def _print_info(info: dict) -> None:
         print(f"  {info['device']}:{d['index']} {d['name']}: {d['allocated_bytes'] / mib:.1f} MiB allocated, "
               f"{d['reserved_bytes'] / mib:.1f} MiB reserved ({d['fragmentation_bytes'] / mib:.1f} MiB cached, "
               f"unallocated), {d['total_bytes'] / mib:.0f} MiB total, {_format_utilisation(d)}")
+        if "op_calls_per_second" in d:
+            print(f"    {d['op_calls_per_second']:g} op calls/s, {100 * d['fallback_rate']:.1f}% on the CPU fallback "
+                  "since the last reading")
     print(f"  CPU fallback calls in this process: {info['fallback_calls']}; forced: "
           f"{', '.join(info['forced_fallbacks']) or 'none'}")
     if info["driver_counters"]:
