@@ -3,7 +3,8 @@
 #
 # 1. Debian packages the C++ build and tests need (chromium: the support site's
 #    browser test; PoCL, CLBlast and the OpenCL headers and ICD loader: the
-#    opencl vendor), installed only if missing.
+#    opencl vendor; prometheus: the server the exporter's test is scraped by),
+#    installed only if missing.
 # 2. A shared Python environment, cached outside the clone and keyed by the hash
 #    of requirements.txt, so every clone of the repository (CI is a fresh clone)
 #    reuses it instead of reinstalling torch.
@@ -24,7 +25,7 @@ torch_version=$("${torch_versions[@]}" check "$torch_version") || { echo "setup:
 
 need_apt=()
 for pkg in libgtest-dev ninja-build ccache cmake g++ chromium valgrind \
-           pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libclblast-dev clinfo; do
+           pocl-opencl-icd ocl-icd-opencl-dev opencl-headers libclblast-dev clinfo prometheus; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

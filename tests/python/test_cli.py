@@ -293,3 +293,42 @@ def test_the_cli_page_shows_each_commands_help_as_it_is(monkeypatch):
     for line, command_parser in commands.items():
         assert blocks[line] == command_parser.format_help().rstrip("\n"), f"docs/cli.md's `{line}` is out of date"
     assert root.parse_args(["info", "--watch", "0.5"]).watch == 0.5
+
+
+def test_monitor_prints_each_devices_stats_as_json_lines(device):
+    env = dict(os.environ, TORCH_FL_FALLBACK="silent")
+    process = subprocess.Popen([sys.executable, "-m", "torch_fl", "monitor", "--interval", "0.2"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [json.loads(process.stdout.readline()) for _ in range(torch_fl.device_count())]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert [line["device"] for line in lines] == [str(torch_fl.device(i)) for i in range(torch_fl.device_count())]
+    for line in lines:
+        assert 0.1 < line["window_seconds"] < 5 and line["memory_total"] > 0
+        assert line["op_calls"] == 0  # nothing ran in that process
+
+
+def test_monitor_serves_prometheus_while_the_script_runs_in_its_process(device, tmp_path):
+    pytest.importorskip("prometheus_client", reason="prometheus-client is pinned in requirements.txt")
+    port = socket_port()
+    scrape = tmp_path / "scrape.py"
+    scrape.write_text(
+        "import sys, urllib.request, torch, torch_fl\n"
+        "x = torch.ones(4, device=torch_fl.device(0)) * 3\n"
+        f"text = urllib.request.urlopen('http://127.0.0.1:{port}/metrics', timeout=10).read().decode()\n"
+        "native = [l for l in text.splitlines() if l.startswith('torch_fl_op_calls_total') and 'native' in l]\n"
+        "print(native[0])\n"
+        "sys.exit(7)\n")
+    run = torch_fl_cli("monitor", "--prometheus", str(port), "--addr", "127.0.0.1", "--", "python", str(scrape))
+    assert run.returncode == 7, run.stderr[-2000:]  # the script's own status
+    assert f"Prometheus metrics on http://127.0.0.1:{port}/metrics" in run.stderr
+    assert float(run.stdout.split()[-1]) >= 1  # the script's multiply, counted in the same process
+
+
+def socket_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

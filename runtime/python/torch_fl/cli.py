@@ -1,4 +1,4 @@
-"""`torch-fl` (also `python -m torch_fl`): info, inventory and matrix for the
+"""`torch-fl` (also `python -m torch_fl`): info, inventory, monitor and matrix for the
 loaded vendor (TORCH_FL_VENDOR, or the one installed)."""
 from __future__ import annotations
 
@@ -93,32 +93,46 @@ def cmd_info(args) -> int:
         time.sleep(args.watch)
 
 
+def _script(command: list[str]) -> list[str] | None:
+    """`-- python train.py ARGS` or `-- python -m package.module ARGS` as [path or -m, module, ARGS];
+    None when no script is given."""
+    command = command[1:] if command[:1] == ["--"] else command
+    if command[:1] and os.path.basename(command[0]).startswith("python"):
+        command = command[1:]  # this interpreter runs the script
+    if not command or (command[0] == "-m" and len(command) < 2):
+        return None
+    return command
+
+
+def _run_script(command: list[str], caller: str) -> int:
+    """Runs the script in this process (so torch_fl's counters see its ops); its exit status."""
+    module = command[1] if command[0] == "-m" else None
+    sys.argv = command[1:] if module else command
+    try:
+        if module:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(command[0], run_name="__main__")
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    except BaseException as error:  # the caller's report is still written, with the script's failure
+        print(f"{caller}: the script raised {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_inventory(args) -> int:
     import torch_fl
     from torch_fl.inventory import OpInventory, format_report
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if command[:1] and os.path.basename(command[0]).startswith("python"):
-        command = command[1:]  # `-- python train.py ARGS`: this interpreter runs the script
-    module = command[1] if command[:1] == ["-m"] and len(command) > 1 else None
-    if not command or (command[0] == "-m" and module is None):
+    command = _script(args.command)
+    if command is None:
         print("torch-fl inventory: give a script: torch-fl inventory -- python train.py ARGS "
               "(or -- python -m package.module ARGS)", file=sys.stderr)
         return 2
     torch_fl.init()
-    status = 0
     inventory = OpInventory()
-    sys.argv = command[1:] if module else command
-    try:
-        with inventory:
-            if module:
-                runpy.run_module(module, run_name="__main__", alter_sys=True)
-            else:
-                runpy.run_path(command[0], run_name="__main__")
-    except SystemExit as exit_:
-        status = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-    except BaseException as error:  # the report is still written, with the script's failure
-        print(f"torch-fl inventory: the script raised {type(error).__name__}: {error}", file=sys.stderr)
-        status = 1
+    with inventory:
+        status = _run_script(command, "torch-fl inventory")
     report = inventory.report()
     report["script_exit_status"] = status
     print(format_report(report), file=sys.stderr)
@@ -128,6 +142,28 @@ def cmd_inventory(args) -> int:
     if status == 0 and args.fail_on_fallback and report["fallback_calls"]:
         return 3
     return status
+
+
+def cmd_monitor(args) -> int:
+    import torch_fl
+    from torch_fl import monitor
+    command = _script(args.command)
+    torch_fl.init()
+    if args.prometheus is not None:
+        server, _ = monitor.start_http_server(args.prometheus, addr=args.addr)
+        host, port = server.server_address[:2]
+        print(f"torch-fl monitor: Prometheus metrics on http://{host}:{port}/metrics", file=sys.stderr, flush=True)
+    if command is not None:
+        return _run_script(command, "torch-fl monitor")  # the exporter serves while the script runs in this process
+    watcher = monitor.DeviceMonitor()
+    try:
+        while True:
+            time.sleep(args.interval)
+            if args.prometheus is None:
+                for device, entry in watcher.get_stats().items():
+                    print(json.dumps(entry.as_dict()), flush=True)
+    except KeyboardInterrupt:
+        return 0
 
 
 def cmd_matrix(args) -> int:
@@ -156,6 +192,17 @@ def parser() -> argparse.ArgumentParser:
     inventory.add_argument("--fail-on-fallback", action="store_true", help="exit 3 when any call fell back to CPU")
     inventory.add_argument("command", nargs=argparse.REMAINDER, help="-- python train.py ARGS")
     inventory.set_defaults(run=cmd_inventory)
+    watch = sub.add_parser(
+        "monitor", help="per-device stats (utilization, memory, op calls, fallback rate), or serve them to Prometheus",
+        description="Prints each device's torch_fl.monitor stats every INTERVAL seconds as JSON lines, or with "
+                    "--prometheus serves them on PORT/metrics. Given a script, runs it in this process while "
+                    "serving: the runtime's counters are per process.")
+    watch.add_argument("--prometheus", type=int, metavar="PORT", help="serve Prometheus metrics on PORT")
+    watch.add_argument("--addr", default="0.0.0.0", help="the address to serve on (default: %(default)s)")
+    watch.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",
+                       help="seconds between printed readings (default: %(default)s)")
+    watch.add_argument("command", nargs=argparse.REMAINDER, help="-- python train.py ARGS")
+    watch.set_defaults(run=cmd_monitor)
     matrix = sub.add_parser("matrix", help="the loaded vendor's support matrix (Markdown), or --html FILE")
     matrix.add_argument("--html", metavar="FILE", help="write the HTML page instead")
     matrix.set_defaults(run=cmd_matrix)

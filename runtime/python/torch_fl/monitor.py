@@ -18,7 +18,8 @@ The numbers come from the runtime, never estimated:
 - op calls: native kernel launches and CPU fallbacks on the device in the window
   (counted by the runtime, op_calls.h), their rate per second, and the fallback rate.
 
-`torch-fl info` (cli.py) prints the same readings.
+`torch-fl info` (cli.py) prints the same readings; start_http_server(port) publishes
+them for Prometheus (prometheus_exporter.py).
 """
 from __future__ import annotations
 
@@ -200,6 +201,11 @@ class DeviceMonitor:
                 return latest
         return self._read()
 
+    def latest_readings(self) -> dict[int, DeviceReading]:
+        """The raw counters of the latest reading, by device index."""
+        with self._lock:
+            return dict(self._previous)
+
     def least_busy_device(self) -> torch.device:
         """The device whose queues were busy least in the latest window (ties: the
         least memory used, then the lowest index): the articles' dynamic selector."""
@@ -218,6 +224,12 @@ class DeviceMonitor:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def start_http_server(port: int, addr: str = "0.0.0.0"):
+    """Publishes these numbers for Prometheus on addr:port/metrics (prometheus_exporter.py)."""
+    from .prometheus_exporter import start_http_server as start
+    return start(port, addr)
 
 
 def least_busy_device(devices: Optional[Iterable[DeviceLike]] = None, window: float = 0.05) -> torch.device:
