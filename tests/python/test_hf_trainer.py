@@ -1,0 +1,120 @@
+"""Hugging Face's Trainer picks the device, as a user runs it (issue #35).
+
+Accelerate, under Trainer, chooses a device by importing known vendor modules
+(torch_npu, torch_mlu, ...); an out-of-tree device is reached through the variable
+both Accelerate and transformers read for it, ACCELERATE_TORCH_DEVICE (the one
+documented line, docs/frameworks.md). With it, Trainer's own loop (default
+TrainingArguments: AdamW, linear schedule, gradient clipping)
+trains a tiny GPT-2 built from a config on the device, and its logged losses and final
+weights match the same run on CPU. fp16=True autocasts on the device; bf16=True is
+refused by transformers for a device it does not know, before any step (checked, so
+that a release that lifts this shows here).
+
+Needs transformers and accelerate (pinned in requirements.txt); without them the file skips."""
+from __future__ import annotations
+
+import os
+
+import pytest
+import torch
+
+import torch_fl
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here downloads; make sure of it
+transformers = pytest.importorskip("transformers", reason="Hugging Face transformers is not installed")
+pytest.importorskip("accelerate", reason="Hugging Face accelerate is not installed (pinned in requirements.txt)")
+
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments  # noqa: E402
+
+STEPS = 4
+# The device names Accelerate lets use fp16 (accelerate 1.15's Accelerator.__init__):
+# the simulated chips carry two of them; another name (opencl's ocl) is refused, naming it.
+ACCELERATE_FP16_DEVICES = ("xpu", "cuda", "npu", "xla", "mlu", "musa", "hpu", "sdaa", "mps")
+
+
+def train(tmp_path, use_cpu: bool, **arguments):
+    """Trainer as a user runs it: the model and data built on CPU from one seed."""
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=2, n_head=2,
+                                       resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0))
+    ids = torch.randint(0, 64, (8, 16), generator=torch.Generator().manual_seed(1))
+    data = [{"input_ids": row, "labels": row} for row in ids]
+    args = TrainingArguments(output_dir=str(tmp_path / ("cpu" if use_cpu else "device")), max_steps=STEPS,
+                             per_device_train_batch_size=4, logging_steps=1, report_to=[], save_strategy="no",
+                             use_cpu=use_cpu, seed=0, disable_tqdm=True, **arguments)
+    trainer = Trainer(model=model, args=args, train_dataset=data)
+    trainer.train()
+    losses = [entry["loss"] for entry in trainer.state.log_history if "loss" in entry]
+    return args, model, losses
+
+
+@pytest.fixture
+def accelerate_device(device, monkeypatch):
+    """The documented line: ACCELERATE_TORCH_DEVICE=<device>."""
+    monkeypatch.setenv("ACCELERATE_TORCH_DEVICE", device.type)
+    yield
+    from accelerate.state import AcceleratorState
+    AcceleratorState._reset_state(reset_partial_state=True)  # the next test's Trainer starts afresh
+
+
+def cpu_run(tmp_path, monkeypatch, **arguments):
+    # Accelerate reads the variable even under use_cpu=True (it would put the model on the
+    # device and the inputs on CPU): the CPU reference runs without it.
+    with monkeypatch.context() as m:
+        m.delenv("ACCELERATE_TORCH_DEVICE", raising=False)
+        return train(tmp_path, use_cpu=True, **arguments)
+
+
+def test_trainer_trains_on_the_device_as_on_cpu(device, tmp_path, monkeypatch, accelerate_device):
+    args, model, losses = train(tmp_path, use_cpu=False)
+    assert args.device.type == device.type
+    assert {p.device.type for p in model.parameters()} == {device.type}
+    _, reference, expected = cpu_run(tmp_path, monkeypatch)
+    assert len(losses) == STEPS
+    torch.testing.assert_close(torch.tensor(losses), torch.tensor(expected), rtol=1e-4, atol=1e-5)
+    for (name, trained), (_, cpu) in zip(model.named_parameters(), reference.named_parameters()):
+        torch.testing.assert_close(trained.detach().cpu(), cpu.detach(), rtol=1e-4, atol=1e-5, msg=name)
+
+
+def test_trainer_fp16_autocasts_on_the_device(device, tmp_path, monkeypatch, accelerate_device):
+    """fp16=True: Accelerate's autocast on the device (the MLP's matmul computes in float16)
+    and its GradScaler; the losses follow the float32 CPU run within float16's rounding.
+    Accelerate allows fp16 only on device names it lists: elsewhere it refuses, naming the device."""
+    computed = set()
+
+    def record(_module, _inputs, output):
+        computed.add(output.dtype)
+
+    original = Trainer.compute_loss
+
+    def compute_loss(self, model, inputs, *rest, **options):
+        hook = model.transformer.h[0].mlp.c_fc.register_forward_hook(record)
+        try:
+            return original(self, model, inputs, *rest, **options)
+        finally:
+            hook.remove()
+
+    monkeypatch.setattr(Trainer, "compute_loss", compute_loss)
+    if device.type not in ACCELERATE_FP16_DEVICES:
+        with pytest.raises(ValueError, match=f"fp16 mixed precision requires a device .*not '{device.type}'"):
+            train(tmp_path, use_cpu=False, fp16=True)
+        return
+    args, model, losses = train(tmp_path, use_cpu=False, fp16=True)
+    assert computed == {torch.float16} and args.device.type == device.type
+    monkeypatch.setattr(Trainer, "compute_loss", original)
+    _, _, expected = cpu_run(tmp_path, monkeypatch)
+    torch.testing.assert_close(torch.tensor(losses), torch.tensor(expected), rtol=1e-3, atol=1e-3)
+
+
+def test_trainer_refuses_bf16_for_a_device_it_does_not_know(device, tmp_path, accelerate_device):
+    """transformers asks only the devices it knows whether they take bf16 and refuses the
+    rest before any step (docs/frameworks.md gives the ways round)."""
+    with pytest.raises(ValueError, match="doesn't support bf16/gpu"):
+        train(tmp_path, use_cpu=False, bf16=True)
+
+
+def test_without_the_line_trainer_stays_on_cpu(device, tmp_path, monkeypatch):
+    """What the line changes, shown: Accelerate knows no out-of-tree device by itself."""
+    monkeypatch.delenv("ACCELERATE_TORCH_DEVICE", raising=False)
+    args, model, _ = train(tmp_path, use_cpu=False)
+    assert args.device.type == "cpu" and next(model.parameters()).device.type == "cpu"
