@@ -21,7 +21,7 @@ LAYERS = {
     "torch_fl.device_module": DEVICE,
     **{f"torch_fl.{name}": FEATURES for name in (
         "amp", "compiler", "cuda_compatibility", "distributed", "fallback", "forced_fallback", "formats",
-        "inventory", "multiprocessing", "placement", "support")},
+        "inventory", "monitor", "multiprocessing", "placement", "prometheus_exporter", "support")},
     "torch_fl._startup": STARTUP,
     "torch_fl": ENTRY_POINTS, "torch_fl.cli": ENTRY_POINTS, "torch_fl.demo": ENTRY_POINTS,
     "torch_fl.__main__": ENTRY_POINTS, "torch_fl_autoload": ENTRY_POINTS,

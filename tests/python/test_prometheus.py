@@ -36,13 +36,13 @@ def families_by_name(text: str) -> dict:
 
 
 def test_the_exposition_names_types_and_values(device, fallback_mode):
-    from torch_fl import prometheus_exporter
+    from torch_fl import monitor
     fallback_mode("silent")
     x = torch.randn(32, device=device)
     for _ in range(5):
         x = x * 2
     torch.special.erfcx(x)  # in no spec: a CPU fallback
-    prometheus_exporter.collector()  # registered once per process, as start_http_server does
+    monitor.prometheus_collector()  # registered once per process, as start_http_server does
     text = prometheus_client.generate_latest(prometheus_client.REGISTRY).decode()
     assert "# HELP torch_fl_device_memory_used_bytes Device memory held by tensors." in text
     assert "# TYPE torch_fl_op_calls_total counter" in text

@@ -157,9 +157,9 @@ def _as_device(device_type: str, key: DeviceLike) -> torch.device:
 
 class DeviceMonitor:
     def __init__(self, devices: Optional[Iterable[DeviceLike]] = None, interval: Optional[float] = None):
-        import torch_fl
-        self.device_type = torch_fl.device().type
-        count = torch_fl.device_count()
+        from . import _backend, device_module
+        self.device_type = _backend.load().device
+        count = device_module.device_count()
         indices = range(count) if devices is None else [_as_device(self.device_type, d).index for d in devices]
         for index in indices:
             if not 0 <= index < count:
@@ -227,9 +227,18 @@ class DeviceMonitor:
 
 
 def start_http_server(port: int, addr: str = "0.0.0.0"):
-    """Publishes these numbers for Prometheus on addr:port/metrics (prometheus_exporter.py)."""
-    from .prometheus_exporter import start_http_server as start
-    return start(port, addr)
+    """Publishes these numbers for Prometheus on addr:port/metrics from a daemon thread
+    (prometheus_client's server and its default address, all interfaces; give
+    addr="127.0.0.1" to keep it local). Returns (server, thread)."""
+    from .prometheus_exporter import serve
+    return serve(port, addr, DeviceMonitor)
+
+
+def prometheus_collector():
+    """The process's Prometheus collector, registered once with prometheus_client's
+    default registry (start_http_server registers it too)."""
+    from .prometheus_exporter import register_collector
+    return register_collector(DeviceMonitor)
 
 
 def least_busy_device(devices: Optional[Iterable[DeviceLike]] = None, window: float = 0.05) -> torch.device:

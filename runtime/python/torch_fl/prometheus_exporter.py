@@ -11,10 +11,9 @@ previous scrape. prometheus_client is imported only here, when an exporter start
 from __future__ import annotations
 
 import threading
-from typing import Optional
+from typing import Callable, Optional
 
-from . import fallback
-from .monitor import DeviceMonitor
+from . import _backend, fallback
 
 # (metric name, help, DeviceStats field) of the gauges read from each window.
 GAUGES = (
@@ -30,9 +29,10 @@ GAUGES = (
 
 
 class DeviceCollector:
-    """A prometheus_client collector over a DeviceMonitor (one reading per scrape)."""
+    """A prometheus_client collector over a torch_fl.monitor.DeviceMonitor (one reading
+    per scrape; the monitor is given, so that this module does not import monitor's)."""
 
-    def __init__(self, monitor: DeviceMonitor, vendor: str):
+    def __init__(self, monitor, vendor: str):
         self.monitor = monitor
         self.vendor = vendor
 
@@ -79,27 +79,25 @@ _lock = threading.Lock()
 _collector: Optional[DeviceCollector] = None
 
 
-def collector() -> DeviceCollector:
+def register_collector(make_monitor: Callable[[], object]) -> DeviceCollector:
     """The process's collector, registered once with prometheus_client's default registry
     (so an application's own metrics are served beside ours)."""
     global _collector
     from prometheus_client import REGISTRY
-
-    import torch_fl
     with _lock:
         if _collector is None:
-            _collector = DeviceCollector(DeviceMonitor(), torch_fl.vendor())
+            _collector = DeviceCollector(make_monitor(), _backend.load().vendor)
             REGISTRY.register(_collector)
         return _collector
 
 
-def start_http_server(port: int, addr: str = "0.0.0.0"):
-    """Serves /metrics on addr:port from a daemon thread (prometheus_client's server,
-    its default address); returns (server, thread) as prometheus_client does."""
+def serve(port: int, addr: str, make_monitor: Callable[[], object]):
+    """Serves /metrics on addr:port from a daemon thread (prometheus_client's server);
+    returns (server, thread) as prometheus_client does."""
     try:
         import prometheus_client
     except ImportError as error:
         raise ImportError("torch_fl.monitor.start_http_server needs prometheus_client: "
                           "pip install prometheus-client") from error
-    collector()
+    register_collector(make_monitor)
     return prometheus_client.start_http_server(port, addr=addr)
