@@ -17,11 +17,11 @@ FOUNDATION, DEVICE, FEATURES, STARTUP, ENTRY_POINTS = range(5)
 LAYER_NAMES = ("foundation", "device", "features", "start-up", "entry points")
 LAYERS = {
     "torch_fl_wheels": FOUNDATION, "torch_fl._backend": FOUNDATION, "torch_fl.log": FOUNDATION,
-    "torch_fl.references": FOUNDATION,
+    "torch_fl.references": FOUNDATION, "torch_fl.post_import": FOUNDATION,
     "torch_fl.device_module": DEVICE,
     **{f"torch_fl.{name}": FEATURES for name in (
         "amp", "compiler", "cuda_compatibility", "distributed", "fallback", "forced_fallback", "formats",
-        "inventory", "monitor", "multiprocessing", "placement", "prometheus_exporter", "support")},
+        "inventory", "lightning", "monitor", "multiprocessing", "placement", "prometheus_exporter", "support")},
     "torch_fl._startup": STARTUP,
     "torch_fl": ENTRY_POINTS, "torch_fl.cli": ENTRY_POINTS, "torch_fl.demo": ENTRY_POINTS,
     "torch_fl.__main__": ENTRY_POINTS, "torch_fl_autoload": ENTRY_POINTS,

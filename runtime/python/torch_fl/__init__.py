@@ -14,10 +14,10 @@ The package is layered; a module imports only from its own layer or below
                    autoload hook (torch_fl_autoload, beside the package)
     start-up       _startup: init() loads the backend and installs each feature
     features       amp, compiler, cuda_compatibility, distributed, fallback,
-                   forced_fallback, formats, inventory, monitor, multiprocessing,
+                   forced_fallback, formats, inventory, lightning, monitor, multiprocessing,
                    placement, prometheus_exporter, support
     device         device_module (torch.<device>)
-    foundation     _backend (the library and its C API), log, references;
+    foundation     _backend (the library and its C API), log, post_import, references;
                    torch_fl_wheels (beside the package: the installed wheels)
 """
 from __future__ import annotations

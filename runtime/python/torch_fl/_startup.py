@@ -15,7 +15,7 @@ from typing import Optional, Union
 import torch
 
 from . import _backend, device_module
-from . import compiler, cuda_compatibility, distributed, forced_fallback, multiprocessing
+from . import compiler, cuda_compatibility, distributed, forced_fallback, lightning, multiprocessing
 
 _initialized = False
 
@@ -38,6 +38,7 @@ def init() -> str:
         torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
     multiprocessing.register_reductions(backend.device)
     compiler.install(backend.device)  # Dynamo and Inductor, when torch imports them
+    lightning.install()  # Lightning's accelerator, when Lightning is imported
     distributed.register()  # the spec's c10d backend
     forced_fallback.apply_environment()
     # Device work still queued at exit would run while the interpreter and

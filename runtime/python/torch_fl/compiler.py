@@ -19,14 +19,10 @@ registrations run when torch imports the module they extend (a post-import hook)
 """
 from __future__ import annotations
 
-import importlib.abc
-import importlib.util
-import sys
-from typing import Callable
-
 import torch
 
 from . import device_module
+from .post_import import after_import
 
 DYNAMO_DEVICE_INTERFACE = "torch._dynamo.device_interface"
 INDUCTOR_GRAPH = "torch._inductor.graph"  # imported when Inductor compiles, after its codegen registry
@@ -38,39 +34,8 @@ def install(device: str) -> None:
     """Registers `device` with Dynamo and Inductor now if they are imported, else when they are."""
     global _device_name
     _device_name = device
-    _after_import(DYNAMO_DEVICE_INTERFACE, _register_dynamo_interface)
-    _after_import(INDUCTOR_GRAPH, _register_inductor_backend)
-
-
-class _PostImportFinder(importlib.abc.MetaPathFinder):
-    """Runs a hook right after one module's code has run (its first import)."""
-
-    def __init__(self, module_name: str, hook: Callable[[], None]):
-        self.module_name = module_name
-        self.hook = hook
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != self.module_name:
-            return None
-        sys.meta_path.remove(self)  # once; and the lookup below must not find us again
-        spec = importlib.util.find_spec(fullname)
-        if spec is None or spec.loader is None:
-            return spec
-        exec_module, hook = spec.loader.exec_module, self.hook
-
-        def exec_then_hook(module):
-            exec_module(module)
-            hook()
-
-        spec.loader.exec_module = exec_then_hook
-        return spec
-
-
-def _after_import(module_name: str, hook: Callable[[], None]) -> None:
-    if module_name in sys.modules:
-        hook()
-    elif not any(isinstance(f, _PostImportFinder) and f.module_name == module_name for f in sys.meta_path):
-        sys.meta_path.insert(0, _PostImportFinder(module_name, hook))
+    after_import(DYNAMO_DEVICE_INTERFACE, _register_dynamo_interface)
+    after_import(INDUCTOR_GRAPH, _register_inductor_backend)
 
 
 _DEVICE_FUNCTIONS = ("current_device", "set_device", "device_count", "is_available", "stream", "current_stream",
