@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "allocator_config.h"
+#include "allocator_history.h"
 #include "conversion_cache.h"
 #include <torch_fl/device.h>
 #include "driver.h"
@@ -108,6 +109,7 @@ class DeviceCache {
     block->stream = stream;
     block->small = size <= kSmallRequest;
     segments.insert(block);
+    record_allocator_event(device, HistoryAction::kSegmentAlloc, ptr, segment_size, stream);
     stats.reserved_bytes += segment_size;
     stats.driver_allocations += 1;
     stats.peak_reserved_bytes = std::max(stats.peak_reserved_bytes, stats.reserved_bytes);
@@ -117,6 +119,7 @@ class DeviceCache {
   }
 
   void give_back(Block* block) {
+    record_allocator_event(block->device, HistoryAction::kFreeRequested, block->ptr, block->size, block->stream);
     if (!block->other_streams.empty()) {
       // Mark where each other stream is now; the block waits for those marks.
       PendingBlock pending{block, {}};
@@ -197,6 +200,7 @@ class DeviceCache {
       }
       (head->small ? small_free : large_free).erase(head);
       stats.reserved_bytes -= head->segment_size;
+      record_allocator_event(head->device, HistoryAction::kSegmentFree, head->ptr, head->segment_size, head->stream);
       released.emplace_back(head->ptr, head->segment_size);
       it = segments.erase(it);
       recycle(head);
@@ -255,6 +259,7 @@ class DeviceCache {
 
   // Returns a block to its pool, merged with free neighbours of its segment.
   void free_block(Block* block) {
+    record_allocator_event(block->device, HistoryAction::kFreeCompleted, block->ptr, block->size, block->stream);
     stats.active_bytes -= block->size;
     block->allocated = false;
     block->pending = false;
@@ -360,6 +365,7 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
     DeviceCache& cache = caches()[device];
     Block* block = cache.take_cached(stream, size);
     if (!block) block = allocate_from_driver(device, stream, size, bytes);
+    record_allocator_event(device, HistoryAction::kAlloc, block->ptr, block->size, stream);
     return c10::DataPtr(block->ptr, block, &delete_block, where);
   }
 
@@ -415,6 +421,8 @@ class CachingDeviceAllocator final : public c10::DeviceAllocator {
         cache.stats.ooms += 1;
         stats = cache.stats;
       }
+      record_allocator_event(device, HistoryAction::kOom, nullptr, requested, stream, free_bytes);
+      notify_out_of_memory(device);  // e.g. torch_fl writes a snapshot (TORCH_FL_OOM_SNAPSHOT)
       TORCH_CHECK_WITH(OutOfMemoryError, false, "[", driver().vendor, "] out of memory on device ",
                        static_cast<int>(device), ": tried to allocate ", requested, " bytes; ", free_bytes,
                        " bytes free of ", total_bytes, ", ", stats.allocated_bytes, " allocated by tensors, ",

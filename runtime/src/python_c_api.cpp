@@ -12,6 +12,7 @@
 #include <string>
 
 #include "allocator.h"
+#include "allocator_history.h"
 #include "conversion_cache.h"
 #include <torch_fl/backend_info.h>
 #include <torch_fl/device.h>
@@ -219,6 +220,36 @@ const char* tfl_memory_snapshot_json(int device) {
   });
   json_buffer = status == 0 ? out.str() : "";
   return status == 0 ? json_buffer.c_str() : nullptr;
+}
+
+// Starts recording the allocator's history (max_entries events per device), or stops (0).
+int tfl_record_memory_history(uint64_t max_entries) {
+  return guarded([&] { torch_fl::set_allocator_history(static_cast<size_t>(max_entries)); });
+}
+
+// The recorded history of one device, oldest first: a JSON list of
+// {"action", "addr", "size", "stream", "time_us", "device_free"}.
+const char* tfl_memory_history_json(int device) {
+  std::ostringstream out;
+  const int status = guarded([&] {
+    static const char* kActions[] = {"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free",
+                                     "oom"};
+    out << "[";
+    bool first = true;
+    for (const auto& event : torch_fl::allocator_history(resolve(device))) {
+      out << (first ? "" : ",") << "{\"action\":\"" << kActions[static_cast<int>(event.action)]
+          << "\",\"addr\":" << event.address << ",\"size\":" << event.size << ",\"stream\":" << event.stream
+          << ",\"time_us\":" << event.time_us << ",\"device_free\":" << event.device_free << "}";
+      first = false;
+    }
+    out << "]";
+  });
+  json_buffer = status == 0 ? out.str() : "";
+  return status == 0 ? json_buffer.c_str() : nullptr;
+}
+
+int tfl_set_oom_observer(torch_fl::OutOfMemoryObserver observer) {
+  return guarded([&] { torch_fl::set_out_of_memory_observer(observer); });
 }
 
 int tfl_empty_cache() {

@@ -14,6 +14,7 @@
 
 #include <torch_fl/driver_abi.h>
 
+#include "allocator_history.h"
 #include "logging.h"
 
 extern "C" {
@@ -47,6 +48,11 @@ const char* tfl_driver_counters();
 int tfl_memory_stats_json(int device, const char** json);
 int tfl_reset_peak_memory_stats(int device);
 const char* tfl_memory_snapshot_json(int device);
+// The allocator's history (allocator_history.h): start (max_entries per device) or stop (0), read one device's.
+int tfl_record_memory_history(uint64_t max_entries);
+const char* tfl_memory_history_json(int device);
+// Called on an out-of-memory before it is raised (torch_fl writes TORCH_FL_OOM_SNAPSHOT there).
+int tfl_set_oom_observer(torch_fl::OutOfMemoryObserver observer);
 int tfl_empty_cache();
 int tfl_memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes);
 

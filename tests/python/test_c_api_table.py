@@ -20,6 +20,7 @@ CTYPES = {
     "const uint8_t*": ctypes.POINTER(ctypes.c_uint8), "const char**": ctypes.POINTER(ctypes.c_char_p),
     "tflDeviceProperties*": ctypes.POINTER(_backend.DriverDeviceProperties),
     "torch_fl::LogSink": ctypes.c_void_p,  # a C function pointer, passed as ctypes makes it
+    "torch_fl::OutOfMemoryObserver": ctypes.c_void_p,
 }
 
 

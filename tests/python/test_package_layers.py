@@ -18,7 +18,7 @@ LAYER_NAMES = ("foundation", "device", "features", "start-up", "entry points")
 LAYERS = {
     "torch_fl_wheels": FOUNDATION, "torch_fl._backend": FOUNDATION, "torch_fl.log": FOUNDATION,
     "torch_fl.references": FOUNDATION, "torch_fl.post_import": FOUNDATION,
-    "torch_fl.device_module": DEVICE,
+    "torch_fl.device_module": DEVICE, "torch_fl.device_memory": DEVICE,
     **{f"torch_fl.{name}": FEATURES for name in (
         "amp", "compiler", "cuda_compatibility", "distributed", "fallback", "forced_fallback", "formats",
         "inventory", "lightning", "monitor", "multiprocessing", "placement", "prometheus_exporter", "support")},

@@ -16,7 +16,7 @@ The package is layered; a module imports only from its own layer or below
     features       amp, compiler, cuda_compatibility, distributed, fallback,
                    forced_fallback, formats, inventory, lightning, monitor, multiprocessing,
                    placement, prometheus_exporter, support
-    device         device_module (torch.<device>)
+    device         device_module (torch.<device>), device_memory (torch.<device>.memory)
     foundation     _backend (the library and its C API), log, post_import, references;
                    torch_fl_wheels (beside the package: the installed wheels)
 """

@@ -153,6 +153,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         getattr(lib, name).argtypes = []
     lib.tfl_memory_snapshot_json.restype = c_char_p
     lib.tfl_memory_snapshot_json.argtypes = [c_int]
+    lib.tfl_memory_history_json.restype = c_char_p
+    lib.tfl_memory_history_json.argtypes = [c_int]
     lib.tfl_storage_format.restype = c_char_p
     lib.tfl_storage_format.argtypes = [ctypes.c_void_p]
     signatures = {
@@ -169,6 +171,8 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tfl_memory_info": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
         "tfl_device_busy_time": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
         "tfl_op_calls": [c_int, ctypes.POINTER(c_uint64), ctypes.POINTER(c_uint64)],
+        "tfl_record_memory_history": [c_uint64],
+        "tfl_set_oom_observer": [ctypes.c_void_p],
         "tfl_reset_fallback_stats": [],
         "tfl_record_native_runs": [c_int],
         "tfl_set_forced_fallbacks": [c_char_p],

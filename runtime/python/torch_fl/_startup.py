@@ -14,7 +14,7 @@ from typing import Optional, Union
 
 import torch
 
-from . import _backend, device_module
+from . import _backend, device_memory, device_module
 from . import compiler, cuda_compatibility, distributed, forced_fallback, lightning, multiprocessing
 
 _initialized = False
@@ -41,6 +41,7 @@ def init() -> str:
     lightning.install()  # Lightning's accelerator, when Lightning is imported
     distributed.register()  # the spec's c10d backend
     forced_fallback.apply_environment()
+    device_memory.apply_environment()  # TORCH_FL_OOM_SNAPSHOT
     # Device work still queued at exit would run while the interpreter and
     # libtorch tear down: drain every device first.
     atexit.register(drain_devices)

@@ -10,6 +10,7 @@ from typing import Any, Optional, Union
 import torch
 
 from . import _backend
+from . import device_memory as memory  # torch.<device>.memory: snapshots, history
 
 DeviceLike = Union[int, str, torch.device, None]
 
@@ -262,13 +263,10 @@ def reset_peak_memory_stats(device: DeviceLike = None) -> None:
 
 
 def memory_snapshot(device: DeviceLike = None) -> list[dict]:
-    """The caching allocator's segments (driver allocations) with their blocks:
-    address, size and state (active_allocated, active_pending_free, inactive)."""
-    lib = _lib()
-    text = lib.lib.tfl_memory_snapshot_json(_index(device))
-    if text is None:
-        raise RuntimeError(lib.lib.tfl_last_error().decode())
-    return json.loads(text.decode())
+    """The caching allocator's segments (driver allocations) with their blocks (address,
+    size, state: active_allocated, active_pending_free, inactive), in the keys of
+    torch.cuda.memory_snapshot: every device's (each segment names its "device"), or one's."""
+    return memory.memory_snapshot(None if device is None else _index(device))
 
 
 def empty_cache() -> None:
