@@ -9,6 +9,7 @@ import json
 import os
 import pickle
 import re
+import shutil
 import subprocess
 import sys
 
@@ -117,3 +118,29 @@ def test_an_out_of_memory_writes_a_snapshot_when_asked(device, tmp_path):
     assert "OOM [" in run.stdout, run.stdout
     assert f"SNAPSHOT 1 {1 << 40} True" in run.stdout, run.stdout
     assert f"memory snapshot written to {path}" in run.stderr
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium here (make setup installs Debian's)")
+def test_the_offline_memory_page_shows_in_a_browser(device, mod, tmp_path):
+    from torch_fl import memory_page
+    mod.memory._record_memory_history()
+    layers = [torch.randn(128, 128, device=device) for _ in range(6)]
+    del layers[::2]
+    snapshot = mod.memory._snapshot()
+    page = tmp_path / "memory.html"
+    memory_page.write(snapshot, str(page))
+    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                          "--disable-background-networking", "--dump-dom", f"file://{page}"],
+                         capture_output=True, text=True, timeout=90).stdout
+    index = device.index or 0
+    recorded = len(snapshot["device_traces"][index])
+    assert f"Device {index}: memory held by tensors over {recorded} actions" in dom
+    assert dom.count("<polyline") >= 1 and "active_allocated" in dom and "inactive" in dom
+    picture = tmp_path / "memory.png"
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                    "--disable-background-networking", f"--screenshot={picture}", "--window-size=1000,700",
+                    f"file://{page}"], capture_output=True, timeout=90)
+    assert picture.stat().st_size > 10_000  # a drawn page (a blank one is about 3 KB)

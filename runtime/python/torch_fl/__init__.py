@@ -14,8 +14,9 @@ The package is layered; a module imports only from its own layer or below
                    autoload hook (torch_fl_autoload, beside the package)
     start-up       _startup: init() loads the backend and installs each feature
     features       amp, compiler, cuda_compatibility, distributed, fallback,
-                   forced_fallback, formats, inventory, lightning, monitor, multiprocessing,
-                   placement, prometheus_exporter, support
+                   forced_fallback, formats, inventory, lightning, memory_page,
+                   monitor, multiprocessing, placement, prometheus_exporter,
+                   support
     device         device_module (torch.<device>), device_memory (torch.<device>.memory)
     foundation     _backend (the library and its C API), log, post_import, references;
                    torch_fl_wheels (beside the package: the installed wheels)
