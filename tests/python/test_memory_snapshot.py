@@ -31,7 +31,9 @@ def mod(device):
 
 def test_a_tensors_life_is_recorded_in_the_visualisers_actions(device, mod):
     mod.memory._record_memory_history()
-    x = torch.empty(1 << 20, dtype=torch.uint8, device=device)  # 1 MiB: its own block of a new segment
+    # 48 MiB: more than any block an earlier test's live segment could have cached, so it
+    # takes a segment of its own from the driver.
+    x = torch.empty(48 << 20, dtype=torch.uint8, device=device)
     address = x.data_ptr()
     del x
     mod.synchronize()
@@ -40,7 +42,7 @@ def test_a_tensors_life_is_recorded_in_the_visualisers_actions(device, mod):
     trace = snapshot["device_traces"][device.index or 0]
     mine = [e for e in trace if e["addr"] == address and e["action"] in ("alloc", "free_requested", "free_completed")]
     assert [e["action"] for e in mine] == ["alloc", "free_requested", "free_completed"]
-    assert mine[0]["size"] >= 1 << 20
+    assert mine[0]["size"] >= 48 << 20
     actions = [e["action"] for e in trace]
     assert actions.index("segment_alloc") < actions.index("alloc") < actions.index("segment_free")
     times = [e["time_us"] for e in trace]
@@ -73,7 +75,9 @@ def test_the_visualisers_readers_take_the_snapshot(device, mod, tmp_path):
     summary = _memory_viz.segsum(mod.memory._snapshot())
     assert "segments:" in summary and "total_reserved" in summary
     text = _memory_viz.trace(mod.memory._snapshot())
-    assert "alloc" in text and "free" in text
+    # Its listing: "b = a[offset:size]" (a recorded segment), "a = seg_0[...]" or "a = MEM[...]"
+    # for an allocation, "del b" for a free.
+    assert re.search(r"^\w+ = \w+\[\d+:", text, re.MULTILINE) and re.search(r"^del \w+", text, re.MULTILINE), text
     path = tmp_path / "snapshot.pickle"
     mod.memory._dump_snapshot(str(path))
     with open(path, "rb") as f:
