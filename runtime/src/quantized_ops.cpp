@@ -83,15 +83,30 @@ at::Tensor along_axis(const at::Tensor& value, const at::Tensor& like, int64_t a
   return value.to(like.device()).reshape(shape);
 }
 
-// The integers CPU's kernel (fbgemm's Quantize) computes:
-// nearbyint(zero_point + value * (1.0f / scale)), in float, then clamped. The zero
-// point is added before rounding: an odd one moves ties (torch.round rounds half
-// to even, as nearbyint does).
+// Whether this torch build's CPU quantizer adds the zero point before rounding
+// (2.13's: nearbyint(zero_point + value / scale)) or after it (2.14's:
+// zero_point + nearbyint(value / scale)). An odd zero point moves ties between the
+// two, and the device must give CPU's integers, so the rule is read off CPU once:
+// 0.05 / 0.1 is the tie 0.5, and a zero point of 1 makes it 1.5 if added first.
+bool cpu_adds_zero_point_before_rounding(at::ScalarType type) {
+  const auto probe = [](at::ScalarType probed) {
+    const at::Tensor tie = at::full({1}, 0.05, at::TensorOptions().dtype(at::kFloat));
+    return at::quantize_per_tensor(tie, 0.1, 1, probed).int_repr().item<int64_t>() == 2;
+  };
+  static const bool qint8 = probe(at::kQInt8), quint8 = probe(at::kQUInt8), qint32 = probe(at::kQInt32);
+  return type == at::kQInt8 ? qint8 : type == at::kQUInt8 ? quint8 : qint32;
+}
+
+// The integers CPU's kernel computes from value * (1.0f / scale), in float, then
+// clamped; ties round half to even (torch.round, as nearbyint).
 at::Tensor quantized_integers(const at::Tensor& real, const at::Tensor& inverse_scale, const at::Tensor& zero_point,
                               at::ScalarType type) {
   const auto [low, high] = integer_range(type);
-  const at::Tensor shifted = real.to(at::kFloat) * inverse_scale + zero_point.to(at::kFloat);
-  return at::round(shifted).to(at::kLong).clamp(low, high);
+  const at::Tensor scaled = real.to(at::kFloat) * inverse_scale;
+  const at::Tensor shifted = cpu_adds_zero_point_before_rounding(type)
+                                 ? at::round(scaled + zero_point.to(at::kFloat))
+                                 : at::round(scaled) + zero_point.to(at::kFloat);
+  return shifted.to(at::kLong).clamp(low, high);
 }
 
 at::Tensor scalar_on(const at::Tensor& like, double value, at::ScalarType type) {
