@@ -177,6 +177,32 @@ void dequantize_sub_byte_kernel(const at::Tensor& q, at::Tensor& real, float sca
   real.copy_((unpack(q).to(at::kFloat) - zero_point) * scale);
 }
 
+// Per-channel with float zero points (per_channel_affine_float_qparams: quint8 and the
+// sub-byte dtypes, as embedding tables are quantized): CPU's
+// lrintf(value * (1.0f / scale) + zero_point), a zero scale counting as 1.
+void quantize_per_channel_float_qparams_kernel(const at::Tensor& real, at::Tensor& q, const at::Tensor& scales,
+                                               const at::Tensor& zero_points, int64_t axis) {
+  const auto [low, high] = integer_range(q.scalar_type());
+  const at::Tensor channel_scales = along_axis(scales, real, axis).to(at::kFloat);
+  const at::Tensor inverse_scales =
+      at::where(channel_scales == 0, at::ones_like(channel_scales), channel_scales.reciprocal());
+  const at::Tensor shifted =
+      real.contiguous().to(at::kFloat) * inverse_scales + along_axis(zero_points, real, axis).to(at::kFloat);
+  const at::Tensor integers = at::round(shifted).to(at::kLong).clamp(low, high);
+  if (sub_byte(q.scalar_type())) {
+    pack_into(integers, q);
+  } else {
+    integer_view(q).copy_(integers);
+  }
+}
+
+void dequantize_per_channel_float_qparams_kernel(const at::Tensor& q, at::Tensor& real, const at::Tensor& scales,
+                                                 const at::Tensor& zero_points, int64_t axis) {
+  const at::Tensor integers = sub_byte(q.scalar_type()) ? unpack(q) : integer_view(q).to(at::kLong);
+  real.copy_((integers.to(at::kFloat) - along_axis(zero_points, q, axis).to(at::kFloat)) *
+             along_axis(scales, q, axis).to(at::kFloat));
+}
+
 at::Tensor int_repr(const at::Tensor& self) {
   if (sub_byte(self.scalar_type())) return packed_bytes(self).clone();  // CPU's: the packed bytes
   return at::empty(self.sizes(), self.options().dtype(c10::toUnderlying(self.scalar_type())),
@@ -258,6 +284,10 @@ REGISTER_PRIVATEUSE1_DISPATCH(quantize_tensor_per_tensor_affine_stub, &torch_fl:
 REGISTER_PRIVATEUSE1_DISPATCH(dequantize_tensor_per_tensor_affine_stub, &torch_fl::dequantize_per_tensor_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(quantize_tensor_per_channel_affine_stub, &torch_fl::quantize_per_channel_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(dequantize_tensor_per_channel_affine_stub, &torch_fl::dequantize_per_channel_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(quantize_tensor_per_channel_float_qparams_stub,
+                              &torch_fl::quantize_per_channel_float_qparams_kernel)
+REGISTER_PRIVATEUSE1_DISPATCH(dequantize_tensor_per_channel_float_qparams_stub,
+                              &torch_fl::dequantize_per_channel_float_qparams_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(quantize_tensor_per_tensor_affine_sub_byte_stub, &torch_fl::quantize_sub_byte_kernel)
 REGISTER_PRIVATEUSE1_DISPATCH(dequantize_tensor_per_tensor_affine_sub_byte_stub, &torch_fl::dequantize_sub_byte_kernel)
 }  // namespace at::native

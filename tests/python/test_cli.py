@@ -327,6 +327,25 @@ def test_monitor_serves_prometheus_while_the_script_runs_in_its_process(device, 
     assert float(run.stdout.split()[-1]) >= 1  # the script's multiply, counted in the same process
 
 
+def test_monitor_prints_json_lines_to_stderr_while_the_script_runs_in_its_process(device, tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import sys, time, torch, torch_fl\n"
+        "x = torch.ones(4, device=torch_fl.device(0))\n"
+        "for _ in range(5):\n"
+        "    x = x * 3\n"
+        "total = x.sum().item()  # waits for the device\n"
+        "time.sleep(0.5)\n"
+        "print('the script says', total)\n")
+    run = torch_fl_cli("monitor", "--interval", "0.1", "--", "python", str(script))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip() == "the script says 972.0"  # stdout stays the script's own
+    readings = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
+    first = [r for r in readings if r["device"] == str(torch_fl.device(0))]
+    assert len(first) >= 2, run.stderr[-2000:]  # while it ran, and the last window at its end
+    assert sum(r["op_calls"] for r in first) >= 5  # its multiplies, counted in the same process
+
+
 def socket_port() -> int:
     import socket
     with socket.socket() as s:

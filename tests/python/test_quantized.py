@@ -81,6 +81,27 @@ def test_quantize_per_channel_gives_cpus_integers(device, axis):
     torch.testing.assert_close(got.dequantize().cpu(), expected.dequantize())
 
 
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [torch.quint8, *SUB_BYTE], ids=str)
+def test_quantize_per_channel_with_float_zero_points_gives_cpus_integers(device, dtype, axis):
+    """per_channel_affine_float_qparams, as embedding tables are quantized: float zero
+    points, a zero scale (CPU takes it as 1), and both moves."""
+    x = values()
+    channels = x.shape[axis]
+    scales = torch.linspace(0.05, 0.5, channels, dtype=torch.double)
+    scales[1] = 0.0
+    zero_points = torch.linspace(-1.5, 2.5, channels)
+    expected = torch.quantize_per_channel(x, scales, zero_points, axis, dtype)
+    got = torch.quantize_per_channel(x.to(device), scales.to(device), zero_points.to(device), axis, dtype)
+    assert got.device == device and got.qscheme() == torch.per_channel_affine_float_qparams
+    assert torch.equal(got.int_repr().cpu(), expected.int_repr())
+    torch.testing.assert_close(got.dequantize().cpu(), expected.dequantize())
+    moved = expected.to(device)
+    assert torch.equal(moved.int_repr().cpu(), expected.int_repr())
+    torch.testing.assert_close(moved.dequantize().cpu(), expected.dequantize())
+    torch.testing.assert_close(got.cpu().q_per_channel_zero_points(), zero_points)
+
+
 @pytest.mark.parametrize("dtype", SUB_BYTE, ids=str)
 @pytest.mark.parametrize("numel", [12, 13, 15])  # whole bytes, and a last byte part-filled
 def test_sub_byte_dtypes_pack_as_cpu_does(device, dtype, numel):

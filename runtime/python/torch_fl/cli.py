@@ -144,7 +144,14 @@ def cmd_inventory(args) -> int:
     return status
 
 
+def _print_stats(watcher, stream) -> None:
+    for entry in watcher.get_stats().values():
+        print(json.dumps(entry.as_dict()), file=stream, flush=True)
+
+
 def cmd_monitor(args) -> int:
+    import threading
+
     import torch_fl
     from torch_fl import monitor
     command = _script(args.command)
@@ -153,15 +160,30 @@ def cmd_monitor(args) -> int:
         server, _ = monitor.start_http_server(args.prometheus, addr=args.addr)
         host, port = server.server_address[:2]
         print(f"torch-fl monitor: Prometheus metrics on http://{host}:{port}/metrics", file=sys.stderr, flush=True)
-    if command is not None:
-        return _run_script(command, "torch-fl monitor")  # the exporter serves while the script runs in this process
     watcher = monitor.DeviceMonitor()
+    if command is not None:
+        if args.prometheus is not None:
+            return _run_script(command, "torch-fl monitor")  # the exporter serves while the script runs here
+        # JSON lines go to stderr while the script runs in this process: its stdout stays its own.
+        finished = threading.Event()
+
+        def report() -> None:
+            while not finished.wait(args.interval):
+                _print_stats(watcher, sys.stderr)
+
+        reporter = threading.Thread(target=report, name="torch-fl monitor", daemon=True)
+        reporter.start()
+        try:
+            return _run_script(command, "torch-fl monitor")
+        finally:
+            finished.set()
+            reporter.join()
+            _print_stats(watcher, sys.stderr)  # the last window, up to the script's end
     try:
         while True:
             time.sleep(args.interval)
             if args.prometheus is None:
-                for device, entry in watcher.get_stats().items():
-                    print(json.dumps(entry.as_dict()), flush=True)
+                _print_stats(watcher, sys.stdout)
     except KeyboardInterrupt:
         return 0
 
@@ -195,8 +217,9 @@ def parser() -> argparse.ArgumentParser:
     watch = sub.add_parser(
         "monitor", help="per-device stats (utilization, memory, op calls, fallback rate), or serve them to Prometheus",
         description="Prints each device's torch_fl.monitor stats every INTERVAL seconds as JSON lines, or with "
-                    "--prometheus serves them on PORT/metrics. Given a script, runs it in this process while "
-                    "serving: the runtime's counters are per process.")
+                    "--prometheus serves them on PORT/metrics. Given a script, runs it in this process (the "
+                    "runtime's counters are per process) while serving, or while printing the JSON lines to "
+                    "stderr, the last one when it ends.")
     watch.add_argument("--prometheus", type=int, metavar="PORT", help="serve Prometheus metrics on PORT")
     watch.add_argument("--addr", default="0.0.0.0", help="the address to serve on (default: %(default)s)")
     watch.add_argument("--interval", type=float, default=1.0, metavar="SECONDS",

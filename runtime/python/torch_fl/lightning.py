@@ -138,8 +138,7 @@ def place_single_device(connector_module: str, strategies_module: str) -> None:
     def choose_strategy(self):
         chosen = choose(self)
         flag = self._accelerator_flag
-        ours = flag == name or getattr(flag, "name", lambda: None)() == name if not isinstance(flag, str) \
-            else flag == name
+        ours = _names_device(flag, name)
         devices = getattr(self, "_parallel_devices", None) or []
         if ours and isinstance(chosen, single) and chosen.root_device.type == "cpu" and devices:
             return single(device=devices[0])
@@ -147,6 +146,20 @@ def place_single_device(connector_module: str, strategies_module: str) -> None:
 
     choose_strategy._torch_fl = True
     connector._choose_strategy = choose_strategy
+
+
+def _names_device(flag, name: str) -> bool:
+    """Whether Trainer's accelerator= (a string or an accelerator) is this device's. Another
+    package's accelerator may have no name(), or one that is not our registry's classmethod."""
+    if isinstance(flag, str):
+        return flag == name
+    flag_name = getattr(type(flag), "name", None)
+    if not callable(flag_name):
+        return False
+    try:
+        return flag_name() == name
+    except TypeError:  # an instance method, or one that takes arguments: not ours
+        return False
 
 
 def wrap_ddp_without_cuda_streams(strategies_module: str) -> None:

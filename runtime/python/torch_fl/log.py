@@ -27,8 +27,10 @@ def _runtime_level(level: Union[str, int]) -> tuple[str, int]:
     The runtime has three: a Python level between two takes the more verbose one's lines
     (logging.WARNING and above: warnings only)."""
     if isinstance(level, str):
-        number = logging.getLevelNamesMapping().get(level.upper())
-        if number is None:
+        # getLevelName maps a registered name to its number (and anything else to a
+        # string); getLevelNamesMapping would say so plainly but needs Python 3.11.
+        number = logging.getLevelName(level.upper())
+        if not isinstance(number, int):
             raise ValueError(f"torch_fl.set_log_level: level must be one of {sorted(_RUNTIME_LEVELS)} "
                              f"(any case) or a logging level such as logging.DEBUG, got {level!r}")
     elif isinstance(level, int) and not isinstance(level, bool):
