@@ -19,6 +19,8 @@ installed wheels is torch_fl_wheels', shared with the package's loader.
 """
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
 import os
 import sys
 import types
@@ -83,6 +85,8 @@ def _autoload() -> None:
         torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=True)
     if problem is None and os.environ.get(CUDA_COMPAT_VARIABLE, "") not in ("", "0"):
         _load_for_cuda_compat()
+    elif problem is None:
+        sys.meta_path.insert(0, _LoadBeforeFrameworks())
 
 
 # torch_fl.cuda_compatibility.ENV_VAR (not imported from there: that loads the backend).
@@ -100,6 +104,32 @@ def _load_for_cuda_compat() -> None:
     except Exception as error:  # noqa: BLE001 - never break `import torch`
         _warn(f"{CUDA_COMPAT_VARIABLE} is set, but the backend failed to load ({type(error).__name__}: {error}); "
               "CUDA code runs as it would without Torch-FL")
+
+
+# The modules where training frameworks choose their device: torch_fl's import installs
+# its integration with each (torch_fl/deepspeed_accelerator.py, lightning.py) as a hook
+# on them, and autoload defers that import to the device's first use, which a framework
+# asks about before any tensor exists. Their first import is therefore such a use.
+FRAMEWORK_MODULES = frozenset({"deepspeed.accelerator.real_accelerator", "pytorch_lightning.accelerators",
+                               "lightning.pytorch.accelerators"})
+
+
+class _LoadBeforeFrameworks(importlib.abc.MetaPathFinder):
+    """Loads the backend (import torch_fl) right before a framework module's first import,
+    then hands the lookup back: torch_fl's own hooks, now first on sys.meta_path, see it."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in FRAMEWORK_MODULES:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)  # once: torch_fl now hooks every framework module itself
+        try:
+            import torch_fl  # noqa: F401
+        except Exception as error:  # noqa: BLE001 - the framework still imports, on its own devices
+            _warn(f"{fullname.split('.')[0]} is imported, but the backend failed to load "
+                  f"({type(error).__name__}: {error}); it will not see the device")
+            return None
+        return importlib.util.find_spec(fullname)
 
 
 def _warn(message: str) -> None:

@@ -95,7 +95,13 @@ def test_the_wheel_holds_the_library_matrix_spec_and_pins_torch(installed):
         "support_matrix.html", f"{VENDOR}.yaml")}
     assert vendor_files | {"torch_fl/__init__.py", "torch_fl/_backend.py", "torch_fl_autoload.py", "torch_fl_wheels.py"} <= names
     assert metadata["Name"] == f"torch_fl_{VENDOR}"
-    assert metadata.get_all("Requires-Dist") == [f"torch=={torch.__version__.split('+')[0]}"]
+    requirements = metadata.get_all("Requires-Dist")
+    assert [r for r in requirements if ";" not in r] == [f"torch=={torch.__version__.split('+')[0]}"]
+    # The frameworks as extras (pip install torch_fl_<vendor>[deepspeed]), each only under its extra.
+    assert set(metadata.get_all("Provides-Extra")) == {"hf", "deepspeed", "lightning", "prometheus"}
+    extras = {r.split(";")[0].strip(): r.split("extra ==")[1].strip(" \"'") for r in requirements if ";" in r}
+    assert extras == {"transformers>=5.25.0": "hf", "accelerate>=1.15.0": "hf", "deepspeed>=0.19.8": "deepspeed",
+                      "pytorch-lightning>=2.6.6": "lightning", "prometheus-client>=0.26.0": "prometheus"}
     assert "[torch.backends]" in entry_points and "torch_fl_autoload:autoload" in entry_points
 
 
@@ -138,6 +144,27 @@ def test_cuda_compat_from_the_environment_takes_effect_at_import_torch(installed
     unset = installed.run("import sys, torch\nprint(torch.cuda.is_available(), 'torch_fl' in sys.modules)\n")
     assert unset.returncode == 0, unset.stderr
     assert unset.stdout.split() == ["False", "False"]
+
+
+def test_frameworks_find_the_device_from_the_wheel_alone(installed):
+    """A user installs the wheel and imports DeepSpeed or Lightning, with no `import
+    torch_fl` (#35): their first import loads the backend, whose hooks give each the
+    device. `import torch` alone still loads nothing."""
+    pytest.importorskip("deepspeed", reason="deepspeed is not installed (pinned in requirements.txt)")
+    pytest.importorskip("pytorch_lightning", reason="pytorch-lightning is not installed (pinned in requirements.txt)")
+    device = installed.device
+    result = installed.run("import sys, warnings\n"
+                           "warnings.simplefilter('ignore', DeprecationWarning)\n"
+                           "import torch\n"
+                           "print('torch_fl' in sys.modules)\n"
+                           "from deepspeed.accelerator import get_accelerator\n"
+                           "print(get_accelerator().device_name(), 'torch_fl' in sys.modules)\n"
+                           "import pytorch_lightning as pl\n"
+                           f"trainer = pl.Trainer(accelerator='{device}', devices=1, logger=False)\n"
+                           "print(trainer.strategy.root_device)\n")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split("\n")[:3] == ["False", f"{device} True", f"{device}:0"]
+    assert "torch_fl:" not in result.stderr, result.stderr[-3000:]  # no hook found its module half-made
 
 
 def test_autoload_off_leaves_torch_without_the_device(installed):

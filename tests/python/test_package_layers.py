@@ -20,7 +20,8 @@ LAYERS = {
     "torch_fl.references": FOUNDATION, "torch_fl.post_import": FOUNDATION,
     "torch_fl.device_module": DEVICE, "torch_fl.device_memory": DEVICE,
     **{f"torch_fl.{name}": FEATURES for name in (
-        "amp", "compiler", "cuda_compatibility", "distributed", "fallback", "forced_fallback", "formats",
+        "amp", "compiler", "cuda_compatibility", "deepspeed_accelerator", "distributed", "fallback",
+        "forced_fallback", "formats",
         "inventory", "lightning", "memory_page", "monitor", "multiprocessing", "placement", "prometheus_exporter", "support")},
     "torch_fl._startup": STARTUP,
     "torch_fl": ENTRY_POINTS, "torch_fl.cli": ENTRY_POINTS, "torch_fl.demo": ENTRY_POINTS,

@@ -13,10 +13,10 @@ The package is layered; a module imports only from its own layer or below
     entry points   __init__ (re-exports only), cli, demo, __main__, and the
                    autoload hook (torch_fl_autoload, beside the package)
     start-up       _startup: init() loads the backend and installs each feature
-    features       amp, compiler, cuda_compatibility, distributed, fallback,
-                   forced_fallback, formats, inventory, lightning, memory_page,
-                   monitor, multiprocessing, placement, prometheus_exporter,
-                   support
+    features       amp, compiler, cuda_compatibility, deepspeed_accelerator,
+                   distributed, fallback, forced_fallback, formats, inventory,
+                   lightning, memory_page, monitor, multiprocessing, placement,
+                   prometheus_exporter, support
     device         device_module (torch.<device>), device_memory (torch.<device>.memory)
     foundation     _backend (the library and its C API), log, post_import, references;
                    torch_fl_wheels (beside the package: the installed wheels)

@@ -15,7 +15,7 @@ from typing import Optional, Union
 import torch
 
 from . import _backend, device_memory, device_module
-from . import compiler, cuda_compatibility, distributed, forced_fallback, lightning, multiprocessing
+from . import compiler, cuda_compatibility, deepspeed_accelerator, distributed, forced_fallback, lightning, multiprocessing
 
 _initialized = False
 
@@ -39,6 +39,7 @@ def init() -> str:
     multiprocessing.register_reductions(backend.device)
     compiler.install(backend.device)  # Dynamo and Inductor, when torch imports them
     lightning.install()  # Lightning's accelerator, when Lightning is imported
+    deepspeed_accelerator.install()  # DeepSpeed's accelerator, when DeepSpeed is imported
     distributed.register()  # the spec's c10d backend
     forced_fallback.apply_environment()
     device_memory.apply_environment()  # TORCH_FL_OOM_SNAPSHOT

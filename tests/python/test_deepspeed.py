@@ -1,0 +1,146 @@
+"""DeepSpeed on the device (torch_fl/deepspeed_accelerator.py).
+
+deepspeed.initialize with ZeRO stages 1, 2 and 3 trains on two processes, one per device,
+over the vendor's c10d backend (tests/python/deepspeed_script.py, started as DeepSpeed's
+launcher starts ranks), and ends with the parameters of the same training in one process
+on DeepSpeed's CPU accelerator. Stage 3 partitions each parameter across the ranks,
+gathers it for every forward and backward (all_gather_into_tensor) and reduce-scatters
+the gradients (reduce_scatter_tensor). Then the accelerator's own answers, in this process.
+
+Needs deepspeed (pinned in requirements.txt); without it the file skips."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import torch_fl
+
+deepspeed = pytest.importorskip("deepspeed", reason="deepspeed is not installed (pinned in requirements.txt)")
+
+SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "deepspeed_script.py")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def train(output, stage: int, world_size: int, accelerator: str | None = None) -> dict:
+    """Runs the script on world_size ranks, with the variables DeepSpeed's launcher sets."""
+    env = dict(os.environ, WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
+    env.pop("DS_ACCELERATOR", None)
+    if accelerator is not None:
+        env["DS_ACCELERATOR"] = accelerator
+    ranks = [subprocess.Popen([sys.executable, SCRIPT, str(stage), str(output)],
+                              env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+             for rank in range(world_size)]
+    logs = [rank.communicate(timeout=300)[0] for rank in ranks]
+    for rank, log in zip(ranks, logs):
+        assert rank.returncode == 0, log[-4000:]
+    with open(output) as f:
+        return json.load(f)
+
+
+@pytest.fixture(scope="module")
+def one_cpu_process(tmp_path_factory) -> dict:
+    """The same training in one process on DeepSpeed's CPU accelerator (Gloo)."""
+    return train(tmp_path_factory.mktemp("cpu") / "cpu.json", 1, 1, accelerator="cpu")
+
+
+@pytest.mark.parametrize("stage", [1, 2, 3])
+def test_zero_trains_on_two_devices_as_in_one_cpu_process(device, tmp_path, stage, one_cpu_process):
+    if torch_fl.device_count() < 2:
+        pytest.skip(f"needs 2 devices; this machine has {torch_fl.device_count()}")
+    got = train(tmp_path / "device.json", stage, 2)
+    assert (got["accelerator"], got["device"]) == (device.type, f"{device.type}:0")
+    assert got["backend"] == torch_fl.distributed.backend_name()
+    assert one_cpu_process["device"] == "cpu" and one_cpu_process["backend"] == "gloo"
+    # Stage 3 holds a shard of each parameter: gathered for use, gradients reduce-scattered.
+    used = {"all_gather_into_tensor", "reduce_scatter_tensor"} if stage == 3 else {"all_gather_into_tensor", "all_reduce"}
+    assert used <= set(got["collectives"]), got["collectives"]
+    expected = one_cpu_process["parameters"]
+    assert got["parameters"].keys() == expected.keys()
+    for name in expected:
+        torch.testing.assert_close(torch.tensor(got["parameters"][name]), torch.tensor(expected[name]),
+                                   rtol=1e-5, atol=1e-5, msg=name)
+
+
+@pytest.fixture
+def accelerator(device):
+    from deepspeed.accelerator import get_accelerator
+    return get_accelerator()
+
+
+def test_deepspeed_takes_the_device_when_imported(device, accelerator):
+    assert type(accelerator).__name__ == f"{device.type.upper()}_Accelerator"
+    assert accelerator.device_name() == device.type and accelerator.device_name(1) == f"{device.type}:1"
+    assert accelerator.current_device_name() == f"{device.type}:{torch_fl.device_module.current_device()}"
+    assert accelerator.device_count() == torch_fl.device_count() and accelerator.is_available()
+    assert accelerator.communication_backend_name() == torch_fl.distributed.backend_name()
+    assert not accelerator.is_synchronized_device()  # asynchronous streams, as CUDA
+
+
+def test_tensors_streams_events_and_memory_are_the_devices(device, accelerator):
+    x = accelerator.FloatTensor([1.0, 2.0])
+    assert x.device == device and x.dtype == torch.float32 and accelerator.on_accelerator(x)
+    assert accelerator.HalfTensor(3).dtype == torch.float16 and accelerator.LongTensor(3).device == device
+    assert not accelerator.on_accelerator(torch.ones(1))
+    stream = accelerator.Stream()
+    with accelerator.stream(stream):
+        y = x * 2
+        event = accelerator.Event()
+        event.record()
+    event.synchronize()
+    assert y.tolist() == [2.0, 4.0]
+    assert accelerator.memory_allocated() == torch_fl.device_module.memory_allocated() > 0
+    assert accelerator.total_memory() == torch_fl.device_module.get_device_properties(0).total_memory
+    assert 0 < accelerator.available_memory() <= accelerator.total_memory()
+
+
+def test_dtypes_follow_the_spec(device, accelerator):
+    amp = torch_fl.device_module.get_amp_supported_dtype()
+    assert accelerator.supported_dtypes() == [torch.float32, *amp]
+    assert accelerator.is_bf16_supported() == (torch.bfloat16 in amp)
+    # float64 gradient norms are all_reduced: only where the collectives take float64.
+    assert accelerator.is_fp64_supported() == (torch.float64 in torch_fl.distributed.collective_backend().dtypes)
+
+
+def test_the_default_generator_is_the_devices_rng(device, accelerator):
+    generator = accelerator.default_generator(0)
+    state = generator.get_state()
+    first = torch.rand(4, device=device)
+    generator.set_state(state)  # what activation checkpointing does to replay dropout
+    assert torch.equal(torch.rand(4, device=device), first)
+
+
+def test_ranges_reach_the_profiler(device, accelerator):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profile:
+        accelerator.range_push("zero step")
+        torch.ones(2, device=device).sum().item()
+        accelerator.range_pop()
+    assert "zero step" in [event.name for event in profile.events()]
+
+
+def test_what_the_device_lacks_refuses(device, accelerator):
+    assert accelerator.create_op_builder("FusedAdamBuilder") is None  # DeepSpeed's "not available"
+    assert accelerator.get_op_builder("CPUAdamBuilder") is None
+    with pytest.raises(NotImplementedError, match=f"the {device.type} device has no graph capture"):
+        accelerator.create_graph()
+
+
+def test_ds_accelerator_naming_another_accelerator_wins(device, tmp_path):
+    script = ("import torch_fl, deepspeed\n"
+              "from deepspeed.accelerator import get_accelerator\n"
+              "print(get_accelerator().device_name())\n")
+    run = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, DS_ACCELERATOR="cpu"),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split()[-1] == "cpu"
