@@ -23,6 +23,7 @@ import importlib.abc
 import importlib.util
 import os
 import sys
+import threading
 import types
 import warnings
 
@@ -114,6 +115,9 @@ FRAMEWORK_MODULES = frozenset({"deepspeed.accelerator.real_accelerator", "pytorc
                                "lightning.pytorch.accelerators"})
 
 
+_finder_lock = threading.Lock()
+
+
 class _LoadBeforeFrameworks(importlib.abc.MetaPathFinder):
     """Loads the backend (import torch_fl) right before a framework module's first import,
     then hands the lookup back: torch_fl's own hooks, now first on sys.meta_path, see it."""
@@ -121,8 +125,9 @@ class _LoadBeforeFrameworks(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         if fullname not in FRAMEWORK_MODULES:
             return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)  # once: torch_fl now hooks every framework module itself
+        with _finder_lock:  # two threads importing two frameworks: one removes it
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)  # once: torch_fl now hooks every framework module itself
         try:
             import torch_fl  # noqa: F401
         except Exception as error:  # noqa: BLE001 - the framework still imports, on its own devices

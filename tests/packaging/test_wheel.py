@@ -8,6 +8,7 @@ import email.parser
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import zipfile
@@ -32,10 +33,13 @@ class Installed:
     cwd: str         # outside the source tree
 
     def run(self, code: str, **env: str) -> subprocess.CompletedProcess:
+        return self.run_args(["-c", code], **env)
+
+    def run_args(self, args: list[str], **env: str) -> subprocess.CompletedProcess:
         environment = {k: v for k, v in os.environ.items()
                        if not k.startswith(("TORCH_FL_", "TORCH_DEVICE_BACKEND")) and k != "PYTHONPATH"}
         environment.update(TORCH_FL_FALLBACK="silent", **env)
-        return subprocess.run([self.python, "-c", code], capture_output=True, text=True, timeout=300,
+        return subprocess.run([self.python, *args], capture_output=True, text=True, timeout=300,
                               cwd=self.cwd, env=environment)
 
     @contextlib.contextmanager
@@ -165,6 +169,46 @@ def test_frameworks_find_the_device_from_the_wheel_alone(installed):
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split("\n")[:3] == ["False", f"{device} True", f"{device}:0"]
     assert "torch_fl:" not in result.stderr, result.stderr[-3000:]  # no hook found its module half-made
+
+
+# One rank as DeepSpeed's launcher starts it: DeepSpeed's process group on the device
+# LOCAL_RANK names, an all_reduce, and what the launcher told the rank.
+LAUNCHED_RANK = """import os, torch, deepspeed
+from deepspeed.accelerator import get_accelerator
+deepspeed.init_distributed()
+get_accelerator().set_device(int(os.environ["LOCAL_RANK"]))
+x = torch.ones(1, device=get_accelerator().current_device_name()) * (torch.distributed.get_rank() + 1)
+torch.distributed.all_reduce(x)
+print("rank", torch.distributed.get_rank(), x.device, int(x.item()), os.environ["TORCH_FL_VISIBLE_DEVICES"], flush=True)
+torch.distributed.destroy_process_group()
+"""
+
+
+def test_deepspeeds_launcher_starts_a_rank_per_device(installed, tmp_path):
+    """`deepspeed --num_gpus 2 script.py` from the wheel alone: the launcher's processes
+    find the device through autoload, list its devices, and each rank takes its own; a
+    choice the runtime would not honour (--include localhost:1) is refused by name."""
+    pytest.importorskip("deepspeed", reason="deepspeed is not installed (pinned in requirements.txt)")
+    count = installed.run("import torch_fl; print(torch_fl.device_count())")
+    if int(count.stdout.split()[-1]) < 2:
+        pytest.skip(f"needs 2 {installed.device} devices; this machine has {count.stdout.split()[-1]}")
+    script = tmp_path / "rank.py"
+    script.write_text(LAUNCHED_RANK)
+    runner = ["-m", "deepspeed.launcher.runner", "--master_port"]
+    launched = installed.run_args([*runner, str(free_port()), "--num_gpus", "2", str(script)])
+    assert launched.returncode == 0, launched.stdout[-3000:] + launched.stderr[-3000:]
+    ranks = sorted(line for line in launched.stdout.splitlines() if line.startswith("rank "))
+    device = installed.device
+    assert ranks == [f"rank 0 {device}:0 3 0,1", f"rank 1 {device}:1 3 0,1"], launched.stdout[-3000:]
+    refused = installed.run_args([*runner, str(free_port()), "--include", "localhost:1", str(script)])
+    assert refused.returncode != 0 and "does not renumber devices" in refused.stdout + refused.stderr, \
+        refused.stdout[-3000:] + refused.stderr[-3000:]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def test_autoload_off_leaves_torch_without_the_device(installed):

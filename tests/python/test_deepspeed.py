@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -32,19 +33,36 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def train(output, stage: int, world_size: int, accelerator: str | None = None) -> dict:
-    """Runs the script on world_size ranks, with the variables DeepSpeed's launcher sets."""
+def train(output, stage: int, world_size: int, accelerator: str | None = None, timeout: float = 300) -> dict:
+    """Runs the script on world_size ranks, with the variables DeepSpeed's launcher sets.
+    A rank that fails or hangs ends the others (a survivor would wait in a collective
+    forever); each rank's output goes to a file, read back for the failure message."""
     env = dict(os.environ, WORLD_SIZE=str(world_size), MASTER_ADDR="127.0.0.1", MASTER_PORT=str(free_port()))
     env.pop("DS_ACCELERATOR", None)
     if accelerator is not None:
         env["DS_ACCELERATOR"] = accelerator
-    ranks = [subprocess.Popen([sys.executable, SCRIPT, str(stage), str(output)],
-                              env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)), stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
-             for rank in range(world_size)]
-    logs = [rank.communicate(timeout=300)[0] for rank in ranks]
-    for rank, log in zip(ranks, logs):
-        assert rank.returncode == 0, log[-4000:]
+    logs = [output.parent / f"{output.stem}.rank{rank}.log" for rank in range(world_size)]
+    ranks = []
+    try:
+        for rank, log in enumerate(logs):
+            with open(log, "w") as sink:
+                ranks.append(subprocess.Popen([sys.executable, SCRIPT, str(stage), str(output)],
+                                              env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)), stdout=sink,
+                                              stderr=subprocess.STDOUT))
+        deadline = time.monotonic() + timeout
+        while any(rank.poll() is None for rank in ranks):
+            failed = [r for r, rank in enumerate(ranks) if rank.returncode not in (None, 0)]
+            assert not failed and time.monotonic() < deadline, (
+                f"rank {failed[0]} failed" if failed else f"the ranks did not finish in {timeout} s") + \
+                "".join(f"\n--- rank {r}:\n{log.read_text()[-3000:]}" for r, log in enumerate(logs))
+            time.sleep(0.2)
+        for r, rank in enumerate(ranks):
+            assert rank.returncode == 0, f"rank {r} failed:\n{logs[r].read_text()[-4000:]}"
+    finally:
+        for rank in ranks:
+            if rank.poll() is None:
+                rank.kill()
+                rank.wait()
     with open(output) as f:
         return json.load(f)
 
@@ -52,13 +70,13 @@ def train(output, stage: int, world_size: int, accelerator: str | None = None) -
 @pytest.fixture(scope="module")
 def one_cpu_process(tmp_path_factory) -> dict:
     """The same training in one process on DeepSpeed's CPU accelerator (Gloo)."""
+    if torch_fl.device_count() < 2:  # before the CPU run: its only use is the two-device tests
+        pytest.skip(f"needs 2 devices; this machine has {torch_fl.device_count()}")
     return train(tmp_path_factory.mktemp("cpu") / "cpu.json", 1, 1, accelerator="cpu")
 
 
 @pytest.mark.parametrize("stage", [1, 2, 3])
 def test_zero_trains_on_two_devices_as_in_one_cpu_process(device, tmp_path, stage, one_cpu_process):
-    if torch_fl.device_count() < 2:
-        pytest.skip(f"needs 2 devices; this machine has {torch_fl.device_count()}")
     got = train(tmp_path / "device.json", stage, 2)
     assert (got["accelerator"], got["device"]) == (device.type, f"{device.type}:0")
     assert got["backend"] == torch_fl.distributed.backend_name()
@@ -66,6 +84,7 @@ def test_zero_trains_on_two_devices_as_in_one_cpu_process(device, tmp_path, stag
     # Stage 3 holds a shard of each parameter: gathered for use, gradients reduce-scattered.
     used = {"all_gather_into_tensor", "reduce_scatter_tensor"} if stage == 3 else {"all_gather_into_tensor", "all_reduce"}
     assert used <= set(got["collectives"]), got["collectives"]
+    assert "coalesced" not in got["collectives"]  # what docs/frameworks.md says of DeepSpeed 0.19.8
     expected = one_cpu_process["parameters"]
     assert got["parameters"].keys() == expected.keys()
     for name in expected:
@@ -91,7 +110,10 @@ def test_deepspeed_takes_the_device_when_imported(device, accelerator):
 def test_tensors_streams_events_and_memory_are_the_devices(device, accelerator):
     x = accelerator.FloatTensor([1.0, 2.0])
     assert x.device == device and x.dtype == torch.float32 and accelerator.on_accelerator(x)
-    assert accelerator.HalfTensor(3).dtype == torch.float16 and accelerator.LongTensor(3).device == device
+    # As DeepSpeed's CUDA accelerator: torch.tensor with the dtype, so a number is a value, not a size.
+    half = accelerator.HalfTensor(3)
+    assert (half.dtype, half.shape, half.item()) == (torch.float16, torch.Size([]), 3.0)
+    assert accelerator.LongTensor([[1, 2]], requires_grad=False).device == device
     assert not accelerator.on_accelerator(torch.ones(1))
     stream = accelerator.Stream()
     with accelerator.stream(stream):
@@ -136,11 +158,39 @@ def test_what_the_device_lacks_refuses(device, accelerator):
         accelerator.create_graph()
 
 
-def test_ds_accelerator_naming_another_accelerator_wins(device, tmp_path):
+def run_choosing(**env: str) -> subprocess.CompletedProcess:
     script = ("import torch_fl, deepspeed\n"
               "from deepspeed.accelerator import get_accelerator\n"
               "print(get_accelerator().device_name())\n")
-    run = subprocess.run([sys.executable, "-c", script], env=dict(os.environ, DS_ACCELERATOR="cpu"),
-                         capture_output=True, text=True, timeout=120)
+    environment = {k: v for k, v in os.environ.items() if k != "DS_ACCELERATOR"}
+    return subprocess.run([sys.executable, "-c", script], env=dict(environment, **env), capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("chosen", ["cpu", "device"])
+def test_ds_accelerator_decides(device, chosen):
+    name = device.type if chosen == "device" else chosen
+    run = run_choosing(DS_ACCELERATOR=name)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.split()[-1] == "cpu"
+    assert run.stdout.split()[-1] == name
+
+
+def test_a_real_gpu_keeps_deepspeeds_own_choice(device, monkeypatch):
+    """With our wheel on a machine that also has a CUDA GPU, DeepSpeed finds the GPU as it
+    did before; only DS_ACCELERATOR=<device> picks ours there."""
+    from torch_fl import cuda_compatibility, deepspeed_accelerator
+    monkeypatch.setattr(cuda_compatibility, "_real_cuda_present", lambda: True)
+    assert deepspeed_accelerator._in_tree_accelerator() == "cuda"
+    monkeypatch.setattr(cuda_compatibility, "_real_cuda_present", lambda: False)
+    assert deepspeed_accelerator._in_tree_accelerator() is None
+
+
+def test_the_launchers_device_list(device, accelerator):
+    """What DeepSpeed's launcher sets for each node: the devices 0..k-1, and a refusal of
+    others, which the runtime would not renumber (each rank uses <device>:LOCAL_RANK)."""
+    assert accelerator.visible_devices_envs() == ["TORCH_FL_VISIBLE_DEVICES"]
+    env = {}
+    accelerator.set_visible_devices_envs(env, [0, 1])
+    assert env == {"TORCH_FL_VISIBLE_DEVICES": "0,1"}
+    with pytest.raises(ValueError, match="does not renumber devices"):
+        accelerator.set_visible_devices_envs(env, [1])

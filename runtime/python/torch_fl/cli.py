@@ -146,7 +146,9 @@ def cmd_inventory(args) -> int:
 
 def _print_stats(watcher, stream) -> None:
     for entry in watcher.get_stats().values():
-        print(json.dumps(entry.as_dict()), file=stream, flush=True)
+        # One write per line: the script's own output to the same stream must not split it.
+        stream.write(json.dumps(entry.as_dict()) + "\n")
+        stream.flush()
 
 
 def cmd_monitor(args) -> int:

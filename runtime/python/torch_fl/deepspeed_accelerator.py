@@ -22,6 +22,7 @@ What it answers:
 from __future__ import annotations
 
 import abc
+import functools
 import logging
 import os
 import threading
@@ -35,6 +36,9 @@ from .post_import import after_import
 logger = logging.getLogger("torch_fl")
 
 DEEPSPEED_MODULE = "deepspeed.accelerator.real_accelerator"
+# What DeepSpeed's launcher reads and writes as the node's device list (CUDA_VISIBLE_DEVICES
+# for CUDA): read only by the launcher (see set_visible_devices_envs).
+VISIBLE_DEVICES_VARIABLE = "TORCH_FL_VISIBLE_DEVICES"
 
 
 def install() -> None:
@@ -43,6 +47,15 @@ def install() -> None:
 
 
 def _set_accelerator() -> None:
+    # Runs inside DeepSpeed's import: a failure here must not fail that import.
+    try:
+        _choose_accelerator()
+    except Exception as error:  # noqa: BLE001
+        logger.warning("torch_fl: DeepSpeed is imported, but its %s accelerator could not be set "
+                       "(%s: %s); DeepSpeed chooses its own", _backend.load().device, type(error).__name__, error)
+
+
+def _choose_accelerator() -> None:
     import importlib
     real_accelerator = importlib.import_module(DEEPSPEED_MODULE)
     name = _backend.load().device
@@ -54,7 +67,26 @@ def _set_accelerator() -> None:
         logger.warning("torch_fl: DeepSpeed already chose its %s accelerator; %s is not set",
                        real_accelerator.ds_accelerator._name, name)
         return
+    other = _in_tree_accelerator() if chosen != name else None
+    if other is not None:
+        # A machine with a real GPU and our wheel: DeepSpeed finds the GPU itself, as before
+        # the wheel was installed. DS_ACCELERATOR=<device> asks for ours instead.
+        logger.info("torch_fl: a %s device is present: DeepSpeed uses it, not %s (DS_ACCELERATOR=%s chooses %s)",
+                    other, name, name, name)
+        return
     real_accelerator.set_accelerator(accelerator_class()())
+
+
+def _in_tree_accelerator() -> Optional[str]:
+    """The accelerator built into torch that DeepSpeed would find by itself, if any. Under
+    the CUDA compatibility layer torch.cuda answers for our device, so the real count is read."""
+    from . import cuda_compatibility
+    if cuda_compatibility._real_cuda_present():
+        return "cuda"
+    xpu = getattr(torch, "xpu", None)
+    if xpu is not None and xpu.is_available():
+        return "xpu"
+    return None
 
 
 def accelerator_class() -> type:
@@ -229,15 +261,23 @@ def accelerator_class() -> type:
             from torch.utils.cpp_extension import BuildExtension
             return BuildExtension
 
-        # The launcher: variables to pass to other nodes; no visible-devices variable
+        # The launcher (deepspeed ...): the variables it passes to other nodes, and the one
+        # that lists each node's devices. It is DeepSpeed's, not the runtime's: the runtime
+        # does not renumber devices, so ranks take devices 0..k-1 by LOCAL_RANK, and a
+        # choice of others (--include localhost:1) is refused here rather than ignored.
         def export_envs(self) -> list[str]:
             return ["TORCH_FL"]
 
         def visible_devices_envs(self) -> list[str]:
-            return []
+            return [VISIBLE_DEVICES_VARIABLE]
 
         def set_visible_devices_envs(self, current_env, local_accelerator_ids) -> None:
-            pass
+            ids = [int(i) for i in local_accelerator_ids]
+            if ids != list(range(len(ids))):
+                raise ValueError(f"[{vendor}] DeepSpeed's launcher chose {name} devices {ids}, but the {name} runtime "
+                                 f"does not renumber devices: each rank uses {name}:LOCAL_RANK, so only the first k "
+                                 f"devices can be chosen (--num_gpus k, or {VISIBLE_DEVICES_VARIABLE}=0,...,k-1)")
+            current_env[VISIBLE_DEVICES_VARIABLE] = ",".join(map(str, ids))
 
         def get_compile_backend(self) -> str:
             return self._compile_backend
@@ -292,13 +332,6 @@ class _DefaultGenerator:
 
 
 def _typed_tensor(dtype: torch.dtype):
-    """A constructor as torch.cuda.FloatTensor: sizes or data, on the current device."""
-    name = _backend.load().device
-
-    def make(*args, **kwargs) -> torch.Tensor:
-        device = torch.device(name, device_module.current_device())
-        if len(args) == 1 and not isinstance(args[0], int):
-            return torch.tensor(args[0], dtype=dtype, device=device)
-        return torch.empty(*args, dtype=dtype, device=device, **kwargs)
-
-    return make
+    """A constructor as DeepSpeed's CUDA accelerator gives (torch.tensor with the dtype, on
+    the current device): FloatTensor(3) is the number 3.0, FloatTensor([1, 2]) the list."""
+    return functools.partial(torch.tensor, dtype=dtype, device=_backend.load().device)
