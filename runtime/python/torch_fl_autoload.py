@@ -108,11 +108,14 @@ def _load_for_cuda_compat() -> None:
 
 
 # The modules where training frameworks choose their device: torch_fl's import installs
-# its integration with each (torch_fl/deepspeed_accelerator.py, lightning.py) as a hook
-# on them, and autoload defers that import to the device's first use, which a framework
+# its integration with each (torch_fl/deepspeed_accelerator.py, lightning.py,
+# accelerate_state.py) as a hook on them, and autoload defers that import to the device's first use, which a framework
 # asks about before any tensor exists. Their first import is therefore such a use.
 FRAMEWORK_MODULES = frozenset({"deepspeed.accelerator.real_accelerator", "pytorch_lightning.accelerators",
-                               "lightning.pytorch.accelerators"})
+                               "lightning.pytorch.accelerators", "accelerate.state"})
+# Accelerate (under every transformers Trainer) is told the device by this variable
+# (docs/frameworks.md); without it, importing Accelerate does not load the backend.
+ACCELERATE_DEVICE_VARIABLE = "ACCELERATE_TORCH_DEVICE"
 
 
 _finder_lock = threading.Lock()
@@ -124,6 +127,8 @@ class _LoadBeforeFrameworks(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname, path, target=None):
         if fullname not in FRAMEWORK_MODULES:
+            return None
+        if fullname == "accelerate.state" and not os.environ.get(ACCELERATE_DEVICE_VARIABLE):
             return None
         with _finder_lock:  # two threads importing two frameworks: one removes it
             if self in sys.meta_path:

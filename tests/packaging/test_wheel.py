@@ -171,6 +171,17 @@ def test_frameworks_find_the_device_from_the_wheel_alone(installed):
     assert "torch_fl:" not in result.stderr, result.stderr[-3000:]  # no hook found its module half-made
 
 
+def test_accelerate_loads_the_backend_only_when_told_the_device(installed):
+    """With ACCELERATE_TORCH_DEVICE=<device> (the documented line), importing Accelerate loads
+    the backend, whose hook makes launched ranks use their own devices; without it, it does not."""
+    pytest.importorskip("accelerate", reason="accelerate is not installed (pinned in requirements.txt)")
+    code = "import sys, torch, accelerate.state\nprint('torch_fl' in sys.modules)\n"
+    told = installed.run(code, ACCELERATE_TORCH_DEVICE=installed.device)
+    untold = installed.run(code)
+    assert told.returncode == 0 and untold.returncode == 0, told.stderr[-2000:] + untold.stderr[-2000:]
+    assert (told.stdout.split()[-1], untold.stdout.split()[-1]) == ("True", "False")
+
+
 # One rank as DeepSpeed's launcher starts it: DeepSpeed's process group on the device
 # LOCAL_RANK names, an all_reduce, and what the launcher told the rank.
 LAUNCHED_RANK = """import os, torch, deepspeed
@@ -179,7 +190,8 @@ deepspeed.init_distributed()
 get_accelerator().set_device(int(os.environ["LOCAL_RANK"]))
 x = torch.ones(1, device=get_accelerator().current_device_name()) * (torch.distributed.get_rank() + 1)
 torch.distributed.all_reduce(x)
-print("rank", torch.distributed.get_rank(), x.device, int(x.item()), os.environ["TORCH_FL_VISIBLE_DEVICES"], flush=True)
+line = f"rank {torch.distributed.get_rank()} {x.device} {int(x.item())} {os.environ['TORCH_FL_VISIBLE_DEVICES']}"
+os.write(1, (line + "\\n").encode())  # one write: the two ranks share the launcher's stdout
 torch.distributed.destroy_process_group()
 """
 

@@ -13,7 +13,11 @@ that a release that lifts this shows here).
 Needs transformers and accelerate (pinned in requirements.txt); without them the file skips."""
 from __future__ import annotations
 
+import json
 import os
+import socket
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -24,6 +28,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here downloads; make sur
 transformers = pytest.importorskip("transformers", reason="Hugging Face transformers is not installed")
 pytest.importorskip("accelerate", reason="Hugging Face accelerate is not installed (pinned in requirements.txt)")
 
+from accelerate.utils import DistributedType  # noqa: E402
 from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments  # noqa: E402
 
 STEPS = 4
@@ -118,3 +123,43 @@ def test_without_the_line_trainer_stays_on_cpu(device, tmp_path, monkeypatch):
     monkeypatch.delenv("ACCELERATE_TORCH_DEVICE", raising=False)
     args, model, _ = train(tmp_path, use_cpu=False)
     assert args.device.type == "cpu" and next(model.parameters()).device.type == "cpu"
+
+
+DDP_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hf_trainer_ddp_script.py")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_accelerate_launch_runs_ddp_on_two_devices_as_one_cpu_process(device, tmp_path, monkeypatch):
+    """`accelerate launch --multi_gpu --num_processes 2` with the documented line: each rank
+    is Accelerate's MULTI_<DEVICE> on its own device, over the vendor's c10d backend, and
+    the losses and weights match one CPU process taking the whole batch of 4. Accelerate
+    alone would run each rank by itself on device 0 (torch_fl/accelerate_state.py); a
+    device name Accelerate has no multi-process type for is refused, naming it."""
+    if torch_fl.device_count() < 2:
+        pytest.skip(f"needs 2 devices; this machine has {torch_fl.device_count()}")
+    output = tmp_path / "ddp" / "out.json"
+    output.parent.mkdir()
+    launch = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes",
+                             "2", "--main_process_port", str(free_port()), DDP_SCRIPT, str(output)],
+                            env=dict(os.environ, ACCELERATE_TORCH_DEVICE=device.type), capture_output=True,
+                            text=True, timeout=300)
+    multi = f"MULTI_{device.type.upper()}"
+    if not hasattr(DistributedType, multi):
+        assert launch.returncode != 0 and f"none for '{device.type}'" in launch.stderr, launch.stderr[-3000:]
+        return
+    assert launch.returncode == 0, launch.stdout[-2000:] + launch.stderr[-3000:]
+    ranks = [json.loads((output.parent / f"out.json.rank{r}").read_text()) for r in range(2)]
+    assert ranks == [{"distributed_type": multi, "device": f"{device.type}:{r}",
+                      "parameters_device": f"{device.type}:{r}", "backend": torch_fl.distributed.backend_name()}
+                     for r in range(2)]
+    got = json.loads(output.read_text())
+    _, reference, expected = cpu_run(tmp_path, monkeypatch)
+    torch.testing.assert_close(torch.tensor(got["losses"]), torch.tensor(expected), rtol=1e-4, atol=1e-5)
+    for name, cpu in reference.named_parameters():
+        torch.testing.assert_close(torch.tensor(got["parameters"][name]), cpu.detach(), rtol=1e-4, atol=1e-5,
+                                   msg=name)

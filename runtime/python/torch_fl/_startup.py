@@ -15,7 +15,7 @@ from typing import Optional, Union
 import torch
 
 from . import _backend, device_memory, device_module
-from . import compiler, cuda_compatibility, deepspeed_accelerator, distributed, forced_fallback, lightning, multiprocessing
+from . import accelerate_state, compiler, cuda_compatibility, deepspeed_accelerator, distributed, forced_fallback, lightning, multiprocessing
 
 _initialized = False
 
@@ -40,6 +40,7 @@ def init() -> str:
     compiler.install(backend.device)  # Dynamo and Inductor, when torch imports them
     lightning.install()  # Lightning's accelerator, when Lightning is imported
     deepspeed_accelerator.install()  # DeepSpeed's accelerator, when DeepSpeed is imported
+    accelerate_state.install()  # Accelerate's multi-process state, when Accelerate is imported
     distributed.register()  # the spec's c10d backend
     forced_fallback.apply_environment()
     device_memory.apply_environment()  # TORCH_FL_OOM_SNAPSHOT
