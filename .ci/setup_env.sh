@@ -47,10 +47,10 @@ if [ ! -f "$shared_env/.complete" ]; then
   mkdir -p "$cache_root"
   python3 -m venv "$shared_env"
   printf '%s\n' "$requirements" > "$shared_env.requirements.txt"
-  # pipefail: pip's own status decides, not grep's (which fails when pip printed nothing).
+  # pip's own status decides (its stderr is filtered on the side): a failed install stops here.
   "$shared_env/bin/pip" install -q -r "$shared_env.requirements.txt" 2> >(grep -v "^WARNING: Location" >&2) \
     || { echo "setup: pip could not install requirements.txt (see above)" >&2; exit 1; }
-  "$shared_env/bin/python" -c "import torch, jinja2, yaml, pytest, expecttest, deepspeed, transformers, pytorch_lightning" \
+  "$shared_env/bin/python" -c "import torch, jinja2, yaml, pytest, expecttest, deepspeed, transformers, accelerate, pytorch_lightning" \
     || { echo "setup: the shared environment is incomplete" >&2; exit 1; }
   "$shared_env/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" \
     || { echo "setup: the shared environment has no torch $torch_version" >&2; exit 1; }

@@ -128,7 +128,8 @@ class _LoadBeforeFrameworks(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         if fullname not in FRAMEWORK_MODULES:
             return None
-        if fullname == "accelerate.state" and not os.environ.get(ACCELERATE_DEVICE_VARIABLE):
+        if fullname == "accelerate.state" and not _names_a_torch_fl_device(
+                os.environ.get(ACCELERATE_DEVICE_VARIABLE)):
             return None
         with _finder_lock:  # two threads importing two frameworks: one removes it
             if self in sys.meta_path:
@@ -140,6 +141,12 @@ class _LoadBeforeFrameworks(importlib.abc.MetaPathFinder):
                   f"({type(error).__name__}: {error}); it will not see the device")
             return None
         return importlib.util.find_spec(fullname)
+
+
+def _names_a_torch_fl_device(value: str | None) -> bool:
+    """ACCELERATE_TORCH_DEVICE=mlu (or mlu:1) where PrivateUse1 is ours; cpu, cuda, ... are not."""
+    import torch
+    return bool(value) and value.split(":")[0] == torch._C._get_privateuse1_backend_name()
 
 
 def _warn(message: str) -> None:

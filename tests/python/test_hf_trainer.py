@@ -163,3 +163,18 @@ def test_accelerate_launch_runs_ddp_on_two_devices_as_one_cpu_process(device, tm
     for name, cpu in reference.named_parameters():
         torch.testing.assert_close(torch.tensor(got["parameters"][name]), cpu.detach(), rtol=1e-4, atol=1e-5,
                                    msg=name)
+
+
+@pytest.mark.parametrize("world_size, launched, ours", [("2", True, True), ("1", True, False), ("2", False, False)])
+def test_only_a_rank_of_several_is_answered_for(device, monkeypatch, world_size, launched, ours):
+    """The hook answers only for one of several launched processes told the device: a single
+    launched process (torchrun --nproc_per_node 1) keeps Accelerate's own single-process answer."""
+    from torch_fl import accelerate_state
+    monkeypatch.setenv("ACCELERATE_TORCH_DEVICE", device.type)
+    monkeypatch.setenv("WORLD_SIZE", world_size)
+    if launched:
+        monkeypatch.setenv("LOCAL_RANK", "0")
+    else:
+        monkeypatch.delenv("LOCAL_RANK", raising=False)
+    assert accelerate_state._is_our_rank(cpu=False) == ours
+    assert not accelerate_state._is_our_rank(cpu=True)

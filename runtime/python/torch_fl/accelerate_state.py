@@ -50,9 +50,10 @@ def _wrap_prepare_backend() -> None:
     def _prepare_backend(self, cpu: bool = False, sagemaker_dp=False, backend=None):
         chosen, distributed_type = original(self, cpu, sagemaker_dp, backend)
         if distributed_type == state.DistributedType.NO and _is_our_rank(cpu):
-            if self.device is not None and self.device.index is None:
+            if self.device is not None:
                 # ACCELERATE_TORCH_DEVICE=mlu made it torch.device("mlu"), the current device,
-                # device 0 on every rank; cleared, Accelerate's set_device gives rank r its own.
+                # device 0 on every rank (mlu:0 names it outright); cleared, Accelerate's
+                # set_device gives rank r its own.
                 self.device = None
             return _our_backend(state.DistributedType, backend)
         return chosen, distributed_type
@@ -73,8 +74,11 @@ def uninstall() -> None:
 
 
 def _is_our_rank(cpu: bool) -> bool:
+    """One of several launched processes told to use the device. A single launched process
+    (torchrun --nproc_per_node 1) is Accelerate's own NO, as before."""
     chosen = os.environ.get(DEVICE_VARIABLE, "").split(":")[0]
-    return not cpu and chosen == _backend.load().device and int(os.environ.get("LOCAL_RANK", -1)) != -1
+    return (not cpu and chosen == _backend.load().device and int(os.environ.get("LOCAL_RANK", -1)) != -1
+            and int(os.environ.get("WORLD_SIZE", 1)) > 1)
 
 
 def _our_backend(distributed_types, backend):
