@@ -37,7 +37,7 @@ STEPS = 4
 ACCELERATE_FP16_DEVICES = ("xpu", "cuda", "npu", "xla", "mlu", "musa", "hpu", "sdaa", "mps")
 
 
-def train(tmp_path, use_cpu: bool, **arguments):
+def train(tmp_path, use_cpu: bool, batch_size: int = 4, **arguments):
     """Trainer as a user runs it: the model and data built on CPU from one seed."""
     torch.manual_seed(0)
     model = GPT2LMHeadModel(GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=2, n_head=2,
@@ -45,7 +45,7 @@ def train(tmp_path, use_cpu: bool, **arguments):
     ids = torch.randint(0, 64, (8, 16), generator=torch.Generator().manual_seed(1))
     data = [{"input_ids": row, "labels": row} for row in ids]
     args = TrainingArguments(output_dir=str(tmp_path / ("cpu" if use_cpu else "device")), max_steps=STEPS,
-                             per_device_train_batch_size=4, logging_steps=1, report_to=[], save_strategy="no",
+                             per_device_train_batch_size=batch_size, logging_steps=1, report_to=[], save_strategy="no",
                              use_cpu=use_cpu, seed=0, disable_tqdm=True, **arguments)
     trainer = Trainer(model=model, args=args, train_dataset=data)
     trainer.train()
@@ -123,6 +123,49 @@ def test_without_the_line_trainer_stays_on_cpu(device, tmp_path, monkeypatch):
     monkeypatch.delenv("ACCELERATE_TORCH_DEVICE", raising=False)
     args, model, _ = train(tmp_path, use_cpu=False)
     assert args.device.type == "cpu" and next(model.parameters()).device.type == "cpu"
+
+
+# Written as for CUDA, with the CUDA compat layer on: nothing names the vendor.
+CUDA_TRAINER_SCRIPT = r"""
+import json, sys, torch
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+torch.manual_seed(0)
+model = GPT2LMHeadModel(GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=2, n_head=2,
+                                   resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0))
+ids = torch.randint(0, 64, (8, 16), generator=torch.Generator().manual_seed(1))
+data = [{"input_ids": row, "labels": row} for row in ids]
+args = TrainingArguments(output_dir=sys.argv[1], max_steps=%d, per_device_train_batch_size=4, logging_steps=1,
+                         report_to=[], save_strategy="no", seed=0, disable_tqdm=True)
+trainer = Trainer(model=model, args=args, train_dataset=data)
+trainer.train()
+print(json.dumps({"device": str(args.device), "n_gpu": args.n_gpu, "wrapper": type(trainer.model_wrapped).__name__,
+                  "parameters_device": str(next(model.parameters()).device),
+                  "used": [torch.cuda.max_memory_allocated(i) > 0 for i in range(torch.cuda.device_count())],
+                  "losses": [entry["loss"] for entry in trainer.state.log_history if "loss" in entry],
+                  "parameters": {name: p.detach().cpu().tolist() for name, p in model.named_parameters()}}))
+""" % STEPS
+
+
+def test_a_cuda_written_trainer_script_runs_on_every_device_under_compat(device, tmp_path, monkeypatch):
+    """Under TORCH_FL_CUDA_COMPAT=1 an unmodified CUDA-written Trainer script sees
+    torch.cuda with the vendor's devices; with two, Trainer wraps the model in
+    nn.DataParallel (torch_fl/data_parallel.py) and its batch of 4 per device is one CPU
+    batch of 8: the losses and weights match that CPU run."""
+    monkeypatch.delenv("ACCELERATE_TORCH_DEVICE", raising=False)
+    count = torch_fl.device_count()
+    run = subprocess.run([sys.executable, "-c", "import torch_fl\n" + CUDA_TRAINER_SCRIPT, str(tmp_path / "cuda")],
+                         env=dict(os.environ, TORCH_FL_CUDA_COMPAT="1", TORCH_FL_FALLBACK="silent"),
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-4000:]
+    got = json.loads(run.stdout.strip().splitlines()[-1])
+    assert (got["device"], got["n_gpu"], got["parameters_device"]) == ("cuda:0", count, f"{device.type}:0")
+    assert got["wrapper"] == ("DataParallel" if count > 1 else "GPT2LMHeadModel")
+    assert got["used"] == [True] * count  # each device ran a replica
+    _, reference, expected = cpu_run(tmp_path, monkeypatch, batch_size=4 * count)
+    torch.testing.assert_close(torch.tensor(got["losses"]), torch.tensor(expected), rtol=1e-4, atol=1e-5)
+    for name, cpu in reference.named_parameters():
+        torch.testing.assert_close(torch.tensor(got["parameters"][name]), cpu.detach(), rtol=1e-4, atol=1e-5,
+                                   msg=name)
 
 
 DDP_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hf_trainer_ddp_script.py")

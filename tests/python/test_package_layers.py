@@ -20,7 +20,7 @@ LAYERS = {
     "torch_fl.references": FOUNDATION, "torch_fl.post_import": FOUNDATION,
     "torch_fl.device_module": DEVICE, "torch_fl.device_memory": DEVICE,
     **{f"torch_fl.{name}": FEATURES for name in (
-        "accelerate_state", "amp", "compiler", "cuda_compatibility", "deepspeed_accelerator", "distributed", "fallback",
+        "accelerate_state", "amp", "compiler", "cuda_compatibility", "data_parallel", "deepspeed_accelerator", "distributed", "fallback",
         "forced_fallback", "formats",
         "inventory", "lightning", "memory_page", "monitor", "multiprocessing", "placement", "prometheus_exporter", "support")},
     "torch_fl._startup": STARTUP,

@@ -15,7 +15,8 @@ from typing import Optional, Union
 import torch
 
 from . import _backend, device_memory, device_module
-from . import accelerate_state, compiler, cuda_compatibility, deepspeed_accelerator, distributed, forced_fallback, lightning, multiprocessing
+from . import (accelerate_state, compiler, cuda_compatibility, data_parallel, deepspeed_accelerator, distributed,
+               forced_fallback, lightning, multiprocessing)
 
 _initialized = False
 
@@ -42,6 +43,7 @@ def init() -> str:
     deepspeed_accelerator.install()  # DeepSpeed's accelerator, when DeepSpeed is imported
     accelerate_state.install()  # Accelerate's multi-process state, when Accelerate is imported
     distributed.register()  # the spec's c10d backend
+    data_parallel.install()  # nn.DataParallel's broadcast, scatter and gather for the device's tensors
     forced_fallback.apply_environment()
     device_memory.apply_environment()  # TORCH_FL_OOM_SNAPSHOT
     # Device work still queued at exit would run while the interpreter and

@@ -17,6 +17,7 @@ import contextlib
 import functools
 import inspect
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -172,6 +173,12 @@ def enable(force: bool = False) -> None:
         _patch(torch.distributed, "init_process_group",
                _with_vendor_collectives(torch.distributed.init_process_group, position=0))
         _patch(torch.distributed, "new_group", _with_vendor_collectives(torch.distributed.new_group, position=2))
+    # nn.DataParallel asks which accelerator is available and would hear "cuda" (is_available
+    # is the vendor's now): its replicas' home would be cuda:0, beside parameters on the vendor's
+    # device. data_parallel.py imports the function by name, so both names are patched (the
+    # module from sys.modules: torch.nn.parallel.data_parallel is the function of that name).
+    for owner in (torch._utils, sys.modules["torch.nn.parallel.data_parallel"]):
+        _patch(owner, "_get_available_device_type", _vendor)
     load = torch.load
     _patch(torch, "load", functools.wraps(load)(
         lambda *args, map_location=None, **kwargs: load(*args, map_location=_map_device(map_location), **kwargs)))
