@@ -85,7 +85,7 @@ def test_trainer_fp16_autocasts_on_the_device(device, tmp_path, monkeypatch, acc
     """fp16=True: Accelerate's autocast on the device (the MLP's matmul computes in float16)
     and its GradScaler; the losses follow the float32 CPU run within float16's rounding.
     Accelerate allows fp16 only on device names it lists: elsewhere it refuses, naming the device."""
-    computed = set()
+    computed, scalers = set(), set()
 
     def record(_module, _inputs, output):
         computed.add(output.dtype)
@@ -93,6 +93,7 @@ def test_trainer_fp16_autocasts_on_the_device(device, tmp_path, monkeypatch, acc
     original = Trainer.compute_loss
 
     def compute_loss(self, model, inputs, *rest, **options):
+        scalers.add(self.accelerator.scaler)
         hook = model.transformer.h[0].mlp.c_fc.register_forward_hook(record)
         try:
             return original(self, model, inputs, *rest, **options)
@@ -106,6 +107,11 @@ def test_trainer_fp16_autocasts_on_the_device(device, tmp_path, monkeypatch, acc
         return
     args, model, losses = train(tmp_path, use_cpu=False, fp16=True)
     assert computed == {torch.float16} and args.device.type == device.type
+    # the device's own scaler, enabled: Accelerate alone gives a CUDA one that disables itself
+    # (torch_fl/accelerate_state.py), and fp16 would train with no loss scaling
+    (scaler,) = scalers
+    assert isinstance(scaler, torch.amp.GradScaler) and scaler.is_enabled() and scaler._device == device.type
+    assert scaler.get_scale() == 2.0 ** 16  # no step skipped: the run is comparable
     monkeypatch.setattr(Trainer, "compute_loss", original)
     _, _, expected = cpu_run(tmp_path, monkeypatch)
     torch.testing.assert_close(torch.tensor(losses), torch.tensor(expected), rtol=1e-3, atol=1e-3)
@@ -221,3 +227,25 @@ def test_only_a_rank_of_several_is_answered_for(device, monkeypatch, world_size,
         monkeypatch.delenv("LOCAL_RANK", raising=False)
     assert accelerate_state._is_our_rank(cpu=False) == ours
     assert not accelerate_state._is_our_rank(cpu=True)
+
+
+def test_uninstall_gives_accelerate_its_own_functions_back(device, accelerate_device):
+    """The hook is reversible: uninstall() restores PartialState._prepare_backend and
+    get_grad_scaler wherever Accelerate looks it up; install() wraps them again."""
+    import accelerate.accelerator
+    import accelerate.utils
+    import accelerate.utils.modeling
+    from accelerate.state import PartialState
+
+    from torch_fl import accelerate_state
+    owners = (accelerate.utils.modeling, accelerate.utils, accelerate.accelerator)
+    assert PartialState().device.type == device.type  # set up once: get_grad_scaler is wrapped then
+    prepare_backend, get_grad_scaler = PartialState._prepare_backend, accelerate.accelerator.get_grad_scaler
+    assert {owner.get_grad_scaler for owner in owners} == {get_grad_scaler}
+    accelerate_state.uninstall()
+    try:
+        assert PartialState._prepare_backend is prepare_backend._torch_fl_original
+        assert {owner.get_grad_scaler for owner in owners} == {get_grad_scaler._torch_fl_original}
+    finally:
+        accelerate_state.install()
+    assert PartialState._prepare_backend._torch_fl_original is prepare_backend._torch_fl_original

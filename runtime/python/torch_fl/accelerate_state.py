@@ -13,6 +13,9 @@ the CPU, and only when Accelerate found nothing itself. Then the answer is the v
 c10d backend with Accelerate's MULTI_<DEVICE> type, and Accelerate's own set_device
 places rank r on device r % device_count. A device name Accelerate has no MULTI_ type
 for (opencl's "ocl") is refused, naming why, instead of training alone.
+
+Its fp16 GradScaler is chosen the same way (get_grad_scaler): for the device chosen with
+the line, it is the device's own, where Accelerate would give a CUDA one that disables itself.
 """
 from __future__ import annotations
 
@@ -48,6 +51,7 @@ def _wrap_prepare_backend() -> None:
         return
 
     def _prepare_backend(self, cpu: bool = False, sagemaker_dp=False, backend=None):
+        _wrap_get_grad_scaler()
         chosen, distributed_type = original(self, cpu, sagemaker_dp, backend)
         if distributed_type == state.DistributedType.NO and _is_our_rank(cpu):
             if self.device is not None:
@@ -62,8 +66,46 @@ def _wrap_prepare_backend() -> None:
     state.PartialState._prepare_backend = _prepare_backend
 
 
+# Where get_grad_scaler is looked up: its module, the package that re-exports it, and
+# accelerate.accelerator, which imports it by name. accelerate.state is imported halfway
+# through accelerate.utils, before get_grad_scaler exists, so it is wrapped when the first
+# PartialState is set up (Accelerator sets one up before it makes its scaler); a module
+# imported after that takes the wrapped one from accelerate.utils.
+_GRAD_SCALER_OWNERS = ("accelerate.utils.modeling", "accelerate.utils", "accelerate.accelerator")
+
+
+def _wrap_get_grad_scaler() -> None:
+    """Accelerate's get_grad_scaler (fp16) also knows vendors by module name: for the device it
+    returns torch.amp.GradScaler("cuda"), which disables itself on a machine without CUDA, and
+    fp16 trains with no loss scaling, without a word. For the device chosen with the
+    documented line it is the device's GradScaler (ShardedGradScaler for FSDP)."""
+    import sys
+    modeling = sys.modules.get("accelerate.utils.modeling")
+    original = getattr(modeling, "get_grad_scaler", None)
+    if original is None or getattr(original, "_torch_fl_original", None) is not None:
+        return
+
+    def get_grad_scaler(distributed_type=None, **kwargs):
+        device = _backend.load().device
+        if os.environ.get(DEVICE_VARIABLE, "").split(":")[0] != device:
+            return original(distributed_type, **kwargs)
+        state = sys.modules[ACCELERATE_MODULE]
+        if distributed_type == state.DistributedType.FSDP:
+            from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+            return ShardedGradScaler(device=device, **kwargs)
+        import torch
+        return torch.amp.GradScaler(device, **kwargs)
+
+    get_grad_scaler._torch_fl_original = original
+    for owner in _GRAD_SCALER_OWNERS:
+        module = sys.modules.get(owner)
+        if module is not None and getattr(module, "get_grad_scaler", None) is original:
+            module.get_grad_scaler = get_grad_scaler
+
+
 def uninstall() -> None:
-    """Gives Accelerate back its own _prepare_backend (for tests, and users who want it)."""
+    """Gives Accelerate back its own _prepare_backend and get_grad_scaler (for tests, and
+    users who want them)."""
     import sys
     state = sys.modules.get(ACCELERATE_MODULE)
     if state is None:
@@ -71,6 +113,11 @@ def uninstall() -> None:
     original = getattr(state.PartialState._prepare_backend, "_torch_fl_original", None)
     if original is not None:
         state.PartialState._prepare_backend = original
+    for owner in _GRAD_SCALER_OWNERS:
+        module = sys.modules.get(owner)
+        original = getattr(getattr(module, "get_grad_scaler", None), "_torch_fl_original", None)
+        if original is not None:
+            module.get_grad_scaler = original
 
 
 def _is_our_rank(cpu: bool) -> bool:
