@@ -161,3 +161,30 @@ def test_hf_model_trains_on_the_device_as_on_cpu(device, fallback_mode, record_p
         assert dev_params[key].device == device
         torch.testing.assert_close(dev_params[key].detach().cpu(), p_cpu.detach(), rtol=1e-4, atol=1e-5,
                                    msg=lambda m, key=key: f"parameter {key} after {STEPS} steps, {context}\n{m}")
+
+
+@pytest.mark.parametrize("spelling", ["torch.device", "string of device 1"])
+def test_pipeline_runs_on_the_device_as_on_cpu(device, tmp_path, spelling):
+    """`pipeline(..., device=<device>)`, as a user runs inference: the pipeline puts the
+    model on the device and its inputs with it, and its scores match the CPU pipeline's.
+    The tokenizer is built from a vocabulary written here (no download)."""
+    from transformers import BertTokenizer, pipeline
+    words = ["the", "chip", "runs", "pytorch", "fast", "slow", "model", "a"]
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words) + "\n")
+    tokenizer = BertTokenizer(str(vocab))
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(BertConfig(vocab_size=len(words) + 5, hidden_size=HIDDEN,
+                                                     num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+                                                     intermediate_size=2 * HIDDEN, num_labels=LABELS)).eval()
+    texts = ["the chip runs pytorch fast", "a slow model", "pytorch"]
+    expected = pipeline("text-classification", model=copy.deepcopy(model), tokenizer=tokenizer, device="cpu",
+                        top_k=None)(texts)
+    target = device if spelling == "torch.device" else f"{device.type}:{torch_fl.device_count() - 1}"
+    classify = pipeline("text-classification", model=model, tokenizer=tokenizer, device=target, top_k=None)
+    assert classify.device == torch.device(target) and next(classify.model.parameters()).device == classify.device
+    got = classify(texts)
+    for ours, theirs in zip(got, expected):
+        assert [entry["label"] for entry in ours] == [entry["label"] for entry in theirs]
+        torch.testing.assert_close([entry["score"] for entry in ours], [entry["score"] for entry in theirs],
+                                   rtol=1e-4, atol=1e-5)
