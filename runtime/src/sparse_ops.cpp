@@ -25,14 +25,52 @@
 #include <ATen/ops/unsqueeze_native.h>
 #include <ATen/ops/values_native.h>
 #include <ATen/ops/zero_native.h>
+#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
 namespace torch_fl {
+namespace {
+
+// ATen's constructors make the new sparse tensor's own (empty) indices and values on the
+// device type's *current* device before adopting the real ones: made on device 0 while the
+// indices and values are on device 1, the tensor fails SparseTensorImpl's device check
+// (`s.to("mlu:1")` from device 0 did). Registered kernels get no device guard of their own
+// (CUDA's get one from the generated wrapper), so the constructors are guarded here.
+at::Tensor with_dims(int64_t sparse_dim, int64_t dense_dim, at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                     std::optional<at::Layout> layout, std::optional<at::Device> device,
+                     std::optional<bool> pin_memory) {
+  c10::OptionalDeviceGuard guard(device);
+  return at::native::new_with_dims_sparse(sparse_dim, dense_dim, size, dtype, layout, device, pin_memory);
+}
+
+at::Tensor with_dims_and_tensors(int64_t sparse_dim, int64_t dense_dim, c10::SymIntArrayRef size,
+                                 const at::Tensor& indices, const at::Tensor& values,
+                                 std::optional<at::ScalarType> dtype, std::optional<at::Layout> layout,
+                                 std::optional<at::Device> device, std::optional<bool> pin_memory,
+                                 std::optional<bool> is_coalesced) {
+  c10::OptionalDeviceGuard guard(values.device());
+  return at::native::new_with_dims_and_tensor_sparse_symint(sparse_dim, dense_dim, size, indices, values, dtype,
+                                                            layout, device, pin_memory, is_coalesced);
+}
+
+at::Tensor empty(at::IntArrayRef size, std::optional<at::ScalarType> dtype, std::optional<at::Layout> layout,
+                 std::optional<at::Device> device, std::optional<bool> pin_memory,
+                 std::optional<at::MemoryFormat> memory_format) {
+  c10::OptionalDeviceGuard guard(device);
+  return at::native::empty_sparse(size, dtype, layout, device, pin_memory, memory_format);
+}
+
+at::Tensor clone(const at::Tensor& self, std::optional<at::MemoryFormat> memory_format) {
+  c10::OptionalDeviceGuard guard(self.device());
+  return at::native::clone_sparse(self, memory_format);
+}
+
+}  // namespace
 
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
-  m.impl("_sparse_coo_tensor_with_dims", TORCH_FN(at::native::new_with_dims_sparse));
-  m.impl("_sparse_coo_tensor_with_dims_and_tensors", TORCH_FN(at::native::new_with_dims_and_tensor_sparse_symint));
-  m.impl("empty.memory_format", TORCH_FN(at::native::empty_sparse));
+  m.impl("_sparse_coo_tensor_with_dims", TORCH_FN(with_dims));
+  m.impl("_sparse_coo_tensor_with_dims_and_tensors", TORCH_FN(with_dims_and_tensors));
+  m.impl("empty.memory_format", TORCH_FN(empty));
   m.impl("_indices", TORCH_FN(at::native::_indices_sparse));
   m.impl("_values", TORCH_FN(at::native::_values_sparse));
   m.impl("indices", TORCH_FN(at::native::indices_sparse));
@@ -48,7 +86,7 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("_coalesced_", TORCH_FN(at::native::_coalesced_sparse_));
   m.impl("copy_", TORCH_FN(at::native::copy_sparse_wrapper_));
   m.impl("copy_sparse_to_sparse_", TORCH_FN(at::native::copy_sparse_));
-  m.impl("clone", TORCH_FN(at::native::clone_sparse));
+  m.impl("clone", TORCH_FN(clone));
   m.impl("zero_", TORCH_FN(at::native::zero_sparse_));
   m.impl("sparse_resize_", TORCH_FN(at::native::sparse_resize_));
   m.impl("sparse_resize_and_clear_", TORCH_FN(at::native::sparse_resize_and_clear_));

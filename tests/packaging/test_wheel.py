@@ -8,7 +8,6 @@ import email.parser
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import zipfile
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from codegen import torch_versions
+from tests.python.processes import free_port, run_process_tree
 from wheel_venv import make_wheel_venv
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,8 +39,8 @@ class Installed:
         environment = {k: v for k, v in os.environ.items()
                        if not k.startswith(("TORCH_FL_", "TORCH_DEVICE_BACKEND")) and k != "PYTHONPATH"}
         environment.update(TORCH_FL_FALLBACK="silent", **env)
-        return subprocess.run([self.python, *args], capture_output=True, text=True, timeout=300,
-                              cwd=self.cwd, env=environment)
+        # a process tree: the DeepSpeed launcher's test starts ranks
+        return run_process_tree([self.python, *args], timeout=300, cwd=self.cwd, env=environment)
 
     @contextlib.contextmanager
     def edited(self, name: str, edit):
@@ -215,12 +215,6 @@ def test_deepspeeds_launcher_starts_a_rank_per_device(installed, tmp_path):
     refused = installed.run_args([*runner, str(free_port()), "--include", "localhost:1", str(script)])
     assert refused.returncode != 0 and "does not renumber devices" in refused.stdout + refused.stderr, \
         refused.stdout[-3000:] + refused.stderr[-3000:]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_autoload_off_leaves_torch_without_the_device(installed):

@@ -5,6 +5,7 @@ replica runs on its own device, and the comm functions under it keep what CUDA's
 promise (a tensor already in place is returned itself; outputs in input order)."""
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import pytest
@@ -134,17 +135,89 @@ def test_scatter_gather_and_reduce_add(device):
     summed = comm.reduce_add_coalesced([[out[0], out[0] * 2], [out[1], out[1] * 2]], destination=0)
     torch.testing.assert_close(summed[1].cpu(), (x[:3] + x[3:]) * 2)
     assert summed[0].device == first
-    with pytest.raises(RuntimeError, match=r"chunk_sizes \[2, 2\] must give one size per device"):
+    with pytest.raises(RuntimeError, match=r"chunk_sizes \[2, 2\] must give one positive size per device"):
         comm.scatter(x, [0, 1], chunk_sizes=[2, 2])
+
+
+class Scale(torch.nn.Module):
+    def __init__(self, weight: torch.Tensor):
+        super().__init__()
+        self.weight = torch.nn.Parameter(weight)
+
+    def forward(self, x):
+        return x * self.weight
+
+
+def test_complex_parameters_and_inputs(device):
+    """comm moves complex tensors as real views, and DataParallel views the results back."""
+    weight = torch.randn(3, dtype=torch.cfloat, generator=torch.Generator().manual_seed(0))
+    x = torch.randn(4, 3, dtype=torch.cfloat, generator=torch.Generator().manual_seed(1))
+    model = Scale(weight.to(device))
+    out = torch.nn.DataParallel(model)(x.to(device))
+    torch.testing.assert_close(out.cpu(), x * weight)
+    out.abs().sum().backward()
+    reference = Scale(weight.clone())
+    (x * reference.weight).abs().sum().backward()
+    torch.testing.assert_close(model.weight.grad.cpu(), reference.weight.grad)
+
+
+def test_autocast_around_data_parallel_reaches_every_replica(device):
+    """parallel_apply would run the replicas under autocast only if CUDA's were on."""
+    seen: list = []
+    model = torch.nn.Sequential(torch.nn.Linear(6, 4), Recorder(seen)).to(device)
+    x = torch.randn(4, 6, device=device)
+    with torch.autocast(device.type, dtype=torch.bfloat16):
+        expected = model(x)
+        seen.clear()
+        got = torch.nn.DataParallel(model)(x)
+    assert got.dtype == expected.dtype == torch.bfloat16 and len(seen) == 2
+    torch.testing.assert_close(got.float().cpu(), expected.float().cpu())
+    with torch_fl.cuda_compat(), torch.cuda.amp.autocast():  # CUDA's spelling
+        assert torch.is_autocast_enabled()
+        assert torch.nn.DataParallel(model)(x).dtype == torch.get_autocast_dtype("cuda") == torch.float16
+
+
+def test_comm_checks_what_cudas_checks(device):
+    first, second = torch.device(device.type, 0), torch.device(device.type, 1)
+    half, single = torch.ones(2, 3, dtype=torch.half, device=first), torch.ones(1, 3, device=second)
+    assert comm.gather([half, single], 0, 0).dtype == torch.half  # the first input's dtype, as CUDA's
+    with pytest.raises(RuntimeError, match=r"out has shape \(5,\), but the gathered shape is \(3, 3\)"):
+        comm.gather([half, single], out=torch.empty(5, device=first))
+    with pytest.raises(RuntimeError, match="expected at least one tensor"):
+        comm.gather([])
+    with pytest.raises(RuntimeError, match=r"output 1 has shape \(3, 4\), but it must match \(6, 1\)"):
+        comm.scatter(torch.ones(6, 1), out=[torch.empty(3, 1, device=first), torch.empty(3, 4, device=second)])
+    with pytest.raises(RuntimeError, match="output 0 is on cpu"):
+        comm.broadcast(half, out=[torch.empty(2, 3, dtype=torch.half)])
+
+
+def test_sparse_tensors_broadcast_to_the_other_device(device):
+    sparse = torch.sparse_coo_tensor(torch.tensor([[0, 1]]), torch.tensor([1.0, 2.0]), (3,)).to(device)
+    dense = torch.ones(2, device=device)
+    (mine, theirs) = comm.broadcast_coalesced([sparse, dense], [0, 1])
+    assert mine[0] is sparse and theirs[0].device == theirs[1].device == torch.device(device.type, 1)
+    assert theirs[0].is_sparse and torch.equal(theirs[0].to_dense().cpu(), torch.tensor([1.0, 2.0, 0.0]))
+
+
+def test_torch_cuda_comm_imported_before_the_backend_is_wrapped_too(device):
+    """torch.cuda.comm imports comm's functions by name: imported first, it holds torch's."""
+    code = ("import torch.cuda.comm as cuda_comm\nimport torch, torch_fl\n"
+            f"x = torch.ones(2, device='{device.type}:0')\n"
+            "print(*[t.device for t in cuda_comm.broadcast(x, [0, 1])])\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split() == [f"{device.type}:0", f"{device.type}:1"]
 
 
 def test_uninstall_puts_torchs_functions_back_and_install_is_idempotent(device):
     wrapped = comm.scatter
     data_parallel.install()
     assert comm.scatter is wrapped
+    parallel_apply = torch.nn.parallel.parallel_apply
     data_parallel.uninstall()
     try:
         assert comm.scatter is wrapped._torch_fl_original and not data_parallel.is_installed()
+        assert torch.nn.parallel.parallel_apply is parallel_apply._torch_fl_original
     finally:
         data_parallel.install()
     assert comm.scatter is not wrapped._torch_fl_original

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,16 +20,11 @@ import pytest
 import torch
 
 import torch_fl
+from processes import free_port
 
 deepspeed = pytest.importorskip("deepspeed", reason="deepspeed is not installed (pinned in requirements.txt)")
 
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "deepspeed_script.py")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def train(output, stage: int, world_size: int, accelerator: str | None = None, timeout: float = 300) -> dict:

@@ -277,6 +277,21 @@ def test_sparse_coo_tensors_move_and_compute(device):
         assert torch.equal(total.cpu(), cpu.to_dense())
 
 
+@pytest.mark.skipif(torch_fl.device_count() < 2, reason="needs two devices of this vendor (the simulators have two)")
+def test_sparse_coo_tensors_go_to_a_device_that_is_not_the_current_one(device):
+    """ATen's sparse constructors make the tensor's own empty indices and values on the current
+    device first: without a guard, a sparse tensor for device 1 made while device 0 is current
+    failed SparseTensorImpl's device check (nn.DataParallel broadcasts sparse buffers so)."""
+    second = torch.device(device.type, 1)
+    cpu = torch.sparse_coo_tensor(torch.tensor([[0, 1], [2, 0]]), torch.tensor([3., 4]), (2, 3))
+    assert getattr(torch, device.type).current_device() == 0
+    for moved in (cpu.to(second), cpu.to(device).to(second), cpu.to(second).clone(),
+                  torch.sparse_coo_tensor(cpu._indices().to(second), cpu._values().to(second), (2, 3)),
+                  torch.zeros(2, 3, layout=torch.sparse_coo, device=second) + cpu.to(second)):
+        assert moved.device == moved._indices().device == moved._values().device == second
+        assert torch.equal(moved.to_dense().cpu(), cpu.to_dense())
+
+
 def test_transformer_encoder_fast_path_with_a_padding_mask_matches_cpu(device):
     """In eval mode with a src_key_padding_mask the encoder packs its input into a
     nested tensor (its "sparsity fast path") without being asked."""

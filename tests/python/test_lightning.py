@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 import torch
 
 import torch_fl
+from processes import run_process_tree
 
 pl = pytest.importorskip("pytorch_lightning", reason="pytorch-lightning is not installed (pinned in requirements.txt)")
 
@@ -24,8 +24,8 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lightning_scr
 
 def train(tmp_path, accelerator: str, devices: int) -> dict:
     output = tmp_path / f"{accelerator}_{devices}.json"
-    run = subprocess.run([sys.executable, SCRIPT, accelerator, str(devices), str(output)], capture_output=True,
-                         text=True, timeout=300, cwd=tmp_path)
+    run = run_process_tree([sys.executable, SCRIPT, accelerator, str(devices), str(output)], timeout=300,
+                           cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-4000:]
     with open(output) as f:
         return json.load(f)

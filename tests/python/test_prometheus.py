@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import textwrap
@@ -20,15 +19,10 @@ import torch
 
 import torch_fl
 from torch_fl import device_module
+from processes import free_port
 
 prometheus_client = pytest.importorskip("prometheus_client", reason="prometheus-client is pinned in requirements.txt")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def families_by_name(text: str) -> dict:

@@ -127,6 +127,14 @@ class _GradScaler(torch.amp.GradScaler):
         super().__init__(_vendor() if device == "cuda" else device, *args, **kwargs)
 
 
+def _asking_for_the_vendor(function: Callable) -> Callable:
+    """torch.is_autocast_enabled / get_autocast_dtype: no device, or "cuda", is the vendor's."""
+    @functools.wraps(function)
+    def wrapper(device_type: Any = None):
+        return function(_vendor() if device_type is None or device_type == "cuda" else device_type)
+    return wrapper
+
+
 def _patch(owner: Any, name: str, replacement: Any) -> None:
     owned = name in vars(owner)
     _patches.append(_Patch(owner, name, getattr(owner, name, None), owned))
@@ -169,6 +177,10 @@ def enable(force: bool = False) -> None:
     _patch(torch, "autocast", _autocast)
     _patch(torch.amp, "autocast", _autocast)
     _patch(torch.amp, "GradScaler", _GradScaler)
+    # Asked with no device, or for "cuda", these answer for CUDA's autocast; autocast("cuda")
+    # now means the vendor's (nn.DataParallel's parallel_apply asks is_autocast_enabled()).
+    for name in ("is_autocast_enabled", "get_autocast_dtype"):
+        _patch(torch, name, _asking_for_the_vendor(getattr(torch, name)))
     if torch.distributed.is_available():
         _patch(torch.distributed, "init_process_group",
                _with_vendor_collectives(torch.distributed.init_process_group, position=0))
