@@ -198,3 +198,28 @@ def test_the_environment_turns_compat_on_and_forces_it_only_when_asked(monkeypat
     monkeypatch.setenv(cuda_compatibility.ENV_VAR, value)
     cuda_compatibility.apply_environment()
     assert calls == ([] if force is None else [force])
+
+
+class _Doubled(torch.autograd.Function):
+    @staticmethod
+    @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 2
+
+
+def test_torchs_own_cuda_autocast_leaves_cudas_state_alone(device):
+    """custom_fwd builds torch's own (unpatched) autocast("cuda"), which saves and restores
+    CUDA's state through torch.is_autocast_enabled("cuda"): the layer answers for the vendor
+    only when no device is named, so CUDA's state is what it was afterwards."""
+    before = torch._C.is_autocast_enabled("cuda"), torch._C.get_autocast_dtype("cuda")
+    with torch_fl.cuda_compat():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            assert torch.is_autocast_enabled() and not torch.is_autocast_enabled("cuda")
+            result = _Doubled.apply(torch.ones(3, device="cuda"))
+        assert result.dtype == torch.float32
+    assert (torch._C.is_autocast_enabled("cuda"), torch._C.get_autocast_dtype("cuda")) == before
+    assert not torch.is_autocast_enabled()

@@ -174,7 +174,8 @@ def test_autocast_around_data_parallel_reaches_every_replica(device):
     torch.testing.assert_close(got.float().cpu(), expected.float().cpu())
     with torch_fl.cuda_compat(), torch.cuda.amp.autocast():  # CUDA's spelling
         assert torch.is_autocast_enabled()
-        assert torch.nn.DataParallel(model)(x).dtype == torch.get_autocast_dtype("cuda") == torch.float16
+        assert torch.nn.DataParallel(model)(x).dtype == torch.get_autocast_dtype(device.type) == torch.float16
+    assert not torch._C.is_autocast_enabled("cuda") and not torch.is_autocast_enabled()
 
 
 def test_comm_checks_what_cudas_checks(device):
@@ -189,6 +190,10 @@ def test_comm_checks_what_cudas_checks(device):
         comm.scatter(torch.ones(6, 1), out=[torch.empty(3, 1, device=first), torch.empty(3, 4, device=second)])
     with pytest.raises(RuntimeError, match="output 0 is on cpu"):
         comm.broadcast(half, out=[torch.empty(2, 3, dtype=torch.half)])
+    with pytest.raises(RuntimeError, match="0-dimensional tensors have no dimension"):
+        comm.gather([half.sum(), half.sum()], destination=0)
+    total = comm.reduce_add(inputs=[single.to(first), single], destination=1)  # torch's parameter name
+    assert total.device == second and total.sum().item() == 6
 
 
 def test_sparse_tensors_broadcast_to_the_other_device(device):

@@ -128,10 +128,10 @@ class _GradScaler(torch.amp.GradScaler):
 
 
 def _asking_for_the_vendor(function: Callable) -> Callable:
-    """torch.is_autocast_enabled / get_autocast_dtype: no device, or "cuda", is the vendor's."""
+    """torch.is_autocast_enabled() with no device is the vendor's (CUDA's without the layer)."""
     @functools.wraps(function)
-    def wrapper(device_type: Any = None):
-        return function(_vendor() if device_type is None or device_type == "cuda" else device_type)
+    def wrapper(*args, **kwargs):
+        return function(*args, **kwargs) if args or kwargs else function(_vendor())
     return wrapper
 
 
@@ -177,10 +177,11 @@ def enable(force: bool = False) -> None:
     _patch(torch, "autocast", _autocast)
     _patch(torch.amp, "autocast", _autocast)
     _patch(torch.amp, "GradScaler", _GradScaler)
-    # Asked with no device, or for "cuda", these answer for CUDA's autocast; autocast("cuda")
-    # now means the vendor's (nn.DataParallel's parallel_apply asks is_autocast_enabled()).
-    for name in ("is_autocast_enabled", "get_autocast_dtype"):
-        _patch(torch, name, _asking_for_the_vendor(getattr(torch, name)))
+    # Asked with no device, it answers for CUDA's autocast; autocast("cuda") now means the
+    # vendor's (nn.DataParallel's parallel_apply asks is_autocast_enabled()). Asked for "cuda"
+    # by name it stays CUDA's: torch's own autocast("cuda") (custom_fwd builds one) saves and
+    # restores CUDA's state through it, and would write the vendor's into CUDA's.
+    _patch(torch, "is_autocast_enabled", _asking_for_the_vendor(torch.is_autocast_enabled))
     if torch.distributed.is_available():
         _patch(torch.distributed, "init_process_group",
                _with_vendor_collectives(torch.distributed.init_process_group, position=0))

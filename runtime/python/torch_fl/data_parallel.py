@@ -164,6 +164,8 @@ def gather(tensors: Sequence[torch.Tensor], dim: int = 0, destination=None, *, o
     tensors = [_handle_complex(t) for t in tensors]
     if not tensors:
         raise RuntimeError("gather: expected at least one tensor to gather from")
+    if tensors[0].dim() == 0:
+        raise RuntimeError("gather: 0-dimensional tensors have no dimension to gather along; unsqueeze them first")
     _on_a_device("gather", tensors, "input")
     _check_shapes("gather", tensors, tensors[0], dim, "input")
     dim = dim % tensors[0].dim()
@@ -217,12 +219,12 @@ def _dispatching(original: Callable, ours: Callable, tensors_of: Callable) -> Ca
     return wrapper
 
 
-def _first(tensor, *args, **kwargs) -> list:
-    return [tensor]
-
-
-def _all(tensors, *args, **kwargs) -> list:
-    return list(tensors)
+def _tensors_in(parameter: str, many: bool) -> Callable:
+    """The tensors a comm function was given in its first parameter (named as torch names it)."""
+    def tensors_of(*args, **kwargs) -> list:
+        given = args[0] if args else kwargs[parameter]
+        return list(given) if many else [given]
+    return tensors_of
 
 
 class _UnderAutocast:
@@ -259,9 +261,11 @@ def install() -> None:
     if _originals:
         return
     cuda_comm = sys.modules.get("torch.cuda.comm")  # imported earlier, it holds torch's functions by name
-    for name, ours, tensors_of in (("broadcast", broadcast, _first), ("broadcast_coalesced", broadcast_coalesced, _all),
-                                   ("scatter", scatter, _first), ("gather", gather, _all),
-                                   ("reduce_add", reduce_add, _all)):
+    for name, ours, tensors_of in (("broadcast", broadcast, _tensors_in("tensor", many=False)),
+                                   ("broadcast_coalesced", broadcast_coalesced, _tensors_in("tensors", many=True)),
+                                   ("scatter", scatter, _tensors_in("tensor", many=False)),
+                                   ("gather", gather, _tensors_in("tensors", many=True)),
+                                   ("reduce_add", reduce_add, _tensors_in("inputs", many=True))):
         original = getattr(comm, name)
         wrapped = _dispatching(original, ours, tensors_of)
         for owner in (comm, cuda_comm):
