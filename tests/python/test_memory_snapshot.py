@@ -90,6 +90,23 @@ def test_the_visualisers_readers_take_the_snapshot(device, mod, tmp_path):
     del b
 
 
+def test_a_failed_dump_leaves_the_earlier_snapshot_whole(device, mod, tmp_path, monkeypatch):
+    from torch_fl import device_memory
+    path = tmp_path / "snapshot.pickle"
+    mod.memory._dump_snapshot(str(path))
+    earlier = path.read_bytes()
+
+    class Unpicklable:
+        def __reduce__(self):
+            raise OSError("No space left on device")
+
+    snapshot = device_memory._snapshot
+    monkeypatch.setattr(device_memory, "_snapshot", lambda: {**snapshot(), "late": Unpicklable()})
+    with pytest.raises(OSError, match="No space left"):
+        mod.memory._dump_snapshot(str(path))
+    assert path.read_bytes() == earlier and [p.name for p in tmp_path.iterdir()] == ["snapshot.pickle"]
+
+
 def test_the_ring_keeps_the_newest_entries(device, mod):
     mod.memory._record_memory_history(max_entries=10)
     kept = [torch.empty(64, device=device) for _ in range(20)]

@@ -101,6 +101,27 @@ def test_a_sampling_monitor_returns_the_latest_window_without_waiting(device):
     assert monitor._thread is None  # closed
 
 
+def test_a_failed_sampling_thread_is_reported_not_answered_for(device, monkeypatch):
+    """A reading that fails ends the sampling thread: get_stats raises its error instead of
+    answering the last window, forever, as current."""
+    from torch_fl import monitor as monitor_module
+    with DeviceMonitor([device], interval=0.02) as monitor:
+        time.sleep(0.1)
+        monkeypatch.setattr(monitor_module, "read_device", lambda index: (_ for _ in ()).throw(
+            RuntimeError("device lost")))
+        deadline = time.monotonic() + 5
+        while monitor._sampling_error is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        with pytest.raises(RuntimeError, match="sampling thread stopped: RuntimeError: device lost"):
+            monitor.get_stats()
+
+
+def test_get_takes_every_spelling_of_a_device(device):
+    stats = DeviceMonitor([device]).get_stats()
+    assert stats.get(str(device)) is stats.get(device.index or 0) is stats[device]
+    assert stats.get("cpu") is None and stats.get(99, "none") == "none"
+
+
 def test_least_busy_device_picks_the_idle_one(device):
     if torch_fl.device_count() < 2:
         pytest.skip("needs two devices")

@@ -117,9 +117,17 @@ def _snapshot(device: Any = None) -> dict:
 
 
 def _dump_snapshot(filename: str = "dump_snapshot.pickle") -> None:
-    """_snapshot() pickled to filename, for torch.cuda._memory_viz and pytorch.org/memory_viz."""
-    with open(filename, "wb") as f:
-        pickle.dump(_snapshot(), f)
+    """_snapshot() pickled to filename, for torch.cuda._memory_viz and pytorch.org/memory_viz.
+    Written beside it first and moved into place: a dump that fails halfway (the disk fills
+    up on an out-of-memory) leaves no truncated file, and an earlier snapshot stays whole."""
+    partial = f"{filename}.{os.getpid()}.partial"
+    try:
+        with open(partial, "wb") as f:
+            pickle.dump(_snapshot(), f)
+        os.replace(partial, filename)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
 
 
 def _on_out_of_memory(device: int) -> None:

@@ -147,6 +147,10 @@ class DeviceStatsByDevice(dict):
         except (ValueError, RuntimeError, TypeError):
             return False
 
+    def get(self, key, default=None):
+        """As dict.get, with every spelling of a device ("mlu:0", 0, torch.device) the index takes."""
+        return self[key] if key in self else default
+
 
 def _as_device(device_type: str, key: DeviceLike) -> torch.device:
     device = torch.device(device_type, key) if isinstance(key, int) else torch.device(key)
@@ -171,6 +175,7 @@ class DeviceMonitor:
         self._latest: Optional[DeviceStatsByDevice] = None
         self._stop = threading.Event()
         self._thread = None
+        self._sampling_error: Optional[BaseException] = None
         if interval is not None:
             if interval <= 0:
                 raise ValueError(f"torch_fl.monitor: interval must be positive seconds, got {interval!r}")
@@ -188,12 +193,22 @@ class DeviceMonitor:
             return stats
 
     def _sample(self, interval: float) -> None:
-        while not self._stop.wait(interval):
-            self._read()
+        try:
+            while not self._stop.wait(interval):
+                self._read()
+        except Exception as error:  # noqa: BLE001 - kept for get_stats, which raises it
+            # A reading that fails (a device error) ends the thread: without this the
+            # monitor would go on answering its last window as if it were current.
+            self._sampling_error = error
 
     def get_stats(self) -> DeviceStatsByDevice:
         """Each device's stats since the previous reading; with `interval`, the latest
-        window the sampling thread closed (the first call waits for none: it reads)."""
+        window the sampling thread closed (the first call waits for none: it reads).
+        If the sampling thread failed, its error is raised here."""
+        if self._sampling_error is not None:
+            raise RuntimeError(f"torch_fl.monitor: the sampling thread stopped: "
+                               f"{type(self._sampling_error).__name__}: {self._sampling_error}") \
+                from self._sampling_error
         if self._thread is not None:
             with self._lock:
                 latest = self._latest
