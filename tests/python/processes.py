@@ -7,9 +7,12 @@ launcher wrote would wait for them), while the next test runs."""
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import socket
 import subprocess
+import threading
+import time
 
 
 def free_port() -> int:
@@ -57,3 +60,31 @@ def run_process_tree(args: list[str], timeout: float, **options) -> subprocess.C
             stdout, stderr = process.communicate(timeout=30)
             raise subprocess.TimeoutExpired(args, timeout, stdout, stderr) from None
     return subprocess.CompletedProcess(args, process.returncode, stdout, stderr)
+
+
+def read_lines(process: subprocess.Popen, count: int, timeout: float) -> list[str]:
+    """The next `count` lines of process.stdout (a text pipe). A process that hangs before
+    writing them, or ends, fails the test with its stderr (the process killed) instead of
+    hanging it, as a bare readline() would."""
+    lines: queue.Queue = queue.Queue()
+
+    def reader() -> None:
+        for _ in range(count):
+            line = process.stdout.readline()
+            lines.put(line)
+            if not line:
+                return
+    threading.Thread(target=reader, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    got: list[str] = []
+    while len(got) < count:
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            line = None
+        if not line:
+            process.kill()
+            what = f"wrote no line {len(got) + 1} in {timeout} s" if line is None else f"ended after {len(got)} lines"
+            raise AssertionError(f"{process.args!r} {what}; its stderr: {process.stderr.read()[-3000:]}")
+        got.append(line)
+    return got

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import torch_fl
+from processes import read_lines
 
 SCRIPT = """
 import sys, torch, torch_fl
@@ -300,7 +301,7 @@ def test_monitor_prints_each_devices_stats_as_json_lines(device):
     process = subprocess.Popen([sys.executable, "-m", "torch_fl", "monitor", "--interval", "0.2"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines = [json.loads(process.stdout.readline()) for _ in range(torch_fl.device_count())]
+        lines = [json.loads(line) for line in read_lines(process, torch_fl.device_count(), timeout=120)]
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -19,7 +19,7 @@ import torch
 
 import torch_fl
 from torch_fl import device_module
-from processes import free_port
+from processes import free_port, read_lines
 
 prometheus_client = pytest.importorskip("prometheus_client", reason="prometheus-client is pinned in requirements.txt")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
@@ -93,7 +93,7 @@ def test_a_prometheus_server_scrapes_a_training_process(device, tmp_path):
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     prometheus = None
     try:
-        assert training.stdout.readline().strip() == "READY", training.stderr.read()[-3000:]
+        assert read_lines(training, 1, timeout=120)[0].strip() == "READY"
         config = tmp_path / "prometheus.yml"
         config.write_text(textwrap.dedent(f"""
             global:
