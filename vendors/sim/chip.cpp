@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 
+#include "copy_lanes.h"
 #include "staging_pool.h"
 
 namespace torch_fl::sim {
@@ -107,15 +108,15 @@ void Chip::copy_async(WorkQueue& queue, void* dst, const void* src, size_t bytes
   if (bytes == 0) return;
   if (stage_host_source) {
     std::shared_ptr<uint8_t> staged = staging().take(bytes);
-    std::memcpy(staged.get(), src, bytes);
+    copy_over_lanes(staged.get(), src, bytes);
     enqueue(queue, [dst, staged, bytes]() -> std::string {
-      std::memcpy(dst, staged.get(), bytes);
+      copy_over_lanes(dst, staged.get(), bytes);
       return "";
     });
     return;
   }
   enqueue(queue, [dst, src, bytes]() -> std::string {
-    std::memcpy(dst, src, bytes);
+    copy_over_lanes(dst, src, bytes);
     return "";
   });
 }
