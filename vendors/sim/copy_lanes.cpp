@@ -1,5 +1,8 @@
 #include "copy_lanes.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -8,12 +11,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace torch_fl::sim {
 namespace {
 
-constexpr size_t kPieceAlignment = 4096;  // pieces start on page boundaries
+constexpr size_t kPieceAlignment = 4096;  // piece lengths are whole pages (of dst's offsets)
 constexpr unsigned kMaxLanes = 8;
 
 // One split copy: its pieces are claimed by index, by the caller and by helpers.
@@ -26,26 +30,47 @@ struct SplitCopy {
   std::atomic<size_t> next{0};  // the next unclaimed piece
   std::atomic<size_t> done{0};
 
-  // Copies one unclaimed piece; false when every piece is claimed.
-  bool run_one() {
+  // Copies one unclaimed piece; false when every piece is claimed. `last` says whether
+  // this piece completed the copy.
+  bool run_one(bool& last) {
     const size_t index = next.fetch_add(1);
     if (index >= pieces) return false;
     const size_t begin = index * piece;
     std::memcpy(dst + begin, src + begin, std::min(piece, bytes - begin));
-    done.fetch_add(1, std::memory_order_release);
+    last = done.fetch_add(1, std::memory_order_acq_rel) + 1 == pieces;
     return true;
   }
 };
 
+// The cores this process may run on (its affinity mask: a rank pinned to some cores,
+// taskset), not every core of the machine.
+unsigned usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
+
 class Lanes {
  public:
-  Lanes() : count_(std::clamp(std::thread::hardware_concurrency(), 1u, kMaxLanes)) {
-    // Helpers are detached and the object never destroyed: queued copies may run at exit.
-    for (unsigned i = 1; i < count_; ++i) std::thread([this] { help(); }).detach();
+  Lanes() = default;
+
+  // Helpers hold `this`: started once the object exists. A helper the system refuses
+  // (a thread limit) leaves fewer lanes, never a failed copy.
+  void start_helpers() {
+    const unsigned wanted = std::clamp(usable_cores(), 1u, kMaxLanes) - 1;
+    for (unsigned i = 0; i < wanted; ++i) {
+      try {
+        std::thread([this] { help(); }).detach();
+      } catch (const std::system_error&) {
+        break;
+      }
+      helpers_.fetch_add(1);
+    }
   }
 
   void copy(void* dst, const void* src, size_t bytes) {
-    if (count_ == 1 || bytes < kSplitBytes) {
+    const unsigned lanes = helpers_.load() + 1;
+    if (lanes == 1 || bytes < kSplitBytes || forked_.load()) {
       std::memcpy(dst, src, bytes);
       return;
     }
@@ -53,7 +78,7 @@ class Lanes {
     job->dst = static_cast<uint8_t*>(dst);
     job->src = static_cast<const uint8_t*>(src);
     job->bytes = bytes;
-    const size_t share = (bytes + count_ - 1) / count_;
+    const size_t share = (bytes + lanes - 1) / lanes;
     job->piece = (share + kPieceAlignment - 1) / kPieceAlignment * kPieceAlignment;
     job->pieces = (bytes + job->piece - 1) / job->piece;
     {
@@ -61,11 +86,23 @@ class Lanes {
       waiting_.push_back(job);
     }
     wake_.notify_all();
-    while (job->run_one()) {
+    bool last = false;
+    while (job->run_one(last)) {
     }
     forget(job);
-    // The helpers' pieces: each is short (a share of one copy), so spinning beats a sleep.
-    while (job->done.load(std::memory_order_acquire) < job->pieces) std::this_thread::yield();
+    // Pieces still running in helpers: sleep until the last one says so.
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == job->pieces; });
+  }
+
+  // fork(): the child has none of the helpers, and a mutex a helper held stays locked in
+  // it. The prepare handler takes the mutex so that the child gets it unlocked, and the
+  // child copies alone from then on.
+  void before_fork() { mutex_.lock(); }
+  void after_fork_in_parent() { mutex_.unlock(); }
+  void after_fork_in_child() {
+    forked_.store(true);
+    mutex_.unlock();
   }
 
  private:
@@ -77,7 +114,12 @@ class Lanes {
         wake_.wait(lock, [this] { return !waiting_.empty(); });
         job = waiting_.front();
       }
-      while (job->run_one()) {
+      bool last = false;
+      while (job->run_one(last)) {
+        if (last) {
+          { const std::lock_guard<std::mutex> lock(mutex_); }  // the caller is waiting, or sees done
+          finished_.notify_all();
+        }
       }
       forget(job);
     }
@@ -90,14 +132,24 @@ class Lanes {
     if (found != waiting_.end()) waiting_.erase(found);
   }
 
-  const unsigned count_;
-  std::mutex mutex_;  // guards waiting_
-  std::condition_variable wake_;
+  std::atomic<unsigned> helpers_{0};
+  std::atomic<bool> forked_{false};
+  std::mutex mutex_;  // guards waiting_; finished_ and wake_ wait on it
+  std::condition_variable wake_, finished_;
   std::deque<std::shared_ptr<SplitCopy>> waiting_;  // copies with pieces left to claim
 };
 
+Lanes* g_lanes = nullptr;  // for the fork handlers, which take no argument
+
 Lanes& lanes() {
-  static auto* instance = new Lanes();
+  // Never destroyed: queued copies may run at exit, and helpers hold it.
+  static Lanes* instance = [] {
+    g_lanes = new Lanes();
+    pthread_atfork([] { g_lanes->before_fork(); }, [] { g_lanes->after_fork_in_parent(); },
+                   [] { g_lanes->after_fork_in_child(); });
+    g_lanes->start_helpers();
+    return g_lanes;
+  }();
   return *instance;
 }
 

@@ -6,7 +6,9 @@
 // staging) copies pieces itself while helper threads take the others, and returns
 // when every piece is done. Copies from several queues share the lanes; a caller
 // never waits on a piece that nobody has started, because it runs unstarted pieces
-// of its own copy itself.
+// of its own copy itself. There is one lane per core this process may run on (its
+// affinity, at most 8); a helper thread the system refuses leaves fewer. After fork()
+// the child, which has no helpers, copies with one memcpy.
 #pragma once
 
 #include <cstddef>

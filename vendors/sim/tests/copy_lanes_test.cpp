@@ -1,7 +1,9 @@
 // copy_over_lanes copies every byte, whatever the size (below the split, at it, with a
-// last piece shorter than the others), and copies from several threads at once share
-// the lanes without mixing their pieces or waiting forever.
+// last piece shorter than the others), copies from several threads at once share the
+// lanes without mixing their pieces or waiting forever, and a forked child copies.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -53,6 +55,24 @@ TEST(CopyLanes, ConcurrentCopiesShareTheLanes) {
   }
   for (auto& thread : threads) thread.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(mismatches[t], 0) << "thread " << t;
+}
+
+TEST(CopyLanes, AForkedChildCopiesWithoutTheParentsHelpers) {
+  const size_t bytes = 4 * kSplitBytes;
+  const auto source = pattern(bytes, 3);
+  std::vector<uint8_t> target(bytes, 0);
+  copy_over_lanes(target.data(), source.data(), bytes);  // the lanes and their helpers exist now
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(20);  // a hang fails the test rather than the run
+    std::fill(target.begin(), target.end(), 0);
+    copy_over_lanes(target.data(), source.data(), bytes);
+    _exit(target == source ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
 }
 
 }  // namespace
