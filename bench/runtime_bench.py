@@ -8,6 +8,7 @@ backend's own overhead). Prints a table and writes build/bench/summary.json.
   tiny_op_ratio_vs_cpu     median over the tiny-op set (bench/tiny_ops.py, 16-element tensors):
                            device time / CPU time per call; the worst op must meet it too
                            (target 1.5 on mlu, 1.7 on npu, issue #16)
+  tiny_binary_worst_ratio_vs_cpu  the worse of `a + b` and `a.add_(b)` (target 1.6, issue #33)
   large_op_ratio_vs_cpu    median over the common convolution shapes (1x1, 3x3 stride 1 and 2,
                            depthwise, ResNet and MobileNet layers), matmul shapes (square,
                            skinny, batched) and a 16M add: CPU time / device time; the worst too
@@ -81,6 +82,9 @@ def side_by_side(cases: dict, calls: int, sync, unit: str, device_over_cpu: bool
 
 # Tiny-op ratio targets per vendor (issue #16); other vendors are held to 2.0.
 TINY_OP_TARGETS = {"mlu": 1.5, "npu": 1.7}
+# `a + b` and `a.add_(b)` on both chips (issue #33).
+BINARY_TINY_OPS = ("add", "add_")
+BINARY_TINY_OP_TARGET = 1.6
 
 
 def conv(stride: int = 1, groups: int = 1, padding: int = 1):
@@ -123,6 +127,9 @@ def main() -> int:
     results["tiny_op_ratio_vs_cpu"] = round(statistics.median(v["ratio"] for v in tiny.values()), 2)
     worst = max(tiny, key=lambda name: tiny[name]["ratio"])
     results["tiny_op_worst"] = {"op": worst, "ratio": tiny[worst]["ratio"]}
+    # A binary op costs two operand checks and a result the meta function decides
+    # (issue #33's target: within 1.6x of CPU, as a unary op is within 1.5x).
+    results["tiny_binary_worst_ratio_vs_cpu"] = max(tiny[name]["ratio"] for name in BINARY_TINY_OPS)
 
     large = side_by_side({name: (op, inputs, tuple(t.to(device) for t in inputs))
                           for name, (op, inputs) in large_op_set().items()}, 3, sync,
@@ -155,13 +162,14 @@ def main() -> int:
     tiny_target = TINY_OP_TARGETS.get(torch_fl.vendor(), 2.0)
     targets = {"alloc_free_ns": ("<=", 200), "tiny_op_ratio_vs_cpu": ("<=", tiny_target),
                "tiny_op_worst_ratio_vs_cpu": ("<=", tiny_target),
+               "tiny_binary_worst_ratio_vs_cpu": ("<=", BINARY_TINY_OP_TARGET),
                "large_op_ratio_vs_cpu": (">=", 0.9), "large_op_worst_ratio_vs_cpu": (">=", 0.9),
                "h2d_ratio_vs_copy": (">=", 0.8), "d2h_ratio_vs_copy": (">=", 0.8)}
-    print(f"{'measure':<26} {'value':>10}  target")
+    print(f"{'measure':<30} {'value':>10}  target")
     for key, (cmp, bound) in targets.items():
         value = results[key]
         met = value <= bound if cmp == "<=" else value >= bound
-        print(f"{key:<26} {value:>10}  {cmp} {bound} {'met' if met else 'MISSED'}")
+        print(f"{key:<30} {value:>10}  {cmp} {bound} {'met' if met else 'MISSED'}")
     print(f"worst tiny op: {worst}; slowest large op: {slowest}")
     print("\ntiny ops (device vs CPU, per call):")
     for name, v in tiny.items():

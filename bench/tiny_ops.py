@@ -15,6 +15,7 @@ class Operands(NamedTuple):
     a: torch.Tensor       # 4x4 float32
     b: torch.Tensor       # 4x4 float32
     index: torch.Tensor   # 4 int64 indices into a's rows (embedding) or classes (a loss's target)
+    total: torch.Tensor   # 4x4 float32 that in-place ops accumulate into (a and b stay as they are)
 
     def to(self, device) -> "Operands":
         return Operands(*(t.to(device) for t in self))
@@ -23,7 +24,8 @@ class Operands(NamedTuple):
 TinyOp = Callable[[Operands], object]
 
 TINY_OPS: dict[str, TinyOp] = {
-    "add": lambda o: o.a + o.b, "mul": lambda o: o.a * o.b, "div": lambda o: o.a / o.b,
+    "add": lambda o: o.a + o.b, "add_": lambda o: o.total.add_(o.b),
+    "mul": lambda o: o.a * o.b, "div": lambda o: o.a / o.b,
     "neg": lambda o: -o.a, "exp": lambda o: o.a.exp(), "relu": lambda o: o.a.relu(),
     "sigmoid": lambda o: o.a.sigmoid(), "sum": lambda o: o.a.sum(0), "mm": lambda o: o.a @ o.b,
     "addmm": lambda o: torch.addmm(o.a, o.a, o.b),
@@ -40,4 +42,4 @@ TINY_OPS: dict[str, TinyOp] = {
 
 def tiny_operands() -> Operands:
     torch.manual_seed(0)
-    return Operands(torch.randn(4, 4), torch.randn(4, 4), torch.tensor([3, 0, 2, 1]))
+    return Operands(torch.randn(4, 4), torch.randn(4, 4), torch.tensor([3, 0, 2, 1]), torch.zeros(4, 4))

@@ -33,6 +33,9 @@ class AtenOp:
     # Calling it skips the dispatcher, and the Python meta registrations torch installs over
     # many Meta kernels (a Python call per op).
     direct_meta: bool = False
+    # Its structured kernel is a TensorIterator (`structured_inherits: TensorIteratorBase`,
+    # itself or its structured delegate): elementwise, result shape the operands' broadcast.
+    tensor_iterator: bool = False
 
     @property
     def cpp_name(self) -> str:
@@ -126,7 +129,11 @@ class AtenRegistry:
         return AtenOp(name=name, schema=FunctionSchema.parse(entry["func"]), has_cpp_meta=_has_cpp_meta(entry),
                       function_variant="function" in variants, composite_implicit=cia,
                       structured_group=self._structured_group(entry), decomposition=decomposition,
-                      direct_meta=direct_meta)
+                      direct_meta=direct_meta, tensor_iterator=self._tensor_iterator(entry))
+
+    def _tensor_iterator(self, entry: dict) -> bool:
+        structured = self._entries.get(entry["structured_delegate"]) if entry.get("structured_delegate") else entry
+        return structured is not None and structured.get("structured_inherits") == "TensorIteratorBase"
 
     def _structured_group(self, entry: dict) -> bool:
         if entry.get("structured") or entry.get("structured_delegate"):

@@ -69,6 +69,23 @@ def _expected_call(kernel: KernelPlan) -> str:
     return meta_call(kernel)
 
 
+def _remembered_meta(kernel: KernelPlan, statement: str) -> list[str]:
+    """The kernel's meta call behind the runtime's memo (elementwise_memo.h): a
+    functional kernel's `expected`, or an in-place kernel's checks."""
+    arguments = kernel.aten.schema.arguments.flat_non_out
+    tensors = ", ".join(f"&{a.name}" for a in arguments if str(a.type) == "Tensor")
+    scalars = ", ".join(f"&{a.name}" for a in arguments if str(a.type) == "Scalar")
+    lines = ["  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta",
+             "  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).",
+             "  static thread_local torch_fl::ElementwiseMemo memo;"]
+    if kernel.kind == KernelKind.INPLACE:
+        return lines + [f"  memo.check({{{tensors}}}, {{{scalars}}}, [&] {{",
+                        "    at::Tensor self_meta = op.meta(self);",
+                        f"    {statement};", "  });"]
+    return lines + [f"  const torch_fl::ExpectedResult expected = memo.result({{{tensors}}}, {{{scalars}}}, [&] {{",
+                    f"    return {statement};", "  });"]
+
+
 def _expected(outputs: tuple[str, ...]) -> list[str]:
     return ["expected"] if len(outputs) == 1 else [f"std::get<{i}>(expected)" for i in range(len(outputs))]
 
@@ -117,10 +134,11 @@ def _placement_checks(kernel: KernelPlan) -> list[str]:
     return lines
 
 
-def _preconditions(kernel: KernelPlan, refuse=fallback_statement) -> list[str]:
+def _preconditions(kernel: KernelPlan, refuse=fallback_statement, expected: bool = True) -> list[str]:
     """What decides native vs fallback before anything runs: the operands' dtypes,
     the guard, the layouts the chip can take, and the functional result's dtype.
-    `refuse(kernel, reason)` is the statement where one fails."""
+    `refuse(kernel, reason)` is the statement where one fails; `expected=False`
+    leaves the functional result's meta call out (a probe with no result dtype to check)."""
     decision = kernel.dtype_decision
     lines = []
     checks = [f'op.dtype_is_native({t.name}, "{t.name}")' for t in decision.operands]
@@ -136,11 +154,14 @@ def _preconditions(kernel: KernelPlan, refuse=fallback_statement) -> list[str]:
         if rule.kind == LayoutKind.CHANNELS_LAST:
             lines += [f"  if (!op.layout_possible({rule.argument}, torch_fl::MemoryLayout::kChannelsLast)) {{",
                       f"    {refuse(kernel, 'kLayout')}", "  }"]
-    if kernel.kind == KernelKind.FUNCTIONAL and kernel.allocation.kind != AllocationKind.LIKE:
+    if kernel.kind == KernelKind.FUNCTIONAL and kernel.allocation.kind != AllocationKind.LIKE and expected:
         # The result's dtype (type promotion, a dtype= argument) is known from
         # meta before anything runs on the device: it must be native too.
         outputs = kernel.output_names
-        lines.append(f"  const auto expected = {_expected_call(kernel)};")
+        if kernel.allocation.remembered:
+            lines += _remembered_meta(kernel, _expected_call(kernel))
+        else:
+            lines.append(f"  const auto expected = {_expected_call(kernel)};")
         if decision.check_result:
             checks = [f'op.result_dtype_is_native({r}, "{name}")' for r, name in zip(_expected(outputs), outputs)
                       if name not in kernel.value_results]
@@ -229,6 +250,8 @@ def _allocation(kernel: KernelPlan) -> list[str]:
             lines.append(f"  {meta_call(kernel)};")
             for name in outputs:
                 lines.append(f'  op.resize_output({name}, {name}_meta);')
+    elif allocation.kind == AllocationKind.META and allocation.remembered:
+        lines += _remembered_meta(kernel, meta_call(kernel))
     elif allocation.kind == AllocationKind.META:
         # The in-place overload's own shape and dtype checks, on meta.
         lines.append("  at::Tensor self_meta = op.meta(self);")
@@ -324,10 +347,9 @@ def acceptance_block(kernel: KernelPlan, name: str) -> CppBlock:
     lines = [f"bool {name}({arguments}) {{",
              f"  torch_fl::OpContext op({info}, torch_fl::OpContext::Purpose::kProbe);"]
     lines += [line for line in _placement_checks(kernel) if "overlap" not in line]
-    preconditions = _preconditions(kernel, refuse=lambda _kernel, _reason: "return false;")
-    if not kernel.dtype_decision.check_result:  # the expected results serve only the allocation
-        preconditions = [line for line in preconditions if not line.startswith("  const auto expected")]
-    lines += preconditions
+    # Without a result dtype to check, the expected results would serve only the allocation.
+    lines += _preconditions(kernel, refuse=lambda _kernel, _reason: "return false;",
+                            expected=kernel.dtype_decision.check_result)
     lines.append("  return true;")
     lines.append("}")
     return CppBlock(comments(f"{aten.name}: whether its kernel runs natively for these arguments "

@@ -137,6 +137,9 @@ class Allocation:
     # RULE with `count:`: the call argument the SDK writes the filled length into;
     # the rule's shape is the largest, the result is trimmed to the count.
     count: Optional[str] = None
+    # META: a TensorIterator overload whose result for same-shape contiguous
+    # operands the runtime remembers per dtypes and Scalars (elementwise_memo.h).
+    remembered: bool = False
 
 
 @dataclass(frozen=True)

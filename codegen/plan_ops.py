@@ -290,7 +290,8 @@ class OpPlanner:
         # either (roi_pool's int32 argmax is the op's own index type).
         dtype_decision = DtypeDecision(operands, index_like, outputs if kind == KernelKind.OUT else (),
                                        check_result=kind == KernelKind.FUNCTIONAL and op_spec.dtype_from is None)
-        allocation = _allocation(op_spec, aten, kind, derived_from)
+        kernel_format = plan_formats.for_kernel(op_spec, private_format, kind, _entry_outputs(entry), outputs)
+        allocation = _allocation(op_spec, aten, kind, derived_from, public_result=kernel_format is None)
         guard = None
         if op_spec.guard is not None:
             arg_types = {a.name: str(a.type) for a in aten.schema.arguments.flat_all}
@@ -322,8 +323,7 @@ class OpPlanner:
                           dtypes=DtypePolicy(op_spec.dtypes_of(variant), op_spec.fallback, op_spec.error_dtypes),
                           allocation=allocation, layouts=op_spec.layouts, casts=op_spec.casts, namespace=namespace,
                           guard=guard, overlap=overlap, known_failure=op_spec.known_failure, origin=origin,
-                          private_format=plan_formats.for_kernel(op_spec, private_format, kind, _entry_outputs(entry),
-                                                                 outputs),
+                          private_format=kernel_format,
                           value_results=value_return_names(aten) if kind == KernelKind.FUNCTIONAL else ())
 
 
@@ -338,7 +338,8 @@ def _entry_outputs(entry: AtenOp) -> tuple[str, ...]:
     return return_names(entry)
 
 
-def _allocation(op_spec: OpSpec, aten: AtenOp, kind: KernelKind, derived_from: Optional[str]) -> Allocation:
+def _allocation(op_spec: OpSpec, aten: AtenOp, kind: KernelKind, derived_from: Optional[str],
+                public_result: bool) -> Allocation:
     """Derived variants and functional kernels learn the expected result from the
     overload's meta function (or the spec's rule); a spec-listed in-place op
     writes self as is. A `like` rule sizes the functional form; its derived
@@ -354,5 +355,18 @@ def _allocation(op_spec: OpSpec, aten: AtenOp, kind: KernelKind, derived_from: O
                           inputs=tuple(a.name for a in aten.schema.arguments.flat_non_out),
                           count=output.count if kind == KernelKind.FUNCTIONAL else None)
     if derived_from or kind in (KernelKind.FUNCTIONAL, KernelKind.OUT):
-        return Allocation(AllocationKind.META)
+        remembered = public_result and kind != KernelKind.OUT and _meta_is_rememberable(aten)
+        return Allocation(AllocationKind.META, remembered=remembered)
     return Allocation(AllocationKind.NONE)
+
+
+def _meta_is_rememberable(aten: AtenOp) -> bool:
+    """Whether the meta result may come from the runtime's memo (elementwise_memo.h):
+    a TensorIterator overload called as at::meta::, one result, and arguments that
+    are Tensors and Scalars only (what the memo's key holds)."""
+    if not (aten.tensor_iterator and aten.direct_meta) or len(aten.schema.returns) != 1:
+        return False
+    arguments = aten.schema.arguments.flat_non_out
+    tensors = [a for a in arguments if str(a.type) == "Tensor"]
+    scalars = [a for a in arguments if str(a.type) == "Scalar"]
+    return 0 < len(tensors) <= 4 and len(scalars) <= 4 and len(tensors) + len(scalars) == len(arguments)

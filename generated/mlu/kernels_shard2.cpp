@@ -60,7 +60,12 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
   }
-  const auto expected = at::meta::softshrink_backward(op.meta(grad_output), op.meta(self), lambd);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {&lambd}, [&] {
+    return at::meta::softshrink_backward(op.meta(grad_output), op.meta(self), lambd);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
   }
@@ -99,7 +104,12 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::mish(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::mish(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -125,8 +135,13 @@ at::Tensor & wrap_mish_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::mish_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::mish_(self_meta);
+  });
   launch_mish(op, self, self);
   return self;
 }
@@ -296,7 +311,12 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::gt(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -360,8 +380,13 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::gt_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::gt_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
     launch_gt_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -384,7 +409,12 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::gt(op.meta(self), other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&other}, [&] {
+    return at::meta::gt(op.meta(self), other);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -436,8 +466,13 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::gt_(self_meta, other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&other}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::gt_(self_meta, other);
+  });
   launch_gt_Scalar(op, self, other, self);
   return self;
 }
@@ -472,7 +507,12 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &output}, {}, [&] {
+    return at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
@@ -513,7 +553,12 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &output}, {}, [&] {
+    return at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
@@ -552,7 +597,12 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sin(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sin(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -604,8 +654,13 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sin_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sin_(self_meta);
+  });
   launch_sin(op, self, self);
   return self;
 }
@@ -638,7 +693,12 @@ at::Tensor wrap_log2(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log2(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log2(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -690,8 +750,13 @@ at::Tensor & wrap_log2_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log2_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log2_(self_meta);
+  });
   launch_log2(op, self, self);
   return self;
 }
@@ -1021,7 +1086,12 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::asin(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::asin(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1073,8 +1143,13 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::asin_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::asin_(self_meta);
+  });
   launch_asin(op, self, self);
   return self;
 }
@@ -1107,7 +1182,12 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sinh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sinh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1159,8 +1239,13 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sinh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sinh_(self_meta);
+  });
   launch_sinh(op, self, self);
   return self;
 }
@@ -1193,7 +1278,12 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sinc(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sinc(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1245,8 +1335,13 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sinc_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sinc_(self_meta);
+  });
   launch_sinc(op, self, self);
   return self;
 }
@@ -1279,7 +1374,12 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::signbit(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::signbit(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1360,7 +1460,12 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::bitwise_or(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1424,8 +1529,13 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_or_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::bitwise_or_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
     launch_bitwise_or_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1479,7 +1589,12 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::remainder(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::remainder(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1543,8 +1658,13 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::remainder_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::remainder_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
     launch_remainder_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1583,7 +1703,12 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::hypot(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::hypot(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1642,8 +1767,13 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::hypot_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::hypot_(self_meta, op.meta(other));
+  });
   launch_hypot(op, self, *other_on_device, self);
   return self;
 }

@@ -139,7 +139,12 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  const auto expected = at::meta::clamp_min(op.meta(self), min);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&min}, [&] {
+    return at::meta::clamp_min(op.meta(self), min);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
@@ -165,8 +170,13 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::clamp_min_(self_meta, min);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&min}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::clamp_min_(self_meta, min);
+  });
   launch_clamp_min(op, self, min, self);
   return self;
 }
@@ -316,7 +326,12 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {&alpha}, [&] {
+    return at::meta::add(op.meta(self), op.meta(other), alpha);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
@@ -380,8 +395,13 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::add_(self_meta, op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {&alpha}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::add_(self_meta, op.meta(other), alpha);
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
     launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {
@@ -481,7 +501,12 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::eq(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -545,8 +570,13 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::eq_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::eq_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
     launch_eq_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -569,7 +599,12 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::eq(op.meta(self), other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&other}, [&] {
+    return at::meta::eq(op.meta(self), other);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -621,8 +656,13 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::eq_(self_meta, other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&other}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::eq_(self_meta, other);
+  });
   launch_eq_Scalar(op, self, other, self);
   return self;
 }
@@ -658,7 +698,12 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
-  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {&threshold}, [&] {
+    return at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
@@ -803,7 +848,12 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::ceil(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::ceil(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -855,8 +905,13 @@ at::Tensor & wrap_ceil_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::ceil_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::ceil_(self_meta);
+  });
   launch_ceil(op, self, self);
   return self;
 }
@@ -889,7 +944,12 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log1p(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log1p(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -941,8 +1001,13 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log1p_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log1p_(self_meta);
+  });
   launch_log1p(op, self, self);
   return self;
 }
@@ -1157,7 +1222,12 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::tan(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::tan(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1209,8 +1279,13 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::tan_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::tan_(self_meta);
+  });
   launch_tan(op, self, self);
   return self;
 }
@@ -1243,7 +1318,12 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::atan(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::atan(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1295,8 +1375,13 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::atan_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::atan_(self_meta);
+  });
   launch_atan(op, self, self);
   return self;
 }
@@ -1329,7 +1414,12 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::acosh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::acosh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1381,8 +1471,13 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::acosh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::acosh_(self_meta);
+  });
   launch_acosh(op, self, self);
   return self;
 }
@@ -1415,7 +1510,12 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::atanh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::atanh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1467,8 +1567,13 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::atanh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::atanh_(self_meta);
+  });
   launch_atanh(op, self, self);
   return self;
 }
@@ -1501,7 +1606,12 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log10(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log10(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1553,8 +1663,13 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log10_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log10_(self_meta);
+  });
   launch_log10(op, self, self);
   return self;
 }
@@ -1604,7 +1719,12 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::bitwise_xor(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::bitwise_xor(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1668,8 +1788,13 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_xor_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::bitwise_xor_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
     launch_bitwise_xor_Scalar(op, self, torch_fl::python_number(other), self);
   } else {

@@ -62,7 +62,12 @@ at::Tensor wrap_log(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -114,8 +119,13 @@ at::Tensor & wrap_log_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log_(self_meta);
+  });
   launch_log(op, self, self);
   return self;
 }
@@ -156,7 +166,12 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::cos(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::cos(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -208,8 +223,13 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::cos_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::cos_(self_meta);
+  });
   launch_cos(op, self, self);
   return self;
 }
@@ -346,7 +366,12 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const auto expected = at::meta::pow(op.meta(self), exponent);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&exponent}, [&] {
+    return at::meta::pow(op.meta(self), exponent);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
@@ -398,8 +423,13 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::pow_(self_meta, exponent);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&exponent}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::pow_(self_meta, exponent);
+  });
   launch_pow_Tensor_Scalar(op, self, exponent, self);
   return self;
 }
@@ -442,7 +472,12 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {}, [&] {
+    return at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
@@ -1181,7 +1216,12 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::acos(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::acos(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1233,8 +1273,13 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::acos_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::acos_(self_meta);
+  });
   launch_acos(op, self, self);
   return self;
 }
@@ -1275,7 +1320,12 @@ at::Tensor wrap_erfinv(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfinv)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::erfinv(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::erfinv(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfinv)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1327,8 +1377,13 @@ at::Tensor & wrap_erfinv_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfinv_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::erfinv_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::erfinv_(self_meta);
+  });
   launch_erfinv(op, self, self);
   return self;
 }
@@ -1371,7 +1426,12 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::atan2(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::atan2(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1430,8 +1490,13 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::atan2_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::atan2_(self_meta, op.meta(other));
+  });
   launch_atan2(op, self, *other_on_device, self);
   return self;
 }
@@ -1474,7 +1539,12 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::xlogy(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::xlogy(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1533,8 +1603,13 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::xlogy_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::xlogy_(self_meta, op.meta(other));
+  });
   launch_xlogy_Tensor(op, self, *other_on_device, self);
   return self;
 }
@@ -1577,7 +1652,12 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::logaddexp(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::logaddexp(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }

@@ -66,7 +66,12 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::maximum(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::maximum(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -236,7 +241,12 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::rsqrt(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::rsqrt(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -288,8 +298,13 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::rsqrt_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::rsqrt_(self_meta);
+  });
   launch_rsqrt(op, self, self);
   return self;
 }
@@ -762,7 +777,12 @@ at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
-  const auto expected = at::meta::leaky_relu(op.meta(self), negative_slope);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&negative_slope}, [&] {
+    return at::meta::leaky_relu(op.meta(self), negative_slope);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
@@ -788,8 +808,13 @@ at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::leaky_relu_(self_meta, negative_slope);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&negative_slope}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::leaky_relu_(self_meta, negative_slope);
+  });
   launch_leaky_relu(op, self, negative_slope, self);
   return self;
 }
@@ -831,7 +856,12 @@ at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
-  const auto expected = at::meta::softshrink(op.meta(self), lambd);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&lambd}, [&] {
+    return at::meta::softshrink(op.meta(self), lambd);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
@@ -953,7 +983,12 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
-  const auto expected = at::meta::threshold(op.meta(self), threshold, value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&threshold, &value}, [&] {
+    return at::meta::threshold(op.meta(self), threshold, value);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
@@ -979,8 +1014,13 @@ at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, co
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::threshold_(self_meta, threshold, value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&threshold, &value}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::threshold_(self_meta, threshold, value);
+  });
   launch_threshold(op, self, threshold, value, self);
   return self;
 }
@@ -1194,7 +1234,12 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::asinh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::asinh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1246,8 +1291,13 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::asinh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::asinh_(self_meta);
+  });
   launch_asinh(op, self, self);
   return self;
 }
@@ -1288,7 +1338,12 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::lgamma(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::lgamma(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1340,8 +1395,13 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lgamma_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::lgamma_(self_meta);
+  });
   launch_lgamma(op, self, self);
   return self;
 }
@@ -1382,7 +1442,12 @@ at::Tensor wrap_digamma(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::digamma(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::digamma(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(digamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -1434,8 +1499,13 @@ at::Tensor & wrap_digamma_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(digamma_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::digamma_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::digamma_(self_meta);
+  });
   launch_digamma(op, self, self);
   return self;
 }

@@ -54,7 +54,12 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &tensor1, &tensor2}, {&value}, [&] {
+    return at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
@@ -120,8 +125,13 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   }
   const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
   const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &tensor1, &tensor2}, {&value}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  });
   launch_addcmul(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }
@@ -160,7 +170,12 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &tensor1, &tensor2}, {&value}, [&] {
+    return at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
@@ -226,8 +241,13 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   }
   const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
   const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &tensor1, &tensor2}, {&value}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  });
   launch_addcdiv(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }
@@ -316,7 +336,12 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sqrt(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sqrt(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -368,8 +393,13 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sqrt_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sqrt_(self_meta);
+  });
   launch_sqrt(op, self, self);
   return self;
 }

@@ -66,7 +66,12 @@ at::Tensor wrap_mul_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::mul(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::mul(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -130,8 +135,13 @@ at::Tensor & wrap_mul__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mul__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::mul_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::mul_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through mul.Scalar's call
     launch_mul_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -189,7 +199,12 @@ at::Tensor wrap_div_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::div(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::div(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -253,8 +268,13 @@ at::Tensor & wrap_div__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(div__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::div_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::div_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through div.Scalar's call
     launch_div_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -384,7 +404,12 @@ at::Tensor wrap_silu(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::silu(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::silu(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -436,8 +461,13 @@ at::Tensor & wrap_silu_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::silu_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::silu_(self_meta);
+  });
   launch_silu(op, self, self);
   return self;
 }
@@ -471,7 +501,12 @@ at::Tensor wrap_neg(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::neg(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::neg(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -523,8 +558,13 @@ at::Tensor & wrap_neg_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(neg_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::neg_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::neg_(self_meta);
+  });
   launch_neg(op, self, self);
   return self;
 }
@@ -589,7 +629,12 @@ at::Tensor wrap_isneginf(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(isneginf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::isneginf(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::isneginf(op.meta(self));
+  });
   const c10::MaybeOwned<at::Tensor> self_on_device = op.on_device(self);
   const at::Tensor out = op.allocate(expected);
   launch_isneginf(op, *self_on_device, out);

@@ -65,7 +65,12 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {&alpha}, [&] {
+    return at::meta::sub(op.meta(self), op.meta(other), alpha);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
@@ -129,8 +134,13 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sub_(self_meta, op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {&alpha}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sub_(self_meta, op.meta(other), alpha);
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
     launch_sub_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {
@@ -218,7 +228,12 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &end}, {&weight}, [&] {
+    return at::meta::lerp(op.meta(self), op.meta(end), weight);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
@@ -277,8 +292,13 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lerp_(self_meta, op.meta(end), weight);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &end}, {&weight}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::lerp_(self_meta, op.meta(end), weight);
+  });
   launch_lerp_Scalar(op, self, *end_on_device, weight, self);
   return self;
 }

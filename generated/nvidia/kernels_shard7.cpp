@@ -64,7 +64,12 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {&alpha}, [&] {
+    return at::meta::add(op.meta(self), op.meta(other), alpha);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
@@ -128,8 +133,13 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::add_(self_meta, op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {&alpha}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::add_(self_meta, op.meta(other), alpha);
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
     launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {
@@ -216,7 +226,12 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
-  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {&threshold}, [&] {
+    return at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }

@@ -62,7 +62,12 @@ at::Tensor wrap_sqrt(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sqrt(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sqrt(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -114,8 +119,13 @@ at::Tensor & wrap_sqrt_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sqrt_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sqrt_(self_meta);
+  });
   launch_sqrt(op, self, self);
   return self;
 }
@@ -149,7 +159,12 @@ at::Tensor wrap_erf(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::erf(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::erf(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -201,8 +216,13 @@ at::Tensor & wrap_erf_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erf_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::erf_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::erf_(self_meta);
+  });
   launch_erf(op, self, self);
   return self;
 }
@@ -236,7 +256,12 @@ at::Tensor wrap_erfc(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::erfc(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::erfc(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -288,8 +313,13 @@ at::Tensor & wrap_erfc_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(erfc_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::erfc_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::erfc_(self_meta);
+  });
   launch_erfc(op, self, self);
   return self;
 }
@@ -362,7 +392,12 @@ at::Tensor wrap_bitwise_not(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::bitwise_not(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::bitwise_not(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -414,8 +449,13 @@ at::Tensor & wrap_bitwise_not_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_not_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_not_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::bitwise_not_(self_meta);
+  });
   launch_bitwise_not(op, self, self);
   return self;
 }
@@ -449,7 +489,12 @@ at::Tensor wrap_hardsigmoid(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::hardsigmoid(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::hardsigmoid(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -501,8 +546,13 @@ at::Tensor & wrap_hardsigmoid_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardsigmoid_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::hardsigmoid_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::hardsigmoid_(self_meta);
+  });
   launch_hardsigmoid(op, self, self);
   return self;
 }
@@ -583,7 +633,12 @@ at::Tensor wrap_softplus_backward(const at::Tensor & grad_output, const at::Tens
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
   }
-  const auto expected = at::meta::softplus_backward(op.meta(grad_output), op.meta(self), beta, threshold);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {&beta, &threshold}, [&] {
+    return at::meta::softplus_backward(op.meta(grad_output), op.meta(self), beta, threshold);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softplus_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, beta, threshold);
   }
@@ -626,7 +681,12 @@ at::Tensor wrap_fmax(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::fmax(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::fmax(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(fmax)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -698,7 +758,12 @@ at::Tensor wrap_nextafter(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nextafter)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::nextafter(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::nextafter(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nextafter)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -757,8 +822,13 @@ at::Tensor & wrap_nextafter_(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(nextafter_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::nextafter_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::nextafter_(self_meta, op.meta(other));
+  });
   launch_nextafter(op, self, *other_on_device, self);
   return self;
 }
@@ -795,7 +865,12 @@ at::Tensor wrap_logaddexp2(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::logaddexp2(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::logaddexp2(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -884,7 +959,12 @@ at::Tensor wrap_copysign_Tensor(const at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::copysign(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::copysign(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -948,8 +1028,13 @@ at::Tensor & wrap_copysign__Tensor(at::Tensor & self, const at::Tensor & other) 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(copysign__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::copysign_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::copysign_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through copysign.Scalar's call
     launch_copysign_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1007,7 +1092,12 @@ at::Tensor wrap_ge_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::ge(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::ge(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1071,8 +1161,13 @@ at::Tensor & wrap_ge__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::ge_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::ge_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through ge.Scalar's call
     launch_ge_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1095,7 +1190,12 @@ at::Tensor wrap_ge_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::ge(op.meta(self), other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&other}, [&] {
+    return at::meta::ge(op.meta(self), other);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1147,8 +1247,13 @@ at::Tensor & wrap_ge__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ge__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::ge_(self_meta, other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&other}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::ge_(self_meta, other);
+  });
   launch_ge_Scalar(op, self, other, self);
   return self;
 }
@@ -1202,7 +1307,12 @@ at::Tensor wrap_bitwise_and_Tensor(const at::Tensor & self, const at::Tensor & o
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::bitwise_and(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::bitwise_and(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1266,8 +1376,13 @@ at::Tensor & wrap_bitwise_and__Tensor(at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_and__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_and_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::bitwise_and_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_and.Scalar's call
     launch_bitwise_and_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1454,7 +1569,12 @@ at::Tensor wrap_addcmul(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const auto expected = at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &tensor1, &tensor2}, {&value}, [&] {
+    return at::meta::addcmul(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcmul)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
@@ -1520,8 +1640,13 @@ at::Tensor & wrap_addcmul_(at::Tensor & self, const at::Tensor & tensor1, const 
   }
   const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
   const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &tensor1, &tensor2}, {&value}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::addcmul_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  });
   launch_addcmul(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }
@@ -1560,7 +1685,12 @@ at::Tensor wrap_addcdiv(const at::Tensor & self, const at::Tensor & tensor1, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(tensor1, "tensor1") && op.dtype_is_native(tensor2, "tensor2"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
-  const auto expected = at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &tensor1, &tensor2}, {&value}, [&] {
+    return at::meta::addcdiv(op.meta(self), op.meta(tensor1), op.meta(tensor2), value);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(addcdiv)>(op, torch_fl::FallbackReason::kDtype, self, tensor1, tensor2, value);
   }
@@ -1626,8 +1756,13 @@ at::Tensor & wrap_addcdiv_(at::Tensor & self, const at::Tensor & tensor1, const 
   }
   const c10::MaybeOwned<at::Tensor> tensor1_on_device = op.on_device(tensor1);
   const c10::MaybeOwned<at::Tensor> tensor2_on_device = op.on_device(tensor2);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &tensor1, &tensor2}, {&value}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::addcdiv_(self_meta, op.meta(tensor1), op.meta(tensor2), value);
+  });
   launch_addcdiv(op, self, *tensor1_on_device, *tensor2_on_device, value, self);
   return self;
 }

@@ -57,7 +57,12 @@ at::Tensor wrap_log2(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log2(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log2(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -109,8 +114,13 @@ at::Tensor & wrap_log2_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log2_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log2_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log2_(self_meta);
+  });
   launch_log2(op, self, self);
   return self;
 }
@@ -144,7 +154,12 @@ at::Tensor wrap_sin(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sin(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sin(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -196,8 +211,13 @@ at::Tensor & wrap_sin_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sin_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sin_(self_meta);
+  });
   launch_sin(op, self, self);
   return self;
 }
@@ -231,7 +251,12 @@ at::Tensor wrap_asin(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::asin(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::asin(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -283,8 +308,13 @@ at::Tensor & wrap_asin_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asin_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::asin_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::asin_(self_meta);
+  });
   launch_asin(op, self, self);
   return self;
 }
@@ -318,7 +348,12 @@ at::Tensor wrap_sinh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sinh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sinh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -370,8 +405,13 @@ at::Tensor & wrap_sinh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sinh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sinh_(self_meta);
+  });
   launch_sinh(op, self, self);
   return self;
 }
@@ -405,7 +445,12 @@ at::Tensor wrap_sinc(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sinc(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sinc(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -457,8 +502,13 @@ at::Tensor & wrap_sinc_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sinc_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sinc_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sinc_(self_meta);
+  });
   launch_sinc(op, self, self);
   return self;
 }
@@ -492,7 +542,12 @@ at::Tensor wrap_signbit(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::signbit(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::signbit(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(signbit)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -557,7 +612,12 @@ at::Tensor wrap_mish(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::mish(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::mish(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -609,8 +669,13 @@ at::Tensor & wrap_mish_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(mish_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::mish_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::mish_(self_meta);
+  });
   launch_mish(op, self, self);
   return self;
 }
@@ -795,7 +860,12 @@ at::Tensor wrap_sigmoid_backward(const at::Tensor & grad_output, const at::Tenso
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const auto expected = at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &output}, {}, [&] {
+    return at::meta::sigmoid_backward(op.meta(grad_output), op.meta(output));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sigmoid_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
@@ -838,7 +908,12 @@ at::Tensor wrap_tanh_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(output, "output"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
-  const auto expected = at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &output}, {}, [&] {
+    return at::meta::tanh_backward(op.meta(grad_output), op.meta(output));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tanh_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, output);
   }
@@ -881,7 +956,12 @@ at::Tensor wrap_softshrink_backward(const at::Tensor & grad_output, const at::Te
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
   }
-  const auto expected = at::meta::softshrink_backward(op.meta(grad_output), op.meta(self), lambd);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {&lambd}, [&] {
+    return at::meta::softshrink_backward(op.meta(grad_output), op.meta(self), lambd);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, lambd);
   }
@@ -924,7 +1004,12 @@ at::Tensor wrap_hypot(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::hypot(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::hypot(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -983,8 +1068,13 @@ at::Tensor & wrap_hypot_(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hypot_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::hypot_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::hypot_(self_meta, op.meta(other));
+  });
   launch_hypot(op, self, *other_on_device, self);
   return self;
 }
@@ -1038,7 +1128,12 @@ at::Tensor wrap_remainder_Tensor(const at::Tensor & self, const at::Tensor & oth
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::remainder(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::remainder(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1102,8 +1197,13 @@ at::Tensor & wrap_remainder__Tensor(at::Tensor & self, const at::Tensor & other)
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(remainder__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::remainder_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::remainder_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through remainder.Scalar's call
     launch_remainder_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1207,7 +1307,12 @@ at::Tensor wrap_gt_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::gt(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::gt(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1271,8 +1376,13 @@ at::Tensor & wrap_gt__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::gt_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::gt_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through gt.Scalar's call
     launch_gt_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1295,7 +1405,12 @@ at::Tensor wrap_gt_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::gt(op.meta(self), other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&other}, [&] {
+    return at::meta::gt(op.meta(self), other);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1347,8 +1462,13 @@ at::Tensor & wrap_gt__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gt__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::gt_(self_meta, other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&other}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::gt_(self_meta, other);
+  });
   launch_gt_Scalar(op, self, other, self);
   return self;
 }
@@ -1402,7 +1522,12 @@ at::Tensor wrap_bitwise_or_Tensor(const at::Tensor & self, const at::Tensor & ot
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::bitwise_or(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::bitwise_or(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1466,8 +1591,13 @@ at::Tensor & wrap_bitwise_or__Tensor(at::Tensor & self, const at::Tensor & other
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_or__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_or_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::bitwise_or_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_or.Scalar's call
     launch_bitwise_or_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1580,7 +1710,12 @@ at::Tensor wrap_gcd(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gcd)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::gcd(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::gcd(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gcd)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1639,8 +1774,13 @@ at::Tensor & wrap_gcd_(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(gcd_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::gcd_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::gcd_(self_meta, op.meta(other));
+  });
   launch_gcd(op, self, *other_on_device, self);
   return self;
 }

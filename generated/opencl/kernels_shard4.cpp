@@ -51,7 +51,12 @@ at::Tensor wrap_round(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::round(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::round(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -103,8 +108,13 @@ at::Tensor & wrap_round_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(round_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::round_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::round_(self_meta);
+  });
   launch_round(op, self, self);
   return self;
 }
@@ -138,7 +148,12 @@ at::Tensor wrap_sgn(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sgn(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sgn(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sgn)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -190,8 +205,13 @@ at::Tensor & wrap_sgn_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sgn_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sgn_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sgn_(self_meta);
+  });
   launch_sgn(op, self, self);
   return self;
 }
@@ -228,7 +248,12 @@ at::Tensor wrap_hardshrink(const at::Tensor & self, const at::Scalar & lambd) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
-  const auto expected = at::meta::hardshrink(op.meta(self), lambd);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&lambd}, [&] {
+    return at::meta::hardshrink(op.meta(self), lambd);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(hardshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
@@ -515,7 +540,12 @@ at::Tensor wrap_lerp_Scalar(const at::Tensor & self, const at::Tensor & end, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), weight);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &end}, {&weight}, [&] {
+    return at::meta::lerp(op.meta(self), op.meta(end), weight);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
@@ -574,8 +604,13 @@ at::Tensor & wrap_lerp__Scalar(at::Tensor & self, const at::Tensor & end, const 
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lerp_(self_meta, op.meta(end), weight);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &end}, {&weight}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::lerp_(self_meta, op.meta(end), weight);
+  });
   launch_lerp_Scalar(op, self, *end_on_device, weight, self);
   return self;
 }
@@ -614,7 +649,12 @@ at::Tensor wrap_lerp_Tensor(const at::Tensor & self, const at::Tensor & end, con
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(end, "end") && op.dtype_is_native(weight, "weight"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
-  const auto expected = at::meta::lerp(op.meta(self), op.meta(end), op.meta(weight));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &end, &weight}, {}, [&] {
+    return at::meta::lerp(op.meta(self), op.meta(end), op.meta(weight));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
@@ -685,8 +725,13 @@ at::Tensor & wrap_lerp__Tensor(at::Tensor & self, const at::Tensor & end, const 
     return torch_fl::fallback_to_cpu<ATEN_OP(lerp__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, end, weight);
   }
   const c10::MaybeOwned<at::Tensor> end_on_device = op.on_device(end);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lerp_(self_meta, op.meta(end), op.meta(weight));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &end, &weight}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::lerp_(self_meta, op.meta(end), op.meta(weight));
+  });
   if (torch_fl::is_python_number(weight)) {  // by value, through lerp.Scalar's call
     launch_lerp_Scalar(op, self, *end_on_device, torch_fl::python_number(weight), self);
   } else {
@@ -1214,7 +1259,12 @@ at::Tensor wrap_sub_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = at::meta::sub(op.meta(self), op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {&alpha}, [&] {
+    return at::meta::sub(op.meta(self), op.meta(other), alpha);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
@@ -1278,8 +1328,13 @@ at::Tensor & wrap_sub__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sub__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sub_(self_meta, op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {&alpha}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sub_(self_meta, op.meta(other), alpha);
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through sub.Scalar's call
     launch_sub_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {

@@ -55,7 +55,12 @@ at::Tensor wrap_log(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -107,8 +112,13 @@ at::Tensor & wrap_log_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log_(self_meta);
+  });
   launch_log(op, self, self);
   return self;
 }
@@ -142,7 +152,12 @@ at::Tensor wrap_cos(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::cos(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::cos(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -194,8 +209,13 @@ at::Tensor & wrap_cos_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(cos_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::cos_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::cos_(self_meta);
+  });
   launch_cos(op, self, self);
   return self;
 }
@@ -229,7 +249,12 @@ at::Tensor wrap_acos(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::acos(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::acos(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -281,8 +306,13 @@ at::Tensor & wrap_acos_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acos_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::acos_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::acos_(self_meta);
+  });
   launch_acos(op, self, self);
   return self;
 }
@@ -316,7 +346,12 @@ at::Tensor wrap_trunc(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::trunc(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::trunc(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -368,8 +403,13 @@ at::Tensor & wrap_trunc_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(trunc_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::trunc_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::trunc_(self_meta);
+  });
   launch_trunc(op, self, self);
   return self;
 }
@@ -493,7 +533,12 @@ at::Tensor wrap_silu_backward(const at::Tensor & grad_output, const at::Tensor &
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
-  const auto expected = at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {}, [&] {
+    return at::meta::silu_backward(op.meta(grad_output), op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(silu_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self);
   }
@@ -536,7 +581,12 @@ at::Tensor wrap_pow_Tensor_Tensor(const at::Tensor & self, const at::Tensor & ex
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(exponent, "exponent"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const auto expected = at::meta::pow(op.meta(self), op.meta(exponent));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &exponent}, {}, [&] {
+    return at::meta::pow(op.meta(self), op.meta(exponent));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
@@ -595,8 +645,13 @@ at::Tensor & wrap_pow__Tensor(at::Tensor & self, const at::Tensor & exponent) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
   const c10::MaybeOwned<at::Tensor> exponent_on_device = op.on_device(exponent);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::pow_(self_meta, op.meta(exponent));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &exponent}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::pow_(self_meta, op.meta(exponent));
+  });
   launch_pow_Tensor_Tensor(op, self, *exponent_on_device, self);
   return self;
 }
@@ -632,7 +687,12 @@ at::Tensor wrap_pow_Tensor_Scalar(const at::Tensor & self, const at::Scalar & ex
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  const auto expected = at::meta::pow(op.meta(self), exponent);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&exponent}, [&] {
+    return at::meta::pow(op.meta(self), exponent);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow_Tensor_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
@@ -684,8 +744,13 @@ at::Tensor & wrap_pow__Scalar(at::Tensor & self, const at::Scalar & exponent) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(pow__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, exponent);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::pow_(self_meta, exponent);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&exponent}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::pow_(self_meta, exponent);
+  });
   launch_pow_Tensor_Scalar(op, self, exponent, self);
   return self;
 }
@@ -722,7 +787,12 @@ at::Tensor wrap_atan2(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::atan2(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::atan2(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -781,8 +851,13 @@ at::Tensor & wrap_atan2_(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan2_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::atan2_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::atan2_(self_meta, op.meta(other));
+  });
   launch_atan2(op, self, *other_on_device, self);
   return self;
 }
@@ -819,7 +894,12 @@ at::Tensor wrap_logaddexp(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::logaddexp(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::logaddexp(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(logaddexp)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -908,7 +988,12 @@ at::Tensor wrap_xlogy_Tensor(const at::Tensor & self, const at::Tensor & other) 
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::xlogy(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::xlogy(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -972,8 +1057,13 @@ at::Tensor & wrap_xlogy__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(xlogy__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::xlogy_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::xlogy_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through xlogy.Scalar_Other's call
     launch_xlogy_Scalar_Other(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1086,7 +1176,12 @@ at::Tensor wrap_heaviside(const at::Tensor & self, const at::Tensor & values) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(values, "values"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(heaviside)>(op, torch_fl::FallbackReason::kDtype, self, values);
   }
-  const auto expected = at::meta::heaviside(op.meta(self), op.meta(values));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &values}, {}, [&] {
+    return at::meta::heaviside(op.meta(self), op.meta(values));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(heaviside)>(op, torch_fl::FallbackReason::kDtype, self, values);
   }
@@ -1145,8 +1240,13 @@ at::Tensor & wrap_heaviside_(at::Tensor & self, const at::Tensor & values) {
     return torch_fl::fallback_to_cpu<ATEN_OP(heaviside_)>(op, torch_fl::FallbackReason::kDtype, self, values);
   }
   const c10::MaybeOwned<at::Tensor> values_on_device = op.on_device(values);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::heaviside_(self_meta, op.meta(values));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &values}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::heaviside_(self_meta, op.meta(values));
+  });
   launch_heaviside(op, self, *values_on_device, self);
   return self;
 }

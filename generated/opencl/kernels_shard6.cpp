@@ -51,7 +51,12 @@ at::Tensor wrap_rsqrt(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::rsqrt(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::rsqrt(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -103,8 +108,13 @@ at::Tensor & wrap_rsqrt_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(rsqrt_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::rsqrt_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::rsqrt_(self_meta);
+  });
   launch_rsqrt(op, self, self);
   return self;
 }
@@ -138,7 +148,12 @@ at::Tensor wrap_asinh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::asinh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::asinh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -190,8 +205,13 @@ at::Tensor & wrap_asinh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(asinh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::asinh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::asinh_(self_meta);
+  });
   launch_asinh(op, self, self);
   return self;
 }
@@ -225,7 +245,12 @@ at::Tensor wrap_lgamma(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::lgamma(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::lgamma(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -277,8 +302,13 @@ at::Tensor & wrap_lgamma_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lgamma_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lgamma_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::lgamma_(self_meta);
+  });
   launch_lgamma(op, self, self);
   return self;
 }
@@ -399,7 +429,12 @@ at::Tensor wrap_sign(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::sign(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::sign(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -451,8 +486,13 @@ at::Tensor & wrap_sign_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(sign_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::sign_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::sign_(self_meta);
+  });
   launch_sign(op, self, self);
   return self;
 }
@@ -486,7 +526,12 @@ at::Tensor wrap_floor(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::floor(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::floor(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -538,8 +583,13 @@ at::Tensor & wrap_floor_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(floor_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::floor_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::floor_(self_meta);
+  });
   launch_floor(op, self, self);
   return self;
 }
@@ -634,7 +684,12 @@ at::Tensor wrap_leaky_relu(const at::Tensor & self, const at::Scalar & negative_
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
-  const auto expected = at::meta::leaky_relu(op.meta(self), negative_slope);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&negative_slope}, [&] {
+    return at::meta::leaky_relu(op.meta(self), negative_slope);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
@@ -660,8 +715,13 @@ at::Tensor & wrap_leaky_relu_(at::Tensor & self, const at::Scalar & negative_slo
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(leaky_relu_)>(op, torch_fl::FallbackReason::kDtype, self, negative_slope);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::leaky_relu_(self_meta, negative_slope);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&negative_slope}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::leaky_relu_(self_meta, negative_slope);
+  });
   launch_leaky_relu(op, self, negative_slope, self);
   return self;
 }
@@ -698,7 +758,12 @@ at::Tensor wrap_threshold(const at::Tensor & self, const at::Scalar & threshold,
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
-  const auto expected = at::meta::threshold(op.meta(self), threshold, value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&threshold, &value}, [&] {
+    return at::meta::threshold(op.meta(self), threshold, value);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
@@ -724,8 +789,13 @@ at::Tensor & wrap_threshold_(at::Tensor & self, const at::Scalar & threshold, co
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_)>(op, torch_fl::FallbackReason::kDtype, self, threshold, value);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::threshold_(self_meta, threshold, value);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&threshold, &value}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::threshold_(self_meta, threshold, value);
+  });
   launch_threshold(op, self, threshold, value, self);
   return self;
 }
@@ -762,7 +832,12 @@ at::Tensor wrap_softshrink(const at::Tensor & self, const at::Scalar & lambd) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
-  const auto expected = at::meta::softshrink(op.meta(self), lambd);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&lambd}, [&] {
+    return at::meta::softshrink(op.meta(self), lambd);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(softshrink)>(op, torch_fl::FallbackReason::kDtype, self, lambd);
   }
@@ -830,7 +905,12 @@ at::Tensor wrap_clamp_max(const at::Tensor & self, const at::Scalar & max) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max)>(op, torch_fl::FallbackReason::kDtype, self, max);
   }
-  const auto expected = at::meta::clamp_max(op.meta(self), max);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&max}, [&] {
+    return at::meta::clamp_max(op.meta(self), max);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max)>(op, torch_fl::FallbackReason::kDtype, self, max);
   }
@@ -882,8 +962,13 @@ at::Tensor & wrap_clamp_max_(at::Tensor & self, const at::Scalar & max) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max_)>(op, torch_fl::FallbackReason::kDtype, self, max);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::clamp_max_(self_meta, max);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&max}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::clamp_max_(self_meta, max);
+  });
   launch_clamp_max(op, self, max, self);
   return self;
 }
@@ -917,7 +1002,12 @@ at::Tensor wrap_special_entr(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(special_entr)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::special_entr(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::special_entr(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(special_entr)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -985,7 +1075,12 @@ at::Tensor wrap_maximum(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::maximum(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::maximum(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(maximum)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1288,7 +1383,12 @@ at::Tensor wrap_clamp_max_Tensor(const at::Tensor & self, const at::Tensor & max
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(max, "max"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, max);
   }
-  const auto expected = at::meta::clamp_max(op.meta(self), op.meta(max));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &max}, {}, [&] {
+    return at::meta::clamp_max(op.meta(self), op.meta(max));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, max);
   }
@@ -1352,8 +1452,13 @@ at::Tensor & wrap_clamp_max__Tensor(at::Tensor & self, const at::Tensor & max) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(max, "max"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_max__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, max);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::clamp_max_(self_meta, op.meta(max));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &max}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::clamp_max_(self_meta, op.meta(max));
+  });
   if (torch_fl::is_python_number(max)) {  // by value, through clamp_max's call
     launch_clamp_max(op, self, torch_fl::python_number(max), self);
   } else {

@@ -59,7 +59,12 @@ at::Tensor wrap_log10(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log10(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log10(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -111,8 +116,13 @@ at::Tensor & wrap_log10_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log10_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log10_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log10_(self_meta);
+  });
   launch_log10(op, self, self);
   return self;
 }
@@ -146,7 +156,12 @@ at::Tensor wrap_log1p(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::log1p(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::log1p(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -198,8 +213,13 @@ at::Tensor & wrap_log1p_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(log1p_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::log1p_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::log1p_(self_meta);
+  });
   launch_log1p(op, self, self);
   return self;
 }
@@ -233,7 +253,12 @@ at::Tensor wrap_tan(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::tan(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::tan(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -285,8 +310,13 @@ at::Tensor & wrap_tan_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(tan_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::tan_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::tan_(self_meta);
+  });
   launch_tan(op, self, self);
   return self;
 }
@@ -320,7 +350,12 @@ at::Tensor wrap_atan(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::atan(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::atan(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -372,8 +407,13 @@ at::Tensor & wrap_atan_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atan_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::atan_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::atan_(self_meta);
+  });
   launch_atan(op, self, self);
   return self;
 }
@@ -407,7 +447,12 @@ at::Tensor wrap_acosh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::acosh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::acosh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -459,8 +504,13 @@ at::Tensor & wrap_acosh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(acosh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::acosh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::acosh_(self_meta);
+  });
   launch_acosh(op, self, self);
   return self;
 }
@@ -494,7 +544,12 @@ at::Tensor wrap_atanh(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::atanh(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::atanh(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -546,8 +601,13 @@ at::Tensor & wrap_atanh_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(atanh_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::atanh_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::atanh_(self_meta);
+  });
   launch_atanh(op, self, self);
   return self;
 }
@@ -620,7 +680,12 @@ at::Tensor wrap_ceil(const at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  const auto expected = at::meta::ceil(op.meta(self));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {}, [&] {
+    return at::meta::ceil(op.meta(self));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil)>(op, torch_fl::FallbackReason::kDtype, self);
   }
@@ -672,8 +737,13 @@ at::Tensor & wrap_ceil_(at::Tensor & self) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(ceil_)>(op, torch_fl::FallbackReason::kDtype, self);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::ceil_(self_meta);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::ceil_(self_meta);
+  });
   launch_ceil(op, self, self);
   return self;
 }
@@ -710,7 +780,12 @@ at::Tensor wrap_clamp_min(const at::Tensor & self, const at::Scalar & min) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  const auto expected = at::meta::clamp_min(op.meta(self), min);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&min}, [&] {
+    return at::meta::clamp_min(op.meta(self), min);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
@@ -762,8 +837,13 @@ at::Tensor & wrap_clamp_min_(at::Tensor & self, const at::Scalar & min) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::clamp_min_(self_meta, min);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&min}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::clamp_min_(self_meta, min);
+  });
   launch_clamp_min(op, self, min, self);
   return self;
 }
@@ -800,7 +880,12 @@ at::Tensor wrap_threshold_backward(const at::Tensor & grad_output, const at::Ten
   if (!(op.dtype_is_native(grad_output, "grad_output") && op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
-  const auto expected = at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&grad_output, &self}, {&threshold}, [&] {
+    return at::meta::threshold_backward(op.meta(grad_output), op.meta(self), threshold);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(threshold_backward)>(op, torch_fl::FallbackReason::kDtype, grad_output, self, threshold);
   }
@@ -946,7 +1031,12 @@ at::Tensor wrap_eq_Tensor(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::eq(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::eq(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1010,8 +1100,13 @@ at::Tensor & wrap_eq__Tensor(at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::eq_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::eq_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through eq.Scalar's call
     launch_eq_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1034,7 +1129,12 @@ at::Tensor wrap_eq_Scalar(const at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::eq(op.meta(self), other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self}, {&other}, [&] {
+    return at::meta::eq(op.meta(self), other);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq_Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1086,8 +1186,13 @@ at::Tensor & wrap_eq__Scalar(at::Tensor & self, const at::Scalar & other) {
   if (!(op.dtype_is_native(self, "self"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(eq__Scalar)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::eq_(self_meta, other);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self}, {&other}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::eq_(self_meta, other);
+  });
   launch_eq_Scalar(op, self, other, self);
   return self;
 }
@@ -1141,7 +1246,12 @@ at::Tensor wrap_bitwise_xor_Tensor(const at::Tensor & self, const at::Tensor & o
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::bitwise_xor(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::bitwise_xor(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1205,8 +1315,13 @@ at::Tensor & wrap_bitwise_xor__Tensor(at::Tensor & self, const at::Tensor & othe
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(bitwise_xor__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::bitwise_xor_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::bitwise_xor_(self_meta, op.meta(other));
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through bitwise_xor.Scalar's call
     launch_bitwise_xor_Scalar(op, self, torch_fl::python_number(other), self);
   } else {
@@ -1319,7 +1434,12 @@ at::Tensor wrap_lcm(const at::Tensor & self, const at::Tensor & other) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lcm)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
-  const auto expected = at::meta::lcm(op.meta(self), op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {}, [&] {
+    return at::meta::lcm(op.meta(self), op.meta(other));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lcm)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
@@ -1378,8 +1498,13 @@ at::Tensor & wrap_lcm_(at::Tensor & self, const at::Tensor & other) {
     return torch_fl::fallback_to_cpu<ATEN_OP(lcm_)>(op, torch_fl::FallbackReason::kDtype, self, other);
   }
   const c10::MaybeOwned<at::Tensor> other_on_device = op.on_device(other);
-  at::Tensor self_meta = op.meta(self);
-  at::meta::lcm_(self_meta, op.meta(other));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::lcm_(self_meta, op.meta(other));
+  });
   launch_lcm(op, self, *other_on_device, self);
   return self;
 }
@@ -1416,7 +1541,12 @@ at::Tensor wrap_clamp_min_Tensor(const at::Tensor & self, const at::Tensor & min
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  const auto expected = at::meta::clamp_min(op.meta(self), op.meta(min));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &min}, {}, [&] {
+    return at::meta::clamp_min(op.meta(self), op.meta(min));
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
@@ -1480,8 +1610,13 @@ at::Tensor & wrap_clamp_min__Tensor(at::Tensor & self, const at::Tensor & min) {
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(min, "min"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(clamp_min__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, min);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::clamp_min_(self_meta, op.meta(min));
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &min}, {}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::clamp_min_(self_meta, op.meta(min));
+  });
   if (torch_fl::is_python_number(min)) {  // by value, through clamp_min's call
     launch_clamp_min(op, self, torch_fl::python_number(min), self);
   } else {
@@ -1728,7 +1863,12 @@ at::Tensor wrap_add_Tensor(const at::Tensor & self, const at::Tensor & other, co
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  const auto expected = at::meta::add(op.meta(self), op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {&alpha}, [&] {
+    return at::meta::add(op.meta(self), op.meta(other), alpha);
+  });
   if (!(op.result_dtype_is_native(expected, "out"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add_Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
@@ -1792,8 +1932,13 @@ at::Tensor & wrap_add__Tensor(at::Tensor & self, const at::Tensor & other, const
   if (!(op.dtype_is_native(self, "self") && op.dtype_is_native(other, "other"))) {
     return torch_fl::fallback_to_cpu<ATEN_OP(add__Tensor)>(op, torch_fl::FallbackReason::kDtype, self, other, alpha);
   }
-  at::Tensor self_meta = op.meta(self);
-  at::meta::add_(self_meta, op.meta(other), alpha);
+  // A TensorIterator op: operands of one shape, all contiguous, reuse what meta
+  // decided for the last such call with their dtypes and Scalars (elementwise_memo.h).
+  static thread_local torch_fl::ElementwiseMemo memo;
+  memo.check({&self, &other}, {&alpha}, [&] {
+    at::Tensor self_meta = op.meta(self);
+    at::meta::add_(self_meta, op.meta(other), alpha);
+  });
   if (torch_fl::is_python_number(other)) {  // by value, through add.Scalar's call
     launch_add_Scalar(op, self, torch_fl::python_number(other), alpha, self);
   } else {

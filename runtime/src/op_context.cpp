@@ -191,7 +191,14 @@ bool OpContext::index_dtype_is_native(const at::ITensorListRef& tensors, const c
 
 bool OpContext::result_dtype_is_native(const at::Tensor& result, const char* name) const {
   if (!result.defined()) return true;  // an output the caller did not ask for (an output_mask)
-  const c10::ScalarType dtype = result.scalar_type();
+  return result_dtype_is_native(result.scalar_type(), name);
+}
+
+bool OpContext::result_dtype_is_native(const ExpectedResult& result, const char* name) const {
+  return result_dtype_is_native(result.scalar_type(), name);
+}
+
+bool OpContext::result_dtype_is_native(c10::ScalarType dtype, const char* name) const {
   const bool fixed_result_type = dtype == c10::ScalarType::Bool || dtype == c10::ScalarType::Long;
   return decide(dtype, fixed_result_type || ((native_dtypes() >> static_cast<int>(dtype)) & 1), name);
 }
@@ -261,8 +268,21 @@ at::Tensor OpContext::allocate(const at::Tensor& expected) const {
                                            expected.scalar_type());
 }
 
+at::Tensor OpContext::allocate(const ExpectedResult& expected) const {
+  if (expected.meta.defined()) return allocate(expected.meta);
+  return at::detail::empty_generic(expected.sizes, device_allocator(), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                   expected.dtype, std::nullopt);
+}
+
 at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {
-  // empty_like's preserve rule, as the CPU kernel would allocate.
+  // empty_like's preserve rule, as the CPU kernel would allocate. A dense
+  // tensor's strides are kept as they are (empty_like's first case), without
+  // the two dispatcher calls in front of the device's empty_strided.
+  if (tensor.is_non_overlapping_and_dense()) {
+    return at::detail::empty_strided_generic(tensor.sizes(), tensor.strides(), device_allocator(),
+                                             c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+                                             tensor.scalar_type());
+  }
   return at::empty_like(tensor, tensor.options().device(device()), at::MemoryFormat::Preserve);
 }
 

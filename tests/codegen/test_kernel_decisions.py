@@ -80,6 +80,20 @@ def test_allocation_is_a_decision_not_code():
     assert rms_norm.forward.allocation.kind == AllocationKind.LIKE and rms_norm.forward.allocation.like == ("input",)
 
 
+def test_only_tensor_iterator_overloads_of_tensors_and_scalars_remember_their_meta_result():
+    """The memo's key (elementwise_memo.h) holds dtypes and Scalars: an int, a
+    string, an optional or an out= tensor changes what meta computes outside it."""
+    kernels = mlu_kernels()
+    remembered = {name for name, kernel in kernels.items() if kernel.allocation.remembered}
+    assert {"add.Tensor", "add_.Tensor", "mul.Tensor", "neg", "pow.Tensor_Scalar", "addcmul"} <= remembered
+    assert "add.out" not in remembered, "an out= tensor's own dtype and shape take part"
+    assert "mm" not in remembered and "sum.dim_IntList" not in remembered, "not TensorIterator ops"
+    not_scalars = {name for name, kernel in kernels.items() if kernel.aten.tensor_iterator
+                   and any(str(a.type) not in ("Tensor", "Scalar") for a in kernel.aten.schema.arguments.flat_non_out)}
+    assert not_scalars, "the spec has TensorIterator overloads with other arguments (div.Tensor_mode, gelu)"
+    assert not (not_scalars & remembered)
+
+
 def test_every_kernel_names_its_spec_line_and_entry():
     add_out = mlu_kernels()["add.out"]
     assert add_out.provenance.path == "specs/mlu.yaml" and add_out.provenance.line > 0

@@ -42,6 +42,14 @@ def test_meta_allocation_computes_the_expected_result_then_allocates_it():
     assert body[-3:] == ["  launch_add_Tensor(op, *self_on_device, *other_on_device, alpha, out);", "  return out;", "}"]
 
 
+def test_a_remembered_meta_result_goes_through_the_kernels_memo():
+    body = lines(add_kernel(Allocation(AllocationKind.META, remembered=True)))
+    memo = body.index("  static thread_local torch_fl::ElementwiseMemo memo;")
+    call = body.index("  const torch_fl::ExpectedResult expected = memo.result({&self, &other}, {&alpha}, [&] {")
+    assert body[call + 1] == "    return at::meta::add(op.meta(self), op.meta(other), alpha);"
+    assert memo < call < body.index("  const at::Tensor out = op.allocate(expected);")
+
+
 def test_like_allocation_needs_no_meta_function():
     body = lines(add_kernel(Allocation(AllocationKind.LIKE, like=("self",))))
     assert "  const at::Tensor out = op.allocate_like(self);" in body

@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include <torch_fl/device.h>
+#include <torch_fl/elementwise_memo.h>
 #include <torch_fl/fallback.h>
 #include <torch_fl/generator.h>
 #include <torch_fl/op_context.h>

@@ -12,6 +12,7 @@
 
 #include <torch_fl/device.h>
 #include <torch_fl/driver_abi.h>
+#include <torch_fl/elementwise_memo.h>
 #include <torch_fl/fallback.h>
 #include <torch_fl/memory_overlap.h>
 #include <torch_fl/private_format.h>
@@ -75,6 +76,8 @@ class OpContext {
   // A result (an out= tensor, or the dtype meta computed): native, or bool or
   // int64, the dtypes ATen gives results of a fixed type (comparisons, indices).
   bool result_dtype_is_native(const at::Tensor& result, const char* name) const;
+  bool result_dtype_is_native(const ExpectedResult& result, const char* name) const;
+  bool result_dtype_is_native(c10::ScalarType result, const char* name) const;
   // The dtype that failed the decision (Undefined when none did).
   c10::ScalarType non_native_dtype() const { return checked_dtype_; }
   // The spec's native dtypes (1 << ScalarType) that the op's device also computes.
@@ -106,6 +109,7 @@ class OpContext {
   static void* data(const at::Tensor& tensor) { return tensor.defined() ? tensor.data_ptr() : nullptr; }
 
   at::Tensor allocate(const at::Tensor& expected) const;
+  at::Tensor allocate(const ExpectedResult& expected) const;  // a meta result, or the memo's (elementwise_memo.h)
   at::Tensor allocate_like(const at::Tensor& tensor) const;
   // A result a format-aware op writes in `format` (`format: {makes: [...]}`);
   // public when its shape or strides cannot be (not of the format's rank, not contiguous).
