@@ -278,7 +278,11 @@ at::Tensor OpContext::allocate_like(const at::Tensor& tensor) const {
   // empty_like's preserve rule, as the CPU kernel would allocate. A dense
   // tensor's strides are kept as they are (empty_like's first case), without
   // the two dispatcher calls in front of the device's empty_strided.
-  if (tensor.is_non_overlapping_and_dense()) {
+  // (Under deterministic algorithms new memory must read as NaN: the device's
+  // empty_strided kernel fills it, so that case keeps the dispatcher path.)
+  const at::Context& context = at::globalContext();
+  if (tensor.is_non_overlapping_and_dense() &&
+      !(context.deterministicAlgorithms() && context.deterministicFillUninitializedMemory())) {
     return at::detail::empty_strided_generic(tensor.sizes(), tensor.strides(), device_allocator(),
                                              c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                              tensor.scalar_type());

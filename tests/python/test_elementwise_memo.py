@@ -114,6 +114,37 @@ def test_in_place_casting_rules_are_checked_for_each_key(device):
     torch.testing.assert_close(counts.cpu(), torch.ones(3, 4, dtype=torch.int64))
 
 
+def test_zero_dim_operands_are_part_of_the_key(device, fallback_mode):
+    # lerp checks its weight's dtype only when the weight is not 0-dim.
+    fallback_mode("silent")
+    scalars = [torch.tensor(value, device=device) for value in (1.0, 3.0)]
+    weight = torch.tensor(0.5, dtype=torch.float64, device=device)
+    for _ in range(2):
+        _same_outcome(torch.lerp, *(t.cpu() for t in (*scalars, weight)), device=device)
+    start, end = torch.randn(4), torch.randn(4)
+    for _ in range(2):
+        _same_outcome(torch.lerp, start, end, torch.rand(4, dtype=torch.float64), device=device)
+        _same_outcome(lambda s, e, w: s.lerp_(e, w), start, end, torch.rand(4, dtype=torch.float64), device=device)
+
+
+def test_cpu_scalar_tensors_always_get_tensor_iterators_check(device):
+    # TensorIterator limits how many CPU scalars a device op takes: a call with
+    # them gets the same answer after a call of the same dtypes on the device.
+    one = torch.tensor(1.0, device=device)
+    two, three = torch.tensor(2.0), torch.tensor(3.0)  # CPU 0-dim tensors, not Python numbers
+
+    def outcome():
+        try:
+            return torch.addcmul(one, two, three).item()
+        except RuntimeError as error:
+            return str(error).split("\n")[0]
+
+    cold = outcome()
+    for _ in range(2):
+        torch.addcmul(one, one, one)
+        assert outcome() == cold
+
+
 @pytest.mark.parametrize("sizes,strides", [
     ((3, 1), (1, 7)),          # a size-1 dim with a stride of its own
     ((1, 4), (9, 1)),

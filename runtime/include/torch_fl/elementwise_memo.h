@@ -9,7 +9,10 @@
 // - operands of one shape, all contiguous, make a contiguous result of that
 //   shape (TensorIterator's fast setup allocates it so);
 // - its dtype and every check depend only on the operands' dtypes (and their
-//   conjugate/negative bits), the Scalar arguments and the default dtype.
+//   conjugate/negative bits), whether they are 0-dim (lerp checks its weight's
+//   dtype only when it is not), the Scalar arguments and the default dtype.
+//   Every operand is on the device: a CPU scalar tensor is TensorIterator's
+//   own check (how many it allows), so such a call always runs meta.
 // So the wrapper keeps, per kernel and thread, the last such key whose meta
 // call passed, and the result dtype meta gave it. A call with the same key
 // skips meta; any other call runs it (and a call that raises is not
@@ -82,27 +85,29 @@ class ElementwiseMemo {
     std::array<int8_t, kMaxScalars> scalar_types{};
     std::array<uint64_t, kMaxScalars> scalar_values{};  // the value's bits: equal bits, equal number
     int8_t default_dtype = 0;
+    bool zero_dim = false;
     uint8_t tensors = 0;
     uint8_t scalars = 0;
 
     bool operator==(const Key& other) const {
       return dtypes == other.dtypes && bits == other.bits && scalar_types == other.scalar_types &&
              scalar_values == other.scalar_values && default_dtype == other.default_dtype &&
-             tensors == other.tensors && scalars == other.scalars;
+             zero_dim == other.zero_dim && tensors == other.tensors && scalars == other.scalars;
     }
   };
 
   // False when the call is not the remembered kind: operands of other shapes
-  // or strides, a Python number (its promotion follows the default dtype in
-  // ways that depend on the other operand), a symbolic or complex Scalar.
+  // or strides, an operand not on the device (a CPU scalar tensor), a Python
+  // number (its promotion follows the default dtype in ways that depend on the
+  // other operand), a symbolic or complex Scalar.
   static bool make_key(Tensors tensors, Scalars scalars, Key* key) {
     if (tensors.size() == 0 || tensors.size() > kMaxTensors || scalars.size() > kMaxScalars) return false;
     const at::IntArrayRef sizes = (*tensors.begin())->sizes();
     size_t i = 0;
     for (const at::Tensor* tensor : tensors) {
       const c10::TensorImpl* impl = tensor->unsafeGetTensorImpl();
-      if (impl->layout() != c10::kStrided || impl->is_wrapped_number() || !impl->is_contiguous() ||
-          impl->sizes() != sizes) {
+      if (impl->device_type() != c10::DeviceType::PrivateUse1 || impl->layout() != c10::kStrided ||
+          impl->is_wrapped_number() || !impl->is_contiguous() || impl->sizes() != sizes) {
         return false;
       }
       key->dtypes[i] = static_cast<int8_t>(c10::typeMetaToScalarType(impl->dtype()));
@@ -129,6 +134,7 @@ class ElementwiseMemo {
       ++j;
     }
     key->default_dtype = static_cast<int8_t>(c10::typeMetaToScalarType(c10::get_default_dtype()));
+    key->zero_dim = sizes.empty();
     key->tensors = static_cast<uint8_t>(tensors.size());
     key->scalars = static_cast<uint8_t>(scalars.size());
     return true;
