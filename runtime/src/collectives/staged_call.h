@@ -58,6 +58,9 @@ class StagedBackend::Staging : public CollectiveSetup {
   std::vector<at::Tensor> twins(const std::vector<at::Tensor>& tensors, bool read, bool written);
   std::vector<std::vector<at::Tensor>> twins(const std::vector<std::vector<at::Tensor>>& lists, bool read,
                                              bool written);
+  // One tensor's twin under the lists' name: code generic over c10d's argument
+  // shapes (a tensor, a list, a list of lists) calls twins on any of them.
+  at::Tensor twins(const at::Tensor& t, bool read, bool written) { return twin(t, read, written); }
 
   // Every rank must be running this collective on `numel` elements (-1: any
   // count) of the same dtype: checked before Gloo sees it, since Gloo aborts the

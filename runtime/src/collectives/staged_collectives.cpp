@@ -19,115 +19,106 @@ std::vector<at::Tensor> flattened(const std::vector<std::vector<at::Tensor>>& li
   return out;
 }
 
+
+// What a Work returns for each of c10d's argument shapes: a tensor, a list, a
+// list of lists (flattened).
+std::vector<at::Tensor> results_of(const at::Tensor& tensor) { return {tensor}; }
+std::vector<at::Tensor> results_of(const std::vector<at::Tensor>& tensors) { return tensors; }
+std::vector<at::Tensor> results_of(const std::vector<std::vector<at::Tensor>>& lists) { return flattened(lists); }
+
+// A collective that reads and writes `tensors` in place (broadcast, the
+// reductions): the host backend's `method` on their twins. `Staging` is
+// StagedBackend's (deduced: it is private to the class).
+template <typename Staging, typename Method, typename Options>
+c10::intrusive_ptr<c10d::Work> in_place(Staging& staging, std::vector<at::Tensor>& tensors, Method method,
+                                        const Options& opts) {
+  staging.agree_on(numel_of(tensors));
+  auto host = staging.twins(tensors, true, true);
+  return staging.on_host(tensors, method, host, opts);
+}
+
+// A collective that reads `inputs` and writes `outputs` (each a tensor, a list or
+// a list of lists), every rank agreeing on `numel` elements: the host backend's
+// `method` on their twins, then `extra` (the options).
+template <typename Staging, typename Outputs, typename Inputs, typename Method, typename... Extra>
+c10::intrusive_ptr<c10d::Work> out_of_place(Staging& staging, int64_t numel, Outputs& outputs, Inputs& inputs,
+                                            Method method, Extra&... extra) {
+  staging.agree_on(numel);
+  auto host_in = staging.twins(inputs, true, false);
+  auto host_out = staging.twins(outputs, false, true);
+  return staging.on_host(results_of(outputs), method, host_out, host_in, extra...);
+}
+
 }  // namespace
 
-c10::intrusive_ptr<c10d::Work> StagedBackend::broadcast(std::vector<at::Tensor>& tensors,
-                                                        const c10d::BroadcastOptions& opts) {
-  Staging staging(*this, "broadcast", c10d::OpType::BROADCAST, tensors_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.on_host(tensors, &c10d::Backend::broadcast, host, opts);
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::allreduce(std::vector<at::Tensor>& tensors,
-                                                        const c10d::AllreduceOptions& opts) {
-  Staging staging(*this, "all_reduce", c10d::OpType::ALLREDUCE, tensors_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.on_host(tensors, &c10d::Backend::allreduce, host, opts);
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::allreduce_coalesced(std::vector<at::Tensor>& tensors,
-                                                                  const c10d::AllreduceCoalescedOptions& opts) {
-  Staging staging(*this, "all_reduce_coalesced", c10d::OpType::ALLREDUCE_COALESCED, tensors_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.on_host(tensors, &c10d::Backend::allreduce_coalesced, host, opts);
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::reduce(std::vector<at::Tensor>& tensors,
-                                                     const c10d::ReduceOptions& opts) {
-  Staging staging(*this, "reduce", c10d::OpType::REDUCE, tensors_of({&tensors}));
-  staging.agree_on(numel_of(tensors));
-  auto host = staging.twins(tensors, true, true);
-  return staging.on_host(tensors, &c10d::Backend::reduce, host, opts);
-}
+// broadcast and the reductions: one list read and written in place, the host
+// backend's method of the same name on the twins. Each row: the method, its
+// options, the collective's name in c10d's records, its OpType.
+#define TORCH_FL_STAGED_IN_PLACE(method, Options, name, op_type)                                 \
+  c10::intrusive_ptr<c10d::Work> StagedBackend::method(std::vector<at::Tensor>& tensors,         \
+                                                       const c10d::Options& opts) {              \
+    Staging staging(*this, name, c10d::OpType::op_type, tensors_of({&tensors}));                 \
+    return in_place(staging, tensors, &c10d::Backend::method, opts);                             \
+  }
+TORCH_FL_STAGED_IN_PLACE(broadcast, BroadcastOptions, "broadcast", BROADCAST)
+TORCH_FL_STAGED_IN_PLACE(allreduce, AllreduceOptions, "all_reduce", ALLREDUCE)
+TORCH_FL_STAGED_IN_PLACE(allreduce_coalesced, AllreduceCoalescedOptions, "all_reduce_coalesced", ALLREDUCE_COALESCED)
+TORCH_FL_STAGED_IN_PLACE(reduce, ReduceOptions, "reduce", REDUCE)
+#undef TORCH_FL_STAGED_IN_PLACE
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::allgather(std::vector<std::vector<at::Tensor>>& outputs,
                                                         std::vector<at::Tensor>& inputs,
                                                         const c10d::AllgatherOptions& opts) {
   Staging staging(*this, "all_gather", c10d::OpType::ALLGATHER, tensors_of(outputs, inputs));
-  staging.agree_on(numel_of(inputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.on_host(flattened(outputs), &c10d::Backend::allgather, host_out, host_in, opts);
+  return out_of_place(staging, numel_of(inputs), outputs, inputs, &c10d::Backend::allgather, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::_allgather_base(at::Tensor& output, at::Tensor& input,
                                                               const c10d::AllgatherOptions& opts) {
   Staging staging(*this, "all_gather_into_tensor", c10d::OpType::_ALLGATHER_BASE, {&output, &input});
-  staging.agree_on(input.numel());
-  at::Tensor host_in = staging.twin(input, true, false);
-  at::Tensor host_out = staging.twin(output, false, true);
-  return staging.on_host({output}, &c10d::Backend::_allgather_base, host_out, host_in, opts);
+  return out_of_place(staging, input.numel(), output, input, &c10d::Backend::_allgather_base, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::allgather_into_tensor_coalesced(std::vector<at::Tensor>& outputs,
                                                                               std::vector<at::Tensor>& inputs,
                                                                               const c10d::AllgatherOptions& opts) {
   Staging staging(*this, "all_gather_into_tensor_coalesced", c10d::OpType::COALESCED, tensors_of({&outputs, &inputs}));
-  staging.agree_on(numel_of(inputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.on_host(outputs, &c10d::Backend::allgather_into_tensor_coalesced, host_out, host_in, opts);
+  return out_of_place(staging, numel_of(inputs), outputs, inputs, &c10d::Backend::allgather_into_tensor_coalesced,
+                      opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::reduce_scatter_tensor_coalesced(
     std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs, const c10d::ReduceScatterOptions& opts) {
   Staging staging(*this, "reduce_scatter_tensor_coalesced", c10d::OpType::COALESCED, tensors_of({&outputs, &inputs}));
-  staging.agree_on(numel_of(outputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.on_host(outputs, &c10d::Backend::reduce_scatter_tensor_coalesced, host_out, host_in, opts);
+  return out_of_place(staging, numel_of(outputs), outputs, inputs, &c10d::Backend::reduce_scatter_tensor_coalesced,
+                      opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::gather(std::vector<std::vector<at::Tensor>>& outputs,
                                                      std::vector<at::Tensor>& inputs,
                                                      const c10d::GatherOptions& opts) {
   Staging staging(*this, "gather", c10d::OpType::GATHER, tensors_of(outputs, inputs));
-  staging.agree_on(numel_of(inputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.on_host(flattened(outputs), &c10d::Backend::gather, host_out, host_in, opts);
+  return out_of_place(staging, numel_of(inputs), outputs, inputs, &c10d::Backend::gather, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::scatter(std::vector<at::Tensor>& outputs,
                                                       std::vector<std::vector<at::Tensor>>& inputs,
                                                       const c10d::ScatterOptions& opts) {
   Staging staging(*this, "scatter", c10d::OpType::SCATTER, tensors_of(inputs, outputs));
-  staging.agree_on(numel_of(outputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.on_host(outputs, &c10d::Backend::scatter, host_out, host_in, opts);
+  return out_of_place(staging, numel_of(outputs), outputs, inputs, &c10d::Backend::scatter, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::reduce_scatter(std::vector<at::Tensor>& outputs,
                                                              std::vector<std::vector<at::Tensor>>& inputs,
                                                              const c10d::ReduceScatterOptions& opts) {
   Staging staging(*this, "reduce_scatter", c10d::OpType::REDUCE_SCATTER, tensors_of(inputs, outputs));
-  staging.agree_on(numel_of(outputs));
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.on_host(outputs, &c10d::Backend::reduce_scatter, host_out, host_in, opts);
+  return out_of_place(staging, numel_of(outputs), outputs, inputs, &c10d::Backend::reduce_scatter, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
                                                                    const c10d::ReduceScatterOptions& opts) {
   Staging staging(*this, "reduce_scatter_tensor", c10d::OpType::_REDUCE_SCATTER_BASE, {&output, &input});
-  staging.agree_on(output.numel());
-  at::Tensor host_in = staging.twin(input, true, false);
-  at::Tensor host_out = staging.twin(output, false, true);
-  return staging.on_host({output}, &c10d::Backend::_reduce_scatter_base, host_out, host_in, opts);
+  return out_of_place(staging, output.numel(), output, input, &c10d::Backend::_reduce_scatter_base, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::alltoall_base(at::Tensor& output, at::Tensor& input,
@@ -135,21 +126,15 @@ c10::intrusive_ptr<c10d::Work> StagedBackend::alltoall_base(at::Tensor& output, 
                                                             std::vector<int64_t>& input_split_sizes,
                                                             const c10d::AllToAllOptions& opts) {
   Staging staging(*this, "all_to_all_single", c10d::OpType::ALLTOALL_BASE, {&output, &input});
-  staging.agree_on(-1);
-  at::Tensor host_in = staging.twin(input, true, false);
-  at::Tensor host_out = staging.twin(output, false, true);
-  return staging.on_host({output}, &c10d::Backend::alltoall_base, host_out, host_in, output_split_sizes,
-                         input_split_sizes, opts);
+  return out_of_place(staging, -1, output, input, &c10d::Backend::alltoall_base, output_split_sizes,
+                      input_split_sizes, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::alltoall(std::vector<at::Tensor>& outputs,
                                                        std::vector<at::Tensor>& inputs,
                                                        const c10d::AllToAllOptions& opts) {
   Staging staging(*this, "all_to_all", c10d::OpType::ALLTOALL, tensors_of({&outputs, &inputs}));
-  staging.agree_on(-1);
-  auto host_in = staging.twins(inputs, true, false);
-  auto host_out = staging.twins(outputs, false, true);
-  return staging.on_host(outputs, &c10d::Backend::alltoall, host_out, host_in, opts);
+  return out_of_place(staging, -1, outputs, inputs, &c10d::Backend::alltoall, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::barrier(const c10d::BarrierOptions& opts) {
