@@ -2,6 +2,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <torch_fl/descriptor_arrays.h>
 #include <torch_fl/device.h>
 #include "driver.h"
 #include "pinned_memory.h"
@@ -15,16 +16,10 @@ namespace {
 bool on_device(const at::Tensor& t) { return t.device().type() == c10::DeviceType::PrivateUse1; }
 
 tflStridedView strided_view(const at::Tensor& t) {
-  TORCH_CHECK(t.dim() <= TFL_MAX_DIMS, "[", driver().vendor, "] copy: tensors of more than ", TFL_MAX_DIMS,
-              " dims are not supported, got ", t.dim());
   tflStridedView view{};
+  view.ndim = copy_geometry(t, view.sizes, view.strides, driver().vendor, "copy");
   view.data = t.data_ptr();  // address arithmetic only: device memory is never dereferenced here
   view.dtype = driver_dtype(t.scalar_type());
-  view.ndim = static_cast<int32_t>(t.dim());
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    view.sizes[i] = t.size(i);
-    view.strides[i] = t.stride(i);
-  }
   return view;
 }
 

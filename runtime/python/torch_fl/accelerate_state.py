@@ -19,28 +19,19 @@ the line, it is the device's own, where Accelerate would give a CUDA one that di
 """
 from __future__ import annotations
 
-import logging
 import os
 
 from . import _backend
 from .post_import import after_import
-
-logger = logging.getLogger("torch_fl")
 
 ACCELERATE_MODULE = "accelerate.state"
 DEVICE_VARIABLE = "ACCELERATE_TORCH_DEVICE"
 
 
 def install() -> None:
-    after_import(ACCELERATE_MODULE, _patch)
-
-
-def _patch() -> None:
-    try:
-        _wrap_prepare_backend()
-    except Exception as error:  # noqa: BLE001 - runs inside Accelerate's import
-        logger.warning("torch_fl: Accelerate is imported, but its multi-process state could not be given the %s "
-                       "device (%s: %s)", _backend.load().device, type(error).__name__, error)
+    after_import(ACCELERATE_MODULE, _wrap_prepare_backend, failure=lambda: (
+        f"Accelerate is imported, but its multi-process state could not be given the {_backend.load().device} "
+        "device"))
 
 
 def _wrap_prepare_backend() -> None:

@@ -43,16 +43,9 @@ VISIBLE_DEVICES_VARIABLE = "TORCH_FL_VISIBLE_DEVICES"
 
 def install() -> None:
     """Sets the accelerator when DeepSpeed's accelerator module is imported (now, if it is)."""
-    after_import(DEEPSPEED_MODULE, _set_accelerator)
-
-
-def _set_accelerator() -> None:
-    # Runs inside DeepSpeed's import: a failure here must not fail that import.
-    try:
-        _choose_accelerator()
-    except Exception as error:  # noqa: BLE001
-        logger.warning("torch_fl: DeepSpeed is imported, but its %s accelerator could not be set "
-                       "(%s: %s); DeepSpeed chooses its own", _backend.load().device, type(error).__name__, error)
+    after_import(DEEPSPEED_MODULE, _choose_accelerator, failure=lambda: (
+        f"DeepSpeed is imported, but its {_backend.load().device} accelerator could not be set; "
+        "DeepSpeed chooses its own"))
 
 
 def _choose_accelerator() -> None:

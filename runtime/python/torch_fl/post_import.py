@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import logging
 import sys
-from typing import Callable
+from typing import Callable, Optional
+
+logger = logging.getLogger("torch_fl")
 
 
 class _PostImportFinder(importlib.abc.MetaPathFinder):
@@ -33,10 +36,37 @@ class _PostImportFinder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def after_import(module_name: str, hook: Callable[[], None]) -> None:
-    """Runs hook now if module_name is imported, else right after its first import (once)."""
+def after_import(module_name: str, hook: Callable[[], None], *,
+                 failure: Optional[Callable[[], str]] = None) -> None:
+    """Runs hook now if module_name is imported, else right after its first import (once).
+
+    failure: the hook adapts a framework from inside the framework's own import, which
+    it must not fail: an exception is logged as the warning "torch_fl: <failure()>
+    (<type>: <error>)" instead, and the framework goes on as if torch_fl were absent."""
+    if failure is not None:
+        hook = _guarded(hook, failure)
     if module_name in sys.modules:
         hook()
     elif not any(isinstance(f, _PostImportFinder) and (f.module_name, f.hook) == (module_name, hook)
                  for f in sys.meta_path):
         sys.meta_path.insert(0, _PostImportFinder(module_name, hook))
+
+
+class _guarded:
+    """A hook whose exception is logged, not raised; equal to another guard of the same
+    hook, so that installing twice still leaves one finder."""
+
+    def __init__(self, hook: Callable[[], None], failure: Callable[[], str]):
+        self.hook, self.failure = hook, failure
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _guarded) and other.hook == self.hook
+
+    def __hash__(self) -> int:
+        return hash(self.hook)
+
+    def __call__(self) -> None:
+        try:
+            self.hook()
+        except Exception as error:  # noqa: BLE001 - runs inside the framework's import
+            logger.warning("torch_fl: %s (%s: %s)", self.failure(), type(error).__name__, error)

@@ -1,8 +1,8 @@
 #include "mlu_glue.h"
 
-#include <algorithm>
-
 #include <c10/util/Exception.h>
+
+#include <torch_fl/descriptor_arrays.h>
 
 namespace mlu_glue {
 
@@ -26,17 +26,7 @@ mluDataType_t mlu_dtype(c10::ScalarType type) {
 
 mluTensor_t describe(const at::Tensor& tensor) {
   if (!tensor.defined()) return describe_optional(std::nullopt);
-  TORCH_CHECK(tensor.dim() <= MLU_MAX_DIMS, "[mlu] tensors of more than ", MLU_MAX_DIMS,
-              " dims are not supported by the MLU op library, got ", tensor.dim());
-  mluTensor_t desc{};
-  desc.data = tensor.numel() == 0 ? nullptr : tensor.data_ptr();
-  desc.dtype = mlu_dtype(tensor.scalar_type());
-  desc.dim = static_cast<int32_t>(tensor.dim());
-  // Whole arrays at once: size(i) and stride(i) wrap and check each index.
-  const at::IntArrayRef sizes = tensor.sizes(), strides = tensor.strides();
-  std::copy(sizes.begin(), sizes.end(), desc.shape);
-  std::copy(strides.begin(), strides.end(), desc.stride);
-  return desc;
+  return torch_fl::describe_strided<mluTensor_t>(tensor, mlu_dtype(tensor.scalar_type()), "mlu", "the MLU op library's tensors");
 }
 
 mluTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
@@ -95,10 +85,8 @@ mluGeluApproximation_t gelu_approximation(c10::string_view approximate) {
 }
 
 mluIntList_t int_list(at::IntArrayRef values) {
-  TORCH_CHECK(values.size() <= MLU_MAX_DIMS, "[mlu] at most ", MLU_MAX_DIMS, " dims, got ", values.size());
   mluIntList_t list{};
-  list.count = static_cast<int32_t>(values.size());
-  for (size_t i = 0; i < values.size(); ++i) list.values[i] = values[i];
+  list.count = torch_fl::copy_dims(values, list.values, "mlu", "an int list");
   return list;
 }
 

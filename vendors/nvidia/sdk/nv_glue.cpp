@@ -2,6 +2,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <torch_fl/descriptor_arrays.h>
 #include <torch_fl/generator.h>
 
 namespace nv_glue {
@@ -26,16 +27,7 @@ nvopsDtype_t nv_dtype(c10::ScalarType type) {
 
 nvopsTensor_t describe(const at::Tensor& tensor) {
   if (!tensor.defined()) return describe_optional(std::nullopt);
-  TORCH_CHECK(tensor.dim() <= NVOPS_MAX_DIMS, "[nvidia] at most ", NVOPS_MAX_DIMS, " dims, got ", tensor.dim());
-  nvopsTensor_t desc{};
-  desc.data = tensor.numel() == 0 ? nullptr : tensor.data_ptr();
-  desc.dtype = nv_dtype(tensor.scalar_type());
-  desc.dim = static_cast<int32_t>(tensor.dim());
-  for (int64_t i = 0; i < tensor.dim(); ++i) {
-    desc.shape[i] = tensor.size(i);
-    desc.stride[i] = tensor.stride(i);
-  }
-  return desc;
+  return torch_fl::describe_strided<nvopsTensor_t>(tensor, nv_dtype(tensor.scalar_type()), "nvidia", "a tensor");
 }
 
 nvopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
@@ -48,9 +40,7 @@ nvopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
 nvopsDims_t dims(at::OptionalIntArrayRef values) {
   nvopsDims_t result{};
   if (!values.has_value()) return result;
-  TORCH_CHECK(values->size() <= NVOPS_MAX_DIMS, "[nvidia] at most ", NVOPS_MAX_DIMS, " reduction dims");
-  result.count = static_cast<int32_t>(values->size());
-  for (size_t i = 0; i < values->size(); ++i) result.dims[i] = (*values)[i];
+  result.count = torch_fl::copy_dims(*values, result.dims, "nvidia", "a reduction");
   return result;
 }
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include <torch_fl/descriptor_arrays.h>
 #include <torch_fl/generator.h>
 
 #include "ocl_memory.h"
@@ -35,16 +36,11 @@ oclopsDtype_t ocl_dtype(c10::ScalarType type) {
 
 oclopsTensor_t describe(const at::Tensor& tensor) {
   if (!tensor.defined()) return describe_optional(std::nullopt);
-  TORCH_CHECK(tensor.dim() <= OCLOPS_MAX_DIMS, "[opencl] at most ", OCLOPS_MAX_DIMS, " dims, got ", tensor.dim());
   oclopsTensor_t desc{};
+  desc.dim = torch_fl::copy_geometry(tensor, desc.shape, desc.stride, "opencl", "a tensor");
   desc.dtype = ocl_dtype(tensor.scalar_type());
-  desc.dim = static_cast<int32_t>(tensor.dim());
   int64_t last = 0;  // the furthest element, which must lie in the same buffer
-  for (int64_t i = 0; i < tensor.dim(); ++i) {
-    desc.shape[i] = tensor.size(i);
-    desc.stride[i] = tensor.stride(i);
-    last += (tensor.size(i) - 1) * tensor.stride(i);
-  }
+  for (int32_t i = 0; i < desc.dim; ++i) last += (desc.shape[i] - 1) * desc.stride[i];
   if (tensor.numel() == 0) return desc;  // no buffer: nothing is read or written
   const size_t item = tensor.element_size();
   torch_fl::ocl::Resolved resolved;
@@ -66,9 +62,7 @@ oclopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
 oclopsDims_t dims(at::OptionalIntArrayRef values) {
   oclopsDims_t result{};
   if (!values.has_value()) return result;
-  TORCH_CHECK(values->size() <= OCLOPS_MAX_DIMS, "[opencl] at most ", OCLOPS_MAX_DIMS, " reduction dims");
-  result.count = static_cast<int32_t>(values->size());
-  for (size_t i = 0; i < values->size(); ++i) result.dims[i] = (*values)[i];
+  result.count = torch_fl::copy_dims(*values, result.dims, "opencl", "a reduction");
   return result;
 }
 

@@ -1,0 +1,44 @@
+// Filling a vendor SDK's fixed-capacity descriptor arrays (a tensor's shape and
+// strides, a list of dims) from ATen values. Every vendor whose SDK describes
+// tensors with C arrays does this in its glue, and the runtime does it for the
+// driver's strided views: one check against the capacity, one message.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+namespace torch_fl {
+
+// Copies `values` into `out`, which holds at most N of them; returns how many.
+// More than N: "[<vendor>] <what>: at most N dims, got <n>".
+template <typename T, size_t N>
+int32_t copy_dims(c10::IntArrayRef values, T (&out)[N], const char* vendor, const char* what) {
+  TORCH_CHECK(values.size() <= N, "[", vendor, "] ", what, ": at most ", N, " dims, got ", values.size());
+  std::copy(values.begin(), values.end(), out);
+  return static_cast<int32_t>(values.size());
+}
+
+// A tensor's sizes and strides (whole arrays at once: size(i) and stride(i)
+// wrap and check each index) into a descriptor's; returns its dim.
+template <typename T, size_t N>
+int32_t copy_geometry(const at::Tensor& tensor, T (&shape)[N], T (&stride)[N], const char* vendor,
+                      const char* what) {
+  copy_dims(tensor.strides(), stride, vendor, what);
+  return copy_dims(tensor.sizes(), shape, vendor, what);
+}
+
+// The common C descriptor of a strided tensor: `data` (null when the tensor is
+// empty), `dtype` (the SDK's, given), `dim`, and the `shape` and `stride` arrays.
+template <typename Descriptor, typename Dtype>
+Descriptor describe_strided(const at::Tensor& tensor, Dtype dtype, const char* vendor, const char* what) {
+  Descriptor desc{};
+  desc.dim = copy_geometry(tensor, desc.shape, desc.stride, vendor, what);
+  desc.data = tensor.numel() == 0 ? nullptr : tensor.data_ptr();
+  desc.dtype = dtype;
+  return desc;
+}
+
+}  // namespace torch_fl

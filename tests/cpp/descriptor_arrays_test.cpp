@@ -1,0 +1,54 @@
+// descriptor_arrays.h: the glue's fill of an SDK's fixed-capacity descriptor
+// arrays. CPU tensors suffice: only sizes, strides and the data pointer are read.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <ATen/ATen.h>
+
+#include <torch_fl/descriptor_arrays.h>
+
+namespace {
+
+// The usual C layout of an SDK's tensor descriptor, with room for 4 dims.
+struct TinyDescriptor {
+  void* data;
+  int dtype;
+  int32_t dim;
+  int64_t shape[4];
+  int64_t stride[4];
+};
+
+TEST(DescriptorArrays, ATransposedTensorKeepsItsStridesAndAnEmptyOneHasNoData) {
+  const at::Tensor t = at::zeros({2, 3, 5}).transpose(0, 2);
+  const auto desc = torch_fl::describe_strided<TinyDescriptor>(t, 7, "tiny", "a tensor");
+  EXPECT_EQ(desc.dim, 3);
+  EXPECT_EQ(desc.dtype, 7);
+  EXPECT_EQ(desc.data, t.data_ptr());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(desc.shape[i], t.size(i)) << "dim " << i;
+    EXPECT_EQ(desc.stride[i], t.stride(i)) << "dim " << i;
+  }
+  EXPECT_EQ(torch_fl::describe_strided<TinyDescriptor>(at::zeros({0, 4}), 7, "tiny", "a tensor").data, nullptr);
+  const auto scalar = torch_fl::describe_strided<TinyDescriptor>(at::zeros({}), 7, "tiny", "a tensor");
+  EXPECT_EQ(scalar.dim, 0);
+}
+
+TEST(DescriptorArrays, MoreDimsThanTheCapacityAreRefusedNamingTheVendorAndWhat) {
+  int64_t dims[4] = {};
+  EXPECT_EQ(torch_fl::copy_dims({3, 1, 2, 0}, dims, "tiny", "a reduction"), 4);
+  EXPECT_EQ(dims[0], 3);
+  EXPECT_EQ(dims[3], 0);
+  try {
+    torch_fl::copy_dims({0, 1, 2, 3, 4}, dims, "tiny", "a reduction");
+    FAIL() << "five dims fit an array of four";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what_without_backtrace()).find("[tiny] a reduction: at most 4 dims, got 5"),
+              std::string::npos)
+        << e.what_without_backtrace();
+  }
+  EXPECT_THROW(torch_fl::describe_strided<TinyDescriptor>(at::zeros({1, 1, 1, 1, 1}), 7, "tiny", "a tensor"),
+               c10::Error);
+}
+
+}  // namespace
