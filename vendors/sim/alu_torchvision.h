@@ -7,9 +7,16 @@
 #include <ATen/ATen.h>
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 
 namespace torch_fl::sim::alu::torchvision {
+
+// A detection op's error for an index operand (nms's keep, roi_pool's argmax) in
+// another dtype than the one its kernel writes, worded alike on every chip.
+inline std::string dtype_mismatch(const char* op, const char* what, c10::ScalarType want, c10::ScalarType got) {
+  return std::string(op) + ": " + what + " must be " + c10::toString(want) + ", got " + c10::toString(got);
+}
 
 // The indices of the boxes kept, best score first, into keep's leading rows,
 // and how many there are into kept[0] (keep has room for every box).

@@ -63,19 +63,6 @@ mluRet_t mluOpEluBackward(mluQueue_t q, const mluTensor_t* grad, mluScalar_t alp
                 });
 }
 
-mluRet_t mluOpHardtanh(mluQueue_t q, const mluTensor_t* x, mluScalar_t min, mluScalar_t max, const mluTensor_t* out) {
-  return launch("mluOpHardtanh", q, {x, out}, [x = *x, min, max, o = *out] {
-    store(o, at::hardtanh(host_view(x), aten_scalar(min), aten_scalar(max)));
-  });
-}
-
-mluRet_t mluOpHardtanhBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t min,
-                               mluScalar_t max, const mluTensor_t* out) {
-  return launch("mluOpHardtanhBackward", q, {grad, x, out}, [g = *grad, x = *x, min, max, o = *out] {
-    store(o, at::hardtanh_backward(host_view(g), host_view(x), aten_scalar(min), aten_scalar(max)));
-  });
-}
-
 mluRet_t mluOpLeakyRelu(mluQueue_t q, const mluTensor_t* x, mluScalar_t slope, const mluTensor_t* out) {
   return launch("mluOpLeakyRelu", q, {x, out},
                 [x = *x, slope, o = *out] { store(o, at::leaky_relu(host_view(x), aten_scalar(slope))); });
@@ -88,19 +75,24 @@ mluRet_t mluOpLeakyReluBackward(mluQueue_t q, const mluTensor_t* grad, const mlu
   });
 }
 
-mluRet_t mluOpSoftplus(mluQueue_t q, const mluTensor_t* x, mluScalar_t beta, mluScalar_t threshold,
-                       const mluTensor_t* out) {
-  return launch("mluOpSoftplus", q, {x, out}, [x = *x, beta, threshold, o = *out] {
-    store(o, at::softplus(host_view(x), aten_scalar(beta), aten_scalar(threshold)));
-  });
-}
+// hardtanh (min, max) and softplus (beta, threshold): x and two scalars forward,
+// (grad, x, the same scalars) backward, in ATen's order.
+#define MLU_TWO_SCALAR_ACTIVATION(NAME, ATEN)                                                                    \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, mluScalar_t first, mluScalar_t second,                       \
+                const mluTensor_t* out) {                                                                        \
+    return launch(#NAME, q, {x, out}, [x = *x, first, second, o = *out] {                                        \
+      store(o, at::ATEN(host_view(x), aten_scalar(first), aten_scalar(second)));                                 \
+    });                                                                                                          \
+  }                                                                                                              \
+  mluRet_t NAME##Backward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t first,        \
+                          mluScalar_t second, const mluTensor_t* out) {                                          \
+    return launch(#NAME "Backward", q, {grad, x, out}, [g = *grad, x = *x, first, second, o = *out] {            \
+      store(o, at::ATEN##_backward(host_view(g), host_view(x), aten_scalar(first), aten_scalar(second)));        \
+    });                                                                                                          \
+  }
 
-mluRet_t mluOpSoftplusBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluScalar_t beta,
-                               mluScalar_t threshold, const mluTensor_t* out) {
-  return launch("mluOpSoftplusBackward", q, {grad, x, out}, [g = *grad, x = *x, beta, threshold, o = *out] {
-    store(o, at::softplus_backward(host_view(g), host_view(x), aten_scalar(beta), aten_scalar(threshold)));
-  });
-}
+MLU_TWO_SCALAR_ACTIVATION(mluOpHardtanh, hardtanh)
+MLU_TWO_SCALAR_ACTIVATION(mluOpSoftplus, softplus)
 
 #define MLU_SHRINK(NAME, ATEN)                                                                                   \
   mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, mluScalar_t lambd, const mluTensor_t* out) {                 \

@@ -3,6 +3,16 @@
 
 using namespace mlu_ops;
 
+namespace {
+// The window every average pooling op takes (2-D, 3-D, forward and backward),
+// captured by its worker-thread body as one value.
+struct AvgPoolWindow {
+  mluIntList_t kernel, stride, padding;
+  bool ceil_mode, count_include_pad;
+  mluIntList_t divisor_override;
+};
+}  // namespace
+
 extern "C" {
 
 mluRet_t mluOpMaxPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
@@ -30,58 +40,41 @@ mluRet_t mluOpMaxPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mlu
 mluRet_t mluOpAvgPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
                         mluIntList_t padding, bool ceil_mode, bool count_include_pad, mluIntList_t divisor_override,
                         const mluTensor_t* out) {
-  return launch("mluOpAvgPool2d", q, {x, out},
-                [x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, o = *out] {
-                  at::avg_pool2d_out(lvalue(host_view(o)), host_view(x), ints(kernel), ints(stride), ints(padding),
-                                     ceil_mode, count_include_pad, optional_int(divisor_override));
-                });
+  const AvgPoolWindow w{kernel, stride, padding, ceil_mode, count_include_pad, divisor_override};
+  return launch("mluOpAvgPool2d", q, {x, out}, [x = *x, w, o = *out] {
+    at::avg_pool2d_out(lvalue(host_view(o)), host_view(x), ints(w.kernel), ints(w.stride), ints(w.padding),
+                       w.ceil_mode, w.count_include_pad, optional_int(w.divisor_override));
+  });
 }
 
 mluRet_t mluOpAvgPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
                                 mluIntList_t stride, mluIntList_t padding, bool ceil_mode, bool count_include_pad,
                                 mluIntList_t divisor_override, const mluTensor_t* out) {
-  return launch("mluOpAvgPool2dBackward", q, {grad, x, out},
-                [g = *grad, x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
-                 o = *out] {
-                  at::avg_pool2d_backward_out(lvalue(host_view(o)), host_view(g), host_view(x), ints(kernel),
-                                              ints(stride), ints(padding), ceil_mode, count_include_pad,
-                                              optional_int(divisor_override));
-                });
-}
-
-mluRet_t mluOpAdaptiveAvgPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out) {
-  return launch("mluOpAdaptiveAvgPool2d", q, {x, out}, [x = *x, output_size, o = *out] {
-    store(o, at::_adaptive_avg_pool2d(host_view(x), ints(output_size)));
-  });
-}
-
-mluRet_t mluOpAdaptiveAvgPool2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
-                                        const mluTensor_t* out) {
-  return launch("mluOpAdaptiveAvgPool2dBackward", q, {grad, x, out}, [g = *grad, x = *x, o = *out] {
-    store(o, at::_adaptive_avg_pool2d_backward(host_view(g), host_view(x)));
+  const AvgPoolWindow w{kernel, stride, padding, ceil_mode, count_include_pad, divisor_override};
+  return launch("mluOpAvgPool2dBackward", q, {grad, x, out}, [g = *grad, x = *x, w, o = *out] {
+    at::avg_pool2d_backward_out(lvalue(host_view(o)), host_view(g), host_view(x), ints(w.kernel), ints(w.stride),
+                                ints(w.padding), w.ceil_mode, w.count_include_pad, optional_int(w.divisor_override));
   });
 }
 
 mluRet_t mluOpAvgPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
                         mluIntList_t padding, bool ceil_mode, bool count_include_pad, mluIntList_t divisor_override,
                         const mluTensor_t* out) {
-  return launch("mluOpAvgPool3d", q, {x, out},
-                [x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, o = *out] {
-                  store(o, at::avg_pool3d(host_view(x), ints(kernel), ints(stride), ints(padding), ceil_mode,
-                                          count_include_pad, optional_int(divisor_override)));
-                });
+  const AvgPoolWindow w{kernel, stride, padding, ceil_mode, count_include_pad, divisor_override};
+  return launch("mluOpAvgPool3d", q, {x, out}, [x = *x, w, o = *out] {
+    store(o, at::avg_pool3d(host_view(x), ints(w.kernel), ints(w.stride), ints(w.padding), w.ceil_mode,
+                            w.count_include_pad, optional_int(w.divisor_override)));
+  });
 }
 
 mluRet_t mluOpAvgPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, mluIntList_t kernel,
                                 mluIntList_t stride, mluIntList_t padding, bool ceil_mode, bool count_include_pad,
                                 mluIntList_t divisor_override, const mluTensor_t* out) {
-  return launch("mluOpAvgPool3dBackward", q, {grad, x, out},
-                [g = *grad, x = *x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override,
-                 o = *out] {
-                  store(o, at::avg_pool3d_backward(host_view(g), host_view(x), ints(kernel), ints(stride),
-                                                   ints(padding), ceil_mode, count_include_pad,
-                                                   optional_int(divisor_override)));
-                });
+  const AvgPoolWindow w{kernel, stride, padding, ceil_mode, count_include_pad, divisor_override};
+  return launch("mluOpAvgPool3dBackward", q, {grad, x, out}, [g = *grad, x = *x, w, o = *out] {
+    store(o, at::avg_pool3d_backward(host_view(g), host_view(x), ints(w.kernel), ints(w.stride), ints(w.padding),
+                                     w.ceil_mode, w.count_include_pad, optional_int(w.divisor_override)));
+  });
 }
 
 mluRet_t mluOpMaxPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t stride,
@@ -126,18 +119,21 @@ mluRet_t mluOpMaxPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mlu
 MLU_ADAPTIVE_MAX_POOL(mluOpAdaptiveMaxPool2d, adaptive_max_pool2d)
 MLU_ADAPTIVE_MAX_POOL(mluOpAdaptiveMaxPool3d, adaptive_max_pool3d)
 
-mluRet_t mluOpAdaptiveAvgPool3d(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out) {
-  return launch("mluOpAdaptiveAvgPool3d", q, {x, out}, [x = *x, output_size, o = *out] {
-    store(o, at::_adaptive_avg_pool3d(host_view(x), ints(output_size)));
-  });
-}
+// Adaptive average pooling: the 2-D and 3-D ops differ only in the ATen kernel.
+#define MLU_ADAPTIVE_AVG_POOL(NAME, ATEN)                                                                          \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, mluIntList_t output_size, const mluTensor_t* out) {            \
+    return launch(#NAME, q, {x, out}, [x = *x, output_size, o = *out] {                                            \
+      store(o, at::ATEN(host_view(x), ints(output_size)));                                                         \
+    });                                                                                                            \
+  }                                                                                                                \
+  mluRet_t NAME##Backward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x, const mluTensor_t* out) {   \
+    return launch(#NAME "Backward", q, {grad, x, out}, [g = *grad, x = *x, o = *out] {                             \
+      store(o, at::ATEN##_backward(host_view(g), host_view(x)));                                                   \
+    });                                                                                                            \
+  }
 
-mluRet_t mluOpAdaptiveAvgPool3dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* x,
-                                        const mluTensor_t* out) {
-  return launch("mluOpAdaptiveAvgPool3dBackward", q, {grad, x, out}, [g = *grad, x = *x, o = *out] {
-    store(o, at::_adaptive_avg_pool3d_backward(host_view(g), host_view(x)));
-  });
-}
+MLU_ADAPTIVE_AVG_POOL(mluOpAdaptiveAvgPool2d, _adaptive_avg_pool2d)
+MLU_ADAPTIVE_AVG_POOL(mluOpAdaptiveAvgPool3d, _adaptive_avg_pool3d)
 
 mluRet_t mluOpFractionalMaxPool2d(mluQueue_t q, const mluTensor_t* x, mluIntList_t kernel, mluIntList_t output_size,
                                   const mluTensor_t* samples, const mluTensor_t* out, const mluTensor_t* indices) {

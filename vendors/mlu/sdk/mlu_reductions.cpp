@@ -128,30 +128,22 @@ mluRet_t mluOpCumsum(mluQueue_t q, const mluTensor_t* x, int64_t dim, void* work
 
 // ---- softmax ----------------------------------------------------------------
 
-mluRet_t mluOpSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out) {
-  return launch("mluOpSoftmax", q, {x, out}, [x = *x, dim, o = *out] {
-    at::_softmax_out(lvalue(host_view(o)), host_view(x), dim, /*half_to_float=*/x.dtype != o.dtype);
-  });
-}
+// softmax and log_softmax take the same arguments and differ only in the ATen
+// kernels; half_to_float when out is wider than x (a half input, a float result).
+#define MLU_SOFTMAX(NAME, ATEN)                                                                                    \
+  mluRet_t NAME(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out) {                         \
+    return launch(#NAME, q, {x, out}, [x = *x, dim, o = *out] {                                                    \
+      at::ATEN##_out(lvalue(host_view(o)), host_view(x), dim, /*half_to_float=*/x.dtype != o.dtype);               \
+    });                                                                                                            \
+  }                                                                                                                \
+  mluRet_t NAME##Backward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,                \
+                          const mluTensor_t* out) {                                                                \
+    return launch(#NAME "Backward", q, {grad, y, out}, [g = *grad, y = *y, dim, o = *out] {                        \
+      at::ATEN##_backward_data_out(lvalue(host_view(o)), host_view(g), host_view(y), dim, aten_dtype(o.dtype));    \
+    });                                                                                                            \
+  }
 
-mluRet_t mluOpSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
-                              const mluTensor_t* out) {
-  return launch("mluOpSoftmaxBackward", q, {grad, y, out}, [g = *grad, y = *y, dim, o = *out] {
-    at::_softmax_backward_data_out(lvalue(host_view(o)), host_view(g), host_view(y), dim, aten_dtype(o.dtype));
-  });
-}
-
-mluRet_t mluOpLogSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out) {
-  return launch("mluOpLogSoftmax", q, {x, out}, [x = *x, dim, o = *out] {
-    at::_log_softmax_out(lvalue(host_view(o)), host_view(x), dim, /*half_to_float=*/x.dtype != o.dtype);
-  });
-}
-
-mluRet_t mluOpLogSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
-                                 const mluTensor_t* out) {
-  return launch("mluOpLogSoftmaxBackward", q, {grad, y, out}, [g = *grad, y = *y, dim, o = *out] {
-    at::_log_softmax_backward_data_out(lvalue(host_view(o)), host_view(g), host_view(y), dim, aten_dtype(o.dtype));
-  });
-}
+MLU_SOFTMAX(mluOpSoftmax, _softmax)
+MLU_SOFTMAX(mluOpLogSoftmax, _log_softmax)
 
 }  // extern "C"

@@ -27,11 +27,11 @@ mluRet_t mluOpArgMax(mluQueue_t q, const mluTensor_t* x, mluIntList_t dim, bool 
 mluRet_t mluOpReduceSum(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out);
 mluRet_t mluOpReduceMean(mluQueue_t q, const mluTensor_t* x, mluIntList_t dims, bool keepdim, const mluTensor_t* out);
 
-/* softmax */
+/* softmax and log_softmax over dim; their gradients take y, the forward's result */
 mluRet_t mluOpSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
+mluRet_t mluOpLogSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
 mluRet_t mluOpSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
                               const mluTensor_t* out);
-mluRet_t mluOpLogSoftmax(mluQueue_t q, const mluTensor_t* x, int64_t dim, const mluTensor_t* out);
 mluRet_t mluOpLogSoftmaxBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* y, int64_t dim,
                                  const mluTensor_t* out);
 /* any(x != 0) over dim (count 1) or all dims (count -1) */

@@ -3,7 +3,6 @@
 #include "mlu_ops_internal.h"
 
 #include "alu_torchvision.h"
-#include <string>
 
 using namespace mlu_ops;
 
@@ -11,12 +10,8 @@ namespace {
 namespace vision = torch_fl::sim::alu::torchvision;
 
 mluRet_t require_dtype(const char* op, const char* what, const mluTensor_t* t, mluDataType_t dtype) {
-  if (t != nullptr && t->dtype != dtype) {
-    return fail(MLU_RET_ERR_NOT_SUPPORTED, std::string(op) + ": " + what + " must be " +
-                                               c10::toString(aten_dtype(dtype)) + ", got " +
-                                               c10::toString(aten_dtype(t->dtype)));
-  }
-  return MLU_RET_SUCCESS;
+  if (t == nullptr || t->dtype == dtype) return MLU_RET_SUCCESS;
+  return fail(MLU_RET_ERR_NOT_SUPPORTED, vision::dtype_mismatch(op, what, aten_dtype(dtype), aten_dtype(t->dtype)));
 }
 }  // namespace
 

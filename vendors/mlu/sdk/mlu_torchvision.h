@@ -27,19 +27,24 @@ mluRet_t mluOpRoiPool(mluQueue_t q, const mluTensor_t* input, const mluTensor_t*
 mluRet_t mluOpRoiPoolBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* rois,
                               const mluTensor_t* argmax, double spatial_scale, int64_t pooled_height,
                               int64_t pooled_width, const mluTensor_t* grad_input);
-/* deformable convolution (NCHW); mask is read only when use_mask */
-mluRet_t mluOpDeformConv2d(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* weight,
-                           const mluTensor_t* offset, const mluTensor_t* mask, const mluTensor_t* bias,
-                           int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t dilation_h,
-                           int64_t dilation_w, int64_t groups, int64_t offset_groups, bool use_mask,
+/* deformable convolution (NCHW); mask is read only when use_mask. The parameters in their
+   groups: the operands, the convolution's geometry, use_mask, the results. */
+mluRet_t mluOpDeformConv2d(mluQueue_t q,
+                           const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* offset,
+                           const mluTensor_t* mask, const mluTensor_t* bias,
+                           int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
+                           int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t offset_groups,
+                           bool use_mask,
                            const mluTensor_t* out);
-mluRet_t mluOpDeformConv2dBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* input,
-                                   const mluTensor_t* weight, const mluTensor_t* offset, const mluTensor_t* mask,
-                                   const mluTensor_t* bias, int64_t stride_h, int64_t stride_w, int64_t pad_h,
-                                   int64_t pad_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
-                                   int64_t offset_groups, bool use_mask, const mluTensor_t* grad_input,
-                                   const mluTensor_t* grad_weight, const mluTensor_t* grad_offset,
-                                   const mluTensor_t* grad_mask, const mluTensor_t* grad_bias);
+mluRet_t mluOpDeformConv2dBackward(mluQueue_t q, const mluTensor_t* grad,
+                                   const mluTensor_t* input, const mluTensor_t* weight, const mluTensor_t* offset,
+                                   const mluTensor_t* mask, const mluTensor_t* bias,
+                                   int64_t stride_h, int64_t stride_w, int64_t pad_h, int64_t pad_w,
+                                   int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t offset_groups,
+                                   bool use_mask,
+                                   const mluTensor_t* grad_input, const mluTensor_t* grad_weight,
+                                   const mluTensor_t* grad_offset, const mluTensor_t* grad_mask,
+                                   const mluTensor_t* grad_bias);
 
 #ifdef __cplusplus
 }

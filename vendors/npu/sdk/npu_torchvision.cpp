@@ -3,7 +3,6 @@
 #include "npu_ops_internal.h"
 
 #include "alu_torchvision.h"
-#include <string>
 
 using namespace npu_ops;
 
@@ -11,12 +10,8 @@ namespace {
 namespace vision = torch_fl::sim::alu::torchvision;
 
 npuError require_dtype(const char* op, const char* what, const npuTensor* t, npuDataType dtype) {
-  if (t && t->dtype != dtype) {
-    return fail(NPU_ERROR_NOT_SUPPORTED, std::string(op) + ": " + what + " must be " +
-                                             c10::toString(aten_dtype(dtype)) + ", got " +
-                                             c10::toString(aten_dtype(t->dtype)));
-  }
-  return NPU_SUCCESS;
+  if (!t || t->dtype == dtype) return NPU_SUCCESS;
+  return fail(NPU_ERROR_NOT_SUPPORTED, vision::dtype_mismatch(op, what, aten_dtype(dtype), aten_dtype(t->dtype)));
 }
 }  // namespace
 
