@@ -59,6 +59,14 @@ int32_t enqueue_copy(Stream& stream, cl_mem dst, size_t dst_offset, cl_mem src, 
   return kSuccess;
 }
 
+// A queued host transfer: the stream's next sync waits for it, and a flush
+// starts it now instead of when the queue next fills.
+int32_t started(Stream& stream, cl_event event) {
+  stream.track(event);
+  clFlush(stream.queue());
+  return kSuccess;
+}
+
 // OpenCL refuses overlapping ranges of one buffer (CL_MEM_COPY_OVERLAP), which
 // memcpy_d2d's callers may pass (memmove semantics): through a scratch buffer,
 // which the queued copies keep alive after its release here.
@@ -121,9 +129,7 @@ int32_t write(Stream& stream, void* device_dst, const void* host_src, size_t byt
     clWaitForEvents(1, &event);  // no callback: free it once the write is done
     std::free(staging);
   }
-  stream.track(event);
-  clFlush(stream.queue());
-  return kSuccess;
+  return started(stream, event);
 }
 
 int32_t read(Stream& stream, void* host_dst, const void* device_src, size_t bytes) {
@@ -137,9 +143,7 @@ int32_t read(Stream& stream, void* host_dst, const void* device_src, size_t byte
                                       "clEnqueueReadBuffer")) {
     return status;
   }
-  stream.track(event);
-  clFlush(stream.queue());
-  return kSuccess;
+  return started(stream, event);
 }
 
 int32_t copy(Stream& stream, void* device_dst, const void* device_src, size_t bytes) {

@@ -29,6 +29,18 @@ oclopsStatus_t nn_source(const char* fn, oclopsStream_t stream, const char* kern
 
 bool present(const oclopsTensor_t* tensor) { return tensor && tensor->buffer; }
 
+// The nll_loss kernels' program: `operands` (the result's first), then what both
+// kernels read besides: the class weights (B; absent, each class weighs 1), the
+// total weight (C) and the target (I).
+oclopsStatus_t nll_source(const char* fn, oclopsStream_t stream, const char* kernel,
+                          std::vector<std::pair<const char*, const oclopsTensor_t*>> operands,
+                          const oclopsTensor_t* weight, const oclopsTensor_t* total_weight,
+                          const oclopsTensor_t* target, std::string* compute, std::string* source) {
+  operands.push_back({"B", present(weight) ? weight : nullptr});
+  operands.push_back({"C", total_weight});
+  return nn_source(fn, stream, kernel, std::move(operands), target, compute, source);
+}
+
 // Whether the kernels may index it as a dense row-major array (absent ones may).
 bool dense(const oclopsTensor_t* tensor) {
   if (!present(tensor)) return true;
@@ -82,10 +94,8 @@ oclopsStatus_t oclopsNllLoss(oclopsStream_t stream, const oclopsTensor_t* self, 
   if (oclopsStatus_t s = check_dense("oclopsNllLoss", {self, target, weight})) return s;
   const int64_t n = self->dim == 2 ? self->shape[0] : 1, c = self->shape[self->dim - 1];
   std::string compute, source;
-  if (oclopsStatus_t s = nn_source("oclopsNllLoss", stream, "NLL_LOSS",
-                                   {{"A", self}, {"OUT", output}, {"B", present(weight) ? weight : nullptr},
-                                    {"C", total_weight}},
-                                   target, &compute, &source)) {
+  if (oclopsStatus_t s = nll_source("oclopsNllLoss", stream, "NLL_LOSS", {{"A", self}, {"OUT", output}}, weight,
+                                    total_weight, target, &compute, &source)) {
     return s;
   }
   const bool per_sample = reduction == 0 && self->dim == 2;
@@ -112,10 +122,9 @@ oclopsStatus_t oclopsNllLossBackward(oclopsStream_t stream, const oclopsTensor_t
   const int64_t n = self->dim == 2 ? self->shape[0] : 1, c = self->shape[self->dim - 1];
   if (n * c == 0) return OCLOPS_SUCCESS;
   std::string compute, source;
-  if (oclopsStatus_t s = nn_source("oclopsNllLossBackward", stream, "NLL_LOSS_BACKWARD",
-                                   {{"OUT", grad_input}, {"G", grad_output}, {"B", present(weight) ? weight : nullptr},
-                                    {"C", total_weight}},
-                                   target, &compute, &source)) {
+  if (oclopsStatus_t s = nll_source("oclopsNllLossBackward", stream, "NLL_LOSS_BACKWARD",
+                                    {{"OUT", grad_input}, {"G", grad_output}}, weight, total_weight, target, &compute,
+                                    &source)) {
     return s;
   }
   const int64_t grad_stride = grad_output->dim == 1 ? grad_output->stride[0] : 0;

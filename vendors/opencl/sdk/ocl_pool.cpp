@@ -77,6 +77,28 @@ bool set_window(PoolShape* s, oclopsDims_t kernel, oclopsDims_t stride, oclopsDi
   return true;
 }
 
+// The shape of a windowed pooling (max, avg) from `input` to `output`; `fn`, the
+// call, names the error.
+oclopsStatus_t window_shape(const char* fn, const oclopsTensor_t& input, const oclopsTensor_t& output,
+                            oclopsDims_t kernel, oclopsDims_t stride, oclopsDims_t padding, oclopsDims_t dilation,
+                            PoolShape* s) {
+  std::string why;
+  if (!make_shape(input, output, s, &why) || !set_window(s, kernel, stride, padding, dilation, &why)) {
+    return invalid(std::string(fn) + ": " + why);
+  }
+  return OCLOPS_SUCCESS;
+}
+
+// A max pooling's shape, with its indices (int64, at the output's positions).
+oclopsStatus_t max_window_shape(const char* fn, const oclopsTensor_t& input, const oclopsTensor_t& output,
+                                oclopsDims_t kernel, oclopsDims_t stride, oclopsDims_t padding, oclopsDims_t dilation,
+                                const oclopsTensor_t& indices, PoolShape* s) {
+  if (oclopsStatus_t status = window_shape(fn, input, output, kernel, stride, padding, dilation, s)) return status;
+  if (indices.dtype != ElementType::kI64) return invalid(std::string(fn) + ": indices must be int64");
+  strides_of(indices, &s->index_n, &s->index_c, &s->index_h, &s->index_w, &s->index_offset);
+  return OCLOPS_SUCCESS;
+}
+
 int64_t batch_of(const oclopsTensor_t& t) { return t.dim == 4 ? t.shape[0] : 1; }
 
 // Queues `kernel` over `total` items: (shape, total, buffers...).
@@ -103,12 +125,10 @@ oclopsStatus_t oclopsMaxPool2d(oclopsStream_t stream, const oclopsTensor_t* self
                                const oclopsTensor_t* out, const oclopsTensor_t* indices) {
   if (!self || !out || !indices) return invalid("oclopsMaxPool2d: missing operand");
   PoolShape s;
-  std::string why;
-  if (!make_shape(*self, *out, &s, &why) || !set_window(&s, kernel, stride, padding, dilation, &why)) {
-    return invalid("oclopsMaxPool2d: " + why);
+  if (oclopsStatus_t status =
+          max_window_shape("oclopsMaxPool2d", *self, *out, kernel, stride, padding, dilation, *indices, &s)) {
+    return status;
   }
-  if (indices->dtype != ElementType::kI64) return invalid("oclopsMaxPool2d: indices must be int64");
-  strides_of(*indices, &s.index_n, &s.index_c, &s.index_h, &s.index_w, &s.index_offset);
   return run_pool(stream, "max_pool", s, numel(*out), out->dtype, self->dtype,
                   {out->buffer, indices->buffer, self->buffer});
 }
@@ -119,12 +139,10 @@ oclopsStatus_t oclopsMaxPool2dBackward(oclopsStream_t stream, const oclopsTensor
                                        const oclopsTensor_t* grad_input) {
   if (!grad_output || !self || !indices || !grad_input) return invalid("oclopsMaxPool2dBackward: missing operand");
   PoolShape s;
-  std::string why;
-  if (!make_shape(*grad_input, *grad_output, &s, &why) || !set_window(&s, kernel, stride, padding, dilation, &why)) {
-    return invalid("oclopsMaxPool2dBackward: " + why);
+  if (oclopsStatus_t status = max_window_shape("oclopsMaxPool2dBackward", *grad_input, *grad_output, kernel, stride,
+                                               padding, dilation, *indices, &s)) {
+    return status;
   }
-  if (indices->dtype != ElementType::kI64) return invalid("oclopsMaxPool2dBackward: indices must be int64");
-  strides_of(*indices, &s.index_n, &s.index_c, &s.index_h, &s.index_w, &s.index_offset);
   return run_pool(stream, "max_pool_backward", s, numel(*grad_input), grad_input->dtype, grad_output->dtype,
                   {grad_input->buffer, indices->buffer, grad_output->buffer});
 }
@@ -134,9 +152,8 @@ oclopsStatus_t oclopsAvgPool2d(oclopsStream_t stream, const oclopsTensor_t* self
                                const oclopsTensor_t* out) {
   if (!self || !out) return invalid("oclopsAvgPool2d: missing operand");
   PoolShape s;
-  std::string why;
-  if (!make_shape(*self, *out, &s, &why) || !set_window(&s, kernel, stride, padding, oclopsDims_t{}, &why)) {
-    return invalid("oclopsAvgPool2d: " + why);
+  if (oclopsStatus_t status = window_shape("oclopsAvgPool2d", *self, *out, kernel, stride, padding, {}, &s)) {
+    return status;
   }
   s.count_include_pad = count_include_pad, s.divisor = divisor;
   return run_pool(stream, "avg_pool", s, numel(*out), out->dtype, self->dtype, {out->buffer, self->buffer});
@@ -148,10 +165,9 @@ oclopsStatus_t oclopsAvgPool2dBackward(oclopsStream_t stream, const oclopsTensor
                                        const oclopsTensor_t* grad_input) {
   if (!grad_output || !self || !grad_input) return invalid("oclopsAvgPool2dBackward: missing operand");
   PoolShape s;
-  std::string why;
-  if (!make_shape(*grad_input, *grad_output, &s, &why) ||
-      !set_window(&s, kernel, stride, padding, oclopsDims_t{}, &why)) {
-    return invalid("oclopsAvgPool2dBackward: " + why);
+  if (oclopsStatus_t status =
+          window_shape("oclopsAvgPool2dBackward", *grad_input, *grad_output, kernel, stride, padding, {}, &s)) {
+    return status;
   }
   s.count_include_pad = count_include_pad, s.divisor = divisor;
   return run_pool(stream, "avg_pool_backward", s, numel(*grad_input), grad_input->dtype, grad_output->dtype,

@@ -44,6 +44,28 @@ bool iterate(const oclopsTensor_t& out, std::initializer_list<const oclopsTensor
   return true;
 }
 
+// What every op here does: kernel `name` (the part of kernels/ocl_random.cl that
+// `variant` selects) over out, with `others` broadcast into it (`mismatch`: the
+// error when they do not) and its arguments the geometry, out's and the others'
+// buffers, then what `arguments` adds in the compute type. The first other is
+// the operand whose dtype the kernel reads.
+template <typename Arguments>
+oclopsStatus_t run_random(const char* op, oclopsStream_t stream, const char* name, const char* variant,
+                          const oclopsTensor_t& out, std::initializer_list<const oclopsTensor_t*> others,
+                          const char* mismatch, Arguments arguments) {
+  Geometry geometry;
+  if (!iterate(out, others, &geometry)) return invalid(mismatch);
+  if (geometry.numel == 0) return OCLOPS_SUCCESS;
+  std::string compute;
+  const oclopsTensor_t* read = others.size() > 0 ? *others.begin() : nullptr;
+  const std::string prelude = random_prelude(stream, out.dtype, read, &compute);
+  if (prelude.empty()) return not_supported(std::string(op) + ": dtype " + element_name(out.dtype));
+  Launch launch(*stream, prelude + "#define " + variant + "\n" + kIndexingSource + kRandomSource, "", name);
+  launch.value(geometry).buffer(out.buffer);
+  for (const oclopsTensor_t* other : others) launch.buffer(other->buffer);
+  return from_driver(arguments(launch, compute).run(static_cast<uint64_t>(geometry.numel)));
+}
+
 }  // namespace
 
 oclopsStatus_t oclopsRandom(oclopsStream_t stream, oclopsRandomKind_t kind, double a, double b,
@@ -51,16 +73,11 @@ oclopsStatus_t oclopsRandom(oclopsStream_t stream, oclopsRandomKind_t kind, doub
   if (!out || out->dim > OCLOPS_MAX_DIMS) return invalid("oclopsRandom: out must be a tensor of at most 12 dims");
   if (kind == OCLOPS_RANDOM_NORMAL && !(b >= 0)) return invalid("oclopsRandom: std must be >= 0, got " + std::to_string(b));
   if (kind == OCLOPS_RANDOM_UNIFORM && !(a <= b)) return invalid("oclopsRandom: uniform needs from <= to");
-  Geometry geometry;
-  iterate(*out, {}, &geometry);
-  if (geometry.numel == 0) return OCLOPS_SUCCESS;
-  std::string compute;
-  const std::string prelude = random_prelude(stream, out->dtype, nullptr, &compute);
-  if (prelude.empty()) return not_supported(std::string("oclopsRandom: dtype ") + element_name(out->dtype));
-  const char* which = kind == OCLOPS_RANDOM_NORMAL ? "#define RANDOM_NORMAL\n" : "#define RANDOM_UNIFORM\n";
-  Launch launch(*stream, prelude + which + kIndexingSource + kRandomSource, "", "random_fill");
-  launch.value(geometry).buffer(out->buffer);
-  return from_driver(push_state(push_pair(launch, compute, a, b), state).run(static_cast<uint64_t>(geometry.numel)));
+  const char* variant = kind == OCLOPS_RANDOM_NORMAL ? "RANDOM_NORMAL" : "RANDOM_UNIFORM";
+  return run_random("oclopsRandom", stream, "random_fill", variant, *out, {}, "",
+                    [&](Launch& launch, const std::string& compute) -> Launch& {
+                      return push_state(push_pair(launch, compute, a, b), state);
+                    });
 }
 
 oclopsStatus_t oclopsDropout(oclopsStream_t stream, const oclopsTensor_t* x, double p, bool train,
@@ -70,31 +87,21 @@ oclopsStatus_t oclopsDropout(oclopsStream_t stream, const oclopsTensor_t* x, dou
   if (mask->dtype != torch_fl::ocl::ElementType::kBool) return invalid("oclopsDropout: the mask must be bool");
   if (!train) p = 0;  // evaluation: every element kept, unscaled
   const double scale = p == 1 ? 0.0 : 1.0 / (1.0 - p);
-  Geometry geometry;
-  if (!iterate(*out, {x, mask}, &geometry)) return invalid("oclopsDropout: x and mask must have out's shape");
-  if (geometry.numel == 0) return OCLOPS_SUCCESS;
-  std::string compute;
-  const std::string prelude = random_prelude(stream, out->dtype, x, &compute);
-  if (prelude.empty()) return not_supported(std::string("oclopsDropout: dtype ") + element_name(out->dtype));
-  Launch launch(*stream, prelude + "#define DROPOUT\n" + kIndexingSource + kRandomSource, "", "dropout");
-  launch.value(geometry).buffer(out->buffer).buffer(x->buffer).buffer(mask->buffer);
-  return from_driver(push_state(push_pair(launch, compute, p, scale), state).run(static_cast<uint64_t>(geometry.numel)));
+  return run_random("oclopsDropout", stream, "dropout", "DROPOUT", *out, {x, mask},
+                    "oclopsDropout: x and mask must have out's shape",
+                    [&](Launch& launch, const std::string& compute) -> Launch& {
+                      return push_state(push_pair(launch, compute, p, scale), state);
+                    });
 }
 
 oclopsStatus_t oclopsDropoutBackward(oclopsStream_t stream, const oclopsTensor_t* grad, const oclopsTensor_t* mask,
                                      double scale, const oclopsTensor_t* out) {
   if (!grad || !out || !mask || out->dim > OCLOPS_MAX_DIMS) return invalid("oclopsDropoutBackward: missing operand");
   if (mask->dtype != torch_fl::ocl::ElementType::kBool) return invalid("oclopsDropoutBackward: the mask must be bool");
-  Geometry geometry;
-  if (!iterate(*out, {grad, mask}, &geometry)) return invalid("oclopsDropoutBackward: grad and mask must broadcast to out");
-  if (geometry.numel == 0) return OCLOPS_SUCCESS;
-  std::string compute;
-  const std::string prelude = random_prelude(stream, out->dtype, grad, &compute);
-  if (prelude.empty()) return not_supported(std::string("oclopsDropoutBackward: dtype ") + element_name(out->dtype));
-  Launch launch(*stream, prelude + "#define DROPOUT_BACKWARD\n" + kIndexingSource + kRandomSource, "",
-                "dropout_backward");
-  launch.value(geometry).buffer(out->buffer).buffer(grad->buffer).buffer(mask->buffer);
-  if (compute == "double") launch.value(static_cast<cl_double>(scale));
-  else launch.value(static_cast<cl_float>(scale));
-  return from_driver(launch.run(static_cast<uint64_t>(geometry.numel)));
+  return run_random("oclopsDropoutBackward", stream, "dropout_backward", "DROPOUT_BACKWARD", *out, {grad, mask},
+                    "oclopsDropoutBackward: grad and mask must broadcast to out",
+                    [&](Launch& launch, const std::string& compute) -> Launch& {
+                      if (compute == "double") return launch.value(static_cast<cl_double>(scale));
+                      return launch.value(static_cast<cl_float>(scale));
+                    });
 }
