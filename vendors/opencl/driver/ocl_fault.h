@@ -19,14 +19,14 @@
 #include <cstdint>
 #include <mutex>
 
+#include "ocl_owner.h"
+
 namespace torch_fl::ocl {
 
-class FaultRecord {
+class FaultRecord : OwnsClObjects {
  public:
   explicit FaultRecord(cl_context context) : context_(context) {}
   ~FaultRecord();
-  FaultRecord(const FaultRecord&) = delete;
-  FaultRecord& operator=(const FaultRecord&) = delete;
 
   // For a launch about to be queued: the record's buffer and the launch's id
   // (its two last kernel arguments). `call` and `kernel` must be string

@@ -32,13 +32,11 @@ class BusyClock {
 
 BusyClock& busy_clock(int32_t device);
 
-class Stream {
+class Stream : OwnsClObjects {
  public:
   // In-order and profiled; kNotSupported where the device cannot profile.
   static int32_t create(int32_t device, Stream** stream);
   ~Stream();
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
 
   int32_t device() const { return device_; }
   cl_context context() const { return context_; }
@@ -66,12 +64,10 @@ class Stream {
   FaultRecord faults_;
 };
 
-class Event {
+class Event : OwnsClObjects {
  public:
   explicit Event(int32_t device) : device_(device) {}
   ~Event();
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
 
   // A marker after everything queued on `stream` so far.
   int32_t record(Stream& stream);
