@@ -30,6 +30,30 @@ bool contiguous_like(const nvopsTensor_t& t, const nvopsTensor_t& out) {
   return t.dtype == out.dtype && same_shape(t, out) && row_major(t);
 }
 
+// nvopsBinary's (b) or nvopsBinaryScalar's (`scalar`) call on contiguous operands.
+nvopsStatus_t contiguous_binary(cudaStream_t stream, nvopsBinaryOp_t op, const nvopsTensor_t& a,
+                                const nvopsTensor_t* b, float scalar, float alpha, const nvopsTensor_t& out) {
+  if (numel(out) == 0) return NVOPS_SUCCESS;
+  NVOPS_ENTER(stream, b ? "nvopsBinary" : "nvopsBinaryScalar");
+  NVOPS_DISPATCH_FLOATING(out.dtype, return launch_contiguous_binary<scalar_t>(stream, op, a, b, scalar, alpha, out));
+}
+
+// What an entry point over strided operands does after its argument checks:
+// out's walk with the operands (INVALID_ARGUMENT, `mismatch`, where one does not
+// broadcast), nothing more for an empty result, the entry step, then `set` fills
+// in the body's parameters and operands for one launch.
+template <class Body, size_t Operands, class Set>
+nvopsStatus_t launch_walked(cudaStream_t stream, const char* op, const nvopsTensor_t& out,
+                            const nvopsTensor_t* const (&operands)[Operands], const char* mismatch, Set set) {
+  Body body{};
+  if (!walk_of(out, operands, body.walk)) return fail(NVOPS_ERROR_INVALID_ARGUMENT, mismatch);
+  const int64_t n = numel(out);
+  if (n == 0) return NVOPS_SUCCESS;
+  NVOPS_ENTER(stream, op);
+  set(body);
+  return launch_each(stream, n, body, op);
+}
+
 }  // namespace
 }  // namespace nvops
 
@@ -42,22 +66,17 @@ nvopsStatus_t nvopsBinary(cudaStream_t stream, nvopsBinaryOp_t op, const nvopsTe
   if (!a || !b || !out || !floating(a->dtype) || !floating(b->dtype) || !floating(out->dtype)) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsBinary: operands and result must be float32, float16 or bfloat16");
   }
-  BinaryBody body{};
-  if (!walk_of<3>(*out, {a, b}, body.walk)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsBinary: operands do not broadcast to the result's shape");
-  }
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsBinary");
+  const float scale = binary_operand(op, out->dtype, alpha);
   if (row_major(*out) && contiguous_like(*a, *out) && contiguous_like(*b, *out)) {
-    NVOPS_DISPATCH_FLOATING(out->dtype, return launch_contiguous_binary<scalar_t>(
-                                            stream, op, *a, b, 0.f, binary_operand(op, out->dtype, alpha), *out));
+    return contiguous_binary(stream, op, *a, b, 0.f, scale, *out);
   }
-  body.op = op;
-  body.alpha = binary_operand(op, out->dtype, alpha);
-  body.out = out->data, body.a = a->data, body.b = b->data;
-  body.out_type = out->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
-  return launch_each(stream, n, body, "nvopsBinary");
+  return launch_walked<BinaryBody>(
+      stream, "nvopsBinary", *out, {a, b}, "nvopsBinary: operands do not broadcast to the result's shape",
+      [&](BinaryBody& body) {
+        body.op = op, body.alpha = scale;
+        body.out = out->data, body.a = a->data, body.b = b->data;
+        body.out_type = out->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
+      });
 }
 
 nvopsStatus_t nvopsBinaryScalar(cudaStream_t stream, nvopsBinaryOp_t op, const nvopsTensor_t* a, double value,
@@ -65,25 +84,18 @@ nvopsStatus_t nvopsBinaryScalar(cudaStream_t stream, nvopsBinaryOp_t op, const n
   if (!a || !out || !floating(a->dtype) || !floating(out->dtype)) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsBinaryScalar: operand and result must be float32, float16 or bfloat16");
   }
-  BinaryScalarBody body{};
-  if (!walk_of<2>(*out, {a}, body.walk)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsBinaryScalar: the operand does not broadcast to the result's shape");
-  }
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsBinaryScalar");
   // The number in float32 first, as ATen's opmath does (rounded to the result's dtype
   // for add and sub), then times alpha.
   const float number = binary_operand(op, out->dtype, value), scale = binary_operand(op, out->dtype, alpha);
   if (row_major(*out) && contiguous_like(*a, *out)) {
-    NVOPS_DISPATCH_FLOATING(out->dtype,
-                            return launch_contiguous_binary<scalar_t>(stream, op, *a, nullptr, number, scale, *out));
+    return contiguous_binary(stream, op, *a, nullptr, number, scale, *out);
   }
-  body.op = op;
-  body.right = scale * number;
-  body.out = out->data, body.a = a->data;
-  body.out_type = out->dtype, body.a_type = a->dtype;
-  return launch_each(stream, n, body, "nvopsBinaryScalar");
+  return launch_walked<BinaryScalarBody>(
+      stream, "nvopsBinaryScalar", *out, {a}, "nvopsBinaryScalar: the operand does not broadcast to the result's shape",
+      [&](BinaryScalarBody& body) {
+        body.op = op, body.right = scale * number;
+        body.out = out->data, body.a = a->data, body.out_type = out->dtype, body.a_type = a->dtype;
+      });
 }
 
 nvopsStatus_t nvopsUnary(cudaStream_t stream, nvopsUnaryOp_t op, const nvopsTensor_t* x, const nvopsTensor_t* out) {
@@ -93,14 +105,12 @@ nvopsStatus_t nvopsUnary(cudaStream_t stream, nvopsUnaryOp_t op, const nvopsTens
   if (!floating(x->dtype) || !floating(out->dtype)) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsUnary: input and result must be float32, float16 or bfloat16");
   }
-  UnaryBody body{};
-  walk_of<2>(*out, {x}, body.walk);
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsUnary");
-  body.op = op;
-  body.out = out->data, body.x = x->data, body.out_type = out->dtype, body.x_type = x->dtype;
-  return launch_each(stream, n, body, "nvopsUnary");
+  return launch_walked<UnaryBody>(stream, "nvopsUnary", *out, {x}, "nvopsUnary: input and result must have one shape",
+                                  [&](UnaryBody& body) {
+                                    body.op = op;
+                                    body.out = out->data, body.x = x->data;
+                                    body.out_type = out->dtype, body.x_type = x->dtype;
+                                  });
 }
 
 nvopsStatus_t nvopsUnaryBackward(cudaStream_t stream, nvopsUnaryOp_t op, const nvopsTensor_t* grad,
@@ -112,17 +122,13 @@ nvopsStatus_t nvopsUnaryBackward(cudaStream_t stream, nvopsUnaryOp_t op, const n
     return fail(NVOPS_ERROR_NOT_SUPPORTED,
                 "nvopsUnaryBackward: floating operands, and gelu, silu, tanh, sigmoid or relu (threshold)");
   }
-  UnaryBackwardBody body{};
-  if (!walk_of<3>(*out, {grad, saved}, body.walk)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsUnaryBackward: operands do not broadcast to the result's shape");
-  }
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsUnaryBackward");
-  body.op = op, body.threshold = static_cast<float>(threshold);
-  body.out = out->data, body.grad = grad->data, body.saved = saved->data;
-  body.out_type = out->dtype, body.grad_type = grad->dtype, body.saved_type = saved->dtype;
-  return launch_each(stream, n, body, "nvopsUnaryBackward");
+  return launch_walked<UnaryBackwardBody>(
+      stream, "nvopsUnaryBackward", *out, {grad, saved},
+      "nvopsUnaryBackward: operands do not broadcast to the result's shape", [&](UnaryBackwardBody& body) {
+        body.op = op, body.threshold = static_cast<float>(threshold);
+        body.out = out->data, body.grad = grad->data, body.saved = saved->data;
+        body.out_type = out->dtype, body.grad_type = grad->dtype, body.saved_type = saved->dtype;
+      });
 }
 
 nvopsStatus_t nvopsDropout(cudaStream_t stream, const nvopsTensor_t* x, double p, bool train, nvopsRandState_t state,
@@ -132,17 +138,15 @@ nvopsStatus_t nvopsDropout(cudaStream_t stream, const nvopsTensor_t* x, double p
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsDropout: a floating input, a result like it and a bool mask");
   }
   if (!(p >= 0.0 && p <= 1.0)) return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsDropout: p must lie in [0, 1]");
-  DropoutBody body{};
-  walk_of<3>(*out, {mask, x}, body.walk);
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsDropout");
-  body.keep_probability = static_cast<float>(1.0 - p);
-  body.scale = p == 1.0 ? 0.f : static_cast<float>(1.0 / (1.0 - p));
-  body.train = train, body.seed = state.seed, body.offset = state.offset;
-  body.out = out->data, body.mask = static_cast<bool*>(mask->data), body.x = x->data;
-  body.out_type = out->dtype, body.x_type = x->dtype;
-  return launch_each(stream, n, body, "nvopsDropout");
+  return launch_walked<DropoutBody>(
+      stream, "nvopsDropout", *out, {mask, x}, "nvopsDropout: a floating input, a result like it and a bool mask",
+      [&](DropoutBody& body) {
+        body.keep_probability = static_cast<float>(1.0 - p);
+        body.scale = p == 1.0 ? 0.f : static_cast<float>(1.0 / (1.0 - p));
+        body.train = train, body.seed = state.seed, body.offset = state.offset;
+        body.out = out->data, body.mask = static_cast<bool*>(mask->data), body.x = x->data;
+        body.out_type = out->dtype, body.x_type = x->dtype;
+      });
 }
 
 nvopsStatus_t nvopsDropoutBackward(cudaStream_t stream, const nvopsTensor_t* grad, const nvopsTensor_t* mask,
@@ -150,17 +154,13 @@ nvopsStatus_t nvopsDropoutBackward(cudaStream_t stream, const nvopsTensor_t* gra
   if (!grad || !mask || !out || !floating(grad->dtype) || !floating(out->dtype) || mask->dtype != NVOPS_BOOL) {
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsDropoutBackward: a floating gradient and a bool mask");
   }
-  MaskScaleBody body{};
-  if (!walk_of<3>(*out, {grad, mask}, body.walk)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsDropoutBackward: operands do not broadcast to the result's shape");
-  }
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsDropoutBackward");
-  body.scale = static_cast<float>(scale);
-  body.out = out->data, body.grad = grad->data, body.mask = static_cast<const bool*>(mask->data);
-  body.out_type = out->dtype, body.grad_type = grad->dtype;
-  return launch_each(stream, n, body, "nvopsDropoutBackward");
+  return launch_walked<MaskScaleBody>(
+      stream, "nvopsDropoutBackward", *out, {grad, mask},
+      "nvopsDropoutBackward: operands do not broadcast to the result's shape", [&](MaskScaleBody& body) {
+        body.scale = static_cast<float>(scale);
+        body.out = out->data, body.grad = grad->data, body.mask = static_cast<const bool*>(mask->data);
+        body.out_type = out->dtype, body.grad_type = grad->dtype;
+      });
 }
 
 nvopsStatus_t nvopsTernary(cudaStream_t stream, nvopsTernaryOp_t op, const nvopsTensor_t* a, const nvopsTensor_t* b,
@@ -171,20 +171,15 @@ nvopsStatus_t nvopsTernary(cudaStream_t stream, nvopsTernaryOp_t op, const nvops
     return fail(NVOPS_ERROR_NOT_SUPPORTED,
                 "nvopsTernary: floating operands (a third one for addcmul and addcdiv, none for lerp)");
   }
-  TernaryBody body{};
   const nvopsTensor_t* third = needs_c ? c : a;  // lerp: a stands in, unread
-  if (!walk_of<4>(*out, {a, b, third}, body.walk)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsTernary: operands do not broadcast to the result's shape");
-  }
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsTernary");
-  body.op = op;
-  body.value = static_cast<float>(value);
-  body.out = out->data, body.a = a->data, body.b = b->data, body.c = needs_c ? c->data : nullptr;
-  body.out_type = out->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
-  body.c_type = needs_c ? c->dtype : NVOPS_INVALID;
-  return launch_each(stream, n, body, "nvopsTernary");
+  return launch_walked<TernaryBody>(
+      stream, "nvopsTernary", *out, {a, b, third}, "nvopsTernary: operands do not broadcast to the result's shape",
+      [&](TernaryBody& body) {
+        body.op = op, body.value = static_cast<float>(value);
+        body.out = out->data, body.a = a->data, body.b = b->data, body.c = needs_c ? c->data : nullptr;
+        body.out_type = out->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
+        body.c_type = needs_c ? c->dtype : NVOPS_INVALID;
+      });
 }
 
 nvopsStatus_t nvopsWhere(cudaStream_t stream, const nvopsTensor_t* condition, const nvopsTensor_t* a,
@@ -194,29 +189,24 @@ nvopsStatus_t nvopsWhere(cudaStream_t stream, const nvopsTensor_t* condition, co
       ((is_complex(a->dtype) || is_complex(b->dtype)) && (a->dtype != out->dtype || b->dtype != out->dtype))) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsWhere: a real condition; complex operands only of the result's dtype");
   }
-  WhereBody body{};
-  if (!walk_of<4>(*out, {condition, a, b}, body.walk)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsWhere: operands do not broadcast to the result's shape");
-  }
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsWhere");
-  body.out = out->data, body.condition = condition->data, body.a = a->data, body.b = b->data;
-  body.out_type = out->dtype, body.condition_type = condition->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
-  return launch_each(stream, n, body, "nvopsWhere");
+  return launch_walked<WhereBody>(
+      stream, "nvopsWhere", *out, {condition, a, b}, "nvopsWhere: operands do not broadcast to the result's shape",
+      [&](WhereBody& body) {
+        body.out = out->data, body.condition = condition->data, body.a = a->data, body.b = b->data;
+        body.out_type = out->dtype, body.condition_type = condition->dtype;
+        body.a_type = a->dtype, body.b_type = b->dtype;
+      });
 }
 
 nvopsStatus_t nvopsIsNegInf(cudaStream_t stream, const nvopsTensor_t* x, const nvopsTensor_t* out) {
   if (!x || !out || !floating(x->dtype) || out->dtype != NVOPS_BOOL || !same_shape(*x, *out)) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsIsNegInf: a floating input and a bool result of its shape");
   }
-  IsNegInfBody body{};
-  walk_of<2>(*out, {x}, body.walk);
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsIsNegInf");
-  body.out = static_cast<bool*>(out->data), body.x = x->data, body.type = x->dtype;
-  return launch_each(stream, n, body, "nvopsIsNegInf");
+  return launch_walked<IsNegInfBody>(stream, "nvopsIsNegInf", *out, {x},
+                                     "nvopsIsNegInf: a floating input and a bool result of its shape",
+                                     [&](IsNegInfBody& body) {
+                                       body.out = static_cast<bool*>(out->data), body.x = x->data, body.type = x->dtype;
+                                     });
 }
 
 nvopsStatus_t nvopsTriangle(cudaStream_t stream, const nvopsTensor_t* x, int64_t diagonal, bool upper,
@@ -225,15 +215,13 @@ nvopsStatus_t nvopsTriangle(cudaStream_t stream, const nvopsTensor_t* x, int64_t
     return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsTriangle: input and result must match in dtype and shape");
   }
   if (x->dim < 2) return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsTriangle: needs at least 2 dims");
-  TriangleBody body{};
-  walk_of<2>(*out, {x}, body.walk);
-  const int64_t n = numel(*out);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsTriangle");
-  body.rows = x->shape[x->dim - 2], body.cols = x->shape[x->dim - 1];
-  body.diagonal = diagonal, body.upper = upper;
-  body.out = out->data, body.x = x->data, body.bytes = element_size(x->dtype);
-  return launch_each(stream, n, body, "nvopsTriangle");
+  return launch_walked<TriangleBody>(stream, "nvopsTriangle", *out, {x},
+                                     "nvopsTriangle: input and result must match in dtype and shape",
+                                     [&](TriangleBody& body) {
+                                       body.rows = x->shape[x->dim - 2], body.cols = x->shape[x->dim - 1];
+                                       body.diagonal = diagonal, body.upper = upper;
+                                       body.out = out->data, body.x = x->data, body.bytes = element_size(x->dtype);
+                                     });
 }
 
 nvopsStatus_t nvopsArange(cudaStream_t stream, double start, double step, const nvopsTensor_t* out) {
@@ -263,15 +251,11 @@ nvopsStatus_t nvopsCopy(cudaStream_t stream, const nvopsTensor_t* dst, const nvo
   if (!dst || !src || element_size(dst->dtype) == 0 || element_size(src->dtype) == 0) {
     return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsCopy: unsupported dtype");
   }
-  CopyBody body{};
-  if (!walk_of<2>(*dst, {src}, body.walk)) {
-    return fail(NVOPS_ERROR_INVALID_ARGUMENT, "nvopsCopy: source does not broadcast to the destination");
-  }
-  const int64_t n = numel(*dst);
-  if (n == 0) return NVOPS_SUCCESS;
-  NVOPS_ENTER(stream, "nvopsCopy");
-  body.dst = dst->data, body.src = src->data, body.dst_type = dst->dtype, body.src_type = src->dtype;
-  return launch_each(stream, n, body, "nvopsCopy");
+  return launch_walked<CopyBody>(
+      stream, "nvopsCopy", *dst, {src}, "nvopsCopy: source does not broadcast to the destination",
+      [&](CopyBody& body) {
+        body.dst = dst->data, body.src = src->data, body.dst_type = dst->dtype, body.src_type = src->dtype;
+      });
 }
 
 }  // extern "C"

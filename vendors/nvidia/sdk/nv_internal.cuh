@@ -42,22 +42,29 @@ template <class T> __host__ __device__ __forceinline__ T from_float(float v) { r
 template <> __host__ __device__ __forceinline__ __half from_float(float v) { return __float2half(v); }
 template <> __host__ __device__ __forceinline__ __nv_bfloat16 from_float(float v) { return __float2bfloat16(v); }
 
+// An element of any integral dtype, exactly (int64 beyond 2^53 included).
+__host__ __device__ inline int64_t load_integer(const void* base, int64_t offset, nvopsDtype_t dtype) {
+  switch (dtype) {
+    case NVOPS_I64: return static_cast<const int64_t*>(base)[offset];
+    case NVOPS_I32: return static_cast<const int32_t*>(base)[offset];
+    case NVOPS_I16: return static_cast<const int16_t*>(base)[offset];
+    case NVOPS_I8: return static_cast<const int8_t*>(base)[offset];
+    case NVOPS_U8: return static_cast<const uint8_t*>(base)[offset];
+    case NVOPS_BOOL: return static_cast<const bool*>(base)[offset] ? 1 : 0;
+    default: return 0;
+  }
+}
+
 // One element of any dtype as a double (a complex one: its real part).
 __host__ __device__ inline double load_any(const void* base, int64_t offset, nvopsDtype_t dtype) {
   switch (dtype) {
     case NVOPS_F64: return static_cast<const double*>(base)[offset];
-    case NVOPS_I8: return static_cast<const int8_t*>(base)[offset];
-    case NVOPS_I16: return static_cast<const int16_t*>(base)[offset];
-    case NVOPS_U8: return static_cast<const uint8_t*>(base)[offset];
     case NVOPS_C64: return static_cast<const float*>(base)[2 * offset];
     case NVOPS_C128: return static_cast<const double*>(base)[2 * offset];
     case NVOPS_F32: return static_cast<const float*>(base)[offset];
     case NVOPS_F16: return __half2float(static_cast<const __half*>(base)[offset]);
     case NVOPS_BF16: return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[offset]);
-    case NVOPS_I32: return static_cast<const int32_t*>(base)[offset];
-    case NVOPS_I64: return static_cast<double>(static_cast<const int64_t*>(base)[offset]);
-    case NVOPS_BOOL: return static_cast<const bool*>(base)[offset] ? 1.0 : 0.0;
-    default: return 0.0;
+    default: return static_cast<double>(load_integer(base, offset, dtype));  // integral (0 for none)
   }
 }
 
@@ -74,19 +81,6 @@ __host__ __device__ __forceinline__ float load_float(const void* base, int64_t o
 // An index element (int32 or int64).
 __host__ __device__ __forceinline__ int64_t load_index(const void* base, int64_t offset, nvopsDtype_t dtype) {
   return dtype == NVOPS_I32 ? static_cast<const int32_t*>(base)[offset] : static_cast<const int64_t*>(base)[offset];
-}
-
-// An element of any integral dtype, exactly (int64 beyond 2^53 included).
-__host__ __device__ inline int64_t load_integer(const void* base, int64_t offset, nvopsDtype_t dtype) {
-  switch (dtype) {
-    case NVOPS_I64: return static_cast<const int64_t*>(base)[offset];
-    case NVOPS_I32: return static_cast<const int32_t*>(base)[offset];
-    case NVOPS_I16: return static_cast<const int16_t*>(base)[offset];
-    case NVOPS_I8: return static_cast<const int8_t*>(base)[offset];
-    case NVOPS_U8: return static_cast<const uint8_t*>(base)[offset];
-    case NVOPS_BOOL: return static_cast<const bool*>(base)[offset] ? 1 : 0;
-    default: return 0;
-  }
 }
 
 __host__ __device__ inline void store_any(void* base, int64_t offset, nvopsDtype_t dtype, double value) {
