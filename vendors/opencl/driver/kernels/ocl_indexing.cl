@@ -41,3 +41,19 @@ inline void tfl_fault(__global long* record, int launch, long value, long bound)
     record[2] = bound;
   }
 }
+
+// The output index whose window puts tap `tap` (taps `dilation` apart) on input
+// index `at`, given the padding and stride, into *origin; false where no
+// output's window does. A gather that reverses a windowed op reads these
+// (col2im, max pooling's backward).
+inline bool tfl_window_origin(long at, long tap, long pad, long dilation, long stride, long outputs, long* origin) {
+  const long scaled = at + pad - tap * dilation;
+  *origin = scaled / stride;
+  return scaled >= 0 && scaled % stride == 0 && *origin < outputs;
+}
+
+// Both dims at once, for a shape `s` with the fields of ConvShape and PoolShape:
+// the output (y, x) whose window puts tap (i, j) on input (h, w).
+#define TFL_WINDOW_OVER(s, h, w, i, j, y, x)                                                      \
+  (tfl_window_origin((h), (i), (s).pad_h, (s).dilation_h, (s).stride_h, (s).out_height, &(y)) && \
+   tfl_window_origin((w), (j), (s).pad_w, (s).dilation_w, (s).stride_w, (s).out_width, &(x)))

@@ -35,13 +35,11 @@ __kernel void col2im(ConvShape s, __global TOUT* image, __global const TA* col) 
     const long c = index / (s.height * s.width), h = (index / s.width) % s.height, w = index % s.width;
     W total = 0;
     for (long i = 0; i < s.kernel_h; ++i) {
-      const long y_scaled = h + s.pad_h - i * s.dilation_h;
-      if (y_scaled < 0 || y_scaled % s.stride_h != 0 || y_scaled / s.stride_h >= s.out_height) continue;
       for (long j = 0; j < s.kernel_w; ++j) {
-        const long x_scaled = w + s.pad_w - j * s.dilation_w;
-        if (x_scaled < 0 || x_scaled % s.stride_w != 0 || x_scaled / s.stride_w >= s.out_width) continue;
+        long y, x;
+        if (!TFL_WINDOW_OVER(s, h, w, i, j, y, x)) continue;
         const long row = (c * s.kernel_h + i) * s.kernel_w + j;
-        total += LOAD_A(col, row * positions + (y_scaled / s.stride_h) * s.out_width + x_scaled / s.stride_w);
+        total += LOAD_A(col, row * positions + y * s.out_width + x);
       }
     }
     STORE_OUT(image, s.offset + c * s.channel_stride + h * s.row_stride + w * s.column_stride, total);

@@ -59,12 +59,9 @@ __kernel void max_pool_backward(PoolShape s, long total, __global TOUT* grad_inp
     SPLIT_IN(s, i, n, c, h, w);
     W sum = 0;
     for (long a = 0; a < s.kernel_h; ++a) {
-      const long ys = h + s.pad_h - a * s.dilation_h;
-      if (ys < 0 || ys % s.stride_h != 0 || ys / s.stride_h >= s.out_height) continue;
       for (long b = 0; b < s.kernel_w; ++b) {
-        const long xs = w + s.pad_w - b * s.dilation_w;
-        if (xs < 0 || xs % s.stride_w != 0 || xs / s.stride_w >= s.out_width) continue;
-        const long y = ys / s.stride_h, x = xs / s.stride_w;
+        long y, x;
+        if (!TFL_WINDOW_OVER(s, h, w, a, b, y, x)) continue;
         if (indices[INDEX_AT(s, n, c, y, x)] == h * s.width + w) sum += LOAD_A(grad_output, OUT_AT(s, n, c, y, x));
       }
     }

@@ -86,8 +86,9 @@ __kernel void arg_reduce(Geometry kept, Geometry reduced, __global TOUT* values,
 }
 #endif
 
+// The scan and softmax kernels below: out (operand 0) and a (operand 1) have
+// the same shape; `reduced` walks dim.
 #ifdef SCAN_STEP
-// out (operand 0) and a (operand 1) have the same shape; `reduced` walks dim.
 __kernel void scan(Geometry kept, Geometry reduced, __global TOUT* out, __global const TA* a) {
   long at[2], inner[2];
   TFL_FOR_EACH(i, kept.numel) {
@@ -103,7 +104,6 @@ __kernel void scan(Geometry kept, Geometry reduced, __global TOUT* out, __global
 #endif
 
 #ifdef SOFTMAX
-// out (operand 0) and a (operand 1) have the same shape; `reduced` walks dim.
 __kernel void softmax(Geometry kept, Geometry reduced, __global TOUT* out, __global const TA* a) {
   long at[2], inner[2];
   TFL_FOR_EACH(i, kept.numel) {
