@@ -40,144 +40,13 @@ npuError npunnGeluBackwardGetWorkspaceSize(const npuTensor* grad, const npuTenso
 }
 NPUNN_RUN(GeluBackward)
 
-npuError npunnThresholdBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self,
-                                                const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnThresholdBackward: null threshold");
-  return prepare("npunnThresholdBackward", {grad, self, out},
-                 [g = desc(grad), x = desc(self), t = *threshold, o = desc(out)] {
-                   at::Tensor result = view(o);
-                   at::threshold_backward_out(result, view(g), view(x), aten_scalar(t));
-                 }, workspace_size, executor);
-}
-NPUNN_RUN(ThresholdBackward)
-
 NPU_BINARY(TanhBackward, at::tanh_backward_out)
 NPU_BINARY(SigmoidBackward, at::sigmoid_backward_out)
 NPU_BINARY(SiluBackward, at::silu_backward_out)
 
-npuError npunnEluGetWorkspaceSize(const npuTensor* self, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnElu: null alpha");
-  if (!scale) return fail(NPU_ERROR_INVALID_PARAM, "npunnElu: null scale");
-  if (!inputScale) return fail(NPU_ERROR_INVALID_PARAM, "npunnElu: null inputScale");
-  return prepare("npunnElu", {self, out}, [self = desc(self), alpha = *alpha, scale = *scale, inputScale = *inputScale, out = desc(out)] {
-    alu::store(view(out), at::elu(view(self), aten_scalar(alpha), aten_scalar(scale), aten_scalar(inputScale)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(Elu)
-
-npuError npunnEluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, bool isResult, const npuTensor* selfOrResult, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunnEluBackward: null alpha");
-  if (!scale) return fail(NPU_ERROR_INVALID_PARAM, "npunnEluBackward: null scale");
-  if (!inputScale) return fail(NPU_ERROR_INVALID_PARAM, "npunnEluBackward: null inputScale");
-  return prepare("npunnEluBackward", {gradOutput, selfOrResult, out}, [gradOutput = desc(gradOutput), alpha = *alpha, scale = *scale, inputScale = *inputScale, isResult, selfOrResult = desc(selfOrResult), out = desc(out)] {
-    alu::store(view(out), at::elu_backward(view(gradOutput), aten_scalar(alpha), aten_scalar(scale), aten_scalar(inputScale), isResult, view(selfOrResult)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(EluBackward)
-
-npuError npunnHardtanhGetWorkspaceSize(const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!minVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanh: null minVal");
-  if (!maxVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanh: null maxVal");
-  return prepare("npunnHardtanh", {self, out}, [self = desc(self), minVal = *minVal, maxVal = *maxVal, out = desc(out)] {
-    alu::store(view(out), at::hardtanh(view(self), aten_scalar(minVal), aten_scalar(maxVal)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(Hardtanh)
-
-npuError npunnHardtanhBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!minVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanhBackward: null minVal");
-  if (!maxVal) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardtanhBackward: null maxVal");
-  return prepare("npunnHardtanhBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), minVal = *minVal, maxVal = *maxVal, out = desc(out)] {
-    alu::store(view(out), at::hardtanh_backward(view(gradOutput), view(self), aten_scalar(minVal), aten_scalar(maxVal)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(HardtanhBackward)
-
-npuError npunnLeakyReluGetWorkspaceSize(const npuTensor* self, const npuScalar* negativeSlope, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!negativeSlope) return fail(NPU_ERROR_INVALID_PARAM, "npunnLeakyRelu: null negativeSlope");
-  return prepare("npunnLeakyRelu", {self, out}, [self = desc(self), negativeSlope = *negativeSlope, out = desc(out)] {
-    alu::store(view(out), at::leaky_relu(view(self), aten_scalar(negativeSlope)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(LeakyRelu)
-
-npuError npunnLeakyReluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* negativeSlope, bool selfIsResult, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!negativeSlope) return fail(NPU_ERROR_INVALID_PARAM, "npunnLeakyReluBackward: null negativeSlope");
-  return prepare("npunnLeakyReluBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), negativeSlope = *negativeSlope, selfIsResult, out = desc(out)] {
-    alu::store(view(out), at::leaky_relu_backward(view(gradOutput), view(self), aten_scalar(negativeSlope), selfIsResult));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(LeakyReluBackward)
-
-npuError npunnSoftplusGetWorkspaceSize(const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!beta) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplus: null beta");
-  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplus: null threshold");
-  return prepare("npunnSoftplus", {self, out}, [self = desc(self), beta = *beta, threshold = *threshold, out = desc(out)] {
-    alu::store(view(out), at::softplus(view(self), aten_scalar(beta), aten_scalar(threshold)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(Softplus)
-
-npuError npunnSoftplusBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!beta) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplusBackward: null beta");
-  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftplusBackward: null threshold");
-  return prepare("npunnSoftplusBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), beta = *beta, threshold = *threshold, out = desc(out)] {
-    alu::store(view(out), at::softplus_backward(view(gradOutput), view(self), aten_scalar(beta), aten_scalar(threshold)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(SoftplusBackward)
-
-npuError npunnSoftshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftshrink: null lambd");
-  return prepare("npunnSoftshrink", {self, out}, [self = desc(self), lambd = *lambd, out = desc(out)] {
-    alu::store(view(out), at::softshrink(view(self), aten_scalar(lambd)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(Softshrink)
-
-npuError npunnSoftshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnSoftshrinkBackward: null lambd");
-  return prepare("npunnSoftshrinkBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), lambd = *lambd, out = desc(out)] {
-    alu::store(view(out), at::softshrink_backward(view(gradOutput), view(self), aten_scalar(lambd)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(SoftshrinkBackward)
-
-npuError npunnHardshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardshrink: null lambd");
-  return prepare("npunnHardshrink", {self, out}, [self = desc(self), lambd = *lambd, out = desc(out)] {
-    alu::store(view(out), at::hardshrink(view(self), aten_scalar(lambd)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(Hardshrink)
-
-npuError npunnHardshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!lambd) return fail(NPU_ERROR_INVALID_PARAM, "npunnHardshrinkBackward: null lambd");
-  return prepare("npunnHardshrinkBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), lambd = *lambd, out = desc(out)] {
-    alu::store(view(out), at::hardshrink_backward(view(gradOutput), view(self), aten_scalar(lambd)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(HardshrinkBackward)
-
 NPU_UNARY(Hardswish, at::hardswish_out)
-
-npuError npunnHardswishBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnHardswishBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), out = desc(out)] {
-    alu::store(view(out), at::hardswish_backward(view(gradOutput), view(self)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(HardswishBackward)
-
 NPU_UNARY(Hardsigmoid, at::hardsigmoid_out)
-
-npuError npunnHardsigmoidBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out,
-                                                  NPUNN_QUERY_ARGS) {
-  return prepare("npunnHardsigmoidBackward", {gradOutput, self, out},
-                 [g = desc(gradOutput), x = desc(self), o = desc(out)] {
-                   alu::store(view(o), at::hardsigmoid_backward(view(g), view(x)));
-                 }, workspace_size, executor);
-}
-NPUNN_RUN(HardsigmoidBackward)
+NPU_UNARY(Mish, at::mish_out)
 
 npuError npunnLogSigmoidGetWorkspaceSize(const npuTensor* self, npuTensor* out, npuTensor* buffer, NPUNN_QUERY_ARGS) {
   return prepare("npunnLogSigmoid", {self, out, buffer}, [self = desc(self), out = desc(out), buffer = desc(buffer)] {
@@ -188,44 +57,115 @@ npuError npunnLogSigmoidGetWorkspaceSize(const npuTensor* self, npuTensor* out, 
 }
 NPUNN_RUN(LogSigmoid)
 
-npuError npunnLogSigmoidBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* buffer, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnLogSigmoidBackward", {gradOutput, self, buffer, out}, [gradOutput = desc(gradOutput), self = desc(self), buffer = desc(buffer), out = desc(out)] {
-    alu::store(view(out), at::log_sigmoid_backward(view(gradOutput), view(self), view(buffer)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(LogSigmoidBackward)
+// ---- self and named scalars (out = the functional ATen op, stored) -----------
 
-NPU_UNARY(Mish, at::mish_out)
+npuError npunnEluGetWorkspaceSize(const npuTensor* self, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnElu", {self}, out, NPU_STORED(at::elu), workspace_size, executor, NamedScalar{"alpha", alpha}, NamedScalar{"scale", scale}, NamedScalar{"inputScale", inputScale});
+}
+NPUNN_RUN(Elu)
+
+npuError npunnHardtanhGetWorkspaceSize(const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnHardtanh", {self}, out, NPU_STORED(at::hardtanh), workspace_size, executor, NamedScalar{"minVal", minVal}, NamedScalar{"maxVal", maxVal});
+}
+NPUNN_RUN(Hardtanh)
+
+npuError npunnSoftplusGetWorkspaceSize(const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnSoftplus", {self}, out, NPU_STORED(at::softplus), workspace_size, executor, NamedScalar{"beta", beta}, NamedScalar{"threshold", threshold});
+}
+NPUNN_RUN(Softplus)
 
 npuError npunnThresholdGetWorkspaceSize(const npuTensor* self, const npuScalar* threshold, const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!threshold) return fail(NPU_ERROR_INVALID_PARAM, "npunnThreshold: null threshold");
-  if (!value) return fail(NPU_ERROR_INVALID_PARAM, "npunnThreshold: null value");
-  return prepare("npunnThreshold", {self, out}, [self = desc(self), threshold = *threshold, value = *value, out = desc(out)] {
-    alu::store(view(out), at::threshold(view(self), aten_scalar(threshold), aten_scalar(value)));
-  }, workspace_size, executor);
+  return compute_into("npunnThreshold", {self}, out, NPU_STORED(at::threshold), workspace_size, executor, NamedScalar{"threshold", threshold}, NamedScalar{"value", value});
 }
 NPUNN_RUN(Threshold)
 
+npuError npunnLeakyReluGetWorkspaceSize(const npuTensor* self, const npuScalar* negativeSlope, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnLeakyRelu", {self}, out, NPU_STORED(at::leaky_relu), workspace_size, executor, NamedScalar{"negativeSlope", negativeSlope});
+}
+NPUNN_RUN(LeakyRelu)
+
+npuError npunnSoftshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnSoftshrink", {self}, out, NPU_STORED(at::softshrink), workspace_size, executor, NamedScalar{"lambd", lambd});
+}
+NPUNN_RUN(Softshrink)
+
+npuError npunnHardshrinkGetWorkspaceSize(const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnHardshrink", {self}, out, NPU_STORED(at::hardshrink), workspace_size, executor, NamedScalar{"lambd", lambd});
+}
+NPUNN_RUN(Hardshrink)
+
 npuError npunnGluGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnGlu", {self, out}, [self = desc(self), dim, out = desc(out)] {
-    alu::store(view(out), at::glu(view(self), dim));
-  }, workspace_size, executor);
+  return compute_into("npunnGlu", {self}, out, [dim](at::Tensor& result, const at::Tensor& self) { alu::store(result, at::glu(self, dim)); }, workspace_size, executor);
 }
 NPUNN_RUN(Glu)
 
+npuError npunnPreluGetWorkspaceSize(const npuTensor* self, const npuTensor* weight, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnPrelu", {self, weight}, out, NPU_STORED(at::_prelu_kernel), workspace_size, executor);
+}
+NPUNN_RUN(Prelu)
+
+// ---- gradients of the above ---------------------------------------------------
+
+npuError npunnEluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuScalar* alpha, const npuScalar* scale, const npuScalar* inputScale, bool isResult, const npuTensor* selfOrResult, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnEluBackward", {gradOutput, selfOrResult}, out, [isResult](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& selfOrResult, const at::Scalar& alpha, const at::Scalar& scale, const at::Scalar& inputScale) {
+    alu::store(result, at::elu_backward(gradOutput, alpha, scale, inputScale, isResult, selfOrResult));
+  }, workspace_size, executor, NamedScalar{"alpha", alpha}, NamedScalar{"scale", scale}, NamedScalar{"inputScale", inputScale});
+}
+NPUNN_RUN(EluBackward)
+
+npuError npunnHardtanhBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* minVal, const npuScalar* maxVal, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnHardtanhBackward", {gradOutput, self}, out, NPU_STORED(at::hardtanh_backward), workspace_size, executor, NamedScalar{"minVal", minVal}, NamedScalar{"maxVal", maxVal});
+}
+NPUNN_RUN(HardtanhBackward)
+
+npuError npunnSoftplusBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* beta, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnSoftplusBackward", {gradOutput, self}, out, NPU_STORED(at::softplus_backward), workspace_size, executor, NamedScalar{"beta", beta}, NamedScalar{"threshold", threshold});
+}
+NPUNN_RUN(SoftplusBackward)
+
+npuError npunnLeakyReluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* negativeSlope, bool selfIsResult, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnLeakyReluBackward", {gradOutput, self}, out, [selfIsResult](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& self, const at::Scalar& negativeSlope) {
+    alu::store(result, at::leaky_relu_backward(gradOutput, self, negativeSlope, selfIsResult));
+  }, workspace_size, executor, NamedScalar{"negativeSlope", negativeSlope});
+}
+NPUNN_RUN(LeakyReluBackward)
+
+npuError npunnSoftshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnSoftshrinkBackward", {gradOutput, self}, out, NPU_STORED(at::softshrink_backward), workspace_size, executor, NamedScalar{"lambd", lambd});
+}
+NPUNN_RUN(SoftshrinkBackward)
+
+npuError npunnHardshrinkBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuScalar* lambd, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnHardshrinkBackward", {gradOutput, self}, out, NPU_STORED(at::hardshrink_backward), workspace_size, executor, NamedScalar{"lambd", lambd});
+}
+NPUNN_RUN(HardshrinkBackward)
+
+npuError npunnThresholdBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* self, const npuScalar* threshold, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnThresholdBackward", {grad, self}, out, NPU_OUT(at::threshold_backward_out), workspace_size, executor, NamedScalar{"threshold", threshold});
+}
+NPUNN_RUN(ThresholdBackward)
+
+npuError npunnHardswishBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnHardswishBackward", {gradOutput, self}, out, NPU_STORED(at::hardswish_backward), workspace_size, executor);
+}
+NPUNN_RUN(HardswishBackward)
+
+npuError npunnHardsigmoidBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnHardsigmoidBackward", {gradOutput, self}, out, NPU_STORED(at::hardsigmoid_backward), workspace_size, executor);
+}
+NPUNN_RUN(HardsigmoidBackward)
+
+npuError npunnLogSigmoidBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* buffer, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnLogSigmoidBackward", {gradOutput, self, buffer}, out, NPU_STORED(at::log_sigmoid_backward), workspace_size, executor);
+}
+NPUNN_RUN(LogSigmoidBackward)
+
 npuError npunnGluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnGluBackward", {gradOutput, self, out}, [gradOutput = desc(gradOutput), self = desc(self), dim, out = desc(out)] {
-    alu::store(view(out), at::glu_backward(view(gradOutput), view(self), dim));
+  return compute_into("npunnGluBackward", {gradOutput, self}, out, [dim](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& self) {
+    alu::store(result, at::glu_backward(gradOutput, self, dim));
   }, workspace_size, executor);
 }
 NPUNN_RUN(GluBackward)
-
-npuError npunnPreluGetWorkspaceSize(const npuTensor* self, const npuTensor* weight, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnPrelu", {self, weight, out}, [self = desc(self), weight = desc(weight), out = desc(out)] {
-    alu::store(view(out), at::_prelu_kernel(view(self), view(weight)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(Prelu)
 
 npuError npunnPreluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* weight, npuTensor* gradInput, npuTensor* gradWeight, NPUNN_QUERY_ARGS) {
   return prepare("npunnPreluBackward", {gradOutput, self, weight, gradInput, gradWeight}, [gradOutput = desc(gradOutput), self = desc(self), weight = desc(weight), gradInput = desc(gradInput), gradWeight = desc(gradWeight)] {

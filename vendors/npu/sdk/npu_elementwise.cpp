@@ -91,13 +91,8 @@ NPU_UNARY(IsPosInf, at::isposinf_out)
 
 NPU_UNARY(Sgn, at::sgn_out)
 
-npuError npunnPowTensorScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* exponent, npuTensor* out,
-                                              NPUNN_QUERY_ARGS) {
-  if (!exponent) return fail(NPU_ERROR_INVALID_PARAM, "npunnPowTensorScalar: null exponent");
-  return prepare("npunnPowTensorScalar", {self, out}, [x = desc(self), e = *exponent, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::pow_out(result, view(x), aten_scalar(e));
-  }, workspace_size, executor);
+npuError npunnPowTensorScalarGetWorkspaceSize(const npuTensor* self, const npuScalar* exponent, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnPowTensorScalar", {self}, out, NPU_OUT(at::pow_out), workspace_size, executor, NamedScalar{"exponent", exponent});
 }
 NPUNN_RUN(PowTensorScalar)
 
@@ -114,47 +109,29 @@ npuError npunnClampGetWorkspaceSize(const npuTensor* self, const npuScalar* min,
 NPUNN_RUN(Clamp)
 
 npuError npunnClampMinGetWorkspaceSize(const npuTensor* self, const npuScalar* min, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!min) return fail(NPU_ERROR_INVALID_PARAM, "npunnClampMin: null min");
-  return prepare("npunnClampMin", {self, out}, [self = desc(self), min = *min, out = desc(out)] {
-    alu::store(view(out), at::clamp_min(view(self), aten_scalar(min)));
-  }, workspace_size, executor);
+  return compute_into("npunnClampMin", {self}, out, NPU_STORED(at::clamp_min), workspace_size, executor, NamedScalar{"min", min});
 }
 NPUNN_RUN(ClampMin)
 
 // ---- ternary and masked ---------------------------------------------------
 
-#define NPU_POINTWISE3(NAME, ATEN)                                                                                \
-  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* tensor1, const npuTensor* tensor2, \
-                                         const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS) {               \
-    if (!value) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null value");                                \
-    return prepare("npunn" #NAME, {self, tensor1, tensor2, out},                                                   \
-                   [x = desc(self), a = desc(tensor1), b = desc(tensor2), v = *value, o = desc(out)] {              \
-                     at::Tensor result = view(o);                                                                  \
-                     ATEN(result, view(x), view(a), view(b), aten_scalar(v));                                      \
-                   }, workspace_size, executor);                                                                   \
-  }                                                                                                                \
-  NPUNN_RUN(NAME)
+npuError npunnAddcmulGetWorkspaceSize(const npuTensor* self, const npuTensor* tensor1, const npuTensor* tensor2, const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnAddcmul", {self, tensor1, tensor2}, out, NPU_OUT(at::addcmul_out), workspace_size, executor, NamedScalar{"value", value});
+}
+NPUNN_RUN(Addcmul)
 
-NPU_POINTWISE3(Addcmul, at::addcmul_out)
-NPU_POINTWISE3(Addcdiv, at::addcdiv_out)
+npuError npunnAddcdivGetWorkspaceSize(const npuTensor* self, const npuTensor* tensor1, const npuTensor* tensor2, const npuScalar* value, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnAddcdiv", {self, tensor1, tensor2}, out, NPU_OUT(at::addcdiv_out), workspace_size, executor, NamedScalar{"value", value});
+}
+NPUNN_RUN(Addcdiv)
 
-npuError npunnLerpsGetWorkspaceSize(const npuTensor* self, const npuTensor* end, const npuScalar* weight,
-                                    npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (!weight) return fail(NPU_ERROR_INVALID_PARAM, "npunnLerps: null weight");
-  return prepare("npunnLerps", {self, end, out}, [x = desc(self), e = desc(end), w = *weight, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::lerp_out(result, view(x), view(e), aten_scalar(w));
-  }, workspace_size, executor);
+npuError npunnLerpsGetWorkspaceSize(const npuTensor* self, const npuTensor* end, const npuScalar* weight, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnLerps", {self, end}, out, NPU_OUT(at::lerp_out), workspace_size, executor, NamedScalar{"weight", weight});
 }
 NPUNN_RUN(Lerps)
 
-npuError npunnWhereGetWorkspaceSize(const npuTensor* condition, const npuTensor* self, const npuTensor* other,
-                                    npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnWhere", {condition, self, other, out},
-                 [c = desc(condition), a = desc(self), b = desc(other), o = desc(out)] {
-                   at::Tensor result = view(o);
-                   at::where_out(result, view(c), view(a), view(b));
-                 }, workspace_size, executor);
+npuError npunnWhereGetWorkspaceSize(const npuTensor* condition, const npuTensor* self, const npuTensor* other, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnWhere", {condition, self, other}, out, NPU_OUT(at::where_out), workspace_size, executor);
 }
 NPUNN_RUN(Where)
 
@@ -168,18 +145,12 @@ npuError npunnInplaceMaskedFillScalarGetWorkspaceSize(npuTensor* self, const npu
 NPUNN_RUN(InplaceMaskedFillScalar)
 
 npuError npunnTrilGetWorkspaceSize(const npuTensor* self, int64_t diagonal, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnTril", {self, out}, [x = desc(self), diagonal, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::tril_out(result, view(x), diagonal);
-  }, workspace_size, executor);
+  return compute_into("npunnTril", {self}, out, [diagonal](at::Tensor& result, const at::Tensor& self) { at::tril_out(result, self, diagonal); }, workspace_size, executor);
 }
 NPUNN_RUN(Tril)
 
 npuError npunnTriuGetWorkspaceSize(const npuTensor* self, int64_t diagonal, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnTriu", {self, out}, [x = desc(self), diagonal, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::triu_out(result, view(x), diagonal);
-  }, workspace_size, executor);
+  return compute_into("npunnTriu", {self}, out, [diagonal](at::Tensor& result, const at::Tensor& self) { at::triu_out(result, self, diagonal); }, workspace_size, executor);
 }
 NPUNN_RUN(Triu)
 

@@ -71,7 +71,7 @@ uint64_t float_accumulator_bytes(const npuTensor* out) {
   return static_cast<uint64_t>(numel(*out)) * sizeof(float);
 }
 
-at::Tensor wrapped(const npuScalar& s) { return at::native::wrapped_scalar_tensor(aten_scalar(s)); }
+at::Tensor wrapped(const at::Scalar& s) { return at::native::wrapped_scalar_tensor(s); }
 
 }  // namespace npu_ops
 

@@ -13,8 +13,10 @@ extern "C" {
 
 /* layout and copies */
 npuError npunnTransDataGetWorkspaceSize(const npuTensor* src, npuTensor* dst, NPUNN_QUERY_ARGS);
-npuError npunnTransData(NPUNN_RUN_ARGS);
 npuError npunnInplaceCopyGetWorkspaceSize(npuTensor* dst, const npuTensor* src, NPUNN_QUERY_ARGS);
+
+/* phase two of each operator above, in the same order */
+npuError npunnTransData(NPUNN_RUN_ARGS);
 npuError npunnInplaceCopy(NPUNN_RUN_ARGS);
 
 #ifdef __cplusplus

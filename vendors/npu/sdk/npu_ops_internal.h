@@ -9,8 +9,10 @@
 
 #include <ATen/ATen.h>
 
+#include <array>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -133,7 +135,7 @@ npuError require_format(const char* op, const char* what, const npuTensor* t, np
 // Phase one: checks the tensors, then records `body` (which may take the
 // workspace pointer) in a new executor.
 template <class Body>
-npuError prepare(const char* op, std::initializer_list<const npuTensor*> tensors, Body body, uint64_t* workspace_size,
+npuError prepare(const char* op, c10::ArrayRef<const npuTensor*> tensors, Body body, uint64_t* workspace_size,
                  npunnExecutor** executor, uint64_t workspace_bytes = 0) {
   if (!workspace_size || !executor) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null output pointer");
   for (const npuTensor* t : tensors) {
@@ -180,9 +182,51 @@ at::Tensor planes(const at::Tensor& blocked);  // as the channels-last planes (N
 inline bool is_blocked(const Desc& d) { return d.present && d.tensor.format == NPU_FORMAT_NC1HWC0; }
 
 // A scalar as a 0-dim tensor that promotes as a Python number does.
-at::Tensor wrapped(const npuScalar& s);
+at::Tensor wrapped(const at::Scalar& s);
+
+// A scalar argument and the name its null check reports.
+struct NamedScalar {
+  const char* name;
+  const npuScalar* value;
+};
+
+// Phase one of the most common operator: fn(result, the inputs' views..., the
+// scalars...) writes out's view `result`. A null scalar fails, naming the first
+// one; plain arguments (dims, flags) ride in fn's captures. Every input, then
+// out, is checked, in that order.
+template <size_t N, class Fn, class... Scalars>
+npuError compute_into(const char* op, const npuTensor* const (&inputs)[N], npuTensor* out, Fn fn,
+                      uint64_t* workspace_size, npunnExecutor** executor, Scalars... scalars) {
+  const std::array<NamedScalar, sizeof...(Scalars)> named{scalars...};
+  std::array<npuScalar, sizeof...(Scalars)> values{};
+  for (size_t i = 0; i < named.size(); ++i) {
+    if (!named[i].value) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null " + named[i].name);
+    values[i] = *named[i].value;
+  }
+  std::array<const npuTensor*, N + 1> checked{};
+  std::array<Desc, N> in{};
+  for (size_t i = 0; i < N; ++i) {
+    checked[i] = inputs[i];
+    in[i] = desc(inputs[i]);
+  }
+  checked[N] = out;
+  return prepare(op, checked, [in, values, o = desc(out), fn] {
+    at::Tensor result = view(o);
+    std::apply([&](const auto&... t) {
+      std::apply([&](const auto&... s) { fn(result, view(t)..., aten_scalar(s)...); }, values);
+    }, in);
+  }, workspace_size, executor);
+}
 
 }  // namespace npu_ops
+
+// An fn for compute_into: ATen's ATEN_out(result, args...) writes the result.
+#define NPU_OUT(ATEN) [](at::Tensor& result, const auto&... args) { ATEN(result, args...); }
+// An fn for compute_into: ATen's functional ATEN(args...) is stored into the result.
+#define NPU_STORED(ATEN) [](at::Tensor& result, const auto&... args) { alu::store(result, ATEN(args...)); }
+// An fn for compute_into whose second operand is a scalar that promotes as a Python number.
+#define NPU_OUT_WRAPPED(ATEN) \
+  [](at::Tensor& result, const at::Tensor& self, const at::Scalar& other, const auto&... rest) { ATEN(result, self, wrapped(other), rest...); }
 
 // An operator's phase two, npunn<NAME>(workspace, workspace_size, executor, stream).
 #define NPUNN_RUN(NAME) \
@@ -193,52 +237,37 @@ at::Tensor wrapped(const npuScalar& s);
 #define NPU_BINARY_ALPHA(NAME, ATEN)                                                                        \
   npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* other, const npuScalar* alpha, \
                                          npuTensor* out, NPUNN_QUERY_ARGS) {                                \
-    if (!alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null alpha");                          \
-    return prepare("npunn" #NAME, {self, other, out}, [a = desc(self), b = desc(other), k = *alpha, o = desc(out)] { \
-      at::Tensor result = view(o);                                                                           \
-      ATEN(result, view(a), view(b), aten_scalar(k));                                                        \
-    }, workspace_size, executor);                                                                            \
+    return compute_into("npunn" #NAME, {self, other}, out, NPU_OUT(ATEN), workspace_size, executor,          \
+                        NamedScalar{"alpha", alpha});                                                        \
   }                                                                                                          \
   NPUNN_RUN(NAME)
 
+// Both scalars' null checks say "null scalar".
 #define NPU_BINARY_SCALAR_ALPHA(NAME, ATEN)                                                                 \
   npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuScalar* other, const npuScalar* alpha, \
                                          npuTensor* out, NPUNN_QUERY_ARGS) {                                \
-    if (!other || !alpha) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null scalar");               \
-    return prepare("npunn" #NAME, {self, out}, [a = desc(self), b = *other, k = *alpha, o = desc(out)] {     \
-      at::Tensor result = view(o);                                                                           \
-      ATEN(result, view(a), wrapped(b), aten_scalar(k));                                                     \
-    }, workspace_size, executor);                                                                            \
+    return compute_into("npunn" #NAME, {self}, out, NPU_OUT_WRAPPED(ATEN), workspace_size, executor,         \
+                        NamedScalar{"scalar", other}, NamedScalar{"scalar", alpha});                        \
   }                                                                                                          \
   NPUNN_RUN(NAME)
 
 #define NPU_BINARY(NAME, ATEN)                                                                                  \
   npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuTensor* other, npuTensor* out,         \
                                          NPUNN_QUERY_ARGS) {                                                    \
-    return prepare("npunn" #NAME, {self, other, out}, [a = desc(self), b = desc(other), o = desc(out)] {        \
-      at::Tensor result = view(o);                                                                               \
-      ATEN(result, view(a), view(b));                                                                            \
-    }, workspace_size, executor);                                                                                \
+    return compute_into("npunn" #NAME, {self, other}, out, NPU_OUT(ATEN), workspace_size, executor);            \
   }                                                                                                              \
   NPUNN_RUN(NAME)
 
 #define NPU_BINARY_SCALAR(NAME, ATEN)                                                                           \
   npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, const npuScalar* other, npuTensor* out,         \
                                          NPUNN_QUERY_ARGS) {                                                    \
-    if (!other) return fail(NPU_ERROR_INVALID_PARAM, "npunn" #NAME ": null scalar");                             \
-    return prepare("npunn" #NAME, {self, out}, [a = desc(self), b = *other, o = desc(out)] {                     \
-      at::Tensor result = view(o);                                                                               \
-      ATEN(result, view(a), wrapped(b));                                                                         \
-    }, workspace_size, executor);                                                                                \
+    return compute_into("npunn" #NAME, {self}, out, NPU_OUT_WRAPPED(ATEN), workspace_size, executor,            \
+                        NamedScalar{"scalar", other});                                                           \
   }                                                                                                              \
   NPUNN_RUN(NAME)
 
 #define NPU_UNARY(NAME, ATEN)                                                                                   \
   npuError npunn##NAME##GetWorkspaceSize(const npuTensor* self, npuTensor* out, NPUNN_QUERY_ARGS) {             \
-    return prepare("npunn" #NAME, {self, out}, [x = desc(self), o = desc(out)] {                                 \
-      at::Tensor result = view(o);                                                                               \
-      ATEN(result, view(x));                                                                                     \
-    }, workspace_size, executor);                                                                                \
+    return compute_into("npunn" #NAME, {self}, out, NPU_OUT(ATEN), workspace_size, executor);                    \
   }                                                                                                              \
   NPUNN_RUN(NAME)
-

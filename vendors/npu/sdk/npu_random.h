@@ -12,13 +12,15 @@ extern "C" {
 #endif
 
 npuError npunnInplaceNormalGetWorkspaceSize(npuTensor* self, double mean, double std, npuRandState state, NPUNN_QUERY_ARGS);
-npuError npunnInplaceNormal(NPUNN_RUN_ARGS);
 npuError npunnInplaceUniformGetWorkspaceSize(npuTensor* self, double from, double to, npuRandState state, NPUNN_QUERY_ARGS);
-npuError npunnInplaceUniform(NPUNN_RUN_ARGS);
 /* mask ~ Bernoulli(1 - p); out = input * mask / (1 - p) */
 npuError npunnDropoutGetWorkspaceSize(const npuTensor* input, double p, bool train, npuRandState state, npuTensor* out, npuTensor* mask, NPUNN_QUERY_ARGS);
-npuError npunnDropout(NPUNN_RUN_ARGS);
 npuError npunnDropoutBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* mask, double scale, npuTensor* out, NPUNN_QUERY_ARGS);
+
+/* phase two of each operator above, in the same order */
+npuError npunnInplaceNormal(NPUNN_RUN_ARGS);
+npuError npunnInplaceUniform(NPUNN_RUN_ARGS);
+npuError npunnDropout(NPUNN_RUN_ARGS);
 npuError npunnDropoutBackward(NPUNN_RUN_ARGS);
 
 #ifdef __cplusplus

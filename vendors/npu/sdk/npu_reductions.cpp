@@ -6,21 +6,61 @@
 
 using namespace npu_ops;
 
+namespace {
+
+// ReduceSum and Mean: aten(acc, self, dims, keepdim, acc's dtype) into a float32 accumulator for half and bfloat16.
+template <class Aten>
+npuError accumulated_reduction(const char* op, const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
+                               Aten aten, uint64_t* workspace_size, npunnExecutor** executor) {
+  return prepare(op, {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out), aten](void* ws) {
+    accumulate(ws, o, [&](at::Tensor& acc) { aten(acc, view(x), at::OptionalIntArrayRef(dims), keepdim, acc.scalar_type()); });
+  }, workspace_size, executor, float_accumulator_bytes(out));
+}
+
+// MaxDim and MinDim: the values and indices of extreme(self, dim, keepdim) land in out and indices.
+template <class Extreme>
+npuError extreme_along(const char* op, const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices,
+                       Extreme extreme, uint64_t* workspace_size, npunnExecutor** executor) {
+  return prepare(op, {self, out, indices}, [self = desc(self), dim, keepdim, out = desc(out), indices = desc(indices), extreme] {
+    auto [value, index] = extreme(view(self), dim, keepdim);
+    alu::store(view(out), value);
+    alu::store(view(indices), index);
+  }, workspace_size, executor);
+}
+
+// Softmax and log-softmax: aten(result, self, dim, half_to_float), which is set when out's dtype is not self's.
+template <class Aten>
+npuError softmax_forward(const char* op, const npuTensor* self, int64_t dim, npuTensor* out, Aten aten,
+                         uint64_t* workspace_size, npunnExecutor** executor) {
+  return prepare(op, {self, out}, [x = desc(self), dim, o = desc(out), aten] {
+    at::Tensor result = view(o);
+    aten(result, view(x), dim, /*half_to_float=*/x.tensor.dtype != o.tensor.dtype);
+  }, workspace_size, executor);
+}
+
+// Their gradients: aten(result, grad, output, dim, out's dtype).
+template <class Aten>
+npuError softmax_backward(const char* op, const npuTensor* grad, const npuTensor* output, int64_t dim, npuTensor* out,
+                          Aten aten, uint64_t* workspace_size, npunnExecutor** executor) {
+  return prepare(op, {grad, output, out}, [g = desc(grad), y = desc(output), dim, o = desc(out), aten] {
+    at::Tensor result = view(o);
+    aten(result, view(g), view(y), dim, result.scalar_type());
+  }, workspace_size, executor);
+}
+
+}  // namespace
+
 extern "C" {
 
 npuError npunnReduceSumGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
                                         NPUNN_QUERY_ARGS) {
-  return prepare("npunnReduceSum", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)](void* ws) {
-    accumulate(ws, o, [&](at::Tensor& acc) { at::sum_out(acc, view(x), at::OptionalIntArrayRef(dims), keepdim, acc.scalar_type()); });
-  }, workspace_size, executor, float_accumulator_bytes(out));
+  return accumulated_reduction("npunnReduceSum", self, dim, keepdim, out, NPU_OUT(at::sum_out), workspace_size, executor);
 }
 NPUNN_RUN(ReduceSum)
 
 npuError npunnMeanGetWorkspaceSize(const npuTensor* self, const npuIntArray* dim, bool keepdim, npuTensor* out,
                                    NPUNN_QUERY_ARGS) {
-  return prepare("npunnMean", {self, out}, [x = desc(self), dims = optional_ints(dim), keepdim, o = desc(out)](void* ws) {
-    accumulate(ws, o, [&](at::Tensor& acc) { at::mean_out(acc, view(x), at::OptionalIntArrayRef(dims), keepdim, acc.scalar_type()); });
-  }, workspace_size, executor, float_accumulator_bytes(out));
+  return accumulated_reduction("npunnMean", self, dim, keepdim, out, NPU_OUT(at::mean_out), workspace_size, executor);
 }
 NPUNN_RUN(Mean)
 
@@ -93,20 +133,14 @@ npuError npunnCumprodGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTen
 NPUNN_RUN(Cumprod)
 
 npuError npunnMaxDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
-  return prepare("npunnMaxDim", {self, out, indices}, [self = desc(self), dim, keepdim, out = desc(out), indices = desc(indices)] {
-    auto [value, index] = at::max(view(self), dim, keepdim);
-    alu::store(view(out), value);
-    alu::store(view(indices), index);
-  }, workspace_size, executor);
+  auto max = [](const at::Tensor& x, int64_t d, bool k) { return at::max(x, d, k); };
+  return extreme_along("npunnMaxDim", self, dim, keepdim, out, indices, max, workspace_size, executor);
 }
 NPUNN_RUN(MaxDim)
 
 npuError npunnMinDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
-  return prepare("npunnMinDim", {self, out, indices}, [self = desc(self), dim, keepdim, out = desc(out), indices = desc(indices)] {
-    auto [value, index] = at::min(view(self), dim, keepdim);
-    alu::store(view(out), value);
-    alu::store(view(indices), index);
-  }, workspace_size, executor);
+  auto min = [](const at::Tensor& x, int64_t d, bool k) { return at::min(x, d, k); };
+  return extreme_along("npunnMinDim", self, dim, keepdim, out, indices, min, workspace_size, executor);
 }
 NPUNN_RUN(MinDim)
 
@@ -120,36 +154,24 @@ NPUNN_RUN(Norm)
 // ---- softmax ----------------------------------------------------------------
 
 npuError npunnSoftmaxGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnSoftmax", {self, out}, [x = desc(self), dim, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::_softmax_out(result, view(x), dim, /*half_to_float=*/x.tensor.dtype != o.tensor.dtype);
-  }, workspace_size, executor);
+  return softmax_forward("npunnSoftmax", self, dim, out, NPU_OUT(at::_softmax_out), workspace_size, executor);
 }
 NPUNN_RUN(Softmax)
 
-npuError npunnSoftmaxBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* output, int64_t dim,
-                                              npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnSoftmaxBackward", {grad, output, out}, [g = desc(grad), y = desc(output), dim, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::_softmax_backward_data_out(result, view(g), view(y), dim, result.scalar_type());
-  }, workspace_size, executor);
-}
-NPUNN_RUN(SoftmaxBackward)
-
 npuError npunnLogSoftmaxGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnLogSoftmax", {self, out}, [x = desc(self), dim, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::_log_softmax_out(result, view(x), dim, /*half_to_float=*/x.tensor.dtype != o.tensor.dtype);
-  }, workspace_size, executor);
+  return softmax_forward("npunnLogSoftmax", self, dim, out, NPU_OUT(at::_log_softmax_out), workspace_size, executor);
 }
 NPUNN_RUN(LogSoftmax)
 
+npuError npunnSoftmaxBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* output, int64_t dim,
+                                              npuTensor* out, NPUNN_QUERY_ARGS) {
+  return softmax_backward("npunnSoftmaxBackward", grad, output, dim, out, NPU_OUT(at::_softmax_backward_data_out), workspace_size, executor);
+}
+NPUNN_RUN(SoftmaxBackward)
+
 npuError npunnLogSoftmaxBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* output, int64_t dim,
                                                  npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnLogSoftmaxBackward", {grad, output, out}, [g = desc(grad), y = desc(output), dim, o = desc(out)] {
-    at::Tensor result = view(o);
-    at::_log_softmax_backward_data_out(result, view(g), view(y), dim, result.scalar_type());
-  }, workspace_size, executor);
+  return softmax_backward("npunnLogSoftmaxBackward", grad, output, dim, out, NPU_OUT(at::_log_softmax_backward_data_out), workspace_size, executor);
 }
 NPUNN_RUN(LogSoftmaxBackward)
 
