@@ -161,9 +161,7 @@ npuError npunnLogSigmoidBackwardGetWorkspaceSize(const npuTensor* gradOutput, co
 NPUNN_RUN(LogSigmoidBackward)
 
 npuError npunnGluBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return compute_into("npunnGluBackward", {gradOutput, self}, out, [dim](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& self) {
-    alu::store(result, at::glu_backward(gradOutput, self, dim));
-  }, workspace_size, executor);
+  return compute_into("npunnGluBackward", {gradOutput, self}, out, [dim](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& self) { alu::store(result, at::glu_backward(gradOutput, self, dim)); }, workspace_size, executor);
 }
 NPUNN_RUN(GluBackward)
 

@@ -6,6 +6,20 @@
 
 using namespace npu_ops;
 
+namespace {
+
+// Scatter and ScatterAdd: out = scatter(self, dim, the int32 index widened to int64, src).
+template <class Scatter>
+npuError scatter_from(const char* op, const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* src,
+                      npuTensor* out, Scatter scatter, uint64_t* workspace_size, npunnExecutor** executor) {
+  if (npuError e = require_int32(op, "index", index); e != NPU_SUCCESS) return e;
+  return prepare(op, {self, index, src, out}, [self = desc(self), dim, index = desc(index), src = desc(src), out = desc(out), scatter] {
+    alu::store(view(out), scatter(view(self), dim, view(index).to(at::kLong), view(src)));
+  }, workspace_size, executor);
+}
+
+}  // namespace
+
 extern "C" {
 
 npuError npunnCatGetWorkspaceSize(const npuTensorList* tensors, int64_t dim, npuTensor* out, NPUNN_QUERY_ARGS) {
@@ -80,10 +94,7 @@ npuError npunnGatherGetWorkspaceSize(const npuTensor* self, int64_t dim, const n
 NPUNN_RUN(Gather)
 
 npuError npunnScatterGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* src, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (npuError e = require_int32("npunnScatter", "index", index); e != NPU_SUCCESS) return e;
-  return prepare("npunnScatter", {self, index, src, out}, [self = desc(self), dim, index = desc(index), src = desc(src), out = desc(out)] {
-    alu::store(view(out), at::scatter(view(self), dim, view(index).to(at::kLong), view(src)));
-  }, workspace_size, executor);
+  return scatter_from("npunnScatter", self, dim, index, src, out, NPU_CALL(at::scatter), workspace_size, executor);
 }
 NPUNN_RUN(Scatter)
 
@@ -97,10 +108,7 @@ npuError npunnScatterValueGetWorkspaceSize(const npuTensor* self, int64_t dim, c
 NPUNN_RUN(ScatterValue)
 
 npuError npunnScatterAddGetWorkspaceSize(const npuTensor* self, int64_t dim, const npuTensor* index, const npuTensor* src, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (npuError e = require_int32("npunnScatterAdd", "index", index); e != NPU_SUCCESS) return e;
-  return prepare("npunnScatterAdd", {self, index, src, out}, [self = desc(self), dim, index = desc(index), src = desc(src), out = desc(out)] {
-    alu::store(view(out), at::scatter_add(view(self), dim, view(index).to(at::kLong), view(src)));
-  }, workspace_size, executor);
+  return scatter_from("npunnScatterAdd", self, dim, index, src, out, NPU_CALL(at::scatter_add), workspace_size, executor);
 }
 NPUNN_RUN(ScatterAdd)
 

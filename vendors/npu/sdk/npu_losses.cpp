@@ -37,43 +37,43 @@ npuError npunnNLLLossBackwardGetWorkspaceSize(const npuTensor* grad, const npuTe
 NPUNN_RUN(NLLLossBackward)
 
 npuError npunnMseLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnMseLoss", {self, target, out}, [self = desc(self), target = desc(target), reduction, out = desc(out)] {
-    alu::store(view(out), at::mse_loss(view(self), view(target), reduction));
+  return compute_into("npunnMseLoss", {self, target}, out, [reduction](at::Tensor& result, const at::Tensor& self, const at::Tensor& target) {
+    alu::store(result, at::mse_loss(self, target, reduction));
   }, workspace_size, executor);
 }
 NPUNN_RUN(MseLoss)
 
-npuError npunnMseLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnMseLossBackward", {gradOutput, self, target, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), reduction, out = desc(out)] {
-    alu::store(view(out), at::mse_loss_backward(view(gradOutput), view(self), view(target), reduction));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(MseLossBackward)
-
 npuError npunnSmoothL1LossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, double beta, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnSmoothL1Loss", {self, target, out}, [self = desc(self), target = desc(target), reduction, beta, out = desc(out)] {
-    alu::store(view(out), at::smooth_l1_loss(view(self), view(target), reduction, beta));
+  return compute_into("npunnSmoothL1Loss", {self, target}, out, [reduction, beta](at::Tensor& result, const at::Tensor& self, const at::Tensor& target) {
+    alu::store(result, at::smooth_l1_loss(self, target, reduction, beta));
   }, workspace_size, executor);
 }
 NPUNN_RUN(SmoothL1Loss)
 
-npuError npunnSmoothL1LossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, double beta, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnSmoothL1LossBackward", {gradOutput, self, target, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), reduction, beta, out = desc(out)] {
-    alu::store(view(out), at::smooth_l1_loss_backward(view(gradOutput), view(self), view(target), reduction, beta));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(SmoothL1LossBackward)
-
 npuError npunnHuberLossGetWorkspaceSize(const npuTensor* self, const npuTensor* target, int64_t reduction, double delta, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnHuberLoss", {self, target, out}, [self = desc(self), target = desc(target), reduction, delta, out = desc(out)] {
-    alu::store(view(out), at::huber_loss(view(self), view(target), reduction, delta));
+  return compute_into("npunnHuberLoss", {self, target}, out, [reduction, delta](at::Tensor& result, const at::Tensor& self, const at::Tensor& target) {
+    alu::store(result, at::huber_loss(self, target, reduction, delta));
   }, workspace_size, executor);
 }
 NPUNN_RUN(HuberLoss)
 
+npuError npunnMseLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnMseLossBackward", {gradOutput, self, target}, out, [reduction](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& self, const at::Tensor& target) {
+    alu::store(result, at::mse_loss_backward(gradOutput, self, target, reduction));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(MseLossBackward)
+
+npuError npunnSmoothL1LossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, double beta, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return compute_into("npunnSmoothL1LossBackward", {gradOutput, self, target}, out, [reduction, beta](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& self, const at::Tensor& target) {
+    alu::store(result, at::smooth_l1_loss_backward(gradOutput, self, target, reduction, beta));
+  }, workspace_size, executor);
+}
+NPUNN_RUN(SmoothL1LossBackward)
+
 npuError npunnHuberLossBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* target, int64_t reduction, double delta, npuTensor* out, NPUNN_QUERY_ARGS) {
-  return prepare("npunnHuberLossBackward", {gradOutput, self, target, out}, [gradOutput = desc(gradOutput), self = desc(self), target = desc(target), reduction, delta, out = desc(out)] {
-    alu::store(view(out), at::huber_loss_backward(view(gradOutput), view(self), view(target), reduction, delta));
+  return compute_into("npunnHuberLossBackward", {gradOutput, self, target}, out, [reduction, delta](at::Tensor& result, const at::Tensor& gradOutput, const at::Tensor& self, const at::Tensor& target) {
+    alu::store(result, at::huber_loss_backward(gradOutput, self, target, reduction, delta));
   }, workspace_size, executor);
 }
 NPUNN_RUN(HuberLossBackward)

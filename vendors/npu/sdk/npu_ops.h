@@ -8,6 +8,8 @@
  *     &workspace_size, &executor) checks the arguments and says how much
  *     device scratch memory the operator needs; npunnXxx(workspace,
  *     workspace_size, executor, stream) runs it and consumes the executor;
+ *   - each part header (npu_<kind>.h) declares its operators' first calls, then
+ *     their second calls in one block, in the same order;
  *   - convolutions take activations and weights in the private blocked layout
  *     NC1HWC0 (C0 = 16, channels zero-padded), made by npunnTransData;
  *   - index tensors are int32 only;

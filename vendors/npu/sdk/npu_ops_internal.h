@@ -220,13 +220,15 @@ npuError compute_into(const char* op, const npuTensor* const (&inputs)[N], npuTe
 
 }  // namespace npu_ops
 
+// An overloaded ATen function as one callable object.
+#define NPU_CALL(ATEN) [](const auto&... args) { return ATEN(args...); }
 // An fn for compute_into: ATen's ATEN_out(result, args...) writes the result.
 #define NPU_OUT(ATEN) [](at::Tensor& result, const auto&... args) { ATEN(result, args...); }
 // An fn for compute_into: ATen's functional ATEN(args...) is stored into the result.
-#define NPU_STORED(ATEN) [](at::Tensor& result, const auto&... args) { alu::store(result, ATEN(args...)); }
+#define NPU_STORED(ATEN) [](at::Tensor& result, const auto&... args) { npu_ops::alu::store(result, ATEN(args...)); }
 // An fn for compute_into whose second operand is a scalar that promotes as a Python number.
 #define NPU_OUT_WRAPPED(ATEN) \
-  [](at::Tensor& result, const at::Tensor& self, const at::Scalar& other, const auto&... rest) { ATEN(result, self, wrapped(other), rest...); }
+  [](at::Tensor& result, const at::Tensor& self, const at::Scalar& other, const auto&... rest) { ATEN(result, self, npu_ops::wrapped(other), rest...); }
 
 // An operator's phase two, npunn<NAME>(workspace, workspace_size, executor, stream).
 #define NPUNN_RUN(NAME) \

@@ -6,6 +6,31 @@
 
 using namespace npu_ops;
 
+namespace {
+
+// Adaptive max pooling, 2-D and 3-D: the values and indices of pool(self, outputSize) land in out and indices.
+template <class Pool>
+npuError adaptive_max_pool(const char* op, const npuTensor* self, const npuIntArray* outputSize, npuTensor* out,
+                           npuTensor* indices, Pool pool, uint64_t* workspace_size, npunnExecutor** executor) {
+  return prepare(op, {self, out, indices}, [self = desc(self), outputSize = ints(outputSize), out = desc(out), indices = desc(indices), pool] {
+    auto [values, where] = pool(view(self), outputSize);
+    alu::store(view(out), values);
+    alu::store(view(indices), where);
+  }, workspace_size, executor);
+}
+
+// Their gradients: out = pool_backward(gradOutput, self, the int32 indices widened to int64).
+template <class PoolBackward>
+npuError adaptive_max_pool_backward(const char* op, const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices,
+                                    npuTensor* out, PoolBackward pool_backward, uint64_t* workspace_size, npunnExecutor** executor) {
+  if (npuError e = require_int32(op, "indices", indices); e != NPU_SUCCESS) return e;
+  return prepare(op, {gradOutput, self, indices, out}, [gradOutput = desc(gradOutput), self = desc(self), indices = desc(indices), out = desc(out), pool_backward] {
+    alu::store(view(out), pool_backward(view(gradOutput), view(self), view(indices).to(at::kLong)));
+  }, workspace_size, executor);
+}
+
+}  // namespace
+
 extern "C" {
 
 npuError npunnMaxPool2dWithIndicesGetWorkspaceSize(const npuTensor* self, const npuIntArray* kernel_size,
@@ -121,36 +146,22 @@ npuError npunnMaxPool3dWithIndicesBackwardGetWorkspaceSize(const npuTensor* grad
 NPUNN_RUN(MaxPool3dWithIndicesBackward)
 
 npuError npunnAdaptiveMaxPool2dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
-  return prepare("npunnAdaptiveMaxPool2d", {self, out, indices}, [self = desc(self), outputSize = ints(outputSize), out = desc(out), indices = desc(indices)] {
-    auto [values, where] = at::adaptive_max_pool2d(view(self), outputSize);
-    alu::store(view(out), values);
-    alu::store(view(indices), where);
-  }, workspace_size, executor);
+  return adaptive_max_pool("npunnAdaptiveMaxPool2d", self, outputSize, out, indices, NPU_CALL(at::adaptive_max_pool2d), workspace_size, executor);
 }
 NPUNN_RUN(AdaptiveMaxPool2d)
 
-npuError npunnAdaptiveMaxPool2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (npuError e = require_int32("npunnAdaptiveMaxPool2dBackward", "indices", indices); e != NPU_SUCCESS) return e;
-  return prepare("npunnAdaptiveMaxPool2dBackward", {gradOutput, self, indices, out}, [gradOutput = desc(gradOutput), self = desc(self), indices = desc(indices), out = desc(out)] {
-    alu::store(view(out), at::adaptive_max_pool2d_backward(view(gradOutput), view(self), view(indices).to(at::kLong)));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(AdaptiveMaxPool2dBackward)
-
 npuError npunnAdaptiveMaxPool3dGetWorkspaceSize(const npuTensor* self, const npuIntArray* outputSize, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
-  return prepare("npunnAdaptiveMaxPool3d", {self, out, indices}, [self = desc(self), outputSize = ints(outputSize), out = desc(out), indices = desc(indices)] {
-    auto [values, where] = at::adaptive_max_pool3d(view(self), outputSize);
-    alu::store(view(out), values);
-    alu::store(view(indices), where);
-  }, workspace_size, executor);
+  return adaptive_max_pool("npunnAdaptiveMaxPool3d", self, outputSize, out, indices, NPU_CALL(at::adaptive_max_pool3d), workspace_size, executor);
 }
 NPUNN_RUN(AdaptiveMaxPool3d)
 
+npuError npunnAdaptiveMaxPool2dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS) {
+  return adaptive_max_pool_backward("npunnAdaptiveMaxPool2dBackward", gradOutput, self, indices, out, NPU_CALL(at::adaptive_max_pool2d_backward), workspace_size, executor);
+}
+NPUNN_RUN(AdaptiveMaxPool2dBackward)
+
 npuError npunnAdaptiveMaxPool3dBackwardGetWorkspaceSize(const npuTensor* gradOutput, const npuTensor* self, const npuTensor* indices, npuTensor* out, NPUNN_QUERY_ARGS) {
-  if (npuError e = require_int32("npunnAdaptiveMaxPool3dBackward", "indices", indices); e != NPU_SUCCESS) return e;
-  return prepare("npunnAdaptiveMaxPool3dBackward", {gradOutput, self, indices, out}, [gradOutput = desc(gradOutput), self = desc(self), indices = desc(indices), out = desc(out)] {
-    alu::store(view(out), at::adaptive_max_pool3d_backward(view(gradOutput), view(self), view(indices).to(at::kLong)));
-  }, workspace_size, executor);
+  return adaptive_max_pool_backward("npunnAdaptiveMaxPool3dBackward", gradOutput, self, indices, out, NPU_CALL(at::adaptive_max_pool3d_backward), workspace_size, executor);
 }
 NPUNN_RUN(AdaptiveMaxPool3dBackward)
 

@@ -133,14 +133,12 @@ npuError npunnCumprodGetWorkspaceSize(const npuTensor* self, int64_t dim, npuTen
 NPUNN_RUN(Cumprod)
 
 npuError npunnMaxDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
-  auto max = [](const at::Tensor& x, int64_t d, bool k) { return at::max(x, d, k); };
-  return extreme_along("npunnMaxDim", self, dim, keepdim, out, indices, max, workspace_size, executor);
+  return extreme_along("npunnMaxDim", self, dim, keepdim, out, indices, NPU_CALL(at::max), workspace_size, executor);
 }
 NPUNN_RUN(MaxDim)
 
 npuError npunnMinDimGetWorkspaceSize(const npuTensor* self, int64_t dim, bool keepdim, npuTensor* out, npuTensor* indices, NPUNN_QUERY_ARGS) {
-  auto min = [](const at::Tensor& x, int64_t d, bool k) { return at::min(x, d, k); };
-  return extreme_along("npunnMinDim", self, dim, keepdim, out, indices, min, workspace_size, executor);
+  return extreme_along("npunnMinDim", self, dim, keepdim, out, indices, NPU_CALL(at::min), workspace_size, executor);
 }
 NPUNN_RUN(MinDim)
 
