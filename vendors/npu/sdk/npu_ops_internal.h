@@ -14,6 +14,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "alu.h"
@@ -190,6 +191,24 @@ struct NamedScalar {
   const npuScalar* value;
 };
 
+namespace detail {
+
+template <size_t N, size_t K, class Fn, size_t... I>
+npuError compute_into(const char* op, const npuTensor* const (&inputs)[N], npuTensor* out, Fn fn,
+                      const std::array<npuScalar, K>& values, uint64_t* workspace_size, npunnExecutor** executor,
+                      std::index_sequence<I...>) {
+  // The descriptors are built in the capture itself: this is the tiny ops' hot
+  // path (#33), where a copy of each descriptor is measurable.
+  return prepare(op, std::array<const npuTensor*, N + 1>{inputs[I]..., out},
+                 [in = std::array<Desc, N>{desc(inputs[I])...}, values, o = desc(out), fn] {
+                   at::Tensor result = view(o);
+                   std::apply([&](const auto&... s) { fn(result, view(in[I])..., aten_scalar(s)...); }, values);
+                 },
+                 workspace_size, executor);
+}
+
+}  // namespace detail
+
 // Phase one of the most common operator: fn(result, the inputs' views..., the
 // scalars...) writes out's view `result`. A null scalar fails, naming the first
 // one; plain arguments (dims, flags) ride in fn's captures. Every input, then
@@ -203,19 +222,7 @@ npuError compute_into(const char* op, const npuTensor* const (&inputs)[N], npuTe
     if (!named[i].value) return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": null " + named[i].name);
     values[i] = *named[i].value;
   }
-  std::array<const npuTensor*, N + 1> checked{};
-  std::array<Desc, N> in{};
-  for (size_t i = 0; i < N; ++i) {
-    checked[i] = inputs[i];
-    in[i] = desc(inputs[i]);
-  }
-  checked[N] = out;
-  return prepare(op, checked, [in, values, o = desc(out), fn] {
-    at::Tensor result = view(o);
-    std::apply([&](const auto&... t) {
-      std::apply([&](const auto&... s) { fn(result, view(t)..., aten_scalar(s)...); }, values);
-    }, in);
-  }, workspace_size, executor);
+  return detail::compute_into(op, inputs, out, fn, values, workspace_size, executor, std::make_index_sequence<N>{});
 }
 
 }  // namespace npu_ops
