@@ -12,11 +12,18 @@
 
 namespace torch_fl {
 
+// The refusal of copy_dims, out of line: the fill itself is on every native
+// op's path and stays small enough to inline.
+[[noreturn]] C10_NOINLINE inline void refuse_dims(size_t capacity, size_t count, const char* vendor,
+                                                  const char* what) {
+  TORCH_CHECK(false, "[", vendor, "] ", what, ": at most ", capacity, " dims, got ", count);
+}
+
 // Copies `values` into `out`, which holds at most N of them; returns how many.
 // More than N: "[<vendor>] <what>: at most N dims, got <n>".
 template <typename T, size_t N>
 int32_t copy_dims(c10::IntArrayRef values, T (&out)[N], const char* vendor, const char* what) {
-  TORCH_CHECK(values.size() <= N, "[", vendor, "] ", what, ": at most ", N, " dims, got ", values.size());
+  if (C10_UNLIKELY(values.size() > N)) refuse_dims(N, values.size(), vendor, what);
   std::copy(values.begin(), values.end(), out);
   return static_cast<int32_t>(values.size());
 }
@@ -26,8 +33,11 @@ int32_t copy_dims(c10::IntArrayRef values, T (&out)[N], const char* vendor, cons
 template <typename T, size_t N>
 int32_t copy_geometry(const at::Tensor& tensor, T (&shape)[N], T (&stride)[N], const char* vendor,
                       const char* what) {
-  copy_dims(tensor.strides(), stride, vendor, what);
-  return copy_dims(tensor.sizes(), shape, vendor, what);
+  const c10::IntArrayRef sizes = tensor.sizes(), strides = tensor.strides();
+  if (C10_UNLIKELY(sizes.size() > N)) refuse_dims(N, sizes.size(), vendor, what);
+  std::copy(sizes.begin(), sizes.end(), shape);
+  std::copy(strides.begin(), strides.end(), stride);
+  return static_cast<int32_t>(sizes.size());
 }
 
 // The common C descriptor of a strided tensor: `data` (null when the tensor is
