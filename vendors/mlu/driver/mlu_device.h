@@ -2,9 +2,7 @@
 // the chip (devices and their memory) and how device work is enqueued.
 #pragma once
 
-#include "chip.h"
-#include "error_detail.h"
-#include "handles.h"
+#include "chip_calls.h"
 #include "mlu_runtime.h"
 
 struct mluQueue_ : torch_fl::sim::QueueHandle {};

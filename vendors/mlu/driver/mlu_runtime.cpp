@@ -11,6 +11,29 @@ const torch_fl::sim::Chip& chip() {
   return *mlu;
 }
 
+namespace {
+
+using torch_fl::sim::CopyKind;
+
+// In the order of StatusCodes' fields.
+constexpr torch_fl::sim::StatusCodes<mluRet_t> kCodes{MLU_RET_SUCCESS, MLU_RET_ERR_INVALID_VALUE, MLU_RET_ERR_INVALID_DEVICE,
+                                                      MLU_RET_ERR_NO_MEMORY, MLU_RET_ERR_INVALID_ADDRESS, MLU_RET_ERR_EXECUTION};
+
+mluRet_t report(const char* api, torch_fl::sim::Outcome outcome) {
+  return torch_fl::sim::report(kCodes, api, std::move(outcome));
+}
+
+CopyKind copy_kind(mluMemcpyDirection_t dir) {
+  switch (dir) {
+    case MLU_MEMCPY_HOST_TO_DEV: return CopyKind::kHostToDevice;
+    case MLU_MEMCPY_PINNED_HOST_TO_DEV: return CopyKind::kPinnedHostToDevice;
+    case MLU_MEMCPY_DEV_TO_HOST: return CopyKind::kDeviceToHost;
+    case MLU_MEMCPY_DEV_TO_DEV: break;
+  }
+  return CopyKind::kDeviceToDevice;
+}
+
+}  // namespace
 }  // namespace mlu_sim
 
 using namespace mlu_sim;
@@ -34,9 +57,7 @@ const char* mluGetErrorStr(mluRet_t ret) {
 const char* mluGetLastErrorDetail(void) { return torch_fl::sim::error_detail(); }
 
 mluRet_t mluGetDeviceCount(int* count) {
-  if (!chip().configuration_error().empty()) return fail(MLU_RET_ERR_INVALID_VALUE, chip().configuration_error());
-  *count = chip().device_count();
-  return MLU_RET_SUCCESS;
+  return report("mluGetDeviceCount", torch_fl::sim::device_count(chip(), count));
 }
 
 mluRet_t mluGetDeviceProperties(int device, mluDeviceProp_t* prop) {
@@ -47,37 +68,19 @@ mluRet_t mluGetDeviceProperties(int device, mluDeviceProp_t* prop) {
 }
 
 mluRet_t mluMalloc(int device, void** ptr, size_t bytes) {
-  torch_fl::sim::DeviceArena* arena = chip().arena(device);
-  if (!arena) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluMalloc: device " + std::to_string(device));
-  *ptr = arena->allocate(bytes);
-  if (!*ptr) {
-    return fail(MLU_RET_ERR_NO_MEMORY, "mluMalloc: " + chip().out_of_memory_detail(device, bytes));
-  }
-  return MLU_RET_SUCCESS;
+  return report("mluMalloc", torch_fl::sim::allocate(chip(), device, bytes, ptr));
 }
 
-mluRet_t mluFree(void* ptr) {
-  if (!ptr) return MLU_RET_SUCCESS;
-  torch_fl::sim::DeviceArena* arena = chip().arena(chip().device_owning(ptr));
-  if (!arena || !arena->release(ptr)) {
-    return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluFree: pointer is not a live device allocation");
-  }
-  return MLU_RET_SUCCESS;
-}
+mluRet_t mluFree(void* ptr) { return report("mluFree", torch_fl::sim::release(chip(), ptr)); }
 
 mluRet_t mluMemGetInfo(int device, size_t* free_bytes, size_t* total_bytes) {
-  torch_fl::sim::DeviceArena* arena = chip().arena(device);
-  if (!arena) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluMemGetInfo: device " + std::to_string(device));
-  *total_bytes = arena->capacity();
-  *free_bytes = arena->capacity() - arena->used();
-  return MLU_RET_SUCCESS;
+  return report("mluMemGetInfo", torch_fl::sim::memory_info(chip(), device, free_bytes, total_bytes));
 }
 
 mluRet_t mluDeviceGetBusyTime(int device, uint64_t* busy_us, uint64_t* uptime_us) {
-  torch_fl::sim::BusyClock* clock = chip().busy_clock(device);
-  if (!clock) return fail(MLU_RET_ERR_INVALID_DEVICE, "mluDeviceGetBusyTime: device " + std::to_string(device));
   uint64_t busy_ns = 0, uptime_ns = 0;
-  clock->read(&busy_ns, &uptime_ns);
+  const mluRet_t ret = report("mluDeviceGetBusyTime", torch_fl::sim::busy_time_ns(chip(), device, &busy_ns, &uptime_ns));
+  if (ret != MLU_RET_SUCCESS) return ret;
   *busy_us = busy_ns / 1000;
   *uptime_us = uptime_ns / 1000;
   return MLU_RET_SUCCESS;
@@ -96,11 +99,7 @@ mluRet_t mluQueueDestroy(mluQueue_t queue) {
   return MLU_RET_SUCCESS;
 }
 
-mluRet_t mluQueueSync(mluQueue_t queue) {
-  std::string error = queue->work->synchronize();
-  if (!error.empty()) return fail(MLU_RET_ERR_EXECUTION, std::move(error));
-  return MLU_RET_SUCCESS;
-}
+mluRet_t mluQueueSync(mluQueue_t queue) { return report("mluQueueSync", torch_fl::sim::synchronize(*queue)); }
 
 mluRet_t mluQueueQuery(mluQueue_t queue) {
   return queue->work->idle() ? MLU_RET_SUCCESS : MLU_RET_ERR_NOT_READY;
@@ -134,10 +133,7 @@ mluRet_t mluNotifierWait(mluNotifier_t notifier) {
 }
 
 mluRet_t mluQueueWaitNotifier(mluQueue_t queue, mluNotifier_t notifier) {
-  queue->work->submit([marker = notifier->marker]() -> std::string {
-    marker->wait();
-    return "";
-  });
+  torch_fl::sim::wait_for(*queue, *notifier);
   return MLU_RET_SUCCESS;
 }
 
@@ -150,27 +146,12 @@ mluRet_t mluNotifierElapsedTime(mluNotifier_t start, mluNotifier_t end, float* m
 
 mluRet_t mluMemcpyAsync(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir) {
   if (bytes == 0) return MLU_RET_SUCCESS;
-  if (dir != MLU_MEMCPY_DEV_TO_HOST && !chip().resident(dst, bytes)) {
-    return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpyAsync: destination is not device memory");
-  }
-  const bool from_host = dir == MLU_MEMCPY_HOST_TO_DEV || dir == MLU_MEMCPY_PINNED_HOST_TO_DEV;
-  if (!from_host && !chip().resident(src, bytes)) {
-    return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpyAsync: source is not device memory");
-  }
-  chip().copy_async(*queue->work, dst, src, bytes, /*stage_host_source=*/dir == MLU_MEMCPY_HOST_TO_DEV);
-  return MLU_RET_SUCCESS;
+  return report("mluMemcpyAsync", torch_fl::sim::copy_async(chip(), *queue, dst, src, bytes, copy_kind(dir)));
 }
 
 mluRet_t mluMemcpy(void* dst, const void* src, size_t bytes, mluQueue_t queue, mluMemcpyDirection_t dir) {
   if (bytes == 0) return MLU_RET_SUCCESS;
-  if (dir != MLU_MEMCPY_HOST_TO_DEV) {
-    const mluRet_t ret = mluMemcpyAsync(dst, src, bytes, queue, dir);
-    return ret == MLU_RET_SUCCESS ? mluQueueSync(queue) : ret;
-  }
-  if (!chip().resident(dst, bytes)) return fail(MLU_RET_ERR_INVALID_ADDRESS, "mluMemcpy: destination is not device memory");
-  // The host waits below, so its buffer is read in place: no staging copy.
-  chip().copy_async(*queue->work, dst, src, bytes, /*stage_host_source=*/false);
-  return mluQueueSync(queue);
+  return report("mluMemcpy", torch_fl::sim::copy(chip(), *queue, dst, src, bytes, copy_kind(dir)));
 }
 
 }  // extern "C"

@@ -1,9 +1,7 @@
 // Internals of the simulated NPU shared by its runtime API and its op library.
 #pragma once
 
-#include "chip.h"
-#include "error_detail.h"
-#include "handles.h"
+#include "chip_calls.h"
 #include "npu_runtime.h"
 
 struct npurtStream_ : torch_fl::sim::QueueHandle {};

@@ -5,7 +5,34 @@ namespace npu_sim {
 namespace {
 thread_local int32_t current_device = 0;
 
-torch_fl::sim::DeviceArena* current_arena() { return chip().arena(current_device); }
+using torch_fl::sim::CopyKind;
+
+// In the order of StatusCodes' fields.
+constexpr torch_fl::sim::StatusCodes<npuError> kCodes{NPU_SUCCESS, NPU_ERROR_INVALID_PARAM, NPU_ERROR_INVALID_DEVICE,
+                                                      NPU_ERROR_BAD_ALLOC, NPU_ERROR_INVALID_ADDRESS, NPU_ERROR_EXECUTION};
+
+npuError report(const char* api, torch_fl::sim::Outcome outcome) {
+  // Every device-scoped call works on the thread's current device.
+  if (outcome.failure == torch_fl::sim::Failure::kInvalidDevice) outcome.detail = "no current device";
+  return torch_fl::sim::report(kCodes, api, std::move(outcome));
+}
+
+CopyKind copy_kind(npurtMemcpyKind kind) {
+  switch (kind) {
+    case NPU_MEMCPY_HOST_TO_DEVICE: return CopyKind::kHostToDevice;
+    case NPU_MEMCPY_PINNED_HOST_TO_DEVICE: return CopyKind::kPinnedHostToDevice;
+    case NPU_MEMCPY_DEVICE_TO_HOST: return CopyKind::kDeviceToHost;
+    case NPU_MEMCPY_DEVICE_TO_DEVICE: break;
+  }
+  return CopyKind::kDeviceToDevice;
+}
+
+// The NPU's own check before the shared ones: a copy never writes past destMax.
+npuError check_dest_max(const char* api, size_t dest_max, size_t count) {
+  if (count <= dest_max) return NPU_SUCCESS;
+  return fail(NPU_ERROR_INVALID_PARAM,
+              std::string(api) + ": count " + std::to_string(count) + " exceeds destMax " + std::to_string(dest_max));
+}
 }  // namespace
 
 const torch_fl::sim::Chip& chip() {
@@ -38,9 +65,10 @@ const char* npurtGetRecentErrMsg(void) { return torch_fl::sim::error_detail(); }
 
 npuError npurtGetDeviceCount(uint32_t* count) {
   if (!count) return fail(NPU_ERROR_INVALID_PARAM, "npurtGetDeviceCount: count is null");
-  if (!chip().configuration_error().empty()) return fail(NPU_ERROR_INVALID_PARAM, chip().configuration_error());
-  *count = static_cast<uint32_t>(chip().device_count());
-  return NPU_SUCCESS;
+  int devices = 0;
+  const npuError error = report("npurtGetDeviceCount", torch_fl::sim::device_count(chip(), &devices));
+  if (error == NPU_SUCCESS) *count = static_cast<uint32_t>(devices);
+  return error;
 }
 
 npuError npurtGetDeviceInfo(int32_t device, npurtDeviceInfo* info) {
@@ -62,35 +90,18 @@ npuError npurtGetDevice(int32_t* device) {
 }
 
 npuError npurtMalloc(void** ptr, size_t size) {
-  torch_fl::sim::DeviceArena* arena = current_arena();
-  if (!arena) return fail(NPU_ERROR_INVALID_DEVICE, "npurtMalloc: no current device");
-  *ptr = arena->allocate(size);
-  if (!*ptr) {
-    return fail(NPU_ERROR_BAD_ALLOC, "npurtMalloc: " + chip().out_of_memory_detail(current_device, size));
-  }
-  return NPU_SUCCESS;
+  return report("npurtMalloc", torch_fl::sim::allocate(chip(), current_device, size, ptr));
 }
 
-npuError npurtFree(void* ptr) {
-  if (!ptr) return NPU_SUCCESS;
-  torch_fl::sim::DeviceArena* arena = chip().arena(chip().device_owning(ptr));
-  if (!arena || !arena->release(ptr)) return fail(NPU_ERROR_INVALID_ADDRESS, "npurtFree: not a live device allocation");
-  return NPU_SUCCESS;
-}
+npuError npurtFree(void* ptr) { return report("npurtFree", torch_fl::sim::release(chip(), ptr)); }
 
 npuError npurtGetMemInfo(size_t* free_bytes, size_t* total_bytes) {
-  torch_fl::sim::DeviceArena* arena = current_arena();
-  if (!arena) return fail(NPU_ERROR_INVALID_DEVICE, "npurtGetMemInfo: no current device");
-  *total_bytes = arena->capacity();
-  *free_bytes = arena->capacity() - arena->used();
-  return NPU_SUCCESS;
+  return report("npurtGetMemInfo", torch_fl::sim::memory_info(chip(), current_device, free_bytes, total_bytes));
 }
 
 npuError npurtGetDeviceUtilization(npurtUtilization* utilization) {
-  torch_fl::sim::BusyClock* clock = chip().busy_clock(current_device);
-  if (!clock) return fail(NPU_ERROR_INVALID_DEVICE, "npurtGetDeviceUtilization: no current device");
-  clock->read(&utilization->busyNs, &utilization->uptimeNs);
-  return NPU_SUCCESS;
+  return report("npurtGetDeviceUtilization",
+                torch_fl::sim::busy_time_ns(chip(), current_device, &utilization->busyNs, &utilization->uptimeNs));
 }
 
 npuError npurtPointerGetDevice(const void* ptr, int32_t* device) {
@@ -109,8 +120,7 @@ npuError npurtDestroyStream(npurtStream stream) {
 }
 
 npuError npurtSynchronizeStream(npurtStream stream) {
-  std::string error = stream->work->synchronize();
-  return error.empty() ? NPU_SUCCESS : fail(NPU_ERROR_EXECUTION, std::move(error));
+  return report("npurtSynchronizeStream", torch_fl::sim::synchronize(*stream));
 }
 
 npuError npurtStreamQuery(npurtStream stream, int32_t* complete) {
@@ -144,10 +154,7 @@ npuError npurtSynchronizeEvent(npurtEvent event) {
 }
 
 npuError npurtStreamWaitEvent(npurtStream stream, npurtEvent event) {
-  stream->work->submit([marker = event->marker]() -> std::string {
-    marker->wait();
-    return "";
-  });
+  torch_fl::sim::wait_for(*stream, *event);
   return NPU_SUCCESS;
 }
 
@@ -158,40 +165,18 @@ npuError npurtEventElapsedTime(float* ms, npurtEvent start, npurtEvent end) {
   return NPU_SUCCESS;
 }
 
-namespace {
-
-npuError check_copy(const char* api, void* dst, size_t dest_max, const void* src, size_t count, npurtMemcpyKind kind) {
-  if (count > dest_max) {
-    return fail(NPU_ERROR_INVALID_PARAM, std::string(api) + ": count " + std::to_string(count) +
-                                             " exceeds destMax " + std::to_string(dest_max));
-  }
-  if (kind != NPU_MEMCPY_DEVICE_TO_HOST && !chip().resident(dst, count)) {
-    return fail(NPU_ERROR_INVALID_ADDRESS, std::string(api) + ": destination is not device memory");
-  }
-  const bool from_host = kind == NPU_MEMCPY_HOST_TO_DEVICE || kind == NPU_MEMCPY_PINNED_HOST_TO_DEVICE;
-  if (!from_host && !chip().resident(src, count)) {
-    return fail(NPU_ERROR_INVALID_ADDRESS, std::string(api) + ": source is not device memory");
-  }
-  return NPU_SUCCESS;
-}
-
-}  // namespace
-
 npuError npurtMemcpyAsync(void* dst, size_t dest_max, const void* src, size_t count, npurtMemcpyKind kind,
                           npurtStream stream) {
-  const npuError error = check_copy("npurtMemcpyAsync", dst, dest_max, src, count, kind);
+  const npuError error = check_dest_max("npurtMemcpyAsync", dest_max, count);
   if (error != NPU_SUCCESS) return error;
-  chip().copy_async(*stream->work, dst, src, count, /*stage_host_source=*/kind == NPU_MEMCPY_HOST_TO_DEVICE);
-  return NPU_SUCCESS;
+  return report("npurtMemcpyAsync", torch_fl::sim::copy_async(chip(), *stream, dst, src, count, copy_kind(kind)));
 }
 
 npuError npurtMemcpy(void* dst, size_t dest_max, const void* src, size_t count, npurtMemcpyKind kind,
                      npurtStream stream) {
-  const npuError error = check_copy("npurtMemcpy", dst, dest_max, src, count, kind);
+  const npuError error = check_dest_max("npurtMemcpy", dest_max, count);
   if (error != NPU_SUCCESS) return error;
-  // The caller waits below, so a host source is read in place.
-  chip().copy_async(*stream->work, dst, src, count, /*stage_host_source=*/false);
-  return npurtSynchronizeStream(stream);
+  return report("npurtMemcpy", torch_fl::sim::copy(chip(), *stream, dst, src, count, copy_kind(kind)));
 }
 
 }  // extern "C"

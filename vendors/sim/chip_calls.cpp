@@ -1,0 +1,82 @@
+#include "chip_calls.h"
+
+namespace torch_fl::sim {
+namespace {
+
+Outcome no_device(int device) { return {Failure::kInvalidDevice, "device " + std::to_string(device)}; }
+
+Outcome check_copy(const Chip& chip, void* dst, const void* src, size_t bytes, CopyKind kind) {
+  if (kind != CopyKind::kDeviceToHost && !chip.resident(dst, bytes)) {
+    return {Failure::kInvalidAddress, "destination is not device memory"};
+  }
+  const bool from_host = kind == CopyKind::kHostToDevice || kind == CopyKind::kPinnedHostToDevice;
+  if (!from_host && !chip.resident(src, bytes)) return {Failure::kInvalidAddress, "source is not device memory"};
+  return {};
+}
+
+}  // namespace
+
+Outcome device_count(const Chip& chip, int* count) {
+  if (!chip.configuration_error().empty()) return {Failure::kBadConfiguration, chip.configuration_error()};
+  *count = chip.device_count();
+  return {};
+}
+
+Outcome allocate(const Chip& chip, int device, size_t bytes, void** ptr) {
+  DeviceArena* arena = chip.arena(device);
+  if (!arena) return no_device(device);
+  *ptr = arena->allocate(bytes);
+  if (!*ptr) return {Failure::kOutOfMemory, chip.out_of_memory_detail(device, bytes)};
+  return {};
+}
+
+Outcome release(const Chip& chip, void* ptr) {
+  if (!ptr) return {};
+  DeviceArena* arena = chip.arena(chip.device_owning(ptr));
+  if (!arena || !arena->release(ptr)) return {Failure::kInvalidAddress, "pointer is not a live device allocation"};
+  return {};
+}
+
+Outcome memory_info(const Chip& chip, int device, size_t* free_bytes, size_t* total_bytes) {
+  const DeviceArena* arena = chip.arena(device);
+  if (!arena) return no_device(device);
+  *total_bytes = arena->capacity();
+  *free_bytes = arena->capacity() - arena->used();
+  return {};
+}
+
+Outcome busy_time_ns(const Chip& chip, int device, uint64_t* busy_ns, uint64_t* uptime_ns) {
+  BusyClock* clock = chip.busy_clock(device);
+  if (!clock) return no_device(device);
+  clock->read(busy_ns, uptime_ns);
+  return {};
+}
+
+Outcome synchronize(QueueHandle& queue) {
+  std::string error = queue.work->synchronize();
+  if (error.empty()) return {};
+  return {Failure::kExecution, std::move(error)};
+}
+
+void wait_for(QueueHandle& queue, const MarkerHandle& marker) {
+  queue.work->submit([marker = marker.marker]() -> std::string {
+    marker->wait();
+    return "";
+  });
+}
+
+Outcome copy_async(const Chip& chip, QueueHandle& queue, void* dst, const void* src, size_t bytes, CopyKind kind) {
+  Outcome checked = check_copy(chip, dst, src, bytes, kind);
+  if (!checked.ok()) return checked;
+  chip.copy_async(*queue.work, dst, src, bytes, /*stage_host_source=*/kind == CopyKind::kHostToDevice);
+  return {};
+}
+
+Outcome copy(const Chip& chip, QueueHandle& queue, void* dst, const void* src, size_t bytes, CopyKind kind) {
+  Outcome checked = check_copy(chip, dst, src, bytes, kind);
+  if (!checked.ok()) return checked;
+  chip.copy_async(*queue.work, dst, src, bytes, /*stage_host_source=*/false);
+  return synchronize(queue);
+}
+
+}  // namespace torch_fl::sim
