@@ -7,6 +7,8 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
+#include <array>
 #include <map>
 
 namespace torch_fl {
@@ -14,6 +16,15 @@ namespace {
 
 at::Tensor optional_tensor(const c10::IValue& value) {
   return value.isNone() ? at::Tensor() : value.toTensor();
+}
+
+// A workspace's N equal parts along the gate dimension, to bind by name.
+template <size_t N>
+std::array<at::Tensor, N> parts_of(const at::Tensor& workspace) {
+  const std::vector<at::Tensor> chunks = workspace.chunk(N, 1);
+  std::array<at::Tensor, N> parts;
+  std::copy(chunks.begin(), chunks.end(), parts.begin());
+  return parts;
 }
 
 // gates = input_gates + hidden_gates (+ input_bias + hidden_bias): (batch, 4 * hidden)
@@ -50,11 +61,7 @@ void fused_lstm_cell_backward(torch::jit::Stack* stack) {
   const at::Tensor workspace = args[4].toTensor();
   const bool has_bias = args[5].toBool();
 
-  const auto gates = workspace.chunk(4, 1);
-  const at::Tensor& in_gate = gates[0];
-  const at::Tensor& forget_gate = gates[1];
-  const at::Tensor& cell_gate = gates[2];
-  const at::Tensor& out_gate = gates[3];
+  const auto [in_gate, forget_gate, cell_gate, out_gate] = parts_of<4>(workspace);
   const at::Tensor tanh_cy = cy.tanh();
 
   // The gradient reaching cy: through hy = o * tanh(cy), plus grad_cy itself.
@@ -110,12 +117,7 @@ void fused_gru_cell_backward(torch::jit::Stack* stack) {
   const at::Tensor workspace = args[1].toTensor();
   const bool has_bias = args[2].toBool();
 
-  const auto saved = workspace.chunk(5, 1);
-  const at::Tensor& reset_gate = saved[0];
-  const at::Tensor& update_gate = saved[1];
-  const at::Tensor& new_gate = saved[2];
-  const at::Tensor& hidden_new = saved[3];
-  const at::Tensor& hx = saved[4];
+  const auto [reset_gate, update_gate, new_gate, hidden_new, hx] = parts_of<5>(workspace);
 
   // hy = n + z (hx - n) = (1 - z) n + z hx
   const at::Tensor grad_hx = grad_hy * update_gate;

@@ -20,6 +20,7 @@ the line, it is the device's own, where Accelerate would give a CUDA one that di
 from __future__ import annotations
 
 import os
+import sys
 
 from . import _backend
 from .post_import import after_import
@@ -30,13 +31,11 @@ DEVICE_VARIABLE = "ACCELERATE_TORCH_DEVICE"
 
 def install() -> None:
     after_import(ACCELERATE_MODULE, _wrap_prepare_backend, failure=lambda: (
-        f"Accelerate is imported, but its multi-process state could not be given the {_backend.load().device} "
-        "device"))
+        f"Accelerate is imported, but its multi-process state could not be given the {_backend.load().device} device"))
 
 
 def _wrap_prepare_backend() -> None:
-    import importlib
-    state = importlib.import_module(ACCELERATE_MODULE)
+    state = sys.modules[ACCELERATE_MODULE]
     original = state.PartialState._prepare_backend
     if getattr(original, "_torch_fl_original", None) is not None:
         return
@@ -70,7 +69,6 @@ def _wrap_get_grad_scaler() -> None:
     returns torch.amp.GradScaler("cuda"), which disables itself on a machine without CUDA, and
     fp16 trains with no loss scaling, without a word. For the device chosen with the
     documented line it is the device's GradScaler (ShardedGradScaler for FSDP)."""
-    import sys
     modeling = sys.modules.get("accelerate.utils.modeling")
     original = getattr(modeling, "get_grad_scaler", None)
     if original is None or getattr(original, "_torch_fl_original", None) is not None:
@@ -97,7 +95,6 @@ def _wrap_get_grad_scaler() -> None:
 def uninstall() -> None:
     """Gives Accelerate back its own _prepare_backend and get_grad_scaler (for tests, and
     users who want them)."""
-    import sys
     state = sys.modules.get(ACCELERATE_MODULE)
     if state is None:
         return

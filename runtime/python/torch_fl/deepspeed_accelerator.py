@@ -25,6 +25,7 @@ import abc
 import functools
 import logging
 import os
+import sys
 import threading
 from typing import Any, Optional
 
@@ -49,8 +50,7 @@ def install() -> None:
 
 
 def _choose_accelerator() -> None:
-    import importlib
-    real_accelerator = importlib.import_module(DEEPSPEED_MODULE)
+    real_accelerator = sys.modules[DEEPSPEED_MODULE]  # after_import runs this once it is imported
     name = _backend.load().device
     chosen = os.environ.get("DS_ACCELERATOR")
     if chosen not in (None, "", name):

@@ -75,6 +75,12 @@ class DeviceCclBackend final : public DeviceBackendBase {
   class Launch;  // one collective being enqueued (device_ccl_launch.h)
   friend class Launch;
 
+  // gather and scatter, mirror images: one tensor per rank (`own_list`'s), one
+  // list at the root (`root_lists`' first) with one tensor per rank.
+  c10::intrusive_ptr<c10d::Work> exchange_with_root(const char* collective, c10d::OpType type, bool gathering,
+                                                    std::vector<at::Tensor>& own_list,
+                                                    std::vector<std::vector<at::Tensor>>& root_lists, int root);
+
   // The communicator on `device`, made on first use (a collective call over the
   // ranks), and the backend's stream there. mutex_ held.
   tflComm communicator_locked(const c10::Device& device, const std::string& description);

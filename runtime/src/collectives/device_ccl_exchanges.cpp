@@ -12,70 +12,60 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::broadcast(std::vector<at::Tenso
                                                            const c10d::BroadcastOptions& opts) {
   const at::Tensor& tensor = only(tensors, "broadcast");
   Launch launch(*this, "broadcast", c10d::OpType::BROADCAST, {&tensor});
-  launch.call(library_.broadcast(tensor.data_ptr(), tensor.data_ptr(), count(tensor), launch.dtype(tensor),
-                                 static_cast<int32_t>(opts.rootRank), launch.comm(), launch.stream()),
-              "broadcast");
+  launch.call_in_place(library_.broadcast, "broadcast", tensor, static_cast<int32_t>(opts.rootRank));
   return launch.done(tensors);
 }
 
 c10::intrusive_ptr<c10d::Work> DeviceCclBackend::gather(std::vector<std::vector<at::Tensor>>& outputs,
                                                         std::vector<at::Tensor>& inputs,
                                                         const c10d::GatherOptions& opts) {
-  const at::Tensor& input = only(inputs, "gather");
-  const int root = static_cast<int>(opts.rootRank);
-  std::vector<at::Tensor> gathered = getRank() == root && !outputs.empty() ? outputs[0] : std::vector<at::Tensor>{};
-  Launch launch(*this, "gather", c10d::OpType::GATHER, tensors_of({&inputs, &gathered}));
-  if (getRank() == root) {
-    if (gathered.size() != static_cast<size_t>(getSize())) {
-      launch.refuse("the root's output list must have one tensor per rank");
-    }
-    for (const at::Tensor& t : gathered) {
-      launch.same_dtype(input, t);
-      if (t.numel() != input.numel()) launch.refuse("every output must have the input's element count");
-    }
-  }
-  if (getRank() != root) {
-    launch.send(input, root);
-    return launch.done({});
-  }
-  launch.group([&] {
-    for (int r = 0; r < getSize(); ++r) {
-      if (r == root) continue;
-      launch.recv(gathered[r], r);
-    }
-  });
-  launch.on_stream([&] { gathered[root].copy_(input.view(gathered[root].sizes())); });
-  return launch.done(gathered);
+  return exchange_with_root("gather", c10d::OpType::GATHER, /*gathering=*/true, inputs, outputs,
+                            static_cast<int>(opts.rootRank));
 }
 
 c10::intrusive_ptr<c10d::Work> DeviceCclBackend::scatter(std::vector<at::Tensor>& outputs,
                                                          std::vector<std::vector<at::Tensor>>& inputs,
                                                          const c10d::ScatterOptions& opts) {
-  const at::Tensor& output = only(outputs, "scatter");
-  const int root = static_cast<int>(opts.rootRank);
-  std::vector<at::Tensor> pieces = getRank() == root && !inputs.empty() ? inputs[0] : std::vector<at::Tensor>{};
-  Launch launch(*this, "scatter", c10d::OpType::SCATTER, tensors_of({&outputs, &pieces}));
-  if (getRank() == root) {
-    if (pieces.size() != static_cast<size_t>(getSize())) {
-      launch.refuse("the root's input list must have one tensor per rank");
-    }
-    for (const at::Tensor& t : pieces) {
-      launch.same_dtype(t, output);
-      if (t.numel() != output.numel()) launch.refuse("every input must have the output's element count");
-    }
+  return exchange_with_root("scatter", c10d::OpType::SCATTER, /*gathering=*/false, outputs, inputs,
+                            static_cast<int>(opts.rootRank));
+}
+
+// Gathering, every rank's tensor goes to its entry of the root's list (gather's
+// outputs); scattering, it comes from there (scatter's inputs). The root's own
+// entry is a copy on the stream.
+c10::intrusive_ptr<c10d::Work> DeviceCclBackend::exchange_with_root(const char* collective, c10d::OpType type,
+                                                                    bool gathering, std::vector<at::Tensor>& own_list,
+                                                                    std::vector<std::vector<at::Tensor>>& root_lists,
+                                                                    int root) {
+  const at::Tensor& own = only(own_list, collective);
+  const bool at_root = getRank() == root;
+  std::vector<at::Tensor> list = at_root && !root_lists.empty() ? root_lists[0] : std::vector<at::Tensor>{};
+  Launch launch(*this, collective, type, tensors_of({&own_list, &list}));
+  if (!at_root) {
+    gathering ? launch.send(own, root) : launch.recv(own, root);
+    return launch.done(gathering ? std::vector<at::Tensor>{} : own_list);
   }
-  if (getRank() != root) {
-    launch.recv(output, root);
-    return launch.done(outputs);
+  const std::string list_holds = gathering ? "output" : "input";
+  const std::string own_is = gathering ? "input" : "output";
+  if (list.size() != static_cast<size_t>(getSize())) {
+    launch.refuse("the root's " + list_holds + " list must have one tensor per rank");
+  }
+  for (const at::Tensor& t : list) {
+    gathering ? launch.same_dtype(own, t) : launch.same_dtype(t, own);  // the input's dtype first
+    if (t.numel() != own.numel()) {
+      launch.refuse("every " + list_holds + " must have the " + own_is + "'s element count");
+    }
   }
   launch.group([&] {
     for (int r = 0; r < getSize(); ++r) {
       if (r == root) continue;
-      launch.send(pieces[r], r);
+      gathering ? launch.recv(list[r], r) : launch.send(list[r], r);
     }
   });
-  launch.on_stream([&] { output.copy_(pieces[root].view(output.sizes())); });
-  return launch.done(outputs);
+  const at::Tensor& to = gathering ? list[root] : own;
+  const at::Tensor& from = gathering ? own : list[root];
+  launch.on_stream([&] { to.copy_(from.view(to.sizes())); });
+  return launch.done(gathering ? list : own_list);
 }
 
 c10::intrusive_ptr<c10d::Work> DeviceCclBackend::alltoall_base(at::Tensor& output, at::Tensor& input,
@@ -109,12 +99,8 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::alltoall_base(at::Tensor& outpu
   const at::Tensor source = launch.source(input, output);
   launch.group([&] {
     for (int r = 0; r < getSize(); ++r) {
-      launch.call(library_.send(address(source, sends[r].first), static_cast<size_t>(sends[r].second),
-                                launch.dtype(input), r, launch.comm(), launch.stream()),
-                  "send");
-      launch.call(library_.recv(address(output, receives[r].first), static_cast<size_t>(receives[r].second),
-                                launch.dtype(output), r, launch.comm(), launch.stream()),
-                  "recv");
+      launch.send(source, r, sends[r].first, sends[r].second);
+      launch.recv(output, r, receives[r].first, receives[r].second);
     }
   });
   return launch.done({output});

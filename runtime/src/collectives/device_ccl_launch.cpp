@@ -76,12 +76,12 @@ void DeviceCclBackend::Launch::call(tflStatus status, const char* what) const {
   if (backend_.closed_) C10_THROW_ERROR(DistBackendError, description() + " failed: the process group was aborted");
 }
 
-void DeviceCclBackend::Launch::send(const at::Tensor& t, int peer) const {
-  call(library().send(t.data_ptr(), count(t), dtype(t), peer, comm_, stream()), "send");
+void DeviceCclBackend::Launch::send(const at::Tensor& t, int peer, int64_t first, int64_t elements) const {
+  call(library().send(address(t, first), static_cast<size_t>(elements), dtype(t), peer, comm_, stream()), "send");
 }
 
-void DeviceCclBackend::Launch::recv(const at::Tensor& t, int peer) const {
-  call(library().recv(t.data_ptr(), count(t), dtype(t), peer, comm_, stream()), "recv");
+void DeviceCclBackend::Launch::recv(const at::Tensor& t, int peer, int64_t first, int64_t elements) const {
+  call(library().recv(address(t, first), static_cast<size_t>(elements), dtype(t), peer, comm_, stream()), "recv");
 }
 
 void DeviceCclBackend::Launch::not_in_a_group() const {

@@ -59,9 +59,19 @@ class DeviceCclBackend::Launch : public CollectiveSetup {
   // The library's status: 0, or a DistBackendError naming the collective and the call.
   void call(tflStatus status, const char* what) const;
 
-  // The library's send of `t` to rank `peer`, and receive of `t` from it.
-  void send(const at::Tensor& t, int peer) const;
-  void recv(const at::Tensor& t, int peer) const;
+  // The library's `function` on `t` in place (broadcast, all_reduce, reduce): its
+  // arguments are the send and receive buffers, count, dtype, `extra`..., comm, stream.
+  template <typename Function, typename... Extra>
+  void call_in_place(Function function, const char* what, const at::Tensor& t, Extra... extra) const {
+    call(function(t.data_ptr(), t.data_ptr(), count(t), dtype(t), extra..., comm_, stream()), what);
+  }
+
+  // The library's send of `t` to rank `peer`, and receive of `t` from it; or of
+  // `elements` of its elements from element `first` on.
+  void send(const at::Tensor& t, int peer) const { send(t, peer, 0, t.numel()); }
+  void recv(const at::Tensor& t, int peer) const { recv(t, peer, 0, t.numel()); }
+  void send(const at::Tensor& t, int peer, int64_t first, int64_t elements) const;
+  void recv(const at::Tensor& t, int peer, int64_t first, int64_t elements) const;
 
   // A collective that queues work after the library's call cannot be coalesced:
   // the library enqueues a group's calls only when it ends.

@@ -13,10 +13,8 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::allreduce(std::vector<at::Tenso
                                                            const c10d::AllreduceOptions& opts) {
   const at::Tensor& tensor = only(tensors, "all_reduce");
   Launch launch(*this, "all_reduce", c10d::OpType::ALLREDUCE, {&tensor});
-  launch.call(library_.all_reduce(tensor.data_ptr(), tensor.data_ptr(), count(tensor), launch.dtype(tensor),
-                                  launch.reduce_op(opts.reduceOp, tensor.scalar_type()), launch.comm(),
-                                  launch.stream()),
-              "all_reduce");
+  const tflReduceOp op = launch.reduce_op(opts.reduceOp, tensor.scalar_type());
+  launch.call_in_place(library_.all_reduce, "all_reduce", tensor, op);
   return launch.done(tensors);
 }
 
@@ -27,10 +25,7 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::allreduce_coalesced(std::vector
   for (const at::Tensor& t : tensors) ops.push_back(launch.reduce_op(opts.reduceOp, t.scalar_type()));
   launch.group([&] {
     for (size_t i = 0; i < tensors.size(); ++i) {
-      const at::Tensor& t = tensors[i];
-      launch.call(library_.all_reduce(t.data_ptr(), t.data_ptr(), count(t), launch.dtype(t), ops[i], launch.comm(),
-                                      launch.stream()),
-                  "all_reduce");
+      launch.call_in_place(library_.all_reduce, "all_reduce", tensors[i], ops[i]);
     }
   });
   return launch.done(tensors);
@@ -40,10 +35,8 @@ c10::intrusive_ptr<c10d::Work> DeviceCclBackend::reduce(std::vector<at::Tensor>&
                                                         const c10d::ReduceOptions& opts) {
   const at::Tensor& tensor = only(tensors, "reduce");
   Launch launch(*this, "reduce", c10d::OpType::REDUCE, {&tensor});
-  launch.call(library_.reduce(tensor.data_ptr(), tensor.data_ptr(), count(tensor), launch.dtype(tensor),
-                              launch.reduce_op(opts.reduceOp, tensor.scalar_type()),
-                              static_cast<int32_t>(opts.rootRank), launch.comm(), launch.stream()),
-              "reduce");
+  launch.call_in_place(library_.reduce, "reduce", tensor, launch.reduce_op(opts.reduceOp, tensor.scalar_type()),
+                       static_cast<int32_t>(opts.rootRank));
   return launch.done(tensors);
 }
 
