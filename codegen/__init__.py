@@ -12,6 +12,7 @@ Pipeline (one module per stage; what each may import: Layers, below):
       plan_ops.py     ATen ops: one KernelPlan per registered kernel, their launches
       plan_custom.py  custom ops and their autograd
       attention_route.py  SDPA's route to a declared fused attention kernel (its rules)
+      plan_aten_kernels.py  ATen's own kernels for the device keys (runtime/aten_kernels.yaml)
     plan_model.py   the plan: typed decisions only, no C++ (what the emitters read)
     emit_cpp.py     plan → C++ text, sharded; with emit_kernel.py (wrappers, in named steps),
                     emit_launch.py (SDK calls, status checks), emit_custom.py (vendor ops,
@@ -48,7 +49,8 @@ tests/codegen/test_import_layers.py reads this table: a new module goes into it.
                   spec_op spec_custom spec_sdk spec_sections spec_parser
     4 torch       aten library_ops device_names
     5 plan model  plan_model
-    6 planner     schema_drift plan_formats plan_ops plan_custom plan_scalar_forms attention_route plan
+    6 planner     schema_drift plan_formats plan_ops plan_custom plan_scalar_forms attention_route
+                  plan_aten_kernels plan
     7 emitters    emit_names emit_blocks emit_guard emit_launch emit_kernel emit_attention emit_cpp emit_custom
                   emit_library
                   matrix

@@ -15,7 +15,7 @@ from typing import Optional
 import yaml
 
 from torchgen import local
-from torchgen.api.types import DispatcherSignature
+from torchgen.api.types import DispatcherSignature, NativeSignature
 from torchgen.model import Argument, FunctionSchema, SchemaKind
 
 
@@ -59,6 +59,15 @@ class AtenOp:
     def returns_type(self) -> str:
         with _torchgen_locals(self.structured_group):
             return DispatcherSignature.from_schema(self.schema, symint=False).returns_type().cpp_type()
+
+    def native_pointer_type(self, kernel: str) -> str:
+        """The C++ type of a pointer to at::native::<kernel> as this op's kernel:
+        at::Tensor (*)(const at::Tensor &, int64_t)."""
+        with _torchgen_locals(self.structured_group):
+            # torchgen's rule: a kernel named *_symint takes SymInts.
+            signature = NativeSignature(self.schema, symint=kernel.endswith("_symint"))
+            parameters = ", ".join(binding.type for binding in signature.arguments())
+            return f"{signature.returns_type().cpp_type()} (*)({parameters})"
 
     @property
     def arguments(self) -> tuple[Argument, ...]:
@@ -157,3 +166,19 @@ class AtenRegistry:
         """The out= or in-place overload that shares op's functional signature."""
         name = self._by_signature.get((op.schema.signature(), kind))
         return self.lookup(name) if name else None
+
+    def dispatch_kernel(self, name: str, key: str) -> Optional[str]:
+        """The at::native:: kernel native_functions.yaml registers for `name` under
+        dispatch key `key` ("SparseCPU"), or None."""
+        entry = self._entries.get(name)
+        for keys, kernel in ((entry or {}).get("dispatch") or {}).items():
+            if key in {k.strip() for k in keys.split(",")}:
+                return kernel
+        return None
+
+    @functools.lru_cache(maxsize=None)
+    def native_pointer_types(self, kernel: str) -> tuple[str, ...]:
+        """The C++ function pointer types of the at::native::<kernel> overloads that
+        native_functions.yaml declares (more than one: taking its address needs a cast)."""
+        users = [name for name, entry in self._entries.items() if kernel in (entry.get("dispatch") or {}).values()]
+        return tuple(sorted({self.lookup(name).native_pointer_type(kernel) for name in users}))

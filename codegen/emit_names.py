@@ -8,7 +8,7 @@ identifier grammar), or a private format's name (spec_reader.IDENTIFIER).
 from __future__ import annotations
 
 from .aten import AtenOp
-from .plan_model import LaunchPlan
+from .plan_model import AtenKernel, LaunchPlan
 from .spec_model import PrivateFormatSpec
 
 
@@ -51,6 +51,15 @@ def private_format_reference(spec: PrivateFormatSpec) -> str:
 def registration(name: str, function: str) -> str:
     """A kernel's line in its TORCH_LIBRARY_IMPL block."""
     return _impl(name, f"TORCH_FN({function})")
+
+
+def aten_kernel_registration(kernel: AtenKernel) -> str:
+    """ATen's own kernel for a device key; an overloaded at::native:: name is cast to
+    the overload of this op's signature."""
+    function = f"at::native::{kernel.kernel}"
+    if kernel.overloaded:
+        function = f"static_cast<{kernel.aten.native_pointer_type(kernel.kernel)}>(&{function})"
+    return registration(kernel.aten.name, function)
 
 
 def boxed_registration(name: str, function: str) -> str:

@@ -17,6 +17,7 @@ from . import attention_route, device_names, library_ops, schema_drift, spec_fil
 from .aten import AtenRegistry
 from .errors import ErrorSink, Location, SpecErrors, did_you_mean
 from .limits import HEADER_BYTES
+from .plan_aten_kernels import plan_aten_kernels
 from .plan_custom import CustomOpPlanner
 from .plan_model import BackendPlan, KernelPlan, OpOrigin
 from .plan_ops import OpPlanner
@@ -172,6 +173,7 @@ class Planner:
                 kernels.append(kernel)
         attention_route.check(kernels, claimed, self.errors)
         libraries = self._plan_library_ops(kernels, claimed, gated)
+        aten_kernels = plan_aten_kernels(self.repo_root, self.aten, self.errors, claimed)
         custom_ops = [plan for plan in (self.custom.plan(c) for c in self.spec.custom) if plan]
         autocast = self._check_autocast()
         self.errors.raise_if_any()
@@ -180,7 +182,8 @@ class Planner:
                            sdk=self.spec.sdk, spec_sha256=digest, torch_version=self.torch_version_text,
                            kernels=pair_scalar_forms(tuple(kernels)),
                            custom_ops=tuple(custom_ops), gated=tuple(gated), autocast=autocast,
-                           libraries=tuple(libraries), distributed=self.spec.distributed)
+                           libraries=tuple(libraries), distributed=self.spec.distributed,
+                           aten_kernels=aten_kernels)
 
     def _carried_from_reference(self, op_spec: OpSpec, overload: str, schema: str) -> bool:
         """Generating for another torch than the specs were validated against: the

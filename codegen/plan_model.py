@@ -254,6 +254,17 @@ class CustomOpPlan:
 
 
 @dataclass(frozen=True, kw_only=True)
+class AtenKernel:
+    """One of ATen's own device-generic kernels the backend registers for a device key
+    (runtime/aten_kernels.yaml): the kernel ATen registers for the CPU counterpart."""
+    dispatch_key: str  # "QuantizedPrivateUse1"
+    aten: AtenOp
+    kernel: str  # the at::native:: function
+    overloaded: bool  # at::native::<kernel> names several functions: the registration picks one
+    source: Provenance  # its line in runtime/aten_kernels.yaml
+
+
+@dataclass(frozen=True, kw_only=True)
 class BackendPlan:
     vendor: str  # the custom ops' namespace too
     device: str
@@ -269,3 +280,5 @@ class BackendPlan:
     # (namespace, version) of the other libraries whose ops have kernels here.
     libraries: tuple[tuple[str, str], ...] = ()
     distributed: Optional[DistributedSpec] = None  # the vendor's c10d backend, if it declares one
+    aten_kernels: tuple[AtenKernel, ...] = ()  # ATen's own kernels for the device keys
+

@@ -1,17 +1,11 @@
-// The tensor ops every backend must provide itself: allocation, views,
-// resizing, storage swaps, copies and reading a scalar back to the host.
+// The tensor ops every backend must provide itself: allocation, resizing,
+// storage swaps, copies and reading a scalar back to the host. (ATen's own
+// view kernels are registered from runtime/aten_kernels.yaml.)
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
 #include <ATen/native/ResizeCommon.h>
 #include <ATen/native/TensorFactories.h>
-#include <ATen/ops/_reshape_alias_native.h>
-#include <ATen/ops/as_strided_native.h>
-#include <ATen/ops/unfold_native.h>
-#include <ATen/ops/is_set_to_native.h>
-#include <ATen/ops/view_as_complex_native.h>
-#include <ATen/ops/view_as_real_native.h>
-#include <ATen/ops/view_native.h>
 #include <c10/core/Storage.h>
 #include <torch/library.h>
 
@@ -217,15 +211,6 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
   m.impl("empty_strided", TORCH_FN(empty_strided));
-  m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
-  m.impl("view", TORCH_FN(at::native::view));
-  m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
-  // A view (sizes and strides only), like the three above: no device work.
-  m.impl("unfold", TORCH_FN(at::native::unfold));
-  m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
-  m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
-  // Storage identity: on the CPU fallback it compares copies, always false.
-  m.impl("is_set_to", TORCH_FN(at::native::is_set_to));
   m.impl("resize_", TORCH_FN(resize_));
   m.impl("set_.source_Storage", TORCH_FN(set_source_storage));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));

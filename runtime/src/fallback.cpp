@@ -191,7 +191,7 @@ void cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   TORCH_CHECK_NOT_IMPLEMENTED(!returns_a_view(op), "[", driver().vendor, "] ", name, " (", dtype,
                               ") is a view operator without a device kernel (", to_string(reason),
                               "): on the CPU fallback it would return a copy, and writes through it would be "
-                              "lost. Register it in the runtime (runtime/src/core_ops.cpp: a view needs no device work).");
+                              "lost. Register ATen's kernel for it in runtime/aten_kernels.yaml (a view needs no device work).");
   const FallbackMode mode = fallback_mode();
   if (debug_logging()) {
     log_line(name + " [" + dtype + "]: CPU fallback (" + to_string(reason) + ")");
@@ -242,8 +242,8 @@ void reset_fallback_records() {
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }
-// Sparse COO, nested and quantized device tensors (sparse_ops.cpp, nested_ops.cpp,
-// quantized_ops.cpp): their other ops run on CPU's kernels for them the same way.
+// Sparse COO, nested and quantized device tensors (sparse_ops.cpp, quantized_ops.cpp,
+// runtime/aten_kernels.yaml): their other ops run on CPU's kernels for them the same way.
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }

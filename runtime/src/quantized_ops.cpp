@@ -4,34 +4,13 @@
 // - Quantizing and dequantizing run as ATen ops on the device (ATen's generic
 //   quantize_per_tensor and dequantize call the kernel stubs registered here),
 //   so every vendor computes them on its own chip, in the order CPU's kernels do.
-// - Construction, the accessors, views, clones and copies come from ATen's
-//   device-generic implementations or are written here.
+// - Construction, the accessors, views and clones are ATen's device-generic
+//   kernels (runtime/aten_kernels.yaml); int_repr and copies are written here.
 // - Every other quantized op runs on the CPU fallback (fallback.cpp): a spec has
 //   no quantized kernels.
 #include <ATen/ATen.h>
 #include <ATen/native/DispatchStub.h>
 #include <ATen/native/quantized/AffineQuantizer.h>
-#include <ATen/ops/_empty_affine_quantized_native.h>
-#include <ATen/ops/_empty_per_channel_affine_quantized_native.h>
-#include <ATen/ops/_reshape_alias_native.h>
-#include <ATen/ops/as_strided_native.h>
-#include <ATen/ops/clone_native.h>
-#include <ATen/ops/dequantize_native.h>
-#include <ATen/ops/empty_like_native.h>
-#include <ATen/ops/empty_native.h>
-#include <ATen/ops/empty_quantized_native.h>
-#include <ATen/ops/q_per_channel_axis_native.h>
-#include <ATen/ops/q_per_channel_scales_native.h>
-#include <ATen/ops/q_per_channel_zero_points_native.h>
-#include <ATen/ops/q_scale_native.h>
-#include <ATen/ops/q_zero_point_native.h>
-#include <ATen/ops/qscheme_native.h>
-#include <ATen/ops/quantize_per_channel_native.h>
-#include <ATen/ops/quantize_per_tensor_native.h>
-#include <ATen/ops/set_native.h>
-#include <ATen/ops/squeeze_native.h>
-#include <ATen/ops/unsqueeze_native.h>
-#include <ATen/ops/view_native.h>
 #include <ATen/quantized/Quantizer.h>
 #include <torch/library.h>
 
@@ -239,41 +218,12 @@ at::Tensor copy_from(const at::Tensor& source, const at::Tensor& destination, bo
 
 }  // namespace
 
-// Quantizing a device tensor dispatches on its (dense) key; ATen's kernels are
-// device-generic and reach the stubs above.
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("quantize_per_tensor", TORCH_FN(at::native::quantize_per_tensor));
-  m.impl("quantize_per_tensor.tensor_qparams", TORCH_FN(at::native::quantize_per_tensor_tensor_qparams));
-  m.impl("quantize_per_channel", TORCH_FN(at::native::quantize_per_channel));
-}
-
+// What ATen has no device-generic kernel for. Its own kernels (construction, the
+// accessors, views, clones, and quantize_per_* for the dense key, which reach the
+// stubs above) are registered from runtime/aten_kernels.yaml.
 TORCH_LIBRARY_IMPL(aten, QuantizedPrivateUse1, m) {
-  m.impl("empty.memory_format", TORCH_FN(at::native::empty_unknown_quantized));
-  m.impl("empty_quantized", TORCH_FN(at::native::empty_quantized));
-  m.impl("empty_like", TORCH_FN(at::native::empty_like_quantized));
-  m.impl("_empty_affine_quantized", TORCH_FN(at::native::empty_affine_quantized));
-  m.impl("_empty_per_channel_affine_quantized", TORCH_FN(at::native::empty_per_channel_affine_quantized));
-  m.impl("dequantize.self", TORCH_FN(at::native::dequantize_quantized));
   m.impl("int_repr", TORCH_FN(int_repr));
-  m.impl("q_scale", TORCH_FN(at::native::q_scale_quant));
-  m.impl("q_zero_point", TORCH_FN(at::native::q_zero_point_quant));
-  m.impl("qscheme", TORCH_FN(at::native::qscheme_quant));
-  m.impl("q_per_channel_scales", TORCH_FN(at::native::q_per_channel_scales));
-  m.impl("q_per_channel_zero_points", TORCH_FN(at::native::q_per_channel_zero_points));
-  m.impl("q_per_channel_axis", TORCH_FN(at::native::q_per_channel_axis));
-  m.impl("clone", TORCH_FN(at::native::quantized_clone));
   m.impl("_copy_from", TORCH_FN(copy_from));
-  m.impl("set_.source_Storage_storage_offset", TORCH_FN(at::native::set_storage_quantized_));
-  // Views of the storage: on the fallback they would be copies (which it refuses).
-  m.impl("as_strided", TORCH_FN(at::native::as_strided_qtensorimpl));
-  m.impl("view", TORCH_FN(at::native::view));
-  m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
-  m.impl("unsqueeze", TORCH_FN(at::native::unsqueeze_quantized));
-  m.impl("squeeze", TORCH_FN(static_cast<at::Tensor (*)(const at::Tensor&)>(&at::native::squeeze_quantized)));
-  m.impl("squeeze.dim",
-         TORCH_FN(static_cast<at::Tensor (*)(const at::Tensor&, int64_t)>(&at::native::squeeze_quantized)));
-  m.impl("squeeze.dims",
-         TORCH_FN(static_cast<at::Tensor (*)(const at::Tensor&, at::IntArrayRef)>(&at::native::squeeze_quantized)));
 }
 
 }  // namespace torch_fl

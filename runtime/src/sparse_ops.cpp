@@ -1,30 +1,14 @@
 // Sparse COO tensors on the device: their indices and values are device tensors,
 // and their ops run on the CPU fallback (a vendor spec has no sparse kernels).
-// What a backend must provide itself is registered here: construction, the
-// accessors (views of the indices and values, so never on the fallback), copies,
-// resizing, and the fallback for the SparsePrivateUse1 key. ATen's
-// implementations of these are device-generic (SparseTensor.cpp).
+// ATen's device-generic kernels for the accessors (views of the indices and
+// values, so never on the fallback), copies and resizing are registered from
+// runtime/aten_kernels.yaml; construction, which needs a device guard, and
+// clone are registered here.
 #include <ATen/ATen.h>
-#include <ATen/ops/_coalesced_native.h>
-#include <ATen/ops/_indices_native.h>
-#include <ATen/ops/_nnz_native.h>
 #include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors_native.h>
 #include <ATen/ops/_sparse_coo_tensor_with_dims_native.h>
-#include <ATen/ops/_values_native.h>
 #include <ATen/ops/clone_native.h>
-#include <ATen/ops/copy_native.h>
-#include <ATen/ops/copy_sparse_to_sparse_native.h>
-#include <ATen/ops/dense_dim_native.h>
 #include <ATen/ops/empty_native.h>
-#include <ATen/ops/indices_native.h>
-#include <ATen/ops/is_coalesced_native.h>
-#include <ATen/ops/permute_native.h>
-#include <ATen/ops/sparse_dim_native.h>
-#include <ATen/ops/sparse_resize_and_clear_native.h>
-#include <ATen/ops/sparse_resize_native.h>
-#include <ATen/ops/unsqueeze_native.h>
-#include <ATen/ops/values_native.h>
-#include <ATen/ops/zero_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
@@ -71,25 +55,7 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("_sparse_coo_tensor_with_dims", TORCH_FN(with_dims));
   m.impl("_sparse_coo_tensor_with_dims_and_tensors", TORCH_FN(with_dims_and_tensors));
   m.impl("empty.memory_format", TORCH_FN(empty));
-  m.impl("_indices", TORCH_FN(at::native::_indices_sparse));
-  m.impl("_values", TORCH_FN(at::native::_values_sparse));
-  m.impl("indices", TORCH_FN(at::native::indices_sparse));
-  m.impl("values", TORCH_FN(at::native::values_sparse));
-  m.impl("permute", TORCH_FN(at::native::permute_sparse_coo));
-  m.impl("unsqueeze", TORCH_FN(at::native::unsqueeze_sparse));
-  m.impl("sparse_dim", TORCH_FN(at::native::sparse_dim_sparse));
-  m.impl("dense_dim", TORCH_FN(at::native::dense_dim_sparse));
-  m.impl("_dimI", TORCH_FN(at::native::sparse_dim_sparse));
-  m.impl("_dimV", TORCH_FN(at::native::dense_dim_sparse));
-  m.impl("_nnz", TORCH_FN(at::native::_nnz_sparse));
-  m.impl("is_coalesced", TORCH_FN(at::native::is_coalesced_sparse));
-  m.impl("_coalesced_", TORCH_FN(at::native::_coalesced_sparse_));
-  m.impl("copy_", TORCH_FN(at::native::copy_sparse_wrapper_));
-  m.impl("copy_sparse_to_sparse_", TORCH_FN(at::native::copy_sparse_));
   m.impl("clone", TORCH_FN(clone));
-  m.impl("zero_", TORCH_FN(at::native::zero_sparse_));
-  m.impl("sparse_resize_", TORCH_FN(at::native::sparse_resize_));
-  m.impl("sparse_resize_and_clear_", TORCH_FN(at::native::sparse_resize_and_clear_));
 }
 
 }  // namespace torch_fl

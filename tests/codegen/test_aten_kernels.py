@@ -1,0 +1,80 @@
+"""runtime/aten_kernels.yaml: ATen's own kernels for the device keys, each resolved to
+the kernel the installed torch registers for the CPU counterpart, and the errors a
+bad line or a clashing spec entry gets."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from conftest import REPO_ROOT
+from test_spec_errors import VALID_SPEC
+
+from codegen import render
+from codegen.aten import AtenRegistry
+from codegen.errors import ErrorSink, Location
+from codegen.pipeline import load_plan
+from codegen.plan_aten_kernels import ATEN_KERNELS, plan_aten_kernels
+
+
+def plan_file(tmp_path, text: str, spec_entries: dict | None = None) -> tuple[tuple, list[str]]:
+    (tmp_path / "runtime").mkdir(exist_ok=True)
+    (tmp_path / ATEN_KERNELS).write_text(text)
+    errors = ErrorSink()
+    kernels = plan_aten_kernels(str(tmp_path), AtenRegistry.from_installed_torch(), errors, spec_entries or {})
+    return kernels, [str(e) for e in errors.errors]
+
+
+def test_each_op_takes_the_kernel_torch_registers_for_the_cpu_counterpart_key(tmp_path):
+    kernels, errors = plan_file(tmp_path, "PrivateUse1: [view, as_strided]\n"
+                                          "SparsePrivateUse1: [_dimI]\nQuantizedPrivateUse1: [squeeze.dim]\n")
+    assert errors == []
+    found = {(k.dispatch_key, k.aten.name): k for k in kernels}
+    assert found["PrivateUse1", "as_strided"].kernel == "as_strided_tensorimpl"
+    assert found["SparsePrivateUse1", "_dimI"].kernel == "sparse_dim_sparse"  # shared with sparse_dim
+    assert not found["SparsePrivateUse1", "_dimI"].overloaded  # one signature: no cast
+    squeeze = found["QuantizedPrivateUse1", "squeeze.dim"]
+    assert squeeze.kernel == "squeeze_quantized" and squeeze.overloaded
+    assert squeeze.source.line == 3
+
+
+def test_an_overloaded_kernel_is_registered_through_the_cast_to_its_own_signature():
+    plan = load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml"), REPO_ROOT)
+    text = render.render(plan)["aten_kernels.cpp"]
+    assert ('m.impl("squeeze.dim", TORCH_FN(static_cast<at::Tensor (*)(const at::Tensor &, int64_t)>'
+            '(&at::native::squeeze_quantized)));') in text
+    assert 'm.impl("view", TORCH_FN(at::native::view));' in text
+    assert "#include <ATen/ops/squeeze_native.h>" in text
+    # Every op of the file is registered, under its key.
+    listed = sum(1 for line in open(os.path.join(REPO_ROOT, ATEN_KERNELS)) if line.startswith("  - "))
+    assert text.count("m.impl(") == listed == len(plan.aten_kernels)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("PrivateUse1: [veiw]\n", f"{ATEN_KERNELS}:1:15: 'veiw' is not an ATen op of this torch (did you mean 'view'?)"),
+    ("PrivateUse1:\n  - conv2d\n", f"{ATEN_KERNELS}:2:5: this torch registers no CPU kernel for 'conv2d' to take "
+     "for PrivateUse1 (implement it in runtime/src/ and register it there)"),
+    ("SparsePrivatUse1: [view]\n", f"{ATEN_KERNELS}:1:1: unknown key 'SparsePrivatUse1' in {ATEN_KERNELS} "
+     "(a device dispatch key) (did you mean 'SparsePrivateUse1'?)"),
+    ("PrivateUse1: view\n", f"{ATEN_KERNELS}:1:14: 'PrivateUse1' must be a list"),
+])
+def test_a_bad_line_is_reported_at_its_place_with_a_suggestion(tmp_path, text, expected):
+    kernels, errors = plan_file(tmp_path, text)
+    assert errors == [expected]
+    assert kernels == ()
+
+
+def test_a_spec_entry_for_one_of_its_ops_is_an_error_at_the_entry(tmp_path):
+    entry = Location("specs/x.yaml", 12, 3)
+    _, errors = plan_file(tmp_path, "PrivateUse1: [view]\nSparsePrivateUse1: [values]\n",
+                          {"view": entry, "values": entry})
+    # Only the dense key clashes: a spec registers PrivateUse1 kernels.
+    assert errors == [f"specs/x.yaml:12:3: 'view' is ATen's own kernel on every device ({ATEN_KERNELS}:1) "
+                      "(remove this entry)"]
+
+
+def test_a_spec_that_declares_a_view_the_runtime_registers_fails_generation(tmp_path):
+    spec = tmp_path / "clash.yaml"
+    spec.write_text(VALID_SPEC + '  view: {call: "mluOpAdd(stream, self, self, self, out)"}\n')
+    with pytest.raises(Exception) as raised:
+        load_plan(str(spec), REPO_ROOT)
+    assert "'view' is ATen's own kernel on every device" in str(raised.value)
