@@ -20,6 +20,10 @@ std::vector<at::Tensor> flattened(const std::vector<std::vector<at::Tensor>>& li
 }
 
 
+// The gathers' and the scatters' argument types (rows below).
+using TensorList = std::vector<at::Tensor>;
+using TensorLists = std::vector<std::vector<at::Tensor>>;
+
 // What a Work returns for each of c10d's argument shapes: a tensor, a list, a
 // list of lists (flattened).
 std::vector<at::Tensor> results_of(const at::Tensor& tensor) { return {tensor}; }
@@ -66,12 +70,22 @@ TORCH_FL_STAGED_IN_PLACE(allreduce_coalesced, AllreduceCoalescedOptions, "all_re
 TORCH_FL_STAGED_IN_PLACE(reduce, ReduceOptions, "reduce", REDUCE)
 #undef TORCH_FL_STAGED_IN_PLACE
 
-c10::intrusive_ptr<c10d::Work> StagedBackend::allgather(std::vector<std::vector<at::Tensor>>& outputs,
-                                                        std::vector<at::Tensor>& inputs,
-                                                        const c10d::AllgatherOptions& opts) {
-  Staging staging(*this, "all_gather", c10d::OpType::ALLGATHER, tensors_of(outputs, inputs));
-  return out_of_place(staging, numel_of(inputs), outputs, inputs, &c10d::Backend::allgather, opts);
-}
+// The gathers and the scatters: a list of lists and a plain list, the host
+// backend's method of the same name on their twins; every rank agrees on the
+// size of the plain list (its contribution, or its share). Each row: as above,
+// then the types of outputs and inputs (TensorLists, TensorList or the other way
+// round), and which argument is the list of lists and which the plain list.
+#define TORCH_FL_STAGED_LISTS(method, Options, name, op_type, Outputs, Inputs, lists, list)                           \
+  c10::intrusive_ptr<c10d::Work> StagedBackend::method(Outputs& outputs, Inputs& inputs, const c10d::Options& opts) { \
+    Staging staging(*this, name, c10d::OpType::op_type, tensors_of(lists, list));                                     \
+    return out_of_place(staging, numel_of(list), outputs, inputs, &c10d::Backend::method, opts);                      \
+  }
+TORCH_FL_STAGED_LISTS(allgather, AllgatherOptions, "all_gather", ALLGATHER, TensorLists, TensorList, outputs, inputs)
+TORCH_FL_STAGED_LISTS(gather, GatherOptions, "gather", GATHER, TensorLists, TensorList, outputs, inputs)
+TORCH_FL_STAGED_LISTS(scatter, ScatterOptions, "scatter", SCATTER, TensorList, TensorLists, inputs, outputs)
+TORCH_FL_STAGED_LISTS(reduce_scatter, ReduceScatterOptions, "reduce_scatter", REDUCE_SCATTER, TensorList, TensorLists,
+                      inputs, outputs)
+#undef TORCH_FL_STAGED_LISTS
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::_allgather_base(at::Tensor& output, at::Tensor& input,
                                                               const c10d::AllgatherOptions& opts) {
@@ -92,27 +106,6 @@ c10::intrusive_ptr<c10d::Work> StagedBackend::reduce_scatter_tensor_coalesced(
   Staging staging(*this, "reduce_scatter_tensor_coalesced", c10d::OpType::COALESCED, tensors_of({&outputs, &inputs}));
   return out_of_place(staging, numel_of(outputs), outputs, inputs, &c10d::Backend::reduce_scatter_tensor_coalesced,
                       opts);
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::gather(std::vector<std::vector<at::Tensor>>& outputs,
-                                                     std::vector<at::Tensor>& inputs,
-                                                     const c10d::GatherOptions& opts) {
-  Staging staging(*this, "gather", c10d::OpType::GATHER, tensors_of(outputs, inputs));
-  return out_of_place(staging, numel_of(inputs), outputs, inputs, &c10d::Backend::gather, opts);
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::scatter(std::vector<at::Tensor>& outputs,
-                                                      std::vector<std::vector<at::Tensor>>& inputs,
-                                                      const c10d::ScatterOptions& opts) {
-  Staging staging(*this, "scatter", c10d::OpType::SCATTER, tensors_of(inputs, outputs));
-  return out_of_place(staging, numel_of(outputs), outputs, inputs, &c10d::Backend::scatter, opts);
-}
-
-c10::intrusive_ptr<c10d::Work> StagedBackend::reduce_scatter(std::vector<at::Tensor>& outputs,
-                                                             std::vector<std::vector<at::Tensor>>& inputs,
-                                                             const c10d::ReduceScatterOptions& opts) {
-  Staging staging(*this, "reduce_scatter", c10d::OpType::REDUCE_SCATTER, tensors_of(inputs, outputs));
-  return out_of_place(staging, numel_of(outputs), outputs, inputs, &c10d::Backend::reduce_scatter, opts);
 }
 
 c10::intrusive_ptr<c10d::Work> StagedBackend::_reduce_scatter_base(at::Tensor& output, at::Tensor& input,
