@@ -1,5 +1,7 @@
 #include "alu_torchvision.h"
 
+#include "alu.h"
+
 #include <ATen/core/dispatch/Dispatcher.h>
 
 namespace torch_fl::sim::alu::torchvision {
@@ -35,38 +37,45 @@ void nms(const at::Tensor& dets, const at::Tensor& scores, double iou_threshold,
   kept.fill_(indices.size(0));
 }
 
-at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, const RoiAlignParams& p) {
+void roi_align(const at::Tensor& input, const at::Tensor& rois, const RoiAlignParams& p, const at::Tensor& out) {
   static const CpuKernel<at::Tensor(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, int64_t, bool)> kernel(
       "torchvision::roi_align");
-  return kernel(input, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
-                p.sampling_ratio, p.aligned);
+  store(out, kernel(input, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
+                    p.sampling_ratio, p.aligned));
 }
 
-at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, const RoiAlignParams& p,
-                              at::IntArrayRef input_sizes) {
+void roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, const RoiAlignParams& p,
+                        const at::Tensor& grad_input) {
   static const CpuKernel<at::Tensor(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt,
                                     c10::SymInt, c10::SymInt, int64_t, bool)>
       kernel("torchvision::_roi_align_backward");
-  return kernel(grad, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
-                c10::SymInt(input_sizes.at(0)), c10::SymInt(input_sizes.at(1)), c10::SymInt(input_sizes.at(2)),
-                c10::SymInt(input_sizes.at(3)), p.sampling_ratio, p.aligned);
+  const at::IntArrayRef input_sizes = grad_input.sizes();
+  store(grad_input, kernel(grad, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
+                           c10::SymInt(input_sizes.at(0)), c10::SymInt(input_sizes.at(1)),
+                           c10::SymInt(input_sizes.at(2)), c10::SymInt(input_sizes.at(3)), p.sampling_ratio,
+                           p.aligned));
 }
 
-std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois,
-                                            const RoiPoolParams& p) {
+void roi_pool(const at::Tensor& input, const at::Tensor& rois, const RoiPoolParams& p, const at::Tensor& out,
+              const at::Tensor& argmax) {
   static const CpuKernel<std::tuple<at::Tensor, at::Tensor>(TensorRef, TensorRef, double, c10::SymInt, c10::SymInt)>
       kernel("torchvision::roi_pool");
-  return kernel(input, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width));
+  auto [values, where] =
+      kernel(input, rois, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width));
+  store(out, values);
+  store(argmax, where);
 }
 
-at::Tensor roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
-                             const RoiPoolParams& p, at::IntArrayRef input_sizes) {
+void roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
+                       const RoiPoolParams& p, const at::Tensor& grad_input) {
   static const CpuKernel<at::Tensor(TensorRef, TensorRef, TensorRef, double, c10::SymInt, c10::SymInt, c10::SymInt,
                                     c10::SymInt, c10::SymInt, c10::SymInt)>
       kernel("torchvision::_roi_pool_backward");
-  return kernel(grad, rois, argmax, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
-                c10::SymInt(input_sizes.at(0)), c10::SymInt(input_sizes.at(1)), c10::SymInt(input_sizes.at(2)),
-                c10::SymInt(input_sizes.at(3)));
+  const at::IntArrayRef input_sizes = grad_input.sizes();
+  store(grad_input,
+        kernel(grad, rois, argmax, p.spatial_scale, c10::SymInt(p.pooled_height), c10::SymInt(p.pooled_width),
+               c10::SymInt(input_sizes.at(0)), c10::SymInt(input_sizes.at(1)), c10::SymInt(input_sizes.at(2)),
+               c10::SymInt(input_sizes.at(3))));
 }
 
 namespace {
@@ -78,21 +87,29 @@ using DeformBackwardSignature = std::tuple<at::Tensor, at::Tensor, at::Tensor, a
     c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt, bool);
 }  // namespace
 
-at::Tensor deform_conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
-                         const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& p) {
+void deform_conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset, const at::Tensor& mask,
+                   const at::Tensor& bias, const DeformConv2dParams& p, const at::Tensor& out) {
   static const CpuKernel<DeformSignature> kernel("torchvision::deform_conv2d");
-  return kernel(input, weight, offset, mask, bias, c10::SymInt(p.stride_h), c10::SymInt(p.stride_w),
-                c10::SymInt(p.pad_h), c10::SymInt(p.pad_w), c10::SymInt(p.dilation_h), c10::SymInt(p.dilation_w),
-                c10::SymInt(p.groups), c10::SymInt(p.offset_groups), p.use_mask);
+  store(out, kernel(input, weight, offset, mask, bias, c10::SymInt(p.stride_h), c10::SymInt(p.stride_w),
+                    c10::SymInt(p.pad_h), c10::SymInt(p.pad_w), c10::SymInt(p.dilation_h),
+                    c10::SymInt(p.dilation_w), c10::SymInt(p.groups), c10::SymInt(p.offset_groups), p.use_mask));
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_conv2d_backward(
-    const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
-    const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& p) {
+void deform_conv2d_backward(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight,
+                            const at::Tensor& offset, const at::Tensor& mask, const at::Tensor& bias,
+                            const DeformConv2dParams& p, const at::Tensor& grad_input,
+                            const at::Tensor& grad_weight, const at::Tensor& grad_offset, const at::Tensor& grad_mask,
+                            const at::Tensor& grad_bias) {
   static const CpuKernel<DeformBackwardSignature> kernel("torchvision::_deform_conv2d_backward");
-  return kernel(grad, input, weight, offset, mask, bias, c10::SymInt(p.stride_h), c10::SymInt(p.stride_w),
-                c10::SymInt(p.pad_h), c10::SymInt(p.pad_w), c10::SymInt(p.dilation_h), c10::SymInt(p.dilation_w),
-                c10::SymInt(p.groups), c10::SymInt(p.offset_groups), p.use_mask);
+  auto [dx, dw, doff, dm, db] =
+      kernel(grad, input, weight, offset, mask, bias, c10::SymInt(p.stride_h), c10::SymInt(p.stride_w),
+             c10::SymInt(p.pad_h), c10::SymInt(p.pad_w), c10::SymInt(p.dilation_h), c10::SymInt(p.dilation_w),
+             c10::SymInt(p.groups), c10::SymInt(p.offset_groups), p.use_mask);
+  store(grad_input, dx);
+  store(grad_weight, dw);
+  store(grad_offset, doff);
+  store(grad_mask, dm);
+  store(grad_bias, db);
 }
 
 }  // namespace torch_fl::sim::alu::torchvision

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <string>
-#include <tuple>
 
 namespace torch_fl::sim::alu::torchvision {
 
@@ -17,6 +16,11 @@ namespace torch_fl::sim::alu::torchvision {
 inline std::string dtype_mismatch(const char* op, const char* what, c10::ScalarType want, c10::ScalarType got) {
   return std::string(op) + ": " + what + " must be " + c10::toString(want) + ", got " + c10::toString(got);
 }
+
+// Each op writes its results into the output views it is given, as every chip
+// wants them (through alu::store: an undefined view, an output the caller did
+// not ask for, is skipped). A backward's grad_input also gives the forward's
+// input's sizes (N, C, H, W).
 
 // The indices of the boxes kept, best score first, into keep's leading rows,
 // and how many there are into kept[0] (keep has room for every box).
@@ -35,24 +39,26 @@ struct RoiAlignParams {
   bool aligned;
 };
 
-// A backward's input_sizes: the forward's input's (N, C, H, W), grad_input's.
-at::Tensor roi_align(const at::Tensor& input, const at::Tensor& rois, const RoiAlignParams& params);
-at::Tensor roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, const RoiAlignParams& params,
-                              at::IntArrayRef input_sizes);
-std::tuple<at::Tensor, at::Tensor> roi_pool(const at::Tensor& input, const at::Tensor& rois,
-                                            const RoiPoolParams& params);
-at::Tensor roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
-                             const RoiPoolParams& params, at::IntArrayRef input_sizes);
+// roi_align and its backward take the same arguments, the backward's grad and
+// grad_input in the forward's input's and out's places.
+void roi_align(const at::Tensor& input, const at::Tensor& rois, const RoiAlignParams& params, const at::Tensor& out);
+void roi_align_backward(const at::Tensor& grad, const at::Tensor& rois, const RoiAlignParams& params,
+                        const at::Tensor& grad_input);
+void roi_pool(const at::Tensor& input, const at::Tensor& rois, const RoiPoolParams& params, const at::Tensor& out,
+              const at::Tensor& argmax);
+void roi_pool_backward(const at::Tensor& grad, const at::Tensor& rois, const at::Tensor& argmax,
+                       const RoiPoolParams& params, const at::Tensor& grad_input);
 
 struct DeformConv2dParams {
   int64_t stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, groups, offset_groups;
   bool use_mask;
 };
-at::Tensor deform_conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
-                         const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& params);
-// grad_input, grad_weight, grad_offset, grad_mask, grad_bias
-std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> deform_conv2d_backward(
-    const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset,
-    const at::Tensor& mask, const at::Tensor& bias, const DeformConv2dParams& params);
+void deform_conv2d(const at::Tensor& input, const at::Tensor& weight, const at::Tensor& offset, const at::Tensor& mask,
+                   const at::Tensor& bias, const DeformConv2dParams& params, const at::Tensor& out);
+void deform_conv2d_backward(const at::Tensor& grad, const at::Tensor& input, const at::Tensor& weight,
+                            const at::Tensor& offset, const at::Tensor& mask, const at::Tensor& bias,
+                            const DeformConv2dParams& params, const at::Tensor& grad_input,
+                            const at::Tensor& grad_weight, const at::Tensor& grad_offset, const at::Tensor& grad_mask,
+                            const at::Tensor& grad_bias);
 
 }  // namespace torch_fl::sim::alu::torchvision

@@ -27,32 +27,27 @@ mluRet_t mluOpNms(mluQueue_t q, const mluTensor_t* boxes, const mluTensor_t* sco
                 });
 }
 
-mluRet_t mluOpRoiAlign(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* rois, double spatial_scale,
-                       int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
-                       const mluTensor_t* out) {
-  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
-  return launch("mluOpRoiAlign", q, {input, rois, out}, [x = *input, r = *rois, params, o = *out] {
-    store(o, vision::roi_align(host_view(x), host_view(r), params));
-  });
-}
-
-mluRet_t mluOpRoiAlignBackward(mluQueue_t q, const mluTensor_t* grad, const mluTensor_t* rois, double spatial_scale,
-                               int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,
-                               const mluTensor_t* grad_input) {
-  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
-  return launch("mluOpRoiAlignBackward", q, {grad, rois, grad_input}, [g = *grad, r = *rois, params, gi = *grad_input] {
-    store(gi, vision::roi_align_backward(host_view(g), host_view(r), params, at::IntArrayRef(gi.shape, 4)));
-  });
-}
+// roi_align and its backward take the same arguments (the backward's grad and
+// grad_input in the input's and out's places): the ALU's KERNEL on their views.
+#define MLU_ROI_ALIGN(NAME, KERNEL)                                                                                   \
+  mluRet_t mluOp##NAME(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* rois, double spatial_scale,        \
+                       int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio, bool aligned,            \
+                       const mluTensor_t* out) {                                                                      \
+    const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};        \
+    return launch("mluOp" #NAME, q, {input, rois, out}, [x = *input, r = *rois, params, o = *out] {                  \
+      KERNEL(host_view(x), host_view(r), params, host_view(o));                                                       \
+    });                                                                                                               \
+  }
+MLU_ROI_ALIGN(RoiAlign, vision::roi_align)
+MLU_ROI_ALIGN(RoiAlignBackward, vision::roi_align_backward)
+#undef MLU_ROI_ALIGN
 
 mluRet_t mluOpRoiPool(mluQueue_t q, const mluTensor_t* input, const mluTensor_t* rois, double spatial_scale,
                       int64_t pooled_height, int64_t pooled_width, const mluTensor_t* out, const mluTensor_t* argmax) {
   if (mluRet_t e = require_dtype("mluOpRoiPool", "argmax", argmax, MLU_DTYPE_INT32); e != MLU_RET_SUCCESS) return e;
   const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
   return launch("mluOpRoiPool", q, {input, rois, out, argmax}, [x = *input, r = *rois, params, o = *out, a = *argmax] {
-    auto [values, where] = vision::roi_pool(host_view(x), host_view(r), params);
-    store(o, values);
-    store(a, where);
+    vision::roi_pool(host_view(x), host_view(r), params, host_view(o), host_view(a));
   });
 }
 
@@ -65,8 +60,7 @@ mluRet_t mluOpRoiPoolBackward(mluQueue_t q, const mluTensor_t* grad, const mluTe
   const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
   return launch("mluOpRoiPoolBackward", q, {grad, rois, argmax, grad_input},
                 [g = *grad, r = *rois, a = *argmax, params, gi = *grad_input] {
-                  store(gi, vision::roi_pool_backward(host_view(g), host_view(r), host_view(a), params,
-                                                      at::IntArrayRef(gi.shape, 4)));
+                  vision::roi_pool_backward(host_view(g), host_view(r), host_view(a), params, host_view(gi));
                 });
 }
 
@@ -79,8 +73,8 @@ mluRet_t mluOpDeformConv2d(mluQueue_t q, const mluTensor_t* input, const mluTens
                                           dilation_w, groups,   offset_groups, use_mask};
   return launch("mluOpDeformConv2d", q, {input, weight, offset, mask, bias, out},
                 [x = *input, w = *weight, off = *offset, m = *mask, b = *bias, params, o = *out] {
-                  store(o, vision::deform_conv2d(host_view(x), host_view(w), host_view(off), host_view(m),
-                                                 host_view(b), params));
+                  vision::deform_conv2d(host_view(x), host_view(w), host_view(off), host_view(m), host_view(b), params,
+                                        host_view(o));
                 });
 }
 
@@ -97,13 +91,9 @@ mluRet_t mluOpDeformConv2dBackward(mluQueue_t q, const mluTensor_t* grad, const 
                 {grad, input, weight, offset, mask, bias, grad_input, grad_weight, grad_offset, grad_mask, grad_bias},
                 [g = *grad, x = *input, w = *weight, off = *offset, m = *mask, b = *bias, params, gi = *grad_input,
                  gw = *grad_weight, go = *grad_offset, gm = *grad_mask, gb = *grad_bias] {
-                  auto [dx, dw, doff, dm, db] = vision::deform_conv2d_backward(
-                      host_view(g), host_view(x), host_view(w), host_view(off), host_view(m), host_view(b), params);
-                  store(gi, dx);
-                  store(gw, dw);
-                  store(go, doff);
-                  store(gm, dm);
-                  store(gb, db);
+                  vision::deform_conv2d_backward(host_view(g), host_view(x), host_view(w), host_view(off),
+                                                 host_view(m), host_view(b), params, host_view(gi), host_view(gw),
+                                                 host_view(go), host_view(gm), host_view(gb));
                 });
 }
 

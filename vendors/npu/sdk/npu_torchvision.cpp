@@ -28,27 +28,21 @@ npuError npunnNmsGetWorkspaceSize(const npuTensor* boxes, const npuTensor* score
 }
 NPUNN_RUN(Nms)
 
-npuError npunnRoiAlignGetWorkspaceSize(const npuTensor* input, const npuTensor* rois, double spatial_scale,
-                                       int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                                       bool aligned, npuTensor* out, NPUNN_QUERY_ARGS) {
-  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
-  return prepare("npunnRoiAlign", {input, rois, out}, [x = desc(input), r = desc(rois), params, o = desc(out)] {
-    alu::store(view(o), vision::roi_align(view(x), view(r), params));
-  }, workspace_size, executor);
-}
-NPUNN_RUN(RoiAlign)
-
-npuError npunnRoiAlignBackwardGetWorkspaceSize(const npuTensor* grad, const npuTensor* rois, double spatial_scale,
-                                               int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,
-                                               bool aligned, npuTensor* grad_input, NPUNN_QUERY_ARGS) {
-  const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};
-  return prepare("npunnRoiAlignBackward", {grad, rois, grad_input},
-                 [g = desc(grad), r = desc(rois), params, gi = desc(grad_input)] {
-                   const at::Tensor out = view(gi);
-                   alu::store(out, vision::roi_align_backward(view(g), view(r), params, out.sizes()));
-                 }, workspace_size, executor);
-}
-NPUNN_RUN(RoiAlignBackward)
+// roi_align and its backward take the same arguments (the backward's grad and
+// grad_input in the input's and out's places): the ALU's KERNEL on their views.
+#define NPU_ROI_ALIGN(NAME, KERNEL)                                                                                   \
+  npuError npunn##NAME##GetWorkspaceSize(const npuTensor* input, const npuTensor* rois, double spatial_scale,        \
+                                         int64_t pooled_height, int64_t pooled_width, int64_t sampling_ratio,         \
+                                         bool aligned, npuTensor* out, NPUNN_QUERY_ARGS) {                            \
+    const vision::RoiAlignParams params{spatial_scale, pooled_height, pooled_width, sampling_ratio, aligned};        \
+    return prepare("npunn" #NAME, {input, rois, out}, [x = desc(input), r = desc(rois), params, o = desc(out)] {     \
+      KERNEL(view(x), view(r), params, view(o));                                                                      \
+    }, workspace_size, executor);                                                                                     \
+  }                                                                                                                   \
+  NPUNN_RUN(NAME)
+NPU_ROI_ALIGN(RoiAlign, vision::roi_align)
+NPU_ROI_ALIGN(RoiAlignBackward, vision::roi_align_backward)
+#undef NPU_ROI_ALIGN
 
 npuError npunnRoiPoolGetWorkspaceSize(const npuTensor* input, const npuTensor* rois, double spatial_scale,
                                       int64_t pooled_height, int64_t pooled_width, npuTensor* out, npuTensor* argmax,
@@ -57,9 +51,7 @@ npuError npunnRoiPoolGetWorkspaceSize(const npuTensor* input, const npuTensor* r
   const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
   return prepare("npunnRoiPool", {input, rois, out, argmax},
                  [x = desc(input), r = desc(rois), params, o = desc(out), a = desc(argmax)] {
-                   auto [values, where] = vision::roi_pool(view(x), view(r), params);
-                   alu::store(view(o), values);
-                   alu::store(view(a), where);
+                   vision::roi_pool(view(x), view(r), params, view(o), view(a));
                  }, workspace_size, executor);
 }
 NPUNN_RUN(RoiPool)
@@ -71,8 +63,7 @@ npuError npunnRoiPoolBackwardGetWorkspaceSize(const npuTensor* grad, const npuTe
   const vision::RoiPoolParams params{spatial_scale, pooled_height, pooled_width};
   return prepare("npunnRoiPoolBackward", {grad, rois, argmax, grad_input},
                  [g = desc(grad), r = desc(rois), a = desc(argmax), params, gi = desc(grad_input)] {
-                   const at::Tensor out = view(gi);
-                   alu::store(out, vision::roi_pool_backward(view(g), view(r), view(a), params, out.sizes()));
+                   vision::roi_pool_backward(view(g), view(r), view(a), params, view(gi));
                  }, workspace_size, executor);
 }
 NPUNN_RUN(RoiPoolBackward)
@@ -87,7 +78,7 @@ npuError npunnDeformConv2dGetWorkspaceSize(const npuTensor* input, const npuTens
   return prepare("npunnDeformConv2d", {input, weight, offset, mask, bias, out},
                  [x = desc(input), w = desc(weight), off = desc(offset), m = desc(mask), b = desc(bias), params,
                   o = desc(out)] {
-                   alu::store(view(o), vision::deform_conv2d(view(x), view(w), view(off), view(m), view(b), params));
+                   vision::deform_conv2d(view(x), view(w), view(off), view(m), view(b), params, view(o));
                  }, workspace_size, executor);
 }
 NPUNN_RUN(DeformConv2d)
@@ -105,13 +96,8 @@ npuError npunnDeformConv2dBackwardGetWorkspaceSize(
                  [g = desc(grad), x = desc(input), w = desc(weight), off = desc(offset), m = desc(mask), b = desc(bias),
                   params, gi = desc(grad_input), gw = desc(grad_weight), go = desc(grad_offset), gm = desc(grad_mask),
                   gb = desc(grad_bias)] {
-                   auto [dx, dw, doff, dm, db] =
-                       vision::deform_conv2d_backward(view(g), view(x), view(w), view(off), view(m), view(b), params);
-                   alu::store(view(gi), dx);
-                   alu::store(view(gw), dw);
-                   alu::store(view(go), doff);
-                   alu::store(view(gm), dm);
-                   alu::store(view(gb), db);
+                   vision::deform_conv2d_backward(view(g), view(x), view(w), view(off), view(m), view(b), params,
+                                                  view(gi), view(gw), view(go), view(gm), view(gb));
                  }, workspace_size, executor);
 }
 NPUNN_RUN(DeformConv2dBackward)
