@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from torchgen.model import BaseTy
+
 from . import emit_names
 from .cpp_text import string_literal
 from .emit_blocks import CppBlock, comments, source
 from .emit_kernel import kernel_block, registration
 from .emit_launch import launch_block
-from .plan_model import (AllocationKind, BackendPlan, GradOutput, KernelPlan, SavedTensor, SavedValue,
-                         SavedValueType)
+from .plan_model import AllocationKind, BackendPlan, GradOutput, KernelPlan, SavedTensor, SavedValue
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ def _handle(kernel: KernelPlan) -> str:
 
 
 # How a saved non-tensor argument comes back out of its IValue.
-_IVALUE_ACCESSOR = {SavedValueType.FLOAT: "toDouble", SavedValueType.INT: "toInt", SavedValueType.BOOL: "toBool"}
+# (One per plan_model.SAVED_VALUE_TYPES.)
+_IVALUE_ACCESSOR = {BaseTy.float: "toDouble", BaseTy.int: "toInt", BaseTy.bool: "toBool"}
 
 
 def _backward_argument(argument) -> str:

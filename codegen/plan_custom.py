@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from torchgen.model import FunctionSchema
+from torchgen.model import BaseType, FunctionSchema
 
 from . import cpp_text
 from .aten import AtenOp
 from .errors import ErrorSink, Location, did_you_mean
-from .plan_model import (AutogradPlan, CustomOpPlan, GradOutput, KernelPlan, OpOrigin, SavedTensor, SavedValue,
-                         SavedValueType)
+from .plan_model import (SAVED_VALUE_TYPES, AutogradPlan, CustomOpPlan, GradOutput, KernelPlan, OpOrigin,
+                         SavedTensor, SavedValue)
 from .plan_ops import OpPlanner, is_tensor, return_names
 from .spec_model import CustomOpSpec
 
@@ -94,12 +94,12 @@ class CustomOpPlanner:
                     arguments.append(SavedTensor(len(saved_tensors)))
                     saved_tensors.append(arg.name)
                 else:
-                    value_type = {t.value: t for t in SavedValueType}.get(str(arg.type))
-                    if value_type is None:
+                    # float, int or bool exactly: not SymInt, not optional, not a list.
+                    if not (isinstance(arg.type, BaseType) and arg.type.name in SAVED_VALUE_TYPES):
                         self.errors.add(where, f"backward argument '{arg.name}' of type {arg.type} cannot be "
                                         "saved for the backward", "use Tensor, float, int or bool arguments")
                         return None
-                    saved = SavedValue(arg.name, value_type)
+                    saved = SavedValue(arg.name, arg.type.name)
                     arguments.append(saved)
                     saved_values.append(saved)
             else:

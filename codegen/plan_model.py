@@ -17,6 +17,8 @@ import enum
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from torchgen.model import BaseTy
+
 from . import guards
 from .aten import AtenOp
 from .spec_model import AutocastEntry, CallArgument, CastRule, Converter, DistributedSpec, FallbackPolicy, LayoutRule, PrivateFormatSpec, SdkSpec
@@ -203,11 +205,9 @@ class KernelPlan:
         return self.aten.name
 
 
-class SavedValueType(enum.Enum):
-    """The non-tensor forward arguments a backward may read (saved as IValues)."""
-    FLOAT = "float"
-    INT = "int"
-    BOOL = "bool"
+# The types of the non-tensor forward arguments a backward may read (saved as IValues):
+# ATen's own base types, as the schema spells them, so the plan names no type of its own.
+SAVED_VALUE_TYPES = (BaseTy.float, BaseTy.int, BaseTy.bool)
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ class SavedTensor:
 class SavedValue:
     """A backward argument: a non-tensor forward argument, saved by name."""
     name: str
-    type: SavedValueType
+    type: BaseTy  # one of SAVED_VALUE_TYPES
 
 
 BackwardArgument = Union[GradOutput, SavedTensor, SavedValue]

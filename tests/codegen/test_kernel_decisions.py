@@ -6,9 +6,11 @@ from __future__ import annotations
 import functools
 import os
 
+from torchgen.model import BaseTy
+
 from codegen.pipeline import REPO_ROOT, load_plan
 from codegen import guards
-from codegen.plan_model import AllocationKind, GradOutput, KernelKind, SavedTensor, SavedValue, SavedValueType
+from codegen.plan_model import AllocationKind, GradOutput, KernelKind, SavedTensor, SavedValue
 from codegen.spec_model import FallbackPolicy
 
 
@@ -124,7 +126,7 @@ def test_launch_parameters_say_what_they_bind_not_their_cpp_types():
 def test_a_custom_backward_reads_gradients_saved_tensors_and_saved_values():
     autograd = next(c for c in mlu_plan().custom_ops if c.forward.aten.name == "rms_norm").autograd
     assert autograd.saved_tensors == ("input", "weight")
-    assert autograd.saved_values == (SavedValue("eps", SavedValueType.FLOAT),)
+    assert autograd.saved_values == (SavedValue("eps", BaseTy.float),)
     assert autograd.backward_arguments == (GradOutput(0), SavedTensor(0), SavedTensor(1),
-                                           SavedValue("eps", SavedValueType.FLOAT))
+                                           SavedValue("eps", BaseTy.float))
     assert autograd.gradient_of == (0, 1, None)
