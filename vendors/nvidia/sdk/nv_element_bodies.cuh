@@ -10,18 +10,61 @@
 
 namespace nvops {
 
+// ---- what the strided bodies share ------------------------------------------
+
+// A body's operand: where its elements are and their dtype (the body's walk gives
+// each element's offset). The floating ops read and write it in float32, their
+// opmath type; the bodies that move bytes or doubles use data and type themselves.
+struct Input {
+  const void* data;
+  nvopsDtype_t type;
+
+  __host__ __device__ float load(int64_t offset) const { return load_float(data, offset, type); }
+};
+
+struct Output {
+  void* data;
+  nvopsDtype_t type;
+
+  __host__ __device__ void store(int64_t offset, float value) const { store_float(data, offset, type, value); }
+};
+
+// A body over strided, broadcast operands: element i of out's row-major order lies at
+// offset off[k] of operand k (out first), and Body::element(i, off) computes it.
+template <int Operands, class Body>
+struct Walked {
+  Walk<Operands> walk;
+
+  __host__ __device__ void operator()(int64_t i) const {
+    int64_t off[Operands];
+    walk.offsets(i, off);
+    static_cast<const Body&>(*this).element(i, off);
+  }
+};
+
+// The usual such body: one output and `Inputs` inputs, walked in that order (out,
+// in[0], in[1], ...); bind takes their data and dtypes from the entry point's descriptors.
+template <int Inputs, class Body>
+struct Strided : Walked<Inputs + 1, Body> {
+  Output out;
+  Input in[Inputs];
+
+  void bind(const nvopsTensor_t& result, const nvopsTensor_t* const (&inputs)[Inputs]) {
+    out = Output{result.data, result.dtype};
+    for (int k = 0; k < Inputs; ++k) in[k] = Input{inputs[k]->data, inputs[k]->dtype};
+  }
+};
+
+// ---- the bodies -------------------------------------------------------------
+
 // dst = cast(src): same dtype bit for bit (int64 beyond 2^53, complex), complex to
 // complex with both parts, anything else through double (a complex source gives
 // its real part, as PyTorch's cast does).
-struct CopyBody {
-  Walk<2> walk;  // dst, src
-  void* dst;
-  const void* src;
-  nvopsDtype_t dst_type, src_type;
-
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[2];
-    walk.offsets(i, off);
+struct CopyBody : Strided<1, CopyBody> {  // out: dst, in: src
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    const void* src = in[0].data;
+    void* dst = out.data;
+    const nvopsDtype_t dst_type = out.type, src_type = in[0].type;
     if (dst_type == src_type) {
       copy_element(dst, off[0], src, off[1], element_size(dst_type));
     } else if (is_complex(dst_type) && is_complex(src_type)) {
@@ -42,34 +85,20 @@ struct CopyBody {
   }
 };
 
-struct FillBody {
-  Walk<1> walk;
-  void* dst;
-  nvopsDtype_t type;
+struct FillBody : Walked<1, FillBody> {
+  Output out;
   double value;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[1];
-    walk.offsets(i, off);
-    store_any(dst, off[0], type, value);
-  }
+  __host__ __device__ void element(int64_t, const int64_t* off) const { store_any(out.data, off[0], out.type, value); }
 };
 
 // out = a op (alpha * b), each operand in its own floating dtype, strided and broadcast.
-struct BinaryBody {
-  Walk<3> walk;
+struct BinaryBody : Strided<2, BinaryBody> {  // in: a, b
   nvopsBinaryOp_t op;
   float alpha;
-  void* out;
-  const void* a;
-  const void* b;
-  nvopsDtype_t out_type, a_type, b_type;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[3];
-    walk.offsets(i, off);
-    const float x = load_float(a, off[1], a_type), y = alpha * load_float(b, off[2], b_type);
-    store_float(out, off[0], out_type, binary_value(op, x, y));
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    out.store(off[0], binary_value(op, in[0].load(off[1]), alpha * in[1].load(off[2])));
   }
 };
 
@@ -109,191 +138,125 @@ struct BinaryContiguousBody {
 };
 
 // out = a op (alpha * scalar), strided.
-struct BinaryScalarBody {
-  Walk<2> walk;
+struct BinaryScalarBody : Strided<1, BinaryScalarBody> {  // in: a
   nvopsBinaryOp_t op;
   float right;  // alpha * scalar
-  void* out;
-  const void* a;
-  nvopsDtype_t out_type, a_type;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[2];
-    walk.offsets(i, off);
-    store_float(out, off[0], out_type, binary_value(op, load_float(a, off[1], a_type), right));
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    out.store(off[0], binary_value(op, in[0].load(off[1]), right));
   }
 };
 
-struct UnaryBody {
-  Walk<2> walk;
+// out= may ask for another floating dtype than x's.
+struct UnaryBody : Strided<1, UnaryBody> {  // in: x
   nvopsUnaryOp_t op;
-  void* out;
-  const void* x;
-  nvopsDtype_t out_type, x_type;  // out= may ask for another floating dtype
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[2];
-    walk.offsets(i, off);
-    store_float(out, off[0], out_type, unary_value(op, load_float(x, off[1], x_type)));
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    out.store(off[0], unary_value(op, in[0].load(off[1])));
   }
 };
 
-struct UnaryBackwardBody {
-  Walk<3> walk;  // out, grad, saved
+struct UnaryBackwardBody : Strided<2, UnaryBackwardBody> {  // in: grad, saved
   nvopsUnaryOp_t op;
   float threshold;
-  void* out;
-  const void* grad;
-  const void* saved;
-  nvopsDtype_t out_type, grad_type, saved_type;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[3];
-    walk.offsets(i, off);
-    const float value =
-        unary_backward_value(op, load_float(grad, off[1], grad_type), load_float(saved, off[2], saved_type), threshold);
-    store_float(out, off[0], out_type, value);
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    out.store(off[0], unary_backward_value(op, in[0].load(off[1]), in[1].load(off[2]), threshold));
   }
 };
 
 // Dropout of element i (of x's row-major order): its mask and scaled value.
-struct DropoutBody {
-  Walk<3> walk;  // out, mask, x
+struct DropoutBody : Walked<3, DropoutBody> {  // out, mask, x
   float keep_probability, scale;
   bool train;
   uint64_t seed, offset;
-  void* out;
+  Output out;
   bool* mask;
-  const void* x;
-  nvopsDtype_t out_type, x_type;
+  Input x;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[3];
-    walk.offsets(i, off);
+  __host__ __device__ void element(int64_t i, const int64_t* off) const {
     const bool keep = !train || uniform_at(seed, offset, static_cast<uint64_t>(i)) < keep_probability;
     mask[off[1]] = keep;
-    const float value = load_float(x, off[2], x_type);
+    const float value = x.load(off[2]);
     // x * mask * scale, as ATen computes it: a dropped inf or NaN gives NaN.
-    store_float(out, off[0], out_type, !train ? value : value * (keep ? 1.f : 0.f) * scale);
+    out.store(off[0], !train ? value : value * (keep ? 1.f : 0.f) * scale);
   }
 };
 
 // grad * mask * scale.
-struct MaskScaleBody {
-  Walk<3> walk;  // out, grad, mask
+struct MaskScaleBody : Strided<2, MaskScaleBody> {  // in: grad, mask (bool)
   float scale;
-  void* out;
-  const void* grad;
-  const bool* mask;
-  nvopsDtype_t out_type, grad_type;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[3];
-    walk.offsets(i, off);
-    const float g = load_float(grad, off[1], grad_type);
-    store_float(out, off[0], out_type, g * (mask[off[2]] ? 1.f : 0.f) * scale);
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    const bool kept = static_cast<const bool*>(in[1].data)[off[2]];
+    out.store(off[0], in[0].load(off[1]) * (kept ? 1.f : 0.f) * scale);
   }
 };
 
-struct TernaryBody {
-  Walk<4> walk;  // out, a, b, c
+struct TernaryBody : Strided<3, TernaryBody> {  // in: a, b, c (c's data null for lerp)
   nvopsTernaryOp_t op;
   float value;
-  void* out;
-  const void* a;
-  const void* b;
-  const void* c;  // null for lerp
-  nvopsDtype_t out_type, a_type, b_type, c_type;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[4];
-    walk.offsets(i, off);
-    const float third = c ? load_float(c, off[3], c_type) : 0.f;
-    const float r = ternary_value(op, load_float(a, off[1], a_type), load_float(b, off[2], b_type), third, value);
-    store_float(out, off[0], out_type, r);
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    const float third = in[2].data ? in[2].load(off[3]) : 0.f;
+    out.store(off[0], ternary_value(op, in[0].load(off[1]), in[1].load(off[2]), third, value));
   }
 };
 
 // The operands' bytes where their dtype is out's; else a cast through double.
-struct WhereBody {
-  Walk<4> walk;  // out, condition, a, b
-  void* out;
-  const void* condition;
-  const void* a;
-  const void* b;
-  nvopsDtype_t out_type, condition_type, a_type, b_type;
-
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[4];
-    walk.offsets(i, off);
-    const bool take_a = condition_type == NVOPS_BOOL ? static_cast<const bool*>(condition)[off[1]]
-                                                     : load_any(condition, off[1], condition_type) != 0.0;
-    const void* from = take_a ? a : b;
-    const nvopsDtype_t from_type = take_a ? a_type : b_type;
+struct WhereBody : Strided<3, WhereBody> {  // in: condition, a, b
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    const Input& condition = in[0];
+    const bool take_a = condition.type == NVOPS_BOOL ? static_cast<const bool*>(condition.data)[off[1]]
+                                                     : load_any(condition.data, off[1], condition.type) != 0.0;
+    const Input& from = take_a ? in[1] : in[2];
     const int64_t from_offset = take_a ? off[2] : off[3];
-    if (from_type == out_type) {
-      copy_element(out, off[0], from, from_offset, element_size(out_type));
+    if (from.type == out.type) {
+      copy_element(out.data, off[0], from.data, from_offset, element_size(out.type));
     } else {
-      store_any(out, off[0], out_type, load_any(from, from_offset, from_type));
+      store_any(out.data, off[0], out.type, load_any(from.data, from_offset, from.type));
     }
   }
 };
 
-struct IsNegInfBody {
-  Walk<2> walk;
-  bool* out;
-  const void* x;
-  nvopsDtype_t type;
-
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[2];
-    walk.offsets(i, off);
-    const float v = load_float(x, off[1], type);
-    out[off[0]] = v == -INFINITY;
+struct IsNegInfBody : Strided<1, IsNegInfBody> {  // out: bool, in: x
+  __host__ __device__ void element(int64_t, const int64_t* off) const {
+    static_cast<bool*>(out.data)[off[0]] = in[0].load(off[1]) == -INFINITY;
   }
 };
 
 // Element i of the row-major order is at (.., row, col) of the last two dims.
-struct TriangleBody {
-  Walk<2> walk;  // out, x
+struct TriangleBody : Strided<1, TriangleBody> {  // in: x, of out's dtype
   int64_t rows, cols;
   int64_t diagonal;
   bool upper;
-  void* out;
-  const void* x;
   size_t bytes;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[2];
-    walk.offsets(i, off);
+  __host__ __device__ void element(int64_t i, const int64_t* off) const {
     const int64_t col = i % cols, row = (i / cols) % rows;
     const bool kept = upper ? col - row >= diagonal : col - row <= diagonal;
     if (kept) {
-      copy_element(out, off[0], x, off[1], bytes);
+      copy_element(out.data, off[0], in[0].data, off[1], bytes);
     } else {
-      zero_element(out, off[0], bytes);
+      zero_element(out.data, off[0], bytes);
     }
   }
 };
 
 // In double, as ATen's CPU arange accumulates (its acc_type of float is double);
 // element i of out's row-major order (an out= tensor of the right size keeps its shape).
-struct ArangeBody {
-  Walk<1> walk;
+struct ArangeBody : Walked<1, ArangeBody> {
   double start, step;
-  void* out;
-  nvopsDtype_t type;
+  Output out;
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[1];
-    walk.offsets(i, off);
-    store_any(out, off[0], type, start + step * static_cast<double>(i));
+  __host__ __device__ void element(int64_t i, const int64_t* off) const {
+    store_any(out.data, off[0], out.type, start + step * static_cast<double>(i));
   }
 };
 
-// out[.., j, ..] = x[.., index[j], ..] along dim.
-struct IndexSelectBody {
-  Walk<2> walk;  // over out: out and x strides, x's along dim set to 0 (added from the index)
+// out[.., j, ..] = x[.., index[j], ..] along dim. Its walk is over out: out's and
+// x's strides, x's along dim set to 0 (added from the index).
+struct IndexSelectBody : Walked<2, IndexSelectBody> {
   int32_t dim;
   int64_t x_dim_size, x_dim_stride;
   const void* index;
@@ -304,9 +267,7 @@ struct IndexSelectBody {
   size_t bytes;
   int* out_of_range;  // host tests only
 
-  __host__ __device__ void operator()(int64_t i) const {
-    int64_t off[2];
-    walk.offsets(i, off);
+  __host__ __device__ void element(int64_t i, const int64_t* off) const {
     int64_t linear = i, coord = 0;
     for (int d = walk.dim - 1; d >= dim; --d) {
       coord = linear % walk.shape[d];

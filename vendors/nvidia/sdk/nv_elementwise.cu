@@ -1,5 +1,7 @@
 // Element-wise entry points of nv_ops.h: argument checks, then one launch of a
 // body from nv_element_bodies.cuh.
+#include <type_traits>
+
 #include "nv_element_bodies.cuh"
 
 namespace nvops {
@@ -41,7 +43,8 @@ nvopsStatus_t contiguous_binary(cudaStream_t stream, nvopsBinaryOp_t op, const n
 // What an entry point over strided operands does after its argument checks:
 // out's walk with the operands (INVALID_ARGUMENT, `mismatch`, where one does not
 // broadcast), nothing more for an empty result, the entry step, then `set` fills
-// in the body's parameters and operands for one launch.
+// in the body's parameters for one launch. A Strided body's output and inputs
+// are out and the operands, bound here; another body's `set` fills in its own.
 template <class Body, size_t Operands, class Set>
 nvopsStatus_t launch_walked(cudaStream_t stream, const char* op, const nvopsTensor_t& out,
                             const nvopsTensor_t* const (&operands)[Operands], const char* mismatch, Set set) {
@@ -50,6 +53,7 @@ nvopsStatus_t launch_walked(cudaStream_t stream, const char* op, const nvopsTens
   const int64_t n = numel(out);
   if (n == 0) return NVOPS_SUCCESS;
   NVOPS_ENTER(stream, op);
+  if constexpr (std::is_base_of<Strided<Operands, Body>, Body>::value) body.bind(out, operands);
   set(body);
   return launch_each(stream, n, body, op);
 }
@@ -72,11 +76,7 @@ nvopsStatus_t nvopsBinary(cudaStream_t stream, nvopsBinaryOp_t op, const nvopsTe
   }
   return launch_walked<BinaryBody>(
       stream, "nvopsBinary", *out, {a, b}, "nvopsBinary: operands do not broadcast to the result's shape",
-      [&](BinaryBody& body) {
-        body.op = op, body.alpha = scale;
-        body.out = out->data, body.a = a->data, body.b = b->data;
-        body.out_type = out->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
-      });
+      [&](BinaryBody& body) { body.op = op, body.alpha = scale; });
 }
 
 nvopsStatus_t nvopsBinaryScalar(cudaStream_t stream, nvopsBinaryOp_t op, const nvopsTensor_t* a, double value,
@@ -92,10 +92,7 @@ nvopsStatus_t nvopsBinaryScalar(cudaStream_t stream, nvopsBinaryOp_t op, const n
   }
   return launch_walked<BinaryScalarBody>(
       stream, "nvopsBinaryScalar", *out, {a}, "nvopsBinaryScalar: the operand does not broadcast to the result's shape",
-      [&](BinaryScalarBody& body) {
-        body.op = op, body.right = scale * number;
-        body.out = out->data, body.a = a->data, body.out_type = out->dtype, body.a_type = a->dtype;
-      });
+      [&](BinaryScalarBody& body) { body.op = op, body.right = scale * number; });
 }
 
 nvopsStatus_t nvopsUnary(cudaStream_t stream, nvopsUnaryOp_t op, const nvopsTensor_t* x, const nvopsTensor_t* out) {
@@ -106,11 +103,7 @@ nvopsStatus_t nvopsUnary(cudaStream_t stream, nvopsUnaryOp_t op, const nvopsTens
     return fail(NVOPS_ERROR_NOT_SUPPORTED, "nvopsUnary: input and result must be float32, float16 or bfloat16");
   }
   return launch_walked<UnaryBody>(stream, "nvopsUnary", *out, {x}, "nvopsUnary: input and result must have one shape",
-                                  [&](UnaryBody& body) {
-                                    body.op = op;
-                                    body.out = out->data, body.x = x->data;
-                                    body.out_type = out->dtype, body.x_type = x->dtype;
-                                  });
+                                  [&](UnaryBody& body) { body.op = op; });
 }
 
 nvopsStatus_t nvopsUnaryBackward(cudaStream_t stream, nvopsUnaryOp_t op, const nvopsTensor_t* grad,
@@ -126,8 +119,6 @@ nvopsStatus_t nvopsUnaryBackward(cudaStream_t stream, nvopsUnaryOp_t op, const n
       stream, "nvopsUnaryBackward", *out, {grad, saved},
       "nvopsUnaryBackward: operands do not broadcast to the result's shape", [&](UnaryBackwardBody& body) {
         body.op = op, body.threshold = static_cast<float>(threshold);
-        body.out = out->data, body.grad = grad->data, body.saved = saved->data;
-        body.out_type = out->dtype, body.grad_type = grad->dtype, body.saved_type = saved->dtype;
       });
 }
 
@@ -144,8 +135,8 @@ nvopsStatus_t nvopsDropout(cudaStream_t stream, const nvopsTensor_t* x, double p
         body.keep_probability = static_cast<float>(1.0 - p);
         body.scale = p == 1.0 ? 0.f : static_cast<float>(1.0 / (1.0 - p));
         body.train = train, body.seed = state.seed, body.offset = state.offset;
-        body.out = out->data, body.mask = static_cast<bool*>(mask->data), body.x = x->data;
-        body.out_type = out->dtype, body.x_type = x->dtype;
+        body.out = Output{out->data, out->dtype}, body.mask = static_cast<bool*>(mask->data);
+        body.x = Input{x->data, x->dtype};
       });
 }
 
@@ -156,11 +147,8 @@ nvopsStatus_t nvopsDropoutBackward(cudaStream_t stream, const nvopsTensor_t* gra
   }
   return launch_walked<MaskScaleBody>(
       stream, "nvopsDropoutBackward", *out, {grad, mask},
-      "nvopsDropoutBackward: operands do not broadcast to the result's shape", [&](MaskScaleBody& body) {
-        body.scale = static_cast<float>(scale);
-        body.out = out->data, body.grad = grad->data, body.mask = static_cast<const bool*>(mask->data);
-        body.out_type = out->dtype, body.grad_type = grad->dtype;
-      });
+      "nvopsDropoutBackward: operands do not broadcast to the result's shape",
+      [&](MaskScaleBody& body) { body.scale = static_cast<float>(scale); });
 }
 
 nvopsStatus_t nvopsTernary(cudaStream_t stream, nvopsTernaryOp_t op, const nvopsTensor_t* a, const nvopsTensor_t* b,
@@ -176,9 +164,7 @@ nvopsStatus_t nvopsTernary(cudaStream_t stream, nvopsTernaryOp_t op, const nvops
       stream, "nvopsTernary", *out, {a, b, third}, "nvopsTernary: operands do not broadcast to the result's shape",
       [&](TernaryBody& body) {
         body.op = op, body.value = static_cast<float>(value);
-        body.out = out->data, body.a = a->data, body.b = b->data, body.c = needs_c ? c->data : nullptr;
-        body.out_type = out->dtype, body.a_type = a->dtype, body.b_type = b->dtype;
-        body.c_type = needs_c ? c->dtype : NVOPS_INVALID;
+        if (!needs_c) body.in[2] = Input{nullptr, NVOPS_INVALID};  // lerp has no c (a stood in for the walk)
       });
 }
 
@@ -191,11 +177,7 @@ nvopsStatus_t nvopsWhere(cudaStream_t stream, const nvopsTensor_t* condition, co
   }
   return launch_walked<WhereBody>(
       stream, "nvopsWhere", *out, {condition, a, b}, "nvopsWhere: operands do not broadcast to the result's shape",
-      [&](WhereBody& body) {
-        body.out = out->data, body.condition = condition->data, body.a = a->data, body.b = b->data;
-        body.out_type = out->dtype, body.condition_type = condition->dtype;
-        body.a_type = a->dtype, body.b_type = b->dtype;
-      });
+      [](WhereBody&) {});
 }
 
 nvopsStatus_t nvopsIsNegInf(cudaStream_t stream, const nvopsTensor_t* x, const nvopsTensor_t* out) {
@@ -204,9 +186,7 @@ nvopsStatus_t nvopsIsNegInf(cudaStream_t stream, const nvopsTensor_t* x, const n
   }
   return launch_walked<IsNegInfBody>(stream, "nvopsIsNegInf", *out, {x},
                                      "nvopsIsNegInf: a floating input and a bool result of its shape",
-                                     [&](IsNegInfBody& body) {
-                                       body.out = static_cast<bool*>(out->data), body.x = x->data, body.type = x->dtype;
-                                     });
+                                     [](IsNegInfBody&) {});
 }
 
 nvopsStatus_t nvopsTriangle(cudaStream_t stream, const nvopsTensor_t* x, int64_t diagonal, bool upper,
@@ -220,7 +200,7 @@ nvopsStatus_t nvopsTriangle(cudaStream_t stream, const nvopsTensor_t* x, int64_t
                                      [&](TriangleBody& body) {
                                        body.rows = x->shape[x->dim - 2], body.cols = x->shape[x->dim - 1];
                                        body.diagonal = diagonal, body.upper = upper;
-                                       body.out = out->data, body.x = x->data, body.bytes = element_size(x->dtype);
+                                       body.bytes = element_size(x->dtype);
                                      });
 }
 
@@ -234,7 +214,7 @@ nvopsStatus_t nvopsArange(cudaStream_t stream, double start, double step, const 
   // An integral result computes in its own type, as ATen's (its acc_type): start and step
   // are truncated first (arange(0.5, 5, 1.5) as int64 is 0, 1, 2).
   if (!floating(out->dtype) && out->dtype != NVOPS_F64) start = std::trunc(start), step = std::trunc(step);
-  const ArangeBody body{walk_over(*out), start, step, out->data, out->dtype};
+  const ArangeBody body{walk_over(*out), start, step, Output{out->data, out->dtype}};
   return launch_each(stream, n, body, "nvopsArange");
 }
 
@@ -243,7 +223,7 @@ nvopsStatus_t nvopsFill(cudaStream_t stream, const nvopsTensor_t* x, double valu
   const int64_t n = numel(*x);
   if (n == 0) return NVOPS_SUCCESS;
   NVOPS_ENTER(stream, "nvopsFill");
-  const FillBody body{walk_over(*x), x->data, x->dtype, value};
+  const FillBody body{walk_over(*x), Output{x->data, x->dtype}, value};
   return launch_each(stream, n, body, "nvopsFill");
 }
 
@@ -253,9 +233,7 @@ nvopsStatus_t nvopsCopy(cudaStream_t stream, const nvopsTensor_t* dst, const nvo
   }
   return launch_walked<CopyBody>(
       stream, "nvopsCopy", *dst, {src}, "nvopsCopy: source does not broadcast to the destination",
-      [&](CopyBody& body) {
-        body.dst = dst->data, body.src = src->data, body.dst_type = dst->dtype, body.src_type = src->dtype;
-      });
+      [](CopyBody&) {});
 }
 
 }  // extern "C"

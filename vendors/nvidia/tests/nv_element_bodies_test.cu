@@ -36,9 +36,8 @@ TEST(NvElementBodies, BinaryBroadcastsAndReadsEachOperandInItsOwnDtype) {
   const nvopsTensor_t tout = described(out.data(), NVOPS_F32, {2, 3}, {1, 2});  // column-major
   BinaryBody body{};
   ASSERT_TRUE(walk_of<3>(tout, {&ta, &tb}, body.walk));
+  body.bind(tout, {&ta, &tb});
   body.op = NVOPS_SUB, body.alpha = 2.f;
-  body.out = out.data(), body.a = a.data(), body.b = b.data();
-  body.out_type = NVOPS_F32, body.a_type = NVOPS_F32, body.b_type = NVOPS_BF16;
   run_on_host(6, body);
   const float bv[3] = {0.5f, -1.25f, 3.f};
   for (int r = 0; r < 2; ++r) {
@@ -77,8 +76,8 @@ TEST(NvElementBodies, BinaryScalarOnAStridedBfloat16View) {
   const nvopsTensor_t tout = described(out.data(), NVOPS_BF16, {3});
   BinaryScalarBody body{};
   ASSERT_TRUE(walk_of<2>(tout, {&ta}, body.walk));
+  body.bind(tout, {&ta});
   body.op = NVOPS_DIV, body.right = 4.f;
-  body.out = out.data(), body.a = a.data(), body.out_type = NVOPS_BF16, body.a_type = NVOPS_BF16;
   run_on_host(3, body);
   EXPECT_EQ(__bfloat162float(out[0]), 0.25f);
   EXPECT_EQ(__bfloat162float(out[1]), 0.75f);
@@ -113,7 +112,8 @@ TEST(NvElementBodies, UnaryOpsFollowTheirDefinitions) {
     const nvopsTensor_t t = described(in.data(), NVOPS_F32, {6});
     UnaryBody body{};
     walk_of<2>(t, {&t}, body.walk);
-    body.op = c.op, body.out = out.data(), body.x = in.data(), body.out_type = NVOPS_F32, body.x_type = NVOPS_F32;
+    body.bind(described(out.data(), NVOPS_F32, {6}), {&t});
+    body.op = c.op;
     run_on_host(6, body);
     for (size_t i = 0; i < x.size(); ++i) {
       const double expected = c.expected(x[i]);
@@ -162,7 +162,7 @@ TEST(NvElementBodies, DropoutKeepsAboutOneMinusPScalesAndFollowsItsSeed) {
   DropoutBody body{};
   walk_of<3>(t, {&t, &t}, body.walk);
   body.keep_probability = 0.7f, body.scale = 1.f / 0.7f, body.train = true, body.seed = 42, body.offset = 3;
-  body.out = out.data(), body.mask = mask, body.x = x.data(), body.out_type = body.x_type = NVOPS_F32;
+  body.out = Output{out.data(), NVOPS_F32}, body.mask = mask, body.x = Input{x.data(), NVOPS_F32};
   run_on_host(n, body);
   int64_t kept = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -170,7 +170,7 @@ TEST(NvElementBodies, DropoutKeepsAboutOneMinusPScalesAndFollowsItsSeed) {
     ASSERT_EQ(out[i], mask[i] ? 2.f / 0.7f : 0.f) << i;
   }
   EXPECT_NEAR(static_cast<double>(kept) / n, 0.7, 0.015);
-  body.out = again.data(), body.mask = reinterpret_cast<bool*>(other_storage.data());
+  body.out.data = again.data(), body.mask = reinterpret_cast<bool*>(other_storage.data());
   run_on_host(n, body);
   EXPECT_EQ(out, again) << "the same (seed, offset) gives the same mask";
   body.offset = 4;
@@ -187,15 +187,14 @@ TEST(NvElementBodies, TernaryOpsBroadcastAndLerpIsExactAtItsEnds) {
                       tc = described(c.data(), NVOPS_F32, {2, 2}), tout = described(out.data(), NVOPS_F32, {2, 2});
   TernaryBody body{};
   ASSERT_TRUE(walk_of<4>(tout, {&ta, &tb, &tc}, body.walk));
-  body.out = out.data(), body.a = a.data(), body.b = b.data(), body.c = c.data();
-  body.out_type = body.a_type = body.b_type = body.c_type = NVOPS_F32;
+  body.bind(tout, {&ta, &tb, &tc});
   body.op = NVOPS_ADDCMUL, body.value = 0.5f;
   run_on_host(4, body);
   EXPECT_EQ(out, (std::vector<float>{1 + 0.5f * 10 * 4, 2 + 0.5f * 20 * 8, 3 + 0.5f * 10 * 16, 4 + 0.5f * 20 * 32}));
   body.op = NVOPS_ADDCDIV, body.value = -2.f;
   run_on_host(4, body);
   EXPECT_EQ(out, (std::vector<float>{1 - 2.f * 10 / 4, 2 - 2.f * 20 / 8, 3 - 2.f * 10 / 16, 4 - 2.f * 20 / 32}));
-  body.op = NVOPS_LERP, body.c = nullptr;
+  body.op = NVOPS_LERP, body.in[2] = Input{nullptr, NVOPS_INVALID};
   for (const float w : {0.f, 0.3f, 0.7f, 1.f}) {
     body.value = w;
     run_on_host(4, body);
@@ -207,8 +206,8 @@ TEST(NvElementBodies, TernaryOpsBroadcastAndLerpIsExactAtItsEnds) {
   const nvopsTensor_t one = described(&result, NVOPS_F32, {});
   TernaryBody lerp{};
   walk_of<4>(one, {&one, &one, &one}, lerp.walk);
-  lerp.op = NVOPS_LERP, lerp.value = 1.f, lerp.out = &result, lerp.a = &self_value, lerp.b = &end_value;
-  lerp.out_type = lerp.a_type = lerp.b_type = NVOPS_F32;
+  lerp.op = NVOPS_LERP, lerp.value = 1.f, lerp.out = Output{&result, NVOPS_F32};
+  lerp.in[0] = Input{&self_value, NVOPS_F32}, lerp.in[1] = Input{&end_value, NVOPS_F32};
   run_on_host(1, lerp);
   EXPECT_EQ(result, 0.1f);
 }
@@ -222,12 +221,11 @@ TEST(NvElementBodies, WhereTakesBytesOrCastsAndAnyConditionDtype) {
                       tb = described(b.data(), NVOPS_BF16, {3}), tout = described(out.data(), NVOPS_F32, {3});
   WhereBody body{};
   ASSERT_TRUE(walk_of<4>(tout, {&tcond, &ta, &tb}, body.walk));
-  body.out = out.data(), body.condition = condition, body.a = a.data(), body.b = b.data();
-  body.out_type = NVOPS_F32, body.condition_type = NVOPS_BOOL, body.a_type = NVOPS_F32, body.b_type = NVOPS_BF16;
+  body.bind(tout, {&tcond, &ta, &tb});
   run_on_host(3, body);
   EXPECT_EQ(out, (std::vector<float>{1.5f, -2.f, 3.5f}));
   uint8_t byte_condition[3] = {0, 7, 0};
-  body.condition = byte_condition, body.condition_type = NVOPS_U8;
+  body.in[0] = Input{byte_condition, NVOPS_U8};
   run_on_host(3, body);
   EXPECT_EQ(out, (std::vector<float>{-1.f, 2.5f, -3.f}));
 }
@@ -238,7 +236,7 @@ TEST(NvElementBodies, IsNegInfIsTrueOnlyForMinusInfinity) {
   const nvopsTensor_t tx = described(x.data(), NVOPS_F32, {5}), tout = described(out, NVOPS_BOOL, {5});
   IsNegInfBody body{};
   walk_of<2>(tout, {&tx}, body.walk);
-  body.out = out, body.x = x.data(), body.type = NVOPS_F32;
+  body.bind(tout, {&tx});
   run_on_host(5, body);
   EXPECT_TRUE(out[0]);
   for (int i = 1; i < 5; ++i) EXPECT_FALSE(out[i]) << x[i];
@@ -254,14 +252,15 @@ TEST(NvElementBodies, TriangleKeepsTheDiagonalsAsTrilAndTriuDefineThem) {
       TriangleBody body{};
       walk_of<2>(tx, {&tx}, body.walk);
       body.rows = rows, body.cols = cols, body.diagonal = diagonal, body.upper = upper;
-      body.out = out.data(), body.x = x.data(), body.bytes = 4;
+      body.bind(described(out.data(), NVOPS_I32, {batch, rows, cols}), {&tx});
+      body.bytes = 4;
       run_on_host(n, body);
       for (int64_t i = 0; i < n; ++i) {
         const int64_t r = (i / cols) % rows, c = i % cols;
         const bool kept = upper ? c - r >= diagonal : c - r <= diagonal;
         EXPECT_EQ(out[i], kept ? x[i] : 0) << "upper=" << upper << " diagonal=" << diagonal << " i=" << i;
       }
-      body.out = x.data();  // in place: tril_ / triu_
+      body.out.data = x.data();  // in place: tril_ / triu_
       run_on_host(n, body);
       EXPECT_EQ(x, out);
     }
@@ -271,10 +270,10 @@ TEST(NvElementBodies, TriangleKeepsTheDiagonalsAsTrilAndTriuDefineThem) {
 TEST(NvElementBodies, ArangeComputesInDoubleAndWritesTheResultsDtype) {
   int64_t out[6];
   const nvopsTensor_t two_by_three = described(out, NVOPS_I64, {2, 3});  // an out= of the right size keeps its shape
-  run_on_host(6, ArangeBody{walk_over(two_by_three), 3.0, 4.0, out, NVOPS_I64});
+  run_on_host(6, ArangeBody{walk_over(two_by_three), 3.0, 4.0, Output{out, NVOPS_I64}});
   EXPECT_EQ(std::vector<int64_t>(out, out + 6), (std::vector<int64_t>{3, 7, 11, 15, 19, 23}));
   float strided[6] = {};
-  run_on_host(3, ArangeBody{walk_over(described(strided, NVOPS_F32, {3}, {2})), 0.0, 0.1, strided, NVOPS_F32});
+  run_on_host(3, ArangeBody{walk_over(described(strided, NVOPS_F32, {3}, {2})), 0.0, 0.1, Output{strided, NVOPS_F32}});
   EXPECT_EQ(strided[2], static_cast<float>(0.1)) << "start + i * step, rounded once";
   EXPECT_EQ(strided[4], static_cast<float>(0.2));
   EXPECT_EQ(strided[1], 0.f) << "stride 2 leaves the odd elements alone";
@@ -352,7 +351,7 @@ TEST(NvElementBodies, CopyCastsKeepsComplexPartsAndFollowsStrides) {
                       tout = described(out, NVOPS_I8, {2, 2});
   CopyBody body{};
   ASSERT_TRUE(walk_of<2>(tout, {&tx}, body.walk));
-  body.dst = out, body.src = x, body.dst_type = NVOPS_I8, body.src_type = NVOPS_F32;
+  body.bind(tout, {&tx});
   run_on_host(4, body);
   EXPECT_EQ(out[0], 1);
   EXPECT_EQ(out[1], 100) << "x[0][1] is x's element 2";
@@ -363,7 +362,7 @@ TEST(NvElementBodies, CopyCastsKeepsComplexPartsAndFollowsStrides) {
   const nvopsTensor_t from = described(const_cast<std::complex<float>*>(c64), NVOPS_C64, {1}),
                       to = described(c128, NVOPS_C128, {1});
   walk_of<2>(to, {&from}, body.walk);
-  body.dst = c128, body.src = c64, body.dst_type = NVOPS_C128, body.src_type = NVOPS_C64;
+  body.bind(to, {&from});
   run_on_host(1, body);
   EXPECT_EQ(c128[0], std::complex<double>(1.5, -2.5));
 }
