@@ -3,26 +3,19 @@
 #include <c10/util/Exception.h>
 
 #include <torch_fl/descriptor_arrays.h>
+#include <torch_fl/sdk_dtypes.h>
 
 namespace mlu_glue {
+namespace {
 
-mluDataType_t mlu_dtype(c10::ScalarType type) {
-  switch (type) {
-    case at::kBool: return MLU_DTYPE_BOOL;
-    case at::kByte: return MLU_DTYPE_UINT8;
-    case at::kChar: return MLU_DTYPE_INT8;
-    case at::kShort: return MLU_DTYPE_INT16;
-    case at::kInt: return MLU_DTYPE_INT32;
-    case at::kLong: return MLU_DTYPE_INT64;
-    case at::kHalf: return MLU_DTYPE_HALF;
-    case at::kBFloat16: return MLU_DTYPE_BFLOAT16;
-    case at::kFloat: return MLU_DTYPE_FLOAT;
-    case at::kDouble: return MLU_DTYPE_DOUBLE;
-    case at::kComplexFloat: return MLU_DTYPE_COMPLEX_FLOAT;
-    case at::kComplexDouble: return MLU_DTYPE_COMPLEX_DOUBLE;
-    default: return MLU_DTYPE_INVALID;
-  }
-}
+constexpr torch_fl::SdkDtypes<mluDataType_t> kDtypes(MLU_DTYPE_BOOL, MLU_DTYPE_UINT8, MLU_DTYPE_INT8, MLU_DTYPE_INT16,
+                                                     MLU_DTYPE_INT32, MLU_DTYPE_INT64, MLU_DTYPE_HALF,
+                                                     MLU_DTYPE_BFLOAT16, MLU_DTYPE_FLOAT, MLU_DTYPE_DOUBLE,
+                                                     MLU_DTYPE_COMPLEX_FLOAT, MLU_DTYPE_COMPLEX_DOUBLE);
+
+}  // namespace
+
+mluDataType_t mlu_dtype(c10::ScalarType type) { return kDtypes.sdk_dtype(type).value_or(MLU_DTYPE_INVALID); }
 
 mluTensor_t describe(const at::Tensor& tensor) {
   if (!tensor.defined()) return describe_optional(std::nullopt);

@@ -4,10 +4,15 @@
 
 #include <torch_fl/generator.h>
 #include <torch_fl/private_format.h>
+#include <torch_fl/sdk_dtypes.h>
 #include <torch_fl/stream.h>
 
 namespace npu_glue {
 namespace {
+
+constexpr torch_fl::SdkDtypes<npuDataType> kDtypes(NPU_BOOL, NPU_UINT8, NPU_INT8, NPU_INT16, NPU_INT32, NPU_INT64,
+                                                   NPU_FLOAT16, NPU_BF16, NPU_FLOAT, NPU_DOUBLE, NPU_COMPLEX64,
+                                                   NPU_COMPLEX128);
 
 TensorHandle make_tensor(const at::Tensor& tensor, npuFormat format) {
   if (!tensor.defined()) return TensorHandle();
@@ -24,23 +29,7 @@ TensorHandle make_tensor(const at::Tensor& tensor, npuFormat format) {
 
 }  // namespace
 
-npuDataType npu_dtype(c10::ScalarType type) {
-  switch (type) {
-    case at::kFloat: return NPU_FLOAT;
-    case at::kHalf: return NPU_FLOAT16;
-    case at::kBFloat16: return NPU_BF16;
-    case at::kChar: return NPU_INT8;
-    case at::kByte: return NPU_UINT8;
-    case at::kShort: return NPU_INT16;
-    case at::kInt: return NPU_INT32;
-    case at::kLong: return NPU_INT64;
-    case at::kBool: return NPU_BOOL;
-    case at::kDouble: return NPU_DOUBLE;
-    case at::kComplexFloat: return NPU_COMPLEX64;
-    case at::kComplexDouble: return NPU_COMPLEX128;
-    default: return NPU_DT_UNDEFINED;
-  }
-}
+npuDataType npu_dtype(c10::ScalarType type) { return kDtypes.sdk_dtype(type).value_or(NPU_DT_UNDEFINED); }
 
 TensorHandle tensor(const at::Tensor& t) {
   // A tensor whose storage is in NC1HWC0 (the spec's `formats:`) reaches the SDK

@@ -4,26 +4,17 @@
 
 #include <torch_fl/descriptor_arrays.h>
 #include <torch_fl/generator.h>
+#include <torch_fl/sdk_dtypes.h>
 
 namespace nv_glue {
+namespace {
 
-nvopsDtype_t nv_dtype(c10::ScalarType type) {
-  switch (type) {
-    case at::kFloat: return NVOPS_F32;
-    case at::kHalf: return NVOPS_F16;
-    case at::kBFloat16: return NVOPS_BF16;
-    case at::kInt: return NVOPS_I32;
-    case at::kLong: return NVOPS_I64;
-    case at::kBool: return NVOPS_BOOL;
-    case at::kDouble: return NVOPS_F64;
-    case at::kChar: return NVOPS_I8;
-    case at::kShort: return NVOPS_I16;
-    case at::kByte: return NVOPS_U8;
-    case at::kComplexFloat: return NVOPS_C64;
-    case at::kComplexDouble: return NVOPS_C128;
-    default: return NVOPS_INVALID;
-  }
-}
+constexpr torch_fl::SdkDtypes<nvopsDtype_t> kDtypes(NVOPS_BOOL, NVOPS_U8, NVOPS_I8, NVOPS_I16, NVOPS_I32, NVOPS_I64,
+                                                    NVOPS_F16, NVOPS_BF16, NVOPS_F32, NVOPS_F64, NVOPS_C64, NVOPS_C128);
+
+}  // namespace
+
+nvopsDtype_t nv_dtype(c10::ScalarType type) { return kDtypes.sdk_dtype(type).value_or(NVOPS_INVALID); }
 
 nvopsTensor_t describe(const at::Tensor& tensor) {
   if (!tensor.defined()) return describe_optional(std::nullopt);

@@ -8,6 +8,7 @@
 
 #include <torch_fl/descriptor_arrays.h>
 #include <torch_fl/generator.h>
+#include <torch_fl/sdk_dtypes.h>
 
 #include "ocl_memory.h"
 #include "ocl_status.h"
@@ -16,22 +17,19 @@ namespace ocl_glue {
 
 using torch_fl::ocl::ElementType;
 
+namespace {
+
+constexpr torch_fl::SdkDtypes<oclopsDtype_t> kDtypes(ElementType::kBool, ElementType::kU8, ElementType::kI8,
+                                                     ElementType::kI16, ElementType::kI32, ElementType::kI64,
+                                                     ElementType::kF16, ElementType::kBF16, ElementType::kF32,
+                                                     ElementType::kF64, ElementType::kC64, ElementType::kC128);
+
+}  // namespace
+
 oclopsDtype_t ocl_dtype(c10::ScalarType type) {
-  switch (type) {
-    case at::kBool: return ElementType::kBool;
-    case at::kByte: return ElementType::kU8;
-    case at::kChar: return ElementType::kI8;
-    case at::kShort: return ElementType::kI16;
-    case at::kInt: return ElementType::kI32;
-    case at::kLong: return ElementType::kI64;
-    case at::kHalf: return ElementType::kF16;
-    case at::kBFloat16: return ElementType::kBF16;
-    case at::kFloat: return ElementType::kF32;
-    case at::kDouble: return ElementType::kF64;
-    case at::kComplexFloat: return ElementType::kC64;
-    case at::kComplexDouble: return ElementType::kC128;
-    default: TORCH_CHECK(false, "[opencl] no OpenCL element type for dtype ", type);
-  }
+  const std::optional<oclopsDtype_t> dtype = kDtypes.sdk_dtype(type);
+  TORCH_CHECK(dtype.has_value(), "[opencl] no OpenCL element type for dtype ", type);
+  return *dtype;
 }
 
 oclopsTensor_t describe(const at::Tensor& tensor) {
