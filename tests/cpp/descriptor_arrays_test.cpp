@@ -51,4 +51,30 @@ TEST(DescriptorArrays, MoreDimsThanTheCapacityAreRefusedNamingTheVendorAndWhat) 
                c10::Error);
 }
 
+int tiny_dtype(c10::ScalarType type) { return 100 + static_cast<int>(type); }
+
+TinyDescriptor describe_tiny(const at::Tensor& tensor) {
+  return torch_fl::describe_operand<TinyDescriptor>(tensor, tiny_dtype, -1, "tiny", "a tensor");
+}
+
+// As a glue declares it.
+TinyDescriptor describe_tiny_optional(const std::optional<at::Tensor>& tensor) {
+  return torch_fl::describe_optional<TinyDescriptor, describe_tiny>(tensor);
+}
+
+TEST(DescriptorArrays, AnUndefinedTensorOrAnAbsentOptionalIsAnAbsentOperand) {
+  const at::Tensor t = at::zeros({2, 3}, at::kDouble);
+  const TinyDescriptor present = describe_tiny(t);
+  EXPECT_EQ(present.data, t.data_ptr());
+  EXPECT_EQ(present.dtype, tiny_dtype(at::kDouble));
+  EXPECT_EQ(present.dim, 2);
+  for (const TinyDescriptor& absent :
+       {describe_tiny(at::Tensor()), describe_tiny_optional(std::nullopt), describe_tiny_optional(at::Tensor())}) {
+    EXPECT_EQ(absent.data, nullptr);
+    EXPECT_EQ(absent.dtype, -1);
+    EXPECT_EQ(absent.dim, 0);
+  }
+  EXPECT_EQ(describe_tiny_optional(t).data, t.data_ptr());
+}
+
 }  // namespace

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace torch_fl {
 
@@ -49,6 +50,27 @@ Descriptor describe_strided(const at::Tensor& tensor, Dtype dtype, const char* v
   desc.data = tensor.numel() == 0 ? nullptr : tensor.data_ptr();
   desc.dtype = dtype;
   return desc;
+}
+
+// The same for an operand an op may lack: an undefined tensor is an absent operand,
+// described with no data, no dims and the SDK's `none` dtype; a defined one has
+// its dtype as the SDK's (`sdk_dtype`).
+template <typename Descriptor, typename Dtype>
+Descriptor describe_operand(const at::Tensor& tensor, Dtype (*sdk_dtype)(c10::ScalarType), Dtype none,
+                            const char* vendor, const char* what) {
+  if (!tensor.defined()) {
+    Descriptor absent{};
+    absent.dtype = none;
+    return absent;
+  }
+  return describe_strided<Descriptor>(tensor, sdk_dtype(tensor.scalar_type()), vendor, what);
+}
+
+// A glue's describe_optional, from its describe (which takes an undefined tensor for
+// an absent operand): an absent optional is described as an undefined tensor.
+template <typename Descriptor, Descriptor (*Describe)(const at::Tensor&)>
+Descriptor describe_optional(const std::optional<at::Tensor>& tensor) {
+  return tensor.has_value() ? Describe(*tensor) : Describe(at::Tensor());
 }
 
 }  // namespace torch_fl

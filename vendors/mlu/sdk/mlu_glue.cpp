@@ -18,16 +18,12 @@ constexpr torch_fl::SdkDtypes<mluDataType_t> kDtypes(MLU_DTYPE_BOOL, MLU_DTYPE_U
 mluDataType_t mlu_dtype(c10::ScalarType type) { return kDtypes.sdk_dtype(type).value_or(MLU_DTYPE_INVALID); }
 
 mluTensor_t describe(const at::Tensor& tensor) {
-  if (!tensor.defined()) return describe_optional(std::nullopt);
-  return torch_fl::describe_strided<mluTensor_t>(tensor, mlu_dtype(tensor.scalar_type()), "mlu", "the MLU op library's tensors");
+  return torch_fl::describe_operand<mluTensor_t>(tensor, mlu_dtype, MLU_DTYPE_INVALID, "mlu",
+                                                 "the MLU op library's tensors");
 }
 
 mluTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
-  if (tensor.has_value() && tensor->defined()) return describe(*tensor);
-  mluTensor_t absent{};
-  absent.data = nullptr;
-  absent.dtype = MLU_DTYPE_INVALID;
-  return absent;
+  return torch_fl::describe_optional<mluTensor_t, describe>(tensor);
 }
 
 TensorListDescriptor describe_list(const at::ITensorListRef& tensors) { return TensorListDescriptor(tensors); }

@@ -17,15 +17,11 @@ constexpr torch_fl::SdkDtypes<nvopsDtype_t> kDtypes(NVOPS_BOOL, NVOPS_U8, NVOPS_
 nvopsDtype_t nv_dtype(c10::ScalarType type) { return kDtypes.sdk_dtype(type).value_or(NVOPS_INVALID); }
 
 nvopsTensor_t describe(const at::Tensor& tensor) {
-  if (!tensor.defined()) return describe_optional(std::nullopt);
-  return torch_fl::describe_strided<nvopsTensor_t>(tensor, nv_dtype(tensor.scalar_type()), "nvidia", "a tensor");
+  return torch_fl::describe_operand<nvopsTensor_t>(tensor, nv_dtype, NVOPS_INVALID, "nvidia", "a tensor");
 }
 
 nvopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
-  if (tensor.has_value() && tensor->defined()) return describe(*tensor);
-  nvopsTensor_t absent{};
-  absent.dtype = NVOPS_INVALID;
-  return absent;
+  return torch_fl::describe_optional<nvopsTensor_t, describe>(tensor);
 }
 
 nvopsDims_t dims(at::OptionalIntArrayRef values) {

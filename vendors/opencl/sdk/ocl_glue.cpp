@@ -33,7 +33,7 @@ oclopsDtype_t ocl_dtype(c10::ScalarType type) {
 }
 
 oclopsTensor_t describe(const at::Tensor& tensor) {
-  if (!tensor.defined()) return describe_optional(std::nullopt);
+  if (!tensor.defined()) return oclopsTensor_t{};  // an absent operand: no buffer
   oclopsTensor_t desc{};
   desc.dim = torch_fl::copy_geometry(tensor, desc.shape, desc.stride, "opencl", "a tensor");
   desc.dtype = ocl_dtype(tensor.scalar_type());
@@ -53,8 +53,7 @@ oclopsTensor_t describe(const at::Tensor& tensor) {
 }
 
 oclopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
-  if (tensor.has_value() && tensor->defined()) return describe(*tensor);
-  return oclopsTensor_t{};
+  return torch_fl::describe_optional<oclopsTensor_t, describe>(tensor);
 }
 
 oclopsDims_t dims(at::OptionalIntArrayRef values) {
