@@ -51,6 +51,21 @@ TEST(DescriptorArrays, MoreDimsThanTheCapacityAreRefusedNamingTheVendorAndWhat) 
                c10::Error);
 }
 
+// The usual {count, dims[]} struct of an SDK's dims argument.
+struct TinyDims {
+  int32_t count;
+  int64_t dims[4];
+};
+
+TEST(DescriptorArrays, DimsOfAbsentValuesAreNoneAndPresentOnesAreCopied) {
+  EXPECT_EQ(torch_fl::dims_of<TinyDims>(std::nullopt, "tiny", "a reduction").count, 0);
+  const int64_t one = -1;
+  const TinyDims dims = torch_fl::dims_of<TinyDims>(at::IntArrayRef(one), "tiny", "a reduction");
+  EXPECT_EQ(dims.count, 1);
+  EXPECT_EQ(dims.dims[0], -1);
+  EXPECT_THROW(torch_fl::dims_of<TinyDims>(at::IntArrayRef({0, 1, 2, 3, 4}), "tiny", "a reduction"), c10::Error);
+}
+
 int tiny_dtype(c10::ScalarType type) { return 100 + static_cast<int>(type); }
 
 TinyDescriptor describe_tiny(const at::Tensor& tensor) {

@@ -29,6 +29,15 @@ int32_t copy_dims(c10::IntArrayRef values, T (&out)[N], const char* vendor, cons
   return static_cast<int32_t>(values.size());
 }
 
+// The same into an SDK's {count, dims[N]} struct; absent values give count 0
+// (which the nvidia and opencl SDKs read as "every dim" in a reduction).
+template <typename Dims>
+Dims dims_of(at::OptionalIntArrayRef values, const char* vendor, const char* what) {
+  Dims result{};
+  if (values.has_value()) result.count = copy_dims(*values, result.dims, vendor, what);
+  return result;
+}
+
 // A tensor's sizes and strides (whole arrays at once: size(i) and stride(i)
 // wrap and check each index) into a descriptor's; returns its dim.
 template <typename T, size_t N>

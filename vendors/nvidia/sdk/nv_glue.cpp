@@ -25,10 +25,7 @@ nvopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
 }
 
 nvopsDims_t dims(at::OptionalIntArrayRef values) {
-  nvopsDims_t result{};
-  if (!values.has_value()) return result;
-  result.count = torch_fl::copy_dims(*values, result.dims, "nvidia", "a reduction");
-  return result;
+  return torch_fl::dims_of<nvopsDims_t>(values, "nvidia", "a reduction");
 }
 
 double scalar(const at::Scalar& value) {
@@ -38,12 +35,7 @@ double scalar(const at::Scalar& value) {
 
 int32_t rank(at::IntArrayRef normalized_shape) { return static_cast<int32_t>(normalized_shape.size()); }
 
-nvopsDims_t one_dim(int64_t dim) {
-  nvopsDims_t result{};
-  result.count = 1;
-  result.dims[0] = dim;
-  return result;
-}
+nvopsDims_t one_dim(int64_t dim) { return dims(at::IntArrayRef(dim)); }
 
 TensorListDescriptor describe_list(const at::ITensorListRef& tensors) { return TensorListDescriptor(tensors); }
 

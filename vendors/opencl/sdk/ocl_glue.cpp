@@ -57,20 +57,12 @@ oclopsTensor_t describe_optional(const std::optional<at::Tensor>& tensor) {
 }
 
 oclopsDims_t dims(at::OptionalIntArrayRef values) {
-  oclopsDims_t result{};
-  if (!values.has_value()) return result;
-  result.count = torch_fl::copy_dims(*values, result.dims, "opencl", "a reduction");
-  return result;
+  return torch_fl::dims_of<oclopsDims_t>(values, "opencl", "a reduction");
 }
 
 TensorListDescriptor describe_list(const at::ITensorListRef& tensors) { return TensorListDescriptor(tensors); }
 
-oclopsDims_t one_dim(int64_t dim) {
-  oclopsDims_t result{};
-  result.count = 1;
-  result.dims[0] = dim;
-  return result;
-}
+oclopsDims_t one_dim(int64_t dim) { return dims(at::IntArrayRef(dim)); }
 
 oclopsDims_t optional_dim(std::optional<int64_t> dim) { return dim.has_value() ? one_dim(*dim) : oclopsDims_t{}; }
 
