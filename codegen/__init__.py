@@ -18,7 +18,8 @@ Pipeline (one module per stage; what each may import: Layers, below):
                     emit_launch.py (SDK calls, status checks), emit_custom.py (vendor ops,
                     autograd), emit_guard.py (guards as C++), emit_blocks.py (shared pieces),
                     emit_attention.py (SDPA's choice of the fused attention kernel),
-                    emit_names.py (the names of what the C++ defines; its registrations)
+                    emit_names.py (the names of what the C++ defines; its registrations),
+                    emit_aten_kernels.py (ATen's own kernels of runtime/aten_kernels.yaml)
     matrix.py       plan → the declared operator support matrix (JSON; pages via render.py)
     render.py       the files of generated/<vendor>/ through the templates
     output.py       writes a whole generated/<vendor>/ tree atomically
@@ -52,7 +53,7 @@ tests/codegen/test_import_layers.py reads this table: a new module goes into it.
     6 planner     schema_drift plan_formats plan_ops plan_custom plan_scalar_forms attention_route
                   plan_aten_kernels plan
     7 emitters    emit_names emit_blocks emit_guard emit_launch emit_kernel emit_attention emit_cpp emit_custom
-                  emit_library
+                  emit_library emit_aten_kernels
                   matrix
     8 output      render output
     9 pipeline    pipeline torch_diff

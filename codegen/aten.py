@@ -33,6 +33,9 @@ class AtenOp:
     # Calling it skips the dispatcher, and the Python meta registrations torch installs over
     # many Meta kernels (a Python call per op).
     direct_meta: bool = False
+    # native_functions.yaml's device_guard: a backend's generated wrapper sets the device
+    # before calling the kernel (torchgen does for CUDA's).
+    device_guard: bool = True
     # Its structured kernel is a TensorIterator (`structured_inherits: TensorIteratorBase`,
     # itself or its structured delegate): elementwise, result shape the operands' broadcast.
     tensor_iterator: bool = False
@@ -68,6 +71,26 @@ class AtenOp:
             signature = NativeSignature(self.schema, symint=kernel.endswith("_symint"))
             parameters = ", ".join(binding.type for binding in signature.arguments())
             return f"{signature.returns_type().cpp_type()} (*)({parameters})"
+
+    def native_definition(self, kernel: str, name: str) -> tuple[str, tuple[str, ...]]:
+        """The head of a function named `name` with at::native::<kernel>'s signature, and
+        its parameters' names in order (to forward them)."""
+        with _torchgen_locals(self.structured_group):
+            signature = NativeSignature(self.schema, symint=kernel.endswith("_symint"))
+            return signature.defn(name=name), tuple(binding.name for binding in signature.arguments())
+
+    def device_of(self) -> Optional[str]:
+        """The argument whose device a device guard takes, by torchgen's rule for CUDA's
+        kernels: a factory's `device`; otherwise self, an out= tensor, or the first
+        tensor-like positional argument. None: nothing names a device."""
+        arguments = self.schema.arguments
+        if arguments.tensor_options is not None:
+            return arguments.tensor_options.device.name
+        self_arg = [arguments.self_arg.argument] if arguments.self_arg is not None else []
+        for argument in (*self_arg, *arguments.out, *arguments.flat_positional):
+            if argument.type.is_tensor_like():
+                return argument.name
+        return None
 
     @property
     def arguments(self) -> tuple[Argument, ...]:
@@ -138,7 +161,8 @@ class AtenRegistry:
         return AtenOp(name=name, schema=FunctionSchema.parse(entry["func"]), has_cpp_meta=_has_cpp_meta(entry),
                       function_variant="function" in variants, composite_implicit=cia,
                       structured_group=self._structured_group(entry), decomposition=decomposition,
-                      direct_meta=direct_meta, tensor_iterator=self._tensor_iterator(entry))
+                      direct_meta=direct_meta, tensor_iterator=self._tensor_iterator(entry),
+                      device_guard=entry.get("device_guard", True))
 
     def _tensor_iterator(self, entry: dict) -> bool:
         structured = self._entries.get(entry["structured_delegate"]) if entry.get("structured_delegate") else entry

@@ -53,13 +53,10 @@ def registration(name: str, function: str) -> str:
     return _impl(name, f"TORCH_FN({function})")
 
 
-def aten_kernel_registration(kernel: AtenKernel) -> str:
-    """ATen's own kernel for a device key; an overloaded at::native:: name is cast to
-    the overload of this op's signature."""
-    function = f"at::native::{kernel.kernel}"
-    if kernel.overloaded:
-        function = f"static_cast<{kernel.aten.native_pointer_type(kernel.kernel)}>(&{function})"
-    return registration(kernel.aten.name, function)
+def aten_kernel_wrapper(kernel: AtenKernel) -> str:
+    """ATen's kernel for a device key under a device guard, named as torchgen names
+    CUDA's: wrapper_SparsePrivateUse1_clone."""
+    return f"wrapper_{kernel.dispatch_key}_{kernel.aten.cpp_name}"
 
 
 def boxed_registration(name: str, function: str) -> str:

@@ -3,8 +3,10 @@
 // ATen's own device-generic kernels for the device's dispatch keys, listed in
 // runtime/aten_kernels.yaml (which says why each is there): each op's kernel is the one
 // torch 2.13.0 registers for the same key on the CPU (PrivateUse1 <- CPU,
-// QuantizedPrivateUse1 <- QuantizedCPU, ...).
+// QuantizedPrivateUse1 <- QuantizedCPU, ...), behind the device guard torchgen gives
+// CUDA's kernels where native_functions.yaml keeps one.
 
+#include <ATen/DeviceGuard.h>
 #include <ATen/ops/_coalesced_native.h>
 #include <ATen/ops/_dimI_native.h>
 #include <ATen/ops/_dimV_native.h>
@@ -13,6 +15,8 @@
 #include <ATen/ops/_indices_native.h>
 #include <ATen/ops/_nnz_native.h>
 #include <ATen/ops/_reshape_alias_native.h>
+#include <ATen/ops/_sparse_coo_tensor_with_dims_native.h>
+#include <ATen/ops/_sparse_coo_tensor_with_dims_and_tensors_native.h>
 #include <ATen/ops/_to_copy_native.h>
 #include <ATen/ops/_values_native.h>
 #include <ATen/ops/alias_native.h>
@@ -56,35 +60,190 @@
 #include <ATen/ops/view_as_complex_native.h>
 #include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/zero_native.h>
+#include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
+
+namespace {
+
+at::Tensor wrapper_PrivateUse1_view_as_real(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::view_as_real(self);
+}
+
+at::Tensor wrapper_PrivateUse1_view_as_complex(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::view_as_complex(self);
+}
+
+at::Tensor wrapper_PrivateUse1_quantize_per_tensor(const at::Tensor & self, double scale, int64_t zero_point, at::ScalarType dtype) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::quantize_per_tensor(self, scale, zero_point, dtype);
+}
+
+at::Tensor wrapper_PrivateUse1_quantize_per_tensor_tensor_qparams(const at::Tensor & self, const at::Tensor & scale, const at::Tensor & zero_point, at::ScalarType dtype) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::quantize_per_tensor_tensor_qparams(self, scale, zero_point, dtype);
+}
+
+at::Tensor wrapper_PrivateUse1_quantize_per_channel(const at::Tensor & self, const at::Tensor & scales, const at::Tensor & zero_points, int64_t axis, at::ScalarType dtype) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::quantize_per_channel(self, scales, zero_points, axis, dtype);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1_empty_memory_format(at::IntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(device);
+  return at::native::empty_unknown_quantized(size, dtype, layout, device, pin_memory, memory_format);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1_empty_quantized(at::IntArrayRef size, const at::Tensor & qtensor, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(device);
+  return at::native::empty_quantized(size, qtensor, dtype, layout, device, pin_memory, memory_format);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1__empty_affine_quantized(at::IntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, double scale, int64_t zero_point, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(device);
+  return at::native::empty_affine_quantized(size, dtype, layout, device, pin_memory, scale, zero_point, memory_format);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1__empty_per_channel_affine_quantized(at::IntArrayRef size, const at::Tensor & scales, const at::Tensor & zero_points, int64_t axis, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(device);
+  return at::native::empty_per_channel_affine_quantized(size, scales, zero_points, axis, dtype, layout, device, pin_memory, memory_format);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1_dequantize_self(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::dequantize_quantized(self);
+}
+
+double wrapper_QuantizedPrivateUse1_q_scale(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::q_scale_quant(self);
+}
+
+int64_t wrapper_QuantizedPrivateUse1_q_zero_point(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::q_zero_point_quant(self);
+}
+
+at::QScheme wrapper_QuantizedPrivateUse1_qscheme(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::qscheme_quant(self);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1_q_per_channel_scales(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::q_per_channel_scales(self);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1_q_per_channel_zero_points(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::q_per_channel_zero_points(self);
+}
+
+int64_t wrapper_QuantizedPrivateUse1_q_per_channel_axis(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::q_per_channel_axis(self);
+}
+
+at::Tensor wrapper_QuantizedPrivateUse1_clone(const at::Tensor & self, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::quantized_clone(self, memory_format);
+}
+
+at::Tensor wrapper_SparsePrivateUse1__sparse_coo_tensor_with_dims(int64_t sparse_dim, int64_t dense_dim, at::IntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory) {
+  const c10::OptionalDeviceGuard device_guard(device);
+  return at::native::new_with_dims_sparse(sparse_dim, dense_dim, size, dtype, layout, device, pin_memory);
+}
+
+at::Tensor wrapper_SparsePrivateUse1__sparse_coo_tensor_with_dims_and_tensors(int64_t sparse_dim, int64_t dense_dim, c10::SymIntArrayRef size, const at::Tensor & indices, const at::Tensor & values, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<bool> is_coalesced) {
+  const c10::OptionalDeviceGuard device_guard(device);
+  return at::native::new_with_dims_and_tensor_sparse_symint(sparse_dim, dense_dim, size, indices, values, dtype, layout, device, pin_memory, is_coalesced);
+}
+
+at::Tensor wrapper_SparsePrivateUse1_empty_memory_format(at::IntArrayRef size, ::std::optional<at::ScalarType> dtype, ::std::optional<at::Layout> layout, ::std::optional<at::Device> device, ::std::optional<bool> pin_memory, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(device);
+  return at::native::empty_sparse(size, dtype, layout, device, pin_memory, memory_format);
+}
+
+at::Tensor wrapper_SparsePrivateUse1_clone(const at::Tensor & self, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::clone_sparse(self, memory_format);
+}
+
+at::Tensor wrapper_SparsePrivateUse1_permute(const at::Tensor & self, at::IntArrayRef dims) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::permute_sparse_coo(self, dims);
+}
+
+at::Tensor & wrapper_SparsePrivateUse1_copy_sparse_to_sparse_(at::Tensor & self, const at::Tensor & src, bool non_blocking) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::copy_sparse_(self, src, non_blocking);
+}
+
+at::Tensor & wrapper_SparsePrivateUse1_zero_(at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::zero_sparse_(self);
+}
+
+at::Tensor & wrapper_SparsePrivateUse1_sparse_resize_(at::Tensor & self, at::IntArrayRef size, int64_t sparse_dim, int64_t dense_dim) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::sparse_resize_(self, size, sparse_dim, dense_dim);
+}
+
+at::Tensor & wrapper_SparsePrivateUse1_sparse_resize_and_clear_(at::Tensor & self, at::IntArrayRef size, int64_t sparse_dim, int64_t dense_dim) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::sparse_resize_and_clear_(self, size, sparse_dim, dense_dim);
+}
+
+at::Tensor wrapper_NestedTensorPrivateUse1_clone(const at::Tensor & self, ::std::optional<at::MemoryFormat> memory_format) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::clone_nested(self, memory_format);
+}
+
+::std::vector<at::Tensor> wrapper_NestedTensorPrivateUse1_unbind_int(const at::Tensor & self, int64_t dim) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::NestedTensor_unbind(self, dim);
+}
+
+at::Tensor wrapper_NestedTensorPrivateUse1_alias(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::alias_nested(self);
+}
+
+at::Tensor wrapper_NestedTensorPrivateUse1_detach(const at::Tensor & self) {
+  const c10::OptionalDeviceGuard device_guard(at::device_of(self));
+  return at::native::detach(self);
+}
+
+}  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
   m.impl("view", TORCH_FN(at::native::view));
   m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
   m.impl("unfold", TORCH_FN(at::native::unfold));
-  m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
-  m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
+  m.impl("view_as_real", TORCH_FN(wrapper_PrivateUse1_view_as_real));
+  m.impl("view_as_complex", TORCH_FN(wrapper_PrivateUse1_view_as_complex));
   m.impl("is_set_to", TORCH_FN(at::native::is_set_to));
-  m.impl("quantize_per_tensor", TORCH_FN(at::native::quantize_per_tensor));
-  m.impl("quantize_per_tensor.tensor_qparams", TORCH_FN(at::native::quantize_per_tensor_tensor_qparams));
-  m.impl("quantize_per_channel", TORCH_FN(at::native::quantize_per_channel));
+  m.impl("quantize_per_tensor", TORCH_FN(wrapper_PrivateUse1_quantize_per_tensor));
+  m.impl("quantize_per_tensor.tensor_qparams", TORCH_FN(wrapper_PrivateUse1_quantize_per_tensor_tensor_qparams));
+  m.impl("quantize_per_channel", TORCH_FN(wrapper_PrivateUse1_quantize_per_channel));
 }
 
 TORCH_LIBRARY_IMPL(aten, QuantizedPrivateUse1, m) {
-  m.impl("empty.memory_format", TORCH_FN(at::native::empty_unknown_quantized));
-  m.impl("empty_quantized", TORCH_FN(at::native::empty_quantized));
+  m.impl("empty.memory_format", TORCH_FN(wrapper_QuantizedPrivateUse1_empty_memory_format));
+  m.impl("empty_quantized", TORCH_FN(wrapper_QuantizedPrivateUse1_empty_quantized));
   m.impl("empty_like", TORCH_FN(at::native::empty_like_quantized));
-  m.impl("_empty_affine_quantized", TORCH_FN(at::native::empty_affine_quantized));
-  m.impl("_empty_per_channel_affine_quantized", TORCH_FN(at::native::empty_per_channel_affine_quantized));
-  m.impl("dequantize.self", TORCH_FN(at::native::dequantize_quantized));
-  m.impl("q_scale", TORCH_FN(at::native::q_scale_quant));
-  m.impl("q_zero_point", TORCH_FN(at::native::q_zero_point_quant));
-  m.impl("qscheme", TORCH_FN(at::native::qscheme_quant));
-  m.impl("q_per_channel_scales", TORCH_FN(at::native::q_per_channel_scales));
-  m.impl("q_per_channel_zero_points", TORCH_FN(at::native::q_per_channel_zero_points));
-  m.impl("q_per_channel_axis", TORCH_FN(at::native::q_per_channel_axis));
-  m.impl("clone", TORCH_FN(at::native::quantized_clone));
+  m.impl("_empty_affine_quantized", TORCH_FN(wrapper_QuantizedPrivateUse1__empty_affine_quantized));
+  m.impl("_empty_per_channel_affine_quantized", TORCH_FN(wrapper_QuantizedPrivateUse1__empty_per_channel_affine_quantized));
+  m.impl("dequantize.self", TORCH_FN(wrapper_QuantizedPrivateUse1_dequantize_self));
+  m.impl("q_scale", TORCH_FN(wrapper_QuantizedPrivateUse1_q_scale));
+  m.impl("q_zero_point", TORCH_FN(wrapper_QuantizedPrivateUse1_q_zero_point));
+  m.impl("qscheme", TORCH_FN(wrapper_QuantizedPrivateUse1_qscheme));
+  m.impl("q_per_channel_scales", TORCH_FN(wrapper_QuantizedPrivateUse1_q_per_channel_scales));
+  m.impl("q_per_channel_zero_points", TORCH_FN(wrapper_QuantizedPrivateUse1_q_per_channel_zero_points));
+  m.impl("q_per_channel_axis", TORCH_FN(wrapper_QuantizedPrivateUse1_q_per_channel_axis));
+  m.impl("clone", TORCH_FN(wrapper_QuantizedPrivateUse1_clone));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(at::native::set_storage_quantized_));
   m.impl("as_strided", TORCH_FN(at::native::as_strided_qtensorimpl));
   m.impl("view", TORCH_FN(at::native::view));
@@ -96,11 +255,15 @@ TORCH_LIBRARY_IMPL(aten, QuantizedPrivateUse1, m) {
 }
 
 TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
+  m.impl("_sparse_coo_tensor_with_dims", TORCH_FN(wrapper_SparsePrivateUse1__sparse_coo_tensor_with_dims));
+  m.impl("_sparse_coo_tensor_with_dims_and_tensors", TORCH_FN(wrapper_SparsePrivateUse1__sparse_coo_tensor_with_dims_and_tensors));
+  m.impl("empty.memory_format", TORCH_FN(wrapper_SparsePrivateUse1_empty_memory_format));
+  m.impl("clone", TORCH_FN(wrapper_SparsePrivateUse1_clone));
   m.impl("_indices", TORCH_FN(at::native::_indices_sparse));
   m.impl("_values", TORCH_FN(at::native::_values_sparse));
   m.impl("indices", TORCH_FN(at::native::indices_sparse));
   m.impl("values", TORCH_FN(at::native::values_sparse));
-  m.impl("permute", TORCH_FN(at::native::permute_sparse_coo));
+  m.impl("permute", TORCH_FN(wrapper_SparsePrivateUse1_permute));
   m.impl("unsqueeze", TORCH_FN(at::native::unsqueeze_sparse));
   m.impl("sparse_dim", TORCH_FN(at::native::sparse_dim_sparse));
   m.impl("dense_dim", TORCH_FN(at::native::dense_dim_sparse));
@@ -110,21 +273,21 @@ TORCH_LIBRARY_IMPL(aten, SparsePrivateUse1, m) {
   m.impl("is_coalesced", TORCH_FN(at::native::is_coalesced_sparse));
   m.impl("_coalesced_", TORCH_FN(at::native::_coalesced_sparse_));
   m.impl("copy_", TORCH_FN(at::native::copy_sparse_wrapper_));
-  m.impl("copy_sparse_to_sparse_", TORCH_FN(at::native::copy_sparse_));
-  m.impl("zero_", TORCH_FN(at::native::zero_sparse_));
-  m.impl("sparse_resize_", TORCH_FN(at::native::sparse_resize_));
-  m.impl("sparse_resize_and_clear_", TORCH_FN(at::native::sparse_resize_and_clear_));
+  m.impl("copy_sparse_to_sparse_", TORCH_FN(wrapper_SparsePrivateUse1_copy_sparse_to_sparse_));
+  m.impl("zero_", TORCH_FN(wrapper_SparsePrivateUse1_zero_));
+  m.impl("sparse_resize_", TORCH_FN(wrapper_SparsePrivateUse1_sparse_resize_));
+  m.impl("sparse_resize_and_clear_", TORCH_FN(wrapper_SparsePrivateUse1_sparse_resize_and_clear_));
 }
 
 TORCH_LIBRARY_IMPL(aten, NestedTensorPrivateUse1, m) {
   m.impl("_to_copy", TORCH_FN(at::native::_to_copy_nested));
   m.impl("empty_like", TORCH_FN(at::native::empty_like_nested));
   m.impl("copy_", TORCH_FN(at::native::copy_nested_));
-  m.impl("clone", TORCH_FN(at::native::clone_nested));
-  m.impl("unbind.int", TORCH_FN(at::native::NestedTensor_unbind));
+  m.impl("clone", TORCH_FN(wrapper_NestedTensorPrivateUse1_clone));
+  m.impl("unbind.int", TORCH_FN(wrapper_NestedTensorPrivateUse1_unbind_int));
   m.impl("values", TORCH_FN(at::native::values_nested));
-  m.impl("alias", TORCH_FN(at::native::alias_nested));
-  m.impl("detach", TORCH_FN(at::native::detach));
+  m.impl("alias", TORCH_FN(wrapper_NestedTensorPrivateUse1_alias));
+  m.impl("detach", TORCH_FN(wrapper_NestedTensorPrivateUse1_detach));
   m.impl("select.int", TORCH_FN(at::native::select_nested));
   m.impl("transpose.int", TORCH_FN(at::native::transpose_nested));
   m.impl("unsqueeze", TORCH_FN(at::native::unsqueeze_nested));

@@ -242,8 +242,8 @@ void reset_fallback_records() {
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }
-// Sparse COO, nested and quantized device tensors (sparse_ops.cpp, quantized_ops.cpp,
-// runtime/aten_kernels.yaml): their other ops run on CPU's kernels for them the same way.
+// Sparse COO, nested and quantized device tensors (runtime/aten_kernels.yaml,
+// quantized_ops.cpp): their other ops run on CPU's kernels for them the same way.
 TORCH_LIBRARY_IMPL(_, SparsePrivateUse1, m) {
   m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback>());
 }

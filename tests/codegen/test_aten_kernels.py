@@ -78,3 +78,18 @@ def test_a_spec_that_declares_a_view_the_runtime_registers_fails_generation(tmp_
     with pytest.raises(Exception) as raised:
         load_plan(str(spec), REPO_ROOT)
     assert "'view' is ATen's own kernel on every device" in str(raised.value)
+
+
+def test_a_kernel_that_keeps_its_device_guard_runs_behind_one_as_cudas_do():
+    text = render.render(load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml"), REPO_ROOT))["aten_kernels.cpp"]
+    # A factory takes its `device` argument's device (torchgen's rule for CUDA's kernels).
+    factory = text.split("wrapper_SparsePrivateUse1__sparse_coo_tensor_with_dims_and_tensors(", 1)[1]
+    assert factory.split("}", 1)[0].count("const c10::OptionalDeviceGuard device_guard(device);") == 1
+    assert "return at::native::new_with_dims_and_tensor_sparse_symint(sparse_dim, dense_dim, size, indices, " \
+           "values, dtype, layout, device, pin_memory, is_coalesced);" in factory
+    # An op on a tensor takes self's.
+    clone = text.split("wrapper_SparsePrivateUse1_clone(", 1)[1].split("}", 1)[0]
+    assert "const c10::OptionalDeviceGuard device_guard(at::device_of(self));" in clone
+    assert 'm.impl("clone", TORCH_FN(wrapper_SparsePrivateUse1_clone));' in text
+    # native_functions.yaml's `device_guard: False` (views, accessors): registered directly.
+    assert "wrapper_PrivateUse1_view(" not in text and "wrapper_SparsePrivateUse1__values(" not in text
