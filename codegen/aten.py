@@ -36,6 +36,9 @@ class AtenOp:
     # native_functions.yaml's device_guard: a backend's generated wrapper sets the device
     # before calling the kernel (torchgen does for CUDA's).
     device_guard: bool = True
+    # native_functions.yaml's use_const_ref_for_mutable_tensors: its at::native:: kernel
+    # takes and returns a mutated tensor as const at::Tensor&.
+    const_ref_for_mutable_tensors: bool = False
     # Its structured kernel is a TensorIterator (`structured_inherits: TensorIteratorBase`,
     # itself or its structured delegate): elementwise, result shape the operands' broadcast.
     tensor_iterator: bool = False
@@ -66,7 +69,7 @@ class AtenOp:
     def native_pointer_type(self, kernel: str) -> str:
         """The C++ type of a pointer to at::native::<kernel> as this op's kernel:
         at::Tensor (*)(const at::Tensor &, int64_t)."""
-        with _torchgen_locals(self.structured_group):
+        with self._native_locals():
             # torchgen's rule: a kernel named *_symint takes SymInts.
             signature = NativeSignature(self.schema, symint=kernel.endswith("_symint"))
             parameters = ", ".join(binding.type for binding in signature.arguments())
@@ -75,9 +78,14 @@ class AtenOp:
     def native_definition(self, kernel: str, name: str) -> tuple[str, tuple[str, ...]]:
         """The head of a function named `name` with at::native::<kernel>'s signature, and
         its parameters' names in order (to forward them)."""
-        with _torchgen_locals(self.structured_group):
+        with self._native_locals():
             signature = NativeSignature(self.schema, symint=kernel.endswith("_symint"))
             return signature.defn(name=name), tuple(binding.name for binding in signature.arguments())
+
+    def _native_locals(self):
+        # at::native:: signatures honour the entry's own const-ref flag (the dispatcher's do not).
+        return local.parametrize(use_const_ref_for_mutable_tensors=self.const_ref_for_mutable_tensors,
+                                 use_ilistref_for_tensor_lists=self.structured_group)
 
     def device_of(self) -> Optional[str]:
         """The argument whose device a device guard takes, by torchgen's rule for CUDA's
@@ -162,7 +170,8 @@ class AtenRegistry:
                       function_variant="function" in variants, composite_implicit=cia,
                       structured_group=self._structured_group(entry), decomposition=decomposition,
                       direct_meta=direct_meta, tensor_iterator=self._tensor_iterator(entry),
-                      device_guard=entry.get("device_guard", True))
+                      device_guard=entry.get("device_guard", True),
+                      const_ref_for_mutable_tensors=entry.get("use_const_ref_for_mutable_tensors", False))
 
     def _tensor_iterator(self, entry: dict) -> bool:
         structured = self._entries.get(entry["structured_delegate"]) if entry.get("structured_delegate") else entry

@@ -185,12 +185,12 @@ at::Tensor & wrapper_SparsePrivateUse1_zero_(at::Tensor & self) {
   return at::native::zero_sparse_(self);
 }
 
-at::Tensor & wrapper_SparsePrivateUse1_sparse_resize_(at::Tensor & self, at::IntArrayRef size, int64_t sparse_dim, int64_t dense_dim) {
+const at::Tensor & wrapper_SparsePrivateUse1_sparse_resize_(const at::Tensor & self, at::IntArrayRef size, int64_t sparse_dim, int64_t dense_dim) {
   const c10::OptionalDeviceGuard device_guard(at::device_of(self));
   return at::native::sparse_resize_(self, size, sparse_dim, dense_dim);
 }
 
-at::Tensor & wrapper_SparsePrivateUse1_sparse_resize_and_clear_(at::Tensor & self, at::IntArrayRef size, int64_t sparse_dim, int64_t dense_dim) {
+const at::Tensor & wrapper_SparsePrivateUse1_sparse_resize_and_clear_(const at::Tensor & self, at::IntArrayRef size, int64_t sparse_dim, int64_t dense_dim) {
   const c10::OptionalDeviceGuard device_guard(at::device_of(self));
   return at::native::sparse_resize_and_clear_(self, size, sparse_dim, dense_dim);
 }
