@@ -1,6 +1,10 @@
 """The AtenKernels of runtime/aten_kernels.yaml (plan_aten_kernels.py) as C++.
 
-An op whose native_functions.yaml entry keeps the device guard (the default) is
+The runtime's own kernels are declared here with their op's native signature (the
+runtime defines them in torch_fl::kernels; a definition whose parameters differ
+leaves the declared one undefined, and the link fails naming it).
+
+Of ATen's kernels, an op whose native_functions.yaml entry keeps the device guard (the default) is
 registered through a wrapper that sets the device first, as torchgen's generated
 wrappers do for CUDA's kernels, with its rule for which argument names the device:
 ATen's kernels allocate on the *current* device, so without it a factory or an op
@@ -19,6 +23,7 @@ from .plan_model import AtenKernel, BackendPlan
 @dataclass(frozen=True)
 class AtenKernelsFile:
     headers: tuple[str, ...]  # ATen/ops/<header>_native.h, declaring the kernels
+    runtime_declarations: tuple[str, ...]  # the runtime's kernels, in torch_fl::kernels
     wrappers: tuple[tuple[str, ...], ...]  # each a function's lines
     keys: tuple[tuple[str, tuple[str, ...]], ...]  # (dispatch key, its registrations) in the file's order
 
@@ -26,9 +31,14 @@ class AtenKernelsFile:
 def aten_kernels_file(plan: BackendPlan) -> AtenKernelsFile:
     wrappers = []
     keys: dict[str, list[str]] = {}
+    declarations: dict[str, None] = {}
     for kernel in plan.aten_kernels:
-        wrapper = _guarded_wrapper(kernel)
-        if wrapper:
+        wrapper = () if kernel.runtime else _guarded_wrapper(kernel)
+        if kernel.runtime:
+            head, _ = kernel.aten.native_definition(kernel.kernel, kernel.kernel)
+            declarations[f"{head};"] = None
+            function = f"torch_fl::kernels::{kernel.kernel}"
+        elif wrapper:
             wrappers.append(wrapper)
             function = emit_names.aten_kernel_wrapper(kernel)
         else:
@@ -37,7 +47,8 @@ def aten_kernels_file(plan: BackendPlan) -> AtenKernelsFile:
                 function = f"static_cast<{kernel.aten.native_pointer_type(kernel.kernel)}>(&{function})"
         keys.setdefault(kernel.dispatch_key, []).append(emit_names.registration(kernel.aten.name, function))
     headers = sorted({kernel.aten.schema.name.name.base for kernel in plan.aten_kernels})
-    return AtenKernelsFile(tuple(headers), tuple(wrappers), tuple((key, tuple(lines)) for key, lines in keys.items()))
+    return AtenKernelsFile(tuple(headers), tuple(declarations), tuple(wrappers),
+                           tuple((key, tuple(lines)) for key, lines in keys.items()))
 
 
 def _guarded_wrapper(kernel: AtenKernel) -> tuple[str, ...]:

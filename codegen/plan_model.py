@@ -255,11 +255,12 @@ class CustomOpPlan:
 
 @dataclass(frozen=True, kw_only=True)
 class AtenKernel:
-    """One of ATen's own device-generic kernels the backend registers for a device key
-    (runtime/aten_kernels.yaml): the kernel ATen registers for the CPU counterpart."""
+    """A kernel the backend registers for an ATen op on a device key besides its spec's
+    (runtime/aten_kernels.yaml): ATen's own for the CPU counterpart key, or the runtime's."""
     dispatch_key: str  # "QuantizedPrivateUse1"
     aten: AtenOp
-    kernel: str  # the at::native:: function
+    kernel: str  # the function: at::native::<kernel>, or torch_fl::kernels::<kernel> when runtime
+    runtime: bool  # the runtime's own kernel (runtime/src/), not ATen's
     overloaded: bool  # at::native::<kernel> names several functions: the registration picks one
     source: Provenance  # its line in runtime/aten_kernels.yaml
 

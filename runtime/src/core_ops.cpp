@@ -1,6 +1,6 @@
 // The tensor ops every backend must provide itself: allocation, resizing,
-// storage swaps, copies and reading a scalar back to the host. (ATen's own
-// view kernels are registered from runtime/aten_kernels.yaml.)
+// storage swaps, copies and reading a scalar back to the host, registered from
+// runtime/aten_kernels.yaml (as are ATen's own view kernels).
 #include <ATen/ATen.h>
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
@@ -55,6 +55,50 @@ at::Tensor& fill_if_deterministic(at::Tensor& result) {
   return result;
 }
 
+void ensure_storage_bytes(const at::Tensor& self, size_t needed) {
+  c10::StorageImpl* storage = self.unsafeGetTensorImpl()->unsafe_storage().unsafeGetStorageImpl();
+  if (needed > storage->nbytes()) resize_storage_bytes(storage, needed);
+}
+
+at::Tensor& set_storage(at::Tensor& self, c10::Storage source, int64_t storage_offset, at::IntArrayRef size,
+                        at::IntArrayRef stride) {
+  at::native::checkSetStorage(self, source, storage_offset, size, stride);
+  auto* impl = self.unsafeGetTensorImpl();
+  impl->set_storage_offset(storage_offset);
+  const at::OptionalIntArrayRef strides =
+      stride.data() != nullptr ? at::OptionalIntArrayRef(stride) : at::OptionalIntArrayRef(std::nullopt);
+  if (strides.has_value()) {
+    impl->set_sizes_and_strides(size, *strides);
+  } else {
+    impl->set_sizes_contiguous(size);
+  }
+  const size_t needed = strides.has_value()
+                            ? at::detail::computeStorageNbytes(size, *strides, self.dtype().itemsize(), storage_offset)
+                            : at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(), storage_offset);
+  ensure_storage_bytes(self, needed);
+  return self;
+}
+
+bool dense_strided(const at::Tensor& t) {
+  if (t.layout() != at::kStrided || t.is_quantized() || t.is_nested()) return false;
+  switch (t.device().type()) {
+    case c10::DeviceType::CPU:
+    case c10::DeviceType::CUDA:
+    case c10::DeviceType::HIP:
+    case c10::DeviceType::MPS:
+    case c10::DeviceType::XPU:
+    case c10::DeviceType::HPU:
+    case c10::DeviceType::PrivateUse1: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// The kernels runtime/aten_kernels.yaml registers (generated/<vendor>/aten_kernels.cpp
+// declares them with their ops' native signatures).
+namespace kernels {
+
 at::Tensor empty_memory_format(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
                                std::optional<at::Layout> layout, std::optional<at::Device> device,
                                std::optional<bool> pin_memory, std::optional<at::MemoryFormat> memory_format) {
@@ -77,11 +121,6 @@ at::Tensor empty_strided(at::IntArrayRef size, at::IntArrayRef stride, std::opti
                                                         c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
                                                         c10::dtype_or_default(dtype));
   return fill_if_deterministic(result);
-}
-
-void ensure_storage_bytes(const at::Tensor& self, size_t needed) {
-  c10::StorageImpl* storage = self.unsafeGetTensorImpl()->unsafe_storage().unsafeGetStorageImpl();
-  if (needed > storage->nbytes()) resize_storage_bytes(storage, needed);
 }
 
 // ATen's resize_ (Resize.cpp), for device storage. A tensor whose sizes already
@@ -108,25 +147,6 @@ const at::Tensor& resize_(const at::Tensor& self, at::IntArrayRef size,
                    at::globalContext().deterministicFillUninitializedMemory())) {
     at::native::fill_resize_deterministic_(self, old_storage_nbytes);
   }
-  return self;
-}
-
-at::Tensor& set_storage(at::Tensor& self, c10::Storage source, int64_t storage_offset, at::IntArrayRef size,
-                        at::IntArrayRef stride) {
-  at::native::checkSetStorage(self, source, storage_offset, size, stride);
-  auto* impl = self.unsafeGetTensorImpl();
-  impl->set_storage_offset(storage_offset);
-  const at::OptionalIntArrayRef strides =
-      stride.data() != nullptr ? at::OptionalIntArrayRef(stride) : at::OptionalIntArrayRef(std::nullopt);
-  if (strides.has_value()) {
-    impl->set_sizes_and_strides(size, *strides);
-  } else {
-    impl->set_sizes_contiguous(size);
-  }
-  const size_t needed = strides.has_value()
-                            ? at::detail::computeStorageNbytes(size, *strides, self.dtype().itemsize(), storage_offset)
-                            : at::detail::computeStorageNbytesContiguous(size, self.dtype().itemsize(), storage_offset);
-  ensure_storage_bytes(self, needed);
   return self;
 }
 
@@ -167,8 +187,8 @@ at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
   return dst;
 }
 
-void record_stream_op(at::Tensor& self, c10::Stream stream) {
-  record_stream(self.storage().data_ptr(), stream);
+void record_stream(at::Tensor& self, c10::Stream stream) {
+  torch_fl::record_stream(self.storage().data_ptr(), stream);
 }
 
 // ATen's conj_physical_ (CompositeExplicitAutograd) calls the CPU and CUDA kernel
@@ -176,20 +196,6 @@ void record_stream_op(at::Tensor& self, c10::Stream stream) {
 at::Tensor& conj_physical_inplace(at::Tensor& self) {
   if (!self.is_complex()) return self;
   return at::conj_physical_out(self, self);
-}
-
-bool dense_strided(const at::Tensor& t) {
-  if (t.layout() != at::kStrided || t.is_quantized() || t.is_nested()) return false;
-  switch (t.device().type()) {
-    case c10::DeviceType::CPU:
-    case c10::DeviceType::CUDA:
-    case c10::DeviceType::HIP:
-    case c10::DeviceType::MPS:
-    case c10::DeviceType::XPU:
-    case c10::DeviceType::HPU:
-    case c10::DeviceType::PrivateUse1: return true;
-    default: return false;
-  }
 }
 
 // TensorImpl counts only its own list of dense backends (CPU, CUDA, ...) as
@@ -206,23 +212,7 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return at::_local_scalar_dense(self.to(c10::Device(c10::DeviceType::CPU)));
 }
 
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("empty.memory_format", TORCH_FN(empty_memory_format));
-  m.impl("empty_strided", TORCH_FN(empty_strided));
-  m.impl("resize_", TORCH_FN(resize_));
-  m.impl("set_.source_Storage", TORCH_FN(set_source_storage));
-  m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_source_storage_offset));
-  m.impl("set_.source_Tensor", TORCH_FN(set_source_tensor));
-  m.impl("set_", TORCH_FN(set_empty));
-  m.impl("_copy_from", TORCH_FN(copy_from));
-  m.impl("_copy_from_and_resize", TORCH_FN(copy_from_and_resize));
-  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
-  m.impl("conj_physical_", TORCH_FN(conj_physical_inplace));
-  m.impl("_has_compatible_shallow_copy_type", TORCH_FN(has_compatible_shallow_copy_type));
-  m.impl("record_stream", TORCH_FN(record_stream_op));
-}
+}  // namespace kernels
 
 // copy_ passes the conjugate and negative keys through to the backend; _copy_from,
 // where copy_ lands for our device, did not, so ATen's fallbacks for those keys

@@ -5,7 +5,8 @@
 //   quantize_per_tensor and dequantize call the kernel stubs registered here),
 //   so every vendor computes them on its own chip, in the order CPU's kernels do.
 // - Construction, the accessors, views and clones are ATen's device-generic
-//   kernels (runtime/aten_kernels.yaml); int_repr and copies are written here.
+//   kernels; int_repr and copies are written here (all registered from
+//   runtime/aten_kernels.yaml).
 // - Every other quantized op runs on the CPU fallback (fallback.cpp): a spec has
 //   no quantized kernels.
 #include <ATen/ATen.h>
@@ -182,7 +183,14 @@ void dequantize_per_channel_float_qparams_kernel(const at::Tensor& q, at::Tensor
              along_axis(scales, q, axis).to(at::kFloat));
 }
 
-at::Tensor int_repr(const at::Tensor& self) {
+}  // namespace
+
+// The kernels runtime/aten_kernels.yaml registers for QuantizedPrivateUse1 besides
+// ATen's own (construction, the accessors, views, clones; quantize_per_* for the
+// dense key reach the stubs above).
+namespace kernels {
+
+at::Tensor quantized_int_repr(const at::Tensor& self) {
   if (sub_byte(self.scalar_type())) return packed_bytes(self).clone();  // CPU's: the packed bytes
   return at::empty(self.sizes(), self.options().dtype(c10::toUnderlying(self.scalar_type())),
                    self.suggest_memory_format())
@@ -192,7 +200,7 @@ at::Tensor int_repr(const at::Tensor& self) {
 // Copies where either side is a quantized device tensor (ATen's copy_ sends them
 // here: _copy_from is how a backend outside ATen's list takes copies). The checks
 // and the quantizer rule are ATen's copy_'s; the bytes move as integers.
-at::Tensor copy_from(const at::Tensor& source, const at::Tensor& destination, bool non_blocking) {
+at::Tensor quantized_copy_from(const at::Tensor& source, const at::Tensor& destination, bool non_blocking) {
   TORCH_CHECK(destination.is_quantized() || !source.is_quantized(),
               "Copying from quantized Tensor to non-quantized Tensor is not allowed, please use dequantize to get a "
               "float Tensor from a quantized Tensor");
@@ -200,7 +208,7 @@ at::Tensor copy_from(const at::Tensor& source, const at::Tensor& destination, bo
     // A real tensor into a quantized one: quantized with the destination's parameters.
     const at::Tensor real = source.to(destination.device()).expand(destination.sizes());
     const at::Tensor quantized = destination.quantizer()->quantize(real.contiguous());
-    return copy_from(quantized, destination, non_blocking);
+    return quantized_copy_from(quantized, destination, non_blocking);
   }
   TORCH_CHECK(destination.qscheme() == source.qscheme(), "Quantized Copy only works with same qscheme");
   TORCH_CHECK(destination.scalar_type() == source.scalar_type(), "Copying from quantized Tensor of type ",
@@ -216,15 +224,7 @@ at::Tensor copy_from(const at::Tensor& source, const at::Tensor& destination, bo
   return destination;
 }
 
-}  // namespace
-
-// What ATen has no device-generic kernel for. Its own kernels (construction, the
-// accessors, views, clones, and quantize_per_* for the dense key, which reach the
-// stubs above) are registered from runtime/aten_kernels.yaml.
-TORCH_LIBRARY_IMPL(aten, QuantizedPrivateUse1, m) {
-  m.impl("int_repr", TORCH_FN(int_repr));
-  m.impl("_copy_from", TORCH_FN(copy_from));
-}
+}  // namespace kernels
 
 }  // namespace torch_fl
 

@@ -43,7 +43,7 @@ SdpChoiceRegistration::SdpChoiceRegistration(at::native::fused_sdp_choice_fn cho
   registered_choice = choose;
 }
 
-namespace {
+namespace kernels {
 
 // torch._fused_sdp_choice on a device tensor: the answer SDPA itself gets (ATen
 // asks the stub only where one is registered, and takes the math path otherwise),
@@ -55,8 +55,6 @@ int64_t fused_sdp_choice(const at::Tensor& query, const at::Tensor& key, const a
   return registered_choice(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa);
 }
 
-}  // namespace
-
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl("_fused_sdp_choice", TORCH_FN(fused_sdp_choice)); }
+}  // namespace kernels  (registered from runtime/aten_kernels.yaml)
 
 }  // namespace torch_fl

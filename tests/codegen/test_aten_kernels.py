@@ -1,6 +1,7 @@
-"""runtime/aten_kernels.yaml: ATen's own kernels for the device keys, each resolved to
-the kernel the installed torch registers for the CPU counterpart, and the errors a
-bad line or a clashing spec entry gets."""
+"""runtime/aten_kernels.yaml: the kernels every backend registers for ATen ops besides
+its spec's. ATen's own, each resolved to the kernel the installed torch registers for
+the CPU counterpart key; the runtime's own, declared with the op's native signature;
+and the errors a bad line or a clashing spec entry gets."""
 from __future__ import annotations
 
 import os
@@ -52,10 +53,14 @@ def test_an_overloaded_kernel_is_registered_through_the_cast_to_its_own_signatur
 @pytest.mark.parametrize("text, expected", [
     ("PrivateUse1: [veiw]\n", f"{ATEN_KERNELS}:1:15: 'veiw' is not an ATen op of this torch (did you mean 'view'?)"),
     ("PrivateUse1:\n  - conv2d\n", f"{ATEN_KERNELS}:2:5: this torch registers no CPU kernel for 'conv2d' to take "
-     "for PrivateUse1 (implement it in runtime/src/ and register it there)"),
+     "for PrivateUse1 (implement it in runtime/src/ and name it: `- conv2d: <function>`)"),
     ("SparsePrivatUse1: [view]\n", f"{ATEN_KERNELS}:1:1: unknown key 'SparsePrivatUse1' in {ATEN_KERNELS} "
      "(a device dispatch key) (did you mean 'SparsePrivateUse1'?)"),
     ("PrivateUse1: view\n", f"{ATEN_KERNELS}:1:14: 'PrivateUse1' must be a list"),
+    ("PrivateUse1:\n  - resize_: 'not a name'\n", f"{ATEN_KERNELS}:2:14: 'PrivateUse1.resize_' must be an "
+     "identifier that is not a C++ keyword, got 'not a name' (e.g. rms_norm)"),
+    ("PrivateUse1:\n  - [view]\n", f"{ATEN_KERNELS}:2:5: each entry of 'PrivateUse1' must be an op, or "
+     "`op: function` for the runtime's own kernel (e.g. `- view` or `- resize_: resize_`)"),
 ])
 def test_a_bad_line_is_reported_at_its_place_with_a_suggestion(tmp_path, text, expected):
     kernels, errors = plan_file(tmp_path, text)
@@ -68,7 +73,7 @@ def test_a_spec_entry_for_one_of_its_ops_is_an_error_at_the_entry(tmp_path):
     _, errors = plan_file(tmp_path, "PrivateUse1: [view]\nSparsePrivateUse1: [values]\n",
                           {"view": entry, "values": entry})
     # Only the dense key clashes: a spec registers PrivateUse1 kernels.
-    assert errors == [f"specs/x.yaml:12:3: 'view' is ATen's own kernel on every device ({ATEN_KERNELS}:1) "
+    assert errors == [f"specs/x.yaml:12:3: 'view' is registered by the runtime on every device ({ATEN_KERNELS}:1) "
                       "(remove this entry)"]
 
 
@@ -77,7 +82,7 @@ def test_a_spec_that_declares_a_view_the_runtime_registers_fails_generation(tmp_
     spec.write_text(VALID_SPEC + '  view: {call: "mluOpAdd(stream, self, self, self, out)"}\n')
     with pytest.raises(Exception) as raised:
         load_plan(str(spec), REPO_ROOT)
-    assert "'view' is ATen's own kernel on every device" in str(raised.value)
+    assert "'view' is registered by the runtime on every device" in str(raised.value)
 
 
 def test_a_kernel_that_keeps_its_device_guard_runs_behind_one_as_cudas_do():
@@ -93,3 +98,17 @@ def test_a_kernel_that_keeps_its_device_guard_runs_behind_one_as_cudas_do():
     assert 'm.impl("clone", TORCH_FN(wrapper_SparsePrivateUse1_clone));' in text
     # native_functions.yaml's `device_guard: False` (views, accessors): registered directly.
     assert "wrapper_PrivateUse1_view(" not in text and "wrapper_SparsePrivateUse1__values(" not in text
+
+
+def test_the_runtimes_own_kernel_is_declared_with_its_ops_native_signature(tmp_path):
+    kernels, errors = plan_file(tmp_path, "PrivateUse1:\n  - view\n  - resize_: resize_\n")
+    assert errors == []
+    resize = kernels[1]
+    assert resize.runtime and resize.kernel == "resize_" and resize.source.line == 3
+    text = render.render(load_plan(os.path.join(REPO_ROOT, "specs", "mlu.yaml"), REPO_ROOT))["aten_kernels.cpp"]
+    declarations = text.split("namespace torch_fl::kernels {", 1)[1].split("}", 1)[0]
+    # native_functions.yaml's use_const_ref_for_mutable_tensors shapes resize_'s signature.
+    assert ("const at::Tensor & resize_(const at::Tensor & self, at::IntArrayRef size, "
+            "::std::optional<at::MemoryFormat> memory_format);") in declarations
+    assert 'm.impl("resize_", TORCH_FN(torch_fl::kernels::resize_));' in text
+    assert "wrapper_PrivateUse1_resize_" not in text  # the runtime's kernel guards itself
