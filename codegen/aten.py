@@ -70,8 +70,9 @@ class AtenOp:
         """The C++ type of a pointer to at::native::<kernel> as this op's kernel:
         at::Tensor (*)(const at::Tensor &, int64_t)."""
         with self._native_locals():
-            # torchgen's rule: a kernel named *_symint takes SymInts.
-            signature = NativeSignature(self.schema, symint=kernel.endswith("_symint"))
+            # torchgen's rule (BackendMetadata.supports_symint): a kernel whose name
+            # contains _symint takes SymInts.
+            signature = NativeSignature(self.schema, symint="_symint" in kernel)
             parameters = ", ".join(binding.type for binding in signature.arguments())
             return f"{signature.returns_type().cpp_type()} (*)({parameters})"
 
@@ -79,7 +80,7 @@ class AtenOp:
         """The head of a function named `name` with at::native::<kernel>'s signature, and
         its parameters' names in order (to forward them)."""
         with self._native_locals():
-            signature = NativeSignature(self.schema, symint=kernel.endswith("_symint"))
+            signature = NativeSignature(self.schema, symint="_symint" in kernel)
             return signature.defn(name=name), tuple(binding.name for binding in signature.arguments())
 
     def _native_locals(self):
@@ -213,5 +214,21 @@ class AtenRegistry:
     def native_pointer_types(self, kernel: str) -> tuple[str, ...]:
         """The C++ function pointer types of the at::native::<kernel> overloads that
         native_functions.yaml declares (more than one: taking its address needs a cast)."""
-        users = [name for name, entry in self._entries.items() if kernel in (entry.get("dispatch") or {}).values()]
+        users = [name for name, entry in self._entries.items()
+                 if kernel in (entry.get("dispatch") or {}).values()
+                 # no dispatch section: CompositeImplicitAutograd's kernel, named as the op
+                 or ("dispatch" not in entry and not entry.get("structured_delegate")
+                     and name.split(".")[0] == kernel)]
         return tuple(sorted({self.lookup(name).native_pointer_type(kernel) for name in users}))
+
+    def structured(self, name: str) -> bool:
+        """Its kernels are structured: at::native::<kernel> is a class, not a function."""
+        return bool((self._entries.get(name) or {}).get("structured"))
+
+    def composite(self, name: str) -> bool:
+        """A composite kernel (CompositeExplicit/ImplicitAutograd) serves every device."""
+        dispatch = (self._entries.get(name) or {}).get("dispatch")
+        if dispatch is None:
+            return not (self._entries.get(name) or {}).get("structured_delegate")
+        keys = {k.strip() for group in dispatch for k in group.split(",")}
+        return bool(keys & {"CompositeExplicitAutograd", "CompositeImplicitAutograd"})

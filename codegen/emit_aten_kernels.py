@@ -2,7 +2,8 @@
 
 The runtime's own kernels are declared here with their op's native signature (the
 runtime defines them in torch_fl::kernels; a definition whose parameters differ
-leaves the declared one undefined, and the link fails naming it).
+leaves the declared one undefined: linking runtime_test fails naming it, and the
+backend library fails to load).
 
 Of ATen's kernels, an op whose native_functions.yaml entry keeps the device guard (the default) is
 registered through a wrapper that sets the device first, as torchgen's generated

@@ -46,7 +46,12 @@ def plan_aten_kernels(repo_root: str, aten: AtenRegistry, errors: ErrorSink,
     for key in root.keys():
         if key not in CPU_COUNTERPART:
             continue
+        first: dict[str, Location] = {}
         for name, function, where in _entries(reader, root.get(key), key):
+            if name in first:
+                errors.add(where, f"'{name}' is listed twice under {key}", f"first at line {first[name].line}; keep one")
+                continue
+            first[name] = where
             kernel = _plan_one(key, name, function, where, aten, errors, spec_entries)
             if kernel is not None:
                 kernels.append(kernel)
@@ -93,7 +98,13 @@ def _plan_one(key: str, name: str, function: str | None, where: Location, aten: 
     kernel = aten.dispatch_kernel(name, cpu_key)
     if kernel is None:
         errors.add(where, f"this torch registers no {cpu_key} kernel for '{name}' to take for {key}",
+                   "ATen's composite kernel serves every device: remove this entry" if aten.composite(name) else
                    f"implement it in runtime/src/ and name it: `- {name}: <function>`")
+        return None
+    if aten.structured(name):
+        errors.add(where, f"'{name}''s {cpu_key} kernel is structured (at::native::{kernel} is a class, "
+                   "not a function)", f"register its functional or in-place overload, or implement it in "
+                   f"runtime/src/ and name it: `- {name}: <function>`")
         return None
     return AtenKernel(dispatch_key=key, aten=op, kernel=kernel, runtime=False,
                       overloaded=len(aten.native_pointer_types(kernel)) > 1, source=source_line)

@@ -53,7 +53,12 @@ def test_an_overloaded_kernel_is_registered_through_the_cast_to_its_own_signatur
 @pytest.mark.parametrize("text, expected", [
     ("PrivateUse1: [veiw]\n", f"{ATEN_KERNELS}:1:15: 'veiw' is not an ATen op of this torch (did you mean 'view'?)"),
     ("PrivateUse1:\n  - conv2d\n", f"{ATEN_KERNELS}:2:5: this torch registers no CPU kernel for 'conv2d' to take "
-     "for PrivateUse1 (implement it in runtime/src/ and name it: `- conv2d: <function>`)"),
+     "for PrivateUse1 (ATen's composite kernel serves every device: remove this entry)"),
+    ("PrivateUse1:\n  - _cudnn_rnn\n", f"{ATEN_KERNELS}:2:5: this torch registers no CPU kernel for "
+     "'_cudnn_rnn' to take for PrivateUse1 (implement it in runtime/src/ and name it: `- _cudnn_rnn: <function>`)"),
+    ("PrivateUse1:\n  - mm.out\n", f"{ATEN_KERNELS}:2:5: 'mm.out''s CPU kernel is structured (at::native::mm_out_cpu "
+     "is a class, not a function) (register its functional or in-place overload, or implement it in runtime/src/ "
+     "and name it: `- mm.out: <function>`)"),
     ("SparsePrivatUse1: [view]\n", f"{ATEN_KERNELS}:1:1: unknown key 'SparsePrivatUse1' in {ATEN_KERNELS} "
      "(a device dispatch key) (did you mean 'SparsePrivateUse1'?)"),
     ("PrivateUse1: view\n", f"{ATEN_KERNELS}:1:14: 'PrivateUse1' must be a list"),
@@ -66,6 +71,14 @@ def test_a_bad_line_is_reported_at_its_place_with_a_suggestion(tmp_path, text, e
     kernels, errors = plan_file(tmp_path, text)
     assert errors == [expected]
     assert kernels == ()
+
+
+def test_an_op_listed_twice_under_a_key_is_an_error_at_the_second(tmp_path):
+    kernels, errors = plan_file(tmp_path, "SparsePrivateUse1: [values, _nnz, values]\nNestedTensorPrivateUse1: [values]\n")
+    assert errors == [f"{ATEN_KERNELS}:1:35: 'values' is listed twice under SparsePrivateUse1 (first at line 1; "
+                      "keep one)"]
+    assert [(k.dispatch_key, k.aten.name) for k in kernels] == [
+        ("SparsePrivateUse1", "values"), ("SparsePrivateUse1", "_nnz"), ("NestedTensorPrivateUse1", "values")]
 
 
 def test_a_spec_entry_for_one_of_its_ops_is_an_error_at_the_entry(tmp_path):

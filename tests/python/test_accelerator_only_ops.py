@@ -52,7 +52,7 @@ NOT_REACHED = {
         "_philox_key_split",
         "_philox_key_fold_in", "_philox_normal_", "_philox_uniform_",
     ],
-    "has a PrivateUse1 kernel in the runtime (runtime/src/core_ops.cpp)": ["record_stream"],
+    "has a PrivateUse1 kernel in the runtime (runtime/aten_kernels.yaml)": ["record_stream"],
 }
 
 # Overloads that are accelerator-only in some supported torch releases only (.ci/torch_versions):
