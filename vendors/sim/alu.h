@@ -34,13 +34,15 @@ void begin_kernel();
 std::string residency_error(const Chip& chip, const void* data, at::ScalarType dtype, at::IntArrayRef shape,
                             at::IntArrayRef stride);
 
-// Device work that reports an exception of `body` as "<op>: <message>".
-template <class Body>
-WorkQueue::Task task(const char* op, Body body) {
-  return [op, body = std::move(body)]() mutable -> std::string {
+// Device work, body(args...), that reports an exception as "<op>: <message>".
+// It is returned as it is, not as a WorkQueue::Task, so that the queue builds
+// it in its slot (WorkQueue::submit): body is moved once, into this capture.
+template <class Body, class... Args>
+auto task(const char* op, Body&& body, Args... args) {
+  return [op, body = std::forward<Body>(body), args...]() mutable -> std::string {
     try {
       begin_kernel();
-      body();
+      body(args...);
     } catch (const std::exception& e) {
       return std::string(op) + ": " + e.what();
     }

@@ -92,11 +92,7 @@ bool Chip::resident(const void* ptr, size_t bytes) const {
   return device >= 0 && arenas_[device]->covers(ptr, bytes);
 }
 
-void Chip::enqueue(WorkQueue& queue, WorkQueue::Task work) const {
-  if (!protected_) {  // nothing to open around the work: no second wrapper (and its allocation) per task
-    queue.submit(std::move(work));
-    return;
-  }
+void Chip::enqueue_protected(WorkQueue& queue, WorkQueue::Task work) const {
   queue.submit([this, work = std::move(work)]() mutable {
     std::vector<std::optional<DeviceArena::AccessScope>> scopes(arenas_.size());
     for (size_t i = 0; i < scopes.size(); ++i) scopes[i].emplace(*arenas_[i]);

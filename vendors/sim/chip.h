@@ -57,12 +57,21 @@ class Chip {
 
   // Queues `work` on `queue`; it runs with every device's memory accessible
   // to the simulator (see DeviceArena's protection mode).
-  void enqueue(WorkQueue& queue, WorkQueue::Task work) const;
+  template <class F>
+  void enqueue(WorkQueue& queue, F&& work) const {
+    if (!protected_) {  // nothing to open around the work: it goes into the queue as it is
+      queue.submit(std::forward<F>(work));
+      return;
+    }
+    enqueue_protected(queue, WorkQueue::Task(std::forward<F>(work)));
+  }
   // A copy ordered on `queue`. A host source is staged first, so the caller may
   // reuse its buffer on return; a device source is read when the copy runs.
   void copy_async(WorkQueue& queue, void* dst, const void* src, size_t bytes, bool stage_host_source) const;
 
  private:
+  void enqueue_protected(WorkQueue& queue, WorkQueue::Task work) const;
+
   std::vector<std::unique_ptr<DeviceArena>> arenas_;
   std::vector<std::unique_ptr<BusyClock>> busy_clocks_;  // one per arena
   size_t alignment_;

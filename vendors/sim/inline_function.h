@@ -26,14 +26,17 @@ class InlineFunction<R(Args...), Bytes> {
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InlineFunction> &&
                                               std::is_invocable_r_v<R, std::decay_t<F>&, Args...>>>
   InlineFunction(F&& f) {  // NOLINT: implicit, as std::function's
-    using Target = std::decay_t<F>;
-    if constexpr (fits_inline<Target>()) {
-      new (storage_) Target(std::forward<F>(f));
-      ops_ = &kInlineOps<Target>;
-    } else {
-      *reinterpret_cast<Target**>(storage_) = new Target(std::forward<F>(f));
-      ops_ = &kHeapOps<Target>;
-    }
+    construct(std::forward<F>(f));
+  }
+
+  // Replaces the callable with f, built in this object's storage: no
+  // intermediate InlineFunction, whose move would copy every capture again
+  // (a tiny op's descriptors are hundreds of bytes, moved on its hot path).
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InlineFunction> &&
+                                              std::is_invocable_r_v<R, std::decay_t<F>&, Args...>>>
+  void emplace(F&& f) {
+    reset();
+    construct(std::forward<F>(f));
   }
 
   InlineFunction(InlineFunction&& other) noexcept { take(other); }
@@ -51,6 +54,13 @@ class InlineFunction<R(Args...), Bytes> {
   R operator()(Args... args) { return ops_->invoke(storage_, std::forward<Args>(args)...); }
   explicit operator bool() const { return ops_ != nullptr; }
 
+  // Whether an F is held in this object's storage (otherwise on the heap).
+  template <class F>
+  static constexpr bool fits_inline() {
+    return sizeof(F) <= Bytes && alignof(F) <= alignof(std::max_align_t) &&
+           std::is_nothrow_move_constructible_v<F>;
+  }
+
   // Destroys the callable (and what it captured) now.
   void reset() {
     if (ops_) {
@@ -67,12 +77,6 @@ class InlineFunction<R(Args...), Bytes> {
   };
 
   template <class F>
-  static constexpr bool fits_inline() {
-    return sizeof(F) <= Bytes && alignof(F) <= alignof(std::max_align_t) &&
-           std::is_nothrow_move_constructible_v<F>;
-  }
-
-  template <class F>
   static constexpr Ops kInlineOps{
       [](void* s, Args... args) -> R { return (*std::launder(static_cast<F*>(s)))(std::forward<Args>(args)...); },
       [](void* to, void* from) {
@@ -87,6 +91,18 @@ class InlineFunction<R(Args...), Bytes> {
       [](void* s, Args... args) -> R { return (**static_cast<F**>(s))(std::forward<Args>(args)...); },
       [](void* to, void* from) { *static_cast<F**>(to) = *static_cast<F**>(from); },
       [](void* s) { delete *static_cast<F**>(s); }};
+
+  template <class F>
+  void construct(F&& f) {
+    using Target = std::decay_t<F>;
+    if constexpr (fits_inline<Target>()) {
+      new (storage_) Target(std::forward<F>(f));
+      ops_ = &kInlineOps<Target>;
+    } else {
+      *reinterpret_cast<Target**>(storage_) = new Target(std::forward<F>(f));
+      ops_ = &kHeapOps<Target>;
+    }
+  }
 
   void take(InlineFunction& other) noexcept {
     if (other.ops_) {

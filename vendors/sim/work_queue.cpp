@@ -23,14 +23,12 @@ WorkQueue::~WorkQueue() {
   worker_.join();
 }
 
-void WorkQueue::submit(Task task) {
+uint64_t WorkQueue::claim() {
   uint64_t ticket = next_ticket_.load(std::memory_order_relaxed);
-  Slot* slot;
   while (true) {
-    slot = &slots_[ticket & (kDepth - 1)];
-    const uint64_t sequence = slot->sequence.load(std::memory_order_acquire);
+    const uint64_t sequence = slot(ticket).sequence.load(std::memory_order_acquire);
     if (sequence == ticket) {
-      if (next_ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_relaxed)) break;
+      if (next_ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_relaxed)) return ticket;
     } else if (sequence < ticket) {
       // Full: the slot still holds the task of ticket - kDepth. Wait for the worker.
       std::this_thread::yield();
@@ -39,8 +37,10 @@ void WorkQueue::submit(Task task) {
       ticket = next_ticket_.load(std::memory_order_relaxed);  // another host took this ticket
     }
   }
-  slot->task = std::move(task);
-  slot->sequence.store(ticket + 1);  // sequentially consistent: see wake_worker_if_asleep()
+}
+
+void WorkQueue::publish(uint64_t ticket) {
+  slot(ticket).sequence.store(ticket + 1);  // sequentially consistent: see wake_worker_if_asleep()
   wake_worker_if_asleep();
 }
 

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 
 #include "busy_clock.h"
 #include "inline_function.h"
@@ -36,8 +38,24 @@ class WorkQueue {
   WorkQueue(const WorkQueue&) = delete;
   WorkQueue& operator=(const WorkQueue&) = delete;
 
-  // Any host thread may submit; tasks of one thread run in its order.
-  void submit(Task task);
+  // Any host thread may submit; tasks of one thread run in its order. A
+  // callable that fits a Task inline is built in its slot of the ring: on a
+  // tiny op's hot path each intermediate Task would copy its captures again.
+  template <class F>
+  void submit(F&& work) {
+    using Work = std::decay_t<F>;
+    if constexpr (!std::is_same_v<Work, Task> && Task::fits_inline<Work>() &&
+                  std::is_nothrow_constructible_v<Work, F&&>) {
+      const uint64_t ticket = claim();
+      slot(ticket).task.emplace(std::forward<F>(work));
+      publish(ticket);
+    } else {
+      Task task(std::forward<F>(work));  // may allocate, and throw, before a slot is taken
+      const uint64_t ticket = claim();
+      slot(ticket).task = std::move(task);
+      publish(ticket);
+    }
+  }
   // Blocks until every task submitted so far has run. Returns the first
   // failure since the last synchronize (and clears it), or "".
   std::string synchronize();
@@ -50,11 +68,18 @@ class WorkQueue {
   // One slot of the ring (Vyukov's bounded queue): `sequence` says whose turn
   // it is. Slot i is free for the submit of ticket t when sequence == t, holds
   // that task when sequence == t + 1, and is free again for ticket t + kDepth.
+  // The sequence has a line of its own: an idle worker polls it, and a host
+  // writing the task's first bytes beside it would lose the line to each poll.
   struct Slot {
-    std::atomic<uint64_t> sequence{0};
-    Task task;
+    alignas(64) std::atomic<uint64_t> sequence{0};
+    alignas(64) Task task;
   };
 
+  // A free slot's ticket, waiting for the worker while the ring is full; the
+  // slot must be published next (a claimed slot stops the worker until it is).
+  uint64_t claim();
+  void publish(uint64_t ticket);
+  Slot& slot(uint64_t ticket) { return slots_[ticket & (kDepth - 1)]; }
   void run();
   bool try_pop(Task& task);     // the worker only
   bool next_is_ready() const;   // the worker only
@@ -70,11 +95,15 @@ class WorkQueue {
   std::unique_ptr<Slot[]> slots_;
   alignas(64) std::atomic<uint64_t> next_ticket_{0};  // submits so far (taken by hosts)
   alignas(64) uint64_t next_to_run_ = 0;               // the worker's position
-  alignas(64) std::atomic<uint64_t> completed_{0};
-  std::atomic<bool> worker_sleeping_{false};  // the worker waits on work_ready_: a submit must signal it
+  alignas(64) std::atomic<uint64_t> completed_{0};  // written by the worker after each task
+  // Read by the host on every submit, and by the worker after every task, but
+  // rarely written: a line of their own, which stays in both cores' caches. On
+  // completed_'s line, each submit's read cost a miss on the line the worker
+  // had just written.
+  alignas(64) std::atomic<bool> worker_sleeping_{false};  // the worker waits on work_ready_: a submit must signal it
   std::atomic<int> host_waiters_{0};          // threads in synchronize(): a completion must signal them
   std::atomic<bool> stopping_{false};
-  std::mutex mutex_;  // the sleeps and first_error_
+  alignas(64) std::mutex mutex_;  // the sleeps and first_error_
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
   std::string first_error_;

@@ -2,6 +2,8 @@
 // the chip (devices and their memory) and how device work is enqueued.
 #pragma once
 
+#include <utility>
+
 #include "chip_calls.h"
 #include "mlu_runtime.h"
 
@@ -18,8 +20,9 @@ using torch_fl::sim::fail;
 
 // Enqueues device work on `queue`; the work runs with the device's memory
 // accessible and reports a failure by returning its message.
-inline void enqueue(mluQueue_t queue, torch_fl::sim::WorkQueue::Task work) {
-  chip().enqueue(*queue->work, std::move(work));
+template <class Work>
+void enqueue(mluQueue_t queue, Work&& work) {
+  chip().enqueue(*queue->work, std::forward<Work>(work));
 }
 
 }  // namespace mlu_sim

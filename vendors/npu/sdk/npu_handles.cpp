@@ -59,9 +59,7 @@ npuError run(const char* op, NPUNN_RUN_ARGS) {
     return fail(NPU_ERROR_INVALID_PARAM, std::string(op) + ": needs a workspace of " + std::to_string(needed) +
                                              " bytes of device memory, got " + std::to_string(workspace_size));
   }
-  npu_sim::chip().enqueue(*stream->work, alu::task(owned->op, [body = std::move(owned->body), workspace]() mutable {
-    body(workspace);
-  }));
+  npu_sim::chip().enqueue(*stream->work, alu::task(owned->op, std::move(owned->body), workspace));
   return NPU_SUCCESS;
 }
 

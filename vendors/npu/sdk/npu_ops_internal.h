@@ -143,13 +143,14 @@ npuError prepare(const char* op, c10::ArrayRef<const npuTensor*> tensors, Body b
     const npuError error = check(op, t);
     if (error != NPU_SUCCESS) return error;
   }
-  ExecutorBody run;
-  if constexpr (std::is_invocable_v<Body, void*>) {
-    run = std::move(body);
+  // The body is built in the executor, and moves once more, into its queue's
+  // slot (run): each move copies the recorded descriptors (#33).
+  if constexpr (std::is_invocable_v<Body&, void*>) {
+    *executor = torch_fl::sim::HandlePool<npunnExecutor>::make(op, workspace_bytes, std::move(body));
   } else {
-    run = [body = std::move(body)](void*) { body(); };
+    *executor = torch_fl::sim::HandlePool<npunnExecutor>::make(
+        op, workspace_bytes, [body = std::move(body)](void*) mutable { body(); });
   }
-  *executor = torch_fl::sim::HandlePool<npunnExecutor>::make(op, workspace_bytes, std::move(run));
   *workspace_size = workspace_bytes;
   return NPU_SUCCESS;
 }
@@ -200,7 +201,7 @@ npuError compute_into(const char* op, const npuTensor* const (&inputs)[N], npuTe
   // The descriptors are built in the capture itself: this is the tiny ops' hot
   // path (#33), where a copy of each descriptor is measurable.
   return prepare(op, std::array<const npuTensor*, N + 1>{inputs[I]..., out},
-                 [in = std::array<Desc, N>{desc(inputs[I])...}, values, o = desc(out), fn] {
+                 [in = std::array<Desc, N>{desc(inputs[I])...}, values, o = desc(out), fn](void*) {
                    at::Tensor result = view(o);
                    std::apply([&](const auto&... s) { fn(result, view(in[I])..., aten_scalar(s)...); }, values);
                  },

@@ -61,6 +61,43 @@ TEST(InlineFunction, CapturesAreDestroyedOnceWhenMovedAndReset) {
   }
 }
 
+// Counts the moves of a capture: a tiny op's descriptors are copied by each one (#33).
+struct MoveCounter {
+  std::atomic<int>* moves;
+  explicit MoveCounter(std::atomic<int>* m) : moves(m) {}
+  MoveCounter(MoveCounter&& other) noexcept : moves(other.moves) { moves->fetch_add(1); }
+  MoveCounter(const MoveCounter&) = delete;
+};
+
+TEST(InlineFunction, EmplaceBuildsInPlaceAndDestroysThePreviousCallable) {
+  std::atomic<int> moves{0};
+  auto token = std::make_shared<int>(1);
+  Small held = [t = Tracked{token}](int) { return 1; };
+  held.emplace([m = MoveCounter(&moves)](int x) { return x + 1; });
+  EXPECT_EQ(token.use_count(), 1) << "the previous callable's captures are gone";
+  EXPECT_EQ(moves.load(), 1) << "one move, from the argument into the storage";
+  EXPECT_EQ(held(41), 42);
+}
+
+TEST(WorkQueue, ACallableIsMovedOnceIntoTheQueue) {
+  WorkQueue queue(0, 0, std::chrono::microseconds(0));
+  std::atomic<bool> release{false};  // holds the worker, so that it cannot take the task out yet
+  queue.submit([&]() -> std::string {
+    while (!release.load()) std::this_thread::yield();
+    return "";
+  });
+  std::atomic<int> moves{0};
+  std::atomic<bool> ran{false};
+  queue.submit([m = MoveCounter(&moves), &ran]() -> std::string {
+    ran.store(true);
+    return "";
+  });
+  EXPECT_EQ(moves.load(), 1) << "built in its slot, not moved through intermediate Tasks";
+  release.store(true);
+  EXPECT_EQ(queue.synchronize(), "");
+  EXPECT_TRUE(ran.load());
+}
+
 TEST(WorkQueue, AFullQueueMakesTheHostWaitAndLosesNothing) {
   for (int spin_us : {0, 50}) {
     WorkQueue queue(0, 0, std::chrono::microseconds(spin_us));
