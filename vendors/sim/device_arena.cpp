@@ -57,6 +57,7 @@ size_t DeviceArena::largest_free_block() const {
 
 bool DeviceArena::release(void* ptr) {
   std::lock_guard<std::mutex> lock(mutex_);
+  set_hint(0, 0);
   const size_t offset = static_cast<uint8_t*>(ptr) - base_;
   auto live = live_.find(offset);
   if (!contains(ptr) || live == live_.end()) return false;
@@ -88,11 +89,33 @@ bool DeviceArena::contains(const void* ptr) const {
 bool DeviceArena::covers(const void* ptr, size_t bytes) const {
   if (!contains(ptr)) return false;
   const size_t offset = static_cast<const uint8_t*>(ptr) - base_;
+  if (hinted(offset, bytes)) return true;
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = live_.upper_bound(offset);
   if (it == live_.begin()) return false;
   --it;
-  return offset + bytes <= it->first + it->second;
+  if (offset + bytes > it->first + it->second) return false;
+  set_hint(it->first, it->first + it->second);
+  return true;
+}
+
+bool DeviceArena::hinted(size_t offset, size_t bytes) const {
+  const uint64_t before = hint_sequence_.load(std::memory_order_acquire);
+  if (before & 1) return false;  // a writer is between its two increments
+  const size_t begin = hint_begin_.load(std::memory_order_relaxed);
+  const size_t end = hint_end_.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (hint_sequence_.load(std::memory_order_relaxed) != before) return false;  // torn: ask the map
+  return begin < end && begin <= offset && offset + bytes <= end;
+}
+
+void DeviceArena::set_hint(size_t begin, size_t end) const {
+  const uint64_t sequence = hint_sequence_.load(std::memory_order_relaxed);
+  hint_sequence_.store(sequence + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  hint_begin_.store(begin, std::memory_order_relaxed);
+  hint_end_.store(end, std::memory_order_relaxed);
+  hint_sequence_.store(sequence + 2, std::memory_order_release);
 }
 
 size_t DeviceArena::used() const {

@@ -6,6 +6,7 @@
 // the same idea as PyTorch OpenReg's memory protection.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -58,6 +59,17 @@ class DeviceArena {
   std::map<size_t, size_t> free_;  // offset → size, coalesced
   std::map<size_t, size_t> live_;  // offset → size
   size_t used_ = 0;
+
+  // The live allocation covers() found last, read without the mutex: every
+  // operand of every op is checked, and the caching allocator's operands
+  // mostly lie in one segment. A seqlock: writers (under mutex_) make
+  // hint_sequence_ odd while they write; a release empties the hint, as it
+  // may end the allocation the hint names.
+  bool hinted(size_t offset, size_t bytes) const;
+  void set_hint(size_t begin, size_t end) const;  // under mutex_
+  mutable std::atomic<uint64_t> hint_sequence_{0};
+  mutable std::atomic<size_t> hint_begin_{0};
+  mutable std::atomic<size_t> hint_end_{0};  // begin == end: no hint
   std::mutex access_mutex_;  // guards access_count_ and the page protection
   int access_count_ = 0;
 };
